@@ -1,0 +1,31 @@
+// The one vitest configuration every project uses (each vitest.config.ts is two lines).
+// - Workspace packages are resolved through the `@kubesvc/source` export condition, so tests
+//   run against source with no build step.
+// - Every test file runs under the shared fast-check harness (FC_NUM_RUNS, FC_SEED, FC_PATH).
+// - Results are also written as JSON for tools/workspace's CI summary.
+import { fileURLToPath } from 'node:url';
+import { defaultServerConditions } from 'vite';
+import { defineConfig, type ViteUserConfig } from 'vitest/config';
+
+const propertySetup = fileURLToPath(new URL('./packages/testkit/src/vitest-setup.ts', import.meta.url));
+
+/** Where each project's vitest JSON report goes, relative to the project folder. */
+export const RESULTS_FILE = 'test-results/vitest.json';
+
+export function packageTestConfig(projectDir: URL): ViteUserConfig {
+  return defineConfig({
+    root: fileURLToPath(projectDir),
+    ssr: { resolve: { conditions: ['@kubesvc/source', ...defaultServerConditions] } },
+    test: {
+      include: ['src/**/*.test.ts'],
+      // Packages whose issue has not landed have no tests yet; tools/workspace checks that
+      // the workspace as a whole ran some.
+      passWithNoTests: true,
+      setupFiles: [propertySetup],
+      reporters: ['default', ['json', { outputFile: RESULTS_FILE }]],
+      // Properties at FC_NUM_RUNS=2000 take far longer than the 5 s default.
+      testTimeout: 120_000,
+      hookTimeout: 60_000,
+    },
+  });
+}

@@ -1,0 +1,161 @@
+// ESLint flat config for the whole workspace. The rules that matter most here are the
+// architecture rules: the dependency direction between packages (nx tags) and the
+// pure-package contract of DESIGN.md (no I/O, clock, randomness, timers or process
+// outside src/node/). Both are proven by fixtures in tools/workspace/src/lint-rules.test.ts.
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import nx from '@nx/eslint-plugin';
+
+const root = new URL('.', import.meta.url);
+
+/** Package folder names under packages/ whose nx tags include `tag`. Tags live in package.json. */
+function packagesTagged(tag) {
+  const dir = new URL('packages/', root);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((name) => {
+    const manifest = new URL(`packages/${name}/package.json`, root);
+    if (!existsSync(manifest)) return false;
+    const tags = JSON.parse(readFileSync(manifest, 'utf8')).nx?.tags ?? [];
+    return tags.includes(tag);
+  });
+}
+
+const purePackages = packagesTagged('type:pure');
+const testFiles = ['**/*.test.ts', '**/*.test.mts'];
+
+// Layers follow DESIGN.md: api-types <- models <- bootstrap-controller <- runtime <- cli.
+const layerConstraints = (extra) => [
+  { sourceTag: 'layer:api', onlyDependOnLibsWithTags: ['layer:api', ...extra] },
+  { sourceTag: 'layer:model', onlyDependOnLibsWithTags: ['layer:api', ...extra] },
+  { sourceTag: 'layer:controller', onlyDependOnLibsWithTags: ['layer:api', 'layer:model', ...extra] },
+  {
+    sourceTag: 'layer:runtime',
+    onlyDependOnLibsWithTags: ['layer:api', 'layer:model', 'layer:controller', ...extra],
+  },
+  {
+    sourceTag: 'layer:cli',
+    onlyDependOnLibsWithTags: ['layer:api', 'layer:model', 'layer:controller', 'layer:runtime', ...extra],
+  },
+];
+
+const boundaries = (testkitAllowed) => {
+  const extra = testkitAllowed ? ['type:testkit'] : [];
+  return [
+    'error',
+    {
+      allow: [],
+      enforceBuildableLibDependency: false,
+      depConstraints: [
+        { sourceTag: 'type:pure', onlyDependOnLibsWithTags: ['type:pure', ...extra] },
+        { sourceTag: 'type:shell', onlyDependOnLibsWithTags: ['type:pure', 'type:shell', ...extra] },
+        { sourceTag: 'type:testkit', onlyDependOnLibsWithTags: ['type:pure', 'type:testkit'] },
+        { sourceTag: 'type:tooling', onlyDependOnLibsWithTags: ['*'] },
+        ...layerConstraints(extra),
+      ],
+    },
+  ];
+};
+
+const nodeBuiltins = builtinModules.filter((m) => !m.startsWith('_'));
+// esquery regex literals cannot contain '/', so a '.' stands for it (fs/promises -> fs.promises).
+const builtinPattern = `/^(node:.*|${nodeBuiltins.map((m) => m.replace(/\//g, '.')).join('|')})$/`;
+const pureMessage = 'pure packages do no I/O: Node modules belong in src/node/, runtime or cli (DESIGN.md, pure-package contract)';
+const clockMessage = 'pure packages take time as an argument (`now`, milliseconds): no clock';
+const randomMessage = 'pure packages take a seeded generator as an argument: no ambient randomness';
+const timerMessage = 'pure packages ask the runtime for a tick (an action): no timers';
+
+export default [
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      '**/out-tsc/**',
+      '**/test-results/**',
+      '**/coverage/**',
+      '.nx/**',
+      'bench/results/**',
+    ],
+  },
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  ...nx.configs['flat/javascript'],
+  {
+    files: ['**/*.ts', '**/*.mts', '**/*.js', '**/*.mjs'],
+    rules: {
+      '@nx/enforce-module-boundaries': boundaries(false),
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-non-null-assertion': 'error',
+    },
+  },
+  {
+    // Each project's vitest.config.ts is a two-line call into the shared root configuration.
+    files: ['**/vitest.config.ts'],
+    rules: { '@nx/enforce-module-boundaries': 'off' },
+  },
+  {
+    // Tests may use the testkit; nothing else may.
+    files: testFiles,
+    rules: { '@nx/enforce-module-boundaries': boundaries(true) },
+  },
+  {
+    // DESIGN.md: no default exports in package sources (config files need theirs).
+    files: ['packages/*/src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportDefaultDeclaration', message: 'no default exports (DESIGN.md conventions)' },
+      ],
+    },
+  },
+  {
+    files: purePackages.map((name) => `packages/${name}/src/**/*.ts`),
+    ignores: ['packages/*/src/node/**', ...testFiles],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.map((name) => ({ name, message: pureMessage })),
+          patterns: [{ group: ['node:*'], message: pureMessage }],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: 'pure packages take configuration as arguments: no process' },
+        { name: 'setTimeout', message: timerMessage },
+        { name: 'setInterval', message: timerMessage },
+        { name: 'setImmediate', message: timerMessage },
+        { name: 'clearTimeout', message: timerMessage },
+        { name: 'clearInterval', message: timerMessage },
+        { name: 'clearImmediate', message: timerMessage },
+        { name: 'queueMicrotask', message: timerMessage },
+        { name: 'performance', message: clockMessage },
+        { name: 'crypto', message: randomMessage },
+        { name: 'require', message: pureMessage },
+        { name: 'Buffer', message: 'pure packages use Uint8Array, not the Node Buffer global' },
+        { name: '__dirname', message: pureMessage },
+        { name: '__filename', message: pureMessage },
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: clockMessage },
+        { object: 'Math', property: 'random', message: randomMessage },
+        { object: 'globalThis', property: 'process', message: 'no process in pure packages' },
+        { object: 'globalThis', property: 'setTimeout', message: timerMessage },
+        { object: 'globalThis', property: 'setInterval', message: timerMessage },
+        { object: 'globalThis', property: 'performance', message: clockMessage },
+        { object: 'globalThis', property: 'crypto', message: randomMessage },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportDefaultDeclaration', message: 'no default exports (DESIGN.md conventions)' },
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: clockMessage },
+        { selector: "CallExpression[callee.name='Date']", message: clockMessage },
+        {
+          selector: `ImportExpression[source.type='Literal'][source.value=${builtinPattern}]`,
+          message: pureMessage,
+        },
+      ],
+    },
+  },
+];

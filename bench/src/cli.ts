@@ -1,0 +1,100 @@
+// Command line of `npm run bench`: which suites, how long, where the JSON goes.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFAULT_RUN_OPTIONS, formatResult, missedTargets, runSuite, type BenchSuite, type RunOptions, type SuiteResult } from './harness.js';
+
+export const USAGE = `usage: npm run bench -- [suite ...] [--list] [--time MS] [--warmup MS] [--out DIR] [--strict]
+
+  suite      names of suites to run (default: all); see --list
+  --list     print the registered suites and exit
+  --time     sampling time per task in ms (default ${DEFAULT_RUN_OPTIONS.timeMs})
+  --warmup   warm-up time per task in ms (default ${DEFAULT_RUN_OPTIONS.warmupMs})
+  --out      folder for the JSON results (default bench/results)
+  --strict   exit with status 1 when a task misses its target`;
+
+export interface CliIo {
+  readonly out: (line: string) => void;
+  readonly err: (line: string) => void;
+  readonly resultsDir: string;
+}
+
+function positiveMs(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value <= 0) throw new Error(`--${name} takes a whole number of milliseconds above 0, got "${raw}"`);
+  return value;
+}
+
+/** Runs the CLI and returns its exit status. */
+export async function main(argv: readonly string[], registry: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>>, io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        list: { type: 'boolean' },
+        time: { type: 'string' },
+        warmup: { type: 'string' },
+        out: { type: 'string' },
+        strict: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    io.err(`bench: ${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  let options: RunOptions;
+  try {
+    options = {
+      ...DEFAULT_RUN_OPTIONS,
+      timeMs: positiveMs('time', values.time, DEFAULT_RUN_OPTIONS.timeMs),
+      warmupMs: positiveMs('warmup', values.warmup, DEFAULT_RUN_OPTIONS.warmupMs),
+    };
+  } catch (error) {
+    io.err(`bench: ${(error as Error).message}`);
+    return 2;
+  }
+
+  const available = await Promise.all(registry.map((make) => make()));
+  const names = available.map((s) => s.name);
+  const duplicate = names.find((n, i) => names.indexOf(n) !== i);
+  if (duplicate !== undefined) throw new Error(`two bench suites are named "${duplicate}"`);
+
+  if (values.list || available.length === 0) {
+    if (available.length === 0) io.out('No benchmark suites are registered yet (bench/src/suites.ts).');
+    for (const s of available) io.out(`${s.name.padEnd(24)} ${s.description}`);
+    return available.length === 0 && positionals.length > 0 ? 2 : 0;
+  }
+
+  const unknown = positionals.filter((p) => !names.includes(p));
+  if (unknown.length > 0) {
+    io.err(`bench: no suite named ${unknown.map((u) => `"${u}"`).join(', ')}; registered: ${names.join(', ')}`);
+    return 2;
+  }
+  const chosen = positionals.length === 0 ? available : available.filter((s) => positionals.includes(s.name));
+
+  const results: SuiteResult[] = [];
+  const dir = values.out ?? io.resultsDir;
+  mkdirSync(dir, { recursive: true });
+  for (const suite of chosen) {
+    const result = await runSuite(suite, options);
+    results.push(result);
+    io.out(formatResult(result));
+    io.out('');
+    const file = join(dir, `${suite.name}-${result.date.replace(/[:.]/g, '-')}.json`);
+    writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    io.out(`results written to ${file}`);
+    io.out('');
+  }
+  const missed = missedTargets(results);
+  if (missed > 0) io.out(`${missed} task(s) missed their target.`);
+  return missed > 0 && values.strict ? 1 : 0;
+}

@@ -1,0 +1,173 @@
+// The benchmark harness: runs suites of tinybench tasks, checks each task against its target,
+// and produces a result that can be printed as a table and saved as JSON with the machine it
+// ran on. Suites are registered in suites.ts and chosen by name on the command line.
+import { arch, cpus, platform, release, totalmem } from 'node:os';
+import { Bench } from 'tinybench';
+
+export interface BenchTarget {
+  /** The task's median latency must not exceed this. */
+  readonly medianMs: number;
+  /** Where the figure comes from, e.g. "0.5x kube-proxy v1.26 FullSync 10000x10 (179.4 ms)". */
+  readonly source: string;
+}
+
+export interface BenchTask {
+  readonly name: string;
+  readonly fn: () => unknown;
+  /** Runs once before the task is timed (building inputs is not part of the measurement). */
+  readonly setup?: () => unknown;
+  readonly target?: BenchTarget;
+  /** Figures about the work itself (bytes, lines, heap), read after the task has run. */
+  readonly metrics?: () => Readonly<Record<string, number>>;
+}
+
+export interface BenchSuite {
+  /** What `npm run bench -- <name>` selects: by convention the package name without scope. */
+  readonly name: string;
+  readonly description: string;
+  readonly tasks: readonly BenchTask[];
+}
+
+export interface RunOptions {
+  /** Time spent sampling each task, in ms. */
+  readonly timeMs: number;
+  readonly warmupMs: number;
+  /** Lower bound on samples per task, for slow tasks. */
+  readonly minIterations: number;
+}
+
+export const DEFAULT_RUN_OPTIONS: RunOptions = { timeMs: 1000, warmupMs: 200, minIterations: 5 };
+
+export interface TaskResult {
+  readonly name: string;
+  readonly samples: number;
+  readonly meanMs: number;
+  readonly medianMs: number;
+  readonly p99Ms: number;
+  readonly minMs: number;
+  readonly maxMs: number;
+  readonly opsPerSecond: number;
+  readonly rmePercent: number;
+  readonly target?: BenchTarget & { readonly met: boolean };
+  readonly metrics: Readonly<Record<string, number>>;
+}
+
+export interface Machine {
+  readonly cpu: string;
+  readonly cores: number;
+  readonly memoryGiB: number;
+  readonly os: string;
+  readonly node: string;
+}
+
+export interface SuiteResult {
+  readonly suite: string;
+  readonly description: string;
+  /** ISO 8601, when the suite finished. */
+  readonly date: string;
+  readonly machine: Machine;
+  readonly options: RunOptions;
+  readonly tasks: readonly TaskResult[];
+}
+
+export function describeMachine(): Machine {
+  const cpuList = cpus();
+  return {
+    cpu: cpuList[0]?.model.trim() ?? 'unknown',
+    cores: cpuList.length,
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    os: `${platform()} ${release()} ${arch()}`,
+    node: process.version,
+  };
+}
+
+export async function runSuite(suite: BenchSuite, options: RunOptions = DEFAULT_RUN_OPTIONS): Promise<SuiteResult> {
+  if (suite.tasks.length === 0) throw new Error(`suite "${suite.name}" has no tasks`);
+  const results: TaskResult[] = [];
+  // One Bench per task so that each task's setup runs right before it and its garbage does
+  // not land in another task's samples.
+  for (const task of suite.tasks) {
+    await task.setup?.();
+    const bench = new Bench({
+      name: `${suite.name}/${task.name}`,
+      time: options.timeMs,
+      warmupTime: options.warmupMs,
+      iterations: options.minIterations,
+      throws: true,
+    });
+    bench.add(task.name, task.fn);
+    await bench.run();
+    const [result] = bench.results;
+    if (result === undefined || result.state !== 'completed') {
+      throw new Error(`task "${suite.name}/${task.name}" did not complete (${result?.state ?? 'no result'})`);
+    }
+    const { latency, throughput } = result;
+    results.push({
+      name: task.name,
+      samples: latency.samplesCount,
+      meanMs: latency.mean,
+      medianMs: latency.p50,
+      p99Ms: latency.p99,
+      minMs: latency.min,
+      maxMs: latency.max,
+      opsPerSecond: throughput.mean,
+      rmePercent: latency.rme,
+      ...(task.target ? { target: { ...task.target, met: latency.p50 <= task.target.medianMs } } : {}),
+      metrics: task.metrics?.() ?? {},
+    });
+  }
+  return {
+    suite: suite.name,
+    description: suite.description,
+    date: new Date().toISOString(),
+    machine: describeMachine(),
+    options,
+    tasks: results,
+  };
+}
+
+const formatMs = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(2) : ms >= 0.001 ? ms.toFixed(4) : ms.toExponential(2));
+const formatOps = (ops: number) => (ops >= 100 ? Math.round(ops).toLocaleString('en-US') : ops.toFixed(2));
+
+/** A plain-text table: one row per task, then one line per missed target. */
+export function formatResult(result: SuiteResult): string {
+  const header = ['task', 'median ms', 'mean ms', 'p99 ms', 'ops/s', '±%', 'samples', 'target', 'metrics'];
+  const rows = result.tasks.map((t) => [
+    t.name,
+    formatMs(t.medianMs),
+    formatMs(t.meanMs),
+    formatMs(t.p99Ms),
+    formatOps(t.opsPerSecond),
+    t.rmePercent.toFixed(1),
+    String(t.samples),
+    t.target ? `${t.target.met ? 'met' : 'MISSED'} (≤ ${formatMs(t.target.medianMs)})` : '',
+    Object.entries(t.metrics)
+      .map(([k, v]) => `${k}=${Number.isInteger(v) ? v : v.toFixed(2)}`)
+      .join(' '),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === 0 || i >= 7 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  const m = result.machine;
+  const out = [
+    `${result.suite}: ${result.description}`,
+    `${result.date}  ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, node ${m.node}`,
+    '',
+    line(header),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
+  ];
+  for (const t of result.tasks) {
+    if (t.target && !t.target.met) {
+      out.push(`MISSED target: ${t.name} median ${formatMs(t.medianMs)} ms > ${formatMs(t.target.medianMs)} ms (${t.target.source})`);
+    }
+  }
+  return out.join('\n');
+}
+
+export function missedTargets(results: readonly SuiteResult[]): number {
+  return results.reduce((n, r) => n + r.tasks.filter((t) => t.target && !t.target.met).length, 0);
+}

@@ -1,0 +1,6 @@
+// The registry of benchmark suites, by name. Each package's suite is added here by the issue
+// that implements the package (the allocators, proxy-iptables, discovery, proxy-userspace);
+// until then there are none, and `npm run bench` says so.
+import type { BenchSuite } from './harness.js';
+
+export const suites: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>> = [];

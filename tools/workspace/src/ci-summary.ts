@@ -1,0 +1,19 @@
+// `tsx tools/workspace/src/ci-summary.ts`: prints the closing `N passed, N failed` line from
+// every project's test-results/vitest.json and exits non-zero when a test failed or when the
+// counts cannot be read. Run by .ci/run after the test command.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { closingLine, summarize, type ProjectReport } from './test-summary.js';
+import { listProjects, workspaceRoot } from './workspace.js';
+
+const reports: ProjectReport[] = listProjects()
+  .filter(({ dir }) => existsSync(join(workspaceRoot, dir, 'vitest.config.ts')))
+  .map(({ dir, manifest }) => {
+    const file = join(workspaceRoot, dir, 'test-results', 'vitest.json');
+    return { project: manifest.name, text: existsSync(file) ? readFileSync(file, 'utf8') : undefined };
+  });
+
+const summary = summarize(reports);
+for (const problem of summary.problems) console.error(`ci-summary: ${problem}`);
+console.log(closingLine(summary));
+process.exitCode = summary.failed > 0 || summary.problems.length > 0 ? 1 : 0;

@@ -1,0 +1,65 @@
+// Sums vitest's JSON reports over every project into the closing line CI reads:
+// `N passed, N failed` (with `, N skipped` when any were). Anything that keeps the counts
+// from being trusted (a missing or unreadable report, no tests at all) is a problem.
+
+export interface ProjectReport {
+  readonly project: string;
+  /** The report file's text, or undefined when the file does not exist. */
+  readonly text: string | undefined;
+}
+
+export interface TestSummary {
+  readonly passed: number;
+  readonly failed: number;
+  readonly skipped: number;
+  readonly problems: readonly string[];
+}
+
+const COUNTS = ['numPassedTests', 'numFailedTests', 'numPendingTests', 'numTodoTests', 'numTotalTests'] as const;
+
+export function summarize(reports: readonly ProjectReport[]): TestSummary {
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  const problems: string[] = [];
+  if (reports.length === 0) problems.push('no project with a test target was found');
+  for (const { project, text } of reports) {
+    if (text === undefined) {
+      problems.push(`${project}: no test report (did its test target run?)`);
+      continue;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      problems.push(`${project}: the test report is not JSON (${(error as Error).message})`);
+      continue;
+    }
+    const record = (typeof json === 'object' && json !== null ? json : {}) as Record<string, unknown>;
+    const missing = COUNTS.filter((key) => !Number.isInteger(record[key]) || (record[key] as number) < 0);
+    if (missing.length > 0) {
+      problems.push(`${project}: the test report lacks ${missing.join(', ')}`);
+      continue;
+    }
+    const [p, f, pending, todo, total] = COUNTS.map((key) => record[key] as number) as [number, number, number, number, number];
+    if (p + f + pending + todo !== total) {
+      problems.push(`${project}: the test report's counts do not add up (${p}+${f}+${pending}+${todo} != ${total})`);
+    }
+    // A file that fails to load counts no failed test but fails the run: count it as a failure.
+    const failedSuites = Array.isArray(record['testResults'])
+      ? (record['testResults'] as Array<Record<string, unknown>>).filter(
+          (suite) => suite['status'] === 'failed' && Array.isArray(suite['assertionResults']) && suite['assertionResults'].length === 0,
+        ).length
+      : 0;
+    passed += p;
+    failed += f + failedSuites;
+    skipped += pending + todo;
+  }
+  if (reports.length > 0 && problems.length === 0 && passed + failed === 0) problems.push('no test ran in any project');
+  return { passed, failed, skipped, problems };
+}
+
+export function closingLine(summary: TestSummary): string {
+  const line = `${summary.passed} passed, ${summary.failed} failed`;
+  return summary.skipped > 0 ? `${line}, ${summary.skipped} skipped` : line;
+}

@@ -1,0 +1,129 @@
+// Workspace conformance: the conventions of DESIGN.md that a package manifest, its
+// tsconfigs and its README must follow, checked for every package, so that a new or
+// changed package cannot quietly drift from them.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { listProjects, workspaceRoot, type WorkspaceProject } from './workspace.js';
+
+const projects = listProjects();
+const packages = projects.filter((p) => p.dir.startsWith('packages/'));
+const read = (...parts: string[]) => readFileSync(join(workspaceRoot, ...parts), 'utf8');
+const readJson = (...parts: string[]) => JSON.parse(read(...parts)) as Record<string, unknown>;
+const tagsOf = (p: WorkspaceProject) => ((p.manifest['nx'] as { tags?: string[] } | undefined)?.tags ?? []) as string[];
+const internalDeps = (p: WorkspaceProject, field: 'dependencies' | 'devDependencies') =>
+  Object.keys((p.manifest[field] as Record<string, string> | undefined) ?? {})
+    .filter((name) => name.startsWith('@kubesvc/'))
+    .sort();
+const byName = new Map(projects.map((p) => [p.manifest.name, p]));
+
+// DESIGN.md: api-types <- models <- bootstrap-controller <- runtime <- cli.
+const layerOrder = ['layer:api', 'layer:model', 'layer:controller', 'layer:runtime', 'layer:cli'];
+
+test('the workspace has the packages of DESIGN.md', () => {
+  expect(packages.map((p) => p.dir)).toEqual(
+    [
+      'api-types',
+      'bootstrap-controller',
+      'cli',
+      'discovery',
+      'ipallocator',
+      'portallocator',
+      'proxy-iptables',
+      'proxy-userspace',
+      'reconcilers',
+      'runtime',
+      'testkit',
+    ].map((name) => `packages/${name}`),
+  );
+});
+
+describe.each(packages.map((p) => [p.dir, p] as const))('%s', (dir, project) => {
+  const folder = dir.slice('packages/'.length);
+  const manifest = project.manifest;
+
+  test('is named @kubesvc/<folder>, ESM, side-effect free, Apache-2.0, node >= 20', () => {
+    expect(manifest.name).toBe(`@kubesvc/${folder}`);
+    expect(manifest['type']).toBe('module');
+    expect(manifest['sideEffects']).toBe(false);
+    expect(manifest['license']).toBe('Apache-2.0');
+    expect(manifest['engines']).toEqual({ node: '>=20' });
+    expect(manifest['files']).toEqual(expect.arrayContaining(['dist', 'README.md']));
+  });
+
+  test('exports types first, then the source condition, then the built file', () => {
+    const exports = manifest['exports'] as Record<string, Record<string, string> | string>;
+    const main = exports['.'] as Record<string, string>;
+    expect(Object.keys(main)).toEqual(['types', '@kubesvc/source', 'default']);
+    expect(main).toEqual({ types: './dist/index.d.ts', '@kubesvc/source': './src/index.ts', default: './dist/index.js' });
+    expect(existsSync(join(workspaceRoot, dir, 'src/index.ts'))).toBe(true);
+    for (const [subpath, target] of Object.entries(exports)) {
+      if (typeof target === 'string') continue;
+      expect(Object.keys(target)[0], `${subpath} must list types first`).toBe('types');
+      expect(existsSync(join(workspaceRoot, dir, target['@kubesvc/source'] ?? 'missing')), `${subpath} source`).toBe(true);
+    }
+  });
+
+  test('has exactly one type tag, and a pure or shell package one layer tag', () => {
+    const tags = tagsOf(project);
+    const types = tags.filter((t) => t.startsWith('type:'));
+    expect(types).toHaveLength(1);
+    expect(['type:pure', 'type:shell', 'type:testkit']).toContain(types[0]);
+    const layers = tags.filter((t) => t.startsWith('layer:'));
+    expect(layers).toHaveLength(types[0] === 'type:testkit' ? 0 : 1);
+  });
+
+  test('declares its dependencies in the direction of DESIGN.md', () => {
+    const tags = tagsOf(project);
+    const myLayer = layerOrder.findIndex((l) => tags.includes(l));
+    for (const dep of internalDeps(project, 'dependencies')) {
+      const target = byName.get(dep);
+      expect(target, `${dep} is a workspace package`).toBeDefined();
+      const targetTags = tagsOf(target as WorkspaceProject);
+      expect(targetTags, `${dep} must not be the testkit`).not.toContain('type:testkit');
+      if (tags.includes('type:pure')) expect(targetTags, `${dep} must be pure`).toContain('type:pure');
+      const theirLayer = layerOrder.findIndex((l) => targetTags.includes(l));
+      expect(theirLayer, `${dep} is on a lower layer`).toBeLessThan(myLayer);
+    }
+  });
+
+  test('its tsconfig references mirror its declared dependencies', () => {
+    const lib = readJson(dir, 'tsconfig.lib.json') as { references?: Array<{ path: string }> };
+    const refs = (lib.references ?? []).map((r) => r.path).sort();
+    expect(refs).toEqual(internalDeps(project, 'dependencies').map((d) => `../${d.slice('@kubesvc/'.length)}/tsconfig.lib.json`));
+    const spec = readJson(dir, 'tsconfig.spec.json') as { references?: Array<{ path: string }> };
+    const specRefs = (spec.references ?? []).map((r) => r.path);
+    expect(specRefs).toContain('./tsconfig.lib.json');
+    for (const dev of internalDeps(project, 'devDependencies')) {
+      expect(specRefs).toContain(`../${dev.slice('@kubesvc/'.length)}/tsconfig.lib.json`);
+    }
+    expect(readJson(dir, 'tsconfig.json')).toMatchObject({ files: [], references: [{ path: './tsconfig.lib.json' }, { path: './tsconfig.spec.json' }] });
+  });
+
+  test('tests run under the shared vitest configuration', () => {
+    expect(read(dir, 'vitest.config.ts')).toMatch(/packageTestConfig\(new URL\('\.', import\.meta\.url\)\)/);
+  });
+
+  test('its README says what it is for, and a package not implemented yet exports nothing', () => {
+    const readme = read(dir, 'README.md');
+    expect(readme.split('\n')[0]).toBe(`# ${manifest.name}`);
+    expect(readme.split('\n\n')[1]?.length ?? 0).toBeGreaterThan(40);
+    if (/not implemented yet/i.test(readme)) {
+      const code = read(dir, 'src/index.ts')
+        .split('\n')
+        .filter((line) => !line.trim().startsWith('//') && line.trim() !== '');
+      expect(code).toEqual(['export {};']);
+    } else {
+      expect(read(dir, 'src/index.ts')).toMatch(/^export /m);
+    }
+  });
+});
+
+test('the root tsconfig references every project, and the root package.json lists every folder as a workspace', () => {
+  const root = readJson('tsconfig.json') as { files: unknown[]; references: Array<{ path: string }> };
+  expect(root.files).toEqual([]);
+  expect(root.references.map((r) => r.path).sort()).toEqual(
+    projects.filter((p) => existsSync(join(workspaceRoot, p.dir, 'tsconfig.json'))).map((p) => `./${p.dir}`).sort(),
+  );
+  expect(projects.length).toBeGreaterThanOrEqual(packages.length);
+});

@@ -127,3 +127,15 @@ test('the root tsconfig references every project, and the root package.json list
   );
   expect(projects.length).toBeGreaterThanOrEqual(packages.length);
 });
+
+test('every package the testkit depends on drops its test-only edge to the testkit, so the task graph stays acyclic', () => {
+  // nx refuses a task graph with a cycle (api-types:build -> testkit:build -> api-types:build).
+  // The testkit may depend on pure packages for their types and arbitraries; those packages
+  // then remove the edge their devDependency on the testkit would add (docs/architecture.md).
+  const testkit = byName.get('@kubesvc/testkit');
+  expect(testkit).toBeDefined();
+  for (const dep of internalDeps(testkit as WorkspaceProject, 'dependencies')) {
+    const implicit = ((byName.get(dep)?.manifest['nx'] as { implicitDependencies?: string[] } | undefined)?.implicitDependencies ?? []) as string[];
+    expect(implicit, `${dep} must list "!@kubesvc/testkit" in nx.implicitDependencies`).toContain('!@kubesvc/testkit');
+  }
+});

@@ -149,6 +149,8 @@ export default [
         { object: 'globalThis', property: 'performance', message: clockMessage },
         { object: 'globalThis', property: 'crypto', message: randomMessage },
       ],
+      // A later block's options replace an earlier block's for the same rule, so the
+      // default-export ban is repeated here.
       'no-restricted-syntax': [
         'error',
         { selector: 'ExportDefaultDeclaration', message: 'no default exports (DESIGN.md conventions)' },

@@ -16,7 +16,7 @@ export function propertyReporter<Ts>(locate: LocateTest): (details: fc.RunDetail
     const where = locate();
     const path = details.counterexamplePath ?? undefined;
     const replay = replayCommand({ ...where, seed: details.seed, ...(path ? { path } : {}) });
-    const longer = replayCommand({ ...where, seed: details.seed }).replace('FC_SEED=', 'FC_NUM_RUNS=10000 FC_SEED=');
+    const longer = replayCommand({ ...where, seed: details.seed, numRuns: 10_000 });
     const message = `${report}\n\nReplay this failure:\n  ${replay}\nRun it longer from the same seed:\n  ${longer}`;
     throw new Error(message, details.errorInstance === null ? {} : { cause: details.errorInstance });
   };

@@ -29,3 +29,9 @@ describe('replayCommand', () => {
     expect(new RegExp(echoed).test(`${name}!`)).toBe(false);
   });
 });
+
+test('a longer run puts FC_NUM_RUNS first', () => {
+  expect(replayCommand({ seed: 3, numRuns: 10_000, testFile: 'src/a.prop.test.ts' })).toBe(
+    'FC_NUM_RUNS=10000 FC_SEED=3 npx vitest run src/a.prop.test.ts',
+  );
+});

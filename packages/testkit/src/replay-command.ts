@@ -3,6 +3,8 @@
 
 export interface ReplayTarget {
   readonly seed: number;
+  /** Runs per property, for a longer run from the same seed. */
+  readonly numRuns?: number;
   readonly path?: string;
   /** The package folder relative to the workspace root, e.g. `packages/ipallocator`. */
   readonly packageDir?: string;
@@ -24,6 +26,7 @@ export function testNamePattern(testName: string): string {
 
 export function replayCommand(target: ReplayTarget): string {
   const env = [`FC_SEED=${target.seed}`];
+  if (target.numRuns !== undefined) env.unshift(`FC_NUM_RUNS=${target.numRuns}`);
   if (target.path !== undefined && target.path !== '') env.push(`FC_PATH=${shellQuote(target.path)}`);
   const words = ['npx', 'vitest', 'run'];
   if (target.testFile !== undefined) words.push(shellQuote(target.testFile));

@@ -6,11 +6,9 @@
 import { fileURLToPath } from 'node:url';
 import { defaultServerConditions } from 'vite';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
+import { RESULTS_FILE } from './tools/workspace/src/test-summary.ts';
 
 const propertySetup = fileURLToPath(new URL('./packages/testkit/src/vitest-setup.ts', import.meta.url));
-
-/** Where each project's vitest JSON report goes, relative to the project folder. */
-export const RESULTS_FILE = 'test-results/vitest.json';
 
 export function packageTestConfig(projectDir: URL): ViteUserConfig {
   return defineConfig({

@@ -3,13 +3,13 @@
 // counts cannot be read. Run by .ci/run after the test command.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { closingLine, summarize, type ProjectReport } from './test-summary.js';
+import { closingLine, RESULTS_FILE, summarize, type ProjectReport } from './test-summary.js';
 import { listProjects, workspaceRoot } from './workspace.js';
 
 const reports: ProjectReport[] = listProjects()
   .filter(({ dir }) => existsSync(join(workspaceRoot, dir, 'vitest.config.ts')))
   .map(({ dir, manifest }) => {
-    const file = join(workspaceRoot, dir, 'test-results', 'vitest.json');
+    const file = join(workspaceRoot, dir, RESULTS_FILE);
     return { project: manifest.name, text: existsSync(file) ? readFileSync(file, 'utf8') : undefined };
   });
 

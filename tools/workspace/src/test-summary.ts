@@ -2,6 +2,9 @@
 // `N passed, N failed` (with `, N skipped` when any were). Anything that keeps the counts
 // from being trusted (a missing or unreadable report, no tests at all) is a problem.
 
+/** Where each project's vitest JSON report goes, relative to the project folder (vitest.shared.ts writes it). */
+export const RESULTS_FILE = 'test-results/vitest.json';
+
 export interface ProjectReport {
   readonly project: string;
   /** The report file's text, or undefined when the file does not exist. */

@@ -1,0 +1,11 @@
+export * from './meta.js';
+export * from './service.js';
+export * from './endpoints.js';
+export * from './endpoint-slice.js';
+export * from './pod.js';
+export * from './namespace.js';
+export * from './event.js';
+export * from './range-allocation.js';
+export * from './status.js';
+export * from './kinds.js';
+export { int32, intOrString, openEnum, stringMap, timestamp } from './schema-helpers.js';

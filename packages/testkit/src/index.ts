@@ -4,3 +4,4 @@ export { replayCommand, shellQuote, testNamePattern } from './replay-command.js'
 export type { ReplayTarget } from './replay-command.js';
 export { installPropertyHarness, propertyReporter } from './property-harness.js';
 export type { LocateTest } from './property-harness.js';
+export * from './arbitraries/index.js';

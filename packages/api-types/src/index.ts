@@ -1,2 +1,6 @@
-// Public API of @kubesvc/api-types. Not implemented yet (issue 3): nothing is exported until it exists.
-export {};
+export * from './objects/index.js';
+export * from './defaults.js';
+export * from './manifest/index.js';
+export * from './net/index.js';
+export * from './validation/index.js';
+export * from './service-ip-families.js';

@@ -10,7 +10,8 @@
 import { parseCIDRSloppy } from '../net/cidr.js';
 import { parseIPSloppy } from '../net/ip.js';
 
-function utf8Length(s: string): number {
+/** The length Go's len() gives a string: its UTF-8 bytes. */
+export function utf8Length(s: string): number {
   let n = 0;
   for (const ch of s) {
     const cp = ch.codePointAt(0) ?? 0;

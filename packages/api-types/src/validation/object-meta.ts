@@ -20,7 +20,7 @@ import {
   type GoValue,
 } from './field-errors.js';
 
-import { isQualifiedName, isValidLabelValue, validateNamespaceName, type ValidateNameFunc } from './names.js';
+import { isQualifiedName, isValidLabelValue, utf8Length, validateNamespaceName, type ValidateNameFunc } from './names.js';
 
 /** The ObjectMeta fields validation reads; the decoded ObjectMeta type is assignable to it. */
 export interface ObjectMetaInput {
@@ -65,14 +65,6 @@ const FINALIZER_ORPHAN = 'orphan';
 const FINALIZER_FOREGROUND = 'foregroundDeletion';
 const STANDARD_FINALIZERS = new Set(['kubernetes', FINALIZER_ORPHAN, FINALIZER_FOREGROUND]);
 
-function utf8Length(s: string): number {
-  let n = 0;
-  for (const ch of s) {
-    const cp = ch.codePointAt(0) ?? 0;
-    n += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-  }
-  return n;
-}
 
 /** ValidateLabels: both kinds of error sit on the map's own path, not on `labels[key]`. */
 export function validateLabels(labels: Readonly<Record<string, string>> | undefined, path: FieldPath): FieldError[] {

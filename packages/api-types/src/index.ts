@@ -4,3 +4,4 @@ export * from './manifest/index.js';
 export * from './net/index.js';
 export * from './validation/index.js';
 export * from './service-ip-families.js';
+export * from './service-update.js';

@@ -101,7 +101,7 @@ export function isHeadlessService(spec: ServiceSpec | undefined): boolean {
 }
 
 /** upstream: pkg/api/service/util.go NeedsHealthCheck (via RequestsOnlyLocalTraffic). */
-function needsHealthCheck(spec: ServiceSpec | undefined): boolean {
+export function needsHealthCheck(spec: ServiceSpec | undefined): boolean {
   return spec?.type === 'LoadBalancer' && spec.externalTrafficPolicy === 'Local';
 }
 
@@ -698,7 +698,7 @@ export function validateServiceStatusUpdate(service: Service, oldService: Servic
   return errs;
 }
 
-function sameClusterIPs(a: ServiceSpec, b: ServiceSpec): boolean {
+export function sameClusterIPs(a: ServiceSpec, b: ServiceSpec): boolean {
   const x = a.clusterIPs ?? [];
   const y = b.clusterIPs ?? [];
   return x.length === y.length && x.every((ip, i) => ip === y[i]);

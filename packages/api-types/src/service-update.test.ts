@@ -10,7 +10,7 @@ const stored = (spec: ServiceSpec, status?: Service['status']): Service =>
   defaultService({ apiVersion: 'v1', kind: 'Service', metadata: meta, spec, ...(status ? { status } : {}) });
 /** What a client sends: its manifest, defaulted by the apiserver's decoder. */
 const sent = (spec: ServiceSpec): Service => defaultService({ apiVersion: 'v1', kind: 'Service', metadata: meta, spec });
-const allocated = { clusterIP: '10.96.14.2', clusterIPs: ['10.96.14.2'], ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack' } as const;
+const allocated: ServiceSpec = { clusterIP: '10.96.14.2', clusterIPs: ['10.96.14.2'], ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack' };
 const update = (next: Service, old: Service): { spec: ServiceSpec; errors: string[]; service: Service } => {
   const service = prepareServiceUpdate(next, old);
   return { service, spec: service.spec ?? {}, errors: validateServiceUpdate(service, old).map(renderFieldError) };

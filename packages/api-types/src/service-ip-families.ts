@@ -9,7 +9,7 @@ import { invalid, type FieldError } from './validation/field-errors.js';
 import { fieldPath } from './validation/field-path.js';
 import { normalizeServiceClusterIPs, validateServiceClusterIPsRelatedFields } from './validation/service.js';
 import type { IPFamily, Service, ServiceSpec } from './objects/service.js';
-import { parseIPSloppy } from './net/ip.js';
+import { familyName, parseIPSloppy } from './net/ip.js';
 
 /** The cluster's service IP families, primary first: one for single-stack, two for dual-stack. */
 export type ClusterIPFamilies = readonly [IPFamily] | readonly [IPFamily, IPFamily];
@@ -24,7 +24,7 @@ const other = (family: IPFamily): IPFamily => (family === 'IPv4' ? 'IPv6' : 'IPv
 function familyOf(ip: string): IPFamily | undefined {
   const parsed = parseIPSloppy(ip);
   if (!parsed.ok) return undefined;
-  return parsed.value.family === 4 ? 'IPv4' : 'IPv6';
+  return familyName(parsed.value.family);
 }
 
 /**

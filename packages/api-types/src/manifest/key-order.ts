@@ -64,8 +64,8 @@ export function yamlKeyLess(a: string, b: string): boolean {
   return ar.length < br.length;
 }
 
+/** Sort comparator for go-yaml v2's order. The order is total on distinct keys, so one call decides. */
 export function compareYamlKeys(a: string, b: string): number {
-  if (yamlKeyLess(a, b)) return -1;
-  if (yamlKeyLess(b, a)) return 1;
-  return 0;
+  if (a === b) return 0;
+  return yamlKeyLess(a, b) ? -1 : 1;
 }

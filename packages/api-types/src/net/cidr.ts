@@ -5,7 +5,7 @@
 // never lies in ::ffff:0:0/96: Go's IPNet.String() and Contains() treat such a network as
 // IPv4 (networkNumberAndMask), so "::ffff:10.0.0.0/104" is the IPv4 block 10.0.0.0/8 here.
 
-import { familyBits, formatIP, parseAddress, type IP, type IPVersion } from './ip.js';
+import { familyBits, formatIP, MAPPED_BASE, parseAddress, type IP, type IPVersion } from './ip.js';
 import { failure, success, type NetResult } from './result.js';
 
 export interface CIDR {
@@ -19,7 +19,6 @@ export interface ParsedCIDR {
   readonly cidr: CIDR;
 }
 
-const MAPPED_BASE = 0xffffn << 32n;
 /** Go's dtoi gives up at 0xFFFFFF (src/net/parse.go). */
 const DTOI_LIMIT = 0xff_ffff;
 

@@ -23,7 +23,7 @@ export interface IP {
 const MAX_V4 = 0xffff_ffff;
 const MAX_V6 = (1n << 128n) - 1n;
 /** ::ffff:0.0.0.0, the first IPv4-mapped IPv6 address. */
-const MAPPED_BASE = 0xffffn << 32n;
+export const MAPPED_BASE = 0xffffn << 32n;
 const MAPPED_TOP = MAPPED_BASE | 0xffff_ffffn;
 
 const DOT = 0x2e;

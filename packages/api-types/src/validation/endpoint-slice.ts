@@ -30,15 +30,14 @@ import {
   validateEndpointSliceName,
   validateNodeName,
 } from './names.js';
-import { validateLabels, validateObjectMeta } from './object-meta.js';
+import { FIELD_IMMUTABLE, validateLabels, validateObjectMeta } from './object-meta.js';
 import { validateNonSpecialIP } from './service.js';
+import { SUPPORTED_ADDRESS_TYPES, SUPPORTED_PROTOCOLS } from './supported-values.js';
 
 const META = fieldPath('metadata');
 const ADDRESS_TYPE = fieldPath('addressType');
 
 // Upstream's sets.String.List() output: sorted.
-const SUPPORTED_ADDRESS_TYPES = ['FQDN', 'IPv4', 'IPv6'] as const;
-const SUPPORTED_PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
 const MAX_TOPOLOGY_LABELS = 16;
 const MAX_ADDRESSES = 100;
 const MAX_PORTS = 20000;
@@ -159,7 +158,7 @@ function validatePorts(ports: readonly DiscoveryEndpointPort[], path: FieldPath)
     else names.add(name);
     if (port.protocol === undefined) {
       errs.push(required(idx.child('protocol')));
-    } else if (!(SUPPORTED_PROTOCOLS as readonly string[]).includes(port.protocol)) {
+    } else if (!SUPPORTED_PROTOCOLS.includes(port.protocol)) {
       errs.push(notSupported(idx.child('protocol'), port.protocol, SUPPORTED_PROTOCOLS));
     }
     if (port.appProtocol !== undefined) {
@@ -172,7 +171,7 @@ function validatePorts(ports: readonly DiscoveryEndpointPort[], path: FieldPath)
 
 function validateAddressType(addressType: string): FieldError[] {
   if (addressType.length === 0) return [required(ADDRESS_TYPE)];
-  if (!(SUPPORTED_ADDRESS_TYPES as readonly string[]).includes(addressType)) {
+  if (!SUPPORTED_ADDRESS_TYPES.includes(addressType)) {
     return [notSupported(ADDRESS_TYPE, addressType, SUPPORTED_ADDRESS_TYPES)];
   }
   return [];
@@ -196,7 +195,7 @@ export function validateEndpointSlice(slice: EndpointSlice): FieldError[] {
 export function validateEndpointSliceUpdate(slice: EndpointSlice, oldSlice: EndpointSlice): FieldError[] {
   const errs = validateEndpointSlice(slice);
   if (slice.addressType !== oldSlice.addressType) {
-    errs.push(invalid(ADDRESS_TYPE, slice.addressType, 'field is immutable'));
+    errs.push(invalid(ADDRESS_TYPE, slice.addressType, FIELD_IMMUTABLE));
   }
   return errs;
 }

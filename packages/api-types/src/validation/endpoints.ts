@@ -18,10 +18,10 @@ import {
 } from './names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { validateNonSpecialIP } from './service.js';
+import { SUPPORTED_PROTOCOLS } from './supported-values.js';
 
 const META = fieldPath('metadata');
 // upstream: supportedPortProtocols, reported through sets.List (sorted)
-const SUPPORTED_PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
 
 function validateEndpointAddress(address: EndpointAddress, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
@@ -53,7 +53,7 @@ function validateEndpointPort(port: EndpointPort, requireName: boolean, path: Fi
   const protocol = port.protocol ?? '';
   if (protocol.length === 0) {
     errs.push(required(path.child('protocol')));
-  } else if (!(SUPPORTED_PROTOCOLS as readonly string[]).includes(protocol)) {
+  } else if (!SUPPORTED_PROTOCOLS.includes(protocol)) {
     errs.push(notSupported(path.child('protocol'), protocol, SUPPORTED_PROTOCOLS));
   }
   if (port.appProtocol !== undefined) {

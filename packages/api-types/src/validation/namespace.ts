@@ -8,12 +8,9 @@ import type { Namespace } from '../objects/namespace.js';
 import { fieldPath } from './field-path.js';
 import { invalid, type FieldError } from './field-errors.js';
 import { isQualifiedName, validateNamespaceName } from './names.js';
-import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
+import { STANDARD_FINALIZERS, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 
 const META = fieldPath('metadata');
-// upstream: helper.IsStandardFinalizerName (core.FinalizerKubernetes, metav1's orphan and
-// foregroundDeletion)
-const STANDARD_FINALIZERS: readonly string[] = ['kubernetes', 'orphan', 'foregroundDeletion'];
 
 /**
  * ValidateNamespace. spec.finalizers errors sit on `spec.finalizers` itself, without an
@@ -24,7 +21,7 @@ export function validateNamespace(namespace: Namespace): FieldError[] {
   const path = fieldPath('spec', 'finalizers');
   for (const finalizer of namespace.spec?.finalizers ?? []) {
     for (const msg of isQualifiedName(finalizer)) errs.push(invalid(path, finalizer, msg));
-    if (!finalizer.includes('/') && !STANDARD_FINALIZERS.includes(finalizer)) {
+    if (!finalizer.includes('/') && !STANDARD_FINALIZERS.has(finalizer)) {
       errs.push(invalid(path, finalizer, 'name is neither a standard finalizer name nor is it fully qualified'));
     }
   }

@@ -59,11 +59,13 @@ export interface ObjectMetaOptions {
 
 // upstream: objectmeta.go TotalAnnotationSizeLimitB
 const TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * (1 << 10);
-const FIELD_IMMUTABLE = 'field is immutable';
+/** upstream: apimachinery api/validation FieldImmutableErrorMsg */
+export const FIELD_IMMUTABLE = 'field is immutable';
 // upstream: metav1.FinalizerOrphanDependents, FinalizerDeleteDependents, core.FinalizerKubernetes
 const FINALIZER_ORPHAN = 'orphan';
 const FINALIZER_FOREGROUND = 'foregroundDeletion';
-const STANDARD_FINALIZERS = new Set(['kubernetes', FINALIZER_ORPHAN, FINALIZER_FOREGROUND]);
+/** upstream: IsStandardFinalizerName (kubernetes, and metav1's orphan and foregroundDeletion). */
+export const STANDARD_FINALIZERS: ReadonlySet<string> = new Set(['kubernetes', FINALIZER_ORPHAN, FINALIZER_FOREGROUND]);
 
 
 /** ValidateLabels: both kinds of error sit on the map's own path, not on `labels[key]`. */

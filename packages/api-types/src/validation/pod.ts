@@ -13,7 +13,7 @@
 // may still be refused by a real apiserver; one refused here is refused there too, with the
 // same message for these fields.
 import { isIPv6, parseIPSloppy } from '../net/ip.js';
-import type { Pod } from '../objects/pod.js';
+import { DNS_POLICIES, type Pod } from '../objects/pod.js';
 import { fieldPath } from './field-path.js';
 import {
   duplicate,
@@ -31,7 +31,6 @@ import { validateObjectMeta } from './object-meta.js';
 const META = fieldPath('metadata');
 const SPEC = fieldPath('spec');
 // validateDNSPolicy lists them in this order (not sorted).
-const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'] as const;
 
 interface PodIPEntry {
   readonly ip: string;

@@ -21,7 +21,14 @@
 import { externallyAccessible } from '../defaults.js';
 import { isLinkLocalMulticast, isLinkLocalUnicast, isLoopback, isUnspecified } from '../net/ip-classify.js';
 import { isIPv6, parseIPSloppy } from '../net/ip.js';
-import type { Service, ServicePort, ServiceSpec, ServiceStatus } from '../objects/service.js';
+import {
+  CLUSTER_IP_NONE,
+  MAX_CLIENT_IP_TIMEOUT_SECONDS,
+  type Service,
+  type ServicePort,
+  type ServiceSpec,
+  type ServiceStatus,
+} from '../objects/service.js';
 import { fieldPath, type FieldPath } from './field-path.js';
 import {
   duplicate,
@@ -45,7 +52,16 @@ import {
   isValidPortNum,
   validateServiceName,
 } from './names.js';
-import { validateLabels, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
+import { FIELD_IMMUTABLE, validateLabels, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
+import {
+  SUPPORTED_IP_FAMILIES,
+  SUPPORTED_IP_FAMILY_POLICIES,
+  SUPPORTED_LB_IP_MODES,
+  SUPPORTED_PROTOCOLS,
+  SUPPORTED_SERVICE_TYPES,
+  SUPPORTED_SESSION_AFFINITIES,
+  SUPPORTED_TRAFFIC_POLICIES,
+} from './supported-values.js';
 
 const META = fieldPath('metadata');
 const SPEC = fieldPath('spec');
@@ -54,12 +70,9 @@ const IP_FAMILIES = SPEC.child('ipFamilies');
 const IP_FAMILY_POLICY = SPEC.child('ipFamilyPolicy');
 const LOAD_BALANCER_CLASS = SPEC.child('loadBalancerClass');
 
-const CLUSTER_IP_NONE = 'None';
 // upstream: pkg/cluster/ports KubeletPort. v1.32 still refuses it on LoadBalancer Services;
 // the check was removed for v1.33 (kubernetes PR 129174, merged after v1.32.0).
 const KUBELET_PORT = 10250;
-// upstream: core.MaxClientIPServiceAffinitySeconds
-const MAX_CLIENT_IP_TIMEOUT_SECONDS = 86400;
 
 // upstream: core.DeprecatedAnnotationTopologyAwareHints, core.AnnotationTopologyMode,
 // core.AnnotationLoadBalancerSourceRangesKey
@@ -67,18 +80,9 @@ const ANNOTATION_TOPOLOGY_AWARE_HINTS = 'service.kubernetes.io/topology-aware-hi
 const ANNOTATION_TOPOLOGY_MODE = 'service.kubernetes.io/topology-mode';
 const ANNOTATION_LB_SOURCE_RANGES = 'service.beta.kubernetes.io/load-balancer-source-ranges';
 
-// Upstream builds these with sets.New and reports them through sets.List, which sorts them.
-const SUPPORTED_PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
-const SUPPORTED_SERVICE_TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'] as const;
-const SUPPORTED_SESSION_AFFINITIES = ['ClientIP', 'None'] as const;
-const SUPPORTED_IP_FAMILIES = ['IPv4', 'IPv6'] as const;
-const SUPPORTED_IP_FAMILY_POLICIES = ['PreferDualStack', 'RequireDualStack', 'SingleStack'] as const;
-const SUPPORTED_TRAFFIC_POLICIES = ['Cluster', 'Local'] as const;
-const SUPPORTED_LB_IP_MODES = ['Proxy', 'VIP'] as const;
 // upstream: v1.ServiceTrafficDistributionPreferClose, the only value v1.32 accepts.
 const TRAFFIC_DISTRIBUTION_PREFER_CLOSE = 'PreferClose';
 
-const FIELD_IMMUTABLE = 'field is immutable';
 const MAY_NOT_CHANGE = 'may not change once set';
 
 function oneOf(values: readonly string[], value: string): boolean {

@@ -5,3 +5,4 @@ export type { ReplayTarget } from './replay-command.js';
 export { installPropertyHarness, propertyReporter } from './property-harness.js';
 export type { LocateTest } from './property-harness.js';
 export * from './arbitraries/index.js';
+export * from './upstream-messages.js';

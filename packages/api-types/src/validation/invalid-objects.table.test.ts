@@ -16,6 +16,18 @@
 // registry's normalizeClusterIPs (so a manifest with only `clusterIP` is validated with
 // clusterIPs filled in). A few rows change the object after that, to reach checks that v1
 // defaulting otherwise makes unreachable; they say so.
+import {
+  DNS1035_LABEL_MSG as DNS1035,
+  DNS1123_LABEL_MSG as DNS1123_LABEL,
+  DNS1123_SUBDOMAIN_MSG as DNS1123_SUBDOMAIN,
+  LINK_LOCAL_MSG as LINK_LOCAL,
+  LINK_LOCAL_MULTICAST_MSG as LINK_LOCAL_MULTICAST,
+  LOOPBACK_MSG as LOOPBACK,
+  PORT_RANGE_MSG as PORT_RANGE,
+  QUALIFIED_NAME_MSG,
+  VALID_CIDR_MSG as VALID_CIDR,
+  VALID_IP_MSG as VALID_IP,
+} from '@kubesvc/testkit';
 import { describe, expect, it } from 'vitest';
 import { defaultEndpoints, defaultService } from '../defaults.js';
 import type { Endpoints } from '../objects/endpoints.js';
@@ -30,21 +42,8 @@ import {
 } from './service.js';
 import { invalidMessage } from './validate.js';
 
-// --- upstream's long messages, verbatim ----------------------------------------------------
-const DNS1035 =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-const DNS1123_LABEL =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const DNS1123_SUBDOMAIN =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const QUALIFIED_NAME_PART =
-  "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-const PORT_RANGE = 'must be between 1 and 65535, inclusive';
-const VALID_IP = 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)';
-const VALID_CIDR = 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)';
-const LOOPBACK = 'may not be in the loopback range (127.0.0.0/8, ::1/128)';
-const LINK_LOCAL = 'may not be in the link-local range (169.254.0.0/16, fe80::/10)';
-const LINK_LOCAL_MULTICAST = 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)';
+// --- upstream's long messages, verbatim (the shared ones are testkit's) --------------------
+const QUALIFIED_NAME_PART = `name part ${QUALIFIED_NAME_MSG}`;
 const PROTOCOLS = 'supported values: "SCTP", "TCP", "UDP"';
 const SVC_PORT_80_TCP =
   'core.ServicePort{Name:"", Protocol:"TCP", AppProtocol:(*string)(nil), Port:80, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}';

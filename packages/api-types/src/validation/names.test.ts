@@ -4,6 +4,12 @@
 // TestIsValidPortName, TestIsQualifiedName, TestIsValidLabelValue). Messages are the
 // literal strings of validation.go and ip.go; the DNS-1035 one is also exactly what an
 // apiserver returned for `Service "no-domain.com"` (nextcloud/all-in-one PR 3788).
+import {
+  DNS1035_LABEL_MSG as DNS1035_MSG,
+  DNS1123_LABEL_MSG as LABEL_MSG,
+  DNS1123_SUBDOMAIN_MSG as SUBDOMAIN_MSG,
+  QUALIFIED_NAME_MSG as QNAME_MSG,
+} from '@kubesvc/testkit';
 import { describe, expect, it } from 'vitest';
 import { fieldPath } from './field-path.js';
 import { invalid, invalidError } from './field-errors.js';
@@ -27,14 +33,6 @@ import {
   validateServiceName,
 } from './names.js';
 
-const LABEL_MSG =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const SUBDOMAIN_MSG =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const DNS1035_MSG =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-const QNAME_MSG =
-  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
 
 describe('isDNS1123Label', () => {
   const good = ['a', 'ab', 'abc', 'a1', 'a-1', 'a--1--2--b', '0', '01', '012', '1a', '1-a', '1--a--b--2', 'a'.repeat(63)];

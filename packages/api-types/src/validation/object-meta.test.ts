@@ -5,6 +5,7 @@
 // Strings such as `metadata.name: Required value: name or generateName is required` and
 // `metadata.resourceVersion: Invalid value: "": must be specified for an update` are the
 // ones a real apiserver returns.
+import { DNS1035_LABEL_MSG as DNS1035_MSG, DNS1123_LABEL_MSG as LABEL_MSG } from '@kubesvc/testkit';
 import { describe, expect, it } from 'vitest';
 import { fieldPath } from './field-path.js';
 import { renderFieldError, type FieldError } from './field-errors.js';
@@ -18,10 +19,6 @@ const namespace = { namespaced: false, validateName: nameIsDNSLabel } as const;
 const render = (errs: readonly FieldError[]): string[] => errs.map(renderFieldError);
 const fields = (errs: readonly FieldError[]): string[] => errs.map((e) => e.field);
 
-const DNS1035_MSG =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-const LABEL_MSG =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 
 describe('validateObjectMeta', () => {
   it('accepts a valid namespaced object', () => {

@@ -5,6 +5,14 @@
 //           pkg/util/validation/validation.go and field/errors.go
 import { fc } from '@fast-check/vitest';
 import type { EndpointSlice, Endpoints, KubeObject, Namespace, Pod, Service, ServicePort } from '@kubesvc/api-types';
+import {
+  DNS1035_LABEL_MSG as DNS1035,
+  DNS1123_LABEL_MSG as DNS1123_LABEL,
+  DNS1123_SUBDOMAIN_MSG as DNS1123_SUBDOMAIN,
+  LINK_LOCAL_MSG,
+  LINK_LOCAL_MULTICAST_MSG,
+  LOOPBACK_MSG,
+} from '../upstream-messages.js';
 import { endpointSliceArb, endpointsArb, namespaceArb, podArb, serviceArb, serviceIPv4Arb } from './objects.js';
 
 export interface Mutant<T> {
@@ -19,16 +27,6 @@ export interface Mutant<T> {
 
 const quote = (s: string): string => JSON.stringify(s);
 
-const DNS1035 =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, " +
-  "and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-const DNS1123_LABEL =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with " +
-  "an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const DNS1123_SUBDOMAIN =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end " +
-  "with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-
 /** Special addresses with the ValidateNonSpecialIP message each one gets. */
 const specialIPArb: fc.Arbitrary<readonly [string, string]> = fc.oneof(
   fc.constantFrom('0.0.0.0', '::').map((ip) => [ip, `may not be unspecified (${ip})`] as const),
@@ -37,19 +35,19 @@ const specialIPArb: fc.Arbitrary<readonly [string, string]> = fc.oneof(
       fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255)).map(([a, b, c]) => `127.${a}.${b}.${c}`),
       fc.constant('::1'),
     )
-    .map((ip) => [ip, 'may not be in the loopback range (127.0.0.0/8, ::1/128)'] as const),
+    .map((ip) => [ip, LOOPBACK_MSG] as const),
   fc
     .oneof(
       fc.tuple(fc.nat(255), fc.nat(255)).map(([a, b]) => `169.254.${a}.${b}`),
       fc.integer({ min: 1, max: 0xffff }).map((n) => `fe80::${n.toString(16)}`),
     )
-    .map((ip) => [ip, 'may not be in the link-local range (169.254.0.0/16, fe80::/10)'] as const),
+    .map((ip) => [ip, LINK_LOCAL_MSG] as const),
   fc
     .oneof(
       fc.nat(255).map((a) => `224.0.0.${a}`),
       fc.integer({ min: 1, max: 0xffff }).map((n) => `ff02::${n.toString(16)}`),
     )
-    .map((ip) => [ip, 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)'] as const),
+    .map((ip) => [ip, LINK_LOCAL_MULTICAST_MSG] as const),
 );
 
 const withPorts = (s: Service): s is Service & { spec: { ports: ServicePort[] } } => (s.spec?.ports?.length ?? 0) > 0;

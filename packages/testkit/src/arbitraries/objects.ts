@@ -9,6 +9,7 @@ import {
   defaultPod,
   defaultService,
   encodeRangeAllocationBytes,
+  PROTOCOLS,
   type EndpointSlice,
   type Endpoints,
   type Event,
@@ -69,7 +70,7 @@ const sourceRangeArb = fc.oneof(
   fc.integer({ min: 1, max: 0xffff }).map((n) => `2001:db8:${n.toString(16)}::/48`),
 );
 
-const PROTOCOL = fc.constantFrom('TCP', 'UDP', 'SCTP');
+const PROTOCOL = fc.constantFrom(...PROTOCOLS);
 type ValidServiceType = 'ClusterIP' | 'NodePort' | 'LoadBalancer' | 'ExternalName';
 
 function portsArb(type: ValidServiceType, min: number): fc.Arbitrary<ServicePort[]> {

@@ -6,3 +6,5 @@ export { installPropertyHarness, propertyReporter } from './property-harness.js'
 export type { LocateTest } from './property-harness.js';
 export * from './arbitraries/index.js';
 export * from './upstream-messages.js';
+export { readmeExample, runReadmeExample } from './readme-example.js';
+export type { ReadmeExample, ReadmeRun } from './readme-example.js';

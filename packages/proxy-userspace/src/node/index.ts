@@ -1,0 +1,2 @@
+// Node adapter of @kubesvc/proxy-userspace (issue 9); nothing is exported until it exists.
+export {};

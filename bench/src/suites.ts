@@ -2,5 +2,6 @@
 // that implements the package (the allocators, proxy-iptables, discovery, proxy-userspace);
 // until then there are none, and `npm run bench` says so.
 import type { BenchSuite } from './harness.js';
+import { proxyUserspaceSuite } from './proxy-userspace.js';
 
-export const suites: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>> = [];
+export const suites: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>> = [proxyUserspaceSuite];

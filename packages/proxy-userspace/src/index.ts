@@ -1,2 +1,8 @@
-// Public API of @kubesvc/proxy-userspace. Not implemented yet (issue 9): nothing is exported until it exists.
-export {};
+export * from './constants.js';
+export * from './errors.js';
+export * from './service-port-name.js';
+export * from './shuffle.js';
+export * from './endpoints-map.js';
+export * from './persistent-map.js';
+export * from './load-balancer.js';
+export * from './portal-rules.js';

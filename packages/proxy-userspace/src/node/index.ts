@@ -1,2 +1,2 @@
-// Node adapter of @kubesvc/proxy-userspace (issue 9); nothing is exported until it exists.
-export {};
+export { UserspaceProxier } from './proxier.js';
+export type { ListenAddress, ProxierOptions, ServicePortCounters, ServicePortSpec } from './proxier.js';

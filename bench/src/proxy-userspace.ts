@@ -1,0 +1,279 @@
+// Bench suite "proxy-userspace": the pure balancer's pick, and the node adapter on loopback —
+// bulk throughput and new connections per second through the proxy, against a direct
+// connection and (when /usr/sbin/haproxy or haproxy on PATH exists) against haproxy in TCP mode.
+//
+// How the loopback figures are measured: tinybench times functions, which fits a single
+// connection but not a throughput. So the "loopback" task's setup runs the whole comparison
+// once, bounded in time (each figure samples for FIGURE_MS, at most a few seconds in all), and
+// its metrics() reports MB/s and conn/s per path plus the ratios to direct; its timed fn is one
+// connect-and-reply through the proxy. The load generator and the backend servers run in a
+// worker thread (their own event loop and core), the proxy in the main thread, haproxy in its
+// own process, so that each path is client → [proxy] → server with the proxy on its own loop.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { createLoadBalancer, newService, nextEndpoint, setServicePortEndpoints, type LoadBalancer } from '@kubesvc/proxy-userspace';
+import { UserspaceProxier } from '@kubesvc/proxy-userspace/node';
+import type { BenchSuite } from './harness.js';
+
+const HOST = '127.0.0.1';
+const FIGURE_MS = 1000;
+const BULK_MAX_BYTES = 1024 * 1024 * 1024;
+const CONN_MAX = 5000;
+const CONN_CONCURRENCY = 4;
+
+/** The worker: a source server (writes until the client goes), a one-byte server, and the load. */
+const WORKER = `
+const { parentPort } = require('node:worker_threads');
+const net = require('node:net');
+const chunk = Buffer.alloc(64 * 1024, 120);
+const source = net.createServer((s) => {
+  s.on('error', () => {});
+  const pump = () => { while (!s.destroyed && s.write(chunk)) {} };
+  s.on('drain', pump);
+  pump();
+});
+const hello = net.createServer((s) => { s.on('error', () => {}); s.end('x'); });
+function bulk(port, ms, max) {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '${HOST}', port });
+    let bytes = 0; let start = 0; let done = false;
+    const finish = () => { if (done) return; done = true; clearTimeout(t); const el = performance.now() - start; s.destroy(); resolve({ bytes, ms: el }); };
+    const t = setTimeout(finish, ms + 2000);
+    s.on('connect', () => { start = performance.now(); setTimeout(finish, ms); });
+    s.on('data', (d) => { bytes += d.length; if (bytes >= max) finish(); });
+    s.on('error', finish);
+  });
+}
+function one(port) {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '${HOST}', port });
+    let ok = false;
+    s.on('data', () => { ok = true; });
+    s.on('error', () => {});
+    s.on('close', () => resolve(ok));
+  });
+}
+async function conns(port, ms, max, concurrency) {
+  const start = performance.now(); let n = 0; let failed = 0;
+  const lane = async () => { while (n < max && performance.now() - start < ms) { n++; if (!(await one(port))) failed++; } };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  return { conns: n, failed, ms: performance.now() - start };
+}
+let listening = 0;
+const ready = () => { if (++listening === 2) parentPort.postMessage({ source: source.address().port, hello: hello.address().port }); };
+source.listen(0, '${HOST}', ready);
+hello.listen(0, '${HOST}', ready);
+parentPort.on('message', async (m) => {
+  if (m.kind === 'bulk') parentPort.postMessage(await bulk(m.port, m.ms, m.max));
+  else if (m.kind === 'conns') parentPort.postMessage(await conns(m.port, m.ms, m.max, m.concurrency));
+  else if (m.kind === 'stop') { source.close(); hello.close(); parentPort.close(); }
+});
+`;
+
+interface Ports {
+  readonly bulk: number;
+  readonly conn: number;
+}
+
+function ask<T>(worker: Worker, message: object): Promise<T> {
+  return new Promise((resolve) => {
+    worker.once('message', (m: T) => resolve(m));
+    worker.postMessage(message);
+  });
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, HOST, r));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+function haproxyBinary(): string | undefined {
+  const dirs = ['/usr/sbin', '/usr/local/sbin', ...(process.env['PATH'] ?? '').split(delimiter)];
+  return dirs.map((d) => join(d, 'haproxy')).find((p) => existsSync(p));
+}
+
+async function waitListening(port: number, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = connect({ host: HOST, port });
+      s.on('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.on('error', () => resolve(false));
+    });
+    if (ok) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+async function startHaproxy(binary: string, backends: Ports): Promise<{ ports: Ports; stop: () => Promise<void> } | undefined> {
+  const ports = { bulk: await freePort(), conn: await freePort() };
+  const dir = mkdtempSync(join(tmpdir(), 'kubesvc-haproxy-'));
+  const cfg = join(dir, 'haproxy.cfg');
+  writeFileSync(
+    cfg,
+    [
+      'global',
+      '  maxconn 4096',
+      'defaults',
+      '  mode tcp',
+      '  timeout connect 2s',
+      '  timeout client 30s',
+      '  timeout server 30s',
+      `listen bulk`,
+      `  bind ${HOST}:${ports.bulk}`,
+      `  server s1 ${HOST}:${backends.bulk}`,
+      `listen conn`,
+      `  bind ${HOST}:${ports.conn}`,
+      `  server s1 ${HOST}:${backends.conn}`,
+      '',
+    ].join('\n'),
+  );
+  const child: ChildProcess = spawn(binary, ['-db', '-f', cfg], { stdio: 'ignore' });
+  const kill = () => child.kill('SIGTERM');
+  process.once('exit', kill);
+  const stop = async (): Promise<void> => {
+    process.removeListener('exit', kill);
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  if (!(await waitListening(ports.bulk, 3000)) || !(await waitListening(ports.conn, 3000))) {
+    await stop();
+    return undefined;
+  }
+  return { ports, stop };
+}
+
+interface Figures {
+  readonly mbps: number;
+  readonly connPerSec: number;
+}
+
+async function measure(worker: Worker, ports: Ports): Promise<Figures> {
+  const b = await ask<{ bytes: number; ms: number }>(worker, { kind: 'bulk', port: ports.bulk, ms: FIGURE_MS, max: BULK_MAX_BYTES });
+  const c = await ask<{ conns: number; failed: number; ms: number }>(worker, {
+    kind: 'conns',
+    port: ports.conn,
+    ms: FIGURE_MS,
+    max: CONN_MAX,
+    concurrency: CONN_CONCURRENCY,
+  });
+  if (c.failed > 0) throw new Error(`${c.failed} of ${c.conns} connections failed`);
+  return { mbps: b.bytes / (1024 * 1024) / (b.ms / 1000), connPerSec: c.conns / (c.ms / 1000) };
+}
+
+function connectOnce(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const s = connect({ host: HOST, port });
+    s.on('error', reject);
+    s.on('close', () => resolve());
+    s.resume();
+  });
+}
+
+function loopbackTask(): BenchSuite['tasks'][number] {
+  let worker: Worker | undefined;
+  let proxier: UserspaceProxier | undefined;
+  let proxied: Ports = { bulk: 0, conn: 0 };
+  const metrics: Record<string, number> = {};
+  return {
+    name: 'loopback: connect+reply through the proxy',
+    setup: async () => {
+      worker = new Worker(WORKER, { eval: true });
+      const backends = await new Promise<{ source: number; hello: number }>((r) => worker?.once('message', r));
+      const direct: Ports = { bulk: backends.source, conn: backends.hello };
+      proxier = new UserspaceProxier();
+      const ns = { namespace: 'bench', name: 'loopback' };
+      proxied = {
+        bulk: (await proxier.addService({ servicePort: { ...ns, port: 'bulk' }, endpoints: [`${HOST}:${direct.bulk}`] })).port,
+        conn: (await proxier.addService({ servicePort: { ...ns, port: 'conn' }, endpoints: [`${HOST}:${direct.conn}`] })).port,
+      };
+      const d = await measure(worker, direct);
+      const p = await measure(worker, proxied);
+      Object.assign(metrics, {
+        directMBps: d.mbps,
+        proxyMBps: p.mbps,
+        proxyMBpsRatio: p.mbps / d.mbps,
+        directConnPerSec: d.connPerSec,
+        proxyConnPerSec: p.connPerSec,
+        proxyConnRatio: p.connPerSec / d.connPerSec,
+      });
+      const binary = haproxyBinary();
+      const haproxy = binary === undefined ? undefined : await startHaproxy(binary, direct);
+      if (haproxy === undefined) {
+        console.log(binary === undefined ? 'proxy-userspace: haproxy not installed; no haproxy row' : 'proxy-userspace: haproxy did not start; no haproxy row');
+      } else {
+        try {
+          const h = await measure(worker, haproxy.ports);
+          Object.assign(metrics, {
+            haproxyMBps: h.mbps,
+            haproxyMBpsRatio: h.mbps / d.mbps,
+            haproxyConnPerSec: h.connPerSec,
+            haproxyConnRatio: h.connPerSec / d.connPerSec,
+          });
+        } finally {
+          await haproxy.stop();
+        }
+      }
+    },
+    fn: () => connectOnce(proxied.conn),
+    metrics: () => {
+      // The harness has no teardown hook: metrics() is the last call of the task.
+      const p = proxier;
+      const w = worker;
+      proxier = undefined;
+      worker = undefined;
+      void p?.stop();
+      if (w !== undefined) {
+        w.postMessage({ kind: 'stop' });
+        void w.terminate();
+      }
+      return metrics;
+    },
+  };
+}
+
+export function proxyUserspaceSuite(): BenchSuite {
+  const spn = { namespace: 'bench', name: 'svc', port: 'p' };
+  const endpoints = Array.from({ length: 10 }, (_, i) => `10.0.0.${i + 1}:8080`);
+  let rr: LoadBalancer = setServicePortEndpoints(createLoadBalancer({ seed: 1 }), spn, endpoints);
+  let sticky: LoadBalancer = setServicePortEndpoints(newService(createLoadBalancer({ seed: 1 }), spn, 'ClientIP', 10800), spn, endpoints);
+  const clients = Array.from({ length: 1000 }, (_, i) => `192.168.${i >> 8}.${i & 255}:40000`);
+  let i = 0;
+  return {
+    name: 'proxy-userspace',
+    description: 'userspace kube-proxy: balancer picks, and loopback throughput / conn rate vs direct and haproxy',
+    tasks: [
+      {
+        name: 'nextEndpoint round robin, 10 endpoints',
+        fn: () => {
+          const r = nextEndpoint(rr, spn, '', false, 0);
+          rr = r.balancer;
+        },
+      },
+      {
+        name: 'nextEndpoint ClientIP, 1000 clients, 10 endpoints',
+        fn: () => {
+          const r = nextEndpoint(sticky, spn, clients[i++ % clients.length] ?? '', false, i);
+          sticky = r.balancer;
+        },
+      },
+      loopbackTask(),
+    ],
+  };
+}

@@ -1,2 +1,3 @@
-// Node adapter of @kubesvc/discovery (issue 7); nothing is exported until it exists.
-export {};
+// Node adapter of @kubesvc/discovery: the DNS server.
+export type { DnsServer, DnsServerOptions } from './dns-server.js';
+export { startDnsServer } from './dns-server.js';

@@ -1,0 +1,189 @@
+// Bench suite "discovery": the pure resolver on a zone of 10,000 services (A, SRV, PTR,
+// NXDOMAIN), the wire path (handleQuery), building the zone, and the DNS server on loopback.
+//
+// The loopback figures: tinybench times one function, which fits one query's round trip but
+// not a rate. So the loopback task's setup measures queries per second once, from one UDP
+// client in this process, bounded in count (LOOPBACK_MAX) and time (LOOPBACK_MS per figure):
+// one query in flight at a time, then a window of LOOPBACK_WINDOW. Its metrics() reports both
+// and closes the server (the harness has no teardown hook; metrics() is the task's last call).
+import { createSocket, type Socket } from 'node:dgram';
+import type { Endpoints, Service } from '@kubesvc/api-types';
+import { buildZone, handleQuery, resolve, reverseName, type Zone } from '@kubesvc/discovery';
+import { startDnsServer, type DnsServer } from '@kubesvc/discovery/node';
+import type { BenchSuite, BenchTask } from './harness.js';
+
+const SERVICES = 10_000;
+const HEADLESS_EVERY = 10;
+const ENDPOINTS_PER_HEADLESS = 5;
+const LOOPBACK_MS = 1000;
+const LOOPBACK_MAX = 50_000;
+const LOOPBACK_WINDOW = 32;
+const REPLY_TIMEOUT_MS = 1000;
+
+interface Cluster {
+  readonly services: Service[];
+  readonly endpoints: Endpoints[];
+}
+
+function cluster(): Cluster {
+  const services: Service[] = [];
+  const endpoints: Endpoints[] = [];
+  for (let i = 0; i < SERVICES; i++) {
+    const name = `svc-${i}`;
+    const namespace = `ns-${i % 100}`;
+    const ports = [
+      { name: 'http', port: 80, protocol: 'TCP' as const },
+      { name: 'metrics', port: 9090, protocol: 'TCP' as const },
+    ];
+    const headless = i % HEADLESS_EVERY === 0;
+    const clusterIP = headless ? 'None' : `10.96.${(i >> 8) & 255}.${i & 255}`;
+    services.push({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace }, spec: { clusterIP, clusterIPs: [clusterIP], ports } });
+    const addresses = Array.from({ length: ENDPOINTS_PER_HEADLESS }, (_, k) => ({ ip: `10.244.${(i >> 8) & 255}.${(i & 255) ^ (k << 5)}`, hostname: `${name}-${k}` }));
+    endpoints.push({
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: { name, namespace },
+      subsets: [{ addresses: headless ? addresses : addresses.slice(0, 2), ports: ports.map((p) => ({ ...p, port: p.port + 8000 })) }],
+    });
+  }
+  return { services, endpoints };
+}
+
+/**
+ * A DNS query message for an A record, built by hand (RFC 1035 §4.1): the bench depends on
+ * the kubesvc packages only, not on dns-packet.
+ */
+function encodeQuery(id: number, name: string): Uint8Array {
+  const labels = name.split('.').flatMap((label) => [label.length, ...new TextEncoder().encode(label)]);
+  return Uint8Array.from([id >> 8, id & 0xff, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, ...labels, 0, 0, 1, 0, 1]);
+}
+
+function rotating<T>(items: readonly T[]): () => T {
+  let i = 0;
+  return () => {
+    const item = items[i % items.length];
+    i++;
+    if (item === undefined) throw new Error('empty rotation');
+    return item;
+  };
+}
+
+/** One UDP client that sends queries and matches replies by id. */
+class Client {
+  private readonly socket: Socket = createSocket('udp4');
+  private readonly waiting = new Map<number, () => void>();
+  private nextId = 0;
+
+  constructor(private readonly port: number) {
+    this.socket.on('message', (msg) => {
+      const id = ((msg[0] ?? 0) << 8) | (msg[1] ?? 0);
+      const done = this.waiting.get(id);
+      this.waiting.delete(id);
+      done?.();
+    });
+  }
+
+  query(name: string): Promise<boolean> {
+    const id = this.nextId;
+    this.nextId = (this.nextId + 1) & 0xffff;
+    const bytes = encodeQuery(id, name);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        resolve(false);
+      }, REPLY_TIMEOUT_MS);
+      this.waiting.set(id, () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+      this.socket.send(bytes, this.port, '127.0.0.1');
+    });
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+/** Queries per second with `window` queries in flight, bounded by LOOPBACK_MS and LOOPBACK_MAX. */
+async function rate(client: Client, names: () => string, window: number): Promise<{ qps: number; lost: number }> {
+  const start = performance.now();
+  let sent = 0;
+  let answered = 0;
+  let lost = 0;
+  const lane = async (): Promise<void> => {
+    while (sent < LOOPBACK_MAX && performance.now() - start < LOOPBACK_MS) {
+      sent++;
+      if (await client.query(names())) answered++;
+      else lost++;
+    }
+  };
+  await Promise.all(Array.from({ length: window }, lane));
+  return { qps: answered / ((performance.now() - start) / 1000), lost };
+}
+
+function loopbackTask(zone: () => Zone, names: () => string): BenchTask {
+  let server: DnsServer | undefined;
+  let client: Client | undefined;
+  const metrics: Record<string, number> = {};
+  return {
+    name: 'loopback: one UDP query round trip (dig-like client, same process)',
+    setup: async () => {
+      server = await startDnsServer({ host: '127.0.0.1', port: 0, zone: zone() });
+      client = new Client(server.port);
+      const one = await rate(client, names, 1);
+      const many = await rate(client, names, LOOPBACK_WINDOW);
+      Object.assign(metrics, { qpsOneInFlight: one.qps, [`qps${LOOPBACK_WINDOW}InFlight`]: many.qps, lost: one.lost + many.lost });
+    },
+    fn: async () => {
+      if (client === undefined) throw new Error('loopback task not set up');
+      if (!(await client.query(names()))) throw new Error('no reply within 1 s');
+    },
+    metrics: () => {
+      client?.close();
+      void server?.close();
+      client = undefined;
+      server = undefined;
+      return metrics;
+    },
+  };
+}
+
+export function discoverySuite(): BenchSuite {
+  const { services, endpoints } = cluster();
+  let zone: Zone = buildZone(services, endpoints);
+  const clusterIPNames = services.filter((s) => s.spec?.clusterIP !== 'None').map((s) => `${s.metadata.name}.${s.metadata.namespace}.svc.cluster.local`);
+  const headlessNames = services.filter((s) => s.spec?.clusterIP === 'None').map((s) => `_http._tcp.${s.metadata.name}.${s.metadata.namespace}.svc.cluster.local`);
+  const ptrNames = services
+    .filter((s) => s.spec?.clusterIP !== 'None')
+    .map((s) => {
+      const [a = 0, b = 0, c = 0, d = 0] = (s.spec?.clusterIP ?? '').split('.').map(Number);
+      return reverseName({ family: 4, value: BigInt(((a << 24) >>> 0) + (b << 16) + (c << 8) + d) });
+    });
+  const missing = clusterIPNames.map((n) => `x${n}`);
+  const a = rotating(clusterIPNames);
+  const srv = rotating(headlessNames);
+  const ptr = rotating(ptrNames);
+  const nx = rotating(missing);
+  const wire = rotating(clusterIPNames.slice(0, 1000).map((name) => encodeQuery(1, name)));
+  const loopNames = rotating(clusterIPNames);
+  const count = (n: number) => ({ services: SERVICES, records: n });
+  return {
+    name: 'discovery',
+    description: `cluster DNS on ${SERVICES} services (1 in ${HEADLESS_EVERY} headless with ${ENDPOINTS_PER_HEADLESS} endpoints): resolve(), handleQuery(), buildZone(), the server on loopback`,
+    tasks: [
+      { name: 'resolve A (ClusterIP)', fn: () => resolve(zone, { name: a(), type: 'A' }), metrics: () => count(1) },
+      { name: 'resolve SRV (headless, 5 targets)', fn: () => resolve(zone, { name: srv(), type: 'SRV' }), metrics: () => count(10) },
+      { name: 'resolve PTR (ClusterIP)', fn: () => resolve(zone, { name: ptr(), type: 'PTR' }), metrics: () => count(1) },
+      { name: 'resolve NXDOMAIN', fn: () => resolve(zone, { name: nx(), type: 'A' }), metrics: () => count(1) },
+      { name: 'handleQuery A (decode, resolve, encode)', fn: () => handleQuery(zone, wire()) },
+      {
+        name: `buildZone (${SERVICES} services + endpoints)`,
+        fn: () => {
+          zone = buildZone(services, endpoints);
+        },
+      },
+      loopbackTask(() => zone, loopNames),
+    ],
+  };
+}

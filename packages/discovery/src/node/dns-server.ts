@@ -1,0 +1,148 @@
+// A DNS server for a Zone on UDP and TCP, on one port. Each message goes through the pure
+// handleQuery; this file only moves bytes. TCP messages carry a 2-byte length prefix
+// (RFC 1035 §4.2.2), and one connection may carry several.
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { createServer, type Server, type Socket } from 'node:net';
+import { handleQuery, type ResolveOptions, type Zone } from '../index.js';
+
+export interface DnsServerOptions {
+  /** The address to listen on, e.g. 127.0.0.1 or ::1. */
+  readonly host: string;
+  /** 0 picks a free port, the same one for UDP and TCP. */
+  readonly port: number;
+  readonly zone: Zone;
+  /** Closes a TCP connection that has sent nothing for this long. Default 10 s. */
+  readonly tcpIdleTimeoutMs?: number;
+  /** resolve()'s forward hook, for names outside the served zones; without it they are REFUSED. */
+  readonly forward?: ResolveOptions['forward'];
+}
+
+export interface DnsServer {
+  readonly host: string;
+  readonly port: number;
+  /** The zone answers come from now. */
+  zone(): Zone;
+  /** Swaps the zone; every message is answered wholly from the old zone or wholly from the new one. */
+  setZone(zone: Zone): void;
+  /** Stops listening, ends open TCP connections and resolves when both sockets are closed. */
+  close(): Promise<void>;
+}
+
+/** Attempts at finding a port free for both UDP and TCP when asked for port 0. */
+const PORT_ATTEMPTS = 20;
+
+function bindUdp(host: string, port: number): Promise<UdpSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = createSocket({ type: host.includes(':') ? 'udp6' : 'udp4' });
+    const onError = (err: Error): void => {
+      socket.close();
+      reject(err);
+    };
+    socket.once('error', onError);
+    socket.bind({ address: host, port, exclusive: true }, () => {
+      socket.off('error', onError);
+      resolve(socket);
+    });
+  });
+}
+
+function listenTcp(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error): void => {
+      server.off('listening', onListening);
+      reject(err);
+    };
+    const onListening = (): void => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen({ host, port, exclusive: true });
+  });
+}
+
+function closeUdp(socket: UdpSocket): Promise<void> {
+  return new Promise((resolve) => socket.close(() => resolve()));
+}
+
+/**
+ * Binds UDP first, then TCP on the same port. With port 0 the UDP port is the kernel's
+ * choice, and another is tried if TCP finds it taken.
+ */
+async function bindBoth(tcp: Server, host: string, wanted: number): Promise<{ udpSocket: UdpSocket; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const udpSocket = await bindUdp(host, wanted);
+    const port = udpSocket.address().port;
+    try {
+      await listenTcp(tcp, host, port);
+      return { udpSocket, port };
+    } catch (err) {
+      await closeUdp(udpSocket);
+      // A fixed port that is taken is the caller's problem; port 0 tries another.
+      if (wanted !== 0 || attempt >= PORT_ATTEMPTS) throw err;
+    }
+  }
+}
+
+/** Starts the server; resolves once both sockets listen. */
+export async function startDnsServer(options: DnsServerOptions): Promise<DnsServer> {
+  let current = options.zone;
+  const forward = options.forward === undefined ? {} : { forward: options.forward };
+  const connections = new Set<Socket>();
+  const idleMs = options.tcpIdleTimeoutMs ?? 10_000;
+
+  const tcp = createServer((conn) => {
+    connections.add(conn);
+    conn.setTimeout(idleMs, () => conn.destroy());
+    let pending = new Uint8Array(0);
+    conn.on('data', (chunk: Uint8Array) => {
+      const joined = new Uint8Array(pending.length + chunk.length);
+      joined.set(pending, 0);
+      joined.set(chunk, pending.length);
+      let offset = 0;
+      while (joined.length - offset >= 2) {
+        const length = ((joined[offset] ?? 0) << 8) | (joined[offset + 1] ?? 0);
+        if (joined.length - offset - 2 < length) break;
+        const request = joined.subarray(offset + 2, offset + 2 + length);
+        offset += 2 + length;
+        const response = handleQuery(current, request, { transport: 'tcp', ...forward });
+        const framed = new Uint8Array(response.length + 2);
+        framed[0] = response.length >> 8;
+        framed[1] = response.length & 0xff;
+        framed.set(response, 2);
+        conn.write(framed);
+      }
+      pending = joined.slice(offset);
+    });
+    conn.on('error', () => conn.destroy());
+    conn.on('close', () => connections.delete(conn));
+  });
+
+  const { udpSocket, port } = await bindBoth(tcp, options.host, options.port);
+  udpSocket.on('message', (message, remote) => {
+    const response = handleQuery(current, message, { transport: 'udp', ...forward });
+    udpSocket.send(response, remote.port, remote.address);
+  });
+  udpSocket.on('error', () => undefined);
+
+  let closing: Promise<void> | undefined;
+  return {
+    host: options.host,
+    port,
+    zone: () => current,
+    setZone(zone) {
+      current = zone;
+    },
+    close() {
+      closing ??= Promise.all([
+        closeUdp(udpSocket),
+        new Promise<void>((resolve) => {
+          tcp.close(() => resolve());
+          for (const conn of connections) conn.destroy();
+        }),
+      ]).then(() => undefined);
+      return closing;
+    },
+  };
+}

@@ -2,7 +2,8 @@
 // that implements the package (the allocators, proxy-iptables, discovery, proxy-userspace);
 // until then there are none, and `npm run bench` says so.
 import type { BenchSuite } from './harness.js';
+import { allocatorsSuite } from './allocators.js';
 import { discoverySuite } from './discovery.js';
 import { proxyUserspaceSuite } from './proxy-userspace.js';
 
-export const suites: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>> = [discoverySuite, proxyUserspaceSuite];
+export const suites: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>> = [allocatorsSuite, discoverySuite, proxyUserspaceSuite];

@@ -5,3 +5,4 @@ export * from './net/index.js';
 export * from './validation/index.js';
 export * from './service-ip-families.js';
 export * from './service-update.js';
+export * from './allocator/index.js';

@@ -1,2 +1,46 @@
-// Public API of @kubesvc/ipallocator. Not implemented yet (issue 4): nothing is exported until it exists.
-export {};
+// Public API of @kubesvc/ipallocator.
+export type { ErrFull, Rng } from '@kubesvc/api-types';
+export { errFull, seededRng, nextInt } from '@kubesvc/api-types';
+export type { ErrAllocated, ErrInvalidSnapshot, ErrMismatchedNetwork, ErrNotInRange } from './errors.js';
+export { errAllocated, errInvalidSnapshot, errMismatchedNetwork, errNotInRange } from './errors.js';
+export type { IPRange } from './ip-range.js';
+export { IPV6_RANGE_CAP, calculateIPRangeOffset, ipAtOffset, ipOffset, ipRangeOf } from './ip-range.js';
+export type { AllocateIPResult, AllocateNextIPResult, IPAllocator } from './ip-allocator.js';
+export {
+  allocateIP,
+  allocateIPDryRun,
+  allocateNextIP,
+  allocateNextIPDryRun,
+  allocateNextIPs,
+  allocatedIPs,
+  forEachIP,
+  hasIP,
+  ipAllocatorFree,
+  ipAllocatorFromSnapshot,
+  ipAllocatorSnapshotData,
+  ipAllocatorUsed,
+  newIPAllocator,
+  releaseIP,
+  releaseIPDryRun,
+  restoreIPAllocator,
+  snapshotIPAllocator,
+} from './ip-allocator.js';
+export type { ErrServiceIPRange, ServiceIPRangeResult } from './service-ip-range.js';
+export { DEFAULT_SERVICE_IP_CIDR, serviceIPRange } from './service-ip-range.js';
+export type { ErrFamilyNotConfigured, IPAllocators } from './dual-stack.js';
+export {
+  allocateIPInFamily,
+  allocateNextIPInFamily,
+  allocatorIndexForFamily,
+  hasIPInFamily,
+  newIPAllocators,
+  releaseIPInFamily,
+} from './dual-stack.js';
+export type {
+  ClusterIPLeaks,
+  ClusterIPRepairEvent,
+  ClusterIPRepairInput,
+  ClusterIPRepairReason,
+  ClusterIPRepairResult,
+} from './repair.js';
+export { IP_REPAIR_CONTROLLER, repairClusterIPs } from './repair.js';

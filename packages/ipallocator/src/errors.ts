@@ -1,0 +1,38 @@
+// The ClusterIP allocator's errors, with upstream's text.
+// upstream: pkg/registry/core/service/ipallocator/interfaces.go
+import { formatIP, type AllocatorError, type IP } from '@kubesvc/api-types';
+
+export interface ErrAllocated extends AllocatorError<'ErrAllocated'> {
+  readonly message: 'provided IP is already allocated';
+}
+export const errAllocated: ErrAllocated = { _tag: 'ErrAllocated', message: 'provided IP is already allocated' };
+
+export interface ErrMismatchedNetwork extends AllocatorError<'ErrMismatchedNetwork'> {
+  readonly message: 'the provided network does not match the current range';
+}
+export const errMismatchedNetwork: ErrMismatchedNetwork = {
+  _tag: 'ErrMismatchedNetwork',
+  message: 'the provided network does not match the current range',
+};
+
+/** upstream ErrNotInRange{IP, ValidRange}: the IP and the range's CIDR as Go prints them. */
+export interface ErrNotInRange extends AllocatorError<'ErrNotInRange'> {
+  readonly ip: IP;
+  readonly validRange: string;
+}
+
+export function errNotInRange(ip: IP, validRange: string): ErrNotInRange {
+  return {
+    _tag: 'ErrNotInRange',
+    ip,
+    validRange,
+    message: `the provided IP (${formatIP(ip)}) is not in the valid range. The range of valid IPs is ${validRange}`,
+  };
+}
+
+/** A RangeAllocation whose range does not parse as a CIDR (upstream NewFromSnapshot's parse error). */
+export type ErrInvalidSnapshot = AllocatorError<'ErrInvalidSnapshot'>;
+
+export function errInvalidSnapshot(message: string): ErrInvalidSnapshot {
+  return { _tag: 'ErrInvalidSnapshot', message };
+}

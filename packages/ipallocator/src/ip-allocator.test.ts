@@ -1,0 +1,199 @@
+// Worked examples of the ClusterIP allocator (upstream: pkg/registry/core/service/ipallocator/
+// bitmap_test.go TestAllocate, TestAllocateTiny, TestSnapshot, TestNewFromSnapshot,
+// TestAllocateReserved / the /25 static band, the metrics test on a /112).
+import {
+  formatIP,
+  parseCIDR,
+  parseIP,
+  rangeAllocationBytes,
+  seededRng,
+  type CIDR,
+  type IP,
+  type Rng,
+} from '@kubesvc/api-types';
+import { describe, expect, it } from 'vitest';
+import {
+  allocateIP,
+  allocateIPDryRun,
+  allocateNextIP,
+  allocateNextIPDryRun,
+  allocateNextIPs,
+  allocatedIPs,
+  hasIP,
+  ipAllocatorFree,
+  ipAllocatorFromSnapshot,
+  ipAllocatorSnapshotData,
+  ipAllocatorUsed,
+  newIPAllocator,
+  releaseIP,
+  releaseIPDryRun,
+  restoreIPAllocator,
+  snapshotIPAllocator,
+  type IPAllocator,
+} from './ip-allocator.js';
+
+function cidr(text: string): CIDR {
+  const parsed = parseCIDR(text);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.value.cidr;
+}
+
+function ip(text: string): IP {
+  const parsed = parseIP(text);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.value;
+}
+
+function take(a: IPAllocator, text: string): IPAllocator {
+  const r = allocateIP(a, ip(text));
+  if (!r.ok) throw new Error(r.error.message);
+  return r.allocator;
+}
+
+function next(a: IPAllocator, rng: Rng, n: number): { allocator: IPAllocator; rng: Rng; ips: IP[] } {
+  let allocator = a;
+  let r = rng;
+  const ips: IP[] = [];
+  for (let i = 0; i < n; i++) {
+    const result = allocateNextIP(allocator, r);
+    r = result.rng;
+    if (!result.ok) break;
+    allocator = result.allocator;
+    ips.push(result.ip);
+  }
+  return { allocator, rng: r, ips };
+}
+
+describe('allocate', () => {
+  it('reports upstream errors with their text', () => {
+    let a = newIPAllocator(cidr('192.168.1.0/24'));
+    a = take(a, '192.168.1.10');
+    const again = allocateIP(a, ip('192.168.1.10'));
+    expect(again).toEqual({ ok: false, error: { _tag: 'ErrAllocated', message: 'provided IP is already allocated' } });
+    const outside = allocateIP(a, ip('192.168.0.1'));
+    expect(outside.ok).toBe(false);
+    if (!outside.ok) {
+      expect(outside.error.message).toBe(
+        'the provided IP (192.168.0.1) is not in the valid range. The range of valid IPs is 192.168.1.0/24',
+      );
+    }
+    for (const bad of ['192.168.1.0', '192.168.1.255', '10.0.0.1', '2001:db8::1']) {
+      const r = allocateIP(a, ip(bad));
+      expect(r.ok ? 'ok' : r.error._tag).toBe('ErrNotInRange');
+    }
+  });
+
+  it('IPv6 ranges are capped at 65536: 2001:db8:1::1:0 is out of a /48', () => {
+    const a = newIPAllocator(cidr('2001:db8:1::/48'));
+    const r = allocateIP(a, ip('2001:db8:1::1:0'));
+    expect(r.ok ? 'ok' : r.error.message).toBe(
+      'the provided IP (2001:db8:1::1:0) is not in the valid range. The range of valid IPs is 2001:db8:1::/48',
+    );
+    expect(allocateIP(a, ip('2001:db8:1::ffff')).ok).toBe(true);
+  });
+
+  it('release of an IP outside the range or not taken changes nothing', () => {
+    const a = take(newIPAllocator(cidr('10.0.0.0/24')), '10.0.0.5');
+    expect(releaseIP(a, ip('10.1.0.5'))).toBe(a);
+    expect(releaseIP(a, ip('10.0.0.6'))).toBe(a);
+    const released = releaseIP(a, ip('10.0.0.5'));
+    expect(hasIP(released, ip('10.0.0.5'))).toBe(false);
+    expect(hasIP(a, ip('10.0.0.5'))).toBe(true);
+  });
+});
+
+describe('allocateNext', () => {
+  it('a /25 fills its dynamic band .17-.126 in 110 calls and leaves .1-.16 (free 16)', () => {
+    const { allocator, rng } = next(newIPAllocator(cidr('192.168.1.0/25')), seededRng(2024), 110);
+    expect(ipAllocatorFree(allocator)).toBe(16);
+    expect(allocatedIPs(allocator).map(formatIP)).toEqual(Array.from({ length: 110 }, (_, i) => `192.168.1.${17 + i}`));
+    const rest = next(allocator, rng, 20);
+    expect(rest.ips.map(formatIP).sort()).toEqual(Array.from({ length: 16 }, (_, i) => `192.168.1.${1 + i}`).sort());
+    const full = allocateNextIP(rest.allocator, rest.rng);
+    expect(full.ok ? 'ok' : full.error).toEqual({ _tag: 'ErrFull', message: 'range is full' });
+  });
+
+  it('a /32 is always full', () => {
+    const r = allocateNextIP(newIPAllocator(cidr('192.168.1.1/32')), seededRng(1));
+    expect(r.ok ? 'ok' : r.error.message).toBe('range is full');
+  });
+
+  it('a /112 after 264 allocations has 65271 free', () => {
+    const { allocator } = next(newIPAllocator(cidr('2001:db8::/112')), seededRng(5), 264);
+    expect(ipAllocatorFree(allocator)).toBe(65271);
+    expect(ipAllocatorUsed(allocator)).toBe(264);
+  });
+
+  it('the same seed gives the same IPs', () => {
+    const a = next(newIPAllocator(cidr('10.96.0.0/16')), seededRng(77), 50).ips.map(formatIP);
+    const b = next(newIPAllocator(cidr('10.96.0.0/16')), seededRng(77), 50).ips.map(formatIP);
+    expect(a).toEqual(b);
+  });
+});
+
+describe('dry run', () => {
+  it('checks the range only, hands out the network address and never changes the allocator', () => {
+    const a = take(newIPAllocator(cidr('10.0.0.0/24')), '10.0.0.5');
+    expect(allocateIPDryRun(a, ip('10.0.0.5'))).toEqual({ ok: true });
+    expect(allocateIPDryRun(a, ip('10.0.1.5')).ok).toBe(false);
+    expect(formatIP(allocateNextIPDryRun(a).ip)).toBe('10.0.0.0');
+    expect(releaseIPDryRun(a, ip('10.0.0.5'))).toBe(a);
+  });
+});
+
+describe('snapshot and restore', () => {
+  it('writes the range as Go prints it and the bytes big-endian', () => {
+    let a = newIPAllocator(cidr('192.168.1.0/24'));
+    a = take(a, '192.168.1.1'); // offset 0
+    a = take(a, '192.168.1.10'); // offset 9
+    const { range, data } = ipAllocatorSnapshotData(a);
+    expect(range).toBe('192.168.1.0/24');
+    expect([...data]).toEqual([0x02, 0x01]);
+    const object = snapshotIPAllocator(a);
+    expect(object).toEqual({ apiVersion: 'v1', kind: 'RangeAllocation', metadata: {}, range: '192.168.1.0/24', data: 'AgE=' });
+    expect([...rangeAllocationBytes(object)]).toEqual([0x02, 0x01]);
+  });
+
+  it('offset 253 of a /24 (192.168.1.254) is 0x20 then 31 zero bytes', () => {
+    const a = take(newIPAllocator(cidr('192.168.1.0/24')), '192.168.1.254');
+    expect([...ipAllocatorSnapshotData(a).data]).toEqual([0x20, ...new Array<number>(31).fill(0)]);
+  });
+
+  it('keeps the metadata of the object it snapshots into', () => {
+    const into = { apiVersion: 'v1' as const, kind: 'RangeAllocation' as const, metadata: { resourceVersion: '7' }, range: '', data: '' };
+    expect(snapshotIPAllocator(newIPAllocator(cidr('10.0.0.0/24')), into).metadata).toEqual({ resourceVersion: '7' });
+  });
+
+  it('restore refuses another network', () => {
+    const a = newIPAllocator(cidr('192.168.1.0/24'));
+    expect(restoreIPAllocator(a, cidr('192.168.0.0/24'), new Uint8Array([1]))).toEqual({
+      ok: false,
+      error: { _tag: 'ErrMismatchedNetwork', message: 'the provided network does not match the current range' },
+    });
+    expect(restoreIPAllocator(a, cidr('192.168.1.0/25'), new Uint8Array([1])).ok).toBe(false);
+    const restored = restoreIPAllocator(a, cidr('192.168.1.0/24'), new Uint8Array([0x02, 0x01]));
+    expect(restored.ok && allocatedIPs(restored.allocator).map(formatIP)).toEqual(['192.168.1.1', '192.168.1.10']);
+  });
+
+  it('builds an allocator from a stored object, reading its range sloppily', () => {
+    const r = ipAllocatorFromSnapshot({ range: '010.000.000.000/24', data: 'AgE=' });
+    expect(r.ok && allocatedIPs(r.allocator).map(formatIP)).toEqual(['10.0.0.1', '10.0.0.10']);
+    expect(ipAllocatorFromSnapshot({ range: 'bogus', data: '' })).toEqual({
+      ok: false,
+      error: { _tag: 'ErrInvalidSnapshot', message: 'invalid CIDR address: bogus' },
+    });
+  });
+});
+
+describe('allocateNextIPs (batch)', () => {
+  it('gives the IPs, the state and the generator of the same number of single calls', () => {
+    const start = take(newIPAllocator(cidr('10.96.0.0/20')), '10.96.3.3');
+    const single = next(start, seededRng(12), 5000);
+    const batch = allocateNextIPs(start, seededRng(12), 5000);
+    expect(batch.ips.map(formatIP)).toEqual(single.ips.map(formatIP));
+    expect(batch.rng).toEqual(single.rng);
+    expect(batch.full).toBe(true);
+    expect(ipAllocatorSnapshotData(batch.allocator)).toEqual(ipAllocatorSnapshotData(single.allocator));
+    expect(ipAllocatorUsed(start)).toBe(1);
+  });
+});

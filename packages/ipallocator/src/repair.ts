@@ -1,0 +1,190 @@
+// One run of the ClusterIP repair loop as a pure function: from the stored snapshots, the
+// Services, the leak counters and the service CIDRs to the rebuilt snapshots, the new leak
+// counters, the Warning events and, when upstream's run fails, an error.
+// upstream: pkg/registry/core/service/ipallocator/controller/repair.go (the dual-stack
+//           version: one allocator and one leak map per family, events with "[IPv4]:<ip>")
+import {
+  draftClear,
+  draftForEach,
+  draftOf,
+  draftSet,
+  draftToBitmap,
+  emptyDraft,
+  familyName,
+  formatCIDR,
+  formatIP,
+  leakCountersFromMap,
+  leakCountersToMap,
+  leakHoldoff,
+  parseIPSloppy,
+  type BitmapDraft,
+  type CIDR,
+  type ErrRepair,
+  type IPFamily,
+  type LeakCounters,
+  type RangeAllocation,
+  type RepairEvent,
+  type Service,
+} from '@kubesvc/api-types';
+import { ipAllocatorFromSnapshot, snapshotIPAllocator } from './ip-allocator.js';
+import { ipAtOffset, ipOffset, ipRangeOf, type IPRange } from './ip-range.js';
+
+export type ClusterIPRepairReason =
+  | 'ClusterIPNotValid'
+  | 'ClusterIPNotAllocated'
+  | 'ClusterIPAlreadyAllocated'
+  | 'ClusterIPOutOfRange'
+  | 'ServiceCIDRFull'
+  | 'UnknownError';
+
+export type ClusterIPRepairEvent = RepairEvent<ClusterIPRepairReason>;
+
+/** Leak counters per family, keyed by the IP as formatIP prints it. */
+export type ClusterIPLeaks = Readonly<Partial<Record<IPFamily, LeakCounters>>>;
+
+export interface ClusterIPRepairInput {
+  /** The service CIDRs, primary first (one per family). */
+  readonly networks: readonly CIDR[];
+  /** The stored RangeAllocation of each network, in the same order; missing or '' range means none yet. */
+  readonly snapshots?: readonly (RangeAllocation | undefined)[];
+  readonly services: readonly Service[];
+  /** The counters the previous run returned; none on the first run. */
+  readonly leaks?: ClusterIPLeaks;
+}
+
+export interface ClusterIPRepairResult {
+  /** The rebuilt RangeAllocation of each network, in the input's order; absent when the run failed (nothing is written). */
+  readonly snapshots?: readonly RangeAllocation[];
+  /** The counters for the next run (kept even when the run failed, as upstream keeps its map). */
+  readonly leaks: ClusterIPLeaks;
+  readonly events: readonly ClusterIPRepairEvent[];
+  readonly error?: ErrRepair;
+}
+
+export const IP_REPAIR_CONTROLLER = 'ipallocator-repair-controller';
+
+// The run changes both sides many times, so it works on private mutable drafts of the bitmaps
+// (api-types BitmapDraft) and returns persistent values at the end; its inputs are untouched.
+interface FamilyState {
+  readonly family: IPFamily;
+  readonly network: CIDR;
+  /** The stored snapshot's range, which may be an older one than `network`. */
+  readonly storedRange: IPRange;
+  readonly stored: BitmapDraft;
+  readonly rebuiltRange: IPRange;
+  readonly rebuilt: BitmapDraft;
+  readonly leaks: Map<string, number>;
+}
+
+/** upstream IsServiceIPSet: a ClusterIP that is neither "" nor "None". */
+function isServiceIPSet(service: Service): boolean {
+  const clusterIP = service.spec?.clusterIP ?? '';
+  return clusterIP !== '' && clusterIP !== 'None';
+}
+
+function clusterIPsOf(service: Service): readonly string[] {
+  const ips = service.spec?.clusterIPs ?? [];
+  return ips.length > 0 ? ips : [service.spec?.clusterIP ?? ''];
+}
+
+function leaksOf(states: readonly FamilyState[]): ClusterIPLeaks {
+  const out: Partial<Record<IPFamily, LeakCounters>> = {};
+  for (const state of states) out[state.family] = leakCountersFromMap(state.leaks);
+  return out;
+}
+
+/**
+ * One repair run (upstream runOnce). Every Service's cluster IPs are allocated in a fresh
+ * allocator per family; one already in the stored snapshot is removed from it, one that is not
+ * gives ClusterIPNotAllocated. What is left in the stored snapshots is held by no Service: a
+ * leak, kept for two runs and freed on the third (numRepairsBeforeLeakCleanup = 3).
+ */
+export function repairClusterIPs(input: ClusterIPRepairInput): ClusterIPRepairResult {
+  const states: FamilyState[] = [];
+  for (const [i, network] of input.networks.entries()) {
+    const family = familyName(network.network.family);
+    const snapshot = input.snapshots?.[i];
+    const range = snapshot?.range ? snapshot.range : formatCIDR(network);
+    const stored = ipAllocatorFromSnapshot({ range, data: snapshot?.data ?? '' });
+    if (!stored.ok) {
+      return {
+        leaks: input.leaks ?? {},
+        events: [],
+        error: {
+          _tag: 'ErrRepair',
+          message: `unable to rebuild allocator from snapshots for family:${family} with error:${stored.error.message}`,
+        },
+      };
+    }
+    const rebuiltRange = ipRangeOf(network);
+    states.push({
+      family,
+      network,
+      storedRange: stored.allocator.range,
+      stored: draftOf(stored.allocator.bitmap),
+      rebuiltRange,
+      rebuilt: emptyDraft(rebuiltRange.max),
+      leaks: leakCountersToMap(input.leaks?.[family]),
+    });
+  }
+
+  const events: ClusterIPRepairEvent[] = [];
+  for (const service of input.services) {
+    if (!isServiceIPSet(service)) continue;
+    const regarding = { namespace: service.metadata.namespace ?? '', name: service.metadata.name ?? '' };
+    const warn = (reason: ClusterIPRepairReason, message: string) =>
+      events.push({ type: 'Warning', reason, message, action: 'ClusterIPAllocation', reportingController: IP_REPAIR_CONTROLLER, service: regarding });
+
+    for (const text of clusterIPsOf(service)) {
+      const parsed = parseIPSloppy(text);
+      if (!parsed.ok) {
+        warn('ClusterIPNotValid', `Cluster IP ${text} is not a valid IP; please recreate service`);
+        continue;
+      }
+      const ip = parsed.value;
+      const family = familyName(ip.family);
+      const state = states.find((s) => s.family === family);
+      if (state === undefined) {
+        warn('ClusterIPNotValid', `Cluster IP ${formatIP(ip)}(${family}) is of ip family that is no longer configured on cluster; please recreate service`);
+        continue;
+      }
+      const offset = ipOffset(state.rebuiltRange, ip);
+      if (offset < 0) {
+        warn(
+          'ClusterIPOutOfRange',
+          `Cluster IP [${family}]:${formatIP(ip)} is not within the service CIDR ${formatCIDR(state.network)}; please recreate service`,
+        );
+        continue;
+      }
+      if (!draftSet(state.rebuilt, offset)) {
+        warn('ClusterIPAlreadyAllocated', `Cluster IP [${family}]:${formatIP(ip)} was assigned to multiple services; please recreate service`);
+        continue;
+      }
+      // upstream's ServiceCIDRFull and UnknownError branches need Allocate(ip) to fail with
+      // ErrFull or another error, which the modern allocator never does for a given IP.
+      if (!draftClear(state.stored, ipOffset(state.storedRange, ip))) {
+        warn('ClusterIPNotAllocated', `Cluster IP [${family}]:${formatIP(ip)} is not allocated; repairing`);
+      }
+      if (state.leaks.size > 0) state.leaks.delete(formatIP(ip));
+    }
+  }
+
+  for (const state of states) {
+    draftForEach(state.stored, (offset) => {
+      const ip = ipAtOffset(state.storedRange, offset);
+      if (!leakHoldoff(state.leaks, formatIP(ip))) return;
+      // upstream logs "may have leaked, but can not be allocated" when this fails (an IP of an
+      // older, different range); the IP is then dropped from the rebuilt snapshot.
+      const kept = ipOffset(state.rebuiltRange, ip);
+      if (kept >= 0) draftSet(state.rebuilt, kept);
+    });
+  }
+
+  return {
+    snapshots: states.map((state, i) =>
+      snapshotIPAllocator({ range: state.rebuiltRange, bitmap: draftToBitmap(state.rebuilt) }, input.snapshots?.[i]),
+    ),
+    leaks: leaksOf(states),
+    events,
+  };
+}

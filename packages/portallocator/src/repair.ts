@@ -1,0 +1,139 @@
+// One run of the NodePort repair loop as a pure function: from the stored snapshot, the
+// Services, the leak counters and the port range to the rebuilt snapshot, the new leak
+// counters, the Warning events and, when upstream's run fails, an error.
+// upstream: pkg/registry/core/service/portallocator/controller/repair.go (modern: events/v1
+//           with action PortAllocation, collectServiceNodePorts with healthCheckNodePort and
+//           the per-protocol de-duplication)
+import {
+  draftClear,
+  draftForEach,
+  draftOf,
+  draftSet,
+  draftToBitmap,
+  emptyDraft,
+  leakCountersFromMap,
+  leakCountersToMap,
+  leakHoldoff,
+  type ErrRepair,
+  type LeakCounters,
+  type RangeAllocation,
+  type RepairEvent,
+  type Service,
+} from '@kubesvc/api-types';
+import { newPortAllocator, portAllocatorFromSnapshot, snapshotPortAllocator } from './port-allocator.js';
+import { formatPortRange, portRangeContains, type PortRange } from './port-range.js';
+
+export type NodePortRepairReason = 'PortNotAllocated' | 'PortAlreadyAllocated' | 'PortOutOfRange' | 'PortRangeFull' | 'UnknownError';
+
+export type NodePortRepairEvent = RepairEvent<NodePortRepairReason>;
+
+export interface NodePortRepairInput {
+  readonly portRange: PortRange;
+  /** The stored RangeAllocation; missing or '' range means none yet. */
+  readonly snapshot?: RangeAllocation | undefined;
+  readonly services: readonly Service[];
+  /** The counters the previous run returned (keys are ports in decimal); none on the first run. */
+  readonly leaks?: LeakCounters;
+}
+
+export interface NodePortRepairResult {
+  /** The rebuilt RangeAllocation; absent when the run failed (nothing is written). */
+  readonly snapshot?: RangeAllocation;
+  readonly leaks: LeakCounters;
+  readonly events: readonly NodePortRepairEvent[];
+  readonly error?: ErrRepair;
+}
+
+export const PORT_REPAIR_CONTROLLER = 'portallocator-repair-controller';
+
+/**
+ * upstream collectServiceNodePorts: every non-zero spec.ports[].nodePort, where one nodePort used
+ * by ports of different protocols counts once but the same protocol twice counts twice, then
+ * healthCheckNodePort unless only non-TCP ports use it.
+ */
+export function collectServiceNodePorts(service: Service): number[] {
+  const out: number[] = [];
+  const seen = new Map<number, Set<string>>();
+  for (const port of service.spec?.ports ?? []) {
+    const nodePort = port.nodePort ?? 0;
+    if (nodePort === 0) continue;
+    const protocol = port.protocol ?? 'TCP'; // the v1 default
+    const protocols = seen.get(nodePort);
+    if (protocols === undefined) {
+      seen.set(nodePort, new Set([protocol]));
+      out.push(nodePort);
+    } else if (protocols.has(protocol)) {
+      out.push(nodePort);
+    } else {
+      protocols.add(protocol);
+    }
+  }
+  const health = service.spec?.healthCheckNodePort ?? 0;
+  if (health !== 0) {
+    const protocols = seen.get(health);
+    if (protocols === undefined || protocols.has('TCP')) out.push(health);
+  }
+  return out;
+}
+
+/**
+ * One repair run (upstream runOnce), as for ClusterIPs: the Services' node ports are allocated
+ * in a fresh allocator; what is left in the stored snapshot is a leak, kept for two runs and
+ * freed on the third.
+ */
+export function repairNodePorts(input: NodePortRepairInput): NodePortRepairResult {
+  const rangeText = formatPortRange(input.portRange);
+  const range = input.snapshot?.range ? input.snapshot.range : rangeText;
+  const restored = portAllocatorFromSnapshot({ range, data: input.snapshot?.data ?? '' });
+  if (!restored.ok) {
+    return {
+      leaks: input.leaks ?? {},
+      events: [],
+      error: { _tag: 'ErrRepair', message: `unable to rebuild allocator from snapshot: ${restored.error.message}` },
+    };
+  }
+  // The run works on private mutable drafts of the bitmaps (api-types BitmapDraft) and returns
+  // persistent values at the end; its inputs are untouched.
+  const storedRange = restored.allocator.portRange;
+  const stored = draftOf(restored.allocator.bitmap);
+  const rebuilt = emptyDraft(input.portRange.size);
+  const leaks = leakCountersToMap(input.leaks);
+  const events: NodePortRepairEvent[] = [];
+
+  for (const service of input.services) {
+    const ports = collectServiceNodePorts(service);
+    if (ports.length === 0) continue;
+    const regarding = { namespace: service.metadata.namespace ?? '', name: service.metadata.name ?? '' };
+    const warn = (reason: NodePortRepairReason, message: string) =>
+      events.push({ type: 'Warning', reason, message, action: 'PortAllocation', reportingController: PORT_REPAIR_CONTROLLER, service: regarding });
+    for (const port of ports) {
+      if (!portRangeContains(input.portRange, port)) {
+        warn('PortOutOfRange', `Port ${port} is not within the port range ${rangeText}; please recreate service`);
+        continue;
+      }
+      if (!draftSet(rebuilt, port - input.portRange.base)) {
+        warn('PortAlreadyAllocated', `Port ${port} was assigned to multiple services; please recreate service`);
+        continue;
+      }
+      // upstream's PortRangeFull and UnknownError branches need Allocate(port) to fail with
+      // ErrFull or another error, which the allocator never does for a given port.
+      const held = portRangeContains(storedRange, port) && draftClear(stored, port - storedRange.base);
+      if (!held) warn('PortNotAllocated', `Port ${port} is not allocated; repairing`);
+      if (leaks.size > 0) leaks.delete(String(port));
+    }
+  }
+
+  draftForEach(stored, (offset) => {
+    const port = storedRange.base + offset;
+    if (!leakHoldoff(leaks, String(port))) return;
+    // upstream logs "may have leaked, but can not be allocated" for a port of an older range.
+    if (portRangeContains(input.portRange, port)) draftSet(rebuilt, port - input.portRange.base);
+  });
+
+  const allocator = newPortAllocator(input.portRange);
+  return {
+    snapshot: snapshotPortAllocator({ ...allocator, bitmap: draftToBitmap(rebuilt) }, input.snapshot),
+    leaks: leakCountersFromMap(leaks),
+    events,
+  };
+}

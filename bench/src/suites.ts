@@ -4,6 +4,7 @@
 import type { BenchSuite } from './harness.js';
 import { allocatorsSuite } from './allocators.js';
 import { discoverySuite } from './discovery.js';
+import { proxyIptablesSuite } from './proxy-iptables.js';
 import { proxyUserspaceSuite } from './proxy-userspace.js';
 
-export const suites: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>> = [allocatorsSuite, discoverySuite, proxyUserspaceSuite];
+export const suites: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>> = [allocatorsSuite, discoverySuite, proxyIptablesSuite, proxyUserspaceSuite];

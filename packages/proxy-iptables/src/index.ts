@@ -1,2 +1,42 @@
-// Public API of @kubesvc/proxy-iptables. Not implemented yet (issue 5): nothing is exported until it exists.
-export {};
+// Public API of @kubesvc/proxy-iptables.
+export type { L4Protocol, Match, Rule, Ruleset, Table, TableName, Target } from './ruleset.js';
+export { chainRules, rulesetTable } from './ruleset.js';
+export type { LocalDetector, ProbabilityFormat, ProxierConfig, ProxierConfigOptions } from './proxier-config.js';
+export { DEFAULT_MASQUERADE_BIT, LARGE_CLUSTER_ENDPOINTS_THRESHOLD, goHexMark, proxierConfig } from './proxier-config.js';
+export type { IptablesRules, RuleStats } from './generate-rules.js';
+export {
+  CT_STATE_INVALID_DROPPED_COUNTER,
+  KUBE_EXTERNAL_SERVICES,
+  KUBE_FIREWALL,
+  KUBE_FORWARD,
+  KUBE_MARK_MASQ,
+  KUBE_NODEPORTS,
+  KUBE_POSTROUTING,
+  KUBE_PROXY_FIREWALL,
+  KUBE_SERVICES,
+  LOCALHOST_NODEPORT_ACCEPTED_COUNTER,
+  generateRules,
+} from './generate-rules.js';
+export { printMatch, printRestoreText, printRule, printTarget } from './print-restore.js';
+export { RestoreTextError, normalizeRestoreText } from './normalize-restore.js';
+export type { ServiceChainNames } from './chain-names.js';
+export { endpointChainName, isServiceChainName, portProtoHash, serviceChainNames } from './chain-names.js';
+export { goFormatFixed, probabilityText } from './probability.js';
+export { base32Std } from './hash/base32.js';
+export { sha256 } from './hash/sha256.js';
+// The iptables-save view and the iptables-restore parser (save/).
+export type { IptFamily } from './save/address.js';
+export type { ErrIptablesRestore, RestoreResult } from './save/errors.js';
+export type { NegatableValue, RuleMatch, RuleOption, RuleSpec, RuleTarget } from './save/rule-spec.js';
+export type { IptablesRestoreDocument, RestoreStatement, RestoreTableBlock } from './save/parse-restore.js';
+export type { KernelChain, KernelRuleset, KernelTable, LoadOptions } from './save/load-restore.js';
+export type { SaveBackend } from './save/print-save.js';
+export type { SaveViewOptions } from './save/save-view.js';
+export { tokenizeRestoreLine } from './save/tokenize.js';
+export { quoteSaveString } from './save/save-quote.js';
+export { STATISTIC_SCALE, formatSavedProbability, kernelProbability, savedProbability } from './save/probability.js';
+export { parseIptablesRestore } from './save/parse-restore.js';
+export { BUILTIN_CHAINS, loadIptablesDocument, loadIptablesRestore } from './save/load-restore.js';
+export { printSaveRule } from './save/print-rule.js';
+export { printIptablesSave } from './save/print-save.js';
+export { iptablesSaveView, iptablesSaveViewOfRuleset } from './save/save-view.js';

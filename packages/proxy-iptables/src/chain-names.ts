@@ -1,0 +1,41 @@
+// Per-service and per-endpoint chain names: a prefix plus the first 16 characters of
+// base32(sha256(servicePortName + protocol [+ endpoint])). iptables chain names are at most
+// 28 characters; the longest prefix, "KUBE-SVC-" (9), gives 25.
+// upstream: pkg/proxy/iptables/proxier.go (portProtoHash, servicePortPolicyClusterChain,
+// servicePortPolicyLocalChainName, serviceFirewallChainName, serviceExternalChainName,
+// servicePortEndpointChainName, isServiceChainName)
+
+import { sha256Base32Prefix16 } from './hash/sha256.js';
+
+export const SVC_PREFIX = 'KUBE-SVC-';
+export const SVL_PREFIX = 'KUBE-SVL-';
+export const FW_PREFIX = 'KUBE-FW-';
+export const EXT_PREFIX = 'KUBE-EXT-';
+export const SEP_PREFIX = 'KUBE-SEP-';
+
+/** The 16-character hash of a service port name and lowercase protocol. */
+export function portProtoHash(servicePortName: string, protocol: string): string {
+  return sha256Base32Prefix16(servicePortName + protocol);
+}
+
+export interface ServiceChainNames {
+  readonly cluster: string;
+  readonly local: string;
+  readonly firewall: string;
+  readonly external: string;
+}
+
+export function serviceChainNames(servicePortName: string, protocol: string): ServiceChainNames {
+  const hash = portProtoHash(servicePortName, protocol);
+  return { cluster: SVC_PREFIX + hash, local: SVL_PREFIX + hash, firewall: FW_PREFIX + hash, external: EXT_PREFIX + hash };
+}
+
+/** KUBE-SEP- name; `endpoint` is `ip:port` (`[ip]:port` for IPv6). */
+export function endpointChainName(servicePortName: string, protocol: string, endpoint: string): string {
+  return SEP_PREFIX + sha256Base32Prefix16(servicePortName + protocol + endpoint);
+}
+
+/** True for the chains kube-proxy creates per service or endpoint (and deletes when stale). */
+export function isServiceChainName(chain: string): boolean {
+  return [SVC_PREFIX, SVL_PREFIX, SEP_PREFIX, FW_PREFIX, EXT_PREFIX].some((prefix) => chain.startsWith(prefix));
+}

@@ -1,0 +1,181 @@
+// EndpointSlices as the proxier sees them: per service port, the endpoints of the proxier's
+// family with their conditions, de-duplicated and sorted; and the choice of usable endpoints.
+// upstream: pkg/proxy/endpointslicecache.go (endpointInfoByServicePort, addEndpoints,
+// endpointsMapFromEndpointInfo), pkg/proxy/endpoint.go (BaseEndpointInfo),
+// pkg/proxy/topology.go (CategorizeEndpoints)
+
+import { formatIP, joinHostPort, LABEL_SERVICE_NAME, parseIPSloppy, type EndpointSlice } from '@kubesvc/api-types';
+import { endpointChainName } from './chain-names.js';
+import type { L4Protocol } from './ruleset.js';
+import { usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
+
+export interface EndpointInfo {
+  /** The IP, as Go prints it. */
+  readonly ip: string;
+  readonly port: number;
+  /** `ip:port`, `[ip]:port` for IPv6 (BaseEndpointInfo.String()). */
+  readonly hostPort: string;
+  readonly isLocal: boolean;
+  readonly ready: boolean;
+  readonly serving: boolean;
+  readonly terminating: boolean;
+}
+
+/** Key of a service port: namespace, service name, port name, protocol. */
+export function servicePortKey(namespace: string, name: string, portName: string, protocol: L4Protocol): string {
+  return `${namespace}\u0000${name}\u0000${portName}\u0000${protocol}`;
+}
+
+function sliceProtocol(protocol: string | undefined): L4Protocol | undefined {
+  switch (protocol ?? 'TCP') {
+    case 'TCP':
+      return 'tcp';
+    case 'UDP':
+      return 'udp';
+    case 'SCTP':
+      return 'sctp';
+    default:
+      return undefined;
+  }
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * All endpoints per service port, sorted by `ip:port` string as upstream sorts them. Slices of
+ * another address family, or without the service-name label, are ignored. Upstream walks the
+ * slices of a service in Go map order; here they are taken in slice-name order (this only
+ * matters when one address appears twice with different conditions). A port without a name is
+ * the unnamed port (the apiserver defaults it to ""), without a protocol TCP.
+ */
+export function endpointsMap(
+  slices: readonly EndpointSlice[],
+  family: 4 | 6,
+  nodeName: string,
+): ReadonlyMap<string, readonly EndpointInfo[]> {
+  const addressType = family === 4 ? 'IPv4' : 'IPv6';
+  // A slice listed twice (same namespace and name) counts once, the last listing winning.
+  const byName = new Map<string, EndpointSlice>();
+  for (const slice of slices) {
+    if (slice.addressType === addressType) byName.set(`${slice.metadata.namespace ?? 'default'}/${slice.metadata.name ?? ''}`, slice);
+  }
+  const ordered = [...byName.values()]
+    .sort(
+      (a, b) =>
+        compareStrings(a.metadata.namespace ?? '', b.metadata.namespace ?? '') ||
+        compareStrings(a.metadata.name ?? '', b.metadata.name ?? ''),
+    );
+  const bySP = new Map<string, Map<string, EndpointInfo>>();
+  for (const slice of ordered) {
+    const serviceName = slice.metadata.labels?.[LABEL_SERVICE_NAME];
+    const namespace = slice.metadata.namespace ?? 'default';
+    if (serviceName === undefined || serviceName === '') continue;
+    for (const port of slice.ports ?? []) {
+      if (port.port === undefined || port.port === 0) continue;
+      const protocol = sliceProtocol(port.protocol);
+      if (protocol === undefined) continue;
+      const key = servicePortKey(namespace, serviceName, port.name ?? '', protocol);
+      let set = bySP.get(key);
+      if (set === undefined) {
+        set = new Map();
+        bySP.set(key, set);
+      }
+      for (const endpoint of slice.endpoints ?? []) {
+        const address = endpoint.addresses[0];
+        if (address === undefined) continue;
+        const parsed = parseIPSloppy(address);
+        // Go's ParseIPSloppy(...).String() prints "<nil>" for garbage; such an endpoint could
+        // never be programmed, so it is left out.
+        if (!parsed.ok) continue;
+        const ip = formatIP(parsed.value);
+        const ready = endpoint.conditions?.ready ?? true;
+        const serving = endpoint.conditions?.serving ?? true;
+        const terminating = endpoint.conditions?.terminating ?? false;
+        const info: EndpointInfo = {
+          ip,
+          port: port.port,
+          hostPort: joinHostPort(ip, port.port),
+          isLocal: nodeName !== '' && endpoint.nodeName === nodeName,
+          ready,
+          serving,
+          terminating,
+        };
+        // A later duplicate replaces an earlier one unless it is terminating.
+        if (!set.has(info.hostPort) || !terminating) set.set(info.hostPort, info);
+      }
+    }
+  }
+  const out = new Map<string, readonly EndpointInfo[]>();
+  for (const [key, set] of bySP) {
+    if (set.size === 0) continue;
+    out.set(
+      key,
+      [...set.values()].sort((a, b) => compareStrings(a.hostPort, b.hostPort)),
+    );
+  }
+  return out;
+}
+
+export interface CategorizedEndpoints {
+  readonly clusterEndpoints: readonly EndpointInfo[];
+  readonly localEndpoints: readonly EndpointInfo[];
+  readonly allReachableEndpoints: readonly EndpointInfo[];
+  readonly hasAnyEndpoints: boolean;
+}
+
+/**
+ * CategorizeEndpoints without topology: ready endpoints, falling back to serving and
+ * terminating ones (independently for Cluster and Local policy). Topology hints need the
+ * node's zone label, which this model has no notion of, so they never apply.
+ */
+export function categorizeEndpoints(endpoints: readonly EndpointInfo[], svc: ServicePortInfo): CategorizedEndpoints {
+  let clusterEndpoints: EndpointInfo[] = [];
+  let localEndpoints: EndpointInfo[] = [];
+  let hasAnyEndpoints = false;
+  const useCluster = usesClusterEndpoints(svc);
+  if (useCluster) {
+    clusterEndpoints = endpoints.filter((ep) => ep.ready);
+    if (clusterEndpoints.length === 0) clusterEndpoints = endpoints.filter((ep) => ep.serving && ep.terminating);
+    if (clusterEndpoints.length > 0) hasAnyEndpoints = true;
+  }
+  if (!usesLocalEndpoints(svc)) {
+    return { clusterEndpoints, localEndpoints, allReachableEndpoints: clusterEndpoints, hasAnyEndpoints };
+  }
+  let hasLocalReady = false;
+  let hasLocalServingTerminating = false;
+  for (const ep of endpoints) {
+    if (ep.ready) {
+      hasAnyEndpoints = true;
+      if (ep.isLocal) hasLocalReady = true;
+    } else if (ep.serving && ep.terminating) {
+      hasAnyEndpoints = true;
+      if (ep.isLocal) hasLocalServingTerminating = true;
+    }
+  }
+  let useServingTerminating = false;
+  if (hasLocalReady) {
+    localEndpoints = endpoints.filter((ep) => ep.isLocal && ep.ready);
+  } else if (hasLocalServingTerminating) {
+    useServingTerminating = true;
+    localEndpoints = endpoints.filter((ep) => ep.isLocal && ep.serving && ep.terminating);
+  }
+  if (!useCluster) {
+    return { clusterEndpoints, localEndpoints, allReachableEndpoints: localEndpoints, hasAnyEndpoints };
+  }
+  if (!useServingTerminating) {
+    return { clusterEndpoints, localEndpoints, allReachableEndpoints: clusterEndpoints, hasAnyEndpoints };
+  }
+  // Upstream merges the two lists through a Go map (random order); here by `ip:port`.
+  const merged = new Map<string, EndpointInfo>();
+  for (const ep of clusterEndpoints) merged.set(ep.hostPort, ep);
+  for (const ep of localEndpoints) merged.set(ep.hostPort, ep);
+  const allReachableEndpoints = [...merged.values()].sort((a, b) => compareStrings(a.hostPort, b.hostPort));
+  return { clusterEndpoints, localEndpoints, allReachableEndpoints, hasAnyEndpoints };
+}
+
+/** The KUBE-SEP- chain of an endpoint of a service port. */
+export function endpointChain(svc: ServicePortInfo, ep: EndpointInfo): string {
+  return endpointChainName(svc.nameString, svc.protocol, ep.hostPort);
+}

@@ -1,0 +1,298 @@
+// Properties of generateRules over generated clusters: INV-IPT-DETERMINISTIC, INV-IPT-NAMES,
+// INV-IPT-NOEP, INV-IPT-AFFINITY, plus upstream's checkIPTablesRuleJumps consistency check
+// (pkg/proxy/iptables/proxier_test.go) and "inputs are never mutated".
+import type { EndpointSlice, Service } from '@kubesvc/api-types';
+import { endpointSliceArb, serviceArb } from '@kubesvc/testkit';
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect } from 'vitest';
+import { generateRules } from './generate-rules.js';
+import { proxierConfig, type ProxierConfig } from './proxier-config.js';
+import { printRule } from './print-restore.js';
+import type { Rule, Table } from './ruleset.js';
+
+const NODE = 'node-a';
+
+interface PortSpec {
+  readonly name: string;
+  readonly protocol: 'TCP' | 'UDP' | 'SCTP';
+  readonly port: number;
+}
+
+interface EndpointSpec {
+  readonly ip: number;
+  readonly local: boolean;
+  readonly ready: boolean;
+  readonly serving: boolean;
+  readonly terminating: boolean;
+}
+
+interface ServiceSpecGen {
+  readonly type: 'ClusterIP' | 'NodePort' | 'LoadBalancer';
+  readonly ports: readonly PortSpec[];
+  readonly endpoints: readonly EndpointSpec[];
+  readonly etpLocal: boolean;
+  readonly itpLocal: boolean;
+  readonly affinity: number | undefined;
+  readonly externalIP: boolean;
+  readonly sourceRange: boolean;
+}
+
+const portsArb = fc.uniqueArray(
+  fc.record(
+    {
+      name: fc.constantFrom('', 'http', 'https', 'dns', 'p80'),
+      protocol: fc.constantFrom<'TCP' | 'UDP' | 'SCTP'>('TCP', 'UDP', 'SCTP'),
+      port: fc.integer({ min: 1, max: 65535 }),
+    },
+    { noNullPrototype: true },
+  ),
+  { minLength: 1, maxLength: 3, selector: (p) => p.name },
+);
+
+const endpointArb = fc.record(
+  { ip: fc.integer({ min: 1, max: 250 }), local: fc.boolean(), ready: fc.boolean(), serving: fc.boolean(), terminating: fc.boolean() },
+  { noNullPrototype: true },
+);
+
+const serviceGenArb: fc.Arbitrary<ServiceSpecGen> = fc.record(
+  {
+    type: fc.constantFrom<'ClusterIP' | 'NodePort' | 'LoadBalancer'>('ClusterIP', 'NodePort', 'LoadBalancer'),
+    ports: portsArb,
+    endpoints: fc.uniqueArray(endpointArb, { maxLength: 5, selector: (e) => e.ip }),
+    etpLocal: fc.boolean(),
+    itpLocal: fc.boolean(),
+    affinity: fc.option(fc.integer({ min: 1, max: 86400 }), { nil: undefined }),
+    externalIP: fc.boolean(),
+    sourceRange: fc.boolean(),
+  },
+  { noNullPrototype: true },
+);
+
+interface Cluster {
+  readonly services: Service[];
+  readonly slices: EndpointSlice[];
+  readonly specs: readonly (ServiceSpecGen & { readonly namespace: string; readonly name: string; readonly clusterIP: string })[];
+}
+
+const clusterArb: fc.Arbitrary<Cluster> = fc
+  .uniqueArray(fc.tuple(fc.constantFrom('default', 'kube-system', 'shop'), fc.stringMatching(/^[a-z][a-z0-9]{0,6}$/), serviceGenArb), {
+    maxLength: 6,
+    selector: ([ns, name]) => `${ns}/${name}`,
+  })
+  .map((entries) => {
+    const specs = entries.map(([namespace, name, gen], i) => ({ ...gen, namespace, name, clusterIP: `172.30.${i}.${i + 1}` }));
+    const services = specs.map(
+      (s, i): Service => ({
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { namespace: s.namespace, name: s.name },
+        spec: {
+          type: s.type,
+          clusterIP: s.clusterIP,
+          ports: s.ports.map((p, j) => ({ ...p, ...(s.type === 'ClusterIP' ? {} : { nodePort: 30000 + i * 4 + j }) })),
+          ...(s.etpLocal && s.type !== 'ClusterIP' ? { externalTrafficPolicy: 'Local' as const } : {}),
+          ...(s.etpLocal && s.type === 'LoadBalancer' ? { healthCheckNodePort: 32000 + i } : {}),
+          ...(s.itpLocal ? { internalTrafficPolicy: 'Local' as const } : {}),
+          ...(s.affinity === undefined
+            ? {}
+            : { sessionAffinity: 'ClientIP' as const, sessionAffinityConfig: { clientIP: { timeoutSeconds: s.affinity } } }),
+          ...(s.externalIP ? { externalIPs: [`192.168.99.${i + 1}`] } : {}),
+          ...(s.sourceRange && s.type === 'LoadBalancer' ? { loadBalancerSourceRanges: ['203.0.113.0/25'] } : {}),
+        },
+        status: s.type === 'LoadBalancer' ? { loadBalancer: { ingress: [{ ip: `1.2.3.${i + 1}` }] } } : {},
+      }),
+    );
+    const slices = specs.map(
+      (s): EndpointSlice => ({
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { namespace: s.namespace, name: `${s.name}-abc`, labels: { 'kubernetes.io/service-name': s.name } },
+        addressType: 'IPv4',
+        endpoints: s.endpoints.map((e) => ({
+          addresses: [`10.180.0.${e.ip}`],
+          conditions: { ready: e.ready, serving: e.serving, terminating: e.terminating },
+          nodeName: e.local ? NODE : 'node-b',
+        })),
+        ports: s.ports.map((p) => ({ name: p.name, port: p.port + 1000, protocol: p.protocol })),
+      }),
+    );
+    return { services, slices, specs };
+  });
+
+const configArb: fc.Arbitrary<ProxierConfig> = fc
+  .record(
+    {
+      detector: fc.boolean(),
+      masqueradeAll: fc.boolean(),
+      nfacct: fc.boolean(),
+      localhost: fc.boolean(),
+      randomFully: fc.boolean(),
+      threshold: fc.constantFrom(1000, 3),
+    },
+    { noNullPrototype: true },
+  )
+  .map((c) =>
+    proxierConfig({
+      nodeName: NODE,
+      nodeIPs: ['127.0.0.1', '192.168.0.2'],
+      localDetector: c.detector ? { kind: 'cidr', cidr: '10.0.0.0/8' } : { kind: 'none' },
+      masqueradeAll: c.masqueradeAll,
+      nfacctCounters: c.nfacct,
+      localhostNodePorts: c.localhost,
+      randomFully: c.randomFully,
+      largeClusterThreshold: c.threshold,
+    }),
+  );
+
+function spnOf(namespace: string, name: string, port: string): string {
+  return port === '' ? `${namespace}/${name}` : `${namespace}/${name}:${port}`;
+}
+
+function comment(rule: Rule): string | undefined {
+  for (const m of rule.matches) if (m.kind === 'comment') return m.text;
+  return undefined;
+}
+
+function jumpTargets(table: Table): Set<string> {
+  const out = new Set<string>();
+  for (const rule of table.rules) if (rule.target?.kind === 'jump') out.add(rule.target.chain);
+  return out;
+}
+
+describe('generateRules properties', () => {
+  test.prop([clusterArb, configArb, fc.infiniteStream(fc.nat())])(
+    'INV-IPT-DETERMINISTIC: the same input gives byte-identical output, whatever the order of the inputs, and inputs are not mutated',
+    (cluster, config, randomness) => {
+      const before = structuredClone({ services: cluster.services, slices: cluster.slices });
+      const first = generateRules(cluster.services, cluster.slices, config);
+      const again = generateRules(cluster.services, cluster.slices, config);
+      expect(again.restoreText).toBe(first.restoreText);
+      const shuffle = <T>(xs: readonly T[]): T[] => {
+        const out = xs.slice();
+        const it = randomness[Symbol.iterator]();
+        for (let i = out.length - 1; i > 0; i--) {
+          const j = (it.next().value ?? 0) % (i + 1);
+          [out[i], out[j]] = [out[j] as T, out[i] as T];
+        }
+        return out;
+      };
+      const shuffled = generateRules(shuffle(cluster.services), shuffle(cluster.slices), config);
+      expect(shuffled.restoreText).toBe(first.restoreText);
+      expect({ services: cluster.services, slices: cluster.slices }).toStrictEqual(before);
+    },
+  );
+
+  test.prop([clusterArb, configArb])(
+    'INV-IPT-NAMES: every chain name is at most 28 characters and declared once per table; every jump has a declared, non-empty chain',
+    (cluster, config) => {
+      const { ruleset } = generateRules(cluster.services, cluster.slices, config);
+      for (const table of ruleset.tables) {
+        expect(new Set(table.chains).size).toBe(table.chains.length);
+        for (const chain of table.chains) expect(chain.length).toBeLessThanOrEqual(28);
+        const declared = new Set(table.chains);
+        const filled = new Set(table.rules.map((r) => r.chain));
+        for (const chain of filled) expect(declared.has(chain)).toBe(true);
+        for (const target of jumpTargets(table)) {
+          expect(declared.has(target)).toBe(true);
+          // upstream's checkIPTablesRuleJumps: KUBE-NODEPORTS may be jumped to while empty.
+          if (target !== 'KUBE-NODEPORTS') expect(filled.has(target)).toBe(true);
+        }
+        const used = jumpTargets(table);
+        for (const chain of table.chains) {
+          if (chain.startsWith('KUBE-SVC-') || chain.startsWith('KUBE-SVL-') || chain.startsWith('KUBE-SEP-') || chain.startsWith('KUBE-EXT-') || chain.startsWith('KUBE-FW-')) {
+            expect(used.has(chain)).toBe(true);
+          }
+        }
+      }
+    },
+  );
+
+  test.prop([clusterArb, configArb])(
+    'INV-IPT-NOEP: a service port with no usable endpoints is rejected, one with no local endpoints under Local policy is dropped, and neither is DNATed',
+    (cluster, config) => {
+      const { ruleset } = generateRules(cluster.services, cluster.slices, config);
+      const [filter, nat] = ruleset.tables;
+      for (const s of cluster.specs) {
+        for (const port of s.ports) {
+          const spn = spnOf(s.namespace, s.name, port.name);
+          const usable = s.endpoints.filter((e) => e.ready || (e.serving && e.terminating));
+          const usableLocal = usable.filter((e) => e.local);
+          const natForPort = nat.rules.filter((r) => comment(r)?.startsWith(`${spn} `) === true || comment(r) === spn);
+          const clusterIPRule = (rules: readonly Rule[]): Rule | undefined =>
+            rules.find(
+              (r) =>
+                r.chain === 'KUBE-SERVICES' &&
+                r.matches.some((m) => m.kind === 'destination' && m.address === s.clusterIP) &&
+                r.matches.some((m) => m.kind === 'dport' && m.port === port.port) &&
+                r.matches.some((m) => m.kind === 'protocol' && m.protocol === port.protocol.toLowerCase()),
+            );
+          if (usable.length === 0) {
+            expect(clusterIPRule(filter.rules)?.target).toEqual({ kind: 'reject' });
+            expect(comment(clusterIPRule(filter.rules) ?? { chain: '', matches: [] })).toBe(`${spn} has no endpoints`);
+            expect(natForPort.filter((r) => r.target?.kind === 'dnat' || r.chain === 'KUBE-SERVICES')).toEqual([]);
+            expect(nat.rules.filter((r) => r.chain.startsWith('KUBE-SEP-') && comment(r) === spn)).toEqual([]);
+          } else if (s.itpLocal && usableLocal.length === 0) {
+            expect(clusterIPRule(filter.rules)?.target).toEqual({ kind: 'drop' });
+            expect(clusterIPRule(nat.rules)).toBeUndefined();
+          } else {
+            expect(clusterIPRule(filter.rules)).toBeUndefined();
+            expect(clusterIPRule(nat.rules)?.target?.kind).toBe('jump');
+          }
+        }
+      }
+    },
+  );
+
+  test.prop([clusterArb, configArb])(
+    'INV-IPT-AFFINITY: every ClientIP service has its rcheck rules, with its timeout, before any statistic rule, and each endpoint chain sets its own recent list',
+    (cluster, config) => {
+      const { ruleset } = generateRules(cluster.services, cluster.slices, config);
+      const nat = ruleset.tables[1];
+      const chains = new Set(nat.chains);
+      for (const s of cluster.specs) {
+        for (const port of s.ports) {
+          const spn = spnOf(s.namespace, s.name, port.name);
+          for (const prefix of ['KUBE-SVC-', 'KUBE-SVL-']) {
+            const svcChain = nat.chains.find(
+              (c) => c.startsWith(prefix) && nat.rules.some((r) => r.chain === c && comment(r)?.startsWith(`${spn} -> `) === true),
+            );
+            const rules = nat.rules.filter((r) => r.chain === svcChain && (r.target?.kind === 'jump' && r.target.chain.startsWith('KUBE-SEP-')));
+            if (svcChain === undefined || config.largeClusterThreshold < 1000) continue;
+            const checks = rules.filter((r) => r.matches.some((m) => m.kind === 'recent-check'));
+            if (s.affinity === undefined) {
+              expect(checks).toEqual([]);
+              continue;
+            }
+            const lastCheck = rules.reduce((acc, r, i) => (r.matches.some((m) => m.kind === 'recent-check') ? i : acc), -1);
+            const firstBalance = rules.findIndex((r) => !r.matches.some((m) => m.kind === 'recent-check'));
+            expect(checks.length).toBe(rules.length - checks.length);
+            expect(lastCheck).toBeLessThan(firstBalance);
+            for (const r of checks) {
+              const check = r.matches.find((m) => m.kind === 'recent-check');
+              expect(check).toEqual({ kind: 'recent-check', name: r.target?.kind === 'jump' ? r.target.chain : '', seconds: s.affinity });
+            }
+          }
+        }
+      }
+      for (const rule of nat.rules) {
+        if (rule.target?.kind !== 'dnat') continue;
+        const set = rule.matches.find((m) => m.kind === 'recent-set');
+        if (set !== undefined) {
+          expect(set).toEqual({ kind: 'recent-set', name: rule.chain });
+          expect(chains.has(set.name)).toBe(true);
+        }
+      }
+    },
+  );
+
+  test.prop([fc.array(serviceArb(), { maxLength: 5 }), fc.array(endpointSliceArb(), { maxLength: 5 }), configArb, fc.constantFrom<4 | 6>(4, 6)])(
+    'any valid Services and EndpointSlices give well-formed restore text that prints every rule of the ruleset',
+    (services, slices, config, family) => {
+      const result = generateRules(services, slices, { ...config, family });
+      const lines = result.restoreText.split('\n');
+      expect(lines[0]).toBe('*filter');
+      for (const table of result.ruleset.tables) for (const rule of table.rules) expect(lines).toContain(printRule(rule));
+      expect(lines.filter((l) => l === 'COMMIT')).toHaveLength(2);
+    },
+  );
+});

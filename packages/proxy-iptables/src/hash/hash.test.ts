@@ -1,0 +1,63 @@
+// SHA-256 and base32 against published vectors, and against node:crypto as an oracle.
+import { createHash } from 'node:crypto';
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import { base32Std } from './base32.js';
+import { sha256, sha256Base32Prefix16, utf8 } from './sha256.js';
+
+const hex = (bytes: Uint8Array): string => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
+
+describe('sha256', () => {
+  it('matches the FIPS 180-2 / NIST vectors', () => {
+    expect(hex(sha256(utf8('')))).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    expect(hex(sha256(utf8('abc')))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(hex(sha256(utf8('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq')))).toBe(
+      '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1',
+    );
+    expect(hex(sha256(utf8('a'.repeat(1_000_000))))).toBe('cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0');
+  });
+
+  test.prop([fc.uint8Array({ maxLength: 300 })])('agrees with node:crypto on any bytes', (bytes) => {
+    expect(hex(sha256(bytes))).toBe(createHash('sha256').update(bytes).digest('hex'));
+  });
+
+  test.prop([fc.string({ unit: 'grapheme', maxLength: 80 })])('hashes a string as its UTF-8 bytes, as Go does', (text) => {
+    expect(hex(sha256(utf8(text)))).toBe(createHash('sha256').update(text, 'utf8').digest('hex'));
+  });
+});
+
+describe('base32Std', () => {
+  it('matches the RFC 4648 section 10 vectors', () => {
+    const cases: [string, string][] = [
+      ['', ''],
+      ['f', 'MY======'],
+      ['fo', 'MZXQ===='],
+      ['foo', 'MZXW6==='],
+      ['foob', 'MZXW6YQ='],
+      ['fooba', 'MZXW6YTB'],
+      ['foobar', 'MZXW6YTBOI======'],
+    ];
+    for (const [input, output] of cases) expect(base32Std(utf8(input))).toBe(output);
+  });
+
+  // An independent encoder: the bits as a '0'/'1' string, cut into groups of five.
+  const oracle = (bytes: Uint8Array): string => {
+    const bits = [...bytes].map((b) => b.toString(2).padStart(8, '0')).join('');
+    let out = '';
+    for (let i = 0; i < bits.length; i += 5) out += 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'[parseInt(bits.slice(i, i + 5).padEnd(5, '0'), 2)];
+    return out + '='.repeat((8 - (out.length % 8)) % 8);
+  };
+
+  test.prop([fc.uint8Array({ maxLength: 100 })])('agrees with a bit-string encoder', (bytes) => {
+    expect(base32Std(bytes)).toBe(oracle(bytes));
+  });
+});
+
+describe('sha256Base32Prefix16', () => {
+  test.prop([fc.string({ unit: 'grapheme', maxLength: 700 })])('is the first 16 characters of base32(sha256(utf8(text)))', (text) => {
+    expect(sha256Base32Prefix16(text)).toBe(base32Std(sha256(utf8(text))).slice(0, 16));
+  });
+  test.prop([fc.string({ unit: 'grapheme-ascii', maxLength: 700 })])('agrees on ASCII text of any length', (text) => {
+    expect(sha256Base32Prefix16(text)).toBe(base32Std(createHash('sha256').update(text).digest()).slice(0, 16));
+  });
+});

@@ -1,0 +1,80 @@
+// --nodeport-addresses: which node addresses NodePorts are reachable on.
+// upstream: pkg/proxy/util/nodeport_addresses.go (NewNodePortAddresses, ContainsIPv4Loopback,
+// GetNodeIPs)
+
+import { cidrContains, formatIP, parseCIDRSloppy, parseIPSloppy, type CIDR, type IP } from '@kubesvc/api-types';
+
+export interface NodePortAddresses {
+  /** The CIDRs of the proxier's family, parsed (the zero CIDR when none of the given ones fit). */
+  readonly cidrs: readonly CIDR[];
+  /** No CIDR of the family was given (or a zero CIDR was): every local address. */
+  readonly matchAll: boolean;
+  readonly containsIPv4Loopback: boolean;
+}
+
+const IPV4_LOOPBACK: IP = { family: 4, value: 0x7f000001n };
+
+function isZeroCIDR(s: string): boolean {
+  return s === '0.0.0.0/0' || s === '::/0';
+}
+
+/** upstream NewNodePortAddresses: keep the CIDRs of the family; none of the family means all addresses. */
+export function nodePortAddresses(cidrStrings: readonly string[], family: 4 | 6): NodePortAddresses {
+  const ofFamily: string[] = [];
+  for (const s of cidrStrings) {
+    const parsed = parseCIDRSloppy(s);
+    if (parsed.ok && parsed.value.cidr.network.family === family) ofFamily.push(s);
+  }
+  // No CIDR of the family (even with CIDRs of the other family): all addresses.
+  if (ofFamily.length === 0) ofFamily.push(family === 4 ? '0.0.0.0/0' : '::/0');
+  const cidrs: CIDR[] = [];
+  let containsIPv4Loopback = false;
+  let matchAll = false;
+  for (const s of ofFamily) {
+    const parsed = parseCIDRSloppy(s);
+    if (!parsed.ok) continue;
+    const { ip, cidr } = parsed.value;
+    if (cidr.network.family === 4 && (isLoopback(ip) || cidrContains(cidr, IPV4_LOOPBACK))) {
+      containsIPv4Loopback = true;
+    }
+    if (isZeroCIDR(s)) {
+      cidrs.length = 0;
+      cidrs.push(cidr);
+      matchAll = true;
+      break;
+    }
+    cidrs.push(cidr);
+  }
+  return { cidrs, matchAll, containsIPv4Loopback };
+}
+
+function isLoopback(ip: IP): boolean {
+  return ip.family === 4 ? ip.value >> 24n === 127n : ip.value === 1n;
+}
+
+export function nodePortAddressesContainIPv4Loopback(cidrStrings: readonly string[], family: 4 | 6): boolean {
+  return nodePortAddresses(cidrStrings, family).containsIPv4Loopback;
+}
+
+/**
+ * upstream GetNodeIPs: the node addresses inside any of the CIDRs, without duplicates.
+ * Upstream returns them in Go map order; here they come in the order of the CIDRs, then of
+ * the addresses (the first occurrence wins).
+ */
+export function nodePortIPs(npa: NodePortAddresses, addresses: readonly string[]): IP[] {
+  const seen = new Set<string>();
+  const out: IP[] = [];
+  for (const cidr of npa.cidrs) {
+    for (const text of addresses) {
+      const parsed = parseIPSloppy(text);
+      if (!parsed.ok || !cidrContains(cidr, parsed.value)) continue;
+      const key = formatIP(parsed.value);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(parsed.value);
+    }
+  }
+  return out;
+}
+
+export { isLoopback as isLoopbackIP };

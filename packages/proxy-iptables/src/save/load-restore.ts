@@ -1,0 +1,190 @@
+// Applying an iptables-restore document to empty tables, as `iptables-restore` (without
+// --noflush) does in a fresh network namespace, and keeping what the kernel then holds:
+// per table, the built-in chains with their policies, the user chains, and each chain's
+// rules in canonical form (canonical-rule.ts). Each `*table` block starts from an empty
+// table. Errors are the ones iptables-restore reports: a rule in an unknown chain, a jump
+// to a chain that does not exist yet, deleting a chain that still has rules or references.
+// Not modelled: counters (all [0:0]), jump loops, hook restrictions of targets in user chains.
+// upstream: iptables iptables/iptables-restore.c, libiptc/libiptc.c, iptables/nft.c.
+
+import type { IptFamily } from './address.js';
+import { canonicalRule } from './canonical-rule.js';
+import type { RestoreResult } from './errors.js';
+import { restoreError } from './errors.js';
+import type { IptablesRestoreDocument, RestoreStatement } from './parse-restore.js';
+import { parseIptablesRestore } from './parse-restore.js';
+import type { RuleSpec } from './rule-spec.js';
+import type { SaveBackend } from './print-save.js';
+import { STANDARD_VERDICTS, TARGET_EXTENSIONS } from './target-extensions.js';
+
+/** The built-in chains of each table, in the order iptables-save lists them. */
+export const BUILTIN_CHAINS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['filter', ['INPUT', 'FORWARD', 'OUTPUT']],
+  ['nat', ['PREROUTING', 'INPUT', 'OUTPUT', 'POSTROUTING']],
+  ['mangle', ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING']],
+  ['raw', ['PREROUTING', 'OUTPUT']],
+  ['security', ['INPUT', 'FORWARD', 'OUTPUT']],
+]);
+
+const BUILTIN_POLICIES = ['ACCEPT', 'DROP'];
+
+export interface KernelChain {
+  readonly name: string;
+  readonly builtin: boolean;
+  /** ACCEPT or DROP for a built-in chain, `-` for a user chain. */
+  readonly policy: string;
+  readonly rules: readonly RuleSpec[];
+}
+
+export interface KernelTable {
+  readonly name: string;
+  /** Built-in chains first (in BUILTIN_CHAINS order), then user chains in creation order. */
+  readonly chains: readonly KernelChain[];
+  /** The table's last block had statements: iptables-nft only creates a table then. */
+  readonly hasStatements: boolean;
+}
+
+export interface KernelRuleset {
+  readonly family: IptFamily;
+  readonly backend: SaveBackend;
+  /** In the order the tables were first named in the text. */
+  readonly tables: readonly KernelTable[];
+}
+
+export interface LoadOptions {
+  /** The address family: iptables-restore (4, default) or ip6tables-restore (6). */
+  readonly family?: IptFamily;
+  /**
+   * The backend (default nft). iptables-nft keeps tcp/udp ports as nftables comparisons and
+   * reads `! --dport 0:N` back as `--dport N+1:65535`; legacy keeps the xtables match.
+   */
+  readonly backend?: SaveBackend;
+}
+
+interface MutableChain {
+  readonly name: string;
+  readonly builtin: boolean;
+  policy: string;
+  rules: RuleSpec[];
+}
+
+function references(rule: RuleSpec, chain: string): boolean {
+  return rule.target !== undefined && rule.target.name === chain && !TARGET_EXTENSIONS.has(chain) && !STANDARD_VERDICTS.includes(chain);
+}
+
+function applyStatement(
+  chains: MutableChain[],
+  statement: RestoreStatement,
+  family: IptFamily,
+  table: string,
+  backend: SaveBackend,
+): RestoreResult<undefined> {
+  const line = statement.line;
+  const find = (name: string): MutableChain | undefined => chains.find((c) => c.name === name);
+  const ok: RestoreResult<undefined> = { ok: true, value: undefined };
+  switch (statement.kind) {
+    case 'declare-chain': {
+      const existing = find(statement.chain);
+      if (existing?.builtin === true) {
+        if (!BUILTIN_POLICIES.includes(statement.policy)) {
+          return restoreError(line, `Can't set policy \`${statement.policy}' on \`${statement.chain}'`);
+        }
+        existing.policy = statement.policy;
+        return ok;
+      }
+      if (statement.policy !== '-') {
+        return restoreError(line, `Can't set policy \`${statement.policy}' on \`${statement.chain}': Built-in chains only`);
+      }
+      // iptables-legacy refuses a second declaration; iptables-nft flushes the chain.
+      if (existing !== undefined) return restoreError(line, `error creating chain '${statement.chain}':File exists`);
+      chains.push({ name: statement.chain, builtin: false, policy: '-', rules: [] });
+      return ok;
+    }
+    case 'new-chain':
+      if (find(statement.chain) !== undefined) return restoreError(line, 'Chain already exists.');
+      chains.push({ name: statement.chain, builtin: false, policy: '-', rules: [] });
+      return ok;
+    case 'append':
+    case 'insert': {
+      const chain = find(statement.chain);
+      if (chain === undefined) return restoreError(line, 'No chain/target/match by that name.');
+      // iptables itself refuses interfaces a built-in chain can never see.
+      if (statement.rule.outInterface !== undefined && chain.builtin && ['PREROUTING', 'INPUT'].includes(chain.name)) {
+        return restoreError(line, `Can't use -o with ${chain.name}`);
+      }
+      if (statement.rule.inInterface !== undefined && chain.builtin && ['POSTROUTING', 'OUTPUT'].includes(chain.name)) {
+        return restoreError(line, `Can't use -i with ${chain.name}`);
+      }
+      const rule = canonicalRule(statement.rule, family, table, backend);
+      if (!rule.ok) return restoreError(line, rule.message);
+      const target = rule.value.target;
+      if (target !== undefined && !TARGET_EXTENSIONS.has(target.name) && !STANDARD_VERDICTS.includes(target.name)) {
+        const jumped = find(target.name);
+        if (jumped === undefined || jumped.builtin) return restoreError(line, `Chain '${target.name}' does not exist`);
+      }
+      if (statement.kind === 'append') {
+        chain.rules = [...chain.rules, rule.value];
+      } else {
+        if (statement.position > chain.rules.length + 1) return restoreError(line, 'Index of insertion too big.');
+        const at = statement.position - 1;
+        chain.rules = [...chain.rules.slice(0, at), rule.value, ...chain.rules.slice(at)];
+      }
+      return ok;
+    }
+    case 'flush': {
+      if (statement.chain === undefined) {
+        for (const chain of chains) chain.rules = [];
+        return ok;
+      }
+      const chain = find(statement.chain);
+      if (chain === undefined) return restoreError(line, 'No chain/target/match by that name.');
+      chain.rules = [];
+      return ok;
+    }
+    case 'delete-chain': {
+      const doomed = statement.chain === undefined ? chains.filter((c) => !c.builtin) : [find(statement.chain)];
+      for (const chain of doomed) {
+        if (chain === undefined) return restoreError(line, 'No chain/target/match by that name.');
+        if (chain.builtin) return restoreError(line, `Can't delete built-in chain \`${chain.name}'`);
+        if (chain.rules.length > 0) return restoreError(line, `CHAIN_DEL failed (Device or resource busy): chain ${chain.name}`);
+        const stillUsed = chains.some((c) => !doomed.includes(c) && c.rules.some((r) => references(r, chain.name)));
+        if (stillUsed) return restoreError(line, `CHAIN_DEL failed (Device or resource busy): chain ${chain.name}`);
+      }
+      for (const chain of doomed) chains.splice(chains.indexOf(chain as MutableChain), 1);
+      return ok;
+    }
+  }
+}
+
+export function loadIptablesDocument(document: IptablesRestoreDocument, options: LoadOptions = {}): RestoreResult<KernelRuleset> {
+  const family = options.family ?? 4;
+  const backend = options.backend ?? 'nft';
+  const tables: KernelTable[] = [];
+  for (const block of document.tables) {
+    const builtins = BUILTIN_CHAINS.get(block.name);
+    if (builtins === undefined) {
+      return restoreError(block.line, `can't initialize iptables table \`${block.name}': Table does not exist`);
+    }
+    const chains: MutableChain[] = builtins.map((name) => ({ name, builtin: true, policy: 'ACCEPT', rules: [] }));
+    for (const statement of block.statements) {
+      const applied = applyStatement(chains, statement, family, block.name, backend);
+      if (!applied.ok) return applied;
+    }
+    const table: KernelTable = {
+      name: block.name,
+      chains: chains.map((c) => ({ name: c.name, builtin: c.builtin, policy: c.policy, rules: c.rules })),
+      hasStatements: block.statements.length > 0,
+    };
+    const earlier = tables.findIndex((t) => t.name === block.name);
+    if (earlier === -1) tables.push(table);
+    else tables[earlier] = table;
+  }
+  return { ok: true, value: { family, backend, tables } };
+}
+
+/** parseIptablesRestore then loadIptablesDocument. */
+export function loadIptablesRestore(text: string, options: LoadOptions = {}): RestoreResult<KernelRuleset> {
+  const document = parseIptablesRestore(text);
+  if (!document.ok) return document;
+  return loadIptablesDocument(document.value, options);
+}

@@ -1,0 +1,168 @@
+// Services as the iptables proxier sees them: one entry per service port of the proxier's
+// family, with its addresses filtered and normalised.
+// upstream: pkg/proxy/serviceport.go (newBaseServiceInfo, BaseServicePortInfo),
+// pkg/proxy/servicechangetracker.go (serviceToServiceMap), pkg/proxy/util/utils.go
+// (ShouldSkipService, GetClusterIPByFamily, MapIPsByIPFamily, MapCIDRsByIPFamily),
+// pkg/api/v1/service/util.go (ExternallyAccessible, ExternalPolicyLocal, InternalPolicyLocal,
+// NeedsHealthCheck), pkg/proxy/serviceport.go (UsesClusterEndpoints, UsesLocalEndpoints).
+
+import {
+  DEFAULT_CLIENT_IP_TIMEOUT_SECONDS,
+  formatCIDR,
+  formatIP,
+  parseCIDRSloppy,
+  parseIPSloppy,
+  type Service,
+} from '@kubesvc/api-types';
+import { serviceChainNames, type ServiceChainNames } from './chain-names.js';
+import type { L4Protocol } from './ruleset.js';
+
+export interface ServicePortInfo {
+  readonly namespace: string;
+  readonly name: string;
+  /** The service port's name ("" when unnamed). */
+  readonly portName: string;
+  /** ServicePortName.String(): `ns/name:port`, or `ns/name` for an unnamed port. */
+  readonly nameString: string;
+  readonly protocol: L4Protocol;
+  readonly clusterIP: string;
+  readonly port: number;
+  /** 0 when none. */
+  readonly nodePort: number;
+  readonly externalIPs: readonly string[];
+  readonly loadBalancerVIPs: readonly string[];
+  readonly loadBalancerSourceRanges: readonly string[];
+  /** 0 when none (only LoadBalancer services with externalTrafficPolicy Local have one). */
+  readonly healthCheckNodePort: number;
+  readonly clientIPAffinity: boolean;
+  readonly stickyMaxAgeSeconds: number;
+  readonly externalPolicyLocal: boolean;
+  readonly internalPolicyLocal: boolean;
+  readonly chains: ServiceChainNames;
+}
+
+/** ServicePortName.String(). */
+export function servicePortNameString(namespace: string, name: string, portName: string): string {
+  return portName === '' ? `${namespace}/${name}` : `${namespace}/${name}:${portName}`;
+}
+
+export function isExternallyAccessible(info: ServicePortInfo): boolean {
+  return info.nodePort !== 0 || info.loadBalancerVIPs.length > 0 || info.externalIPs.length > 0;
+}
+
+/**
+ * Cluster-policy endpoints are needed for Cluster internal policy, and for any externally
+ * accessible port, even with Local external policy: the short-circuit rules for pod and
+ * node traffic jump to KUBE-SVC.
+ */
+export function usesClusterEndpoints(info: ServicePortInfo): boolean {
+  return !info.internalPolicyLocal || isExternallyAccessible(info);
+}
+
+export function usesLocalEndpoints(info: ServicePortInfo): boolean {
+  return info.internalPolicyLocal || (info.externalPolicyLocal && isExternallyAccessible(info));
+}
+
+function lowerProtocol(protocol: string | undefined): L4Protocol | undefined {
+  switch (protocol ?? 'TCP') {
+    case 'TCP':
+      return 'tcp';
+    case 'UDP':
+      return 'udp';
+    case 'SCTP':
+      return 'sctp';
+    default:
+      return undefined;
+  }
+}
+
+function clusterIPForFamily(service: Service, family: 4 | 6): string | undefined {
+  const spec = service.spec ?? {};
+  const candidates = spec.clusterIPs !== undefined && spec.clusterIPs.length > 0 ? spec.clusterIPs : [spec.clusterIP ?? ''];
+  for (const text of candidates) {
+    const parsed = parseIPSloppy(text);
+    if (parsed.ok && parsed.value.family === family) return formatIP(parsed.value);
+  }
+  return undefined;
+}
+
+function ipsOfFamily(texts: readonly string[], family: 4 | 6): string[] {
+  const out: string[] = [];
+  for (const text of texts) {
+    const parsed = parseIPSloppy(text.trim());
+    if (parsed.ok && parsed.value.family === family) out.push(formatIP(parsed.value));
+  }
+  return out;
+}
+
+function cidrsOfFamily(texts: readonly string[], family: 4 | 6): string[] {
+  const out: string[] = [];
+  for (const text of texts) {
+    const parsed = parseCIDRSloppy(text.trim());
+    if (parsed.ok && parsed.value.cidr.network.family === family) out.push(formatCIDR(parsed.value.cidr));
+  }
+  return out;
+}
+
+/**
+ * The service ports of one Service for a proxier of `family`: none for a headless or
+ * ExternalName service, or one without a cluster IP of that family.
+ */
+export function servicePortInfos(service: Service, family: 4 | 6): ServicePortInfo[] {
+  const spec = service.spec ?? {};
+  const type = spec.type ?? 'ClusterIP';
+  if (type === 'ExternalName') return [];
+  if (spec.clusterIP === undefined || spec.clusterIP === '' || spec.clusterIP === 'None') return [];
+  const clusterIP = clusterIPForFamily(service, family);
+  if (clusterIP === undefined) return [];
+
+  const namespace = service.metadata.namespace ?? 'default';
+  const name = service.metadata.name ?? '';
+  const externallyAccessibleType =
+    type === 'LoadBalancer' || type === 'NodePort' || (type === 'ClusterIP' && (spec.externalIPs ?? []).length > 0);
+  const externalPolicyLocal = externallyAccessibleType && spec.externalTrafficPolicy === 'Local';
+  const internalPolicyLocal = spec.internalTrafficPolicy === 'Local';
+  const clientIPAffinity = spec.sessionAffinity === 'ClientIP';
+  const stickyMaxAgeSeconds = clientIPAffinity
+    ? (spec.sessionAffinityConfig?.clientIP?.timeoutSeconds ?? DEFAULT_CLIENT_IP_TIMEOUT_SECONDS)
+    : 0;
+  const externalIPs = ipsOfFamily(spec.externalIPs ?? [], family);
+  const loadBalancerVIPs = ipsOfFamily(
+    (service.status?.loadBalancer?.ingress ?? [])
+      // Proxy-mode load balancers forward to the nodes; their IPs are not captured.
+      .filter((ingress) => ingress.ip !== undefined && ingress.ip !== '' && ingress.ipMode !== 'Proxy')
+      .map((ingress) => ingress.ip ?? ''),
+    family,
+  );
+  const loadBalancerSourceRanges = cidrsOfFamily(spec.loadBalancerSourceRanges ?? [], family);
+  const needsHealthCheck = type === 'LoadBalancer' && spec.externalTrafficPolicy === 'Local';
+  const healthCheckNodePort = needsHealthCheck ? (spec.healthCheckNodePort ?? 0) : 0;
+
+  const out: ServicePortInfo[] = [];
+  for (const port of spec.ports ?? []) {
+    const protocol = lowerProtocol(port.protocol);
+    if (protocol === undefined) continue;
+    const portName = port.name ?? '';
+    const nameString = servicePortNameString(namespace, name, portName);
+    out.push({
+      namespace,
+      name,
+      portName,
+      nameString,
+      protocol,
+      clusterIP,
+      port: port.port,
+      nodePort: port.nodePort ?? 0,
+      externalIPs,
+      loadBalancerVIPs,
+      loadBalancerSourceRanges,
+      healthCheckNodePort,
+      clientIPAffinity,
+      stickyMaxAgeSeconds,
+      externalPolicyLocal,
+      internalPolicyLocal,
+      chains: serviceChainNames(nameString, protocol),
+    });
+  }
+  return out;
+}

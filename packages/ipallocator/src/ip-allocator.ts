@@ -13,10 +13,10 @@ import {
   bitmapSet,
   bitmapToBytes,
   emptyBitmap,
-  encodeRangeAllocationBytes,
   errFull,
   parseCIDRSloppy,
   rangeAllocationBytes,
+  rangeAllocationSnapshot,
   type Bitmap,
   type CIDR,
   type ErrFull,
@@ -162,15 +162,7 @@ export function ipAllocatorSnapshotData(allocator: IPAllocator): { readonly rang
  * rest of `into` (its metadata, with the resourceVersion a compare-and-swap needs) is kept.
  */
 export function snapshotIPAllocator(allocator: IPAllocator, into?: RangeAllocation): RangeAllocation {
-  const { range, data } = ipAllocatorSnapshotData(allocator);
-  return {
-    ...(into ?? {}),
-    apiVersion: 'v1',
-    kind: 'RangeAllocation',
-    metadata: into?.metadata ?? {},
-    range,
-    data: encodeRangeAllocationBytes(data),
-  };
+  return rangeAllocationSnapshot(allocator.range.rangeSpec, allocator.bitmap, into);
 }
 
 /**

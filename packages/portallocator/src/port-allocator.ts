@@ -14,9 +14,9 @@ import {
   bitmapSet,
   bitmapToBytes,
   emptyBitmap,
-  encodeRangeAllocationBytes,
   errFull,
   rangeAllocationBytes,
+  rangeAllocationSnapshot,
   type Bitmap,
   type ErrFull,
   type RangeAllocation,
@@ -176,15 +176,7 @@ export function portAllocatorSnapshotData(allocator: PortAllocator): { readonly 
 
 /** The allocator as the stored RangeAllocation (upstream Snapshot); `into`'s metadata is kept. */
 export function snapshotPortAllocator(allocator: PortAllocator, into?: RangeAllocation): RangeAllocation {
-  const { range, data } = portAllocatorSnapshotData(allocator);
-  return {
-    ...(into ?? {}),
-    apiVersion: 'v1',
-    kind: 'RangeAllocation',
-    metadata: into?.metadata ?? {},
-    range,
-    data: encodeRangeAllocationBytes(data),
-  };
+  return rangeAllocationSnapshot(allocator.rangeSpec, allocator.bitmap, into);
 }
 
 /** upstream Restore: ErrMismatchedNetwork unless `portRange` prints as the allocator's own. */

@@ -26,3 +26,4 @@ export { NUM_REPAIRS_BEFORE_LEAK_CLEANUP, leakCountersFromMap, leakCountersToMap
 export type { ErrRepair, RepairEvent } from './repair-event.js';
 export type { BitmapDraft } from './bitmap-draft.js';
 export { draftClear, draftForEach, draftHas, draftOf, draftSet, draftToBitmap, emptyDraft } from './bitmap-draft.js';
+export { rangeAllocationSnapshot } from './range-allocation-snapshot.js';

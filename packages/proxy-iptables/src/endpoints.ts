@@ -7,7 +7,7 @@
 import { formatIP, joinHostPort, LABEL_SERVICE_NAME, parseIPSloppy, type EndpointSlice } from '@kubesvc/api-types';
 import { endpointChainName } from './chain-names.js';
 import type { L4Protocol } from './ruleset.js';
-import { usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
+import { lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
 
 export interface EndpointInfo {
   /** The IP, as Go prints it. */
@@ -24,19 +24,6 @@ export interface EndpointInfo {
 /** Key of a service port: namespace, service name, port name, protocol. */
 export function servicePortKey(namespace: string, name: string, portName: string, protocol: L4Protocol): string {
   return `${namespace}\u0000${name}\u0000${portName}\u0000${protocol}`;
-}
-
-function sliceProtocol(protocol: string | undefined): L4Protocol | undefined {
-  switch (protocol ?? 'TCP') {
-    case 'TCP':
-      return 'tcp';
-    case 'UDP':
-      return 'udp';
-    case 'SCTP':
-      return 'sctp';
-    default:
-      return undefined;
-  }
 }
 
 function compareStrings(a: string, b: string): number {
@@ -74,7 +61,7 @@ export function endpointsMap(
     if (serviceName === undefined || serviceName === '') continue;
     for (const port of slice.ports ?? []) {
       if (port.port === undefined || port.port === 0) continue;
-      const protocol = sliceProtocol(port.protocol);
+      const protocol = lowerProtocol(port.protocol);
       if (protocol === undefined) continue;
       const key = servicePortKey(namespace, serviceName, port.name ?? '', protocol);
       let set = bySP.get(key);

@@ -63,7 +63,8 @@ export function usesLocalEndpoints(info: ServicePortInfo): boolean {
   return info.internalPolicyLocal || (info.externalPolicyLocal && isExternallyAccessible(info));
 }
 
-function lowerProtocol(protocol: string | undefined): L4Protocol | undefined {
+/** A Service or EndpointSlice port's protocol (TCP when unset) as iptables spells it; undefined for one kube-proxy does not program. */
+export function lowerProtocol(protocol: string | undefined): L4Protocol | undefined {
   switch (protocol ?? 'TCP') {
     case 'TCP':
       return 'tcp';

@@ -1,6 +1,6 @@
 // in-addr.arpa and ip6.arpa names (RFC 1035 §3.5, RFC 3596 §2.5).
 // upstream: coredns plugin/pkg/dnsutil/reverse.go (ExtractAddressFromReverse)
-import { parseIP, type IP } from '@kubesvc/api-types';
+import { ipFromBigInt, parseIP, type IP } from '@kubesvc/api-types';
 
 export const IPV4_REVERSE_ZONE = 'in-addr.arpa';
 export const IPV6_REVERSE_ZONE = 'ip6.arpa';
@@ -24,16 +24,13 @@ export function addressFromReverse(name: string): IP | undefined {
     const labels = name.slice(0, -IPV4_REVERSE_ZONE.length - 1).split('.');
     if (labels.length !== 4 || !labels.every((l) => DECIMAL.test(l))) return undefined;
     const parsed = parseIP(labels.reverse().join('.'));
-    return parsed.ok && parsed.value.family === 4 ? parsed.value : undefined;
+    return parsed.ok ? parsed.value : undefined;
   }
   if (name.endsWith(`.${IPV6_REVERSE_ZONE}`)) {
     const labels = name.slice(0, -IPV6_REVERSE_ZONE.length - 1).split('.');
     if (labels.length !== 32 || !labels.every((l) => NIBBLE.test(l))) return undefined;
-    const value = BigInt(`0x${labels.reverse().join('')}`);
     // An IPv4-mapped address reads as IPv4, as Go's ParseIP(...).String() prints it.
-    const text = value.toString(16).padStart(32, '0').replace(/(.{4})(?!$)/g, '$1:');
-    const parsed = parseIP(text);
-    return parsed.ok ? parsed.value : undefined;
+    return ipFromBigInt(6, BigInt(`0x${labels.reverse().join('')}`));
   }
   return undefined;
 }

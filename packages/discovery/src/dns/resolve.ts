@@ -3,10 +3,10 @@
 // upstream: coredns plugin/kubernetes/{handler.go,kubernetes.go,parse.go,reverse.go,ns.go},
 // plugin/backend_lookup.go (A, SRV, CNAME, PTR, SOA), plugin/kubernetes/xfr.go;
 // kubernetes/dns docs/specification.md.
-import { formatIP, parseIP } from '@kubesvc/api-types';
+import { parseIP } from '@kubesvc/api-types';
 import type { DnsRecord, Question, Rcode, Resolution, SoaRecord } from './records.js';
 import { addressFromReverse, IPV4_REVERSE_ZONE, IPV6_REVERSE_ZONE } from './reverse-name.js';
-import { ipKey, type Zone, type ZoneAddress, type ZoneService } from './zone.js';
+import { ipKey, zoneAddress, type Zone, type ZoneAddress, type ZoneService } from './zone.js';
 
 /** The schema version the `dns-version.<zone>` TXT record carries. upstream: coredns plugin/kubernetes/kubernetes.go DNSSchemaVersion */
 export const DNS_SCHEMA_VERSION = '1.1.0';
@@ -134,10 +134,10 @@ function findPod(zone: Zone, name: ParsedName): Lookup {
   if (zone.podMode === 'disabled') return NOT_FOUND;
   const label = name.service;
   const text = label.split('-').length === 4 && !label.includes('--') ? label.replaceAll('-', '.') : label.replaceAll('-', ':');
-  const parsed = parseIP(text);
-  if (!parsed.ok) return NOT_FOUND;
+  const address = zoneAddress(text);
+  if (address === undefined) return NOT_FOUND;
   if (zone.podMode === 'verified' && zone.podIPs.get(name.namespace)?.has(text) !== true) return NOT_FOUND;
-  return { found: true, entries: [{ kind: 'address', address: { ip: parsed.value, text: formatIP(parsed.value) }, port: -1, portName: '', target: '' }] };
+  return { found: true, entries: [{ kind: 'address', address, port: -1, portName: '', target: '' }] };
 }
 
 function portMatches(name: ParsedName, port: { readonly name: string; readonly protocol: string }): boolean {
@@ -240,13 +240,13 @@ function srvAnswers(ctx: Context, ask: Ask, lookup: Lookup): { answer: DnsRecord
   // in the weights and then skipped, as upstream does.
   const entries = lookup.entries.filter((e) => e.kind === 'address' && (e.portName !== '' || e.port === -1));
   const total = 100 * entries.length;
+  const weight = Math.max(1, Math.floor((100 / total) * 100));
   const answer: DnsRecord[] = [];
   const additional: DnsRecord[] = [];
   const seenSrv = new Set<string>();
   const seenAddress = new Set<string>();
   for (const entry of entries) {
     if (entry.kind !== 'address' || entry.port === -1) continue;
-    const weight = Math.max(1, Math.floor((100 / total) * 100));
     const srvKey = `${entry.target.toLowerCase()} ${entry.port}`;
     if (!seenSrv.has(srvKey)) {
       seenSrv.add(srvKey);

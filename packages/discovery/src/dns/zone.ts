@@ -96,7 +96,8 @@ export function ipKey(ip: IP): string {
   return formatIP(ip);
 }
 
-function address(text: string): ZoneAddress | undefined {
+/** The address of an IP field's text, or undefined when it does not parse. */
+export function zoneAddress(text: string): ZoneAddress | undefined {
   const parsed = parseIP(text);
   return parsed.ok ? { ip: parsed.value, text: formatIP(parsed.value) } : undefined;
 }
@@ -140,24 +141,23 @@ interface RawEndpoint {
   readonly ports: readonly ZonePort[];
 }
 
-function rawEndpoints(object: EndpointSlice | Endpoints): RawEndpoint[] {
-  const out: RawEndpoint[] = [];
+/** Appends the object's endpoints to `out`. */
+function pushRawEndpoints(object: EndpointSlice | Endpoints, out: RawEndpoint[]): void {
   if (object.kind === 'EndpointSlice') {
-    if (object.addressType === 'FQDN') return out;
+    if (object.addressType === 'FQDN') return;
     const ports = zonePorts(object.ports);
     for (const endpoint of object.endpoints ?? []) {
       // A nil ready condition means ready. upstream: coredns object/endpoint.go endpointsliceReady
       const ready = endpoint.conditions?.ready !== false;
       for (const ip of endpoint.addresses) out.push({ ip, hostname: endpoint.hostname, ready, ports });
     }
-    return out;
+    return;
   }
   for (const subset of object.subsets ?? []) {
     const ports = zonePorts(subset.ports);
     for (const a of subset.addresses ?? []) out.push({ ip: a.ip, hostname: a.hostname, ready: true, ports });
     for (const a of subset.notReadyAddresses ?? []) out.push({ ip: a.ip, hostname: a.hostname, ready: false, ports });
   }
-  return out;
 }
 
 function serviceNameOf(object: EndpointSlice | Endpoints): string {
@@ -189,9 +189,12 @@ export function buildZone(
     const namespace = object.metadata.namespace ?? 'default';
     namespaces.add(namespace);
     const key = `${serviceNameOf(object)}.${namespace}`.toLowerCase();
-    const list = byService.get(key) ?? [];
-    list.push(...rawEndpoints(object));
-    byService.set(key, list);
+    let list = byService.get(key);
+    if (list === undefined) {
+      list = [];
+      byService.set(key, list);
+    }
+    pushRawEndpoints(object, list);
   }
 
   const zoneServices = new Map<string, ZoneService>();
@@ -209,7 +212,7 @@ export function buildZone(
     if (kind === 'clusterIP') {
       const spec = service.spec;
       for (const text of spec?.clusterIPs ?? (spec?.clusterIP === undefined ? [] : [spec.clusterIP])) {
-        const a = address(text);
+        const a = zoneAddress(text);
         if (a === undefined) continue;
         clusterIPs.push(a);
         // The first service found owns the reverse name. upstream: coredns reverse.go serviceRecordForIP
@@ -221,7 +224,7 @@ export function buildZone(
     if (kind !== 'externalName') {
       for (const raw of byService.get(key) ?? []) {
         if (!raw.ready && !tolerate) continue;
-        const a = address(raw.ip);
+        const a = zoneAddress(raw.ip);
         if (a === undefined) continue;
         const hostname = endpointHostname(raw.hostname, a.text);
         zoneEndpoints.push({ ip: a.ip, text: a.text, hostname, ports: raw.ports });
@@ -263,6 +266,6 @@ export function buildZone(
     clusterIPNames,
     endpointNames,
     podIPs,
-    nameservers: (options.nameservers ?? []).flatMap((text) => address(text) ?? []),
+    nameservers: (options.nameservers ?? []).flatMap((text) => zoneAddress(text) ?? []),
   };
 }

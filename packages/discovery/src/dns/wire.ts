@@ -111,7 +111,9 @@ function encodeResponse(decoded: Decoded, resolution: Resolution, transport: 'ud
     additionals: [...resolution.additional.map(toAnswer), ...opt],
   };
   const limit = transport === 'tcp' ? TCP_MAX_SIZE : size;
-  if (dnsPacket.encodingLength(full) <= limit) return dnsPacket.encode(full);
+  // encode() sizes its buffer with encodingLength() itself: encoding first measures once.
+  const encoded = dnsPacket.encode(full);
+  if (encoded.length <= limit) return encoded;
   // Too big: set TC and keep the longest prefix of the answer section that fits, without the
   // authority and additional sections (RFC 2181 §9); the client retries over TCP.
   flags |= dnsPacket.TRUNCATED_RESPONSE;

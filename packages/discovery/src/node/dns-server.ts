@@ -85,6 +85,48 @@ async function bindBoth(tcp: Server, host: string, wanted: number): Promise<{ ud
   }
 }
 
+/**
+ * A 'data' listener that cuts a TCP stream into length-prefixed messages. Chunks are only
+ * queued until the message they belong to is complete, then joined once, so a message that
+ * trickles in over many chunks is not re-copied on each one.
+ */
+function tcpMessages(onMessage: (message: Uint8Array) => void): (chunk: Uint8Array) => void {
+  let chunks: Uint8Array[] = [];
+  let buffered = 0;
+  // Bytes needed before anything can be cut: the length prefix, then the prefixed message.
+  let needed = 2;
+  return (chunk) => {
+    chunks.push(chunk);
+    buffered += chunk.length;
+    if (buffered < needed) return;
+    const bytes = chunks.length === 1 ? chunk : concat(chunks, buffered);
+    let offset = 0;
+    needed = 2;
+    while (bytes.length - offset >= 2) {
+      const length = ((bytes[offset] ?? 0) << 8) | (bytes[offset + 1] ?? 0);
+      if (bytes.length - offset - 2 < length) {
+        needed = 2 + length;
+        break;
+      }
+      onMessage(bytes.subarray(offset + 2, offset + 2 + length));
+      offset += 2 + length;
+    }
+    const rest = bytes.subarray(offset);
+    chunks = rest.length === 0 ? [] : [rest];
+    buffered = rest.length;
+  };
+}
+
+function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
 /** Starts the server; resolves once both sockets listen. */
 export async function startDnsServer(options: DnsServerOptions): Promise<DnsServer> {
   let current = options.zone;
@@ -95,26 +137,17 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   const tcp = createServer((conn) => {
     connections.add(conn);
     conn.setTimeout(idleMs, () => conn.destroy());
-    let pending = new Uint8Array(0);
-    conn.on('data', (chunk: Uint8Array) => {
-      const joined = new Uint8Array(pending.length + chunk.length);
-      joined.set(pending, 0);
-      joined.set(chunk, pending.length);
-      let offset = 0;
-      while (joined.length - offset >= 2) {
-        const length = ((joined[offset] ?? 0) << 8) | (joined[offset + 1] ?? 0);
-        if (joined.length - offset - 2 < length) break;
-        const request = joined.subarray(offset + 2, offset + 2 + length);
-        offset += 2 + length;
+    conn.on(
+      'data',
+      tcpMessages((request) => {
         const response = handleQuery(current, request, { transport: 'tcp', ...forward });
         const framed = new Uint8Array(response.length + 2);
         framed[0] = response.length >> 8;
         framed[1] = response.length & 0xff;
         framed.set(response, 2);
         conn.write(framed);
-      }
-      pending = joined.slice(offset);
-    });
+      }),
+    );
     conn.on('error', () => conn.destroy());
     conn.on('close', () => connections.delete(conn));
   });

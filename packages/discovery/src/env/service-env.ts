@@ -1,7 +1,7 @@
 // The service environment variables kubelet gives every container.
 // upstream: pkg/kubelet/envvars/envvars.go (FromServices, makeLinkVariables) and
 // pkg/kubelet/kubelet_pods.go (getServiceEnvVarMap: which services a pod sees).
-import { joinHostPort, type Service } from '@kubesvc/api-types';
+import { CLUSTER_IP_NONE, joinHostPort, type Service } from '@kubesvc/api-types';
 
 export interface EnvVar {
   readonly name: string;
@@ -22,7 +22,7 @@ const MASTER_SERVICES: ReadonlySet<string> = new Set(['kubernetes']);
 /** upstream: v1helper.IsServiceIPSet — a ClusterIP that is neither "" nor "None". */
 function hasClusterIP(service: Service): boolean {
   const ip = service.spec?.clusterIP ?? '';
-  return ip !== '' && ip !== 'None';
+  return ip !== '' && ip !== CLUSTER_IP_NONE;
 }
 
 /** Upper case, '-' → '_'. Dots and leading digits are left alone, as upstream leaves them. */

@@ -1,8 +1,9 @@
 // The seeded randomness of the balancer. Upstream shuffles every new endpoint list once
 // (util.ShuffleStrings, a math/rand permutation); here the generator is a value passed in and
 // returned advanced, so the same seed gives the same order. A test can pass `keepOrder` to fix
-// the order outright.
+// the order outright. The generator is api-types' (mulberry32); the seed is its state.
 // upstream: pkg/proxy/util/utils.go (ShuffleStrings)
+import { nextInt, type Rng } from '@kubesvc/api-types';
 
 export interface Shuffled {
   readonly items: readonly string[];
@@ -13,28 +14,28 @@ export interface Shuffled {
 /** A shuffle strategy: a permutation of `items` and the advanced generator state. */
 export type Shuffle = (items: readonly string[], seed: number) => Shuffled;
 
-/** mulberry32: one 32-bit step, returning a float in [0, 1) and the next state. */
+/** 2^32: nextInt's largest bound, for which it returns the raw 32-bit draw. */
+const TWO_POW_32 = 0x1_0000_0000;
+
+/** One step of api-types' generator from state `seed`: a float in [0, 1) and the next state. */
 export function nextRandom(seed: number): { readonly value: number; readonly seed: number } {
-  const next = (seed + 0x6d2b79f5) | 0;
-  let t = next;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return { value: ((t ^ (t >>> 14)) >>> 0) / 4294967296, seed: next };
+  const [draw, next] = nextInt({ state: seed }, TWO_POW_32);
+  return { value: draw / TWO_POW_32, seed: next.state };
 }
 
-/** Fisher–Yates over a copy, driven by `nextRandom`. */
+/** Fisher–Yates over a copy, driven by api-types' `nextInt`. */
 export const seededShuffle: Shuffle = (items, seed) => {
   const out = [...items];
-  let s = seed;
+  // The state is taken as it is (not through seededRng), so any seed keeps its old sequence.
+  let rng: Rng = { state: seed };
   for (let i = out.length - 1; i > 0; i--) {
-    const r = nextRandom(s);
-    s = r.seed;
-    const j = Math.floor(r.value * (i + 1));
+    const [j, next] = nextInt(rng, i + 1);
+    rng = next;
     const a = out[i] as string;
     out[i] = out[j] as string;
     out[j] = a;
   }
-  return { items: out, seed: s };
+  return { items: out, seed: rng.state };
 };
 
 /** The identity "shuffle", for tests that need a known order. */

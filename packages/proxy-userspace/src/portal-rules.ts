@@ -4,7 +4,7 @@
 // upstream: pkg/proxy/userspace/proxier.go (iptablesInit, openPortal, openOnePortal,
 // openNodePort, iptablesCommonPortalArgs, iptablesContainerPortalArgs, iptablesHostPortalArgs,
 // iptablesHostNodePortArgs, iptablesNonLocalNodePortArgs)
-import { formatIP, joinHostPort, parseIP, type IP, type Service } from '@kubesvc/api-types';
+import { CLUSTER_IP_NONE, familyBits, formatIP, isUnspecified, joinHostPort, parseIP, type IP, type Service } from '@kubesvc/api-types';
 import { servicePortNameString, type ServicePortName } from './service-port-name.js';
 
 export const KUBE_PORTALS_CONTAINER = 'KUBE-PORTALS-CONTAINER';
@@ -42,13 +42,15 @@ function ipString(text: string): string {
   return parsed === undefined ? '<nil>' : formatIP(parsed);
 }
 
-function isUnspecified(text: string): boolean {
-  return ip(text)?.value === 0n;
+/** True for 0.0.0.0 or :: (listening on every interface); false when the text does not parse. */
+function listensEverywhere(text: string): boolean {
+  const parsed = ip(text);
+  return parsed !== undefined && isUnspecified(parsed);
 }
 
 /** upstream: pkg/proxy/util ToCIDR — the address as a /32 or /128. */
 function toCIDR(addr: IP): string {
-  return `${formatIP(addr)}/${addr.family === 4 ? 32 : 128}`;
+  return `${formatIP(addr)}/${familyBits(addr.family)}`;
 }
 
 /** upstream: iptablesCommonPortalArgs. `destIP` undefined (or unparsable) means no -d match. */
@@ -84,14 +86,14 @@ export function containerPortalArgs(
   spn: ServicePortName,
 ): string[] {
   const args = commonPortalArgs(destIP, addPhysicalInterfaceMatch, addDstLocalMatch, destPort, protocol, spn);
-  if (isUnspecified(proxy.listenIP)) args.push('-j', 'REDIRECT', '--to-ports', String(proxyPort));
+  if (listensEverywhere(proxy.listenIP)) args.push('-j', 'REDIRECT', '--to-ports', String(proxyPort));
   else args.push('-j', 'DNAT', '--to-destination', joinHostPort(ipString(proxy.listenIP), proxyPort));
   return args;
 }
 
 /** The DNAT target of host traffic: hostIP when listening everywhere (REDIRECT fails there). */
 function hostTarget(proxy: ProxyAddress, proxyPort: number): string[] {
-  const target = isUnspecified(proxy.listenIP) ? proxy.hostIP : proxy.listenIP;
+  const target = listensEverywhere(proxy.listenIP) ? proxy.hostIP : proxy.listenIP;
   return ['-j', 'DNAT', '--to-destination', joinHostPort(ipString(target), proxyPort)];
 }
 
@@ -203,7 +205,7 @@ export function servicePortPortalRules(sp: PortalServicePort, proxy: ProxyAddres
 export function servicePortals(service: Service, proxyPortOf: (portName: string) => number | undefined, proxy: ProxyAddress): IptablesRule[] {
   const spec = service.spec ?? {};
   const clusterIP = spec.clusterIP ?? '';
-  if (clusterIP === '' || clusterIP === 'None' || spec.type === 'ExternalName') return [];
+  if (clusterIP === '' || clusterIP === CLUSTER_IP_NONE || spec.type === 'ExternalName') return [];
   const rules: IptablesRule[] = [];
   for (const port of spec.ports ?? []) {
     const name = port.name ?? '';

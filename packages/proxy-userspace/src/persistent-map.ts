@@ -29,7 +29,7 @@ function isLeaf<V>(slot: Leaf<V> | Branch<V>): slot is Leaf<V> {
 }
 
 function branchWith<V>(slots: readonly Slot<V>[], index: number, slot: Slot<V>): Branch<V> {
-  const copy = slots.length === 0 ? new Array<Slot<V>>(32).fill(undefined) : [...slots];
+  const copy = slots.length === 0 ? new Array<Slot<V>>(32).fill(undefined) : slots.slice();
   copy[index] = slot;
   return { slots: copy };
 }
@@ -67,13 +67,14 @@ function deleteIn<V>(slot: Slot<V>, key: string, hash: number, shift: number): {
   return { slot: next.slots.every((s) => s === undefined) ? undefined : next, removed: true };
 }
 
-function* walk<V>(slot: Slot<V>): Generator<readonly [string, V]> {
+/** Appends every entry under `slot` to `out`, in hash order. */
+function collect<V>(slot: Slot<V>, out: (readonly [string, V])[]): void {
   if (slot === undefined) return;
   if (isLeaf(slot)) {
-    yield* slot.entries;
+    for (const entry of slot.entries) out.push(entry);
     return;
   }
-  for (const s of slot.slots) yield* walk(s);
+  for (const s of slot.slots) collect(s, out);
 }
 
 export class PersistentMap<V> implements Iterable<readonly [string, V]> {
@@ -99,7 +100,11 @@ export class PersistentMap<V> implements Iterable<readonly [string, V]> {
     let slot = this.root;
     let shift = 0;
     while (slot !== undefined) {
-      if (isLeaf(slot)) return slot.hash === hash ? slot.entries.find(([k]) => k === key)?.[1] : undefined;
+      if (isLeaf(slot)) {
+        if (slot.hash !== hash) return undefined;
+        for (const [k, v] of slot.entries) if (k === key) return v;
+        return undefined;
+      }
       slot = slot.slots[(hash >>> shift) & MASK];
       shift += BITS;
     }
@@ -122,7 +127,11 @@ export class PersistentMap<V> implements Iterable<readonly [string, V]> {
 
   /** Entries in hash order (not insertion order). */
   [Symbol.iterator](): Iterator<readonly [string, V]> {
-    return walk(this.root);
+    // One flat pass: the map never changes, so a snapshot is what a lazy walk would yield, and
+    // it costs no generator per trie node.
+    const out: (readonly [string, V])[] = [];
+    collect(this.root, out);
+    return out[Symbol.iterator]();
   }
 
   *keys(): Generator<string> {

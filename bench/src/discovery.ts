@@ -49,12 +49,14 @@ function cluster(): Cluster {
   return { services, endpoints };
 }
 
+const utf8 = new TextEncoder();
+
 /**
  * A DNS query message for an A record, built by hand (RFC 1035 §4.1): the bench depends on
  * the kubesvc packages only, not on dns-packet.
  */
 function encodeQuery(id: number, name: string): Uint8Array {
-  const labels = name.split('.').flatMap((label) => [label.length, ...new TextEncoder().encode(label)]);
+  const labels = name.split('.').flatMap((label) => [label.length, ...utf8.encode(label)]);
   return Uint8Array.from([id >> 8, id & 0xff, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, ...labels, 0, 0, 1, 0, 1]);
 }
 
@@ -154,12 +156,7 @@ export function discoverySuite(): BenchSuite {
   let zone: Zone = buildZone(services, endpoints);
   const clusterIPNames = services.filter((s) => s.spec?.clusterIP !== 'None').map((s) => `${s.metadata.name}.${s.metadata.namespace}.svc.cluster.local`);
   const headlessNames = services.filter((s) => s.spec?.clusterIP === 'None').map((s) => `_http._tcp.${s.metadata.name}.${s.metadata.namespace}.svc.cluster.local`);
-  const ptrNames = services
-    .filter((s) => s.spec?.clusterIP !== 'None')
-    .map((s) => {
-      const [a = 0, b = 0, c = 0, d = 0] = (s.spec?.clusterIP ?? '').split('.').map(Number);
-      return reverseName({ family: 4, value: BigInt(((a << 24) >>> 0) + (b << 16) + (c << 8) + d) });
-    });
+  const ptrNames = [...zone.services.values()].flatMap((s) => s.clusterIPs.map((a) => reverseName(a.ip)));
   const missing = clusterIPNames.map((n) => `x${n}`);
   const a = rotating(clusterIPNames);
   const srv = rotating(headlessNames);

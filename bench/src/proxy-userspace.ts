@@ -10,8 +10,7 @@
 // worker thread (their own event loop and core), the proxy in the main thread, haproxy in its
 // own process, so that each path is client → [proxy] → server with the proxy on its own loop.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';

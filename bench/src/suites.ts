@@ -1,6 +1,7 @@
 // The registry of benchmark suites, by name. Each package's suite is added here by the issue
-// that implements the package (the allocators, proxy-iptables, discovery, proxy-userspace);
-// until then there are none, and `npm run bench` says so.
+// that implements the package (the allocators, proxy-iptables, discovery, proxy-userspace).
+// Every factory is called to learn the suite's name, for `--list` too, so a factory must be
+// cheap: large inputs are built in a task's setup.
 import type { BenchSuite } from './harness.js';
 import { allocatorsSuite } from './allocators.js';
 import { discoverySuite } from './discovery.js';

@@ -191,6 +191,22 @@ export function isValidIPv6Address(value: string): string[] {
   return ip.ok && ip.value.family === 6 ? [] : ['must be a valid IPv6 address'];
 }
 
+/**
+ * netutils.IsDualStackIPStrings: at least one address of each family. False when one does not
+ * parse (upstream also returns an error, which its callers report as they see fit).
+ */
+export function isDualStackIPStrings(ips: readonly string[]): boolean {
+  let v4 = false;
+  let v6 = false;
+  for (const text of ips) {
+    const ip = parseIPSloppy(text);
+    if (!ip.ok) return false;
+    if (ip.value.family === 6) v6 = true;
+    else v4 = true;
+  }
+  return v4 && v6;
+}
+
 /** ParseCIDRSloppy accepts it: leading zeros allowed in IPv4 octets and in the prefix length. */
 export function isValidCIDR(value: string): string[] {
   return parseCIDRSloppy(value).ok ? [] : ['must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)'];

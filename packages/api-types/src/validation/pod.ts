@@ -12,7 +12,6 @@
 // update rule of ValidatePodUpdate (spec immutability and the like). A pod that passes here
 // may still be refused by a real apiserver; one refused here is refused there too, with the
 // same message for these fields.
-import { isIPv6, parseIPSloppy } from '../net/ip.js';
 import { DNS_POLICIES, type Pod } from '../objects/pod.js';
 import { fieldPath } from './field-path.js';
 import {
@@ -25,7 +24,7 @@ import {
   type FieldError,
   type GoValue,
 } from './field-errors.js';
-import { isDNS1123Label, isValidIP, validateNodeName, validatePodName } from './names.js';
+import { isDNS1123Label, isDualStackIPStrings, isValidIP, validateNodeName, validatePodName } from './names.js';
 import { validateObjectMeta } from './object-meta.js';
 
 const META = fieldPath('metadata');
@@ -41,18 +40,6 @@ function goIPList(type: 'PodIP' | 'HostIP', entries: readonly PodIPEntry[]): GoV
   return goValue(`[]core.${type}{${entries.map((e) => `core.${type}{IP:${goQuote(e.ip)}}`).join(', ')}}`);
 }
 
-/** netutils.IsDualStackIPStrings: false (with an error upstream) when one does not parse. */
-function isDualStack(ips: readonly string[]): boolean {
-  let v4 = false;
-  let v6 = false;
-  for (const ip of ips) {
-    if (!parseIPSloppy(ip).ok) return false;
-    if (isIPv6(ip)) v6 = true;
-    else v4 = true;
-  }
-  return v4 && v6;
-}
-
 function validateIPList(type: 'PodIP' | 'HostIP', entries: readonly PodIPEntry[], name: string): FieldError[] {
   const errs: FieldError[] = [];
   const path = fieldPath('status', name);
@@ -60,8 +47,7 @@ function validateIPList(type: 'PodIP' | 'HostIP', entries: readonly PodIPEntry[]
     for (const msg of isValidIP(e.ip)) errs.push(invalid(path.index(i), e.ip, msg));
   });
   if (entries.length <= 1) return errs;
-  const ips = entries.map((e) => e.ip);
-  const dual = isDualStack(ips);
+  const dual = isDualStackIPStrings(entries.map((e) => e.ip));
   // Upstream reports an internal error when an IP does not parse, besides the invalid
   // value below; those IPs were already reported above, so it is left out here.
   const checkDuplicates = (): void => {

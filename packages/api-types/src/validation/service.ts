@@ -45,6 +45,7 @@ import {
 import {
   isDNS1123Label,
   isDNS1123Subdomain,
+  isDualStackIPStrings,
   isQualifiedName,
   isValidCIDR,
   isValidIP,
@@ -208,17 +209,6 @@ function validateClientIPAffinityConfig(
   return [];
 }
 
-/** netutils.IsDualStackIPStrings on IPs already known to parse: one of each family. */
-function isDualStack(ips: readonly string[]): boolean {
-  let v4 = false;
-  let v6 = false;
-  for (const ip of ips) {
-    if (isIPv6(ip)) v6 = true;
-    else v4 = true;
-  }
-  return v4 && v6;
-}
-
 /**
  * ValidateServiceClusterIPsRelatedFields: clusterIP and clusterIPs in step, ipFamilies and
  * ipFamilyPolicy values, clusterIPs well formed, at most one per family and matching
@@ -276,7 +266,7 @@ export function validateServiceClusterIPsRelatedFields(service: Service): FieldE
   // Upstream stops here: family checks on bad IPs would only add noise.
   if (hasInvalidIPs) return errs;
 
-  if (clusterIPs.length > 1 && !isDualStack(clusterIPs)) {
+  if (clusterIPs.length > 1 && !isDualStackIPStrings(clusterIPs)) {
     errs.push(
       invalid(CLUSTER_IPS, goStringSlice(spec.clusterIPs), 'may specify no more than one IP for each IP family'),
     );

@@ -8,7 +8,7 @@
 import { invalid, type FieldError } from './validation/field-errors.js';
 import { fieldPath } from './validation/field-path.js';
 import { normalizeServiceClusterIPs, validateServiceClusterIPsRelatedFields } from './validation/service.js';
-import type { IPFamily, Service, ServiceSpec } from './objects/service.js';
+import { CLUSTER_IP_NONE, type IPFamily, type Service, type ServiceSpec } from './objects/service.js';
 import { familyName, parseIPSloppy } from './net/ip.js';
 
 /** The cluster's service IP families, primary first: one for single-stack, two for dual-stack. */
@@ -38,7 +38,7 @@ export function defaultServiceIPFamilies(input: Service, cluster: ClusterIPFamil
   const service = normalizeServiceClusterIPs(input);
   const spec: ServiceSpec = { ...service.spec };
   const clusterIPs = spec.clusterIPs ?? [];
-  const headless = spec.clusterIP === 'None';
+  const headless = spec.clusterIP === CLUSTER_IP_NONE;
   const selectorless = Object.keys(spec.selector ?? {}).length === 0;
   const [primary] = cluster;
 
@@ -63,7 +63,7 @@ export function defaultServiceIPFamilies(input: Service, cluster: ClusterIPFamil
   const families: IPFamily[] = [...(spec.ipFamilies ?? [])] as IPFamily[];
   for (let i = 0; i < clusterIPs.length; i++) {
     const ip = clusterIPs[i] ?? '';
-    if (ip === 'None') break;
+    if (ip === CLUSTER_IP_NONE) break;
     if (i < families.length) continue;
     const family = familyOf(ip);
     if (family === undefined) continue;

@@ -6,5 +6,6 @@ export { installPropertyHarness, propertyReporter } from './property-harness.js'
 export type { LocateTest } from './property-harness.js';
 export * from './arbitraries/index.js';
 export * from './upstream-messages.js';
+export { mustParseCIDR, mustParseIP } from './must-parse.js';
 export { readmeExample, runReadmeExample } from './readme-example.js';
 export type { ReadmeExample, ReadmeRun } from './readme-example.js';

@@ -1,19 +1,7 @@
+import { mustParseCIDR as cidr, mustParseIP as ip } from '@kubesvc/testkit';
 import { describe, expect, test } from 'vitest';
-import { parseCIDRStrict, type CIDR } from './cidr.js';
 import { addressAtOffset, getIndexedIP, offsetOf } from './cidr-offset.js';
-import { formatIP, parseIP, type IP } from './ip.js';
-
-function cidr(s: string): CIDR {
-  const r = parseCIDRStrict(s);
-  if (!r.ok) throw new Error(r.error);
-  return r.value;
-}
-
-function ip(s: string): IP {
-  const r = parseIP(s);
-  if (!r.ok) throw new Error(r.error);
-  return r.value;
-}
+import { formatIP } from './ip.js';
 
 function at(block: string, offset: bigint | number): string {
   const r = addressAtOffset(cidr(block), offset);

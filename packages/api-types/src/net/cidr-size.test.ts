@@ -1,12 +1,6 @@
+import { mustParseCIDR as cidr } from '@kubesvc/testkit';
 import { describe, expect, test } from 'vitest';
-import { parseCIDRStrict, type CIDR } from './cidr.js';
 import { cidrSize, cidrSizeCapped, rangeSize } from './cidr-size.js';
-
-function cidr(s: string): CIDR {
-  const r = parseCIDRStrict(s);
-  if (!r.ok) throw new Error(r.error);
-  return r.value;
-}
 
 describe('cidrSize and cidrSizeCapped', () => {
   test.each([

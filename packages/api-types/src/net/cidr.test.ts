@@ -1,3 +1,4 @@
+import { mustParseCIDR as cidr, mustParseIP as ip } from '@kubesvc/testkit';
 import { describe, expect, test } from 'vitest';
 import {
   cidrContains,
@@ -8,21 +9,8 @@ import {
   parseCIDR,
   parseCIDRSloppy,
   parseCIDRStrict,
-  type CIDR,
 } from './cidr.js';
-import { formatIP, parseIP, type IP } from './ip.js';
-
-function ip(s: string): IP {
-  const r = parseIP(s);
-  if (!r.ok) throw new Error(r.error);
-  return r.value;
-}
-
-function cidr(s: string): CIDR {
-  const r = parseCIDRStrict(s);
-  if (!r.ok) throw new Error(r.error);
-  return r.value;
-}
+import { formatIP } from './ip.js';
 
 /** "ip network" as Go prints ParseCIDR's two results, or the error. */
 function show(s: string, parse = parseCIDR): string {

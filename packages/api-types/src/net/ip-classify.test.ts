@@ -1,3 +1,4 @@
+import { mustParseIP as ip } from '@kubesvc/testkit';
 import { describe, expect, test } from 'vitest';
 import {
   isGlobalUnicast,
@@ -9,13 +10,6 @@ import {
   isPrivate,
   isUnspecified,
 } from './ip-classify.js';
-import { parseIP, type IP } from './ip.js';
-
-function ip(s: string): IP {
-  const r = parseIP(s);
-  if (!r.ok) throw new Error(r.error);
-  return r.value;
-}
 
 // Expected values are what Go's net.IP methods return (src/net/ip.go; the IPv6 cases of
 // Go's own ip_test.go ipAddrScopeTests).

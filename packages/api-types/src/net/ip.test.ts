@@ -1,3 +1,4 @@
+import { mustParseIP as ip } from '@kubesvc/testkit';
 import { describe, expect, test } from 'vitest';
 import {
   compareIP,
@@ -12,7 +13,6 @@ import {
   isIPv6,
   parseIP,
   parseIPSloppy,
-  type IP,
 } from './ip.js';
 
 /** parseIP then formatIP, or undefined when Go's ParseIP would return nil. */
@@ -24,12 +24,6 @@ function roundTrip(s: string): string | undefined {
 function sloppyRoundTrip(s: string): string | undefined {
   const r = parseIPSloppy(s);
   return r.ok ? formatIP(r.value) : undefined;
-}
-
-function ip(s: string): IP {
-  const r = parseIP(s);
-  if (!r.ok) throw new Error(r.error);
-  return r.value;
 }
 
 describe('parseIP and formatIP, as net.ParseIP and net.IP.String', () => {

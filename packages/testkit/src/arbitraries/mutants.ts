@@ -12,6 +12,7 @@ import {
   LINK_LOCAL_MSG,
   LINK_LOCAL_MULTICAST_MSG,
   LOOPBACK_MSG,
+  PORT_RANGE_MSG,
 } from '../upstream-messages.js';
 import { endpointSliceArb, endpointsArb, namespaceArb, podArb, serviceArb, serviceIPv4Arb } from './objects.js';
 
@@ -26,6 +27,8 @@ export interface Mutant<T> {
 }
 
 const quote = (s: string): string => JSON.stringify(s);
+/** The detail of a protocol's Unsupported value error (sets.List order). */
+const SUPPORTED_PROTOCOLS = 'supported values: "SCTP", "TCP", "UDP"';
 
 /** Special addresses with the ValidateNonSpecialIP message each one gets. */
 const specialIPArb: fc.Arbitrary<readonly [string, string]> = fc.oneof(
@@ -68,7 +71,7 @@ export function serviceMutantArb(): fc.Arbitrary<Mutant<Service>> {
       portIndexOf(s).map((i) => ({
         rule: 'port out of range',
         object: setPort(s, i, (p) => ({ ...p, port })),
-        expected: [`spec.ports[${i}].port: Invalid value: ${port}: must be between 1 and 65535, inclusive`],
+        expected: [`spec.ports[${i}].port: Invalid value: ${port}: ${PORT_RANGE_MSG}`],
       })),
     ),
     // Protocols: TCP, UDP, SCTP, case-sensitive.
@@ -76,7 +79,7 @@ export function serviceMutantArb(): fc.Arbitrary<Mutant<Service>> {
       portIndexOf(s).map((i) => ({
         rule: 'unsupported protocol',
         object: setPort(s, i, (p) => ({ ...p, protocol })),
-        expected: [`spec.ports[${i}].protocol: Unsupported value: ${quote(protocol)}: supported values: "SCTP", "TCP", "UDP"`],
+        expected: [`spec.ports[${i}].protocol: Unsupported value: ${quote(protocol)}: ${SUPPORTED_PROTOCOLS}`],
       })),
     ),
     // With more than one port, every port needs a name.
@@ -207,7 +210,7 @@ export function endpointsMutantArb(): fc.Arbitrary<Mutant<Endpoints>> {
       subsetIndex(e).map((i) => ({
         rule: 'endpoint port out of range',
         object: setSubset(e, i, (s) => ({ ...s, ports: (s.ports ?? []).map((p, k) => (k === 0 ? { ...p, port } : p)) })),
-        expected: [`subsets[${i}].ports[0].port: Invalid value: ${port}: must be between 1 and 65535, inclusive`],
+        expected: [`subsets[${i}].ports[0].port: Invalid value: ${port}: ${PORT_RANGE_MSG}`],
       })),
     ),
     // Endpoint protocols.
@@ -215,7 +218,7 @@ export function endpointsMutantArb(): fc.Arbitrary<Mutant<Endpoints>> {
       subsetIndex(e).map((i) => ({
         rule: 'unsupported endpoint protocol',
         object: setSubset(e, i, (s) => ({ ...s, ports: (s.ports ?? []).map((p, k) => (k === 0 ? { ...p, protocol } : p)) })),
-        expected: [`subsets[${i}].ports[0].protocol: Unsupported value: ${quote(protocol)}: supported values: "SCTP", "TCP", "UDP"`],
+        expected: [`subsets[${i}].ports[0].protocol: Unsupported value: ${quote(protocol)}: ${SUPPORTED_PROTOCOLS}`],
       })),
     ),
     // A subset needs addresses.

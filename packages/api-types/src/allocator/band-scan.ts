@@ -78,7 +78,9 @@ function findClearInWords(words: Uint32Array, from: number, to: number): number 
  * `count` automatic allocations in one go (fewer when the bitmap fills up): the same offsets,
  * in the same order, with the same draws as `count` calls of allocateNextOffset, but worked on
  * a private flat copy of the bits and turned back into a persistent bitmap once. O(max / 32)
- * to start and finish, so it pays off for large batches such as filling a range.
+ * to start and finish, so it pays off for large batches such as filling a range. The copy is
+ * kept by hand rather than as a BitmapDraft: pick only returns clear offsets in range, and
+ * draftSet's checks and the draft's field loads made a full fill 15-30 % slower.
  */
 export function allocateNextOffsets(bitmap: Bitmap, bandOffset: number, rng: Rng, count: number): NextOffsetsResult {
   const { max } = bitmap;

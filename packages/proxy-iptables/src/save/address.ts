@@ -1,10 +1,18 @@
 // Addresses as iptables reads and prints them: the text is read with inet_pton rules and
-// printed with glibc's inet_ntop, which differ from Go's (an IPv4-mapped IPv6 address stays
-// IPv6 and prints as `::ffff:10.0.0.1`; a lone zero group is not shortened).
+// printed with glibc's inet_ntop. api-types' parseIP (Go's strict parser: no leading zeros in
+// an octet, at most four digits a group, no zone) accepts the same text, and its formatIP
+// prints IPv6 as glibc does (the longest run, first on a tie, of two or more zero groups
+// becomes `::`; a lone zero group is not shortened), with two differences kept here: Go makes
+// an IPv4-mapped IPv6 address IPv4, while iptables keeps it IPv6; and glibc prints the last
+// 32 bits of a mapped (`::ffff:10.0.0.1`) or IPv4-compatible (`::10.0.0.1`) address dotted.
+// Not modelled: iptables reads IPv4 more loosely than inet_pton (strtoul octets, so `010.0.0.1`
+// is 8.0.0.1 and `0x0a.0.0.1` is 10.0.0.1, and `10.1` is 10.1.0.0); the view refuses those.
 // upstream: iptables libxtables/xtables.c (xtables_ipaddr_to_numeric, xtables_ip6addr_to_numeric),
 // glibc resolv/inet_ntop.c.
 
-export type IptFamily = 4 | 6;
+import { familyBits, formatIP, parseIP, type IPVersion } from '@kubesvc/api-types';
+
+export type IptFamily = IPVersion;
 
 /** Parsed `ADDRESS[/PREFIX]`, with the host bits already cleared as the kernel stores it. */
 export interface MaskedAddress {
@@ -13,63 +21,22 @@ export interface MaskedAddress {
   readonly prefix: number;
 }
 
-export function familyBits(family: IptFamily): 32 | 128 {
-  return family === 4 ? 32 : 128;
-}
-
-const DECIMAL_OCTET = /^(0|[1-9][0-9]{0,2})$/;
-const HEX_GROUP = /^[0-9A-Fa-f]{1,4}$/;
+/** ::ffff:0.0.0.0, the first IPv4-mapped IPv6 address. */
+const MAPPED_BASE = 0xffffn << 32n;
 
 /** inet_pton(AF_INET): four decimal octets, no leading zeros (glibc refuses them). */
 export function parseIPv4(text: string): bigint | undefined {
-  const parts = text.split('.');
-  if (parts.length !== 4) return undefined;
-  let value = 0n;
-  for (const part of parts) {
-    if (!DECIMAL_OCTET.test(part)) return undefined;
-    const octet = Number(part);
-    if (octet > 255) return undefined;
-    value = (value << 8n) | BigInt(octet);
-  }
-  return value;
+  const ip = parseIP(text);
+  // parseIP also reads `::ffff:a.b.c.d` as IPv4; inet_pton(AF_INET) does not.
+  return ip.ok && ip.value.family === 4 && !text.includes(':') ? ip.value.value : undefined;
 }
 
 /** inet_pton(AF_INET6): hex groups, at most one `::`, an optional dotted IPv4 tail. */
 export function parseIPv6(text: string): bigint | undefined {
-  const halves = text.split('::');
-  if (halves.length > 2) return undefined;
-  const groupsOf = (part: string, allowIPv4Tail: boolean): number[] | undefined => {
-    if (part === '') return [];
-    const pieces = part.split(':');
-    const groups: number[] = [];
-    for (let i = 0; i < pieces.length; i++) {
-      const piece = pieces[i] ?? '';
-      if (allowIPv4Tail && i === pieces.length - 1 && piece.includes('.')) {
-        const v4 = parseIPv4(piece);
-        if (v4 === undefined) return undefined;
-        groups.push(Number(v4 >> 16n), Number(v4 & 0xffffn));
-        continue;
-      }
-      if (!HEX_GROUP.test(piece)) return undefined;
-      groups.push(Number.parseInt(piece, 16));
-    }
-    return groups;
-  };
-  const head = groupsOf(halves[0] ?? '', halves.length === 1);
-  const tail = halves.length === 2 ? groupsOf(halves[1] ?? '', true) : [];
-  if (head === undefined || tail === undefined) return undefined;
-  let groups: number[];
-  if (halves.length === 1) {
-    if (head.length !== 8) return undefined;
-    groups = head;
-  } else {
-    const missing = 8 - head.length - tail.length;
-    if (missing < 1) return undefined;
-    groups = [...head, ...new Array<number>(missing).fill(0), ...tail];
-  }
-  let value = 0n;
-  for (const g of groups) value = (value << 16n) | BigInt(g);
-  return value;
+  const ip = parseIP(text);
+  if (!ip.ok || !text.includes(':')) return undefined;
+  // parseIP makes an IPv4-mapped address IPv4; inet_pton keeps its 128 bits.
+  return ip.value.family === 6 ? ip.value.value : MAPPED_BASE | ip.value.value;
 }
 
 export function parseAddress(text: string, family: IptFamily): bigint | undefined {
@@ -77,52 +44,15 @@ export function parseAddress(text: string, family: IptFamily): bigint | undefine
 }
 
 function formatIPv4(value: bigint): string {
-  const n = Number(value);
-  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+  return formatIP({ family: 4, value });
 }
 
-/** glibc inet_ntop(AF_INET6): the longest run (first on a tie) of two or more zero groups becomes `::`. */
+/** glibc inet_ntop(AF_INET6): formatIP, but dotted after `::ffff:` or `::` (not for `::` or `::x`). */
 function formatIPv6(value: bigint): string {
-  const words: number[] = [];
-  for (let i = 7; i >= 0; i--) words.push(Number((value >> BigInt(i * 16)) & 0xffffn));
-  let bestBase = -1;
-  let bestLen = 0;
-  let curBase = -1;
-  let curLen = 0;
-  for (let i = 0; i < 8; i++) {
-    if (words[i] === 0) {
-      if (curBase === -1) {
-        curBase = i;
-        curLen = 1;
-      } else {
-        curLen++;
-      }
-      if (curLen > bestLen) {
-        bestBase = curBase;
-        bestLen = curLen;
-      }
-    } else {
-      curBase = -1;
-      curLen = 0;
-    }
-  }
-  if (bestLen < 2) bestBase = -1;
-  let out = '';
-  for (let i = 0; i < 8; i++) {
-    if (bestBase !== -1 && i >= bestBase && i < bestBase + bestLen) {
-      if (i === bestBase) out += ':';
-      continue;
-    }
-    if (i !== 0) out += ':';
-    // glibc prints the last 32 bits dotted for IPv4-compatible and IPv4-mapped addresses.
-    if (i === 6 && bestBase === 0 && (bestLen === 6 || (bestLen === 5 && words[5] === 0xffff))) {
-      out += formatIPv4(value & 0xffff_ffffn);
-      break;
-    }
-    out += (words[i] ?? 0).toString(16);
-  }
-  if (bestBase !== -1 && bestBase + bestLen === 8) out += ':';
-  return out;
+  const high = value >> 32n;
+  if (high === 0xffffn) return `::ffff:${formatIPv4(value & 0xffff_ffffn)}`;
+  if (high === 0n && value > 0xffffn) return `::${formatIPv4(value)}`;
+  return formatIP({ family: 6, value });
 }
 
 export function formatAddress(value: bigint, family: IptFamily): string {
@@ -130,9 +60,9 @@ export function formatAddress(value: bigint, family: IptFamily): string {
 }
 
 export function prefixMask(prefix: number, family: IptFamily): bigint {
-  const bits = BigInt(familyBits(family));
-  const all = (1n << bits) - 1n;
-  return prefix === 0 ? 0n : (all >> BigInt(familyBits(family) - prefix)) << BigInt(familyBits(family) - prefix);
+  const bits = familyBits(family);
+  const hostBits = BigInt(bits - prefix);
+  return (((1n << BigInt(bits)) - 1n) >> hostBits) << hostBits;
 }
 
 /**

@@ -5,7 +5,8 @@
 // libxt_multiport.c, libxt_addrtype.c, libxt_mark.c, libxt_statistic.c, libxt_recent.c,
 // libxt_conntrack.c, libxt_nfacct.c.
 
-import { familyBits, formatAddress, parseAddress } from './address.js';
+import { familyBits } from '@kubesvc/api-types';
+import { formatAddress, parseAddress } from './address.js';
 import type { Checked } from './errors.js';
 import { fail, okValue } from './errors.js';
 import type { ExtensionSpec, OptionSpec, RuleContext } from './extension-spec.js';

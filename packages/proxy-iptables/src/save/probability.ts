@@ -5,6 +5,8 @@
 // upstream: iptables extensions/libxt_statistic.c (statistic_parse, statistic_save);
 // linux net/netfilter/xt_statistic.c.
 
+import { goFormatFixed } from '../probability.js';
+
 /** 2^31: the fixed-point scale of the statistic match. */
 export const STATISTIC_SCALE = 0x8000_0000;
 
@@ -24,24 +26,17 @@ export function kernelProbability(text: string): number | undefined {
   return Math.round(p * STATISTIC_SCALE);
 }
 
-const TEN_POW_11 = 100_000_000_000n;
-const SCALE = BigInt(STATISTIC_SCALE);
-
 /**
- * `%.11f` of fixed / 2^31, rounded as glibc's printf rounds the exact binary value: to the
- * nearest, ties to even (JavaScript's toFixed breaks ties upwards, which differs for values
- * such as 2^19 / 2^31 = 0.000244140625).
+ * `%.11f` of fixed / 2^31. The quotient is exact in a double, and glibc's printf, like Go's
+ * %f (goFormatFixed), rounds the exact binary value to the nearest, ties to even
+ * (JavaScript's toFixed breaks ties upwards, which differs for values such as
+ * 2^19 / 2^31 = 0.000244140625).
  */
 export function formatSavedProbability(fixed: number): string {
   if (!Number.isInteger(fixed) || fixed < 0 || fixed > STATISTIC_SCALE) {
     throw new RangeError(`statistic probability out of range: ${fixed}`);
   }
-  const numerator = BigInt(fixed) * TEN_POW_11;
-  let q = numerator / SCALE;
-  const r = numerator % SCALE;
-  if (r * 2n > SCALE || (r * 2n === SCALE && q % 2n === 1n)) q += 1n;
-  const digits = q.toString().padStart(12, '0');
-  return `${digits.slice(0, -11)}.${digits.slice(-11)}`;
+  return goFormatFixed(fixed / STATISTIC_SCALE, 11);
 }
 
 /** What iptables-save prints for a `--probability` text, or undefined when it is refused. */

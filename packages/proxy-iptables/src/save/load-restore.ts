@@ -72,19 +72,21 @@ function references(rule: RuleSpec, chain: string): boolean {
   return rule.target !== undefined && rule.target.name === chain && !TARGET_EXTENSIONS.has(chain) && !STANDARD_VERDICTS.includes(chain);
 }
 
+/** A table's chains by name, in the order iptables lists them (a re-created chain goes last). */
+type MutableChains = Map<string, MutableChain>;
+
 function applyStatement(
-  chains: MutableChain[],
+  chains: MutableChains,
   statement: RestoreStatement,
   family: IptFamily,
   table: string,
   backend: SaveBackend,
 ): RestoreResult<undefined> {
   const line = statement.line;
-  const find = (name: string): MutableChain | undefined => chains.find((c) => c.name === name);
   const ok: RestoreResult<undefined> = { ok: true, value: undefined };
   switch (statement.kind) {
     case 'declare-chain': {
-      const existing = find(statement.chain);
+      const existing = chains.get(statement.chain);
       if (existing?.builtin === true) {
         if (!BUILTIN_POLICIES.includes(statement.policy)) {
           return restoreError(line, `Can't set policy \`${statement.policy}' on \`${statement.chain}'`);
@@ -97,16 +99,16 @@ function applyStatement(
       }
       // iptables-legacy refuses a second declaration; iptables-nft flushes the chain.
       if (existing !== undefined) return restoreError(line, `error creating chain '${statement.chain}':File exists`);
-      chains.push({ name: statement.chain, builtin: false, policy: '-', rules: [] });
+      chains.set(statement.chain, { name: statement.chain, builtin: false, policy: '-', rules: [] });
       return ok;
     }
     case 'new-chain':
-      if (find(statement.chain) !== undefined) return restoreError(line, 'Chain already exists.');
-      chains.push({ name: statement.chain, builtin: false, policy: '-', rules: [] });
+      if (chains.has(statement.chain)) return restoreError(line, 'Chain already exists.');
+      chains.set(statement.chain, { name: statement.chain, builtin: false, policy: '-', rules: [] });
       return ok;
     case 'append':
     case 'insert': {
-      const chain = find(statement.chain);
+      const chain = chains.get(statement.chain);
       if (chain === undefined) return restoreError(line, 'No chain/target/match by that name.');
       // iptables itself refuses interfaces a built-in chain can never see.
       if (statement.rule.outInterface !== undefined && chain.builtin && ['PREROUTING', 'INPUT'].includes(chain.name)) {
@@ -119,38 +121,37 @@ function applyStatement(
       if (!rule.ok) return restoreError(line, rule.message);
       const target = rule.value.target;
       if (target !== undefined && !TARGET_EXTENSIONS.has(target.name) && !STANDARD_VERDICTS.includes(target.name)) {
-        const jumped = find(target.name);
+        const jumped = chains.get(target.name);
         if (jumped === undefined || jumped.builtin) return restoreError(line, `Chain '${target.name}' does not exist`);
       }
       if (statement.kind === 'append') {
-        chain.rules = [...chain.rules, rule.value];
+        chain.rules.push(rule.value);
       } else {
         if (statement.position > chain.rules.length + 1) return restoreError(line, 'Index of insertion too big.');
-        const at = statement.position - 1;
-        chain.rules = [...chain.rules.slice(0, at), rule.value, ...chain.rules.slice(at)];
+        chain.rules.splice(statement.position - 1, 0, rule.value);
       }
       return ok;
     }
     case 'flush': {
       if (statement.chain === undefined) {
-        for (const chain of chains) chain.rules = [];
+        for (const chain of chains.values()) chain.rules = [];
         return ok;
       }
-      const chain = find(statement.chain);
+      const chain = chains.get(statement.chain);
       if (chain === undefined) return restoreError(line, 'No chain/target/match by that name.');
       chain.rules = [];
       return ok;
     }
     case 'delete-chain': {
-      const doomed = statement.chain === undefined ? chains.filter((c) => !c.builtin) : [find(statement.chain)];
+      const doomed = statement.chain === undefined ? [...chains.values()].filter((c) => !c.builtin) : [chains.get(statement.chain)];
       for (const chain of doomed) {
         if (chain === undefined) return restoreError(line, 'No chain/target/match by that name.');
         if (chain.builtin) return restoreError(line, `Can't delete built-in chain \`${chain.name}'`);
         if (chain.rules.length > 0) return restoreError(line, `CHAIN_DEL failed (Device or resource busy): chain ${chain.name}`);
-        const stillUsed = chains.some((c) => !doomed.includes(c) && c.rules.some((r) => references(r, chain.name)));
+        const stillUsed = [...chains.values()].some((c) => !doomed.includes(c) && c.rules.some((r) => references(r, chain.name)));
         if (stillUsed) return restoreError(line, `CHAIN_DEL failed (Device or resource busy): chain ${chain.name}`);
       }
-      for (const chain of doomed) chains.splice(chains.indexOf(chain as MutableChain), 1);
+      for (const chain of doomed) if (chain !== undefined) chains.delete(chain.name);
       return ok;
     }
   }
@@ -165,14 +166,14 @@ export function loadIptablesDocument(document: IptablesRestoreDocument, options:
     if (builtins === undefined) {
       return restoreError(block.line, `can't initialize iptables table \`${block.name}': Table does not exist`);
     }
-    const chains: MutableChain[] = builtins.map((name) => ({ name, builtin: true, policy: 'ACCEPT', rules: [] }));
+    const chains: MutableChains = new Map(builtins.map((name) => [name, { name, builtin: true, policy: 'ACCEPT', rules: [] }]));
     for (const statement of block.statements) {
       const applied = applyStatement(chains, statement, family, block.name, backend);
       if (!applied.ok) return applied;
     }
     const table: KernelTable = {
       name: block.name,
-      chains: chains.map((c) => ({ name: c.name, builtin: c.builtin, policy: c.policy, rules: c.rules })),
+      chains: [...chains.values()].map((c) => ({ name: c.name, builtin: c.builtin, policy: c.policy, rules: c.rules })),
       hasStatements: block.statements.length > 0,
     };
     const earlier = tables.findIndex((t) => t.name === block.name);

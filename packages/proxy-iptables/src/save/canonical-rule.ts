@@ -19,8 +19,8 @@ import { STANDARD_VERDICTS, TARGET_EXTENSIONS } from './target-extensions.js';
 /** IFNAMSIZ is 16 with the NUL. */
 const MAX_INTERFACE_NAME = 15;
 
-// The protocols the view models, by name and number; iptables-save prints the name.
-const PROTOCOLS: ReadonlyMap<string, string> = new Map([
+// The protocols the view models, by lower-case name and number; iptables-save prints the name.
+export const PROTOCOL_NAMES: ReadonlyMap<string, string> = new Map([
   ['tcp', 'tcp'],
   ['6', 'tcp'],
   ['udp', 'udp'],
@@ -46,7 +46,7 @@ function canonicalAddress(value: NegatableValue | undefined, family: IptFamily):
 
 function canonicalProtocol(value: NegatableValue | undefined, family: IptFamily): Checked<NegatableValue | undefined> {
   if (value === undefined) return okValue(undefined);
-  const name = PROTOCOLS.get(value.value.toLowerCase());
+  const name = PROTOCOL_NAMES.get(value.value.toLowerCase());
   if (name === undefined || (name === 'icmp' && family === 6)) return fail(`unknown protocol "${value.value}" specified`);
   if (name === 'all') return value.negated ? fail("rule would never match protocol") : okValue(undefined);
   return okValue({ value: name, negated: value.negated });

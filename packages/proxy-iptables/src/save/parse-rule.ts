@@ -6,6 +6,7 @@
 // word after it. Nothing is canonicalised here: option text stays as written.
 // upstream: iptables iptables/xshared.c (do_parse), iptables/iptables.c (command_default).
 
+import { PROTOCOL_NAMES } from './canonical-rule.js';
 import type { Checked } from './errors.js';
 import { fail, okValue } from './errors.js';
 import type { ExtensionSpec } from './extension-spec.js';
@@ -38,16 +39,6 @@ const HEADER_LETTER: Readonly<Record<HeaderField, string>> = {
   outInterface: '-o',
   protocol: '-p',
 };
-
-/** The implicit match `-p NAME` (or its number) loads for an option no explicit match knows. */
-const IMPLICIT_PROTOCOL_MATCHES: ReadonlyMap<string, string> = new Map([
-  ['tcp', 'tcp'],
-  ['6', 'tcp'],
-  ['udp', 'udp'],
-  ['17', 'udp'],
-  ['sctp', 'sctp'],
-  ['132', 'sctp'],
-]);
 
 interface MutableMatch {
   readonly module: string;
@@ -106,11 +97,12 @@ export function parseRuleWords(words: readonly string[]): Checked<RuleSpec> {
     if (target?.spec !== undefined && findOption(target.spec, word) !== undefined) {
       owner = { spec: target.spec, options: target.options };
     } else {
-      owner = [...matches].reverse().find((m) => findOption(m.spec, word) !== undefined);
+      owner = matches.findLast((m) => findOption(m.spec, word) !== undefined);
     }
     if (owner === undefined) {
+      // The implicit match is the one named after the protocol (`-p 6` loads `-m tcp`), if any.
       const protocol = header.protocol?.value.toLowerCase();
-      const implicit = protocol === undefined ? undefined : IMPLICIT_PROTOCOL_MATCHES.get(protocol);
+      const implicit = protocol === undefined ? undefined : PROTOCOL_NAMES.get(protocol);
       const spec = implicit === undefined ? undefined : MATCH_EXTENSIONS.get(implicit);
       if (implicit !== undefined && spec !== undefined && findOption(spec, word) !== undefined) {
         const loaded: MutableMatch = { module: implicit, spec, options: [] };

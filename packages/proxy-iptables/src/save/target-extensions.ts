@@ -5,7 +5,7 @@
 
 import { formatAddress, parseAddress } from './address.js';
 import { fail, okValue } from './errors.js';
-import type { ExtensionSpec, OptionSpec } from './extension-spec.js';
+import type { ExtensionSpec, OptionSpec, PortRange } from './extension-spec.js';
 import { formatPortRange, option, optionsByName, parseDecimal, protocolIs } from './extension-spec.js';
 import { hex, parseMarkAndMask } from './match-extensions.js';
 import type { RuleOption } from './rule-spec.js';
@@ -65,11 +65,19 @@ function natOnly(target: string, table: string): { readonly ok: false; readonly 
 
 const PORT_PROTOCOLS = ['tcp', 'udp', 'sctp'];
 
+/** A NAT port range, `PORT` or `PORT-PORT`. */
+function parseNatPorts(text: string): PortRange | undefined {
+  const dash = text.indexOf('-');
+  const min = parseDecimal(dash === -1 ? text : text.slice(0, dash), 65535);
+  const max = dash === -1 ? min : parseDecimal(text.slice(dash + 1), 65535);
+  return min === undefined || max === undefined || min > max ? undefined : { min, max };
+}
+
 /** `ADDR[:PORT[-PORT]]`, IPv6 as `ADDR` or `[ADDR]:PORT[-PORT]`; address ranges are not modelled. */
 function parseNatDestination(
   text: string,
   family: 4 | 6,
-): { readonly address: bigint | undefined; readonly ports: { min: number; max: number } | undefined } | undefined {
+): { readonly address: bigint | undefined; readonly ports: PortRange | undefined } | undefined {
   let addressText: string;
   let portText: string | undefined;
   if (family === 6 && text.startsWith('[')) {
@@ -89,11 +97,8 @@ function parseNatDestination(
   const address = addressText === '' && family === 4 ? undefined : parseAddress(addressText, family);
   if (address === undefined && addressText !== '') return undefined;
   if (portText === undefined) return { address, ports: undefined };
-  const dash = portText.indexOf('-');
-  const min = parseDecimal(dash === -1 ? portText : portText.slice(0, dash), 65535);
-  const max = dash === -1 ? min : parseDecimal(portText.slice(dash + 1), 65535);
-  if (min === undefined || max === undefined || min > max) return undefined;
-  return { address, ports: { min, max } };
+  const ports = parseNatPorts(portText);
+  return ports === undefined ? undefined : { address, ports };
 }
 
 const dnat: ExtensionSpec = {
@@ -133,11 +138,9 @@ const masquerade: ExtensionSpec = {
     const ports = byName.value.get('--to-ports')?.args[0];
     if (ports !== undefined) {
       if (!protocolIs(context, PORT_PROTOCOLS)) return fail('Need TCP, UDP, SCTP or DCCP with port specification');
-      const dash = ports.indexOf('-');
-      const min = parseDecimal(dash === -1 ? ports : ports.slice(0, dash), 65535);
-      const max = dash === -1 ? min : parseDecimal(ports.slice(dash + 1), 65535);
-      if (min === undefined || max === undefined || min > max) return fail(`Port "${ports}" not valid`);
-      out.push(option('--to-ports', false, [formatPortRange({ min, max }, '-')]));
+      const range = parseNatPorts(ports);
+      if (range === undefined) return fail(`Port "${ports}" not valid`);
+      out.push(option('--to-ports', false, [formatPortRange(range, '-')]));
     }
     if (byName.value.has('--random')) out.push(option('--random', false));
     if (byName.value.has('--random-fully')) out.push(option('--random-fully', false));
@@ -145,7 +148,6 @@ const masquerade: ExtensionSpec = {
   },
 };
 
-const U32_MAX = 0xffff_ffff;
 const MARK_OPERATIONS = ['--set-xmark', '--set-mark', '--and-mark', '--or-mark', '--xor-mark'];
 
 /**
@@ -181,7 +183,7 @@ const markTarget: ExtensionSpec = {
     const [given, ...more] = options;
     if (given === undefined || more.length > 0) return fail('MARK target: Parameter --set/and/or/xor-mark is required');
     const xmark = markTargetXmark(given.name, given.args[0] ?? '');
-    if (xmark === undefined || xmark.value > U32_MAX) return fail(`MARK: bad value for option "${given.name}"`);
+    if (xmark === undefined) return fail(`MARK: bad value for option "${given.name}"`);
     return okValue([option('--set-xmark', false, [`${hex(xmark.value)}/${hex(xmark.mask)}`])]);
   },
 };

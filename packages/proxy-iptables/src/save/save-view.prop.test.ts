@@ -9,7 +9,7 @@ import { clusterArb } from '../real-parser/clusters.fixtures.js';
 import type { KernelRuleset } from './load-restore.js';
 import { loadIptablesRestore } from './load-restore.js';
 import { storedComment } from './match-extensions.js';
-import type { IptablesRestoreDocument } from './parse-restore.js';
+import type { RestoreTableBlock } from './parse-restore.js';
 import { parseIptablesRestore } from './parse-restore.js';
 import { restoreTextArb } from './restore-text.fixtures.js';
 import type { RuleSpec } from './rule-spec.js';
@@ -36,18 +36,14 @@ function byChain(ruleset: KernelRuleset): Record<string, Record<string, { policy
   return out;
 }
 
-/** The rules of a parsed document per table and chain, as written (no canonicalisation). */
-function writtenRules(document: IptablesRestoreDocument): Record<string, Record<string, RuleSpec[]>> {
-  const out: Record<string, Record<string, RuleSpec[]>> = {};
-  for (const block of document.tables) {
-    const chains: Record<string, RuleSpec[]> = {};
-    for (const statement of block.statements) {
-      if (statement.kind === 'declare-chain') chains[statement.chain] = [];
-      if (statement.kind === 'append') (chains[statement.chain] ??= []).push(statement.rule);
-    }
-    out[block.name] = chains;
+/** The rules a block puts in each chain, as written (no canonicalisation), -A and -I applied in order. */
+function writtenRules(block: RestoreTableBlock): Record<string, RuleSpec[]> {
+  const chains: Record<string, RuleSpec[]> = {};
+  for (const statement of block.statements) {
+    if (statement.kind === 'append') (chains[statement.chain] ??= []).push(statement.rule);
+    if (statement.kind === 'insert') (chains[statement.chain] ??= []).splice(statement.position - 1, 0, statement.rule);
   }
-  return out;
+  return chains;
 }
 
 /** What no normalisation may change: target, modules in order, negations, comment text. */
@@ -75,7 +71,7 @@ describe('INV-IPT-SAVE', () => {
 
           // The view is already in stored form: parsed as written, without canonicalising,
           // it holds exactly the stored rules, chain by chain.
-          const parsedView = writtenRules(unwrap(parseIptablesRestore(view)));
+          const parsedView = Object.fromEntries(unwrap(parseIptablesRestore(view)).tables.map((b) => [b.name, writtenRules(b)]));
           for (const [table, chains] of Object.entries(byChain(original))) {
             for (const [chain, { rules }] of Object.entries(chains)) {
               expect(parsedView[table]?.[chain] ?? []).toStrictEqual(rules);
@@ -91,12 +87,7 @@ describe('INV-IPT-SAVE', () => {
           const written = unwrap(parseIptablesRestore(text));
           for (const block of written.tables) {
             const stored = byChain(original)[block.name];
-            const appended: Record<string, RuleSpec[]> = {};
-            for (const statement of block.statements) {
-              if (statement.kind === 'append') (appended[statement.chain] ??= []).push(statement.rule);
-              if (statement.kind === 'insert') (appended[statement.chain] ??= []).splice(statement.position - 1, 0, statement.rule);
-            }
-            for (const [chain, rules] of Object.entries(appended)) {
+            for (const [chain, rules] of Object.entries(writtenRules(block))) {
               expect((stored?.[chain]?.rules ?? []).map(skeleton)).toStrictEqual(rules.map(skeleton));
             }
           }
@@ -121,11 +112,7 @@ describe('INV-IPT-SAVE over generated clusters', () => {
         const written = unwrap(parseIptablesRestore(restoreText));
         for (const block of written.tables) {
           const stored = byChain(original)[block.name];
-          const appended: Record<string, RuleSpec[]> = {};
-          for (const statement of block.statements) {
-            if (statement.kind === 'append') (appended[statement.chain] ??= []).push(statement.rule);
-          }
-          for (const [chain, rules] of Object.entries(appended)) {
+          for (const [chain, rules] of Object.entries(writtenRules(block))) {
             expect((stored?.[chain]?.rules ?? []).map(skeleton)).toStrictEqual(rules.map(skeleton));
           }
           // Chains kube-proxy deletes (-X) are gone.

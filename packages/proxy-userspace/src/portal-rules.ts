@@ -4,7 +4,7 @@
 // upstream: pkg/proxy/userspace/proxier.go (iptablesInit, openPortal, openOnePortal,
 // openNodePort, iptablesCommonPortalArgs, iptablesContainerPortalArgs, iptablesHostPortalArgs,
 // iptablesHostNodePortArgs, iptablesNonLocalNodePortArgs)
-import { CLUSTER_IP_NONE, familyBits, formatIP, isUnspecified, joinHostPort, parseIP, type IP, type Service } from '@kubesvc/api-types';
+import { familyBits, formatIP, isServiceIPSet, isUnspecified, joinHostPort, parseIP, type IP, type Service } from '@kubesvc/api-types';
 import { servicePortNameString, type ServicePortName } from './service-port-name.js';
 
 export const KUBE_PORTALS_CONTAINER = 'KUBE-PORTALS-CONTAINER';
@@ -204,8 +204,8 @@ export function servicePortPortalRules(sp: PortalServicePort, proxy: ProxyAddres
  */
 export function servicePortals(service: Service, proxyPortOf: (portName: string) => number | undefined, proxy: ProxyAddress): IptablesRule[] {
   const spec = service.spec ?? {};
+  if (!isServiceIPSet(spec) || spec.type === 'ExternalName') return [];
   const clusterIP = spec.clusterIP ?? '';
-  if (clusterIP === '' || clusterIP === CLUSTER_IP_NONE || spec.type === 'ExternalName') return [];
   const rules: IptablesRule[] = [];
   for (const port of spec.ports ?? []) {
     const name = port.name ?? '';

@@ -66,6 +66,16 @@ export const ServiceSpecSchema = z.looseObject({
 });
 export type ServiceSpec = z.infer<typeof ServiceSpecSchema>;
 
+/**
+ * Whether the Service has a cluster IP: clusterIP is set and is not "None". Kubelet's
+ * environment variables, the repair run and both proxies skip the others.
+ * upstream: pkg/apis/core/v1/helper/helpers.go IsServiceIPSet
+ */
+export function isServiceIPSet(spec: ServiceSpec | undefined): boolean {
+  const ip = spec?.clusterIP ?? '';
+  return ip !== '' && ip !== CLUSTER_IP_NONE;
+}
+
 export const PortStatusSchema = z.looseObject({
   port: int32,
   protocol: openEnum(PROTOCOLS),

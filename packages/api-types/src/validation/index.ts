@@ -62,6 +62,7 @@ export type { ObjectMetaInput, ObjectMetaOptions } from './object-meta.js';
 export { validateAnnotations, validateLabels, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 export {
   isHeadlessService,
+  needsHealthCheck,
   normalizeServiceClusterIPs,
   validateLoadBalancerStatus,
   validateNonSpecialIP,

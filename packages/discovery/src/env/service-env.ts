@@ -1,7 +1,7 @@
 // The service environment variables kubelet gives every container.
 // upstream: pkg/kubelet/envvars/envvars.go (FromServices, makeLinkVariables) and
 // pkg/kubelet/kubelet_pods.go (getServiceEnvVarMap: which services a pod sees).
-import { CLUSTER_IP_NONE, joinHostPort, type Service } from '@kubesvc/api-types';
+import { isServiceIPSet, joinHostPort, type Service } from '@kubesvc/api-types';
 
 export interface EnvVar {
   readonly name: string;
@@ -19,12 +19,6 @@ export interface ServiceEnvPod {
 const MASTER_NAMESPACE = 'default';
 const MASTER_SERVICES: ReadonlySet<string> = new Set(['kubernetes']);
 
-/** upstream: v1helper.IsServiceIPSet — a ClusterIP that is neither "" nor "None". */
-function hasClusterIP(service: Service): boolean {
-  const ip = service.spec?.clusterIP ?? '';
-  return ip !== '' && ip !== CLUSTER_IP_NONE;
-}
-
 /** Upper case, '-' → '_'. Dots and leading digits are left alone, as upstream leaves them. */
 export function envVarName(name: string): string {
   return name.replaceAll('-', '_').toUpperCase();
@@ -38,7 +32,7 @@ export function envVarName(name: string): string {
 export function envVarsFromServices(services: readonly Service[]): EnvVar[] {
   const out: EnvVar[] = [];
   for (const service of services) {
-    if (!hasClusterIP(service)) continue;
+    if (!isServiceIPSet(service.spec)) continue;
     const ports = service.spec?.ports ?? [];
     const first = ports[0];
     // Validation requires a port on every service with a ClusterIP; upstream indexes
@@ -77,7 +71,7 @@ export function servicesVisibleToPod(pod: ServiceEnvPod, services: readonly Serv
   const links = pod.enableServiceLinks ?? true;
   const byName = new Map<string, Service>();
   for (const service of services) {
-    if (!hasClusterIP(service)) continue;
+    if (!isServiceIPSet(service.spec)) continue;
     const name = service.metadata.name ?? '';
     const namespace = service.metadata.namespace ?? 'default';
     if (namespace === MASTER_NAMESPACE && MASTER_SERVICES.has(name)) {

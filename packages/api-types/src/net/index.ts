@@ -11,6 +11,7 @@ export {
   ipv4FromNumber,
   isIPv4,
   isIPv6,
+  MAPPED_BASE,
   parseIP,
   parseIPSloppy,
 } from './ip.js';

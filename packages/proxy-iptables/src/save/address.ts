@@ -10,7 +10,7 @@
 // upstream: iptables libxtables/xtables.c (xtables_ipaddr_to_numeric, xtables_ip6addr_to_numeric),
 // glibc resolv/inet_ntop.c.
 
-import { familyBits, formatIP, parseIP, type IPVersion } from '@kubesvc/api-types';
+import { familyBits, formatIP, MAPPED_BASE, parseIP, type IPVersion } from '@kubesvc/api-types';
 
 export type IptFamily = IPVersion;
 
@@ -20,9 +20,6 @@ export interface MaskedAddress {
   readonly value: bigint;
   readonly prefix: number;
 }
-
-/** ::ffff:0.0.0.0, the first IPv4-mapped IPv6 address. */
-const MAPPED_BASE = 0xffffn << 32n;
 
 /** inet_pton(AF_INET): four decimal octets, no leading zeros (glibc refuses them). */
 export function parseIPv4(text: string): bigint | undefined {

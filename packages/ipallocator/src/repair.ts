@@ -4,6 +4,7 @@
 // upstream: pkg/registry/core/service/ipallocator/controller/repair.go (the dual-stack
 //           version: one allocator and one leak map per family, events with "[IPv4]:<ip>")
 import {
+  CLUSTER_IP_NONE,
   draftClear,
   draftForEach,
   draftOf,
@@ -11,7 +12,6 @@ import {
   draftToBitmap,
   emptyDraft,
   familyName,
-  formatCIDR,
   formatIP,
   leakCountersFromMap,
   leakCountersToMap,
@@ -67,10 +67,10 @@ export const IP_REPAIR_CONTROLLER = 'ipallocator-repair-controller';
 // (api-types BitmapDraft) and returns persistent values at the end; its inputs are untouched.
 interface FamilyState {
   readonly family: IPFamily;
-  readonly network: CIDR;
-  /** The stored snapshot's range, which may be an older one than `network`. */
+  /** The stored snapshot's range, which may be an older one than `rebuiltRange`. */
   readonly storedRange: IPRange;
   readonly stored: BitmapDraft;
+  /** The range of the configured service CIDR. */
   readonly rebuiltRange: IPRange;
   readonly rebuilt: BitmapDraft;
   readonly leaks: Map<string, number>;
@@ -79,7 +79,7 @@ interface FamilyState {
 /** upstream IsServiceIPSet: a ClusterIP that is neither "" nor "None". */
 function isServiceIPSet(service: Service): boolean {
   const clusterIP = service.spec?.clusterIP ?? '';
-  return clusterIP !== '' && clusterIP !== 'None';
+  return clusterIP !== '' && clusterIP !== CLUSTER_IP_NONE;
 }
 
 function clusterIPsOf(service: Service): readonly string[] {
@@ -103,8 +103,9 @@ export function repairClusterIPs(input: ClusterIPRepairInput): ClusterIPRepairRe
   const states: FamilyState[] = [];
   for (const [i, network] of input.networks.entries()) {
     const family = familyName(network.network.family);
+    const rebuiltRange = ipRangeOf(network);
     const snapshot = input.snapshots?.[i];
-    const range = snapshot?.range ? snapshot.range : formatCIDR(network);
+    const range = snapshot?.range ? snapshot.range : rebuiltRange.rangeSpec;
     const stored = ipAllocatorFromSnapshot({ range, data: snapshot?.data ?? '' });
     if (!stored.ok) {
       return {
@@ -116,10 +117,8 @@ export function repairClusterIPs(input: ClusterIPRepairInput): ClusterIPRepairRe
         },
       };
     }
-    const rebuiltRange = ipRangeOf(network);
     states.push({
       family,
-      network,
       storedRange: stored.allocator.range,
       stored: draftOf(stored.allocator.bitmap),
       rebuiltRange,
@@ -129,41 +128,43 @@ export function repairClusterIPs(input: ClusterIPRepairInput): ClusterIPRepairRe
   }
 
   const events: ClusterIPRepairEvent[] = [];
+  // One function for the run, and the event's `service` built only when there is an event.
+  const warn = (service: Service, reason: ClusterIPRepairReason, message: string): void => {
+    const regarding = { namespace: service.metadata.namespace ?? '', name: service.metadata.name ?? '' };
+    events.push({ type: 'Warning', reason, message, action: 'ClusterIPAllocation', reportingController: IP_REPAIR_CONTROLLER, service: regarding });
+  };
   for (const service of input.services) {
     if (!isServiceIPSet(service)) continue;
-    const regarding = { namespace: service.metadata.namespace ?? '', name: service.metadata.name ?? '' };
-    const warn = (reason: ClusterIPRepairReason, message: string) =>
-      events.push({ type: 'Warning', reason, message, action: 'ClusterIPAllocation', reportingController: IP_REPAIR_CONTROLLER, service: regarding });
-
     for (const text of clusterIPsOf(service)) {
       const parsed = parseIPSloppy(text);
       if (!parsed.ok) {
-        warn('ClusterIPNotValid', `Cluster IP ${text} is not a valid IP; please recreate service`);
+        warn(service, 'ClusterIPNotValid', `Cluster IP ${text} is not a valid IP; please recreate service`);
         continue;
       }
       const ip = parsed.value;
       const family = familyName(ip.family);
       const state = states.find((s) => s.family === family);
       if (state === undefined) {
-        warn('ClusterIPNotValid', `Cluster IP ${formatIP(ip)}(${family}) is of ip family that is no longer configured on cluster; please recreate service`);
+        warn(service, 'ClusterIPNotValid', `Cluster IP ${formatIP(ip)}(${family}) is of ip family that is no longer configured on cluster; please recreate service`);
         continue;
       }
       const offset = ipOffset(state.rebuiltRange, ip);
       if (offset < 0) {
         warn(
+          service,
           'ClusterIPOutOfRange',
-          `Cluster IP [${family}]:${formatIP(ip)} is not within the service CIDR ${formatCIDR(state.network)}; please recreate service`,
+          `Cluster IP [${family}]:${formatIP(ip)} is not within the service CIDR ${state.rebuiltRange.rangeSpec}; please recreate service`,
         );
         continue;
       }
       if (!draftSet(state.rebuilt, offset)) {
-        warn('ClusterIPAlreadyAllocated', `Cluster IP [${family}]:${formatIP(ip)} was assigned to multiple services; please recreate service`);
+        warn(service, 'ClusterIPAlreadyAllocated', `Cluster IP [${family}]:${formatIP(ip)} was assigned to multiple services; please recreate service`);
         continue;
       }
       // upstream's ServiceCIDRFull and UnknownError branches need Allocate(ip) to fail with
       // ErrFull or another error, which the modern allocator never does for a given IP.
       if (!draftClear(state.stored, ipOffset(state.storedRange, ip))) {
-        warn('ClusterIPNotAllocated', `Cluster IP [${family}]:${formatIP(ip)} is not allocated; repairing`);
+        warn(service, 'ClusterIPNotAllocated', `Cluster IP [${family}]:${formatIP(ip)} is not allocated; repairing`);
       }
       if (state.leaks.size > 0) state.leaks.delete(formatIP(ip));
     }

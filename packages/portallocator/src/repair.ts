@@ -14,13 +14,14 @@ import {
   leakCountersFromMap,
   leakCountersToMap,
   leakHoldoff,
+  rangeAllocationSnapshot,
   type ErrRepair,
   type LeakCounters,
   type RangeAllocation,
   type RepairEvent,
   type Service,
 } from '@kubesvc/api-types';
-import { newPortAllocator, portAllocatorFromSnapshot, snapshotPortAllocator } from './port-allocator.js';
+import { portAllocatorFromSnapshot } from './port-allocator.js';
 import { formatPortRange, portRangeContains, type PortRange } from './port-range.js';
 
 export type NodePortRepairReason = 'PortNotAllocated' | 'PortAlreadyAllocated' | 'PortOutOfRange' | 'PortRangeFull' | 'UnknownError';
@@ -99,26 +100,26 @@ export function repairNodePorts(input: NodePortRepairInput): NodePortRepairResul
   const rebuilt = emptyDraft(input.portRange.size);
   const leaks = leakCountersToMap(input.leaks);
   const events: NodePortRepairEvent[] = [];
+  // One function for the run, and the event's `service` built only when there is an event.
+  const warn = (service: Service, reason: NodePortRepairReason, message: string): void => {
+    const regarding = { namespace: service.metadata.namespace ?? '', name: service.metadata.name ?? '' };
+    events.push({ type: 'Warning', reason, message, action: 'PortAllocation', reportingController: PORT_REPAIR_CONTROLLER, service: regarding });
+  };
 
   for (const service of input.services) {
-    const ports = collectServiceNodePorts(service);
-    if (ports.length === 0) continue;
-    const regarding = { namespace: service.metadata.namespace ?? '', name: service.metadata.name ?? '' };
-    const warn = (reason: NodePortRepairReason, message: string) =>
-      events.push({ type: 'Warning', reason, message, action: 'PortAllocation', reportingController: PORT_REPAIR_CONTROLLER, service: regarding });
-    for (const port of ports) {
+    for (const port of collectServiceNodePorts(service)) {
       if (!portRangeContains(input.portRange, port)) {
-        warn('PortOutOfRange', `Port ${port} is not within the port range ${rangeText}; please recreate service`);
+        warn(service, 'PortOutOfRange', `Port ${port} is not within the port range ${rangeText}; please recreate service`);
         continue;
       }
       if (!draftSet(rebuilt, port - input.portRange.base)) {
-        warn('PortAlreadyAllocated', `Port ${port} was assigned to multiple services; please recreate service`);
+        warn(service, 'PortAlreadyAllocated', `Port ${port} was assigned to multiple services; please recreate service`);
         continue;
       }
       // upstream's PortRangeFull and UnknownError branches need Allocate(port) to fail with
       // ErrFull or another error, which the allocator never does for a given port.
-      const held = portRangeContains(storedRange, port) && draftClear(stored, port - storedRange.base);
-      if (!held) warn('PortNotAllocated', `Port ${port} is not allocated; repairing`);
+      // draftClear is false for an offset outside the stored range too (an older, smaller one).
+      if (!draftClear(stored, port - storedRange.base)) warn(service, 'PortNotAllocated', `Port ${port} is not allocated; repairing`);
       if (leaks.size > 0) leaks.delete(String(port));
     }
   }
@@ -130,9 +131,8 @@ export function repairNodePorts(input: NodePortRepairInput): NodePortRepairResul
     if (portRangeContains(input.portRange, port)) draftSet(rebuilt, port - input.portRange.base);
   });
 
-  const allocator = newPortAllocator(input.portRange);
   return {
-    snapshot: snapshotPortAllocator({ ...allocator, bitmap: draftToBitmap(rebuilt) }, input.snapshot),
+    snapshot: rangeAllocationSnapshot(rangeText, draftToBitmap(rebuilt), input.snapshot),
     leaks: leakCountersFromMap(leaks),
     events,
   };

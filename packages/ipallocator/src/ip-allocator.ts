@@ -12,6 +12,7 @@ import {
   bitmapHas,
   bitmapSet,
   bitmapToBytes,
+  cidrEquals,
   emptyBitmap,
   errFull,
   parseCIDRSloppy,
@@ -174,10 +175,7 @@ export function restoreIPAllocator(
   cidr: CIDR,
   data: Uint8Array,
 ): { readonly ok: true; readonly allocator: IPAllocator } | { readonly ok: false; readonly error: ErrMismatchedNetwork } {
-  const own = allocator.range.cidr;
-  if (cidr.prefix !== own.prefix || cidr.network.family !== own.network.family || cidr.network.value !== own.network.value) {
-    return { ok: false, error: errMismatchedNetwork };
-  }
+  if (!cidrEquals(cidr, allocator.range.cidr)) return { ok: false, error: errMismatchedNetwork };
   return { ok: true, allocator: { range: allocator.range, bitmap: bitmapFromBytes(allocator.range.max, data) } };
 }
 

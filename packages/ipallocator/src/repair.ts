@@ -4,7 +4,6 @@
 // upstream: pkg/registry/core/service/ipallocator/controller/repair.go (the dual-stack
 //           version: one allocator and one leak map per family, events with "[IPv4]:<ip>")
 import {
-  CLUSTER_IP_NONE,
   draftClear,
   draftForEach,
   draftOf,
@@ -13,6 +12,7 @@ import {
   emptyDraft,
   familyName,
   formatIP,
+  isServiceIPSet,
   leakCountersFromMap,
   leakCountersToMap,
   leakHoldoff,
@@ -76,12 +76,6 @@ interface FamilyState {
   readonly leaks: Map<string, number>;
 }
 
-/** upstream IsServiceIPSet: a ClusterIP that is neither "" nor "None". */
-function isServiceIPSet(service: Service): boolean {
-  const clusterIP = service.spec?.clusterIP ?? '';
-  return clusterIP !== '' && clusterIP !== CLUSTER_IP_NONE;
-}
-
 function clusterIPsOf(service: Service): readonly string[] {
   const ips = service.spec?.clusterIPs ?? [];
   return ips.length > 0 ? ips : [service.spec?.clusterIP ?? ''];
@@ -134,7 +128,7 @@ export function repairClusterIPs(input: ClusterIPRepairInput): ClusterIPRepairRe
     events.push({ type: 'Warning', reason, message, action: 'ClusterIPAllocation', reportingController: IP_REPAIR_CONTROLLER, service: regarding });
   };
   for (const service of input.services) {
-    if (!isServiceIPSet(service)) continue;
+    if (!isServiceIPSet(service.spec)) continue;
     for (const text of clusterIPsOf(service)) {
       const parsed = parseIPSloppy(text);
       if (!parsed.ok) {

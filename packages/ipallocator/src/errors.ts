@@ -30,9 +30,5 @@ export function errNotInRange(ip: IP, validRange: string): ErrNotInRange {
   };
 }
 
-/** A RangeAllocation whose range does not parse as a CIDR (upstream NewFromSnapshot's parse error). */
-export type ErrInvalidSnapshot = AllocatorError<'ErrInvalidSnapshot'>;
-
-export function errInvalidSnapshot(message: string): ErrInvalidSnapshot {
-  return { _tag: 'ErrInvalidSnapshot', message };
-}
+// A stored RangeAllocation that cannot be read: the one error both allocators share.
+export { errInvalidSnapshot, type ErrInvalidSnapshot } from '@kubesvc/api-types';

@@ -16,8 +16,8 @@ import {
   emptyBitmap,
   errFull,
   parseCIDRSloppy,
-  rangeAllocationBytes,
   rangeAllocationSnapshot,
+  rangeAllocationSnapshotBytes,
   type Bitmap,
   type CIDR,
   type ErrFull,
@@ -188,12 +188,8 @@ export function ipAllocatorFromSnapshot(
 ): { readonly ok: true; readonly allocator: IPAllocator } | { readonly ok: false; readonly error: ErrInvalidSnapshot } {
   const parsed = parseCIDRSloppy(snapshot.range);
   if (!parsed.ok) return { ok: false, error: errInvalidSnapshot(parsed.error) };
-  let data: Uint8Array;
-  try {
-    data = rangeAllocationBytes(snapshot);
-  } catch (e) {
-    return { ok: false, error: errInvalidSnapshot(e instanceof Error ? e.message : String(e)) };
-  }
+  const data = rangeAllocationSnapshotBytes(snapshot);
+  if (!data.ok) return data;
   const allocator = newIPAllocator(parsed.value.cidr);
-  return { ok: true, allocator: { range: allocator.range, bitmap: bitmapFromBytes(allocator.range.max, data) } };
+  return { ok: true, allocator: { range: allocator.range, bitmap: bitmapFromBytes(allocator.range.max, data.bytes) } };
 }

@@ -28,9 +28,5 @@ export function errNotInRange(validPorts: string): ErrNotInRange {
   };
 }
 
-/** A RangeAllocation whose range does not parse (upstream NewFromSnapshot's parse error). */
-export type ErrInvalidSnapshot = AllocatorError<'ErrInvalidSnapshot'>;
-
-export function errInvalidSnapshot(message: string): ErrInvalidSnapshot {
-  return { _tag: 'ErrInvalidSnapshot', message };
-}
+// A stored RangeAllocation that cannot be read: the one error both allocators share.
+export { errInvalidSnapshot, type ErrInvalidSnapshot } from '@kubesvc/api-types';

@@ -15,8 +15,8 @@ import {
   bitmapToBytes,
   emptyBitmap,
   errFull,
-  rangeAllocationBytes,
   rangeAllocationSnapshot,
+  rangeAllocationSnapshotBytes,
   type Bitmap,
   type ErrFull,
   type RangeAllocation,
@@ -195,12 +195,8 @@ export function portAllocatorFromSnapshot(
 ): { readonly ok: true; readonly allocator: PortAllocator } | { readonly ok: false; readonly error: ErrInvalidSnapshot } {
   const parsed = parsePortRange(snapshot.range);
   if (!parsed.ok) return { ok: false, error: errInvalidSnapshot(parsed.error.message) };
-  let data: Uint8Array;
-  try {
-    data = rangeAllocationBytes(snapshot);
-  } catch (e) {
-    return { ok: false, error: errInvalidSnapshot(e instanceof Error ? e.message : String(e)) };
-  }
+  const data = rangeAllocationSnapshotBytes(snapshot);
+  if (!data.ok) return data;
   const allocator = newPortAllocator(parsed.range);
-  return { ok: true, allocator: withBitmap(allocator, bitmapFromBytes(parsed.range.size, data)) };
+  return { ok: true, allocator: withBitmap(allocator, bitmapFromBytes(parsed.range.size, data.bytes)) };
 }

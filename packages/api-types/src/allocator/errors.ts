@@ -29,3 +29,13 @@ export const errRangeMismatch: ErrRangeMismatch = {
   _tag: 'ErrRangeMismatch',
   message: 'the provided range does not match the current range',
 };
+
+/**
+ * A stored RangeAllocation that cannot be read: its range does not parse (the message is the
+ * range parser's, as upstream NewFromSnapshot returns it) or its data is not base64.
+ */
+export type ErrInvalidSnapshot = AllocatorError<'ErrInvalidSnapshot'>;
+
+export function errInvalidSnapshot(message: string): ErrInvalidSnapshot {
+  return { _tag: 'ErrInvalidSnapshot', message };
+}

@@ -1,4 +1,4 @@
-import { formatIP, parseCIDR, parseIP, seededRng, type CIDR, type IP } from '@kubesvc/api-types';
+import { formatIP, seededRng } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import {
   allocateIPInFamily,
@@ -9,18 +9,7 @@ import {
   releaseIPInFamily,
   type IPAllocators,
 } from './dual-stack.js';
-
-function cidr(text: string): CIDR {
-  const parsed = parseCIDR(text);
-  if (!parsed.ok) throw new Error(parsed.error);
-  return parsed.value.cidr;
-}
-
-function ip(text: string): IP {
-  const parsed = parseIP(text);
-  if (!parsed.ok) throw new Error(parsed.error);
-  return parsed.value;
-}
+import { mustParseCIDR as cidr, mustParseIP as ip } from '@kubesvc/testkit';
 
 function pair(): IPAllocators {
   const r = newIPAllocators([cidr('10.96.0.0/16'), cidr('fd00:10:96::/112')]);

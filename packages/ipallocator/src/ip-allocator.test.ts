@@ -1,16 +1,7 @@
 // Worked examples of the ClusterIP allocator (upstream: pkg/registry/core/service/ipallocator/
 // bitmap_test.go TestAllocate, TestAllocateTiny, TestSnapshot, TestNewFromSnapshot,
 // TestAllocateReserved / the /25 static band, the metrics test on a /112).
-import {
-  formatIP,
-  parseCIDR,
-  parseIP,
-  rangeAllocationBytes,
-  seededRng,
-  type CIDR,
-  type IP,
-  type Rng,
-} from '@kubesvc/api-types';
+import { formatIP, rangeAllocationBytes, seededRng, type IP, type Rng } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import {
   allocateIP,
@@ -31,18 +22,7 @@ import {
   snapshotIPAllocator,
   type IPAllocator,
 } from './ip-allocator.js';
-
-function cidr(text: string): CIDR {
-  const parsed = parseCIDR(text);
-  if (!parsed.ok) throw new Error(parsed.error);
-  return parsed.value.cidr;
-}
-
-function ip(text: string): IP {
-  const parsed = parseIP(text);
-  if (!parsed.ok) throw new Error(parsed.error);
-  return parsed.value;
-}
+import { mustParseCIDR as cidr, mustParseIP as ip } from '@kubesvc/testkit';
 
 function take(a: IPAllocator, text: string): IPAllocator {
   const r = allocateIP(a, ip(text));

@@ -1,17 +1,12 @@
 // The reference's table of range sizes, allocatable addresses and static bands
 // (upstream: pkg/registry/core/service/ipallocator/bitmap.go New and calculateRangeOffset,
 // bitmap_test.go TestAllocate / TestCalculateRangeOffset).
-import { formatIP, parseCIDR, type CIDR } from '@kubesvc/api-types';
+import { formatIP, parseCIDR } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import { allocateIP, allocatedIPs, allocateNextIP, ipAllocatorFree, newIPAllocator } from './ip-allocator.js';
 import { calculateIPRangeOffset, ipRangeOf } from './ip-range.js';
 import { seededRng } from '@kubesvc/api-types';
-
-function cidr(text: string): CIDR {
-  const parsed = parseCIDR(text);
-  if (!parsed.ok) throw new Error(parsed.error);
-  return parsed.value.cidr;
-}
+import { mustParseCIDR as cidr } from '@kubesvc/testkit';
 
 function fillAll(text: string): string[] {
   let a = newIPAllocator(cidr(text));

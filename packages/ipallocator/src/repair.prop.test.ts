@@ -1,15 +1,10 @@
 // Properties of the ClusterIP repair run over random Services and stored snapshots.
 import { fc, test } from '@fast-check/vitest';
-import { formatIP, parseCIDR, type CIDR, type RangeAllocation, type Service } from '@kubesvc/api-types';
+import { formatIP, type RangeAllocation, type Service } from '@kubesvc/api-types';
 import { expect } from 'vitest';
 import { allocateIP, allocatedIPs, ipAllocatorFromSnapshot, newIPAllocator, snapshotIPAllocator } from './ip-allocator.js';
 import { repairClusterIPs, type ClusterIPLeaks } from './repair.js';
-
-function cidr(text: string): CIDR {
-  const parsed = parseCIDR(text);
-  if (!parsed.ok) throw new Error(parsed.error);
-  return parsed.value.cidr;
-}
+import { mustParseCIDR as cidr } from '@kubesvc/testkit';
 
 const NETWORK = cidr('10.96.0.0/24');
 /** .1 .. .254 of the network. */

@@ -1,7 +1,7 @@
 // Worked examples of the ClusterIP repair run (upstream: pkg/registry/core/service/ipallocator/
 // controller/repair_test.go TestRepair, TestRepairLeak, TestRepairWithExisting,
 // TestRepairDualStack).
-import { formatIP, parseCIDR, parseIP, type CIDR, type RangeAllocation, type Service } from '@kubesvc/api-types';
+import { formatIP, parseIP, type RangeAllocation, type Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import {
   allocateIP,
@@ -13,12 +13,7 @@ import {
   type IPAllocator,
 } from './ip-allocator.js';
 import { repairClusterIPs, type ClusterIPLeaks } from './repair.js';
-
-function cidr(text: string): CIDR {
-  const parsed = parseCIDR(text);
-  if (!parsed.ok) throw new Error(parsed.error);
-  return parsed.value.cidr;
-}
+import { mustParseCIDR as cidr } from '@kubesvc/testkit';
 
 function service(name: string, clusterIP: string, clusterIPs?: string[]): Service {
   return {

@@ -1,13 +1,7 @@
 // upstream: coredns plugin/pkg/dnsutil/reverse.go (ExtractAddressFromReverse) and its tests.
-import { parseIP } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import { addressFromReverse, reverseName } from './reverse-name.js';
-
-const ip = (text: string) => {
-  const parsed = parseIP(text);
-  if (!parsed.ok) throw new Error(parsed.error);
-  return parsed.value;
-};
+import { mustParseIP as ip } from '@kubesvc/testkit';
 
 describe('reverse names', () => {
   it('IPv4: the octets reversed under in-addr.arpa', () => {

@@ -65,10 +65,12 @@ export function printTarget(target: Target): string {
 
 /** One rule line, `-A CHAIN ...`, as kube-proxy writes it. */
 export function printRule(rule: Rule): string {
-  let line = `-A ${rule.chain}`;
-  for (const match of rule.matches) line += ` ${printMatch(match)}`;
-  if (rule.target !== undefined) line += ` ${printTarget(rule.target)}`;
-  return line;
+  // One join per line, not a chain of `+=`: that leaves a rope per line for the final join
+  // to flatten, and a full sync prints hundreds of thousands of lines.
+  const parts = ['-A', rule.chain];
+  for (const match of rule.matches) parts.push(printMatch(match));
+  if (rule.target !== undefined) parts.push(printTarget(rule.target));
+  return parts.join(' ');
 }
 
 /**

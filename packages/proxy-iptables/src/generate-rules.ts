@@ -9,7 +9,7 @@
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { categorizeEndpoints, endpointChain, endpointsMap, servicePortKey, type EndpointInfo } from './endpoints.js';
-import { nodePortAddresses, nodePortIPs, isLoopbackIP } from './node-port-addresses.js';
+import { nodePortAddresses, nodePortIPs } from './node-port-addresses.js';
 import { printRestoreText } from './print-restore.js';
 import { probabilityText } from './probability.js';
 import type { ProxierConfig } from './proxier-config.js';
@@ -21,7 +21,7 @@ import {
   usesLocalEndpoints,
   type ServicePortInfo,
 } from './service-ports.js';
-import { cidrContains, formatIP, parseCIDRSloppy, parseIPSloppy } from '@kubesvc/api-types';
+import { cidrContains, formatIP, isLoopback, parseCIDRSloppy, parseIPSloppy, type IP } from '@kubesvc/api-types';
 
 export const KUBE_SERVICES = 'KUBE-SERVICES';
 export const KUBE_EXTERNAL_SERVICES = 'KUBE-EXTERNAL-SERVICES';
@@ -126,15 +126,16 @@ export function generateRules(
 
   const ports = orderedServicePorts(services, family);
   const epMap = endpointsMap(endpointSlices, family, config.nodeName);
-  const endpointsOf = (svc: ServicePortInfo): readonly EndpointInfo[] =>
-    epMap.get(servicePortKey(svc.namespace, svc.name, svc.portName, svc.protocol)) ?? [];
+  const portsWithEndpoints = ports.map(
+    (svc) => [svc, epMap.get(servicePortKey(svc.namespace, svc.name, svc.portName, svc.protocol)) ?? []] as const,
+  );
 
   let totalEndpoints = 0;
-  for (const svc of ports) totalEndpoints += endpointsOf(svc).length;
+  for (const [, endpoints] of portsWithEndpoints) totalEndpoints += endpoints.length;
   const largeClusterMode = totalEndpoints > config.largeClusterThreshold;
   const serviceComment = (text: string): Match[] => (largeClusterMode ? [] : [comment(text)]);
 
-  const nodeIP = config.nodeIP === '' ? undefined : config.nodeIP;
+  const nodeIP = parseIPSloppy(config.nodeIP);
   const localIfNotLocal: Match[] =
     config.localDetector.kind === 'cidr' ? [{ kind: 'source', address: config.localDetector.cidr, negated: true }] : [];
   const localIfLocal: Match[] =
@@ -152,7 +153,7 @@ export function generateRules(
     return text;
   };
 
-  for (const svc of ports) {
+  for (const [svc, endpoints] of portsWithEndpoints) {
     const protocol = svc.protocol;
     const sepChains = new Map<EndpointInfo, string>();
     const sepChain = (ep: EndpointInfo): string => {
@@ -168,10 +169,7 @@ export function generateRules(
     const dport = (port: number): Match => ({ kind: 'dport', port });
     const dst = (address: string): Match => ({ kind: 'destination', address, negated: false });
 
-    const { clusterEndpoints, localEndpoints, allReachableEndpoints, hasAnyEndpoints } = categorizeEndpoints(
-      endpointsOf(svc),
-      svc,
-    );
+    const { clusterEndpoints, localEndpoints, allReachableEndpoints, hasAnyEndpoints } = categorizeEndpoints(endpoints, svc);
     const hasEndpoints = hasAnyEndpoints;
     const clusterPolicyChain = svc.chains.cluster;
     const usesClusterPolicyChain = clusterEndpoints.length > 0 && usesClusterEndpoints(svc);
@@ -373,7 +371,7 @@ export function generateRules(
       let allowFromNode = false;
       for (const cidr of svc.loadBalancerSourceRanges) {
         nat(fwChain, [head, { kind: 'source', address: cidr, negated: false }], jump(externalTrafficChain));
-        if (nodeIP !== undefined && cidrTextContains(cidr, nodeIP)) allowFromNode = true;
+        if (nodeIP.ok && cidrTextContains(cidr, nodeIP.value)) allowFromNode = true;
       }
       // A VIP-like LB address is often local to the node: a node → VIP request loops back
       // with the VIP as its source.
@@ -388,18 +386,18 @@ export function generateRules(
 
     if (usesClusterPolicyChain) {
       natChains.push(clusterPolicyChain);
-      writeServiceToEndpointRules(nat, svc, clusterPolicyChain, clusterEndpoints, serviceComment, sepChain, probability);
+      writeServiceToEndpointRules(nat, svc, clusterPolicyChain, clusterEndpoints, largeClusterMode, sepChain, probability);
     }
     if (usesLocalPolicyChain) {
       natChains.push(localPolicyChain);
-      writeServiceToEndpointRules(nat, svc, localPolicyChain, localEndpoints, serviceComment, sepChain, probability);
+      writeServiceToEndpointRules(nat, svc, localPolicyChain, localEndpoints, largeClusterMode, sepChain, probability);
     }
 
     // Per-endpoint chains.
+    const base = serviceComment(spn);
     for (const ep of allReachableEndpoints) {
       const chain = sepChain(ep);
       natChains.push(chain);
-      const base = serviceComment(spn);
       // Hairpin: traffic that loops back to its originator must be SNATed.
       nat(chain, [...base, { kind: 'source', address: ep.ip, negated: false }], jump(KUBE_MARK_MASQ));
       const affinity: Match[] = svc.clientIPAffinity ? [{ kind: 'recent-set', name: chain }] : [];
@@ -417,7 +415,7 @@ export function generateRules(
   } else {
     for (const ip of nodePortIPs(npa, config.nodeIPs)) {
       // Loopback is skipped for IPv6, and for IPv4 when localhost NodePorts are off.
-      if (isLoopbackIP(ip) && (isIPv6 || !config.localhostNodePorts)) continue;
+      if (isLoopback(ip) && (isIPv6 || !config.localhostNodePorts)) continue;
       nat(
         KUBE_SERVICES,
         [comment(NODEPORTS_LAST_RULE_COMMENT), { kind: 'destination', address: formatIP(ip), negated: false }],
@@ -473,17 +471,20 @@ function writeServiceToEndpointRules(
   svc: ServicePortInfo,
   svcChain: string,
   endpoints: readonly EndpointInfo[],
-  serviceComment: (text: string) => Match[],
+  largeClusterMode: boolean,
   sepChain: (ep: EndpointInfo) => string,
   probability: (n: number) => string,
 ): void {
+  // Large clusters leave the comment out, so its text is not even built.
+  const endpointComment = (ep: EndpointInfo): Match[] =>
+    largeClusterMode ? [] : [comment(`${svc.nameString} -> ${ep.hostPort}`)];
   // Session affinity first: a client seen recently goes back to its endpoint.
   if (svc.clientIPAffinity) {
     for (const ep of endpoints) {
       const chain = sepChain(ep);
       nat(
         svcChain,
-        [...serviceComment(`${svc.nameString} -> ${ep.hostPort}`), { kind: 'recent-check', name: chain, seconds: svc.stickyMaxAgeSeconds }],
+        [...endpointComment(ep), { kind: 'recent-check', name: chain, seconds: svc.stickyMaxAgeSeconds }],
         jump(chain),
       );
     }
@@ -492,7 +493,7 @@ function writeServiceToEndpointRules(
   const n = endpoints.length;
   endpoints.forEach((ep, i) => {
     const chain = sepChain(ep);
-    const matches = serviceComment(`${svc.nameString} -> ${ep.hostPort}`);
+    const matches = endpointComment(ep);
     if (i < n - 1) {
       matches.push({ kind: 'statistic', probability: probability(n - i), denominator: n - i });
     }
@@ -500,8 +501,7 @@ function writeServiceToEndpointRules(
   });
 }
 
-function cidrTextContains(cidrText: string, ipText: string): boolean {
+function cidrTextContains(cidrText: string, ip: IP): boolean {
   const cidr = parseCIDRSloppy(cidrText);
-  const ip = parseIPSloppy(ipText);
-  return cidr.ok && ip.ok && cidrContains(cidr.value.cidr, ip.value);
+  return cidr.ok && cidrContains(cidr.value.cidr, ip);
 }

@@ -2,7 +2,7 @@
 // upstream: pkg/proxy/util/nodeport_addresses.go (NewNodePortAddresses, ContainsIPv4Loopback,
 // GetNodeIPs)
 
-import { cidrContains, formatIP, parseCIDRSloppy, parseIPSloppy, type CIDR, type IP } from '@kubesvc/api-types';
+import { cidrContains, formatIP, isLoopback, parseCIDRSloppy, parseIPSloppy, type CIDR, type IP } from '@kubesvc/api-types';
 
 export interface NodePortAddresses {
   /** The CIDRs of the proxier's family, parsed (the zero CIDR when none of the given ones fit). */
@@ -48,10 +48,6 @@ export function nodePortAddresses(cidrStrings: readonly string[], family: 4 | 6)
   return { cidrs, matchAll, containsIPv4Loopback };
 }
 
-function isLoopback(ip: IP): boolean {
-  return ip.family === 4 ? ip.value >> 24n === 127n : ip.value === 1n;
-}
-
 export function nodePortAddressesContainIPv4Loopback(cidrStrings: readonly string[], family: 4 | 6): boolean {
   return nodePortAddresses(cidrStrings, family).containsIPv4Loopback;
 }
@@ -76,5 +72,3 @@ export function nodePortIPs(npa: NodePortAddresses, addresses: readonly string[]
   }
   return out;
 }
-
-export { isLoopback as isLoopbackIP };

@@ -2,8 +2,8 @@
 // upstream: pkg/proxy/iptables/proxier.go (NewProxier), pkg/proxy/util/nodeport_addresses.go,
 // pkg/proxy/util/localdetector.go, cmd/kube-proxy defaults (masqueradeBit 14).
 
-import { formatIP, parseIPSloppy } from '@kubesvc/api-types';
-import { isLoopbackIP, nodePortAddressesContainIPv4Loopback } from './node-port-addresses.js';
+import { formatIP, isLoopback, parseIPSloppy } from '@kubesvc/api-types';
+import { nodePortAddressesContainIPv4Loopback } from './node-port-addresses.js';
 
 /** Which traffic counts as coming from a pod: a cluster CIDR (`-s CIDR`), or no detection. */
 export type LocalDetector = { readonly kind: 'cidr'; readonly cidr: string } | { readonly kind: 'none' };
@@ -118,7 +118,7 @@ export function proxierConfig(options: ProxierConfigOptions): ProxierConfig {
 function defaultNodeIP(addresses: readonly string[], family: 4 | 6): string {
   for (const text of addresses) {
     const parsed = parseIPSloppy(text);
-    if (parsed.ok && parsed.value.family === family && !isLoopbackIP(parsed.value)) return formatIP(parsed.value);
+    if (parsed.ok && parsed.value.family === family && !isLoopback(parsed.value)) return formatIP(parsed.value);
   }
   return '';
 }

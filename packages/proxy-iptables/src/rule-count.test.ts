@@ -1,15 +1,14 @@
 // INV-IPT-RULECOUNT: rule counts, against upstream's TestNumberIptablesRules
 // (pkg/proxy/iptables/number_generated_rules_test.go, the v1.29-era version: KUBE-FIREWALL
 // present, loadBalancerSourceRanges trimmed, no nfacct counters yet).
-import type { EndpointSlice, Service } from '@kubesvc/api-types';
+import { formatIP, ipv4FromNumber, type EndpointSlice, type Service } from '@kubesvc/api-types';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { generateRules } from './generate-rules.js';
 import { fakeProxierConfig } from './upstream.fixtures.js';
 
 function ipv4(base: number, offset: number): string {
-  const v = base + offset;
-  return [v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255].join('.');
+  return formatIP(ipv4FromNumber(base + offset));
 }
 
 /** upstream generateServiceEndpoints. */

@@ -7,6 +7,7 @@
 // NeedsHealthCheck), pkg/proxy/serviceport.go (UsesClusterEndpoints, UsesLocalEndpoints).
 
 import {
+  CLUSTER_IP_NONE,
   DEFAULT_CLIENT_IP_TIMEOUT_SECONDS,
   formatCIDR,
   formatIP,
@@ -113,7 +114,7 @@ export function servicePortInfos(service: Service, family: 4 | 6): ServicePortIn
   const spec = service.spec ?? {};
   const type = spec.type ?? 'ClusterIP';
   if (type === 'ExternalName') return [];
-  if (spec.clusterIP === undefined || spec.clusterIP === '' || spec.clusterIP === 'None') return [];
+  if (spec.clusterIP === undefined || spec.clusterIP === '' || spec.clusterIP === CLUSTER_IP_NONE) return [];
   const clusterIP = clusterIPForFamily(service, family);
   if (clusterIP === undefined) return [];
 

@@ -4,7 +4,7 @@
 // endpointsMapFromEndpointInfo), pkg/proxy/endpoint.go (BaseEndpointInfo),
 // pkg/proxy/topology.go (CategorizeEndpoints)
 
-import { formatIP, joinHostPort, LABEL_SERVICE_NAME, parseIPSloppy, type EndpointSlice } from '@kubesvc/api-types';
+import { familyName, formatIP, joinHostPort, LABEL_SERVICE_NAME, parseIPSloppy, type EndpointSlice } from '@kubesvc/api-types';
 import { endpointChainName } from './chain-names.js';
 import type { L4Protocol } from './ruleset.js';
 import { lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
@@ -42,7 +42,7 @@ export function endpointsMap(
   family: 4 | 6,
   nodeName: string,
 ): ReadonlyMap<string, readonly EndpointInfo[]> {
-  const addressType = family === 4 ? 'IPv4' : 'IPv6';
+  const addressType = familyName(family);
   // A slice listed twice (same namespace and name) counts once, the last listing winning.
   const byName = new Map<string, EndpointSlice>();
   for (const slice of slices) {

@@ -7,10 +7,11 @@
 // NeedsHealthCheck), pkg/proxy/serviceport.go (UsesClusterEndpoints, UsesLocalEndpoints).
 
 import {
-  CLUSTER_IP_NONE,
   DEFAULT_CLIENT_IP_TIMEOUT_SECONDS,
   formatCIDR,
   formatIP,
+  isServiceIPSet,
+  needsHealthCheck,
   parseCIDRSloppy,
   parseIPSloppy,
   type Service,
@@ -114,7 +115,7 @@ export function servicePortInfos(service: Service, family: 4 | 6): ServicePortIn
   const spec = service.spec ?? {};
   const type = spec.type ?? 'ClusterIP';
   if (type === 'ExternalName') return [];
-  if (spec.clusterIP === undefined || spec.clusterIP === '' || spec.clusterIP === CLUSTER_IP_NONE) return [];
+  if (!isServiceIPSet(spec)) return [];
   const clusterIP = clusterIPForFamily(service, family);
   if (clusterIP === undefined) return [];
 
@@ -137,8 +138,7 @@ export function servicePortInfos(service: Service, family: 4 | 6): ServicePortIn
     family,
   );
   const loadBalancerSourceRanges = cidrsOfFamily(spec.loadBalancerSourceRanges ?? [], family);
-  const needsHealthCheck = type === 'LoadBalancer' && spec.externalTrafficPolicy === 'Local';
-  const healthCheckNodePort = needsHealthCheck ? (spec.healthCheckNodePort ?? 0) : 0;
+  const healthCheckNodePort = needsHealthCheck(spec) ? (spec.healthCheckNodePort ?? 0) : 0;
 
   const out: ServicePortInfo[] = [];
   for (const port of spec.ports ?? []) {

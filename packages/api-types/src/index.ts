@@ -6,3 +6,4 @@ export * from './validation/index.js';
 export * from './service-ip-families.js';
 export * from './service-update.js';
 export * from './allocator/index.js';
+export * from './service-port-name.js';

@@ -14,6 +14,7 @@ import {
   needsHealthCheck,
   parseCIDRSloppy,
   parseIPSloppy,
+  servicePortNameString,
   type Service,
 } from '@kubesvc/api-types';
 import { serviceChainNames, type ServiceChainNames } from './chain-names.js';
@@ -41,11 +42,6 @@ export interface ServicePortInfo {
   readonly externalPolicyLocal: boolean;
   readonly internalPolicyLocal: boolean;
   readonly chains: ServiceChainNames;
-}
-
-/** ServicePortName.String(). */
-export function servicePortNameString(namespace: string, name: string, portName: string): string {
-  return portName === '' ? `${namespace}/${name}` : `${namespace}/${name}:${portName}`;
 }
 
 export function isExternallyAccessible(info: ServicePortInfo): boolean {
@@ -145,7 +141,7 @@ export function servicePortInfos(service: Service, family: 4 | 6): ServicePortIn
     const protocol = lowerProtocol(port.protocol);
     if (protocol === undefined) continue;
     const portName = port.name ?? '';
-    const nameString = servicePortNameString(namespace, name, portName);
+    const nameString = servicePortNameString({ namespace, name, port: portName });
     out.push({
       namespace,
       name,

@@ -1,6 +1,6 @@
 export * from './constants.js';
 export * from './errors.js';
-export * from './service-port-name.js';
+export { servicePortNameString, type ServicePortName } from '@kubesvc/api-types';
 export * from './shuffle.js';
 export * from './endpoints-map.js';
 export * from './persistent-map.js';

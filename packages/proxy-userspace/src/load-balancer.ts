@@ -2,7 +2,7 @@
 // Every operation returns a new balancer and leaves the one it was given valid; time (`now`,
 // ms) and the shuffle's generator are inputs.
 // upstream: pkg/proxy/userspace/roundrobin.go (v1.25, the last release with the userspace proxier)
-import { splitHostPort, type Endpoints } from '@kubesvc/api-types';
+import { servicePortNameString, splitHostPort, type Endpoints, type ServicePortName } from '@kubesvc/api-types';
 import { DEFAULT_AFFINITY_TTL_SECONDS } from './constants.js';
 import { buildPortsToEndpointsMap } from './endpoints-map.js';
 import {
@@ -12,7 +12,6 @@ import {
   type NextEndpointError,
 } from './errors.js';
 import { PersistentMap } from './persistent-map.js';
-import { servicePortNameString, type ServicePortName } from './service-port-name.js';
 import { seededShuffle, type Shuffle } from './shuffle.js';
 
 /** A Service's sessionAffinity: 'None', 'ClientIP', or '' for "not said" (upstream's zero value). */

@@ -4,8 +4,18 @@
 // upstream: pkg/proxy/userspace/proxier.go (iptablesInit, openPortal, openOnePortal,
 // openNodePort, iptablesCommonPortalArgs, iptablesContainerPortalArgs, iptablesHostPortalArgs,
 // iptablesHostNodePortArgs, iptablesNonLocalNodePortArgs)
-import { familyBits, formatIP, isServiceIPSet, isUnspecified, joinHostPort, parseIP, type IP, type Service } from '@kubesvc/api-types';
-import { servicePortNameString, type ServicePortName } from './service-port-name.js';
+import {
+  familyBits,
+  formatIP,
+  isServiceIPSet,
+  isUnspecified,
+  joinHostPort,
+  parseIP,
+  servicePortNameString,
+  type IP,
+  type Service,
+  type ServicePortName,
+} from '@kubesvc/api-types';
 
 export const KUBE_PORTALS_CONTAINER = 'KUBE-PORTALS-CONTAINER';
 export const KUBE_PORTALS_HOST = 'KUBE-PORTALS-HOST';

@@ -14,7 +14,7 @@ import {
   onEndpointsUpdate,
   type LoadBalancer,
 } from './load-balancer.js';
-import type { ServicePortName } from './service-port-name.js';
+import type { ServicePortName } from '@kubesvc/api-types';
 import { keepOrder } from './shuffle.js';
 
 type Subset = { readonly ips: readonly string[]; readonly ports: readonly (readonly [string, number])[] };

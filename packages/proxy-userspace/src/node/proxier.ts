@@ -5,7 +5,7 @@
 // pkg/proxy/userspace/proxysocket.go (TryConnectEndpoints, ProxyLoop, proxyClient)
 import { createSocket, type RemoteInfo, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, isIPv6, type AddressInfo, type Server, type Socket } from 'node:net';
-import { joinHostPort, splitHostPort, type Endpoints } from '@kubesvc/api-types';
+import { joinHostPort, servicePortNameString, splitHostPort, type Endpoints, type ServicePortName } from '@kubesvc/api-types';
 import { DEFAULT_UDP_IDLE_TIMEOUT_MS, ENDPOINT_DIAL_TIMEOUTS_MS } from '../constants.js';
 import {
   cleanupStaleStickySessions,
@@ -19,7 +19,6 @@ import {
   setServicePortEndpoints,
   type LoadBalancer,
 } from '../load-balancer.js';
-import { servicePortNameString, type ServicePortName } from '../service-port-name.js';
 import type { Shuffle } from '../shuffle.js';
 import { dialTcp } from './dial.js';
 import { splice } from './splice.js';

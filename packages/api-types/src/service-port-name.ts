@@ -1,5 +1,5 @@
-// The key of everything userspace mode keeps per Service port.
-// upstream: pkg/proxy/types.go (ServicePortName, its String method)
+// The name both proxies key a Service port by, and print in rule comments and logs.
+// upstream: pkg/proxy/types.go (ServicePortName and its String method)
 
 export interface ServicePortName {
   readonly namespace: string;

@@ -26,7 +26,8 @@ export function servicePortKey(namespace: string, name: string, portName: string
   return `${namespace}\u0000${name}\u0000${portName}\u0000${protocol}`;
 }
 
-function compareStrings(a: string, b: string): number {
+/** JavaScript's < on UTF-16 code units: the byte order of Go's string comparison for the ASCII names and addresses sorted here. */
+export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 

@@ -8,7 +8,7 @@
 // inside one service port is written in upstream's order. See the README, "Ordering".
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
-import { categorizeEndpoints, endpointChain, endpointsMap, servicePortKey, type EndpointInfo } from './endpoints.js';
+import { categorizeEndpoints, compareStrings, endpointChain, endpointsMap, servicePortKey, type EndpointInfo } from './endpoints.js';
 import { nodePortAddresses, nodePortIPs } from './node-port-addresses.js';
 import { printRestoreText } from './print-restore.js';
 import { probabilityText } from './probability.js';
@@ -54,10 +54,6 @@ export interface IptablesRules {
   readonly ruleset: Ruleset;
   readonly restoreText: string;
   readonly stats: RuleStats;
-}
-
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 const comment = (text: string): Match => ({ kind: 'comment', text });

@@ -9,12 +9,11 @@ import { splitHostPort } from '@kubesvc/api-types';
  * shutdown can destroy a dial still in flight.
  */
 export function dialTcp(endpoint: string, timeoutMs: number, track: (socket: Socket) => void): Promise<Socket | undefined> {
-  const split = splitHostPort(endpoint);
-  const port = split.ok ? Number(split.value.port) : NaN;
-  if (!split.ok || !Number.isInteger(port)) return Promise.resolve(undefined);
+  const address = endpointAddress(endpoint);
+  if (address === undefined) return Promise.resolve(undefined);
   return new Promise((resolve) => {
     let settled = false;
-    const socket = connect({ host: split.value.host, port, allowHalfOpen: true });
+    const socket = connect({ host: address.host, port: address.port, allowHalfOpen: true });
     track(socket);
     const timer = setTimeout(() => socket.destroy(), timeoutMs);
     const onError = (): void => undefined;
@@ -33,4 +32,17 @@ export function dialTcp(endpoint: string, timeoutMs: number, track: (socket: Soc
       }
     });
   });
+}
+
+/**
+ * The host and port of an endpoint string, or undefined when it cannot be dialled. Go's Dial
+ * returns an error for a port outside 1–65535 or not a number, so upstream's proxy counts a
+ * failed attempt; Node's connect() throws instead, which inside a socket callback would
+ * take the whole proxy down, so the port is checked before any socket exists.
+ */
+export function endpointAddress(endpoint: string): { readonly host: string; readonly port: number } | undefined {
+  const split = splitHostPort(endpoint);
+  if (!split.ok || !/^[0-9]{1,5}$/.test(split.value.port)) return undefined;
+  const port = Number(split.value.port);
+  return port >= 1 && port <= 65535 ? { host: split.value.host, port } : undefined;
 }

@@ -146,6 +146,14 @@ describe('TCP', () => {
     expect(await exchange(port, 'w')).toBe('live|w');
   });
 
+  it('treats an endpoint with an undiallable port as a failed attempt and moves on', async () => {
+    const live = await tcpBackend('live');
+    const proxier = await startProxier();
+    const { port } = await proxier.addService({ servicePort: web, endpoints: ['127.0.0.1:0', '127.0.0.1:65536', live] });
+    expect(await exchange(port, 'x')).toBe('live|x');
+    expect(proxier.counters(web)).toMatchObject({ connections: 1, retries: 2, failures: 0 });
+  });
+
   it('closes a client when the service port has no endpoints', async () => {
     const proxier = await startProxier();
     const { port } = await proxier.addService({ servicePort: web });
@@ -321,6 +329,21 @@ describe('UDP', () => {
     const c = await udpClient();
     const big = 'x'.repeat(6000);
     expect(await c.ask(port, big)).toBe(`a|${big}`);
+  });
+
+  it('counts an endpoint whose port cannot be dialled as a failure, and keeps serving', async () => {
+    const backend = await udpBackend('a');
+    const proxier = await startProxier();
+    const { port } = await proxier.addService({ servicePort: dns, protocol: 'UDP', endpoints: ['127.0.0.1:99999'] });
+    const c = await udpClient();
+    c.socket.send('lost', port, HOST);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(proxier.counters(dns)).toMatchObject({ connections: 0, failures: 1 });
+    proxier.setEndpoints(dns, ['127.0.0.1:http', backend]);
+    c.socket.send('lost too', port, HOST);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(proxier.counters(dns)).toMatchObject({ connections: 0, failures: 2 });
+    expect(await c.ask(port, 'q')).toBe('a|q');
   });
 
   it('drops datagrams when there are no endpoints', async () => {

@@ -5,7 +5,7 @@
 // pkg/proxy/userspace/proxysocket.go (TryConnectEndpoints, ProxyLoop, proxyClient)
 import { createSocket, type RemoteInfo, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, isIPv6, type AddressInfo, type Server, type Socket } from 'node:net';
-import { joinHostPort, servicePortNameString, splitHostPort, type Endpoints, type ServicePortName } from '@kubesvc/api-types';
+import { joinHostPort, servicePortNameString, type Endpoints, type ServicePortName } from '@kubesvc/api-types';
 import { DEFAULT_UDP_IDLE_TIMEOUT_MS, ENDPOINT_DIAL_TIMEOUTS_MS } from '../constants.js';
 import {
   cleanupStaleStickySessions,
@@ -20,7 +20,7 @@ import {
   type LoadBalancer,
 } from '../load-balancer.js';
 import type { Shuffle } from '../shuffle.js';
-import { dialTcp } from './dial.js';
+import { dialTcp, endpointAddress } from './dial.js';
 import { splice } from './splice.js';
 
 export interface ProxierOptions {
@@ -355,9 +355,9 @@ export class UserspaceProxier {
 
   private openAssociation(l: Listener, key: string, endpoint: string, rinfo: RemoteInfo): UdpAssociation | undefined {
     const udp = l.udp;
-    const split = splitHostPort(endpoint);
-    if (udp === undefined || !split.ok) return undefined;
-    const backend = createSocket({ type: isIPv6(split.value.host) ? 'udp6' : 'udp4' });
+    const address = endpointAddress(endpoint);
+    if (udp === undefined || address === undefined) return undefined;
+    const backend = createSocket({ type: isIPv6(address.host) ? 'udp6' : 'udp4' });
     const timer = setTimeout(() => void this.closeAssociation(l, key), this.udpIdleTimeoutMs);
     const assoc: UdpAssociation = { backend, timer, queue: [], connected: false, closed: false, bytesIn: 0, bytesOut: 0 };
     udp.clients.set(key, assoc);
@@ -370,7 +370,7 @@ export class UserspaceProxier {
       assoc.timer.refresh();
       udp.socket.send(reply, rinfo.port, rinfo.address);
     });
-    backend.connect(Number(split.value.port), split.value.host, () => {
+    backend.connect(address.port, address.host, () => {
       if (assoc.closed) return;
       assoc.connected = true;
       for (const m of assoc.queue.splice(0)) backend.send(m);

@@ -1,0 +1,82 @@
+// kube-apiserver's checks on the flags the bootstrap controller uses, with upstream's text.
+// upstream: cmd/kube-apiserver/app/options/validation.go, pkg/controlplane/controller.go
+// (NewBootstrapController), pkg/controlplane/services.go, and their tests.
+import { formatCIDR, formatIP } from '@kubesvc/api-types';
+import { describe, expect, it } from 'vitest';
+import { bootstrapConfig, type BootstrapOptions } from './config.js';
+
+function messages(options: BootstrapOptions): string[] {
+  const result = bootstrapConfig(options);
+  return result.ok ? [] : result.errors.map((e) => e.message);
+}
+
+describe('bootstrapConfig', () => {
+  it('defaults: 10.0.0.0/24 and 10.0.0.1, 6443, 443, ClusterIP, 30000-32767, lease, 10 s / 1 min / 3 min, TTL 15 s', () => {
+    const result = bootstrapConfig({ publicIP: '192.168.0.10' });
+    if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('; '));
+    const c = result.config;
+    expect(c.serviceCIDRs.map(formatCIDR)).toEqual(['10.0.0.0/24']);
+    expect(formatIP(c.serviceIP)).toBe('10.0.0.1');
+    expect(formatIP(c.publicIP)).toBe('192.168.0.10');
+    expect([c.securePort, c.servicePort, c.kubernetesServiceNodePort]).toEqual([6443, 443, 0]);
+    expect(c.nodePortRange).toEqual({ base: 30000, size: 2768 });
+    expect(c.endpointReconcilerType).toBe('lease');
+    expect(c.masterCount).toBe(1);
+    expect([c.endpointIntervalMs, c.systemNamespacesIntervalMs, c.repairIntervalMs, c.leaseTtlMs]).toEqual([10_000, 60_000, 180_000, 15_000]);
+  });
+
+  it.each([
+    ['192.168.1.0/24', '192.168.1.1'],
+    ['10.96.0.0/12', '10.96.0.1'],
+    ['10.96.0.0/29', '10.96.0.1'],
+    ['10.0.0.0/24,fd00:10:96::/112', '10.0.0.1'],
+  ])('the service IP of %s is %s', (range, ip) => {
+    const result = bootstrapConfig({ serviceClusterIPRange: range, publicIP: '192.168.0.10' });
+    expect(result.ok && formatIP(result.config.serviceIP)).toBe(ip);
+  });
+
+  it('IPv6: the family must match the public address', () => {
+    const result = bootstrapConfig({ serviceClusterIPRange: '2001:db8::/112', publicIP: '2001:db8:1::10' });
+    expect(result.ok && formatIP(result.config.serviceIP)).toBe('2001:db8::1');
+  });
+
+  it.each<[BootstrapOptions, string[]]>([
+    [{ serviceClusterIPRange: '192.168.1.0/30', publicIP: '192.168.0.10' }, ['the service cluster IP range must be at least 8 IP addresses']],
+    [
+      { serviceClusterIPRange: '10.0.0.0/11', publicIP: '192.168.0.10' },
+      ['specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12'],
+    ],
+    [
+      { serviceClusterIPRange: 'fd00::/107', publicIP: 'fd00::10' },
+      ['specified --service-cluster-ip-range is too large; for 128-bit addresses, the mask must be >= 108'],
+    ],
+    [
+      { serviceClusterIPRange: '10.0.0.0/24,10.1.0.0/24', publicIP: '192.168.0.10' },
+      ['--service-cluster-ip-range[0] and --service-cluster-ip-range[1] must be of different IP family'],
+    ],
+    [
+      { serviceClusterIPRange: '10.0.0.0/24,fd00::/112,10.1.0.0/24', publicIP: '192.168.0.10' },
+      ['--service-cluster-ip-range must not contain more than two entries'],
+    ],
+    [
+      { publicIP: '192.168.0.10', kubernetesServiceNodePort: 70000 },
+      [
+        '--kubernetes-service-node-port 70000 must be between 0 and 65535, inclusive. If 0, the Kubernetes master service will be of type ClusterIP',
+        // upstream checks Contains for any port > 0, so an out-of-range port gets both messages.
+        "kubernetes service node port range 30000-32767 doesn't contain 70000",
+      ],
+    ],
+    [{ publicIP: '192.168.0.10', kubernetesServiceNodePort: 29999 }, ["kubernetes service node port range 30000-32767 doesn't contain 29999"]],
+    [
+      { serviceClusterIPRange: '10.96.0.0/16', publicIP: 'fd00::10' },
+      ['service IP family "10.96.0.0/16" must match public address family "fd00::10"'],
+    ],
+  ])('refuses %j', (options, expected) => {
+    expect(messages(options)).toEqual(expected);
+  });
+
+  it('accepts a node port inside the range and a family mismatch with the none reconciler', () => {
+    expect(messages({ publicIP: '192.168.0.10', kubernetesServiceNodePort: 30443 })).toEqual([]);
+    expect(messages({ serviceClusterIPRange: '10.96.0.0/16', publicIP: 'fd00::10', endpointReconcilerType: 'none' })).toEqual([]);
+  });
+});

@@ -60,7 +60,15 @@ describe('endpointSliceFor', () => {
 
 describe('EnsureEndpointSliceFromEndpoints as writes', () => {
   const e = ep([{ addresses: [{ ip: '10.0.0.1' }], ports: [https] }]);
-  const desired = endpointSliceFor(e);
+  // Written out, not taken from endpointSliceFor: the mirror of `e`.
+  const desired: EndpointSlice = {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: meta,
+    addressType: 'IPv4',
+    endpoints: [{ addresses: ['10.0.0.1'], conditions: { ready: true } }],
+    ports: [{ name: 'https', port: 6443, protocol: 'TCP' }],
+  };
 
   it('a missing slice is created', () => {
     expect(endpointSliceWrites(e, undefined)).toEqual([{ kind: 'create-endpointslice', endpointSlice: desired }]);
@@ -70,7 +78,7 @@ describe('EnsureEndpointSliceFromEndpoints as writes', () => {
     const current: EndpointSlice = { ...desired, metadata: { ...desired.metadata, resourceVersion: '9', uid: 'x' } };
     expect(endpointSliceWrites(e, current)).toEqual([]);
     const empty = ep([]);
-    expect(endpointSliceWrites(empty, { ...endpointSliceFor(empty), endpoints: [], ports: [] })).toEqual([]);
+    expect(endpointSliceWrites(empty, { ...desired, endpoints: [], ports: [] })).toEqual([]);
   });
 
   it('a slice with other endpoints, ports or labels is updated without a precondition', () => {

@@ -18,5 +18,5 @@ export {
 export type { EndpointReconciler, LeaseWrite, ReconcileStep } from './endpoint-reconciler.js';
 export { alreadyExistsIgnored, newEndpointReconciler, reconcileEndpoints, removeEndpoints, stopReconciling } from './endpoint-reconciler.js';
 export { reconcileMasterCount } from './master-count.js';
-export { errNoMasterIPs, listLeases, NO_MASTER_IPS_MESSAGE, reconcileLease, removeLease, updateLease } from './lease.js';
+export { errNoMasterIPs, hasLiveLease, listLeases, NO_MASTER_IPS_MESSAGE, reconcileLease, removeLease, updateLease } from './lease.js';
 export { endpointSliceFor } from './endpoints-adapter.js';

@@ -6,11 +6,10 @@
 // with a TTL, and bumps its Generation on every refresh because GuaranteedUpdate skips a write
 // that changes nothing, which would leave the TTL unrefreshed. What that buys is modelled
 // directly: every refresh moves `expiresAt` to now + TTL, even when nothing else changed.
-import { compareBytes } from './byte-compare.js';
 import { ensureSliceOnly, newServiceEndpoints, observedFor, endpointPortsEqual, withSkipMirror, writeEndpoints } from './endpoints-adapter.js';
 import { repackSubsets } from './repack-subsets.js';
 import type { ErrNoMasterIPs, Leases, ReconcileOutcome, ReconcileRequest } from './types.js';
-import type { EndpointPort, EndpointSubset, Endpoints } from '@kubesvc/api-types';
+import { compareCodePoints, type EndpointPort, type EndpointSubset, type Endpoints } from '@kubesvc/api-types';
 
 /** upstream: lease.go doReconcile, word for word. */
 export const NO_MASTER_IPS_MESSAGE =
@@ -48,7 +47,7 @@ export function hasLiveLease(leases: Leases, ip: string, now: number): boolean {
 export function listLeases(leases: Leases, now: number): string[] {
   return [...leases.entries()]
     .filter(([, lease]) => lease.expiresAt > now && lease.ip.length > 0)
-    .sort(([a], [b]) => compareBytes(a, b))
+    .sort(([a], [b]) => compareCodePoints(a, b))
     .map(([, lease]) => lease.ip);
 }
 
@@ -105,7 +104,7 @@ export function reconcileLease(req: ReconcileRequest, leases: Leases, now: numbe
     subsets =
       repacked.length > 0
         ? repacked
-        : [{ addresses: [...masterIPs].sort(compareBytes).map((ip) => ({ ip })), ports: [...req.endpointPorts] }];
+        : [{ addresses: [...masterIPs].sort(compareCodePoints).map((ip) => ({ ip })), ports: [...req.endpointPorts] }];
   }
   if (!portsCorrect) {
     const [first = {}, ...rest] = subsets;

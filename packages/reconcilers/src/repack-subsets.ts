@@ -7,8 +7,7 @@
 // Upstream orders the ports of a subset, and the subsets, by the md5 of their Go
 // representation; here both keep their first-seen order (docs/deviations.md). The reconcilers
 // only ever repack a single subset, where this decides only the order of several ports.
-import type { EndpointAddress, EndpointPort, EndpointSubset } from '@kubesvc/api-types';
-import { compareBytes } from './byte-compare.js';
+import { compareCodePoints, type EndpointAddress, type EndpointPort, type EndpointSubset } from '@kubesvc/api-types';
 
 function addressKey(a: EndpointAddress): string {
   return JSON.stringify([a.ip, a.targetRef?.uid ?? '']);
@@ -20,13 +19,13 @@ function portKey(p: EndpointPort): string {
 
 /** upstream: LessEndpointAddress, as a comparator. */
 export function compareEndpointAddresses(a: EndpointAddress, b: EndpointAddress): number {
-  const byIP = compareBytes(a.ip, b.ip);
+  const byIP = compareCodePoints(a.ip, b.ip);
   if (byIP !== 0) return byIP;
   const ua = a.targetRef?.uid;
   const ub = b.targetRef?.uid;
   if (a.targetRef === undefined) return b.targetRef === undefined ? 0 : -1;
   if (b.targetRef === undefined) return 1;
-  return compareBytes(ua ?? '', ub ?? '');
+  return compareCodePoints(ua ?? '', ub ?? '');
 }
 
 interface PortEntry {
@@ -58,7 +57,7 @@ export function repackSubsets(subsets: readonly EndpointSubset[]): EndpointSubse
 
   const groups = new Map<string, { readonly ready: Map<string, boolean>; readonly ports: EndpointPort[] }>();
   for (const { port, ready } of byPort.values()) {
-    const signature = JSON.stringify([...ready.entries()].sort(([a], [b]) => compareBytes(a, b)));
+    const signature = JSON.stringify([...ready.entries()].sort(([a], [b]) => compareCodePoints(a, b)));
     const group = groups.get(signature);
     if (group === undefined) groups.set(signature, { ready, ports: [port] });
     else group.ports.push(port);

@@ -93,10 +93,10 @@ function apply(sim: Simulation, command: Command, servers: number, first: string
   }
 }
 
-function setUp(cidr: string, servers: number, seed: number): Simulation {
+function setUp(cidr: string, servers: number, seed: number, securePort: number): Simulation {
   let sim = newSimulation({ serviceClusterIPRange: cidr, seed });
   for (const [i, name] of APISERVERS.slice(0, servers).entries()) {
-    sim = addApiserver(sim, name, { publicIP: `192.168.1.${10 + i}` });
+    sim = addApiserver(sim, name, { publicIP: `192.168.1.${10 + i}`, securePort });
     sim = startApiserver(sim, name);
   }
   return sim;
@@ -106,18 +106,27 @@ const scenarioArb = fc.record(
   {
     range: fc.constantFrom(...RANGES),
     servers: fc.integer({ min: 1, max: 2 }),
+    // --secure-port: the default and another.
+    securePort: fc.constantFrom(6443, 8443),
     seed: fc.integer({ min: 1, max: 1_000_000 }),
     commands: fc.array(commandArb, { maxLength: 30 }),
   },
   { noNullPrototype: true },
 );
+type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
+
+/** The apiservers started, the commands applied, and no injected failure left pending. */
+function afterCommands({ range, servers, securePort, seed, commands }: Scenario): Simulation {
+  let sim = setUp(range.cidr, servers, seed, securePort);
+  for (const command of commands) sim = apply(sim, command, servers, range.first);
+  return clearFailures(sim);
+}
 
 test.prop([scenarioArb])(
-  'INV-BOOT-INVINCIBLE: after any deletes, dynamic Services, failures and ticks, the next endpoint interval restores default/kubernetes at network + 1 with https 443 → 6443, or, while a user Service holds that IP, logs upstream\'s error on every pass',
-  ({ range, servers, seed, commands }) => {
-    let sim = setUp(range.cidr, servers, seed);
-    for (const command of commands) sim = apply(sim, command, servers, range.first);
-    sim = clearFailures(sim);
+  'INV-BOOT-INVINCIBLE: after any deletes, dynamic Services, failures and ticks, the next endpoint interval restores default/kubernetes at network + 1 with https 443 → the secure port, or, while a user Service holds that IP, logs upstream\'s error on every pass',
+  (scenario) => {
+    const { range, securePort } = scenario;
+    let sim = afterCommands(scenario);
     const before = sim.records.length;
     sim = advance(sim, ENDPOINT_INTERVAL);
 
@@ -137,7 +146,7 @@ test.prop([scenarioArb])(
 
     const service = serviceIn(sim, 'default', 'kubernetes');
     expect(service?.spec?.clusterIP).toBe(range.first);
-    expect(service?.spec?.ports).toEqual([{ name: 'https', protocol: 'TCP', port: 443, targetPort: 6443 }]);
+    expect(service?.spec?.ports).toEqual([{ name: 'https', protocol: 'TCP', port: 443, targetPort: securePort }]);
     expect(service?.spec?.type).toBe('ClusterIP');
     expect(service?.spec?.selector).toBeUndefined();
     expect(service?.metadata.labels).toEqual({ provider: 'kubernetes', component: 'apiserver' });
@@ -146,11 +155,8 @@ test.prop([scenarioArb])(
 
 test.prop([scenarioArb])(
   'INV-BOOT-NAMESPACES: after any deletes and failures, default exists after the next endpoint interval and all four system namespaces after the next namespaces interval',
-  ({ range, servers, seed, commands }) => {
-    let sim = setUp(range.cidr, servers, seed);
-    for (const command of commands) sim = apply(sim, command, servers, range.first);
-    sim = clearFailures(sim);
-    sim = advance(sim, ENDPOINT_INTERVAL);
+  (scenario) => {
+    let sim = advance(afterCommands(scenario), ENDPOINT_INTERVAL);
     expect(namespaceNames(sim)).toContain('default');
     sim = advance(sim, SYSTEM_NAMESPACES_INTERVAL - ENDPOINT_INTERVAL);
     expect(namespaceNames(sim)).toEqual(expect.arrayContaining(NAMESPACES));

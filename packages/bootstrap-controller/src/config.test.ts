@@ -71,6 +71,14 @@ describe('bootstrapConfig', () => {
       { serviceClusterIPRange: '10.96.0.0/16', publicIP: 'fd00::10' },
       ['service IP family "10.96.0.0/16" must match public address family "fd00::10"'],
     ],
+    [
+      // upstream: ServerRunOptions.Validate checks the count before the cluster IP flags.
+      { serviceClusterIPRange: '10.0.0.0/11', publicIP: '192.168.0.10', endpointReconcilerType: 'master-count', masterCount: 0 },
+      [
+        "--apiserver-count should be a positive number, but value '0' provided",
+        'specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12',
+      ],
+    ],
   ])('refuses %j', (options, expected) => {
     expect(messages(options)).toEqual(expected);
   });

@@ -1,7 +1,8 @@
 // The bootstrap controller's configuration: the kube-apiserver flags it depends on, their
 // defaults, and the checks kube-apiserver makes on them before it starts, with upstream's text.
-// upstream: cmd/kube-apiserver/app/options/validation.go (validateClusterIPFlags,
-//           validateMaxCIDRRange, validateServiceNodePort),
+// upstream: cmd/kube-apiserver/app/options/validation.go (ServerRunOptions.Validate's
+//           --apiserver-count check, validateClusterIPFlags, validateMaxCIDRRange,
+//           validateServiceNodePort),
 //           pkg/controlplane/controller.go NewBootstrapController (the IP family check),
 //           pkg/controlplane/services.go ServiceIPRange (the /29 minimum, network + 1)
 import {
@@ -119,6 +120,10 @@ export function bootstrapConfig(options: BootstrapOptions): BootstrapConfigResul
   const errors: ErrBootstrapConfig[] = [];
   const cidrs: CIDR[] = [];
 
+  // upstream: ServerRunOptions.Validate checks --apiserver-count first.
+  const masterCount = options.masterCount ?? 1;
+  if (!Number.isInteger(masterCount) || masterCount < 1) errors.push(err(`--apiserver-count should be a positive number, but value '${masterCount}' provided`));
+
   const rangeText = options.serviceClusterIPRange?.trim() ?? '';
   const entries = rangeText === '' ? [] : rangeText.split(',');
   if (entries.length > 2) errors.push(err('--service-cluster-ip-range must not contain more than two entries'));
@@ -164,8 +169,6 @@ export function bootstrapConfig(options: BootstrapOptions): BootstrapConfigResul
     errors.push(err(`service IP family ${goQuote(formatCIDR(primary.range))} must match public address family ${goQuote(formatIP(publicIP.value))}`));
   }
 
-  const masterCount = options.masterCount ?? 1;
-  if (!Number.isInteger(masterCount) || masterCount < 1) errors.push(err(`--apiserver-count must be at least 1, got ${masterCount}`));
   const leaseTtlMs = positiveMs('the lease TTL', options.leaseTtlMs, DEFAULT_ENDPOINT_RECONCILER_TTL_MS, errors);
   const endpointIntervalMs = positiveMs('the endpoint interval', options.endpointIntervalMs, DEFAULT_ENDPOINT_RECONCILER_INTERVAL_MS, errors);
   const systemNamespacesIntervalMs = positiveMs(

@@ -6,6 +6,7 @@ import type { Leases } from '@kubesvc/reconcilers';
 import { describe, expect, it } from 'vitest';
 import { bootstrapConfig, type BootstrapOptions } from './config.js';
 import { initialState, step, type ControllerState } from './controller.js';
+import { kubernetesService } from './kubernetes-service.js';
 import type { Action, Message, Observation } from './messages.js';
 import {
   addApiserver,
@@ -15,6 +16,7 @@ import {
   deleteUserObject,
   editUserService,
   injectFailure,
+  leakIP,
   markReady,
   newSimulation,
   startApiserver,
@@ -149,6 +151,27 @@ describe('readyz', () => {
   });
 });
 
+describe('the Service loop schedule', () => {
+  it('wait.NonSlidingUntil: a pass that outlasts the interval is followed by one pass at once, and the next period counts from that pass', () => {
+    const cfg = config({ endpointReconcilerType: 'none' });
+    const svc = kubernetesService(cfg);
+    // Only the default namespace is missing, so the Service pass has one write, which hangs until 25 s.
+    const first = run(initialState(cfg), observation({ services: [svc] }), { type: 'Start', now: 0 }, { type: 'Readyz', ok: true, now: 0 });
+    const pending = first.actions.find((a) => a.kind === 'create' && a.object.kind === 'Namespace' && a.object.metadata.name === 'default');
+    if (pending === undefined || !('id' in pending)) throw new Error('no default namespace create');
+    const late = run(
+      first.state,
+      { type: 'Tick', now: 25_000 },
+      observation({ services: [svc], namespaces: [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } }] }),
+      { type: 'ActionResult', id: pending.id },
+    );
+    // upstream (apimachinery wait.JitterUntil with sliding = false): the timer is reset when a
+    // pass begins, so the pass at 0 is followed by one at 25 s, and the next one is due at 35 s.
+    expect(late.state.loops.service.runs).toBe(2);
+    expect(late.state.loops.service.nextAt).toBe(35_000);
+  });
+});
+
 describe('the Service', () => {
   const edit = (sim: Simulation) =>
     editUserService(sim, 'default', 'kubernetes', (s) => ({ ...s, spec: { ...s.spec, type: 'NodePort', ports: [{ name: 'https', protocol: 'TCP', port: 8443, targetPort: 6443 }] } }));
@@ -180,6 +203,38 @@ describe('the Service', () => {
       kind: 'user',
       error: { reason: 'Invalid', message: 'Service "web" is invalid: spec.ports[0].nodePort: Invalid value: 30443: provided port is already allocated' },
     });
+  });
+
+  it('an AlreadyExists on its create looks again, as CreateOrUpdateMasterServiceIfNeeded calls itself: on the first run the Service found is reset', () => {
+    const cfg = config({ endpointReconcilerType: 'none' });
+    const ns = { apiVersion: 'v1' as const, kind: 'Namespace' as const, metadata: { name: 'default' } };
+    const first = run(initialState(cfg), observation({ namespaces: [ns] }), { type: 'Start', now: 0 }, { type: 'Readyz', ok: true, now: 0 });
+    const create = first.actions.find((a) => a.kind === 'create' && a.object.kind === 'Service');
+    if (create === undefined || !('id' in create)) throw new Error('no Service create');
+    // Another apiserver created it first, as a NodePort Service.
+    const theirs = { ...kubernetesService(cfg), metadata: { ...kubernetesService(cfg).metadata, resourceVersion: '7' }, spec: { ...kubernetesService(cfg).spec, type: 'NodePort' as const } };
+    const next = run(first.state, observation({ namespaces: [ns], services: [theirs] }), {
+      type: 'ActionResult',
+      id: create.id,
+      error: { reason: 'AlreadyExists', message: 'services "kubernetes" already exists' },
+    });
+    const update = next.actions.find((a) => a.kind === 'update');
+    expect(update !== undefined && 'object' in update && update.object.kind === 'Service' ? [update.resourceVersion, update.object.spec?.type] : undefined).toEqual(['7', 'ClusterIP']);
+  });
+
+  it('extra service and endpoint ports follow https, on the Service and on the Endpoints (v1.21 createPortAndServiceSpec, createEndpointPortSpec)', () => {
+    const sim = simWith({
+      extraServicePorts: [{ name: 'konnectivity', protocol: 'TCP', port: 8132, targetPort: 8132 }],
+      extraEndpointPorts: [{ name: 'konnectivity', port: 8132, protocol: 'TCP' }],
+    });
+    expect(serviceIn(sim, 'default', 'kubernetes')?.spec?.ports).toEqual([
+      { name: 'https', protocol: 'TCP', port: 443, targetPort: 6443 },
+      { name: 'konnectivity', protocol: 'TCP', port: 8132, targetPort: 8132 },
+    ]);
+    expect(sim.cluster.endpoints.get('default/kubernetes')?.subsets?.[0]?.ports).toEqual([
+      { name: 'https', port: 6443, protocol: 'TCP' },
+      { name: 'konnectivity', port: 8132, protocol: 'TCP' },
+    ]);
   });
 
   it('comes back at the first IP after a delete, and while a user Service holds that IP upstream\'s error is logged every pass', () => {
@@ -227,6 +282,56 @@ describe('repairs', () => {
     const ip = serviceIn(sim, 'default', 'web')?.spec?.clusterIP ?? '';
     expect(sim.records.flatMap((r) => (r.kind === 'event' ? [[r.event.reason, r.event.message]] : []))).toEqual([
       ['ClusterIPNotAllocated', `Cluster IP [IPv4]:${ip} is not allocated; repairing`],
+    ]);
+  });
+});
+
+describe('AlreadyExists on the Endpoints create', () => {
+  // upstream: lease.go doReconcile ignores it (another apiserver created the object first) and
+  // returns before mirroring the slice; instancecount.go returns it as an error.
+  const outcome = (type: 'lease' | 'master-count') => {
+    const cfg = config({ endpointReconcilerType: type });
+    const ready = observation({ services: [kubernetesService(cfg)], namespaces: [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } }] });
+    let { state, actions } = run(initialState(cfg), ready, { type: 'Start', now: 0 }, { type: 'Readyz', ok: true, now: 0 });
+    const lease = actions.find((a) => a.kind === 'put-lease');
+    if (lease !== undefined && 'id' in lease) ({ state, actions } = run(state, { type: 'ActionResult', id: lease.id }));
+    const create = actions.find((a) => a.kind === 'create' && a.object.kind === 'Endpoints');
+    if (create === undefined || !('id' in create)) throw new Error('no Endpoints create');
+    return run(state, { type: 'ActionResult', id: create.id, error: { reason: 'AlreadyExists', message: 'endpoints "kubernetes" already exists' } });
+  };
+
+  it('lease: the pass ends as a success, with no slice write and no error', () => {
+    const { state, actions } = outcome('lease');
+    expect(writes(actions)).toEqual([]);
+    expect(actions.filter((a) => a.kind === 'log')).toEqual([]);
+    expect(state.loops.service.pass).toBeUndefined();
+  });
+
+  it('master-count: the pass fails with upstream\'s error and the next interval retries', () => {
+    const { state, actions } = outcome('master-count');
+    expect(writes(actions)).toEqual([]);
+    expect(actions.filter((a) => a.kind === 'log')).toEqual([{ kind: 'log', level: 'error', message: 'unable to sync kubernetes service: endpoints "kubernetes" already exists' }]);
+    expect(state.loops.service.nextAt).toBe(10_000);
+  });
+});
+
+describe('injected failures', () => {
+  it('an injected Conflict carries the Status message of the resource it hits', () => {
+    const conflictOn = (resource: string, name: string, why = 'the object has been modified; please apply your changes to the latest version and try again') =>
+      `Operation cannot be fulfilled on ${resource} "${name}": ${why}`;
+    let sim = deleteUserObject(deleteUserObject(simWith(), 'Service', 'default', 'kubernetes'), 'EndpointSlice', 'default', 'kubernetes');
+    sim = injectFailure(injectFailure(sim, { target: 'Service', reason: 'Conflict' }), { target: 'EndpointSlice', reason: 'Conflict' });
+    // A leaked IP makes the third repair run write the range.
+    sim = injectFailure(leakIP(sim, '10.96.0.200'), { target: 'RangeAllocation', reason: 'Conflict' });
+    const from = sim.records.length;
+    sim = advance(sim, 3 * 180_000);
+    const errors = sim.records.slice(from).flatMap((r) => (r.kind === 'write' && r.error !== undefined ? [r.error.message] : []));
+    // upstream: apimachinery errors.NewConflict prints the group-qualified plural resource;
+    // the ranges' storage passes its own reason (allocator/storage/storage.go).
+    expect(errors).toEqual([
+      conflictOn('services', 'kubernetes'),
+      conflictOn('endpointslices.discovery.k8s.io', 'kubernetes'),
+      conflictOn('serviceipallocations', '', 'the provided resource version does not match'),
     ]);
   });
 });

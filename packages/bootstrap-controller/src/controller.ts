@@ -11,6 +11,7 @@ import { repairClusterIPs, type ClusterIPLeaks } from '@kubesvc/ipallocator';
 import { repairNodePorts } from '@kubesvc/portallocator';
 import {
   alreadyExistsIgnored,
+  hasLiveLease,
   newEndpointReconciler,
   reconcileEndpoints,
   removeEndpoints,
@@ -339,8 +340,10 @@ function onWriteError(st: Step, name: LoopName, pass: Pass, item: QueuedWrite, e
       }
       return endPass(st, name, `unable to sync kubernetes service: ${error.message}`);
     case 'service-create':
-      // upstream retries CreateOrUpdateMasterServiceIfNeeded, which then finds the Service.
-      if (error.reason === 'AlreadyExists') return advance(st, name, pass);
+      // upstream: CreateOrUpdateMasterServiceIfNeeded calls itself, so the Service another
+      // apiserver created is looked at again (and reset, on the first run). The runtime has
+      // delivered the Observed that shows it.
+      if (error.reason === 'AlreadyExists') return serviceStage(st);
       return endPass(st, name, `unable to sync kubernetes service: ${error.message}`);
     case 'service-update':
       return endPass(st, name, `unable to sync kubernetes service: ${error.message}`);
@@ -467,18 +470,13 @@ function reconcileWrites(
   return { queue, error: undefined };
 }
 
-function hasLiveLease(st: Step): boolean {
-  const lease = observed(st).leases.get(formatIP(st.s.config.publicIP));
-  return lease !== undefined && lease.expiresAt > st.s.now;
-}
-
 // upstream Start: RemoveEndpoints before anything else, to drop what an unclean exit left.
 function beginStartup(st: Step): void {
   const s = st.s;
   const context: WriteContext = { on: 'stale-endpoints' };
   // The lease reconciler's RemoveLease fails with NotFound when there is no lease, and then
   // does not reconcile: nothing to write, nothing to log.
-  if (s.reconciler.type === 'lease' && !hasLiveLease(st)) {
+  if (s.reconciler.type === 'lease' && !hasLiveLease(observed(st).leases, formatIP(s.config.publicIP), s.now)) {
     return endPass(st, 'startup', '');
   }
   const result = removeEndpoints(s.reconciler, reconcileRequest(st), observed(st).leases, s.now);
@@ -519,8 +517,9 @@ function beginNamespaces(st: Step): void {
 // a failure at one stage skips the rest until the next interval.
 function beginService(st: Step): void {
   const s = st.s;
-  const loop = st.loop('service');
-  st.setLoop('service', { nextAt: (loop.nextAt ?? s.now) + s.config.endpointIntervalMs });
+  // wait.NonSlidingUntil resets its timer as a pass begins: a pass that outlasts the interval
+  // is followed by one pass at once, not by one for every interval it missed.
+  st.setLoop('service', { nextAt: s.now + s.config.endpointIntervalMs });
   const present = observed(st).namespaces.some((n) => n.metadata.name === KUBERNETES_SERVICE_NAMESPACE);
   const queue: QueuedWrite[] = present
     ? []

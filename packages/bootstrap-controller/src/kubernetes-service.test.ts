@@ -57,6 +57,12 @@ describe('checkServiceFormat', () => {
     expect(checkServiceFormat(svc(spec), ports, 'ClusterIP')).toBe(expected);
   });
 
+  it('a port with an appProtocol never matches: Go compares the *string fields as pointers', () => {
+    const web: ServicePort = { ...https, appProtocol: 'https' };
+    expect(checkServiceFormat(svc({ type: 'ClusterIP', ports: [{ ...web }] }), [web], 'ClusterIP')).toBe(false);
+    expect(checkServiceFormat(svc({ type: 'ClusterIP', ports: [https] }), [web], 'ClusterIP')).toBe(false);
+  });
+
   it('an update resets only the ports and the type', () => {
     const existing = svc({ type: 'NodePort', clusterIP: '10.96.0.1', ports: [{ name: 'https', protocol: 'TCP', port: 443, targetPort: 6443, nodePort: 30001 }] });
     expect(serviceUpdateIfNeeded(existing, config())?.spec).toEqual({ type: 'ClusterIP', clusterIP: '10.96.0.1', ports });

@@ -45,13 +45,15 @@ export function namespaceObject(name: string): Namespace {
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
 }
 
-// Go compares the ServicePort structs with ==: every field, a missing nodePort being 0 and a
-// missing appProtocol nil.
+// Go compares the ServicePort structs with ==: every field, a missing nodePort being 0, and
+// AppProtocol, a *string, by pointer, so two ports that both set it never compare equal (as
+// the reconcilers' endpointPortEqual).
 function samePort(a: ServicePort, b: ServicePort): boolean {
   return (
     (a.name ?? '') === (b.name ?? '') &&
     (a.protocol ?? '') === (b.protocol ?? '') &&
-    a.appProtocol === b.appProtocol &&
+    a.appProtocol === undefined &&
+    b.appProtocol === undefined &&
     a.port === b.port &&
     (a.targetPort ?? 0) === (b.targetPort ?? 0) &&
     (a.nodePort ?? 0) === (b.nodePort ?? 0)

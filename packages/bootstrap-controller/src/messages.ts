@@ -69,7 +69,7 @@ export type Write =
       readonly name: string;
       readonly resourceVersion: string | undefined;
     }
-  /** upstream RangeRegistry.CreateOrUpdate: a create when resourceVersion is undefined, else an update that fails on a different version. */
+  /** upstream RangeRegistry.CreateOrUpdate: written when nothing is stored; over a stored range, a Conflict unless resourceVersion is the stored one. */
   | { readonly kind: 'write-range'; readonly range: RangeKey; readonly allocation: RangeAllocation; readonly resourceVersion: string | undefined }
   | { readonly kind: 'put-lease'; readonly lease: Lease; readonly ttlMs: number }
   | { readonly kind: 'delete-lease'; readonly ip: string }

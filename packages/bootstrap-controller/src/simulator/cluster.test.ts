@@ -80,6 +80,20 @@ describe('cluster', () => {
     });
   });
 
+  it('a range write without a resourceVersion over a stored range is a Conflict, and one with a resourceVersion over nothing creates it (allocator/storage CreateOrUpdate)', () => {
+    const c = ok(createService(fresh(), svc('a', '10.96.0.5')));
+    const stored = c.ranges.serviceIPs;
+    if (stored === undefined) throw new Error('no range');
+    // upstream: GuaranteedUpdate with ignoreNotFound, then NewConflict(resource, "", ...).
+    expect(applyWrite(c, { kind: 'write-range', range: 'serviceIPs', allocation: stored, resourceVersion: undefined }, 0)).toEqual({
+      ok: false,
+      error: { reason: 'Conflict', message: 'Operation cannot be fulfilled on serviceipallocations "": another caller has already initialized the resource' },
+    });
+    expect(c.ranges.secondaryServiceIPs).toBeUndefined();
+    const created = applyWrite(c, { kind: 'write-range', range: 'secondaryServiceIPs', allocation: { ...stored, range: 'fd00::/120' }, resourceVersion: '3' }, 0);
+    expect(created.ok && created.cluster.ranges.secondaryServiceIPs?.range).toBe('fd00::/120');
+  });
+
   it('a lease is seen until it expires, and deleting an expired one is NotFound', () => {
     const c = ok(applyWrite(fresh(), { kind: 'put-lease', lease: { ip: '10.0.0.1', expiresAt: 15_000 }, ttlMs: 15_000 }, 0));
     expect([...observe(c, 14_999).leases.keys()]).toEqual(['10.0.0.1']);

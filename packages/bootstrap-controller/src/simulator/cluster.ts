@@ -13,6 +13,7 @@ import {
   goStringSlice,
   invalid,
   invalidError,
+  isServiceIPSet,
   parseIPSloppy,
   type CIDR,
   type Endpoints,
@@ -94,7 +95,7 @@ function fail(reason: ApiError['reason'], message: string): ClusterResult {
 
 export const alreadyExists = (kind: Kind, name: string): ClusterResult => fail('AlreadyExists', `${RESOURCE[kind]} "${name}" already exists`);
 export const notFound = (kind: Kind, name: string): ClusterResult => fail('NotFound', `${RESOURCE[kind]} "${name}" not found`);
-const conflict = (kind: Kind, name: string): ClusterResult =>
+export const conflict = (kind: Kind, name: string): ClusterResult =>
   fail('Conflict', `Operation cannot be fulfilled on ${RESOURCE[kind]} "${name}": the object has been modified; please apply your changes to the latest version and try again`);
 
 function keyOf(kind: Kind, namespace: string | undefined, name: string): string {
@@ -174,7 +175,7 @@ function allocate(cluster: Cluster, service: Service, old: Service | undefined):
       if (!next.ok) return { ok: false, error: { reason: 'InternalError', message: `Internal error occurred: failed to allocate a serviceIP: ${next.error.message}` } };
       ips = next.allocator;
       spec = { ...spec, clusterIP: formatIP(next.ip), clusterIPs: [formatIP(next.ip)] };
-    } else if (wanted !== 'None') {
+    } else if (isServiceIPSet(spec)) {
       const parsed = parseIPSloppy(wanted);
       const taken = parsed.ok ? allocateIP(ips, parsed.value) : undefined;
       if (taken === undefined || !taken.ok) {
@@ -323,14 +324,16 @@ const RANGE_RESOURCE: Readonly<Record<RangeKey, string>> = {
   nodePorts: 'servicenodeportallocations',
 };
 
+export const rangeConflict = (key: RangeKey, why: string): ClusterResult =>
+  fail('Conflict', `Operation cannot be fulfilled on ${RANGE_RESOURCE[key]} "": ${why}`);
+
+// upstream: pkg/registry/core/service/allocator/storage/storage.go CreateOrUpdate: a
+// GuaranteedUpdate that ignores NotFound, so a missing range is written whatever version the
+// caller holds, and a stored one needs the caller's version to match.
 function writeRange(cluster: Cluster, key: RangeKey, allocation: RangeAllocation, resourceVersion: string | undefined): ClusterResult {
   const stored = cluster.ranges[key];
-  if (resourceVersion === undefined && stored !== undefined) {
-    return fail('AlreadyExists', `${RANGE_RESOURCE[key]} "" already exists`);
-  }
-  if (resourceVersion !== undefined && resourceVersion !== stored?.metadata.resourceVersion) {
-    return fail('Conflict', `Operation cannot be fulfilled on ${RANGE_RESOURCE[key]} "": the provided resource version does not match`);
-  }
+  if (stored !== undefined && resourceVersion === undefined) return rangeConflict(key, 'another caller has already initialized the resource');
+  if (stored !== undefined && resourceVersion !== stored.metadata.resourceVersion) return rangeConflict(key, 'the provided resource version does not match');
   const revision = cluster.revision + 1;
   return { ok: true, cluster: { ...cluster, revision, ranges: saveRange(cluster.ranges, key, allocation, revision) } };
 }
@@ -343,6 +346,14 @@ export function leakClusterIP(cluster: Cluster, ip: string): ClusterResult {
   if (!taken.ok) return fail('Invalid', taken.error.message);
   const revision = cluster.revision + 1;
   return { ok: true, cluster: { ...cluster, revision, ranges: saveRange(cluster.ranges, 'serviceIPs', snapshotIPAllocator(taken.allocator, cluster.ranges.serviceIPs), revision) } };
+}
+
+/** The same for a NodePort. */
+export function leakClusterNodePort(cluster: Cluster, port: number): ClusterResult {
+  const taken = allocatePort(portAllocator(cluster), port);
+  if (!taken.ok) return fail('Invalid', taken.error.message);
+  const revision = cluster.revision + 1;
+  return { ok: true, cluster: { ...cluster, revision, ranges: saveRange(cluster.ranges, 'nodePorts', snapshotPortAllocator(taken.allocator, cluster.ranges.nodePorts), revision) } };
 }
 
 /** Applies a controller's write at time `now`. */

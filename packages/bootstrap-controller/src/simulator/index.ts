@@ -11,6 +11,7 @@ export {
   editUserService,
   injectFailure,
   leakIP,
+  leakNodePort,
   markReady,
   newSimulation,
   startApiserver,

@@ -11,12 +11,15 @@ import { initialState, step, type ControllerState } from '../controller.js';
 import type { ApiError, ApiErrorReason, Message, Write } from '../messages.js';
 import {
   applyWrite,
+  conflict,
   createNamespace,
   createService,
   deleteObject,
   leakClusterIP,
+  leakClusterNodePort,
   newCluster,
   observe,
+  rangeConflict,
   type Cluster,
   type ClusterResult,
 } from './cluster.js';
@@ -184,12 +187,8 @@ class Run {
     const failure = this.failures[at];
     if (failure === undefined) return undefined;
     this.failures.splice(at, 1);
-    const message =
-      failure.reason === 'Conflict'
-        ? `Operation cannot be fulfilled on ${target.toLowerCase()} "${nameOf(write)}": the object has been modified; please apply your changes to the latest version and try again`
-        : failure.reason === 'InternalError'
-          ? 'Internal error occurred: injected failure'
-          : 'the server is currently unable to handle the request';
+    if (failure.reason === 'Conflict') return injectedConflict(write);
+    const message = failure.reason === 'InternalError' ? 'Internal error occurred: injected failure' : 'the server is currently unable to handle the request';
     return { ok: false, error: { reason: failure.reason, message } };
   }
 
@@ -232,19 +231,24 @@ function targetOf(write: Write): FailureTarget | undefined {
   }
 }
 
-function nameOf(write: Write): string {
+/** The Conflict the store would answer for this write, with the Status message of its resource. */
+function injectedConflict(write: Write): ClusterResult {
   switch (write.kind) {
     case 'create':
     case 'update':
-      return write.object.metadata.name ?? '';
+      return conflict(write.object.kind, write.object.metadata.name ?? '');
     case 'delete':
-      return write.name;
+      return conflict(write.objectKind, write.name);
+    case 'write-range':
+      return rangeConflict(write.range, 'the provided resource version does not match');
     case 'put-lease':
-      return write.lease.ip;
-    case 'delete-lease':
-      return write.ip;
-    default:
-      return '';
+    case 'delete-lease': {
+      // A master lease is stored as an Endpoints object under /masterleases/<ip>.
+      const ip = write.kind === 'put-lease' ? write.lease.ip : write.ip;
+      return conflict('Endpoints', ip);
+    }
+    case 'event':
+      return { ok: false, error: { reason: 'Conflict', message: '' } };
   }
 }
 
@@ -343,6 +347,13 @@ export function editUserService(sim: Simulation, namespace: string, name: string
 export function leakIP(sim: Simulation, ip: string): Simulation {
   const run = new Run(sim);
   run.user(`leak ${ip}`, leakClusterIP(run.cluster, ip));
+  return run.done();
+}
+
+/** A NodePort taken in the RangeAllocation but held by no Service. */
+export function leakNodePort(sim: Simulation, port: number): Simulation {
+  const run = new Run(sim);
+  run.user(`leak node port ${port}`, leakClusterNodePort(run.cluster, port));
   return run.done();
 }
 

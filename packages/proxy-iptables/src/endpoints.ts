@@ -45,17 +45,25 @@ export function endpointsMap(
 ): ReadonlyMap<string, readonly EndpointInfo[]> {
   const addressType = familyName(family);
   // A slice listed twice (same namespace and name) counts once, the last listing winning.
-  const byName = new Map<string, EndpointSlice>();
-  for (const slice of slices) {
-    if (slice.addressType === addressType) byName.set(`${slice.metadata.namespace ?? 'default'}/${slice.metadata.name ?? ''}`, slice);
+  let ordered: EndpointSlice[];
+  const only = slices.length === 1 ? slices[0] : undefined;
+  if (only !== undefined && only.addressType === addressType) {
+    ordered = [only];
+  } else {
+    const byName = new Map<string, EndpointSlice>();
+    for (const slice of slices) {
+      if (slice.addressType === addressType) byName.set(`${slice.metadata.namespace ?? 'default'}/${slice.metadata.name ?? ''}`, slice);
+    }
+    ordered = [...byName.values()];
   }
-  const ordered = [...byName.values()]
-    .sort(
+  if (ordered.length > 1) {
+    ordered.sort(
       (a, b) =>
         compareStrings(a.metadata.namespace ?? '', b.metadata.namespace ?? '') ||
         compareStrings(a.metadata.name ?? '', b.metadata.name ?? ''),
     );
-  const bySP = new Map<string, Map<string, EndpointInfo>>();
+  }
+  const bySP = new Map<string, EndpointInfo[]>();
   for (const slice of ordered) {
     const serviceName = slice.metadata.labels?.[LABEL_SERVICE_NAME];
     const namespace = slice.metadata.namespace ?? 'default';
@@ -65,19 +73,18 @@ export function endpointsMap(
       const protocol = lowerProtocol(port.protocol);
       if (protocol === undefined) continue;
       const key = servicePortKey(namespace, serviceName, port.name ?? '', protocol);
-      let set = bySP.get(key);
-      if (set === undefined) {
-        set = new Map();
-        bySP.set(key, set);
+      let list = bySP.get(key);
+      if (list === undefined) {
+        list = [];
+        bySP.set(key, list);
       }
       for (const endpoint of slice.endpoints ?? []) {
         const address = endpoint.addresses[0];
         if (address === undefined) continue;
-        const parsed = parseIPSloppy(address);
+        const ip = goIPString(address);
         // Go's ParseIPSloppy(...).String() prints "<nil>" for garbage; such an endpoint could
         // never be programmed, so it is left out.
-        if (!parsed.ok) continue;
-        const ip = formatIP(parsed.value);
+        if (ip === undefined) continue;
         const ready = endpoint.conditions?.ready ?? true;
         const serving = endpoint.conditions?.serving ?? true;
         const terminating = endpoint.conditions?.terminating ?? false;
@@ -90,20 +97,53 @@ export function endpointsMap(
           serving,
           terminating,
         };
-        // A later duplicate replaces an earlier one unless it is terminating.
-        if (!set.has(info.hostPort) || !terminating) set.set(info.hostPort, info);
+        list.push(info);
       }
     }
   }
   const out = new Map<string, readonly EndpointInfo[]>();
-  for (const [key, set] of bySP) {
-    if (set.size === 0) continue;
-    out.set(
-      key,
-      [...set.values()].sort((a, b) => compareStrings(a.hostPort, b.hostPort)),
-    );
+  for (const [key, list] of bySP) {
+    if (list.length === 0) continue;
+    out.set(key, dedupeSorted(list.sort(byHostPort)));
   }
   return out;
+}
+
+/**
+ * One endpoint per `ip:port`, from a list sorted stably by it (so duplicates keep their input
+ * order): a later duplicate replaces an earlier one unless it is terminating.
+ */
+function dedupeSorted(sorted: EndpointInfo[]): EndpointInfo[] {
+  let duplicates = false;
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i]?.hostPort === sorted[i - 1]?.hostPort) {
+      duplicates = true;
+      break;
+    }
+  }
+  if (!duplicates) return sorted;
+  const out: EndpointInfo[] = [];
+  for (const info of sorted) {
+    const last = out[out.length - 1];
+    if (last === undefined || last.hostPort !== info.hostPort) out.push(info);
+    else if (!info.terminating) out[out.length - 1] = info;
+  }
+  return out;
+}
+
+function byHostPort(a: EndpointInfo, b: EndpointInfo): number {
+  return compareStrings(a.hostPort, b.hostPort);
+}
+
+// A dotted quad without leading zeros is already what Go prints; the general parser (BigInt
+// based) is only needed for anything else.
+const CANONICAL_IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)$/;
+
+/** net.ParseIPSloppy(address).String(), or undefined for an address that does not parse. */
+function goIPString(address: string): string | undefined {
+  if (CANONICAL_IPV4.test(address)) return address;
+  const parsed = parseIPSloppy(address);
+  return parsed.ok ? formatIP(parsed.value) : undefined;
 }
 
 export interface CategorizedEndpoints {

@@ -40,3 +40,7 @@ export { BUILTIN_CHAINS, loadIptablesDocument, loadIptablesRestore } from './sav
 export { printSaveRule } from './save/print-rule.js';
 export { printIptablesSave } from './save/print-save.js';
 export { iptablesSaveView, iptablesSaveViewOfRuleset } from './save/save-view.js';
+// Sync state and partial sync (sync/), the packet tracer (trace/), the iptables-restore --noflush table model (restore-model/).
+export * from './sync/index.js';
+export * from './trace/index.js';
+export * from './restore-model/index.js';

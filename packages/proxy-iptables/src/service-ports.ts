@@ -105,9 +105,14 @@ function cidrsOfFamily(texts: readonly string[], family: 4 | 6): string[] {
 
 /**
  * The service ports of one Service for a proxier of `family`: none for a headless or
- * ExternalName service, or one without a cluster IP of that family.
+ * ExternalName service, or one without a cluster IP of that family. `chainNames` lets a caller
+ * that remembers the names (sync/) skip the hashing.
  */
-export function servicePortInfos(service: Service, family: 4 | 6): ServicePortInfo[] {
+export function servicePortInfos(
+  service: Service,
+  family: 4 | 6,
+  chainNames: (servicePortName: string, protocol: L4Protocol) => ServiceChainNames = serviceChainNames,
+): ServicePortInfo[] {
   const spec = service.spec ?? {};
   const type = spec.type ?? 'ClusterIP';
   if (type === 'ExternalName') return [];
@@ -159,7 +164,7 @@ export function servicePortInfos(service: Service, family: 4 | 6): ServicePortIn
       stickyMaxAgeSeconds,
       externalPolicyLocal,
       internalPolicyLocal,
-      chains: serviceChainNames(nameString, protocol),
+      chains: chainNames(nameString, protocol),
     });
   }
   return out;

@@ -1,0 +1,8 @@
+import { runReadmeExample } from '@kubesvc/testkit';
+import { expect, it } from 'vitest';
+
+it('the README example of sync state and partial sync prints what the README says', async () => {
+  const { printed, expected } = await runReadmeExample(new URL('../..', import.meta.url), /^## Sync state and partial sync/m);
+  expect(expected).toContain('-X KUBE-SEP-');
+  expect(printed).toBe(expected);
+});

@@ -1,0 +1,893 @@
+// kube-proxy's sync loop as a pure function over a persistent state: each call is one
+// syncProxyRules, full or partial, as upstream does with MinimizeIPTablesRestore on.
+// upstream: pkg/proxy/iptables/proxier.go (syncProxyRules: tryPartialSync, the
+// skippedNatChains/skippedNatRules buffers, activeNATChains and the stale-chain `-X` cleanup),
+// pkg/proxy/servicechangetracker.go and pkg/proxy/endpointschangetracker.go (a change whose
+// result equals the previous state is dropped, so only content changes count).
+//
+// The state keeps, per Service (namespace/name, upstream's unit of change), the objects last
+// seen, the derived service ports and endpoints, the memoised chain names and the rendered
+// text. A sync first finds what changed — by object identity where the caller passes the same
+// objects again (the cheap path: one pointer comparison per object), by content otherwise — then
+// renders only the changed services and concatenates cached text for the rest.
+
+import type { EndpointSlice, Service } from '@kubesvc/api-types';
+import { LABEL_SERVICE_NAME, familyName } from '@kubesvc/api-types';
+import { endpointChainName, serviceChainNames, type ServiceChainNames } from '../chain-names.js';
+import { compareStrings, endpointsMap, servicePortKey, type EndpointInfo } from '../endpoints.js';
+import { objectKey, RulesetSink, type RuleStats } from '../generate-rules.js';
+import { flat, ruleLine } from '../print-restore.js';
+import type { ProxierConfig } from '../proxier-config.js';
+import {
+  fixedFilterChains,
+  fixedNatChains,
+  ruleContext,
+  writeHeadRules,
+  writeServicePortRules,
+  writeTailRules,
+  type RuleContext,
+  type RuleSink,
+  type StatisticCache,
+} from '../rule-builder.js';
+import type { L4Protocol, Match, Ruleset, Target } from '../ruleset.js';
+import { servicePortInfos, type ServicePortInfo } from '../service-ports.js';
+
+export interface SyncOptions {
+  /** Force a full sync (every chain written, stale chains deleted). */
+  readonly full?: boolean;
+}
+
+/** The proxier settings, plus how often a sync is full. */
+export type SyncConfig = ProxierConfig & {
+  /**
+   * Every Nth sync is a full one (N-1 partial syncs follow each full sync); absent: only the
+   * first sync, a config change, a largeClusterMode flip or `{ full: true }` make one.
+   * Upstream uses a period of time (FullSyncPeriod, 1 h) instead of a count.
+   */
+  readonly fullSyncEvery?: number;
+};
+
+export interface SyncStats {
+  /** Whether this sync was full. */
+  readonly full: boolean;
+  /** Lines of restoreText. */
+  readonly lines: number;
+  /** UTF-8 bytes of restoreText. */
+  readonly bytes: number;
+  /** Chain declaration lines written, both tables (those of deleted chains included). */
+  readonly chainsWritten: number;
+  /** `-X` lines. */
+  readonly chainsDeleted: number;
+  /** Services (namespace/name) added, removed, or whose service ports or endpoints changed since the last sync. */
+  readonly servicesChanged: number;
+  /** What generateRules reports, for the whole state after this sync. */
+  readonly rules: RuleStats;
+}
+
+/**
+ * What a sync leaves for the next one. Persistent: a sync never changes the state it is given,
+ * so an old state stays usable (it describes the tables as that sync left them).
+ */
+export interface SyncState {
+  /** Syncs made so far, this one included. */
+  readonly syncs: number;
+  /** Partial syncs since the last full one. */
+  readonly partialSinceFull: number;
+  readonly largeClusterMode: boolean;
+}
+
+export interface SyncResult {
+  readonly state: SyncState;
+  readonly restoreText: string;
+  readonly stats: SyncStats;
+}
+
+/** One service port as last synced. */
+interface PortEntry {
+  readonly info: ServicePortInfo;
+  readonly endpoints: readonly EndpointInfo[];
+  /** KUBE-SEP- names by `ip:port`, so that an unchanged endpoint is never hashed again. */
+  readonly sepNames: ReadonlyMap<string, string>;
+}
+
+/** The text one Service contributes; every text is whole lines, each ending in "\n". */
+interface Rendered {
+  readonly filterText: string;
+  readonly filterLines: number;
+  readonly filterBytes: number;
+  /** Its KUBE-SERVICES / KUBE-NODEPORTS nat rules: what a partial sync writes for an unchanged service. */
+  readonly topText: string;
+  readonly topLines: number;
+  readonly topBytes: number;
+  /** All its nat rules, top-level and per-service chains, in writing order. */
+  readonly fullText: string;
+  readonly fullLines: number;
+  readonly fullBytes: number;
+  readonly declText: string;
+  readonly declBytes: number;
+  /** Its per-service nat chains, in declaration order. */
+  readonly chains: readonly string[];
+}
+
+interface ServiceEntry {
+  readonly key: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly service: Service;
+  /** Its EndpointSlices of the proxier's family (the last listing of each name), in input order. */
+  readonly slices: readonly EndpointSlice[];
+  readonly ports: readonly PortEntry[];
+  readonly endpointCount: number;
+  readonly rendered: Rendered;
+}
+
+/** The fixed parts of the text, for one config. */
+interface Frame {
+  readonly filterChainsText: string;
+  readonly filterChains: number;
+  readonly natChainsText: string;
+  readonly natChains: number;
+  readonly head: Rendered;
+  readonly tail: Rendered;
+}
+
+interface StateData extends SyncState {
+  readonly configKey: string;
+  readonly config: ProxierConfig;
+  readonly statistics: StatisticCache;
+  readonly frame: Frame;
+  /** The arrays of the last call, copied, with per element its key and the index of its entry (-1: ignored). */
+  readonly servicesIn: readonly Service[];
+  readonly serviceKeys: readonly string[];
+  readonly servicePos: Int32Array;
+  readonly slicesIn: readonly EndpointSlice[];
+  readonly sliceIds: readonly string[];
+  readonly slicePos: Int32Array;
+  /** In namespace, then name order. */
+  readonly entries: readonly ServiceEntry[];
+  readonly totalEndpoints: number;
+}
+
+const EMPTY_SLICES: readonly EndpointSlice[] = [];
+const EMPTY_RENDERED: Rendered = {
+  filterText: '',
+  filterLines: 0,
+  filterBytes: 0,
+  topText: '',
+  topLines: 0,
+  topBytes: 0,
+  fullText: '',
+  fullLines: 0,
+  fullBytes: 0,
+  declText: '',
+  declBytes: 0,
+  chains: [],
+};
+
+/** The slice's identity for the change tracker: its key, the service it feeds, its family. */
+function sliceId(slice: EndpointSlice): string {
+  return `${objectKey(slice.metadata.namespace, slice.metadata.name)}\u0000${slice.metadata.labels?.[LABEL_SERVICE_NAME] ?? ''}\u0000${slice.addressType}`;
+}
+
+function configKeyOf(config: ProxierConfig): string {
+  return JSON.stringify([
+    config.nodeName,
+    config.nodeIPs,
+    config.nodeIP,
+    config.family,
+    config.localDetector,
+    config.masqueradeBit,
+    config.masqueradeMark,
+    config.masqueradeAll,
+    config.nodePortAddresses,
+    config.localhostNodePorts,
+    config.largeClusterThreshold,
+    config.nfacctCounters,
+    config.randomFully,
+    config.conntrackTCPLiberal,
+    config.probabilityFormat,
+  ]);
+}
+
+// The restore text is ASCII except for what users write into names; count bytes only then.
+// eslint-disable-next-line no-control-regex
+const NON_ASCII = /[^\u0000-\u007f]/;
+function utf8Length(text: string): number {
+  if (!NON_ASCII.test(text)) return text.length;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+function linesText(lines: readonly string[]): string {
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}
+
+/**
+ * Prints what the builder writes for many services into shared texts, keeping the streams
+ * apart: the filter rules, the nat rules (top-level and per-service chains, in writing order,
+ * with the ranges that are top-level), the chain declarations. The texts grow by concatenation
+ * (ropes) and `finish` flattens each once and gives every service slices of it: a large string
+ * goes straight to V8's large-object space, where ten thousand 3 kB strings would each be
+ * copied by the young-generation collector before settling.
+ */
+class TextSink implements RuleSink {
+  private full = '';
+  private decl = '';
+  private readonly items: SinkItem[] = [];
+  private current: SinkItem | undefined;
+  private filterText = '';
+  private inTop = false;
+
+  begin(target: { rendered: Rendered }, ascii: boolean): void {
+    this.filterText = '';
+    this.current = {
+      target,
+      ascii,
+      fullFrom: this.full.length,
+      fullTo: 0,
+      declFrom: this.decl.length,
+      declTo: 0,
+      top: [],
+      topFirst: true,
+      filterText: '',
+      filterLines: 0,
+      topLines: 0,
+      fullLines: 0,
+      chains: [],
+    };
+  }
+
+  end(): void {
+    const item = this.current;
+    if (item === undefined) return;
+    this.closeTop();
+    item.fullTo = this.full.length;
+    item.declTo = this.decl.length;
+    item.filterText = flat(this.filterText);
+    this.items.push(item);
+    this.current = undefined;
+  }
+
+  get size(): number {
+    return this.full.length;
+  }
+
+  filter(chain: string, matches: readonly Match[], target?: Target): void {
+    this.filterText += ruleLine(chain, matches, target);
+    if (this.current !== undefined) this.current.filterLines++;
+  }
+  natTop(chain: string, matches: readonly Match[], target?: Target): void {
+    const item = this.current;
+    if (item === undefined) return;
+    if (!this.inTop) {
+      if (item.fullLines > item.topLines) item.topFirst = false;
+      item.top.push(this.full.length);
+      this.inTop = true;
+    }
+    this.full += ruleLine(chain, matches, target);
+    item.topLines++;
+    item.fullLines++;
+  }
+  natChain(chain: string): void {
+    this.current?.chains.push(chain);
+    this.decl += ':' + chain + ' - [0:0]\n';
+  }
+  nat(chain: string, matches: readonly Match[], target?: Target): void {
+    const item = this.current;
+    if (item === undefined) return;
+    this.closeTop();
+    this.full += ruleLine(chain, matches, target);
+    item.fullLines++;
+  }
+  private closeTop(): void {
+    if (this.inTop) {
+      this.current?.top.push(this.full.length);
+      this.inTop = false;
+    }
+  }
+
+  /** Flattens, and hands every service its Rendered. */
+  finish(): void {
+    const full = flat(this.full);
+    const decl = flat(this.decl);
+    for (const item of this.items) {
+      const fullText = full.slice(item.fullFrom, item.fullTo);
+      let topText: string;
+      if (item.topLines === item.fullLines) topText = fullText;
+      else if (item.topLines === 0) topText = '';
+      else if (item.topFirst) topText = fullText.slice(0, (item.top[1] ?? item.fullFrom) - item.fullFrom);
+      else {
+        topText = '';
+        for (let i = 0; i + 1 < item.top.length; i += 2) topText += full.slice(item.top[i] ?? 0, item.top[i + 1] ?? 0);
+        topText = flat(topText);
+      }
+      const declText = decl.slice(item.declFrom, item.declTo);
+      const bytes = item.ascii ? (text: string): number => text.length : utf8Length;
+      const topBytes = bytes(topText);
+      item.target.rendered = {
+        filterText: item.filterText,
+        filterLines: item.filterLines,
+        filterBytes: bytes(item.filterText),
+        topText,
+        topLines: item.topLines,
+        topBytes,
+        fullText,
+        fullLines: item.fullLines,
+        fullBytes: fullText === topText ? topBytes : bytes(fullText),
+        declText,
+        declBytes: bytes(declText),
+        chains: item.chains,
+      };
+    }
+    this.full = '';
+    this.decl = '';
+    this.items.length = 0;
+  }
+}
+
+interface SinkItem {
+  readonly target: { rendered: Rendered };
+  readonly ascii: boolean;
+  readonly fullFrom: number;
+  fullTo: number;
+  readonly declFrom: number;
+  declTo: number;
+  /** Character offsets in the shared text: start, end, start, end … of the runs of top-level lines. */
+  readonly top: number[];
+  topFirst: boolean;
+  filterText: string;
+  filterLines: number;
+  topLines: number;
+  fullLines: number;
+  readonly chains: string[];
+}
+
+/** A sink is flattened when its text reaches this many characters. */
+const CHARS_PER_BATCH = 1 << 20;
+
+/** upstream: pkg/util/iptables/save_restore.go MakeChainLine. */
+function chainLine(chain: string): string {
+  return `:${chain} - [0:0]`;
+}
+
+function makeFrame(config: ProxierConfig): Frame {
+  const sink = new TextSink();
+  const head = { rendered: EMPTY_RENDERED };
+  sink.begin(head, false);
+  writeHeadRules(sink, config);
+  sink.end();
+  const tail = { rendered: EMPTY_RENDERED };
+  sink.begin(tail, false);
+  writeTailRules(sink, config);
+  sink.end();
+  sink.finish();
+  const filterChains = fixedFilterChains(config);
+  const natChains = fixedNatChains();
+  return {
+    filterChainsText: linesText(filterChains.map(chainLine)),
+    filterChains: filterChains.length,
+    natChainsText: linesText(natChains.map(chainLine)),
+    natChains: natChains.length,
+    head: head.rendered,
+    tail: tail.rendered,
+  };
+}
+
+function sepChainOf(port: { readonly info: ServicePortInfo; readonly sepNames: ReadonlyMap<string, string> }): (ep: EndpointInfo) => string {
+  return (ep) => port.sepNames.get(ep.hostPort) ?? endpointChainName(port.info.nameString, port.info.protocol, ep.hostPort);
+}
+
+/**
+ * Renders a service's rules into `sink`; sink.finish() sets `target.rendered`. Scanning 30 MB
+ * for non-ASCII characters to count bytes costs more than printing it, so the scan is skipped
+ * when it cannot find any: every piece of a service's text is a constant, a chain name
+ * (base32), a printed number or address, a config string, or the service port name — only the
+ * last two can hold other characters.
+ */
+function render(sink: TextSink, target: { rendered: Rendered }, ports: readonly PortEntry[], ctx: RuleContext, configAscii: boolean): void {
+  let ascii = configAscii;
+  for (const port of ports) if (NON_ASCII.test(port.info.nameString)) ascii = false;
+  sink.begin(target, ascii);
+  for (const port of ports) writeServicePortRules(sink, port.info, port.endpoints, ctx, sepChainOf(port));
+  sink.end();
+  if (sink.size >= CHARS_PER_BATCH) sink.finish();
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** ServicePortInfo equality, as upstream's tracker compares its servicePortInfo values. */
+function sameInfo(a: ServicePortInfo, b: ServicePortInfo): boolean {
+  return (
+    a.nameString === b.nameString &&
+    a.protocol === b.protocol &&
+    a.clusterIP === b.clusterIP &&
+    a.port === b.port &&
+    a.nodePort === b.nodePort &&
+    a.healthCheckNodePort === b.healthCheckNodePort &&
+    a.clientIPAffinity === b.clientIPAffinity &&
+    a.stickyMaxAgeSeconds === b.stickyMaxAgeSeconds &&
+    a.externalPolicyLocal === b.externalPolicyLocal &&
+    a.internalPolicyLocal === b.internalPolicyLocal &&
+    sameStrings(a.externalIPs, b.externalIPs) &&
+    sameStrings(a.loadBalancerVIPs, b.loadBalancerVIPs) &&
+    sameStrings(a.loadBalancerSourceRanges, b.loadBalancerSourceRanges)
+  );
+}
+
+function sameEndpoints(a: readonly EndpointInfo[], b: readonly EndpointInfo[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === undefined || y === undefined) return false;
+    if (
+      x.hostPort !== y.hostPort ||
+      x.isLocal !== y.isLocal ||
+      x.ready !== y.ready ||
+      x.serving !== y.serving ||
+      x.terminating !== y.terminating
+    ) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function samePorts(a: readonly PortEntry[], b: readonly PortEntry[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === undefined || y === undefined || !sameInfo(x.info, y.info) || !sameEndpoints(x.endpoints, y.endpoints)) return false;
+  }
+  return true;
+}
+
+function sameObjects<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The service ports and endpoints of a Service, reusing the chain names `previous` knows. */
+function deriveService(
+  service: Service,
+  slices: readonly EndpointSlice[],
+  config: ProxierConfig,
+  previous: ServiceEntry | undefined,
+): { ports: PortEntry[]; endpointCount: number } {
+  const oldPorts = new Map<string, PortEntry>();
+  for (const port of previous?.ports ?? []) oldPorts.set(port.info.nameString + port.info.protocol, port);
+  const chainNames =
+    oldPorts.size === 0
+      ? serviceChainNames
+      : (spn: string, protocol: L4Protocol): ServiceChainNames => oldPorts.get(spn + protocol)?.info.chains ?? serviceChainNames(spn, protocol);
+  const infos = servicePortInfos(service, config.family, chainNames);
+  const epMap = slices.length === 0 ? undefined : endpointsMap(slices, config.family, config.nodeName);
+  let endpointCount = 0;
+  const ports = infos.map((info): PortEntry => {
+    const endpoints = epMap?.get(servicePortKey(info.namespace, info.name, info.portName, info.protocol)) ?? [];
+    endpointCount += endpoints.length;
+    const old = oldPorts.size === 0 ? undefined : oldPorts.get(info.nameString + info.protocol);
+    let sepNames: ReadonlyMap<string, string>;
+    if (old !== undefined && sameEndpoints(old.endpoints, endpoints)) {
+      sepNames = old.sepNames;
+    } else {
+      const names = new Map<string, string>();
+      for (const ep of endpoints) {
+        names.set(ep.hostPort, old?.sepNames.get(ep.hostPort) ?? endpointChainName(info.nameString, info.protocol, ep.hostPort));
+      }
+      sepNames = names;
+    }
+    return { info, endpoints, sepNames };
+  });
+  return { ports, endpointCount };
+}
+
+/** What the sync found per Service before rendering. */
+interface Candidate {
+  readonly key: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly service: Service;
+  readonly slices: readonly EndpointSlice[];
+  /** The entry of the previous sync under the same key, if any. */
+  readonly previous: ServiceEntry | undefined;
+}
+
+interface Matched {
+  /** The previous entries that keep their positions (the cheap path), or undefined. */
+  readonly base: readonly ServiceEntry[] | undefined;
+  /** Position → what may have changed there: every position on the general path. */
+  readonly work: ReadonlyMap<number, Candidate>;
+  readonly count: number;
+  readonly serviceKeys: readonly string[];
+  readonly servicePos: Int32Array;
+  readonly sliceIds: readonly string[];
+  readonly slicePos: Int32Array;
+  /** Previous entries whose Service is gone. */
+  readonly removed: readonly ServiceEntry[];
+}
+
+/**
+ * The cheap path: both arrays have the lengths and, element by element, the keys of the last
+ * call, so every entry keeps its position and only the elements that are other objects need a
+ * look. Undefined when that does not hold.
+ */
+function matchByPosition(prev: StateData, services: readonly Service[], slices: readonly EndpointSlice[]): Matched | undefined {
+  if (services.length !== prev.servicesIn.length || slices.length !== prev.slicesIn.length) return undefined;
+  const dirtyService = new Map<number, Service>();
+  const dirtySlices = new Map<number, Map<EndpointSlice, EndpointSlice>>();
+  for (let i = 0; i < services.length; i++) {
+    const service = services[i];
+    if (service === prev.servicesIn[i]) continue;
+    if (service === undefined) return undefined;
+    if (objectKey(service.metadata.namespace, service.metadata.name) !== prev.serviceKeys[i]) return undefined;
+    const pos = prev.servicePos[i] ?? -1;
+    if (pos >= 0) dirtyService.set(pos, service);
+  }
+  for (let i = 0; i < slices.length; i++) {
+    const slice = slices[i];
+    const old = prev.slicesIn[i];
+    if (slice === old) continue;
+    if (slice === undefined || old === undefined) return undefined;
+    if (sliceId(slice) !== prev.sliceIds[i]) return undefined;
+    const pos = prev.slicePos[i] ?? -1;
+    if (pos < 0) continue;
+    let replaced = dirtySlices.get(pos);
+    if (replaced === undefined) {
+      replaced = new Map();
+      dirtySlices.set(pos, replaced);
+    }
+    replaced.set(old, slice);
+  }
+  const work = new Map<number, Candidate>();
+  for (const pos of [...dirtyService.keys(), ...dirtySlices.keys()]) {
+    const entry = prev.entries[pos];
+    if (entry === undefined || work.has(pos)) continue;
+    const replaced = dirtySlices.get(pos);
+    work.set(pos, {
+      key: entry.key,
+      namespace: entry.namespace,
+      name: entry.name,
+      service: dirtyService.get(pos) ?? entry.service,
+      slices: replaced === undefined ? entry.slices : entry.slices.map((s) => replaced.get(s) ?? s),
+      previous: entry,
+    });
+  }
+  return {
+    base: prev.entries,
+    work,
+    count: prev.entries.length,
+    serviceKeys: prev.serviceKeys,
+    servicePos: prev.servicePos,
+    sliceIds: prev.sliceIds,
+    slicePos: prev.slicePos,
+    removed: [],
+  };
+}
+
+/** The general path: group and sort everything, then pair with the previous entries by key. */
+function matchByKey(prev: StateData | undefined, services: readonly Service[], slices: readonly EndpointSlice[], family: 4 | 6): Matched {
+  const serviceKeys = services.map((s) => objectKey(s.metadata.namespace, s.metadata.name));
+  const lastIndex = new Map<string, number>();
+  serviceKeys.forEach((key, i) => lastIndex.set(key, i));
+  const winners = [...lastIndex.values()];
+  const namespaceOf = (s: Service): string => s.metadata.namespace ?? 'default';
+  winners.sort((a, b) => {
+    const x = services[a];
+    const y = services[b];
+    if (x === undefined || y === undefined) return 0;
+    return compareStrings(namespaceOf(x), namespaceOf(y)) || compareStrings(x.metadata.name ?? '', y.metadata.name ?? '');
+  });
+  const servicePos = new Int32Array(services.length).fill(-1);
+  const posOfKey = new Map<string, number>();
+  winners.forEach((inputIndex, pos) => {
+    servicePos[inputIndex] = pos;
+    posOfKey.set(serviceKeys[inputIndex] ?? '', pos);
+  });
+
+  // Slices: of the proxier's family, the last listing of each name wins (as endpointsMap does).
+  const addressType = familyName(family);
+  const sliceIds = slices.map(sliceId);
+  const slicePos = new Int32Array(slices.length).fill(-1);
+  const lastSlice = new Map<string, number>();
+  slices.forEach((slice, i) => {
+    if (slice.addressType === addressType) lastSlice.set(objectKey(slice.metadata.namespace, slice.metadata.name), i);
+  });
+  const slicesOf = new Map<number, EndpointSlice[]>();
+  const sortedLast = [...lastSlice.values()].sort((a, b) => a - b);
+  for (const i of sortedLast) {
+    const slice = slices[i];
+    const label = slice?.metadata.labels?.[LABEL_SERVICE_NAME];
+    if (slice === undefined || label === undefined || label === '') continue;
+    const pos = posOfKey.get(objectKey(slice.metadata.namespace, label));
+    if (pos === undefined) continue;
+    slicePos[i] = pos;
+    let list = slicesOf.get(pos);
+    if (list === undefined) {
+      list = [];
+      slicesOf.set(pos, list);
+    }
+    list.push(slice);
+  }
+
+  const previousByKey = new Map<string, ServiceEntry>();
+  for (const entry of prev?.entries ?? []) previousByKey.set(entry.key, entry);
+  const work = new Map<number, Candidate>();
+  winners.forEach((inputIndex, pos) => {
+    const service = services[inputIndex];
+    if (service === undefined) return;
+    const key = serviceKeys[inputIndex] ?? '';
+    const previous = previousByKey.get(key);
+    previousByKey.delete(key);
+    work.set(pos, {
+      key,
+      namespace: service.metadata.namespace ?? 'default',
+      name: service.metadata.name ?? '',
+      service,
+      slices: slicesOf.get(pos) ?? EMPTY_SLICES,
+      previous,
+    });
+  });
+  return {
+    base: undefined,
+    work,
+    count: winners.length,
+    serviceKeys,
+    servicePos,
+    sliceIds,
+    slicePos,
+    removed: [...previousByKey.values()],
+  };
+}
+
+/**
+ * One sync. `state` undefined is kube-proxy's first sync (full, nothing to delete). The
+ * restore text is for `iptables-restore --noflush`.
+ */
+export function sync(
+  state: SyncState | undefined,
+  services: readonly Service[],
+  endpointSlices: readonly EndpointSlice[],
+  config: SyncConfig | ProxierConfig,
+  options: SyncOptions = {},
+): SyncResult {
+  const configKey = configKeyOf(config);
+  const prev0 = state as StateData | undefined;
+  const sameConfig = prev0 !== undefined && prev0.configKey === configKey;
+  // After a config change nothing cached is reusable, but the chains that exist still do.
+  const prev = sameConfig ? prev0 : undefined;
+  const statistics: StatisticCache = prev?.statistics ?? new Map();
+  const frame = prev?.frame ?? makeFrame(config);
+
+  const matched =
+    (prev !== undefined ? matchByPosition(prev, services, endpointSlices) : undefined) ??
+    matchByKey(prev, services, endpointSlices, config.family);
+
+  // Derive what may have changed, and find the content changes.
+  interface Pending {
+    readonly ports: readonly PortEntry[];
+    readonly endpointCount: number;
+    readonly changed: boolean;
+  }
+  let totalEndpoints = prev?.totalEndpoints ?? 0;
+  const pending = new Map<number, Pending>();
+  for (const [pos, candidate] of matched.work) {
+    const previous = candidate.previous;
+    if (previous !== undefined && previous.service === candidate.service && sameObjects(previous.slices, candidate.slices)) continue;
+    const { ports, endpointCount } = deriveService(candidate.service, candidate.slices, config, previous);
+    const changed = previous === undefined || !samePorts(previous.ports, ports);
+    totalEndpoints += endpointCount - (previous?.endpointCount ?? 0);
+    pending.set(pos, { ports, endpointCount, changed });
+  }
+  for (const gone of matched.removed) totalEndpoints -= gone.endpointCount;
+
+  const largeClusterMode = totalEndpoints > config.largeClusterThreshold;
+  // A largeClusterMode flip changes the comments of every chain. Upstream's partial sync would
+  // leave the old comments in unchanged chains until the next full sync; a full sync here keeps
+  // the tables equal to a full sync's (see docs/deviations.md).
+  const modeFlipped = prev !== undefined && prev.largeClusterMode !== largeClusterMode;
+  const fullSyncEvery = (config as SyncConfig).fullSyncEvery;
+  const full =
+    prev === undefined ||
+    options.full === true ||
+    modeFlipped ||
+    (fullSyncEvery !== undefined && prev.partialSinceFull + 1 >= fullSyncEvery);
+  const ctx = ruleContext(config, largeClusterMode, statistics);
+  const configAscii = !NON_ASCII.test(configKey);
+
+  const entries: ServiceEntry[] = matched.base !== undefined ? matched.base.slice() : new Array<ServiceEntry>(matched.count);
+  const written = new Set<number>();
+  const staleChains: string[] = [];
+  const retire = (oldChains: readonly string[], newChains: readonly string[]): void => {
+    if (oldChains.length === 0) return;
+    const keep = new Set(newChains);
+    for (const chain of oldChains) if (!keep.has(chain)) staleChains.push(chain);
+  };
+  let servicesChanged = matched.removed.length;
+  const sink = new TextSink();
+  /** Entries rendered now, with their previous chains: their stale chains are known once rendered. */
+  const fresh: { entry: { rendered: Rendered }; previousChains: readonly string[] }[] = [];
+  for (const [pos, candidate] of matched.work) {
+    const previous = candidate.previous;
+    const p = pending.get(pos);
+    if (p?.changed === true) {
+      servicesChanged++;
+      written.add(pos);
+    }
+    const ports = p?.ports ?? previous?.ports ?? [];
+    const reuse = p?.changed !== true && previous !== undefined && !modeFlipped;
+    if (reuse && previous.service === candidate.service && previous.slices === candidate.slices) {
+      entries[pos] = previous;
+      continue;
+    }
+    const entry: ServiceEntry & { rendered: Rendered } = {
+      key: candidate.key,
+      namespace: candidate.namespace,
+      name: candidate.name,
+      service: candidate.service,
+      slices: candidate.slices,
+      ports,
+      endpointCount: p?.endpointCount ?? previous?.endpointCount ?? 0,
+      rendered: reuse ? previous.rendered : EMPTY_RENDERED,
+    };
+    entries[pos] = entry;
+    if (!reuse) {
+      if (ports.length > 0) render(sink, entry, ports, ctx, configAscii);
+      fresh.push({ entry, previousChains: previous?.rendered.chains ?? [] });
+    }
+  }
+  if (modeFlipped && matched.base !== undefined) {
+    // The cheap path left the untouched entries as they were: re-render them too.
+    for (let pos = 0; pos < entries.length; pos++) {
+      const entry = entries[pos];
+      if (entry === undefined || matched.work.has(pos)) continue;
+      const copy: ServiceEntry & { rendered: Rendered } = { ...entry, rendered: EMPTY_RENDERED };
+      entries[pos] = copy;
+      if (entry.ports.length > 0) render(sink, copy, entry.ports, ctx, configAscii);
+      fresh.push({ entry: copy, previousChains: entry.rendered.chains });
+    }
+  }
+  sink.finish();
+  for (const { entry, previousChains } of fresh) retire(previousChains, entry.rendered.chains);
+  for (const gone of matched.removed) retire(gone.rendered.chains, []);
+  // After a config change the old state's chains are all candidates for deletion.
+  if (prev0 !== undefined && !sameConfig) {
+    const active = new Set<string>();
+    for (const entry of entries) for (const chain of entry.rendered.chains) active.add(chain);
+    for (const entry of prev0.entries) for (const chain of entry.rendered.chains) if (!active.has(chain)) staleChains.push(chain);
+  }
+
+  // Assemble: filter whole; nat chain lines and rules of written services; top-level rules of all.
+  const filterParts: string[] = ['*filter\n', frame.filterChainsText, frame.head.filterText];
+  const declParts: string[] = ['COMMIT\n*nat\n', frame.natChainsText];
+  const natParts: string[] = [frame.head.fullText];
+  let filterLines = frame.filterChains + frame.head.filterLines + frame.tail.filterLines;
+  let bytes = 8 + frame.filterChainsText.length + frame.head.filterBytes + frame.tail.filterBytes;
+  let natRuleLines = frame.head.fullLines + frame.tail.fullLines;
+  bytes += frame.head.fullBytes + frame.tail.fullBytes + 12 + frame.natChainsText.length + 7;
+  let chainsWritten = frame.filterChains + frame.natChains;
+  let totalFilterRules = frame.head.filterLines + frame.tail.filterLines;
+  let totalNatRules = frame.head.fullLines + frame.tail.fullLines;
+  let totalNatChains = frame.natChains;
+  let servicePorts = 0;
+  for (let pos = 0; pos < entries.length; pos++) {
+    const entry = entries[pos] as ServiceEntry;
+    const r = entry.rendered;
+    servicePorts += entry.ports.length;
+    totalFilterRules += r.filterLines;
+    totalNatRules += r.fullLines;
+    totalNatChains += r.chains.length;
+    if (r.filterLines > 0) {
+      filterParts.push(r.filterText);
+      filterLines += r.filterLines;
+      bytes += r.filterBytes;
+    }
+    if (full || written.has(pos)) {
+      if (r.chains.length > 0) {
+        declParts.push(r.declText);
+        chainsWritten += r.chains.length;
+        bytes += r.declBytes;
+      }
+      natParts.push(r.fullText);
+      natRuleLines += r.fullLines;
+      bytes += r.fullBytes;
+    } else if (r.topLines > 0) {
+      natParts.push(r.topText);
+      natRuleLines += r.topLines;
+      bytes += r.topBytes;
+    }
+  }
+  filterParts.push(frame.tail.filterText);
+  natParts.push(frame.tail.fullText);
+  if (staleChains.length > 0) {
+    // upstream writes a chain line (which flushes the chain) and then `-X`.
+    const decl = linesText(staleChains.map(chainLine));
+    const deletes = linesText(staleChains.map((chain) => `-X ${chain}`));
+    declParts.push(decl);
+    natParts.push(deletes);
+    chainsWritten += staleChains.length;
+    bytes += utf8Length(decl) + utf8Length(deletes);
+  }
+  natParts.push('COMMIT\n');
+  const restoreText = filterParts.join('') + declParts.join('') + natParts.join('');
+  const lines = 4 + filterLines + (chainsWritten - frame.filterChains) + natRuleLines + staleChains.length;
+
+  const next: StateData = {
+    syncs: (prev0?.syncs ?? 0) + 1,
+    partialSinceFull: full ? 0 : (prev?.partialSinceFull ?? 0) + 1,
+    largeClusterMode,
+    configKey,
+    config,
+    statistics,
+    frame,
+    servicesIn: services.slice(),
+    serviceKeys: matched.serviceKeys,
+    servicePos: matched.servicePos,
+    slicesIn: endpointSlices.slice(),
+    sliceIds: matched.sliceIds,
+    slicePos: matched.slicePos,
+    entries,
+    totalEndpoints,
+  };
+  return {
+    state: next,
+    restoreText,
+    stats: {
+      full,
+      lines,
+      bytes,
+      chainsWritten,
+      chainsDeleted: staleChains.length,
+      servicesChanged,
+      rules: {
+        servicePorts,
+        endpoints: totalEndpoints,
+        largeClusterMode,
+        filterRules: totalFilterRules,
+        natRules: totalNatRules,
+        filterChains: frame.filterChains,
+        natChains: totalNatChains,
+      },
+    },
+  };
+}
+
+/**
+ * The Ruleset the tables hold after the sync that made `state`: what a full sync of the same
+ * input writes (generateRules' ruleset), built by the same code as the text, for the tracer.
+ */
+export function syncedRuleset(state: SyncState): Ruleset {
+  const data = state as StateData;
+  const config = data.config;
+  const ctx = ruleContext(config, data.largeClusterMode, data.statistics);
+  const sink = new RulesetSink();
+  writeHeadRules(sink, config);
+  for (const entry of data.entries) {
+    for (const port of entry.ports) writeServicePortRules(sink, port.info, port.endpoints, ctx, sepChainOf(port));
+  }
+  writeTailRules(sink, config);
+  return {
+    family: config.family,
+    tables: [
+      { name: 'filter', chains: fixedFilterChains(config), rules: sink.filterRules, deletedChains: [] },
+      { name: 'nat', chains: [...fixedNatChains(), ...sink.natChains], rules: sink.natRules, deletedChains: [] },
+    ],
+  };
+}

@@ -1,73 +1,371 @@
-// Bench suite "proxy-iptables": generateRules for clusters of ClusterIP services with ten
-// endpoints each (1,000 and 10,000 services: upstream's BenchmarkSyncProxyRules sizes), the
-// normal form of the 1,000-service text, and one endpoint chain name (SHA-256 + base32).
+// Bench suite "proxy-iptables": kube-proxy's iptables sync on the shapes of
+// /work/shared/reference/performance-anchors.md §1.3, against the kube-proxy v1.26.0 timings of
+// §1.4 on the same machine kind. Per shape N×M (1000×10, 5000×10, 10000×10, 1000×100):
+// - first sync: `sync(undefined, …)` from the Service and EndpointSlice objects (upstream's
+//   InitialSync also turns the objects into its service and endpoint maps);
+// - full resync: `sync(state, …, { full: true })` with nothing changed (FullSync);
+// - partial sync after changing one Service: service N/2's port toggles 80 ↔ 81 (PartialSyncSvc);
+// - partial sync after changing one EndpointSlice: endpoint 10.255.255.1 is added to or removed
+//   from slice N/2 (PartialSyncEps). As upstream, making the changed object is timed too.
+// Targets: first sync and full resync ≤ 0.5×, partial syncs ≤ 0.1× of kube-proxy's median.
+// The sync state keeps each service's rendered text, so a full resync with nothing changed
+// writes every line again but renders none of them (kube-proxy re-renders everything). The
+// cost of rendering everything is the first sync; `generateRules` per shape (a full sync
+// without any state, the stateless generator) is shown too, without a target: it does what
+// InitialSync does (objects to rules) but not in the same way as `sync`, so neither of
+// kube-proxy's figures is its counterpart.
+//
+// The shape, as §1.3 and upstream's NewFakeProxier: namespace `ns`, services `svc<i>`
+// (ClusterIP 172.30.0.0 + (i+1), port p80 TCP 80 → 8080), one slice `svc<i>-0` with M ready
+// endpoints 10.128.0.0 + (i·M + j + 1) on node-<j mod 50>, never the local node; hostname
+// test-hostname, node IP 192.168.0.2, mark 0x4000, local detector 10.0.0.0/8, nodePortAddresses
+// empty. This package follows kube-proxy v1.31, which has `localhostNodePorts`; v1.26 had no
+// such setting and wrote neither the KUBE-FIREWALL "block incoming localnet connections" chain
+// and rule (2 lines) that v1.31 writes with localhostNodePorts on, so the bench turns it off.
+// The full text then has exactly kube-proxy's 21 + N·(3 + 4M) lines (`linesDiff` = 0) and 17
+// bytes more: v1.31 writes `! -d 127.0.0.0/8` on the final KUBE-NODEPORTS jump when localhost
+// node ports are off (`bytesDiff` = 17 for full syncs; partial texts carry the same rule).
+//
+// Metrics: lines and bytes of the restore text, the kube-proxy figures of §1.5 where there is
+// one (kpLines, kpBytes), and heap figures from one extra run after the timed ones, bracketed by
+// full GCs: heapPeakMiB is heapUsed right after the sync minus heapUsed after a full GC just
+// before it (inputs and the previous state alive). That is a lower bound of the true peak: a
+// scavenge during the sync frees short-lived garbage uncounted; node has no allocation counter.
+// heapRetainedMiB is what is still alive after a full GC, with the sync's result (text and new
+// state) held: the state's own size plus the text, minus whatever the old state no longer needed.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
-import { endpointChainName, generateRules, normalizeRestoreText, proxierConfig } from '@kubesvc/proxy-iptables';
-import type { BenchSuite, BenchTask } from './harness.js';
+import { endpointChainName, generateRules, proxierConfig, sync, type SyncState } from '@kubesvc/proxy-iptables';
+import type { BenchSuite, BenchTarget, BenchTask } from './harness.js';
 
-const ENDPOINTS = 10;
-
-function cluster(services: number): { services: Service[]; slices: EndpointSlice[] } {
-  const out: Service[] = [];
-  const slices: EndpointSlice[] = [];
-  for (let i = 0; i < services; i++) {
-    const namespace = `ns-${i % 100}`;
-    const name = `svc-${i}`;
-    out.push({
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { namespace, name },
-      spec: { clusterIP: `10.96.${(i >> 8) & 255}.${i & 255}`, ports: [{ name: 'http', port: 80, protocol: 'TCP' }] },
-    });
-    slices.push({
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { namespace, name: `${name}-abcde`, labels: { 'kubernetes.io/service-name': name } },
-      addressType: 'IPv4',
-      endpoints: Array.from({ length: ENDPOINTS }, (_, k) => ({ addresses: [`10.${k + 1}.${(i >> 8) & 255}.${i & 255}`] })),
-      ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
-    });
-  }
-  return { services: out, slices };
+interface Shape {
+  readonly services: number;
+  readonly endpoints: number;
 }
 
-const config = proxierConfig({ nodeName: 'node-1', localDetector: { kind: 'cidr', cidr: '10.0.0.0/8' } });
+/** kube-proxy v1.26.0 on the CI machine kind, performance-anchors.md §1.4 (ms) and §1.5 (output size). */
+interface Anchor {
+  readonly first: number;
+  readonly full: number;
+  readonly partialSvc: number;
+  readonly partialEps: number;
+  readonly fullBytes: number;
+  readonly fullLines: number;
+  readonly partialBytes: number;
+  readonly partialLines: number;
+}
 
-function generateTask(services: number): BenchTask {
-  let input = cluster(0);
-  let bytes = 0;
-  let natRules = 0;
+const ANCHORS: ReadonlyMap<string, Anchor> = new Map([
+  ['1000x10', { first: 54.8, full: 13.96, partialSvc: 2.49, partialEps: 2.54, fullBytes: 3_234_113, fullLines: 43_021, partialBytes: 138_522, partialLines: 1_063 }],
+  ['5000x10', { first: 262.5, full: 85.3, partialSvc: 26.7, partialEps: 26.3, fullBytes: 16_249_829, fullLines: 215_021, partialBytes: 683_204, partialLines: 5_063 }],
+  ['10000x10', { first: 623.4, full: 179.4, partialSvc: 69.8, partialEps: 62.9, fullBytes: 32_506_337, fullLines: 430_021, partialBytes: 1_366_088, partialLines: 10_063 }],
+  ['1000x100', { first: 394.7, full: 123.2, partialSvc: 19.1, partialEps: 21.0, fullBytes: 30_069_209, fullLines: 403_021, partialBytes: 165_504, partialLines: 1_423 }],
+]);
+
+const SHAPES: readonly Shape[] = [
+  { services: 1000, endpoints: 10 },
+  { services: 5000, endpoints: 10 },
+  { services: 10000, endpoints: 10 },
+  { services: 1000, endpoints: 100 },
+];
+
+const CONFIG = proxierConfig({
+  nodeName: 'test-hostname',
+  nodeIPs: ['192.168.0.2'],
+  masqueradeMark: '0x4000',
+  localDetector: { kind: 'cidr', cidr: '10.0.0.0/8' },
+  nodePortAddresses: [],
+  localhostNodePorts: false,
+});
+
+const CLUSTER_IP_BASE = ((172 << 24) | (30 << 16)) >>> 0;
+const ENDPOINT_BASE = ((10 << 24) | (128 << 16)) >>> 0;
+const EXTRA_ENDPOINT = '10.255.255.1';
+
+function ipv4(n: number): string {
+  return `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+}
+
+function service(i: number, port: number): Service {
   return {
-    name: `generateRules ${services}x${ENDPOINTS}`,
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { namespace: 'ns', name: `svc${i}` },
+    spec: { type: 'ClusterIP', clusterIP: ipv4(CLUSTER_IP_BASE + i + 1), ports: [{ name: 'p80', port, targetPort: 8080, protocol: 'TCP' }] },
+  };
+}
+
+function slice(i: number, m: number, extra: boolean): EndpointSlice {
+  const addresses = Array.from({ length: m }, (_, j) => ({ ip: ipv4(ENDPOINT_BASE + i * m + j + 1), node: `node-${j % 50}` }));
+  if (extra) addresses.push({ ip: EXTRA_ENDPOINT, node: `node-${m % 50}` });
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { namespace: 'ns', name: `svc${i}-0`, labels: { 'kubernetes.io/service-name': `svc${i}` } },
+    addressType: 'IPv4',
+    endpoints: addresses.map((a) => ({ addresses: [a.ip], conditions: { ready: true }, nodeName: a.node })),
+    ports: [{ name: 'p80', port: 8080, protocol: 'TCP' }],
+  };
+}
+
+interface Cluster {
+  services: Service[];
+  slices: EndpointSlice[];
+}
+
+function cluster(shape: Shape): Cluster {
+  const services: Service[] = [];
+  const slices: EndpointSlice[] = [];
+  for (let i = 0; i < shape.services; i++) {
+    services.push(service(i, 80));
+    slices.push(slice(i, shape.endpoints, false));
+  }
+  return { services, slices };
+}
+
+const EMPTY: Cluster = { services: [], slices: [] };
+
+let collect: (() => void) | undefined;
+/** A full GC (the bench runs without --expose-gc). */
+function gc(): void {
+  if (collect === undefined) {
+    setFlagsFromString('--expose-gc');
+    collect = runInNewContext('gc') as () => void;
+  }
+  collect();
+  collect();
+}
+
+const MiB = 2 ** 20;
+
+/** heapPeakMiB and heapRetainedMiB of one run of `run` (see the file comment). */
+function heapOf(run: () => unknown): { heapPeakMiB: number; heapRetainedMiB: number } {
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const kept = run();
+  const peak = process.memoryUsage().heapUsed;
+  gc();
+  const retained = process.memoryUsage().heapUsed;
+  if (kept === undefined) throw new Error('nothing kept');
+  return { heapPeakMiB: (peak - before) / MiB, heapRetainedMiB: (retained - before) / MiB };
+}
+
+function target(medianMs: number, ratio: number, benchmark: string, label: string): BenchTarget {
+  return {
+    medianMs: Math.round(medianMs * ratio * 1000) / 1000,
+    source: `${ratio}x kube-proxy v1.26.0 ${benchmark} ${label} (${medianMs} ms), performance-anchors.md §1.4`,
+  };
+}
+
+function label(shape: Shape): string {
+  return `${shape.services}x${shape.endpoints}`;
+}
+
+function anchorOf(shape: Shape): Anchor {
+  const anchor = ANCHORS.get(label(shape));
+  if (anchor === undefined) throw new Error(`no kube-proxy anchor for ${label(shape)}`);
+  return anchor;
+}
+
+/** kube-proxy's full-sync line count for the shape (performance-anchors.md §1.5). */
+function kubeProxyFullLines(shape: Shape): number {
+  return 21 + shape.services * (3 + 4 * shape.endpoints);
+}
+
+interface Written {
+  lines: number;
+  bytes: number;
+}
+
+function fullMetrics(shape: Shape, anchor: Anchor, written: Written): Record<string, number> {
+  return {
+    lines: written.lines,
+    bytes: written.bytes,
+    linesDiff: written.lines - kubeProxyFullLines(shape),
+    bytesDiff: written.bytes - anchor.fullBytes,
+  };
+}
+
+function firstSyncTask(shape: Shape): BenchTask {
+  const anchor = anchorOf(shape);
+  let input = EMPTY;
+  const written: Written = { lines: 0, bytes: 0 };
+  const run = () => {
+    const result = sync(undefined, input.services, input.slices, CONFIG);
+    written.lines = result.stats.lines;
+    written.bytes = result.stats.bytes;
+    return result;
+  };
+  return {
+    name: `first sync ${label(shape)}`,
     setup: () => {
-      input = cluster(services);
+      input = cluster(shape);
+    },
+    fn: run,
+    target: target(anchor.first, 0.5, 'InitialSync', label(shape)),
+    metrics: () => {
+      const heap = heapOf(run);
+      const metrics = { ...fullMetrics(shape, anchor, written), ...heap };
+      input = EMPTY;
+      return metrics;
+    },
+  };
+}
+
+function fullResyncTask(shape: Shape): BenchTask {
+  const anchor = anchorOf(shape);
+  let input = EMPTY;
+  let state: SyncState | undefined;
+  const written: Written = { lines: 0, bytes: 0 };
+  const run = () => {
+    const result = sync(state, input.services, input.slices, CONFIG, { full: true });
+    state = result.state;
+    written.lines = result.stats.lines;
+    written.bytes = result.stats.bytes;
+    return result;
+  };
+  return {
+    name: `full resync ${label(shape)}`,
+    setup: () => {
+      input = cluster(shape);
+      state = sync(undefined, input.services, input.slices, CONFIG).state;
+    },
+    fn: run,
+    target: target(anchor.full, 0.5, 'FullSync', label(shape)),
+    metrics: () => {
+      const heap = heapOf(run);
+      const metrics = { ...fullMetrics(shape, anchor, written), kpLines: anchor.fullLines, kpBytes: anchor.fullBytes, ...heap };
+      input = EMPTY;
+      state = undefined;
+      return metrics;
+    },
+  };
+}
+
+/** generateRules: every rule rendered from the objects, no state kept. */
+function generateTask(shape: Shape): BenchTask {
+  const anchor = anchorOf(shape);
+  let input = EMPTY;
+  let text = '';
+  const run = () => {
+    const result = generateRules(input.services, input.slices, CONFIG);
+    text = result.restoreText;
+    return result;
+  };
+  return {
+    name: `generateRules (render all, no state) ${label(shape)}`,
+    setup: () => {
+      input = cluster(shape);
+    },
+    fn: run,
+    metrics: () => {
+      const heap = heapOf(run);
+      // Counted after the heap figures, so that counting allocates nothing they see.
+      let lines = 0;
+      for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
+      const written: Written = { lines, bytes: new TextEncoder().encode(text).length };
+      const metrics = { ...fullMetrics(shape, anchor, written), ...heap };
+      input = EMPTY;
+      text = '';
+      return metrics;
+    },
+  };
+}
+
+/** A partial sync after `change` made the next cluster from the current one; both are timed. */
+function partialTask(shape: Shape, kind: 'service' | 'slice'): BenchTask {
+  const anchor = anchorOf(shape);
+  const half = Math.floor(shape.services / 2);
+  let input = EMPTY;
+  let state: SyncState | undefined;
+  let toggled = false;
+  const written: Written = { lines: 0, bytes: 0 };
+  let full = 0;
+  const change = (): Cluster => {
+    toggled = !toggled;
+    if (kind === 'service') {
+      const services = input.services.slice();
+      services[half] = service(half, toggled ? 81 : 80);
+      return { services, slices: input.slices };
+    }
+    const slices = input.slices.slice();
+    slices[half] = slice(half, shape.endpoints, toggled);
+    return { services: input.services, slices };
+  };
+  const run = () => {
+    input = change();
+    const result = sync(state, input.services, input.slices, CONFIG);
+    state = result.state;
+    written.lines = result.stats.lines;
+    written.bytes = result.stats.bytes;
+    if (result.stats.full) full++;
+    return result;
+  };
+  const benchmark = kind === 'service' ? 'PartialSyncSvc' : 'PartialSyncEps';
+  return {
+    name: `partial sync, 1 ${kind === 'service' ? 'Service' : 'EndpointSlice'} changed ${label(shape)}`,
+    setup: () => {
+      input = cluster(shape);
+      state = sync(undefined, input.services, input.slices, CONFIG).state;
+      toggled = false;
+      full = 0;
+    },
+    fn: run,
+    target: target(kind === 'service' ? anchor.partialSvc : anchor.partialEps, 0.1, benchmark, label(shape)),
+    metrics: () => {
+      const heap = heapOf(run);
+      const metrics = {
+        lines: written.lines,
+        bytes: written.bytes,
+        ...(kind === 'service' ? { kpLines: anchor.partialLines, kpBytes: anchor.partialBytes } : {}),
+        // Syncs that turned out full (a periodic full sync would distort the median).
+        fullSyncs: full,
+        ...heap,
+      };
+      input = EMPTY;
+      state = undefined;
+      return metrics;
+    },
+  };
+}
+
+/** The chain names of a first sync at 10000×10: one per service and per endpoint (SHA-256 + base32). */
+function chainNamesTask(): BenchTask {
+  const shape = { services: 10000, endpoints: 10 };
+  let endpoints: string[] = [];
+  return {
+    name: 'endpointChainName x110000 (10000x10 names)',
+    setup: () => {
+      endpoints = Array.from({ length: shape.services * shape.endpoints }, (_, k) => `${ipv4(ENDPOINT_BASE + k + 1)}:8080`);
     },
     fn: () => {
-      const result = generateRules(input.services, input.slices, config);
-      bytes = result.restoreText.length;
-      natRules = result.stats.natRules;
+      let length = 0;
+      for (let i = 0; i < shape.services; i++) {
+        const spn = `ns/svc${i}:p80`;
+        length += endpointChainName(spn, 'tcp', '').length;
+        for (let j = 0; j < shape.endpoints; j++) length += endpointChainName(spn, 'tcp', endpoints[i * shape.endpoints + j] ?? '').length;
+      }
+      return length;
     },
-    metrics: () => ({ bytes, natRules }),
+    metrics: () => ({ names: shape.services * (shape.endpoints + 1) }),
   };
 }
 
 export function proxyIptablesSuite(): BenchSuite {
-  let text = '';
   return {
     name: 'proxy-iptables',
-    description: 'kube-proxy iptables rule generation: full syncs of ClusterIP clusters, the normal form, chain names',
+    description:
+      'kube-proxy iptables sync on the performance-anchors.md §1.3 shapes: first sync, full resync, partial syncs; targets vs kube-proxy v1.26.0',
     tasks: [
-      generateTask(1000),
-      generateTask(10000),
-      {
-        name: 'normalizeRestoreText 1000x10',
-        setup: () => {
-          const input = cluster(1000);
-          text = generateRules(input.services, input.slices, config).restoreText;
-        },
-        fn: () => normalizeRestoreText(text),
-      },
-      { name: 'endpointChainName', fn: () => endpointChainName('ns-1/svc-1:http', 'tcp', '10.1.0.1:8080') },
+      ...SHAPES.flatMap((shape) => [
+        firstSyncTask(shape),
+        fullResyncTask(shape),
+        generateTask(shape),
+        partialTask(shape, 'service'),
+        partialTask(shape, 'slice'),
+      ]),
+      chainNamesTask(),
     ],
   };
 }

@@ -4,6 +4,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { base32Std } from './base32.js';
 import { sha256, sha256Base32Prefix16, utf8 } from './sha256.js';
+import { SHORT_HASH_MAX_LENGTH, shortSha256Base32Prefix16 } from './short-hash.js';
 
 const hex = (bytes: Uint8Array): string => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
 
@@ -59,5 +60,46 @@ describe('sha256Base32Prefix16', () => {
   });
   test.prop([fc.string({ unit: 'grapheme-ascii', maxLength: 700 })])('agrees on ASCII text of any length', (text) => {
     expect(sha256Base32Prefix16(text)).toBe(base32Std(createHash('sha256').update(text).digest()).slice(0, 16));
+  });
+});
+
+describe('the short-ASCII path (short-hash.ts)', () => {
+  const expected = (text: string): string => base32Std(createHash('sha256').update(text, 'utf8').digest()).slice(0, 16);
+  // A text and two cut points: the hash takes its input in up to three parts.
+  const cut = (text: fc.Arbitrary<string>) =>
+    text.chain((t) => fc.tuple(fc.constant(t), fc.nat({ max: t.length }), fc.nat({ max: t.length })).map(([s, i, j]) => [s, Math.min(i, j), Math.max(i, j)] as const));
+  const isAscii = (text: string) => [...text].every((c) => c.charCodeAt(0) <= 0x7f);
+
+  test.prop([cut(fc.string({ unit: 'binary-ascii', maxLength: 200 }))])('agrees with node:crypto on ASCII text of length 0-200, in parts', ([text, i, j]) => {
+    expect(sha256Base32Prefix16(text.slice(0, i), text.slice(i, j), text.slice(j))).toBe(expected(text));
+    const short = shortSha256Base32Prefix16(text.slice(0, i), text.slice(i, j), text.slice(j));
+    // The short path answers exactly for ASCII up to two blocks, and then correctly.
+    expect(short === undefined).toBe(text.length > SHORT_HASH_MAX_LENGTH);
+    if (short !== undefined) expect(short).toBe(expected(text));
+  });
+
+  const anyText = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 200 }),
+    fc.string({ unit: 'grapheme', maxLength: 200 }),
+    // Mostly ASCII with one non-ASCII character somewhere: the fall-back happens mid-text.
+    fc.tuple(fc.string({ unit: 'binary-ascii', maxLength: 100 }), fc.constantFrom('é', '€', '😀', 'ß'), fc.string({ unit: 'binary-ascii', maxLength: 90 })).map((p) => p.join('')),
+  );
+  test.prop([cut(anyText)])(
+    'agrees with node:crypto on any text of length 0-200 (non-ASCII falls back to UTF-8), in parts',
+    ([text, i, j]) => {
+      expect(sha256Base32Prefix16(text.slice(0, i), text.slice(i, j), text.slice(j))).toBe(expected(text));
+      if (!isAscii(text)) expect(shortSha256Base32Prefix16(text)).toBeUndefined();
+    },
+  );
+
+  it('is right at the block boundaries (55/56 bytes: one or two blocks; 119/120: two blocks or the general path)', () => {
+    for (let n = 0; n <= 130; n++) {
+      const text = 'k'.repeat(n);
+      expect(sha256Base32Prefix16(text), `length ${n}`).toBe(expected(text));
+    }
+    expect(shortSha256Base32Prefix16('k'.repeat(119))).toBe(expected('k'.repeat(119)));
+    expect(shortSha256Base32Prefix16('k'.repeat(120))).toBeUndefined();
+    // The chain every cluster has: iptables-save on real clusters shows KUBE-SVC-NPX46M4PTMTKRN6Y for default/kubernetes:https.
+    expect(sha256Base32Prefix16('default/kubernetes:https', 'tcp')).toBe('NPX46M4PTMTKRN6Y');
   });
 });

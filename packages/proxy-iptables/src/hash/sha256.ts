@@ -1,7 +1,10 @@
 // SHA-256 (FIPS 180-4) over bytes, in plain TypeScript so that the package stays pure
 // (no node:crypto). kube-proxy hashes one short string per service port and per endpoint, so
 // a large cluster hashes hundreds of thousands of them: the compression function works on
-// locals and one reused message schedule, without allocating per block.
+// locals and one reused message schedule, without allocating per block. Chain names, short
+// ASCII, take the specialised path in short-hash.ts.
+
+import { shortSha256Base32Prefix16 } from './short-hash.js';
 
 const K = Uint32Array.of(
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
@@ -111,10 +114,17 @@ const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 const INPUT = new Uint8Array(512);
 
 /**
- * The first 16 characters of base32(sha256(utf8(text))): kube-proxy's chain-name hash. The
- * same as `base32Std(sha256(utf8(text))).slice(0, 16)`, without the intermediate values.
+ * The first 16 characters of base32(sha256(utf8(a + b + c))): kube-proxy's chain-name hash.
+ * The same as `base32Std(sha256(utf8(a + b + c))).slice(0, 16)`, without the intermediate
+ * values; short ASCII text (every chain name kube-proxy hashes) takes short-hash.ts, and the
+ * parts spare the caller the concatenation.
  */
-export function sha256Base32Prefix16(text: string): string {
+export function sha256Base32Prefix16(a: string, b = '', c = ''): string {
+  return shortSha256Base32Prefix16(a, b, c) ?? longSha256Base32Prefix16(a + b + c);
+}
+
+/** The general path: any length, any code units. */
+export function longSha256Base32Prefix16(text: string): string {
   let bytes: Uint8Array | undefined;
   if (text.length <= INPUT.length) {
     // ASCII fast path: copy the code units; fall back to UTF-8 at the first non-ASCII one.

@@ -11,8 +11,9 @@ import type { IptFamily } from './address.js';
 import { canonicalRule } from './canonical-rule.js';
 import type { RestoreResult } from './errors.js';
 import { restoreError } from './errors.js';
-import type { IptablesRestoreDocument, RestoreStatement } from './parse-restore.js';
+import type { IptablesRestoreDocument, RestoreStatement, RestoreTableBlock } from './parse-restore.js';
 import { parseIptablesRestore } from './parse-restore.js';
+import type { RuleCache } from './rule-cache.js';
 import type { RuleSpec } from './rule-spec.js';
 import type { SaveBackend } from './print-save.js';
 import { STANDARD_VERDICTS, TARGET_EXTENSIONS } from './target-extensions.js';
@@ -66,7 +67,20 @@ interface MutableChain {
   readonly builtin: boolean;
   policy: string;
   rules: RuleSpec[];
+  /** The rules array belongs to an earlier table value: copy it before changing it. */
+  shared: boolean;
 }
+
+function ownRules(chain: MutableChain): RuleSpec[] {
+  if (chain.shared) {
+    chain.rules = [...chain.rules];
+    chain.shared = false;
+  }
+  return chain.rules;
+}
+
+/** What a `:CHAIN` line does to a user chain that already exists. */
+export type Redeclare = 'flush' | 'error';
 
 function references(rule: RuleSpec, chain: string): boolean {
   return rule.target !== undefined && rule.target.name === chain && !TARGET_EXTENSIONS.has(chain) && !STANDARD_VERDICTS.includes(chain);
@@ -81,6 +95,8 @@ function applyStatement(
   family: IptFamily,
   table: string,
   backend: SaveBackend,
+  redeclare: Redeclare,
+  canonical: WeakMap<RuleSpec, RuleSpec> | undefined,
 ): RestoreResult<undefined> {
   const line = statement.line;
   const ok: RestoreResult<undefined> = { ok: true, value: undefined };
@@ -97,14 +113,20 @@ function applyStatement(
       if (statement.policy !== '-') {
         return restoreError(line, `Can't set policy \`${statement.policy}' on \`${statement.chain}': Built-in chains only`);
       }
-      // iptables-legacy refuses a second declaration; iptables-nft flushes the chain.
-      if (existing !== undefined) return restoreError(line, `error creating chain '${statement.chain}':File exists`);
-      chains.set(statement.chain, { name: statement.chain, builtin: false, policy: '-', rules: [] });
+      // Without --noflush iptables-legacy refuses a second declaration; iptables-nft, and both
+      // with --noflush, flush the chain (it keeps its place).
+      if (existing !== undefined) {
+        if (redeclare === 'error') return restoreError(line, `error creating chain '${statement.chain}':File exists`);
+        existing.rules = [];
+        existing.shared = false;
+        return ok;
+      }
+      chains.set(statement.chain, { name: statement.chain, builtin: false, policy: '-', rules: [], shared: false });
       return ok;
     }
     case 'new-chain':
       if (chains.has(statement.chain)) return restoreError(line, 'Chain already exists.');
-      chains.set(statement.chain, { name: statement.chain, builtin: false, policy: '-', rules: [] });
+      chains.set(statement.chain, { name: statement.chain, builtin: false, policy: '-', rules: [], shared: false });
       return ok;
     case 'append':
     case 'insert': {
@@ -117,29 +139,35 @@ function applyStatement(
       if (statement.rule.inInterface !== undefined && chain.builtin && ['POSTROUTING', 'OUTPUT'].includes(chain.name)) {
         return restoreError(line, `Can't use -i with ${chain.name}`);
       }
-      const rule = canonicalRule(statement.rule, family, table, backend);
+      const known = canonical?.get(statement.rule);
+      const rule = known === undefined ? canonicalRule(statement.rule, family, table, backend) : { ok: true as const, value: known };
       if (!rule.ok) return restoreError(line, rule.message);
+      if (known === undefined) canonical?.set(statement.rule, rule.value);
       const target = rule.value.target;
       if (target !== undefined && !TARGET_EXTENSIONS.has(target.name) && !STANDARD_VERDICTS.includes(target.name)) {
         const jumped = chains.get(target.name);
         if (jumped === undefined || jumped.builtin) return restoreError(line, `Chain '${target.name}' does not exist`);
       }
       if (statement.kind === 'append') {
-        chain.rules.push(rule.value);
+        ownRules(chain).push(rule.value);
       } else {
         if (statement.position > chain.rules.length + 1) return restoreError(line, 'Index of insertion too big.');
-        chain.rules.splice(statement.position - 1, 0, rule.value);
+        ownRules(chain).splice(statement.position - 1, 0, rule.value);
       }
       return ok;
     }
     case 'flush': {
       if (statement.chain === undefined) {
-        for (const chain of chains.values()) chain.rules = [];
+        for (const chain of chains.values()) {
+          chain.rules = [];
+          chain.shared = false;
+        }
         return ok;
       }
       const chain = chains.get(statement.chain);
       if (chain === undefined) return restoreError(line, 'No chain/target/match by that name.');
       chain.rules = [];
+      chain.shared = false;
       return ok;
     }
     case 'delete-chain': {
@@ -157,25 +185,60 @@ function applyStatement(
   }
 }
 
+export interface TableBlockOptions {
+  readonly family: IptFamily;
+  readonly backend: SaveBackend;
+  readonly redeclare: Redeclare;
+  /** A memo of stored rule forms (rule-cache.ts). */
+  readonly cache?: RuleCache;
+}
+
+/**
+ * Applies one `*table` block to `base` (undefined: the table as a fresh namespace has it, its
+ * built-in chains empty with policy ACCEPT), all or nothing, as iptables-restore commits a
+ * block. `base` is not changed: unchanged chains keep their rule arrays, changed ones get new
+ * arrays, so old table values stay valid.
+ */
+export function applyTableBlock(base: KernelTable | undefined, block: RestoreTableBlock, options: TableBlockOptions): RestoreResult<KernelTable> {
+  const builtins = BUILTIN_CHAINS.get(block.name);
+  if (builtins === undefined) {
+    return restoreError(block.line, `can't initialize iptables table \`${block.name}': Table does not exist`);
+  }
+  const chains: MutableChains =
+    base === undefined
+      ? new Map(builtins.map((name) => [name, { name, builtin: true, policy: 'ACCEPT', rules: [], shared: false }]))
+      : new Map(base.chains.map((c) => [c.name, { name: c.name, builtin: c.builtin, policy: c.policy, rules: c.rules as RuleSpec[], shared: true }]));
+  let canonical: WeakMap<RuleSpec, RuleSpec> | undefined;
+  if (options.cache !== undefined) {
+    const key = `${options.family} ${options.backend} ${block.name}`;
+    canonical = options.cache.canonical.get(key);
+    if (canonical === undefined) {
+      canonical = new WeakMap();
+      options.cache.canonical.set(key, canonical);
+    }
+  }
+  for (const statement of block.statements) {
+    const applied = applyStatement(chains, statement, options.family, block.name, options.backend, options.redeclare, canonical);
+    if (!applied.ok) return applied;
+  }
+  return {
+    ok: true,
+    value: {
+      name: block.name,
+      chains: [...chains.values()].map((c) => ({ name: c.name, builtin: c.builtin, policy: c.policy, rules: c.rules })),
+      hasStatements: (base?.hasStatements ?? false) || block.statements.length > 0,
+    },
+  };
+}
+
 export function loadIptablesDocument(document: IptablesRestoreDocument, options: LoadOptions = {}): RestoreResult<KernelRuleset> {
   const family = options.family ?? 4;
   const backend = options.backend ?? 'nft';
   const tables: KernelTable[] = [];
   for (const block of document.tables) {
-    const builtins = BUILTIN_CHAINS.get(block.name);
-    if (builtins === undefined) {
-      return restoreError(block.line, `can't initialize iptables table \`${block.name}': Table does not exist`);
-    }
-    const chains: MutableChains = new Map(builtins.map((name) => [name, { name, builtin: true, policy: 'ACCEPT', rules: [] }]));
-    for (const statement of block.statements) {
-      const applied = applyStatement(chains, statement, family, block.name, backend);
-      if (!applied.ok) return applied;
-    }
-    const table: KernelTable = {
-      name: block.name,
-      chains: [...chains.values()].map((c) => ({ name: c.name, builtin: c.builtin, policy: c.policy, rules: c.rules })),
-      hasStatements: block.statements.length > 0,
-    };
+    const applied = applyTableBlock(undefined, block, { family, backend, redeclare: 'error' });
+    if (!applied.ok) return applied;
+    const table = applied.value;
     const earlier = tables.findIndex((t) => t.name === block.name);
     if (earlier === -1) tables.push(table);
     else tables[earlier] = table;

@@ -6,9 +6,10 @@
 // upstream: iptables iptables/iptables-restore.c (ios_restore), pkg/util/iptables/testing/parse.go
 // (kube-proxy's own test parser reads the same shape, with a simpler quoting rule).
 
-import type { RestoreResult } from './errors.js';
+import type { ErrIptablesRestore, RestoreResult } from './errors.js';
 import { restoreError } from './errors.js';
 import { parseRuleWords } from './parse-rule.js';
+import type { RuleCache } from './rule-cache.js';
 import type { RuleSpec } from './rule-spec.js';
 import { tokenizeRestoreLine } from './tokenize.js';
 
@@ -100,8 +101,19 @@ function parseStatement(words: readonly string[], line: number): RestoreResult<R
   }
 }
 
-export function parseIptablesRestore(text: string): RestoreResult<IptablesRestoreDocument> {
+/**
+ * The table blocks that end (COMMIT) before the first error, and that error if there is one.
+ * iptables-restore reads its input line by line and commits each block at its COMMIT, so the
+ * blocks before a malformed line have been applied when it stops; the table model needs them.
+ */
+export interface RestorePrefix {
+  readonly tables: readonly RestoreTableBlock[];
+  readonly error?: ErrIptablesRestore;
+}
+
+export function parseIptablesRestorePrefix(text: string, cache?: RuleCache): RestorePrefix {
   const tables: RestoreTableBlock[] = [];
+  const failed = (result: { readonly ok: false; readonly error: ErrIptablesRestore }): RestorePrefix => ({ tables, error: result.error });
   let current: { name: string; line: number; statements: RestoreStatement[] } | undefined;
   const lines = text.split('\n');
   for (let index = 0; index < lines.length; index++) {
@@ -109,13 +121,13 @@ export function parseIptablesRestore(text: string): RestoreResult<IptablesRestor
     const raw = lines[index] ?? '';
     if (raw.trim() === '' || raw.startsWith('#')) continue;
     if (raw.startsWith('*')) {
-      if (current !== undefined) return restoreError(line, `COMMIT expected at line ${line}`);
+      if (current !== undefined) return failed(restoreError(line, `COMMIT expected at line ${line}`));
       const name = raw.slice(1).trim();
-      if (name === '') return restoreError(line, 'empty table name');
+      if (name === '') return failed(restoreError(line, 'empty table name'));
       current = { name, line, statements: [] };
       continue;
     }
-    if (current === undefined) return restoreError(line, `line ${line}: expected a table (\`*name')`);
+    if (current === undefined) return failed(restoreError(line, `line ${line}: expected a table (\`*name')`));
     if (raw.trim() === 'COMMIT') {
       tables.push({ name: current.name, line: current.line, statements: current.statements });
       current = undefined;
@@ -124,20 +136,32 @@ export function parseIptablesRestore(text: string): RestoreResult<IptablesRestor
     if (raw.startsWith(':')) {
       const [chain = '', policy, counters, ...extra] = raw.slice(1).trim().split(/[ \t]+/);
       const bad = checkChainName(chain);
-      if (bad !== undefined) return restoreError(line, bad);
-      if (policy === undefined) return restoreError(line, `no policy for chain \`${chain}'`);
+      if (bad !== undefined) return failed(restoreError(line, bad));
+      if (policy === undefined) return failed(restoreError(line, `no policy for chain \`${chain}'`));
       if ((counters !== undefined && !COUNTERS.test(counters)) || extra.length > 0) {
-        return restoreError(line, `invalid chain line \`${raw}'`);
+        return failed(restoreError(line, `invalid chain line \`${raw}'`));
       }
       current.statements.push({ kind: 'declare-chain', line, chain, policy });
       continue;
     }
+    const known = cache?.appends.get(raw);
+    if (known !== undefined) {
+      current.statements.push({ kind: 'append', line, chain: known.chain, rule: known.rule });
+      continue;
+    }
     const words = tokenizeRestoreLine(raw);
-    if (!words.ok) return restoreError(line, words.message);
+    if (!words.ok) return failed(restoreError(line, words.message));
     const statement = parseStatement(words.words, line);
-    if (!statement.ok) return statement;
+    if (!statement.ok) return failed(statement);
+    if (cache !== undefined && statement.value.kind === 'append') cache.appends.set(raw, statement.value);
     current.statements.push(statement.value);
   }
-  if (current !== undefined) return restoreError(lines.length, `COMMIT expected at line ${lines.length}`);
-  return { ok: true, value: { tables } };
+  if (current !== undefined) return failed(restoreError(lines.length, `COMMIT expected at line ${lines.length}`));
+  return { tables };
+}
+
+export function parseIptablesRestore(text: string): RestoreResult<IptablesRestoreDocument> {
+  const parsed = parseIptablesRestorePrefix(text);
+  if (parsed.error !== undefined) return { ok: false, error: parsed.error };
+  return { ok: true, value: { tables: parsed.tables } };
 }

@@ -15,7 +15,16 @@ export const SEP_PREFIX = 'KUBE-SEP-';
 
 /** The 16-character hash of a service port name and lowercase protocol. */
 export function portProtoHash(servicePortName: string, protocol: string): string {
-  return sha256Base32Prefix16(servicePortName + protocol);
+  return sha256Base32Prefix16(servicePortName, protocol);
+}
+
+/**
+ * prefix + hash as one flat string. `+` would make a two-piece rope, and a chain name is
+ * printed into several lines and compared (sync's printer keeps the `-A CHAIN` of the last
+ * line): each use would walk both pieces, or flatten the name then.
+ */
+function chainName(prefix: string, hash: string): string {
+  return [prefix, hash].join('');
 }
 
 export interface ServiceChainNames {
@@ -27,12 +36,18 @@ export interface ServiceChainNames {
 
 export function serviceChainNames(servicePortName: string, protocol: string): ServiceChainNames {
   const hash = portProtoHash(servicePortName, protocol);
-  return { cluster: SVC_PREFIX + hash, local: SVL_PREFIX + hash, firewall: FW_PREFIX + hash, external: EXT_PREFIX + hash };
+  return {
+    cluster: chainName(SVC_PREFIX, hash),
+    local: chainName(SVL_PREFIX, hash),
+    firewall: chainName(FW_PREFIX, hash),
+    external: chainName(EXT_PREFIX, hash),
+  };
 }
 
 /** KUBE-SEP- name; `endpoint` is `ip:port` (`[ip]:port` for IPv6). */
 export function endpointChainName(servicePortName: string, protocol: string, endpoint: string): string {
-  return SEP_PREFIX + sha256Base32Prefix16(servicePortName + protocol + endpoint);
+  // The parts go to the hash separately: a concatenation would be built and flattened per endpoint.
+  return chainName(SEP_PREFIX, sha256Base32Prefix16(servicePortName, protocol, endpoint));
 }
 
 /** True for the chains kube-proxy creates per service or endpoint (and deletes when stale). */

@@ -40,6 +40,11 @@ describe('endpointsMap', () => {
     ]);
   });
 
+  it('reads an IPv4 address with leading zeros as decimal (ParseIPSloppy) and prints it as Go does', () => {
+    const map = endpointsMap([makeSlice('ns1', 'web', 1, 'IPv4', [{ addresses: ['010.001.000.009'] }, { addresses: ['10.1.0.10'] }], [{ name: '', port: 80 }])], 4, 'n');
+    expect(map.get(servicePortKey('ns1', 'web', '', 'tcp'))?.map((e) => e.hostPort)).toEqual(['10.1.0.10:80', '10.1.0.9:80']);
+  });
+
   it('brackets IPv6 endpoints and prints addresses as Go does', () => {
     const map = endpointsMap([makeSlice('ns1', 'web', 1, 'IPv6', [{ addresses: ['FD00:10:180:0::1'] }], [{ name: '', port: 80 }])], 6, 'n');
     expect(map.get(servicePortKey('ns1', 'web', '', 'tcp'))?.map((e) => e.hostPort)).toEqual(['[fd00:10:180::1]:80']);

@@ -7,7 +7,7 @@
 import { familyName, formatIP, joinHostPort, LABEL_SERVICE_NAME, parseIPSloppy, type EndpointSlice } from '@kubesvc/api-types';
 import { endpointChainName } from './chain-names.js';
 import type { L4Protocol } from './ruleset.js';
-import { lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
+import { isCanonicalIPv4, lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
 
 export interface EndpointInfo {
   /** The IP, as Go prints it. */
@@ -78,6 +78,7 @@ export function endpointsMap(
         list = [];
         bySP.set(key, list);
       }
+      const portSuffix = ':' + String(port.port);
       for (const endpoint of slice.endpoints ?? []) {
         const address = endpoint.addresses[0];
         if (address === undefined) continue;
@@ -91,7 +92,9 @@ export function endpointsMap(
         const info: EndpointInfo = {
           ip,
           port: port.port,
-          hostPort: joinHostPort(ip, port.port),
+          // One flat string: it is sorted on, hashed and printed, and `+` would make a rope that
+          // each of those flattens (keeping both the rope and the copy).
+          hostPort: ip.includes(':') ? joinHostPort(ip, port.port) : [ip, portSuffix].join(''),
           isLocal: nodeName !== '' && endpoint.nodeName === nodeName,
           ready,
           serving,
@@ -101,10 +104,11 @@ export function endpointsMap(
       }
     }
   }
-  const out = new Map<string, readonly EndpointInfo[]>();
+  // The lists are sorted and de-duplicated in place of the map that collected them: one map per call.
+  const out = bySP as Map<string, readonly EndpointInfo[]>;
   for (const [key, list] of bySP) {
-    if (list.length === 0) continue;
-    out.set(key, dedupeSorted(list.sort(byHostPort)));
+    if (list.length === 0) out.delete(key);
+    else out.set(key, dedupeSorted(list.sort(byHostPort)));
   }
   return out;
 }
@@ -135,13 +139,10 @@ function byHostPort(a: EndpointInfo, b: EndpointInfo): number {
   return compareStrings(a.hostPort, b.hostPort);
 }
 
-// A dotted quad without leading zeros is already what Go prints; the general parser (BigInt
-// based) is only needed for anything else.
-const CANONICAL_IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)$/;
-
 /** net.ParseIPSloppy(address).String(), or undefined for an address that does not parse. */
 function goIPString(address: string): string | undefined {
-  if (CANONICAL_IPV4.test(address)) return address;
+  // A canonical dotted quad is already what Go prints; the general parser is BigInt based.
+  if (isCanonicalIPv4(address)) return address;
   const parsed = parseIPSloppy(address);
   return parsed.ok ? formatIP(parsed.value) : undefined;
 }
@@ -159,12 +160,13 @@ export interface CategorizedEndpoints {
  * node's zone label, which this model has no notion of, so they never apply.
  */
 export function categorizeEndpoints(endpoints: readonly EndpointInfo[], svc: ServicePortInfo): CategorizedEndpoints {
-  let clusterEndpoints: EndpointInfo[] = [];
+  let clusterEndpoints: readonly EndpointInfo[] = [];
   let localEndpoints: EndpointInfo[] = [];
   let hasAnyEndpoints = false;
   const useCluster = usesClusterEndpoints(svc);
   if (useCluster) {
-    clusterEndpoints = endpoints.filter((ep) => ep.ready);
+    // Usually every endpoint is ready: then the list itself, not a copy (once per service port).
+    clusterEndpoints = endpoints.every((ep) => ep.ready) ? endpoints : endpoints.filter((ep) => ep.ready);
     if (clusterEndpoints.length === 0) clusterEndpoints = endpoints.filter((ep) => ep.serving && ep.terminating);
     if (clusterEndpoints.length > 0) hasAnyEndpoints = true;
   }

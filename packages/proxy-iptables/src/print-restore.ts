@@ -73,7 +73,17 @@ function spacedTargetLine(target: Target): string {
 
 /** One rule line, `-A CHAIN ...`, with its newline (possibly a rope: flatten before keeping it). */
 export function ruleLine(chain: string, matches: readonly Match[], target: Target | undefined): string {
-  let line = '-A ' + chain;
+  return ruleLineAfter(ruleHead(chain), matches, target);
+}
+
+/** The start of every rule line of `chain`: callers printing many lines of one chain make it once. */
+export function ruleHead(chain: string): string {
+  return '-A ' + chain;
+}
+
+/** ruleLine, given ruleHead(chain). */
+export function ruleLineAfter(head: string, matches: readonly Match[], target: Target | undefined): string {
+  let line = head;
   for (const match of matches) line += spacedMatch(match);
   return line + (target === undefined ? '\n' : spacedTargetLine(target));
 }
@@ -102,16 +112,29 @@ export function printRuleParts(chain: string, matches: readonly Match[], target:
  * treats both the same).
  */
 export function printRestoreText(ruleset: Ruleset): string {
+  // Flattened in chunks: a rope of a whole large ruleset (millions of pieces) would live
+  // through many scavenges before the single flattening.
+  const chunks: string[] = [];
   let text = '';
   for (const table of ruleset.tables) {
     text += '*' + table.name + '\n';
     for (const chain of table.chains) text += ':' + chain + ' - [0:0]\n';
-    for (const rule of table.rules) text += ruleLine(rule.chain, rule.matches, rule.target);
+    for (const rule of table.rules) {
+      text += ruleLine(rule.chain, rule.matches, rule.target);
+      if (text.length >= CHARS_PER_CHUNK) {
+        chunks.push(flat(text));
+        text = '';
+      }
+    }
     for (const chain of table.deletedChains) text += '-X ' + chain + '\n';
     text += 'COMMIT\n';
   }
-  return flat(text);
+  if (chunks.length === 0) return flat(text);
+  chunks.push(text);
+  return chunks.join('');
 }
+
+const CHARS_PER_CHUNK = 1 << 20;
 
 /** The same string, flattened: V8 flattens a rope when a character is read. */
 export function flat(text: string): string {

@@ -12,6 +12,7 @@
 import { cidrContains, formatIP, isLoopback, parseCIDRSloppy, parseIPSloppy, type IP } from '@kubesvc/api-types';
 import { categorizeEndpoints, type EndpointInfo } from './endpoints.js';
 import { nodePortAddresses, nodePortIPs } from './node-port-addresses.js';
+import { flat } from './print-restore.js';
 import { probabilityText } from './probability.js';
 import type { ProxierConfig } from './proxier-config.js';
 import type { Match, Target } from './ruleset.js';
@@ -54,6 +55,8 @@ export interface RuleContext {
   readonly nodeIP: IP | undefined;
   /** The `-m statistic` match for 1/n, made once per n (upstream precomputes the strings too). */
   readonly statistic: (n: number) => Match;
+  /** `[statistic(n)]`, made once per n: the whole match list of a large cluster's load-balancing rule. */
+  readonly statisticMatches: (n: number) => readonly Match[];
 }
 
 /** A cache of statistic matches for one probability format; share it between contexts of one config. */
@@ -62,6 +65,16 @@ export type StatisticCache = Map<number, Match>;
 export function ruleContext(config: ProxierConfig, largeClusterMode: boolean, cache: StatisticCache = new Map()): RuleContext {
   const detector = config.localDetector;
   const nodeIP = parseIPSloppy(config.nodeIP);
+  const statistic = (n: number): Match => {
+    let match = cache.get(n);
+    if (match === undefined) {
+      // Flat: the text is printed once per endpoint, and a rope would be walked each time.
+      match = { kind: 'statistic', probability: flat(probabilityText(n, config.probabilityFormat)), denominator: n };
+      cache.set(n, match);
+    }
+    return match;
+  };
+  const lists = new Map<number, readonly Match[]>();
   return {
     config,
     largeClusterMode,
@@ -69,13 +82,14 @@ export function ruleContext(config: ProxierConfig, largeClusterMode: boolean, ca
     localIfLocal: detector.kind === 'cidr' ? [{ kind: 'source', address: detector.cidr, negated: false }] : [],
     detectorImplemented: detector.kind === 'cidr',
     nodeIP: nodeIP.ok ? nodeIP.value : undefined,
-    statistic: (n) => {
-      let match = cache.get(n);
-      if (match === undefined) {
-        match = { kind: 'statistic', probability: probabilityText(n, config.probabilityFormat), denominator: n };
-        cache.set(n, match);
+    statistic,
+    statisticMatches: (n) => {
+      let list = lists.get(n);
+      if (list === undefined) {
+        list = [statistic(n)];
+        lists.set(n, list);
       }
-      return match;
+      return list;
     },
   };
 }
@@ -378,16 +392,24 @@ export function writeServicePortRules(
     writeServiceToEndpointRules(sink, svc, localPolicyChain, localEndpoints, ctx, sepChain);
   }
 
-  // Per-endpoint chains. Large clusters leave the comment out.
-  const base: readonly Match[] = ctx.largeClusterMode ? NO_MATCHES : [comment(spn)];
+  // Per-endpoint chains. Large clusters leave the comment out. The match lists that are the
+  // same for every endpoint are made once: this loop runs once per endpoint, and what it
+  // allocates is most of a large first sync's garbage.
+  const spnComment: Match | undefined = ctx.largeClusterMode ? undefined : comment(spn);
+  const dnatMatches: readonly Match[] = spnComment === undefined ? [proto] : [spnComment, proto];
   for (const ep of allReachableEndpoints) {
     const chain = sepChain(ep);
     sink.natChain(chain);
     // Hairpin: traffic that loops back to its originator must be SNATed.
-    sink.nat(chain, [...base, { kind: 'source', address: ep.ip, negated: false }], JUMP_MARK_MASQ);
+    const source: Match = { kind: 'source', address: ep.ip, negated: false };
+    sink.nat(chain, spnComment === undefined ? [source] : [spnComment, source], JUMP_MARK_MASQ);
     const dnat: Target = { kind: 'dnat', destination: ep.hostPort };
-    if (svc.clientIPAffinity) sink.nat(chain, [...base, { kind: 'recent-set', name: chain }, proto], dnat);
-    else sink.nat(chain, [...base, proto], dnat);
+    if (svc.clientIPAffinity) {
+      const recent: Match = { kind: 'recent-set', name: chain };
+      sink.nat(chain, spnComment === undefined ? [recent, proto] : [spnComment, recent, proto], dnat);
+    } else {
+      sink.nat(chain, dnatMatches, dnat);
+    }
   }
 }
 
@@ -414,9 +436,14 @@ function writeServiceToEndpointRules(
     const ep = endpoints[i];
     if (ep === undefined) continue;
     const target = jump(sepChain(ep));
-    const matches: Match[] = large ? [] : [comment(`${svc.nameString} -> ${ep.hostPort}`)];
-    if (i < n - 1) matches.push(ctx.statistic(n - i));
-    sink.nat(svcChain, matches, target);
+    if (large) {
+      // The lists are shared (the rules never change them): no allocation per endpoint.
+      sink.nat(svcChain, i < n - 1 ? ctx.statisticMatches(n - i) : NO_MATCHES, target);
+    } else {
+      const matches: Match[] = [comment(`${svc.nameString} -> ${ep.hostPort}`)];
+      if (i < n - 1) matches.push(ctx.statistic(n - i));
+      sink.nat(svcChain, matches, target);
+    }
   }
 }
 

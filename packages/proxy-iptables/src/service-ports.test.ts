@@ -4,7 +4,7 @@
 // pkg/proxy/serviceport.go (newBaseServiceInfo).
 import type { ServicePort } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
-import { isExternallyAccessible, servicePortInfos, usesClusterEndpoints, usesLocalEndpoints } from './service-ports.js';
+import { isCanonicalIPv4, isExternallyAccessible, servicePortInfos, usesClusterEndpoints, usesLocalEndpoints } from './service-ports.js';
 import { makeService } from './upstream.fixtures.js';
 
 const port = (name: string, protocol: 'TCP' | 'UDP' | 'SCTP', p: number, nodePort: number, targetPort: number): ServicePort => ({
@@ -124,5 +124,20 @@ describe('servicePortInfos', () => {
     // eTP Local on a ClusterIP service without external IPs has no effect.
     const [plain] = servicePortInfos(makeService('ns1', 'svc3', { clusterIP: '10.0.0.3', externalTrafficPolicy: 'Local', ports: [{ port: 80 }] }), 4);
     expect(plain?.externalPolicyLocal).toBe(false);
+  });
+});
+
+describe('isCanonicalIPv4', () => {
+  // Go's net.IP.String() prints an IPv4 address as four decimal parts 0-255 without leading zeros.
+  it('accepts exactly the dotted quads Go prints', () => {
+    for (const text of ['10.128.0.1', '0.0.0.0', '255.255.255.255', '172.30.0.8', '1.2.3.4']) expect(isCanonicalIPv4(text), text).toBe(true);
+    for (const text of ['010.0.0.1', '1.2.3.256', '1.2.3', '1.2.3.4.5', '1..2.3', '.1.2.3', '1.2.3.', '::ffff:1.2.3.4', ' 1.2.3.4', '1.2.3.4 ', '1.2.3.4/32', '', '1234.1.1.1']) {
+      expect(isCanonicalIPv4(text), text).toBe(false);
+    }
+  });
+
+  it('a cluster IP with leading zeros is still read as decimal (k8s.io/utils/net ParseIPSloppy) and printed as Go does', () => {
+    const [info] = servicePortInfos(makeService('ns1', 'svc', { clusterIP: '010.000.000.012', ports: [{ port: 80 }] }), 4);
+    expect(info?.clusterIP).toBe('10.0.0.12');
   });
 });

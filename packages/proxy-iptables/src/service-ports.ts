@@ -75,10 +75,44 @@ export function lowerProtocol(protocol: string | undefined): L4Protocol | undefi
   }
 }
 
+/**
+ * Whether `text` is a dotted quad as Go prints it (no leading zeros, each part ≤ 255): then
+ * net.ParseIPSloppy(text).String() is `text` itself and the general parser can be skipped.
+ * A scan, not a regular expression: it runs once per endpoint.
+ */
+export function isCanonicalIPv4(text: string): boolean {
+  const n = text.length;
+  if (n < 7 || n > 15) return false;
+  let parts = 0;
+  let i = 0;
+  while (i < n) {
+    const start = i;
+    let value = 0;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c < 48 || c > 57) break;
+      value = value * 10 + (c - 48);
+      i++;
+    }
+    const digits = i - start;
+    if (digits === 0 || digits > 3 || value > 255 || (digits > 1 && text.charCodeAt(start) === 48)) return false;
+    parts++;
+    if (i === n) break;
+    if (text.charCodeAt(i) !== 46 || parts === 4) return false;
+    i++;
+    if (i === n) return false;
+  }
+  return parts === 4;
+}
+
 function clusterIPForFamily(service: Service, family: 4 | 6): string | undefined {
   const spec = service.spec ?? {};
   const candidates = spec.clusterIPs !== undefined && spec.clusterIPs.length > 0 ? spec.clusterIPs : [spec.clusterIP ?? ''];
   for (const text of candidates) {
+    if (isCanonicalIPv4(text)) {
+      if (family === 4) return text;
+      continue;
+    }
     const parsed = parseIPSloppy(text);
     if (parsed.ok && parsed.value.family === family) return formatIP(parsed.value);
   }

@@ -16,7 +16,7 @@ import { LABEL_SERVICE_NAME, familyName } from '@kubesvc/api-types';
 import { endpointChainName, serviceChainNames, type ServiceChainNames } from '../chain-names.js';
 import { compareStrings, endpointsMap, servicePortKey, type EndpointInfo } from '../endpoints.js';
 import { objectKey, RulesetSink, type RuleStats } from '../generate-rules.js';
-import { flat, ruleLine } from '../print-restore.js';
+import { flat, ruleHead, ruleLine, ruleLineAfter } from '../print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import {
   fixedFilterChains,
@@ -86,8 +86,11 @@ export interface SyncResult {
 interface PortEntry {
   readonly info: ServicePortInfo;
   readonly endpoints: readonly EndpointInfo[];
-  /** KUBE-SEP- names by `ip:port`, so that an unchanged endpoint is never hashed again. */
-  readonly sepNames: ReadonlyMap<string, string>;
+  /**
+   * The KUBE-SEP- name of each endpoint, by index, so that an unchanged endpoint is never hashed
+   * again. An array, not a map: a large first sync makes one per service port.
+   */
+  readonly sepNames: readonly string[];
 }
 
 /** The text one Service contributes; every text is whole lines, each ending in "\n". */
@@ -149,6 +152,7 @@ interface StateData extends SyncState {
 }
 
 const EMPTY_SLICES: readonly EndpointSlice[] = [];
+const NO_PORTS: ReadonlyMap<string, PortEntry> = new Map();
 const EMPTY_RENDERED: Rendered = {
   filterText: '',
   filterLines: 0,
@@ -226,6 +230,10 @@ class TextSink implements RuleSink {
   private current: SinkItem | undefined;
   private filterText = '';
   private inTop = false;
+  // The `-A CHAIN` of the last nat rule, for the next one: a KUBE-SVC- chain has a rule per
+  // endpoint and a KUBE-SEP- chain two, so this saves a string per line of most lines.
+  private lastChain = '';
+  private lastHead = '';
 
   begin(target: { rendered: Rendered }, ascii: boolean): void {
     this.filterText = '';
@@ -285,7 +293,11 @@ class TextSink implements RuleSink {
     const item = this.current;
     if (item === undefined) return;
     this.closeTop();
-    this.full += ruleLine(chain, matches, target);
+    if (chain !== this.lastChain) {
+      this.lastChain = chain;
+      this.lastHead = ruleHead(chain);
+    }
+    this.full += ruleLineAfter(this.lastHead, matches, target);
     item.fullLines++;
   }
   private closeTop(): void {
@@ -382,8 +394,19 @@ function makeFrame(config: ProxierConfig): Frame {
   };
 }
 
-function sepChainOf(port: { readonly info: ServicePortInfo; readonly sepNames: ReadonlyMap<string, string> }): (ep: EndpointInfo) => string {
-  return (ep) => port.sepNames.get(ep.hostPort) ?? endpointChainName(port.info.nameString, port.info.protocol, ep.hostPort);
+/**
+ * The builder asks for the names of the endpoints in their order (once for the load-balancing
+ * rules, once for the chains), usually of all of them: so the next index is tried first, then
+ * a search by identity (the builder passes the port's own EndpointInfo objects).
+ */
+function sepChainOf(port: PortEntry): (ep: EndpointInfo) => string {
+  const { endpoints, sepNames } = port;
+  let next = 0;
+  return (ep) => {
+    const i = endpoints[next] === ep ? next : endpoints.indexOf(ep);
+    next = i + 1;
+    return sepNames[i] ?? endpointChainName(port.info.nameString, port.info.protocol, ep.hostPort);
+  };
 }
 
 /**
@@ -471,8 +494,13 @@ function deriveService(
   config: ProxierConfig,
   previous: ServiceEntry | undefined,
 ): { ports: PortEntry[]; endpointCount: number } {
-  const oldPorts = new Map<string, PortEntry>();
-  for (const port of previous?.ports ?? []) oldPorts.set(port.info.nameString + port.info.protocol, port);
+  // A first sync has nothing to reuse: no map per Service then.
+  let oldPorts: ReadonlyMap<string, PortEntry> = NO_PORTS;
+  if (previous !== undefined && previous.ports.length > 0) {
+    const byName = new Map<string, PortEntry>();
+    for (const port of previous.ports) byName.set(port.info.nameString + port.info.protocol, port);
+    oldPorts = byName;
+  }
   const chainNames =
     oldPorts.size === 0
       ? serviceChainNames
@@ -484,15 +512,16 @@ function deriveService(
     const endpoints = epMap?.get(servicePortKey(info.namespace, info.name, info.portName, info.protocol)) ?? [];
     endpointCount += endpoints.length;
     const old = oldPorts.size === 0 ? undefined : oldPorts.get(info.nameString + info.protocol);
-    let sepNames: ReadonlyMap<string, string>;
+    let sepNames: readonly string[];
     if (old !== undefined && sameEndpoints(old.endpoints, endpoints)) {
       sepNames = old.sepNames;
     } else {
-      const names = new Map<string, string>();
-      for (const ep of endpoints) {
-        names.set(ep.hostPort, old?.sepNames.get(ep.hostPort) ?? endpointChainName(info.nameString, info.protocol, ep.hostPort));
-      }
-      sepNames = names;
+      const known = new Map<string, string>();
+      old?.endpoints.forEach((ep, i) => {
+        const name = old.sepNames[i];
+        if (name !== undefined) known.set(ep.hostPort, name);
+      });
+      sepNames = endpoints.map((ep) => known.get(ep.hostPort) ?? endpointChainName(info.nameString, info.protocol, ep.hostPort));
     }
     return { info, endpoints, sepNames };
   });
@@ -826,7 +855,15 @@ export function sync(
     bytes += utf8Length(decl) + utf8Length(deletes);
   }
   natParts.push('COMMIT\n');
-  const restoreText = filterParts.join('') + declParts.join('') + natParts.join('');
+  // Concatenated, not joined: the parts are the services' slices of the flattened batches, and
+  // joining would copy all of them (32 MB at 10000×10) into a new string only to be copied again
+  // when the caller writes it out, which flattens it in any case (a join of each stream, as
+  // before, also left a concatenation of three). So the text is a rope over the cached parts, and
+  // costs no memory of its own until it is first read.
+  let restoreText = '';
+  for (const part of filterParts) restoreText += part;
+  for (const part of declParts) restoreText += part;
+  for (const part of natParts) restoreText += part;
   const lines = 4 + filterLines + (chainsWritten - frame.filterChains) + natRuleLines + staleChains.length;
 
   const next: StateData = {

@@ -7,7 +7,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { generateRules } from '../generate-rules.js';
-import { clusterArb, configArb } from './clusters.fixtures.js';
+import { clusterArb, configArb } from '../generated-clusters.fixtures.js';
 import { sync, syncedRuleset } from './index.js';
 
 const PER_SERVICE = /^(?::|-A |-X )KUBE-(?:SVC|SVL|EXT|FW|SEP)-/;

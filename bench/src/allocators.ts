@@ -2,8 +2,6 @@
 // snapshot and restore, one repair run over 10,000 Services, and the memory of a full /12.
 // Targets are issue 4's. Every task builds from persistent values, so a task can run many times
 // on the same inputs.
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import {
   allocateIP,
   allocateNextIP,
@@ -19,6 +17,7 @@ import {
   type Rng,
 } from '@kubesvc/ipallocator';
 import { allocateNextPort, newPortAllocator, releasePort, type PortAllocator } from '@kubesvc/portallocator';
+import { fullGC } from './full-gc.js';
 import type { BenchSuite, BenchTask } from './harness.js';
 
 type IP = Parameters<typeof allocateIP>[1];
@@ -215,17 +214,6 @@ function repairTask(): BenchTask {
   };
 }
 
-let collect: (() => void) | undefined;
-/** A full GC, to measure what a state keeps alive (the bench runs without --expose-gc). */
-function gc(): void {
-  if (collect === undefined) {
-    setFlagsFromString('--expose-gc');
-    collect = runInNewContext('gc') as () => void;
-  }
-  collect();
-  collect();
-}
-
 /** The JS heap in use. The states are plain arrays and objects, all on the heap; typed arrays
  * (the temporary words of a restore) live outside it and are freed concurrently, which would
  * only add noise. */
@@ -235,10 +223,10 @@ function heap(): number {
 
 /** Bytes retained by the state `build` returns, measured as the heap growth after full GCs. */
 function retainedBytes(build: () => unknown): number {
-  gc();
+  fullGC();
   const before = heap();
   const kept = build();
-  gc();
+  fullGC();
   const after = heap();
   if (kept === undefined) throw new Error('nothing built');
   return after - before;

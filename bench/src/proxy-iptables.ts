@@ -35,10 +35,9 @@
 // scavenge during the sync frees short-lived garbage uncounted; node has no allocation counter.
 // heapRetainedMiB is what is still alive after a full GC, with the sync's result (text and new
 // state) held: the state's own size plus the text, minus whatever the old state no longer needed.
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { endpointChainName, generateRules, proxierConfig, sync, type SyncState } from '@kubesvc/proxy-iptables';
+import { fullGC } from './full-gc.js';
 import type { BenchSuite, BenchTarget, BenchTask } from './harness.js';
 
 /**
@@ -139,26 +138,15 @@ function cluster(shape: Shape): Cluster {
 
 const EMPTY: Cluster = { services: [], slices: [] };
 
-let collect: (() => void) | undefined;
-/** A full GC (the bench runs without --expose-gc). */
-function gc(): void {
-  if (collect === undefined) {
-    setFlagsFromString('--expose-gc');
-    collect = runInNewContext('gc') as () => void;
-  }
-  collect();
-  collect();
-}
-
 const MiB = 2 ** 20;
 
 /** heapPeakMiB and heapRetainedMiB of one run of `run` (see the file comment). */
 function heapOf(run: () => unknown): { heapPeakMiB: number; heapRetainedMiB: number } {
-  gc();
+  fullGC();
   const before = process.memoryUsage().heapUsed;
   const kept = run();
   const peak = process.memoryUsage().heapUsed;
-  gc();
+  fullGC();
   const retained = process.memoryUsage().heapUsed;
   if (kept === undefined) throw new Error('nothing kept');
   return { heapPeakMiB: (peak - before) / MiB, heapRetainedMiB: (retained - before) / MiB };

@@ -42,7 +42,8 @@ const portsArb = fc.uniqueArray(
     { noNullPrototype: true },
   ),
   { minLength: 1, maxLength: 3, selector: (p) => p.name },
-);
+  // Validation refuses two ports with the same port number and protocol (Duplicate value).
+).filter((ports) => new Set(ports.map((p) => `${p.protocol}/${p.port}`)).size === ports.length);
 
 const endpointArb = fc.record(
   { ip: fc.integer({ min: 1, max: 250 }), local: fc.boolean(), ready: fc.boolean(), serving: fc.boolean(), terminating: fc.boolean() },

@@ -98,7 +98,8 @@ const serviceGenArb: fc.Arbitrary<ServiceGen> = fc.record(
         { noNullPrototype: true },
       ),
       { minLength: 1, maxLength: 2, selector: (p) => p.name },
-    ),
+      // Validation refuses two ports with the same port number and protocol (Duplicate value).
+    ).filter((ports) => new Set(ports.map((p) => `${p.protocol}/${p.port}`)).size === ports.length),
     endpoints: fc.uniqueArray(fc.record({ ip: fc.integer({ min: 1, max: 250 }), ready: fc.boolean(), local: fc.boolean() }, { noNullPrototype: true }), {
       maxLength: 4,
       selector: (e) => e.ip,

@@ -119,7 +119,14 @@ function clusterIPForFamily(service: Service, family: 4 | 6): string | undefined
   return undefined;
 }
 
-function ipsOfFamily(texts: readonly string[], family: 4 | 6): string[] {
+/**
+ * Shared by the service ports without such addresses (most of them): a large sync keeps a
+ * service port per Service, and three empty arrays each would be most of its objects.
+ */
+const NONE: readonly never[] = [];
+
+function ipsOfFamily(texts: readonly string[], family: 4 | 6): readonly string[] {
+  if (texts.length === 0) return NONE;
   const out: string[] = [];
   for (const text of texts) {
     const parsed = parseIPSloppy(text.trim());
@@ -128,7 +135,8 @@ function ipsOfFamily(texts: readonly string[], family: 4 | 6): string[] {
   return out;
 }
 
-function cidrsOfFamily(texts: readonly string[], family: 4 | 6): string[] {
+function cidrsOfFamily(texts: readonly string[], family: 4 | 6): readonly string[] {
+  if (texts.length === 0) return NONE;
   const out: string[] = [];
   for (const text of texts) {
     const parsed = parseCIDRSloppy(text.trim());
@@ -165,13 +173,17 @@ export function servicePortInfos(
     ? (spec.sessionAffinityConfig?.clientIP?.timeoutSeconds ?? DEFAULT_CLIENT_IP_TIMEOUT_SECONDS)
     : 0;
   const externalIPs = ipsOfFamily(spec.externalIPs ?? [], family);
-  const loadBalancerVIPs = ipsOfFamily(
-    (service.status?.loadBalancer?.ingress ?? [])
-      // Proxy-mode load balancers forward to the nodes; their IPs are not captured.
-      .filter((ingress) => ingress.ip !== undefined && ingress.ip !== '' && ingress.ipMode !== 'Proxy')
-      .map((ingress) => ingress.ip ?? ''),
-    family,
-  );
+  const ingress = service.status?.loadBalancer?.ingress ?? NONE;
+  const loadBalancerVIPs =
+    ingress.length === 0
+      ? NONE
+      : ipsOfFamily(
+          ingress
+            // Proxy-mode load balancers forward to the nodes; their IPs are not captured.
+            .filter((ingress) => ingress.ip !== undefined && ingress.ip !== '' && ingress.ipMode !== 'Proxy')
+            .map((ingress) => ingress.ip ?? ''),
+          family,
+        );
   const loadBalancerSourceRanges = cidrsOfFamily(spec.loadBalancerSourceRanges ?? [], family);
   const healthCheckNodePort = needsHealthCheck(spec) ? (spec.healthCheckNodePort ?? 0) : 0;
 
@@ -180,7 +192,9 @@ export function servicePortInfos(
     const protocol = lowerProtocol(port.protocol);
     if (protocol === undefined) continue;
     const portName = port.name ?? '';
+    // Flat: it is printed into most lines of the service port.
     const nameString = servicePortNameString({ namespace, name, port: portName });
+    nameString.charCodeAt(0);
     out.push({
       namespace,
       name,

@@ -93,25 +93,7 @@ function char(index: number): number {
  * Taking the parts separately spares the caller a concatenated string.
  */
 export function shortSha256Base32Prefix16(a: string, b = '', c = ''): string | undefined {
-  const n = a.length + b.length + c.length;
-  if (n > SHORT_HASH_MAX_LENGTH) return undefined;
-  const words = n <= 55 ? 16 : 32;
-  M.fill(0, 0, words);
-  if (!load(a, 0) || !load(b, a.length) || !load(c, a.length + b.length)) return undefined;
-  M[n >> 2] = (M[n >> 2] as number) | (0x80 << (24 - 8 * (n & 3)));
-  // The bit length fits the last word: n · 8 < 2^32.
-  M[words - 1] = n * 8;
-  H[0] = 0x6a09e667;
-  H[1] = 0xbb67ae85 | 0;
-  H[2] = 0x3c6ef372;
-  H[3] = 0xa54ff53a | 0;
-  H[4] = 0x510e527f;
-  H[5] = 0x9b05688c | 0;
-  H[6] = 0x1f83d9ab;
-  H[7] = 0x5be0cd19;
-  compress(0);
-  if (words === 32) compress(16);
-  // 80 bits: all of h0 and h1, the top 16 of h2, five bits per character.
+  if (!digest(a, b, c)) return undefined;
   const h0 = H[0] as number;
   const h1 = H[1] as number;
   const h2 = H[2] as number;
@@ -133,4 +115,66 @@ export function shortSha256Base32Prefix16(a: string, b = '', c = ''): string | u
     char(h2 >>> 21),
     char(h2 >>> 16),
   );
+}
+
+/**
+ * `prefix` (nine ASCII characters, e.g. "KUBE-SEP-") followed by shortSha256Base32Prefix16(a, b, c),
+ * made as one flat string: a chain name is built per endpoint, and joining the prefix to a
+ * separate hash string allocates three objects where this allocates one.
+ */
+export function shortPrefixedHash9(prefix: string, a: string, b = '', c = ''): string | undefined {
+  if (prefix.length !== 9 || !digest(a, b, c)) return undefined;
+  const h0 = H[0] as number;
+  const h1 = H[1] as number;
+  const h2 = H[2] as number;
+  return String.fromCharCode(
+    prefix.charCodeAt(0),
+    prefix.charCodeAt(1),
+    prefix.charCodeAt(2),
+    prefix.charCodeAt(3),
+    prefix.charCodeAt(4),
+    prefix.charCodeAt(5),
+    prefix.charCodeAt(6),
+    prefix.charCodeAt(7),
+    prefix.charCodeAt(8),
+    char(h0 >>> 27),
+    char(h0 >>> 22),
+    char(h0 >>> 17),
+    char(h0 >>> 12),
+    char(h0 >>> 7),
+    char(h0 >>> 2),
+    char((h0 << 3) | (h1 >>> 29)),
+    char(h1 >>> 24),
+    char(h1 >>> 19),
+    char(h1 >>> 14),
+    char(h1 >>> 9),
+    char(h1 >>> 4),
+    char((h1 << 1) | (h2 >>> 31)),
+    char(h2 >>> 26),
+    char(h2 >>> 21),
+    char(h2 >>> 16),
+  );
+}
+
+/** Hashes a + b + c into H; false when the text is too long or not ASCII. */
+function digest(a: string, b: string, c: string): boolean {
+  const n = a.length + b.length + c.length;
+  if (n > SHORT_HASH_MAX_LENGTH) return false;
+  const words = n <= 55 ? 16 : 32;
+  M.fill(0, 0, words);
+  if (!load(a, 0) || !load(b, a.length) || !load(c, a.length + b.length)) return false;
+  M[n >> 2] = (M[n >> 2] as number) | (0x80 << (24 - 8 * (n & 3)));
+  // The bit length fits the last word: n · 8 < 2^32.
+  M[words - 1] = n * 8;
+  H[0] = 0x6a09e667;
+  H[1] = 0xbb67ae85 | 0;
+  H[2] = 0x3c6ef372;
+  H[3] = 0xa54ff53a | 0;
+  H[4] = 0x510e527f;
+  H[5] = 0x9b05688c | 0;
+  H[6] = 0x1f83d9ab;
+  H[7] = 0x5be0cd19;
+  compress(0);
+  if (words === 32) compress(16);
+  return true;
 }

@@ -139,12 +139,14 @@ interface StateData extends SyncState {
   readonly config: ProxierConfig;
   readonly statistics: StatisticCache;
   readonly frame: Frame;
-  /** The arrays of the last call, copied, with per element its key and the index of its entry (-1: ignored). */
+  /**
+   * The arrays of the last call, copied, with per element the index of its entry (-1: ignored).
+   * Their keys are not kept: a later sync needs them only for the elements it finds replaced,
+   * and a first sync would otherwise keep a string per object alive.
+   */
   readonly servicesIn: readonly Service[];
-  readonly serviceKeys: readonly string[];
   readonly servicePos: Int32Array;
   readonly slicesIn: readonly EndpointSlice[];
-  readonly sliceIds: readonly string[];
   readonly slicePos: Int32Array;
   /** In namespace, then name order. */
   readonly entries: readonly ServiceEntry[];
@@ -363,8 +365,13 @@ interface SinkItem {
   readonly chains: string[];
 }
 
-/** A sink is flattened when its text reaches this many characters. */
-const CHARS_PER_BATCH = 1 << 20;
+/**
+ * A sink is flattened when its text reaches this many characters: just past V8's largest
+ * regular object (128 KiB), so every batch still goes to the large-object space, while the
+ * rope awaiting the flattening stays small enough to die young. With 1 MiB batches most of a
+ * rope's pieces outlived a scavenge or two, and copying them was a fifth of a large first sync.
+ */
+const CHARS_PER_BATCH = 1 << 17;
 
 /** upstream: pkg/util/iptables/save_restore.go MakeChainLine. */
 function chainLine(chain: string): string {
@@ -513,11 +520,13 @@ function deriveService(
     endpointCount += endpoints.length;
     const old = oldPorts.size === 0 ? undefined : oldPorts.get(info.nameString + info.protocol);
     let sepNames: readonly string[];
-    if (old !== undefined && sameEndpoints(old.endpoints, endpoints)) {
+    if (old === undefined) {
+      sepNames = endpoints.map((ep) => endpointChainName(info.nameString, info.protocol, ep.hostPort));
+    } else if (sameEndpoints(old.endpoints, endpoints)) {
       sepNames = old.sepNames;
     } else {
       const known = new Map<string, string>();
-      old?.endpoints.forEach((ep, i) => {
+      old.endpoints.forEach((ep, i) => {
         const name = old.sepNames[i];
         if (name !== undefined) known.set(ep.hostPort, name);
       });
@@ -545,9 +554,7 @@ interface Matched {
   /** Position → what may have changed there: every position on the general path. */
   readonly work: ReadonlyMap<number, Candidate>;
   readonly count: number;
-  readonly serviceKeys: readonly string[];
   readonly servicePos: Int32Array;
-  readonly sliceIds: readonly string[];
   readonly slicePos: Int32Array;
   /** Previous entries whose Service is gone. */
   readonly removed: readonly ServiceEntry[];
@@ -564,9 +571,10 @@ function matchByPosition(prev: StateData, services: readonly Service[], slices: 
   const dirtySlices = new Map<number, Map<EndpointSlice, EndpointSlice>>();
   for (let i = 0; i < services.length; i++) {
     const service = services[i];
-    if (service === prev.servicesIn[i]) continue;
-    if (service === undefined) return undefined;
-    if (objectKey(service.metadata.namespace, service.metadata.name) !== prev.serviceKeys[i]) return undefined;
+    const old = prev.servicesIn[i];
+    if (service === old) continue;
+    if (service === undefined || old === undefined) return undefined;
+    if (objectKey(service.metadata.namespace, service.metadata.name) !== objectKey(old.metadata.namespace, old.metadata.name)) return undefined;
     const pos = prev.servicePos[i] ?? -1;
     if (pos >= 0) dirtyService.set(pos, service);
   }
@@ -575,7 +583,7 @@ function matchByPosition(prev: StateData, services: readonly Service[], slices: 
     const old = prev.slicesIn[i];
     if (slice === old) continue;
     if (slice === undefined || old === undefined) return undefined;
-    if (sliceId(slice) !== prev.sliceIds[i]) return undefined;
+    if (sliceId(slice) !== sliceId(old)) return undefined;
     const pos = prev.slicePos[i] ?? -1;
     if (pos < 0) continue;
     let replaced = dirtySlices.get(pos);
@@ -603,9 +611,7 @@ function matchByPosition(prev: StateData, services: readonly Service[], slices: 
     base: prev.entries,
     work,
     count: prev.entries.length,
-    serviceKeys: prev.serviceKeys,
     servicePos: prev.servicePos,
-    sliceIds: prev.sliceIds,
     slicePos: prev.slicePos,
     removed: [],
   };
@@ -633,7 +639,6 @@ function matchByKey(prev: StateData | undefined, services: readonly Service[], s
 
   // Slices: of the proxier's family, the last listing of each name wins (as endpointsMap does).
   const addressType = familyName(family);
-  const sliceIds = slices.map(sliceId);
   const slicePos = new Int32Array(slices.length).fill(-1);
   const lastSlice = new Map<string, number>();
   slices.forEach((slice, i) => {
@@ -678,9 +683,7 @@ function matchByKey(prev: StateData | undefined, services: readonly Service[], s
     base: undefined,
     work,
     count: winners.length,
-    serviceKeys,
     servicePos,
-    sliceIds,
     slicePos,
     removed: [...previousByKey.values()],
   };
@@ -875,10 +878,8 @@ export function sync(
     statistics,
     frame,
     servicesIn: services.slice(),
-    serviceKeys: matched.serviceKeys,
     servicePos: matched.servicePos,
     slicesIn: endpointSlices.slice(),
-    sliceIds: matched.sliceIds,
     slicePos: matched.slicePos,
     entries,
     totalEndpoints,

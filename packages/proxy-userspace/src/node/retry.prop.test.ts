@@ -1,7 +1,8 @@
 // INV-US-RETRY with real sockets on 127.0.0.1: with k of n backends down, k smaller than
 // upstream's 4 attempts, every connection (one after another) reaches a live backend. Dead
-// backends are ports that were bound and released, so a dial is refused at once.
+// backends are free ports below the ephemeral range, so a dial is refused at once.
 import { fc, test } from '@fast-check/vitest';
+import { readFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { ENDPOINT_DIAL_TIMEOUTS_MS } from '../constants.js';
@@ -24,13 +25,32 @@ beforeAll(async () => {
     await new Promise<void>((r) => server.listen(0, HOST, r));
     live.push({ server, sockets, id, endpoint: `${HOST}:${(server.address() as AddressInfo).port}` });
   }
-  for (let i = 0; i < 3; i++) {
-    const server = createServer();
-    await new Promise<void>((r) => server.listen(0, HOST, r));
-    dead.push(`${HOST}:${(server.address() as AddressInfo).port}`);
-    await new Promise<void>((r) => server.close(() => r()));
-  }
+  dead.push(...(await deadEndpoints(3)));
 });
+
+/**
+ * Endpoints nothing listens on, on ports just below the kernel's ephemeral range. A port
+ * released from a `listen(0)` is in that range and can be handed to the next `listen(0)` of
+ * any process (a parallel test's server, say), which then answers in place of a dead backend;
+ * the kernel never hands out a port below the range, so these stay refused.
+ */
+async function deadEndpoints(n: number): Promise<string[]> {
+  const range = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
+  const low = Number(range[0]);
+  const found: string[] = [];
+  for (let port = (Number.isInteger(low) ? low : 32768) - 1; found.length < n && port > 20000; port--) {
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, HOST, () => resolve(true));
+    });
+    if (!bound) continue;
+    await new Promise<void>((r) => server.close(() => r()));
+    found.push(`${HOST}:${port}`);
+  }
+  if (found.length < n) throw new Error('no free ports below the ephemeral range for the dead backends');
+  return found;
+}
 
 afterAll(async () => {
   for (const l of live) {

@@ -90,31 +90,11 @@ function char(index: number): number {
 /**
  * The first 16 characters of base32(sha256(a + b + c)) when the concatenation is ASCII and
  * at most SHORT_HASH_MAX_LENGTH long; undefined otherwise (the caller takes the general path).
- * Taking the parts separately spares the caller a concatenated string.
+ * Taking the parts separately spares the caller a concatenated string. The characters are
+ * those of shortPrefixedHash9 after a placeholder prefix.
  */
 export function shortSha256Base32Prefix16(a: string, b = '', c = ''): string | undefined {
-  if (!digest(a, b, c)) return undefined;
-  const h0 = H[0] as number;
-  const h1 = H[1] as number;
-  const h2 = H[2] as number;
-  return String.fromCharCode(
-    char(h0 >>> 27),
-    char(h0 >>> 22),
-    char(h0 >>> 17),
-    char(h0 >>> 12),
-    char(h0 >>> 7),
-    char(h0 >>> 2),
-    char((h0 << 3) | (h1 >>> 29)),
-    char(h1 >>> 24),
-    char(h1 >>> 19),
-    char(h1 >>> 14),
-    char(h1 >>> 9),
-    char(h1 >>> 4),
-    char((h1 << 1) | (h2 >>> 31)),
-    char(h2 >>> 26),
-    char(h2 >>> 21),
-    char(h2 >>> 16),
-  );
+  return shortPrefixedHash9('.........', a, b, c)?.slice(9);
 }
 
 /**

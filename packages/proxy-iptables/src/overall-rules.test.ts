@@ -6,59 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateRules } from './generate-rules.js';
 import { normalizeRestoreText } from './normalize-restore.js';
-import { dedent, fakeProxierConfig, makeService, simpleSlice, tcp80, TEST_NODE_NAME } from './upstream.fixtures.js';
-
-const p80 = { name: 'p80', port: 80, protocol: 'TCP' as const };
-
-export const overallServices = [
-  makeService('ns1', 'svc1', { clusterIP: '172.30.0.41', ports: [p80] }),
-  makeService(
-    'ns2',
-    'svc2',
-    {
-      type: 'LoadBalancer',
-      externalTrafficPolicy: 'Local',
-      clusterIP: '172.30.0.42',
-      ports: [{ ...p80, nodePort: 3001 }],
-      externalIPs: ['192.168.99.22'],
-      healthCheckNodePort: 30000,
-    },
-    { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } },
-  ),
-  makeService('ns3', 'svc3', { type: 'NodePort', clusterIP: '172.30.0.43', ports: [{ ...p80, nodePort: 3003 }] }),
-  makeService('ns4', 'svc4', {
-    type: 'NodePort',
-    clusterIP: '172.30.0.44',
-    externalIPs: ['192.168.99.33'],
-    ports: [{ ...p80, targetPort: 80 }],
-  }),
-  makeService(
-    'ns5',
-    'svc5',
-    {
-      type: 'LoadBalancer',
-      externalTrafficPolicy: 'Cluster',
-      clusterIP: '172.30.0.45',
-      ports: [{ ...p80, nodePort: 3002 }],
-      healthCheckNodePort: 30000,
-      // Extra whitespace must be tolerated.
-      loadBalancerSourceRanges: [' 203.0.113.0/25'],
-      sessionAffinity: 'ClientIP',
-      sessionAffinityConfig: { clientIP: { timeoutSeconds: 10800 } },
-    },
-    { loadBalancer: { ingress: [{ ip: '5.6.7.8' }] } },
-  ),
-  makeService('ns6', 'svc6', { type: 'ClusterIP', clusterIP: '172.30.0.46', ports: [{ ...p80, targetPort: 80 }] }),
-];
-
-export const overallSlices = [
-  simpleSlice('ns1', 'svc1', tcp80(), [{ addresses: ['10.180.0.1'] }]),
-  // No nodeName: not local, so ns2/svc2 has no local endpoints.
-  simpleSlice('ns2', 'svc2', tcp80(), [{ addresses: ['10.180.0.2'] }]),
-  simpleSlice('ns3', 'svc3', tcp80(), [{ addresses: ['10.180.0.3'] }]),
-  simpleSlice('ns4', 'svc4', tcp80(), [{ addresses: ['10.180.0.4'] }, { addresses: ['10.180.0.5'], nodeName: TEST_NODE_NAME }]),
-  simpleSlice('ns5', 'svc5', tcp80(), [{ addresses: ['10.180.0.3'] }]),
-];
+import { dedent, fakeProxierConfig, overallServices, overallSlices } from './upstream.fixtures.js';
 
 const expected = dedent(`
   *filter

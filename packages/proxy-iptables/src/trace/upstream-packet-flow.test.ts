@@ -7,7 +7,7 @@
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import { generateRules } from '../generate-rules.js';
-import { fakeProxierConfig, FAKE_INTERFACE_ADDRESSES, makeService, simpleSlice, tcp80, TEST_NODE_NAME } from '../upstream.fixtures.js';
+import { fakeProxierConfig, FAKE_INTERFACE_ADDRESSES, makeService, overallServices, overallSlices, simpleSlice, tcp80, TEST_NODE_NAME } from '../upstream.fixtures.js';
 import { add, ONE, ZERO, type Rational } from './rational.js';
 import { tracePacket } from './trace-packet.js';
 import type { L4Protocol } from '../ruleset.js';
@@ -69,48 +69,7 @@ function runPacketFlowTests(services: Service[], slices: EndpointSlice[], cases:
 const p80 = { name: 'p80', port: 80, protocol: 'TCP' as const };
 
 describe('TestTracePacket (the TestOverallIPTablesRules cluster)', () => {
-  const services = [
-    makeService('ns1', 'svc1', { clusterIP: '172.30.0.41', ports: [p80] }),
-    makeService(
-      'ns2',
-      'svc2',
-      {
-        type: 'LoadBalancer',
-        externalTrafficPolicy: 'Local',
-        clusterIP: '172.30.0.42',
-        ports: [{ ...p80, nodePort: 3001 }],
-        externalIPs: ['192.168.99.22'],
-        healthCheckNodePort: 30000,
-      },
-      { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } },
-    ),
-    makeService('ns3', 'svc3', { type: 'NodePort', clusterIP: '172.30.0.43', ports: [{ ...p80, nodePort: 3003 }] }),
-    makeService('ns4', 'svc4', { type: 'NodePort', clusterIP: '172.30.0.44', externalIPs: ['192.168.99.33'], ports: [{ ...p80, targetPort: 80 }] }),
-    makeService(
-      'ns5',
-      'svc5',
-      {
-        type: 'LoadBalancer',
-        externalTrafficPolicy: 'Cluster',
-        clusterIP: '172.30.0.45',
-        ports: [{ ...p80, nodePort: 3002 }],
-        healthCheckNodePort: 30000,
-        loadBalancerSourceRanges: [' 203.0.113.0/25'],
-        sessionAffinity: 'ClientIP',
-        sessionAffinityConfig: { clientIP: { timeoutSeconds: 10800 } },
-      },
-      { loadBalancer: { ingress: [{ ip: '5.6.7.8' }] } },
-    ),
-    makeService('ns6', 'svc6', { type: 'ClusterIP', clusterIP: '172.30.0.46', ports: [{ ...p80, targetPort: 80 }] }),
-  ];
-  const slices = [
-    simpleSlice('ns1', 'svc1', tcp80(), [{ addresses: ['10.180.0.1'] }]),
-    simpleSlice('ns2', 'svc2', tcp80(), [{ addresses: ['10.180.0.2'] }]),
-    simpleSlice('ns3', 'svc3', tcp80(), [{ addresses: ['10.180.0.3'] }]),
-    simpleSlice('ns4', 'svc4', tcp80(), [{ addresses: ['10.180.0.4'] }, { addresses: ['10.180.0.5'], nodeName: TEST_NODE_NAME }]),
-    simpleSlice('ns5', 'svc5', tcp80(), [{ addresses: ['10.180.0.3'] }]),
-  ];
-  runPacketFlowTests(services, slices, [
+  runPacketFlowTests(overallServices, overallSlices, [
     { name: 'no match', sourceIP: '10.0.0.2', destIP: '10.0.0.3', destPort: 80, output: '' },
     { name: 'single endpoint', sourceIP: '10.0.0.2', destIP: '172.30.0.41', destPort: 80, output: '10.180.0.1:80' },
     { name: 'multiple endpoints', sourceIP: '10.0.0.2', destIP: '172.30.0.44', destPort: 80, output: '10.180.0.4:80, 10.180.0.5:80' },

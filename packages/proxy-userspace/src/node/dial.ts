@@ -1,7 +1,7 @@
 // One TCP dial with a timeout, as Go's net.DialTimeout does for each attempt of upstream's
 // TryConnectEndpoints. upstream: pkg/proxy/userspace/proxysocket.go
 import { connect, type Socket } from 'node:net';
-import { splitHostPort } from '@kubesvc/api-types';
+import { isValidPortNum, splitHostPort } from '@kubesvc/api-types';
 
 /**
  * Resolves with the connected socket, or undefined when the endpoint refused, failed or did
@@ -44,5 +44,5 @@ export function endpointAddress(endpoint: string): { readonly host: string; read
   const split = splitHostPort(endpoint);
   if (!split.ok || !/^[0-9]{1,5}$/.test(split.value.port)) return undefined;
   const port = Number(split.value.port);
-  return port >= 1 && port <= 65535 ? { host: split.value.host, port } : undefined;
+  return isValidPortNum(port).length === 0 ? { host: split.value.host, port } : undefined;
 }

@@ -44,7 +44,7 @@ import {
   type PortAllocator,
   type PortRange,
 } from '@kubesvc/portallocator';
-import type { Lease } from '@kubesvc/reconcilers';
+import { LEASE_STORAGE_PREFIX, type Lease } from '@kubesvc/reconcilers';
 import type { ApiError, Observation, RangeAllocations, RangeKey, Write } from '../messages.js';
 
 export interface Cluster {
@@ -385,7 +385,7 @@ export function applyWrite(cluster: Cluster, write: Write, now: number): Cluster
       const lease = cluster.leases.get(write.ip);
       // An expired key is gone from the store.
       if (lease === undefined || lease.expiresAt <= now) {
-        return fail('NotFound', `StorageError: key not found, Code: 1, Key: /masterleases/${write.ip}, ResourceVersion: 0, AdditionalErrorMsg: `);
+        return fail('NotFound', `StorageError: key not found, Code: 1, Key: ${LEASE_STORAGE_PREFIX}${write.ip}, ResourceVersion: 0, AdditionalErrorMsg: `);
       }
       return { ok: true, cluster: { ...cluster, revision: cluster.revision + 1, leases: withDeleted(cluster.leases, write.ip) } };
     }

@@ -18,6 +18,7 @@ import {
   leakClusterIP,
   leakClusterNodePort,
   newCluster,
+  notFound,
   observe,
   rangeConflict,
   type Cluster,
@@ -336,7 +337,7 @@ export function editUserService(sim: Simulation, namespace: string, name: string
   const old = run.cluster.services.get(`${namespace}/${name}`);
   const op = `edit service ${namespace}/${name}`;
   if (old === undefined) {
-    run.user(op, { ok: false, error: { reason: 'NotFound', message: `services "${name}" not found` } });
+    run.user(op, notFound('Service', name));
   } else {
     run.user(op, applyWrite(run.cluster, { kind: 'update', object: edit(old), resourceVersion: old.metadata.resourceVersion }, run.now));
   }

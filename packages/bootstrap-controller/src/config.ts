@@ -18,7 +18,7 @@ import {
   type IP,
   type ServicePort,
 } from '@kubesvc/api-types';
-import { serviceIPRange } from '@kubesvc/ipallocator';
+import { ERR_SERVICE_CIDRS_SAME_FAMILY, ERR_TOO_MANY_SERVICE_CIDRS, serviceIPRange } from '@kubesvc/ipallocator';
 import { DEFAULT_NODE_PORT_RANGE, formatPortRange, parsePortRange, portRangeContains, type PortRange } from '@kubesvc/portallocator';
 import { DEFAULT_ENDPOINT_RECONCILER_INTERVAL_MS, DEFAULT_ENDPOINT_RECONCILER_TTL_MS, type ReconcilerType } from '@kubesvc/reconcilers';
 
@@ -126,7 +126,7 @@ export function bootstrapConfig(options: BootstrapOptions): BootstrapConfigResul
 
   const rangeText = options.serviceClusterIPRange?.trim() ?? '';
   const entries = rangeText === '' ? [] : rangeText.split(',');
-  if (entries.length > 2) errors.push(err('--service-cluster-ip-range must not contain more than two entries'));
+  if (entries.length > 2) errors.push(err(ERR_TOO_MANY_SERVICE_CIDRS));
   const primary = serviceIPRange(entries[0]?.trim() ?? '');
   if (!primary.ok) {
     errors.push(err(primary.error.message));
@@ -142,7 +142,7 @@ export function bootstrapConfig(options: BootstrapOptions): BootstrapConfigResul
       errors.push(err(secondary.error));
     } else {
       if (primary.ok && cidrFamily(primary.range) === cidrFamily(secondary.value.cidr)) {
-        errors.push(err('--service-cluster-ip-range[0] and --service-cluster-ip-range[1] must be of different IP family'));
+        errors.push(err(ERR_SERVICE_CIDRS_SAME_FAMILY));
       }
       const tooLarge = maxCIDRRange(secondary.value.cidr, '--service-cluster-ip-range[1]');
       if (tooLarge) errors.push(tooLarge);

@@ -32,6 +32,11 @@ function familyOf(allocator: IPAllocator): IPFamily {
   return familyName(allocator.range.cidr.network.family);
 }
 
+/** kube-apiserver's flag errors for --service-cluster-ip-range (validateClusterIPFlags). */
+export const ERR_TOO_MANY_SERVICE_CIDRS = '--service-cluster-ip-range must not contain more than two entries';
+export const ERR_SERVICE_CIDRS_SAME_FAMILY =
+  '--service-cluster-ip-range[0] and --service-cluster-ip-range[1] must be of different IP family';
+
 /**
  * Allocators for the cluster's service CIDRs, primary first. Two CIDRs must be of different
  * families, with upstream's flag error otherwise; more than two are refused.
@@ -41,13 +46,10 @@ export function newIPAllocators(
 ): { readonly ok: true; readonly allocators: IPAllocators } | { readonly ok: false; readonly message: string } {
   const [first, second, ...rest] = cidrs;
   if (first === undefined) return { ok: false, message: '--service-cluster-ip-range must contain at least one valid cidr' };
-  if (rest.length > 0) return { ok: false, message: '--service-cluster-ip-range must not contain more than two entries' };
+  if (rest.length > 0) return { ok: false, message: ERR_TOO_MANY_SERVICE_CIDRS };
   if (second === undefined) return { ok: true, allocators: [newIPAllocator(first)] };
   if (second.network.family === first.network.family) {
-    return {
-      ok: false,
-      message: '--service-cluster-ip-range[0] and --service-cluster-ip-range[1] must be of different IP family',
-    };
+    return { ok: false, message: ERR_SERVICE_CIDRS_SAME_FAMILY };
   }
   return { ok: true, allocators: [newIPAllocator(first), newIPAllocator(second)] };
 }

@@ -29,6 +29,8 @@ export type { ErrServiceIPRange, ServiceIPRangeResult } from './service-ip-range
 export { DEFAULT_SERVICE_IP_CIDR, serviceIPRange } from './service-ip-range.js';
 export type { ErrFamilyNotConfigured, IPAllocators } from './dual-stack.js';
 export {
+  ERR_SERVICE_CIDRS_SAME_FAMILY,
+  ERR_TOO_MANY_SERVICE_CIDRS,
   allocateIPInFamily,
   allocateNextIPInFamily,
   allocatorIndexForFamily,

@@ -2,6 +2,7 @@
 // went through, chain by chain, with the probability of every statistic branch on the way.
 // The text is stable (the README shows it): same ruleset and packet, same text.
 
+import { joinHostPort } from '@kubesvc/api-types';
 import type { Ruleset } from '../ruleset.js';
 import { formatRational, toFixed } from './rational.js';
 import { traceSteps, tracePacket } from './trace-packet.js';
@@ -15,10 +16,6 @@ const ENTRY: Readonly<Record<PacketEntry, string>> = {
   outside: 'from outside the cluster',
   host: 'from this host',
 };
-
-function hostPort(ip: string, port: number): string {
-  return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
-}
 
 function verdict(outcome: TraceOutcome, destination: string): string {
   const masq = outcome.masqueraded ? ', masqueraded' : '';
@@ -52,11 +49,11 @@ export function explain(ruleset: Ruleset | string, packet: Packet, options: Trac
   if (!result.ok) return result;
   const { outcomes } = result.value;
   const lines: string[] = [];
-  lines.push(`${packet.protocol} ${packet.source} -> ${hostPort(packet.destination, packet.destinationPort)} ${ENTRY[packet.entry]} (conntrack ${options.conntrack ?? 'NEW'})`);
+  lines.push(`${packet.protocol} ${packet.source} -> ${joinHostPort(packet.destination, packet.destinationPort)} ${ENTRY[packet.entry]} (conntrack ${options.conntrack ?? 'NEW'})`);
   lines.push(`${outcomes.length} possible outcome${outcomes.length === 1 ? '' : 's'}`);
   outcomes.forEach((outcome, i) => {
     lines.push('');
-    lines.push(`outcome ${i + 1}: ${verdict(outcome, hostPort(packet.destination, packet.destinationPort))}`);
+    lines.push(`outcome ${i + 1}: ${verdict(outcome, joinHostPort(packet.destination, packet.destinationPort))}`);
     lines.push(`  probability: ${probabilityLine(outcome.probability.written, outcome.probability.kernel)}`);
     for (const update of outcome.recentUpdates) lines.push(`  recent list ${update.name}: ${update.source} seen at ${update.lastSeen}`);
     // A chain's name is printed before the first rule that matched in it; chains the packet

@@ -6,10 +6,12 @@
 // the kernel does not take. Rules in built-in chains (PREROUTING, INPUT, ...) are kept; the
 // tracer then uses them instead of its model of kube-proxy's jump rules.
 
+import { PROTOCOL_NAMES } from '../save/canonical-rule.js';
 import { parseIptablesRestore, type RestoreStatement } from '../save/parse-restore.js';
 import type { RuleOption, RuleSpec } from '../save/rule-spec.js';
 import { hex, parseMarkAndMask } from '../save/match-extensions.js';
 import type { L4Protocol, Match, Rule, Ruleset, Table, TableName, Target } from '../ruleset.js';
+import { BUILTIN_CHAINS } from './builtin-jumps.js';
 import type { ErrTrace } from './trace-types.js';
 
 export type ParseResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ErrTrace };
@@ -21,19 +23,11 @@ function err(message: string, line?: number): { readonly ok: false; readonly err
 type Converted<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
 const no = (message: string): { readonly ok: false; readonly message: string } => ({ ok: false, message });
 
-const BUILTIN: Readonly<Record<TableName, readonly string[]>> = {
-  filter: ['INPUT', 'FORWARD', 'OUTPUT'],
-  nat: ['PREROUTING', 'INPUT', 'OUTPUT', 'POSTROUTING'],
-};
-
-const PROTOCOLS: ReadonlyMap<string, L4Protocol> = new Map([
-  ['tcp', 'tcp'],
-  ['6', 'tcp'],
-  ['udp', 'udp'],
-  ['17', 'udp'],
-  ['sctp', 'sctp'],
-  ['132', 'sctp'],
-]);
+/** The protocols a Rule can match, by any name or number `-p` takes (canonical-rule.ts). */
+function l4Protocol(text: string): L4Protocol | undefined {
+  const name = PROTOCOL_NAMES.get(text.toLowerCase());
+  return name === 'tcp' || name === 'udp' || name === 'sctp' ? name : undefined;
+}
 
 function single(options: readonly RuleOption[], name: string): RuleOption | undefined {
   return options.find((o) => o.name === name);
@@ -176,7 +170,7 @@ export function ruleFromSpec(chain: string, spec: RuleSpec): Converted<Rule> {
   if (spec.source !== undefined) matches.push({ kind: 'source', address: spec.source.value, negated: spec.source.negated });
   if (spec.destination !== undefined) matches.push({ kind: 'destination', address: spec.destination.value, negated: spec.destination.negated });
   if (spec.protocol !== undefined) {
-    protocol = PROTOCOLS.get(spec.protocol.value.toLowerCase());
+    protocol = l4Protocol(spec.protocol.value);
     if (protocol === undefined || spec.protocol.negated) return no(`-p ${spec.protocol.negated ? '! ' : ''}${spec.protocol.value} cannot be traced`);
     matches.push({ kind: 'protocol', protocol });
   }
@@ -198,7 +192,7 @@ interface MutableTable {
 }
 
 function applyStatement(table: MutableTable, statement: RestoreStatement): Converted<true> {
-  const builtin = BUILTIN[table.name];
+  const builtin = BUILTIN_CHAINS[table.name];
   switch (statement.kind) {
     case 'declare-chain':
     case 'new-chain':

@@ -473,7 +473,7 @@ export function tracePacket(ruleset: Ruleset | string, packet: Packet, options: 
         const rest = fork(t);
         rest.written = scaleWeight(rest.written, notTaken.written);
         rest.kernel = scaleWeight(rest.kernel, notTaken.kernel);
-        const ruleInfo: MatchedRule = { table: frame.table, chain: frame.chain, index: frame.index - 1, text: printRule(rule), rule };
+        const ruleInfo = matchedRule(frame, rule);
         push(rest, { kind: 'branch', branch: notTaken, rule: ruleInfo });
         work.push(rest);
         t.written = scaleWeight(t.written, taken.written);

@@ -10,7 +10,7 @@ import { describe, expect } from 'vitest';
 import { generateRules } from '../generate-rules.js';
 import { proxierConfig } from '../proxier-config.js';
 import type { L4Protocol } from '../ruleset.js';
-import { add, compare, ONE, parseDecimal, reduce, ZERO, type Rational } from './rational.js';
+import { add, compare, distance, ONE, parseDecimal, reduce, ZERO, type Rational } from './rational.js';
 import { tracePacket } from './trace-packet.js';
 import type { Packet, RecentEntry, TraceOptions, TraceOutcome } from './trace-types.js';
 import { analyticBound, POD, SERVICE_IP, serviceWithEndpoints } from './uniformity.fixtures.js';
@@ -41,12 +41,7 @@ describe('INV-IPT-UNIFORM', () => {
       for (const o of outcomes) {
         const w = o.probability.written;
         const k = o.probability.kernel;
-        const dist = (r: Rational): Rational => reduce(
-          r.numerator * ideal.denominator > ideal.numerator * r.denominator
-            ? r.numerator * ideal.denominator - ideal.numerator * r.denominator
-            : ideal.numerator * r.denominator - r.numerator * ideal.denominator,
-          r.denominator * ideal.denominator,
-        );
+        const dist = (r: Rational): Rational => distance(r, ideal);
         expect(compare(dist(w), HALF_ULP)).toBeLessThanOrEqual(0);
         expect(compare(dist(w), proven)).toBeLessThanOrEqual(0);
         expect(compare(dist(k), KERNEL_WORST)).toBeLessThanOrEqual(0);

@@ -7,6 +7,7 @@
 
 import { sha256Base32Prefix16 } from './hash/sha256.js';
 import { shortPrefixedHash9 } from './hash/short-hash.js';
+import { flat } from './print-restore.js';
 
 export const SVC_PREFIX = 'KUBE-SVC-';
 export const SVL_PREFIX = 'KUBE-SVL-';
@@ -26,9 +27,7 @@ export function portProtoHash(servicePortName: string, protocol: string): string
  * third of the cost of joining an array.
  */
 function chainName(prefix: string, hash: string): string {
-  const name = prefix + hash;
-  name.charCodeAt(0);
-  return name;
+  return flat(prefix + hash);
 }
 
 export interface ServiceChainNames {

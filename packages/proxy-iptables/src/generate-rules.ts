@@ -60,15 +60,19 @@ export function objectKey(namespace: string | undefined, name: string | undefine
   return `${namespace ?? 'default'}/${name ?? ''}`;
 }
 
+/** Our deterministic service order: by namespace, then name (byte order). sync/ sorts by it too. */
+export function compareServices(a: Service, b: Service): number {
+  return (
+    compareStrings(a.metadata.namespace ?? 'default', b.metadata.namespace ?? 'default') ||
+    compareStrings(a.metadata.name ?? '', b.metadata.name ?? '')
+  );
+}
+
 /** Services by namespace, then name; a Service listed twice counts once, the last listing winning, as in an informer's store. */
 export function orderedServices(services: readonly Service[]): Service[] {
   const byName = new Map<string, Service>();
   for (const service of services) byName.set(objectKey(service.metadata.namespace, service.metadata.name), service);
-  return [...byName.values()].sort(
-    (a, b) =>
-      compareStrings(a.metadata.namespace ?? 'default', b.metadata.namespace ?? 'default') ||
-      compareStrings(a.metadata.name ?? '', b.metadata.name ?? ''),
-  );
+  return [...byName.values()].sort(compareServices);
 }
 
 /** The service ports of all services for the proxier's family, in our deterministic order. */

@@ -85,6 +85,16 @@ function spacedTargetLine(target: Target): string {
   }
 }
 
+/** A chain's declaration line, `:CHAIN - [0:0]`, with its newline (upstream: pkg/util/iptables/save_restore.go MakeChainLine). */
+export function chainLine(chain: string): string {
+  return ':' + chain + ' - [0:0]\n';
+}
+
+/** The line that deletes a chain, with its newline. */
+export function deleteChainLine(chain: string): string {
+  return '-X ' + chain + '\n';
+}
+
 /** One rule line, `-A CHAIN ...`, with its newline (possibly a rope: flatten before keeping it). */
 export function ruleLine(chain: string, matches: readonly Match[], target: Target | undefined): string {
   return ruleLineAfter(ruleHead(chain), matches, target);
@@ -132,7 +142,7 @@ export function printRestoreText(ruleset: Ruleset): string {
   let text = '';
   for (const table of ruleset.tables) {
     text += '*' + table.name + '\n';
-    for (const chain of table.chains) text += ':' + chain + ' - [0:0]\n';
+    for (const chain of table.chains) text += chainLine(chain);
     for (const rule of table.rules) {
       text += ruleLine(rule.chain, rule.matches, rule.target);
       if (text.length >= CHARS_PER_CHUNK) {
@@ -140,7 +150,7 @@ export function printRestoreText(ruleset: Ruleset): string {
         text = '';
       }
     }
-    for (const chain of table.deletedChains) text += '-X ' + chain + '\n';
+    for (const chain of table.deletedChains) text += deleteChainLine(chain);
     text += 'COMMIT\n';
   }
   if (chunks.length === 0) return flat(text);

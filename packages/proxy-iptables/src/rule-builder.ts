@@ -15,7 +15,7 @@ import { nodePortAddresses, nodePortIPs } from './node-port-addresses.js';
 import { flat } from './print-restore.js';
 import { probabilityText } from './probability.js';
 import type { ProxierConfig } from './proxier-config.js';
-import type { Match, Target } from './ruleset.js';
+import type { L4Protocol, Match, Target } from './ruleset.js';
 import { isExternallyAccessible, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
 
 export const KUBE_SERVICES = 'KUBE-SERVICES';
@@ -99,7 +99,7 @@ const jump = (chain: string): Target => ({ kind: 'jump', chain });
 const JUMP_MARK_MASQ: Target = jump(KUBE_MARK_MASQ);
 const SRC_LOCAL: Match = { kind: 'addrtype', direction: 'src', addressType: 'LOCAL' };
 const DST_LOCAL: Match = { kind: 'addrtype', direction: 'dst', addressType: 'LOCAL' };
-const PROTOCOL: Readonly<Record<string, Match>> = {
+const PROTOCOL: Readonly<Record<L4Protocol, Match>> = {
   tcp: { kind: 'protocol', protocol: 'tcp' },
   udp: { kind: 'protocol', protocol: 'udp' },
   sctp: { kind: 'protocol', protocol: 'sctp' },
@@ -196,7 +196,7 @@ export function writeServicePortRules(
 ): void {
   const config = ctx.config;
   const spn = svc.nameString;
-  const proto = PROTOCOL[svc.protocol] ?? { kind: 'protocol', protocol: svc.protocol };
+  const proto = PROTOCOL[svc.protocol];
   const dport: Match = { kind: 'dport', port: svc.port };
   const dst = (address: string): Match => ({ kind: 'destination', address, negated: false });
 
@@ -318,7 +318,7 @@ export function writeServicePortRules(
   if (svc.healthCheckNodePort !== 0) {
     sink.filter(
       KUBE_NODEPORTS,
-      [comment(`${spn} health check node port`), PROTOCOL.tcp ?? proto, { kind: 'dport', port: svc.healthCheckNodePort }],
+      [comment(`${spn} health check node port`), PROTOCOL.tcp, { kind: 'dport', port: svc.healthCheckNodePort }],
       { kind: 'accept' },
     );
   }

@@ -18,6 +18,7 @@ import {
   type Service,
 } from '@kubesvc/api-types';
 import { serviceChainNames, type ServiceChainNames } from './chain-names.js';
+import { flat } from './print-restore.js';
 import type { L4Protocol } from './ruleset.js';
 
 export interface ServicePortInfo {
@@ -193,8 +194,7 @@ export function servicePortInfos(
     if (protocol === undefined) continue;
     const portName = port.name ?? '';
     // Flat: it is printed into most lines of the service port.
-    const nameString = servicePortNameString({ namespace, name, port: portName });
-    nameString.charCodeAt(0);
+    const nameString = flat(servicePortNameString({ namespace, name, port: portName }));
     out.push({
       namespace,
       name,

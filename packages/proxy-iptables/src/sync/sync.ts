@@ -13,10 +13,10 @@
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { LABEL_SERVICE_NAME, familyName } from '@kubesvc/api-types';
-import { endpointChainName, serviceChainNames, type ServiceChainNames } from '../chain-names.js';
-import { compareStrings, endpointsMap, servicePortKey, type EndpointInfo } from '../endpoints.js';
-import { objectKey, RulesetSink, type RuleStats } from '../generate-rules.js';
-import { flat, ruleHead, ruleLine, ruleLineAfter } from '../print-restore.js';
+import { serviceChainNames, type ServiceChainNames } from '../chain-names.js';
+import { endpointChain, endpointsMap, servicePortKey, type EndpointInfo } from '../endpoints.js';
+import { compareServices, objectKey, RulesetSink, type RuleStats } from '../generate-rules.js';
+import { chainLine, deleteChainLine, flat, ruleHead, ruleLine, ruleLineAfter } from '../print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import {
   fixedFilterChains,
@@ -213,10 +213,6 @@ function utf8Length(text: string): number {
   return bytes;
 }
 
-function linesText(lines: readonly string[]): string {
-  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
-}
-
 /**
  * Prints what the builder writes for many services into shared texts, keeping the streams
  * apart: the filter rules, the nat rules (top-level and per-service chains, in writing order,
@@ -289,7 +285,7 @@ class TextSink implements RuleSink {
   }
   natChain(chain: string): void {
     this.current?.chains.push(chain);
-    this.decl += ':' + chain + ' - [0:0]\n';
+    this.decl += chainLine(chain);
   }
   nat(chain: string, matches: readonly Match[], target?: Target): void {
     const item = this.current;
@@ -373,11 +369,6 @@ interface SinkItem {
  */
 const CHARS_PER_BATCH = 1 << 17;
 
-/** upstream: pkg/util/iptables/save_restore.go MakeChainLine. */
-function chainLine(chain: string): string {
-  return `:${chain} - [0:0]`;
-}
-
 function makeFrame(config: ProxierConfig): Frame {
   const sink = new TextSink();
   const head = { rendered: EMPTY_RENDERED };
@@ -392,9 +383,9 @@ function makeFrame(config: ProxierConfig): Frame {
   const filterChains = fixedFilterChains(config);
   const natChains = fixedNatChains();
   return {
-    filterChainsText: linesText(filterChains.map(chainLine)),
+    filterChainsText: filterChains.map(chainLine).join(''),
     filterChains: filterChains.length,
-    natChainsText: linesText(natChains.map(chainLine)),
+    natChainsText: natChains.map(chainLine).join(''),
     natChains: natChains.length,
     head: head.rendered,
     tail: tail.rendered,
@@ -412,7 +403,7 @@ function sepChainOf(port: PortEntry): (ep: EndpointInfo) => string {
   return (ep) => {
     const i = endpoints[next] === ep ? next : endpoints.indexOf(ep);
     next = i + 1;
-    return sepNames[i] ?? endpointChainName(port.info.nameString, port.info.protocol, ep.hostPort);
+    return sepNames[i] ?? endpointChain(port.info, ep);
   };
 }
 
@@ -432,7 +423,8 @@ function render(sink: TextSink, target: { rendered: Rendered }, ports: readonly 
   if (sink.size >= CHARS_PER_BATCH) sink.finish();
 }
 
-function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+function sameObjects<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
@@ -451,9 +443,9 @@ function sameInfo(a: ServicePortInfo, b: ServicePortInfo): boolean {
     a.stickyMaxAgeSeconds === b.stickyMaxAgeSeconds &&
     a.externalPolicyLocal === b.externalPolicyLocal &&
     a.internalPolicyLocal === b.internalPolicyLocal &&
-    sameStrings(a.externalIPs, b.externalIPs) &&
-    sameStrings(a.loadBalancerVIPs, b.loadBalancerVIPs) &&
-    sameStrings(a.loadBalancerSourceRanges, b.loadBalancerSourceRanges)
+    sameObjects(a.externalIPs, b.externalIPs) &&
+    sameObjects(a.loadBalancerVIPs, b.loadBalancerVIPs) &&
+    sameObjects(a.loadBalancerSourceRanges, b.loadBalancerSourceRanges)
   );
 }
 
@@ -487,13 +479,6 @@ function samePorts(a: readonly PortEntry[], b: readonly PortEntry[]): boolean {
   return true;
 }
 
-function sameObjects<T>(a: readonly T[], b: readonly T[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /** The service ports and endpoints of a Service, reusing the chain names `previous` knows. */
 function deriveService(
   service: Service,
@@ -521,7 +506,7 @@ function deriveService(
     const old = oldPorts.size === 0 ? undefined : oldPorts.get(info.nameString + info.protocol);
     let sepNames: readonly string[];
     if (old === undefined) {
-      sepNames = endpoints.map((ep) => endpointChainName(info.nameString, info.protocol, ep.hostPort));
+      sepNames = endpoints.map((ep) => endpointChain(info, ep));
     } else if (sameEndpoints(old.endpoints, endpoints)) {
       sepNames = old.sepNames;
     } else {
@@ -530,7 +515,7 @@ function deriveService(
         const name = old.sepNames[i];
         if (name !== undefined) known.set(ep.hostPort, name);
       });
-      sepNames = endpoints.map((ep) => known.get(ep.hostPort) ?? endpointChainName(info.nameString, info.protocol, ep.hostPort));
+      sepNames = endpoints.map((ep) => known.get(ep.hostPort) ?? endpointChain(info, ep));
     }
     return { info, endpoints, sepNames };
   });
@@ -623,12 +608,10 @@ function matchByKey(prev: StateData | undefined, services: readonly Service[], s
   const lastIndex = new Map<string, number>();
   serviceKeys.forEach((key, i) => lastIndex.set(key, i));
   const winners = [...lastIndex.values()];
-  const namespaceOf = (s: Service): string => s.metadata.namespace ?? 'default';
   winners.sort((a, b) => {
     const x = services[a];
     const y = services[b];
-    if (x === undefined || y === undefined) return 0;
-    return compareStrings(namespaceOf(x), namespaceOf(y)) || compareStrings(x.metadata.name ?? '', y.metadata.name ?? '');
+    return x === undefined || y === undefined ? 0 : compareServices(x, y);
   });
   const servicePos = new Int32Array(services.length).fill(-1);
   const posOfKey = new Map<string, number>();
@@ -850,8 +833,8 @@ export function sync(
   natParts.push(frame.tail.fullText);
   if (staleChains.length > 0) {
     // upstream writes a chain line (which flushes the chain) and then `-X`.
-    const decl = linesText(staleChains.map(chainLine));
-    const deletes = linesText(staleChains.map((chain) => `-X ${chain}`));
+    const decl = staleChains.map(chainLine).join('');
+    const deletes = staleChains.map(deleteChainLine).join('');
     declParts.push(decl);
     natParts.push(deletes);
     chainsWritten += staleChains.length;

@@ -1,3 +1,4 @@
+export * from './result.js';
 export * from './objects/index.js';
 export * from './defaults.js';
 export * from './manifest/index.js';

@@ -5,6 +5,6 @@ export * from './manifest/index.js';
 export * from './net/index.js';
 export * from './validation/index.js';
 export * from './service-ip-families.js';
-export * from './service-update.js';
+export { prepareServiceUpdate } from './service-update.js';
 export * from './allocator/index.js';
 export * from './service-port-name.js';

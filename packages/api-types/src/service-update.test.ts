@@ -3,7 +3,7 @@ import { defaultService } from './defaults.js';
 import type { Service, ServiceSpec } from './objects/service.js';
 import { prepareServiceUpdate } from './service-update.js';
 import { renderFieldError } from './validation/field-errors.js';
-import { validateServiceUpdate } from './validation/service.js';
+import { validatePreparedServiceUpdate } from './validation/service.js';
 
 const meta = { name: 'web', namespace: 'shop', resourceVersion: '41' };
 const stored = (spec: ServiceSpec, status?: Service['status']): Service =>
@@ -13,7 +13,7 @@ const sent = (spec: ServiceSpec): Service => defaultService({ apiVersion: 'v1', 
 const allocated: ServiceSpec = { clusterIP: '10.96.14.2', clusterIPs: ['10.96.14.2'], ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack' };
 const update = (next: Service, old: Service): { spec: ServiceSpec; errors: string[]; service: Service } => {
   const service = prepareServiceUpdate(next, old);
-  return { service, spec: service.spec ?? {}, errors: validateServiceUpdate(service, old).map(renderFieldError) };
+  return { service, spec: service.spec ?? {}, errors: validatePreparedServiceUpdate(service, old).map(renderFieldError) };
 };
 
 describe('prepareServiceUpdate (upstream storage.go beginUpdate, strategy.go PrepareForUpdate)', () => {

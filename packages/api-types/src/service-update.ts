@@ -81,20 +81,37 @@ function dropTypeDependentFields(spec: ServiceSpec, old: ServiceSpec): ServiceSp
 }
 
 /**
- * Prepares a defaulted Service update for validation, against the stored object, as the
- * apiserver does between decoding and `validateServiceUpdate`. Allocation of any new
- * cluster IP or node port is the allocators' job and is not done here. Pure.
+ * The registry's BeginUpdate, before IP-family defaulting: allocated values the client
+ * omitted come back from the stored object, then clusterIP and clusterIPs are brought in
+ * step. upstream: storage.go beginUpdate (patchAllocatedValues, normalizeClusterIPs)
  */
-export function prepareServiceUpdate(service: Service, old: Service): Service {
-  const oldSpec = old.spec ?? {};
-  const patched = { ...service, spec: patchAllocatedValues(service.spec ?? {}, oldSpec) };
-  const normalized = normalizeServiceClusterIPs(patched, old);
-  const spec = dropTypeDependentFields(normalized.spec ?? {}, oldSpec);
-  const out: Service = { ...normalized, spec };
-  // The status belongs to the status subresource; an update keeps the stored one, and a
-  // Service that is no longer a LoadBalancer has no load balancer.
+export function beginServiceUpdate(service: Service, old: Service): Service {
+  const patched = { ...service, spec: patchAllocatedValues(service.spec ?? {}, old.spec ?? {}) };
+  return normalizeServiceClusterIPs(patched, old);
+}
+
+/**
+ * The strategy's PrepareForUpdate: the stored status stays (a Service that is no longer a
+ * LoadBalancer has no load balancer), and the fields the new type has no use for go.
+ * upstream: strategy.go PrepareForUpdate, dropTypeDependentFields
+ */
+export function prepareForServiceUpdate(service: Service, old: Service): Service {
+  const spec = dropTypeDependentFields(service.spec ?? {}, old.spec ?? {});
+  const out: Service = { ...service, spec };
+  // The status belongs to the status subresource.
   const { status: _sent, ...rest } = out;
   const status = old.status === undefined ? undefined : { ...old.status };
   if (status && spec.type !== 'LoadBalancer') status.loadBalancer = {};
   return status === undefined ? rest : { ...rest, status };
+}
+
+/**
+ * Prepares a defaulted Service update for validation, against the stored object, as the
+ * apiserver does between decoding and validation, leaving out IP-family defaulting (which
+ * needs the cluster's families: validateServiceUpdate in validation/service-request.ts
+ * does the whole path). Allocation of any new cluster IP or node port is the allocators'
+ * job and is not done here. Pure.
+ */
+export function prepareServiceUpdate(service: Service, old: Service): Service {
+  return prepareForServiceUpdate(beginServiceUpdate(service, old), old);
 }

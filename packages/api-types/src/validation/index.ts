@@ -55,6 +55,7 @@ export {
   validateEndpointsName,
   validateNamespaceName,
   validateNodeName,
+  validatePathSegmentName,
   validatePodName,
   validateServiceName,
 } from './names.js';
@@ -69,10 +70,13 @@ export {
   validateService,
   validateServiceClusterIPsRelatedFields,
   validateServiceStatusUpdate,
-  validateServiceUpdate,
+  validatePreparedServiceUpdate,
 } from './service.js';
 export { validateEndpoints, validateEndpointsUpdate } from './endpoints.js';
 export { validateEndpointSlice, validateEndpointSliceUpdate } from './endpoint-slice.js';
 export { validateNamespace, validateNamespaceStatusUpdate, validateNamespaceUpdate } from './namespace.js';
 export { validatePod } from './pod.js';
-export { groupKindOf, invalidMessage, invalidStatus, validateObject } from './validate.js';
+export type { ErrInvalid } from './validate.js';
+export { errInvalid, groupKindOf, invalidMessage, invalidStatus, validateObject } from './validate.js';
+export type { ServiceClusterConfig, ServiceRequestResult } from './service-request.js';
+export { validateServiceCreate, validateServiceUpdate } from './service-request.js';

@@ -38,7 +38,7 @@ import {
   normalizeServiceClusterIPs,
   validateService,
   validateServiceStatusUpdate,
-  validateServiceUpdate,
+  validatePreparedServiceUpdate,
 } from './service.js';
 import { invalidMessage } from './validate.js';
 
@@ -655,7 +655,7 @@ const serviceUpdateRows: Row[] = [
     name: 'update changing clusterIP',
     errors: () => {
       const old = stored((s) => (s.spec.clusterIP = '10.0.0.10'));
-      return validateServiceUpdate(updated(old, (s) => (s.spec.clusterIP = '10.0.0.20')), old);
+      return validatePreparedServiceUpdate(updated(old, (s) => (s.spec.clusterIP = '10.0.0.20')), old);
     },
     expected: ['spec.clusterIPs[0]: Invalid value: []string{"10.0.0.20"}: may not change once set'],
   },
@@ -672,7 +672,7 @@ const serviceUpdateRows: Row[] = [
         s.spec.ipFamilyPolicy = 'SingleStack';
         s.spec.ports = [{ name: 'http', port: 80, targetPort: 8080, nodePort: 30080 }];
       });
-      return validateServiceUpdate(
+      return validatePreparedServiceUpdate(
         updated(old, (s) => {
           s.spec.type = 'ExternalName';
           s.spec.externalName = 'web.example.com';
@@ -696,7 +696,7 @@ const serviceUpdateRows: Row[] = [
         s.spec.externalName = 'db.example.com';
         delete s.spec.ports;
       });
-      return validateServiceUpdate(
+      return validatePreparedServiceUpdate(
         updated(old, (s) => {
           s.spec.type = 'ClusterIP';
           delete s.spec.externalName;
@@ -714,7 +714,7 @@ const serviceUpdateRows: Row[] = [
         s.spec.type = 'LoadBalancer';
         s.spec.loadBalancerClass = 'example.com/a';
       });
-      return validateServiceUpdate(updated(old, (s) => (s.spec.loadBalancerClass = 'example.com/b')), old);
+      return validatePreparedServiceUpdate(updated(old, (s) => (s.spec.loadBalancerClass = 'example.com/b')), old);
     },
     expected: ['spec.loadBalancerClass: Invalid value: "example.com/b": may not change once set'],
   },
@@ -722,7 +722,7 @@ const serviceUpdateRows: Row[] = [
     name: 'update without resourceVersion',
     errors: () => {
       const old = stored();
-      return validateServiceUpdate(updated(old, (s) => delete s.metadata.resourceVersion), old);
+      return validatePreparedServiceUpdate(updated(old, (s) => delete s.metadata.resourceVersion), old);
     },
     expected: ['metadata.resourceVersion: Invalid value: "": must be specified for an update'],
   },
@@ -730,7 +730,7 @@ const serviceUpdateRows: Row[] = [
     name: 'update renaming the Service',
     errors: () => {
       const old = stored();
-      return validateServiceUpdate(updated(old, (s) => (s.metadata.name = 'web2')), old);
+      return validatePreparedServiceUpdate(updated(old, (s) => (s.metadata.name = 'web2')), old);
     },
     expected: ['metadata.name: Invalid value: "web2": field is immutable'],
   },
@@ -742,7 +742,7 @@ const serviceUpdateRows: Row[] = [
         s.spec.ipFamilies = ['IPv4'];
         s.spec.ipFamilyPolicy = 'SingleStack';
       });
-      return validateServiceUpdate(updated(old, (s) => (s.spec.ipFamilies = ['IPv6'])), old);
+      return validatePreparedServiceUpdate(updated(old, (s) => (s.spec.ipFamilies = ['IPv6'])), old);
     },
     expected: [
       'spec.ipFamilies[0]: Invalid value: []core.IPFamily{"IPv6"}: may not change once set',
@@ -759,7 +759,7 @@ const serviceUpdateRows: Row[] = [
         s.spec.ipFamilies = ['IPv4', 'IPv6'];
         s.spec.ipFamilyPolicy = 'RequireDualStack';
       });
-      return validateServiceUpdate(
+      return validatePreparedServiceUpdate(
         updated(old, (s) => {
           s.spec.clusterIPs = ['10.0.0.10'];
           s.spec.ipFamilies = ['IPv4'];
@@ -780,7 +780,7 @@ const serviceUpdateRows: Row[] = [
         s.spec.externalTrafficPolicy = 'Local';
         s.spec.healthCheckNodePort = 30100;
       });
-      return validateServiceUpdate(updated(old, (s) => (s.spec.healthCheckNodePort = 30200)), old);
+      return validatePreparedServiceUpdate(updated(old, (s) => (s.spec.healthCheckNodePort = 30200)), old);
     },
     expected: ['spec.healthCheckNodePort: Forbidden: field is immutable'],
   },
@@ -790,7 +790,7 @@ const serviceUpdateRows: Row[] = [
     name: 'update adding loadBalancerClass to a ClusterIP Service (whole message)',
     errors: () => {
       const old = stored();
-      return validateServiceUpdate(updated(old, (s) => (s.spec.loadBalancerClass = 'example.com/lb')), old);
+      return validatePreparedServiceUpdate(updated(old, (s) => (s.spec.loadBalancerClass = 'example.com/lb')), old);
     },
     expected: [`spec.loadBalancerClass: Forbidden: ${LB_ONLY}`, `spec.loadBalancerClass: Forbidden: ${LB_ONLY}`],
     message: {

@@ -236,6 +236,17 @@ export const nameIsDNSLabel: ValidateNameFunc = (name, prefix) => isDNS1123Label
 export const nameIsDNS1035Label: ValidateNameFunc = (name, prefix) =>
   isDNS1035Label(prefix ? maskTrailingDash(name) : name);
 
+/**
+ * ValidatePathSegmentName: the generic registry's name rule, for names that become one
+ * segment of a request path. upstream: staging/src/k8s.io/apimachinery/pkg/api/validation/path/name.go
+ */
+export const validatePathSegmentName: ValidateNameFunc = (name, prefix) => {
+  if (!prefix) {
+    for (const bad of ['.', '..']) if (name === bad) return [`may not be '${bad}'`];
+  }
+  return ['/', '%'].filter((bad) => name.includes(bad)).map((bad) => `may not contain '${bad}'`);
+};
+
 // upstream: pkg/apis/core/validation/validation.go and pkg/apis/discovery/validation/validation.go
 export const validateNamespaceName: ValidateNameFunc = nameIsDNSLabel;
 export const validateServiceName: ValidateNameFunc = nameIsDNS1035Label;

@@ -55,6 +55,12 @@ export interface ObjectMetaOptions {
   readonly namespaced: boolean;
   /** The kind's name rule, e.g. validateServiceName. */
   readonly validateName: ValidateNameFunc;
+  /**
+   * Core's wrapper adds the rule that finalizers in the kubernetes.io namespace be known
+   * ones (default true). The generic registry's own check of every object's metadata
+   * (rest.BeforeCreate, rest.BeforeUpdate) is apimachinery's alone: false.
+   */
+  readonly kubeFinalizerNames?: boolean;
 }
 
 // upstream: objectmeta.go TotalAnnotationSizeLimitB
@@ -223,7 +229,7 @@ export function validateObjectMeta(meta: ObjectMetaInput, options: ObjectMetaOpt
   errs.push(...validateAnnotations(meta.annotations, path.child('annotations')));
   errs.push(...validateOwnerReferences(meta.ownerReferences, path.child('ownerReferences')));
   errs.push(...validateFinalizers(meta.finalizers, path.child('finalizers')));
-  errs.push(...validateKubeFinalizerNames(meta.finalizers, path.child('finalizers')));
+  if (options.kubeFinalizerNames !== false) errs.push(...validateKubeFinalizerNames(meta.finalizers, path.child('finalizers')));
   return errs;
 }
 
@@ -316,6 +322,7 @@ export function validateObjectMetaUpdate(
   newMeta: ObjectMetaInput,
   oldMeta: ObjectMetaInput,
   path: FieldPath,
+  options: Pick<ObjectMetaOptions, 'kubeFinalizerNames'> = {},
 ): FieldError[] {
   const errs: FieldError[] = [];
 
@@ -360,6 +367,8 @@ export function validateObjectMetaUpdate(
   errs.push(...validateLabels(newMeta.labels, path.child('labels')));
   errs.push(...validateAnnotations(newMeta.annotations, path.child('annotations')));
   errs.push(...validateOwnerReferences(newMeta.ownerReferences, path.child('ownerReferences')));
-  errs.push(...validateKubeFinalizerNames(newMeta.finalizers, path.child('finalizers')));
+  if (options.kubeFinalizerNames !== false) {
+    errs.push(...validateKubeFinalizerNames(newMeta.finalizers, path.child('finalizers')));
+  }
   return errs;
 }

@@ -14,7 +14,7 @@ import {
   validateService,
   validateServiceClusterIPsRelatedFields,
   validateServiceStatusUpdate,
-  validateServiceUpdate,
+  validatePreparedServiceUpdate,
 } from './service.js';
 import { fieldPath } from './field-path.js';
 
@@ -433,7 +433,7 @@ describe('validateServiceClusterIPsRelatedFields', () => {
   });
 });
 
-describe('validateServiceUpdate', () => {
+describe('validatePreparedServiceUpdate', () => {
   const stored = (): MutableService => {
     const s = makeValidService();
     s.spec.clusterIP = '10.0.0.1';
@@ -446,10 +446,10 @@ describe('validateServiceUpdate', () => {
     const upgraded = stored();
     upgraded.spec.clusterIPs = ['10.0.0.1', 'fd00::1'];
     upgraded.spec.ipFamilyPolicy = 'RequireDualStack';
-    expect(validateServiceUpdate(upgraded, old)).toEqual([]);
+    expect(validatePreparedServiceUpdate(upgraded, old)).toEqual([]);
     const downgraded = stored();
     downgraded.spec.ipFamilyPolicy = 'SingleStack';
-    expect(validateServiceUpdate(downgraded, upgraded)).toEqual([]);
+    expect(validatePreparedServiceUpdate(downgraded, upgraded)).toEqual([]);
   });
 
   it('refuses unsetting the primary clusterIP', () => {
@@ -457,7 +457,7 @@ describe('validateServiceUpdate', () => {
     const next = stored();
     delete next.spec.clusterIP;
     delete next.spec.clusterIPs;
-    expect(render(validateServiceUpdate(next, old))).toEqual([
+    expect(render(validatePreparedServiceUpdate(next, old))).toEqual([
       'spec.clusterIPs[0]: Invalid value: []string(nil): primary clusterIP can not be unset',
     ]);
   });
@@ -466,7 +466,7 @@ describe('validateServiceUpdate', () => {
     const old = makeValidService();
     old.spec = { type: 'ExternalName', externalName: 'a.example.com', sessionAffinity: 'None' };
     const next = stored();
-    expect(validateServiceUpdate(next, old)).toEqual([]);
+    expect(validatePreparedServiceUpdate(next, old)).toEqual([]);
   });
 });
 

@@ -10,14 +10,11 @@
 // upstream (v1.32): pkg/api/service/util.go (ExternallyAccessible, NeedsHealthCheck)
 // upstream (v1.32): pkg/registry/core/service/storage/storage.go (normalizeClusterIPs)
 //
-// What the apiserver does around validation, and what is therefore NOT done here: the
-// registry's BeginCreate/BeginUpdate runs normalizeClusterIPs (exported below) and then the
-// allocator, which fills ipFamilies, ipFamilyPolicy, clusterIPs, nodePorts and
-// healthCheckNodePort, checks nodePorts against --service-node-port-range and pre-validates
-// ValidateServiceClusterIPsRelatedFields, all before ValidateService runs. The strategy's
-// PrepareForUpdate also drops type-dependent fields (dropTypeDependentFields). Callers that
-// want the apiserver's answer for a user manifest validate
-// `normalizeServiceClusterIPs(defaultService(manifest))`.
+// These are the bare checks: they expect an object that went through what the apiserver does
+// first (v1 defaulting, the registry's normalizeClusterIPs, IP-family defaulting and, on an
+// update, patchAllocatedValues and PrepareForUpdate). validateServiceCreate and
+// validateServiceUpdate (service-request.ts) run that whole path and are what a caller
+// checking a user's manifest wants.
 import { externallyAccessible } from '../defaults.js';
 import { isLinkLocalMulticast, isLinkLocalUnicast, isLoopback, isUnspecified } from '../net/ip-classify.js';
 import { isIPv6, parseIPSloppy } from '../net/ip.js';
@@ -388,8 +385,9 @@ function validateLoadBalancerSourceRanges(service: Service, spec: ServiceSpec): 
 }
 
 /**
- * ValidateService (= ValidateServiceCreate) on a defaulted Service. Status is not looked
- * at: the strategy clears it on create.
+ * ValidateService (= ValidateServiceCreate) on a defaulted Service whose cluster IPs and
+ * IP families were filled in (see validateServiceCreate for the whole path). Status is not
+ * looked at: the strategy clears it on create.
  */
 export function validateService(service: Service): FieldError[] {
   const errs = validateObjectMeta(service.metadata, { namespaced: true, validateName: validateServiceName }, META);
@@ -631,12 +629,14 @@ function validateServiceExternalTrafficFieldsUpdate(oldService: Service, service
 }
 
 /**
- * ValidateServiceUpdate: metadata update rules, then the update-only spec rules, then
+ * ValidateServiceUpdate, on a Service already prepared for the update (see
+ * validateServiceUpdate for the whole path): metadata update rules, then the update-only
+ * spec rules, then
  * everything ValidateService checks on the new object. Rules that run twice (the
  * loadBalancerClass ones) report twice, as upstream does; the aggregate message drops the
  * repeats.
  */
-export function validateServiceUpdate(service: Service, oldService: Service): FieldError[] {
+export function validatePreparedServiceUpdate(service: Service, oldService: Service): FieldError[] {
   const errs = validateObjectMetaUpdate(service.metadata, oldService.metadata, META);
   errs.push(...validateUpgradeDowngradeClusterIPs(oldService, service));
   errs.push(...validateUpgradeDowngradeIPFamilies(oldService, service));

@@ -10,12 +10,13 @@
 // the generic registry's common ObjectMeta checks (rest.BeforeCreate runs them only after
 // the kind's own validation passed; rest.BeforeUpdate runs them first).
 import type { KubeObject } from '../objects/kinds.js';
+import type { TaggedError } from '../result.js';
 import { validateEndpointSlice, validateEndpointSliceUpdate } from './endpoint-slice.js';
 import { validateEndpoints, validateEndpointsUpdate } from './endpoints.js';
 import { invalidError, type ApiStatus, type FieldError, type GroupKindInput } from './field-errors.js';
 import { validateNamespace, validateNamespaceUpdate } from './namespace.js';
 import { validatePod } from './pod.js';
-import { validateService, validateServiceUpdate } from './service.js';
+import { validateService, validatePreparedServiceUpdate } from './service.js';
 
 /** The GroupKind NewInvalid is given for a kind: core kinds have the empty group. */
 export function groupKindOf(kind: string): GroupKindInput {
@@ -39,7 +40,7 @@ function sameKind<T extends KubeObject>(object: T, old: KubeObject): T {
 export function validateObject(object: KubeObject, old?: KubeObject): FieldError[] {
   switch (object.kind) {
     case 'Service':
-      return old === undefined ? validateService(object) : validateServiceUpdate(object, sameKind(object, old));
+      return old === undefined ? validateService(object) : validatePreparedServiceUpdate(object, sameKind(object, old));
     case 'Endpoints':
       return old === undefined ? validateEndpoints(object) : validateEndpointsUpdate(object, sameKind(object, old));
     case 'EndpointSlice':
@@ -69,4 +70,18 @@ export function invalidStatus(object: KubeObject, errors: readonly FieldError[])
 /** The Status message alone: `Service "web" is invalid: [...]`. */
 export function invalidMessage(object: KubeObject, errors: readonly FieldError[]): string {
   return invalidError(groupKindOf(object.kind), nameOf(object), errors).message;
+}
+
+/**
+ * The apiserver's 422 as an error value: `message` is the Status message
+ * (`Service "web" is invalid: [...]`), `causes` every field error behind it, in upstream's
+ * order (repeats kept, as the Status's causes keep them; the message drops them).
+ */
+export interface ErrInvalid extends TaggedError<'ErrInvalid'> {
+  readonly causes: readonly FieldError[];
+}
+
+/** ErrInvalid for these errors on this object, as errors.NewInvalid words it. */
+export function errInvalid(object: KubeObject, causes: readonly FieldError[]): ErrInvalid {
+  return { _tag: 'ErrInvalid', message: invalidMessage(object, causes), causes: [...causes] };
 }

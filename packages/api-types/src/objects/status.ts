@@ -1,7 +1,7 @@
 // metav1.Status: what the API returns for a failed (or some successful) request.
 // upstream: staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go (Status, StatusDetails, StatusCause)
 import { z } from 'zod';
-import { ListMetaSchema } from './meta.js';
+import { ListMetaSchema, ObjectMetaSchema } from './meta.js';
 import { int32, openEnum } from './schema-helpers.js';
 
 export const StatusCauseSchema = z.looseObject({
@@ -11,11 +11,19 @@ export const StatusCauseSchema = z.looseObject({
 });
 export type StatusCause = z.infer<typeof StatusCauseSchema>;
 
+/**
+ * A Status carries ListMeta. Its schema also declares ObjectMeta's fields (the apiserver
+ * never sets them on a Status), so that every KubeObject's `metadata.name`, `namespace`,
+ * `labels` and the rest have one type without narrowing by kind.
+ */
+export const StatusMetaSchema = ObjectMetaSchema.extend(ListMetaSchema.shape);
+export type StatusMeta = z.infer<typeof StatusMetaSchema>;
+
 export const StatusSchema = z.looseObject({
   apiVersion: z.literal('v1'),
   kind: z.literal('Status'),
   // Go prints an empty ListMeta as {}, so a decoded Status always has one.
-  metadata: ListMetaSchema.default({}),
+  metadata: StatusMetaSchema.default({}),
   status: openEnum(['Success', 'Failure'] as const).optional(),
   message: z.string().optional(),
   reason: z.string().optional(),

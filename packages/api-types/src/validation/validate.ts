@@ -58,8 +58,7 @@ export function validateObject(object: KubeObject, old?: KubeObject): FieldError
 }
 
 function nameOf(object: KubeObject): string {
-  // A Status carries ListMeta, which has no name.
-  return object.kind === 'Status' ? '' : (object.metadata.name ?? '');
+  return object.metadata.name ?? '';
 }
 
 /** The 422 Status the apiserver returns for these errors (errors.NewInvalid). */

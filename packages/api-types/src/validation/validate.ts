@@ -6,9 +6,10 @@
 //   which prints the qualified kind: `EndpointSlice.discovery.k8s.io "x" is invalid: ...`)
 //
 // What the request path does besides validation is left to callers: v1 defaulting
-// (defaultObject), the Service registry's normalizeServiceClusterIPs and allocation, and
-// the generic registry's common ObjectMeta checks (rest.BeforeCreate runs them only after
-// the kind's own validation passed; rest.BeforeUpdate runs them first).
+// (defaultObject), and the generic registry's common ObjectMeta checks (rest.BeforeCreate runs
+// them only after the kind's own validation passed; rest.BeforeUpdate runs them first). For
+// Services, whose registry also fills clusterIPs and the IP-family fields before validating,
+// validateServiceCreate and validateServiceUpdate (service-request.ts) run the whole path.
 import type { KubeObject } from '../objects/kinds.js';
 import type { TaggedError } from '../result.js';
 import { validateEndpointSlice, validateEndpointSliceUpdate } from './endpoint-slice.js';

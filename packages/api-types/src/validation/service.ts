@@ -631,8 +631,7 @@ function validateServiceExternalTrafficFieldsUpdate(oldService: Service, service
 /**
  * ValidateServiceUpdate, on a Service already prepared for the update (see
  * validateServiceUpdate for the whole path): metadata update rules, then the update-only
- * spec rules, then
- * everything ValidateService checks on the new object. Rules that run twice (the
+ * spec rules, then everything ValidateService checks on the new object. Rules that run twice (the
  * loadBalancerClass ones) report twice, as upstream does; the aggregate message drops the
  * repeats.
  */

@@ -8,5 +8,5 @@ export { BACKEND_TCP_PORT, BACKEND_UDP_PORT, DEMO_SERVICES, LAB_NAMESPACE, LAB_P
 export type { CommandResult } from './commands.js';
 export { LabCommandError } from './commands.js';
 export type { IptablesBackend, LabDescription, LabPod, LabSync, Topology } from './lab.js';
-export { CLUSTER_CIDR, Lab, LabUnavailableError, NODE_IP, NODE_POD_CIDR, POD_GATEWAY, jumpRulesText, labUnavailable, leftovers, processExists } from './lab.js';
+export { CLUSTER_CIDR, Lab, LabUnavailableError, NODE_IP, NODE_POD_CIDR, POD_GATEWAY, jumpRulesText, labUnavailable, leftovers, processRunning } from './lab.js';
 export { dnatAddress, observedShares, predictedShares, rationalNumber, sharesTable } from './predict.js';

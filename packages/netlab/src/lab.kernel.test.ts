@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { countByBackend, type ConnectionResult } from './agents.js';
 import { chiSquareTest } from './chi-square.js';
 import { DEMO_SERVICES, demoCluster, type LabServiceSpec } from './cluster.js';
-import { Lab, leftovers, NODE_IP, POD_GATEWAY, processExists } from './lab.js';
+import { Lab, leftovers, NODE_IP, POD_GATEWAY, processRunning } from './lab.js';
 import { dnatAddress, predictedShares, sharesTable } from './predict.js';
 
 let lab: Lab | undefined;
@@ -34,7 +34,7 @@ afterAll(async () => {
   const { prefix, pids } = lab;
   await lab.teardown();
   expect(leftovers(prefix)).toEqual({ namespaces: [], links: [] });
-  expect(pids.filter(processExists)).toEqual([]);
+  expect(pids.filter(processRunning)).toEqual([]);
 });
 
 const clientIP = (): string => theLab().pod('client').ip;

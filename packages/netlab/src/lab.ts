@@ -21,6 +21,7 @@
 // plus a /32 route per pod. Every packet between pods is then routed by the node, so iptables
 // sees it without br_netfilter.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import {
   builtinRules,
@@ -172,6 +173,7 @@ export class Lab {
   /** Namespaces created so far (teardown deletes exactly these). */
   private readonly namespaces: string[] = [];
   private readonly agents: AgentProcess[] = [];
+  private readonly backendAgents = new Map<string, AgentProcess>();
   private state: SyncState | undefined;
   private torn = false;
 
@@ -293,6 +295,7 @@ export class Lab {
       .map((pod) => {
         const agent = new AgentProcess(pod.namespace, 'backend', { name: pod.name, tcpPort: BACKEND_TCP_PORT, udpPort: BACKEND_UDP_PORT });
         this.agents.push(agent);
+        this.backendAgents.set(pod.name, agent);
         return agent.waitForLine((line) => (line === 'ready' ? true : undefined), READY_TIMEOUT_MS, `${pod.name}'s ready line`);
       });
     await Promise.all(started);
@@ -320,6 +323,11 @@ export class Lab {
 
   get backendIPs(): readonly string[] {
     return this.pods.filter((p) => p.role === 'backend').map((p) => p.ip);
+  }
+
+  /** The pid of a backend pod's server. */
+  backendPid(name: string): number | undefined {
+    return this.backendAgents.get(name)?.pid;
   }
 
   /** Every namespace the lab made (and has not deleted). */
@@ -457,13 +465,22 @@ export function leftovers(prefix: string): { readonly namespaces: readonly strin
   return { namespaces, links };
 }
 
-/** Whether a process with this pid exists. */
-export function processExists(pid: number): boolean {
+/**
+ * Whether a process with this pid is still running. A zombie (exited, not yet reaped by its
+ * parent) is not: it holds no namespace and no socket any more.
+ */
+export function processRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // pid (comm) state ...: comm may hold spaces and parentheses, so read after the last ')'.
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
   }
 }
 

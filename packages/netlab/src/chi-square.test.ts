@@ -50,7 +50,7 @@ test('logGamma at integers and halves', () => {
   expect(logGamma(5)).toBeCloseTo(Math.log(24), 12);
   expect(logGamma(1)).toBeCloseTo(0, 12);
   expect(logGamma(0.5)).toBeCloseTo(Math.log(Math.sqrt(Math.PI)), 12);
-  expect(logGamma(10.5)).toBeCloseTo(Math.log(1133278.3889487855), 9);
+  expect(logGamma(10.5)).toBeCloseTo(Math.log(1133278.38894878), 9);
 });
 
 describe('chiSquareTest', () => {

@@ -71,7 +71,7 @@ describe('the lab', () => {
     expect(l.prefix).toMatch(/^kl[a-z0-9]{6}$/);
     for (const ns of l.namespaceNames) expect(ns.startsWith(`${l.prefix}-`)).toBe(true);
     // The namespaces exist, and the namespace the lab runs from holds none of its links.
-    expect(leftovers(l.prefix).namespaces.sort()).toEqual([...l.namespaceNames].sort());
+    expect([...leftovers(l.prefix).namespaces].sort()).toEqual([...l.namespaceNames].sort());
     expect(leftovers(l.prefix).links).toEqual([]);
     // The node's only way out is an uplink whose peer is down: nothing leaves the lab.
     const links = l.exec(l.nodeNamespace, ['ip', '-o', 'link', 'show']).stdout;

@@ -69,7 +69,7 @@ describe('teardown', () => {
     const namespaces = [...lab.namespaceNames];
     try {
       expect(namespaces).toEqual([`${prefix}-node`, `${prefix}-client`, `${prefix}-be0`]);
-      expect(leftovers(prefix).namespaces.sort()).toEqual([...namespaces].sort());
+      expect([...leftovers(prefix).namespaces].sort()).toEqual([...namespaces].sort());
       const { services, endpointSlices } = demoCluster([lab.pod('be0').ip], lab.nodeName);
       lab.sync(services, endpointSlices);
       const report = await lab.connect('client', { protocol: 'tcp', host: DEMO_SERVICES.web.clusterIP, port: 80, count: 5 });

@@ -87,9 +87,8 @@ export interface LabCluster {
 }
 
 /**
- * The demo cluster: every service of DEMO_SERVICES, `empty` without endpoints, the others
- * backed by `endpoints` (pod IPs), `scale` by the first `scaleEndpoints` of `scaleTo` (default
- * `endpoints`).
+ * The demo cluster: every service of DEMO_SERVICES, `empty` without endpoints, `scale` backed
+ * by `scaleTo` (default `endpoints`), the others by `endpoints` (pod IPs).
  */
 export function demoCluster(endpoints: readonly string[], nodeName: string, scaleTo: readonly string[] = endpoints): LabCluster {
   const specs = Object.values(DEMO_SERVICES);

@@ -7,7 +7,7 @@ import { NODE_IP, POD_GATEWAY, type Lab } from './lab.js';
 import { dnatAddress, predictedShares, sharesTable } from './predict.js';
 
 export interface DemoOptions {
-  /** TCP connections to the 3-endpoint ClusterIP. */
+  /** TCP connections to the 3-endpoint ClusterIP (and, up to 200, to the ClientIP-affinity service). */
   readonly connections: number;
 }
 
@@ -87,7 +87,7 @@ export async function runDemo(lab: Lab, options: DemoOptions, print: (line: stri
   check(u0 !== undefined && u0.ok, 'the UDP datagram got no reply');
 
   const sticky = DEMO_SERVICES.sticky;
-  const stuck = await lab.connect('client', { protocol: 'tcp', host: sticky.clusterIP, port: sticky.port, count: 200, concurrency: 4 });
+  const stuck = await lab.connect('client', { protocol: 'tcp', host: sticky.clusterIP, port: sticky.port, count: Math.min(200, options.connections), concurrency: 4 });
   const chosen = Object.keys(stuck.counts);
   const stickyTrace = lab.trace(packet(sticky.clusterIP, sticky.port));
   const list = stickyTrace.ok ? (stickyTrace.value.outcomes.find((o) => backendOf(o.dnat) === chosen[0])?.recentUpdates[0]?.name ?? '') : '';

@@ -22,7 +22,8 @@ function theLab(): Lab {
 }
 
 beforeAll(async () => {
-  lab = await Lab.create({ backends: ['be0', 'be1', 'be2', 'be3', 'be4'] });
+  // The bridge topology (as with the CNI bridge plugin); variants.kernel.test.ts runs the routed one.
+  lab = await Lab.create({ backends: ['be0', 'be1', 'be2', 'be3', 'be4'], topology: 'bridge' });
   const three = lab.backendIPs.slice(0, 3);
   const { services, endpointSlices } = demoCluster(three, lab.nodeName);
   const first = lab.sync(services, endpointSlices);
@@ -79,7 +80,8 @@ describe('the lab', () => {
     expect(l.exec(l.nodeNamespace, ['ip', 'route', 'show', 'default']).stdout).toContain(`dev ${l.uplink}`);
     expect(l.readSysctl('net.ipv4.ip_forward')).toBe('1');
     expect(l.readSysctl('net.ipv4.conf.all.route_localnet')).toBe('1');
-    if (l.topology === 'bridge') expect(l.readSysctl('net.bridge.bridge-nf-call-iptables')).toBe('1');
+    expect(l.topology).toBe('bridge');
+    expect(l.readSysctl('net.bridge.bridge-nf-call-iptables')).toBe('1');
     // kube-proxy's jump rules are in the built-in chains, in the order the tracer assumes.
     const save = l.iptablesSave();
     expect(save).toMatch(/^-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES$/m);

@@ -24,7 +24,11 @@ export class AgentProcess {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, PATH: SEARCH_PATH },
     });
-    if (child.pid === undefined) throw new Error(`could not start the ${agent} agent in ${namespace}`);
+    if (child.pid === undefined) {
+      // spawn reports the reason (ENOENT, ...) as an 'error' event; it is in the thrown message instead.
+      child.on('error', () => undefined);
+      throw new Error(`could not start the ${agent} agent in ${namespace} (is ip installed?)`);
+    }
     this.child = child;
     this.pid = child.pid;
     let partial = '';

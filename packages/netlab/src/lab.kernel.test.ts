@@ -5,7 +5,7 @@
 // Needs root, iproute2, iptables and iputils-ping; without them every test FAILS with a message
 // saying what is missing (.ci/run installs them, and CI runs as root). Every load loop is bounded
 // in count and in time (the client agent's count, timeoutMs and deadlineMs).
-import type { Packet, TraceOutcome } from '@kubesvc/proxy-iptables';
+import type { Packet, Trace, TraceOutcome } from '@kubesvc/proxy-iptables';
 import { explain } from '@kubesvc/proxy-iptables';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { countByBackend, type ConnectionResult } from './agents.js';
@@ -51,12 +51,14 @@ function packetTo(spec: LabServiceSpec, overrides: Partial<Packet> = {}): Packet
   };
 }
 
-/** The tracer's outcomes, or a failed test. */
-function traced(packet: Packet, extra = {}): readonly TraceOutcome[] {
+/** The tracer's trace, or a failed test. */
+function traceOf(packet: Packet, extra = {}): Trace {
   const trace = theLab().trace(packet, extra);
   if (!trace.ok) throw new Error(trace.error.message);
-  return trace.value.outcomes;
+  return trace.value;
 }
+
+const traced = (packet: Packet, extra = {}): readonly TraceOutcome[] => traceOf(packet, extra).outcomes;
 
 /** The backend pod name an outcome DNATs to. */
 function backendOf(outcome: TraceOutcome): string {
@@ -96,7 +98,7 @@ describe('real packets through the rules', () => {
     const report = await l.connect('client', { protocol: 'tcp', host: web.clusterIP, port: web.port, count: 3000, concurrency: 16, timeoutMs: 5_000, deadlineMs: 40_000 });
     expect(report.launched).toBe(3000);
     expect(report.failures).toEqual([]);
-    const predicted = predictedShares({ packet: packetTo(web), outcomes: traced(packetTo(web)), outcomeCount: 3 }, backendOf);
+    const predicted = predictedShares(traceOf(packetTo(web)), backendOf);
     expect(Object.keys(predicted).sort()).toEqual(['be0', 'be1', 'be2']);
     const test = chiSquareTest(report.counts, predicted);
     console.log(

@@ -161,7 +161,6 @@ export interface LabSync {
 export class Lab {
   readonly prefix: string;
   readonly iptables: IptablesBackend;
-  readonly topology: Topology;
   readonly nodeName: string;
   readonly nodeNamespace: string;
   readonly nodeIP = NODE_IP;
@@ -176,11 +175,12 @@ export class Lab {
   private readonly backendAgents = new Map<string, AgentProcess>();
   private state: SyncState | undefined;
   private torn = false;
+  // Decided once the node namespace exists (br_netfilter's sysctls are per namespace).
+  private chosenTopology: Topology = 'bridge';
 
-  private constructor(description: LabDescription, topology: Topology, prefix: string) {
+  private constructor(description: LabDescription, prefix: string) {
     this.prefix = prefix;
     this.iptables = description.iptables ?? 'nft';
-    this.topology = topology;
     this.nodeName = description.nodeName ?? 'node-1';
     this.nodeNamespace = `${prefix}-node`;
     this.bridge = `${prefix}br`;
@@ -214,7 +214,7 @@ export class Lab {
     const prefix = description.prefix ?? randomPrefix();
     if (!PREFIX_PATTERN.test(prefix)) throw new RangeError(`lab prefix ${JSON.stringify(prefix)} must be 1 to 8 of [a-z0-9]`);
     const wanted = description.topology ?? 'auto';
-    const lab = new Lab(description, wanted === 'routed' ? 'routed' : 'bridge', prefix);
+    const lab = new Lab(description, prefix);
     liveLabs.add(lab);
     installHandlers();
     try {
@@ -224,7 +224,7 @@ export class Lab {
       if (topology === 'bridge' && !hasBrNetfilter(lab.nodeNamespace)) {
         throw new LabUnavailableError('the bridge topology needs br_netfilter (net.bridge.bridge-nf-call-iptables), which this kernel lacks; use topology "routed"');
       }
-      (lab as { topology: Topology }).topology = topology;
+      lab.chosenTopology = topology;
       lab.buildNode();
       for (const pod of lab.pods) lab.buildPod(pod);
       await lab.startBackends();
@@ -299,6 +299,11 @@ export class Lab {
         return agent.waitForLine((line) => (line === 'ready' ? true : undefined), READY_TIMEOUT_MS, `${pod.name}'s ready line`);
       });
     await Promise.all(started);
+  }
+
+  /** `bridge`: pods on a bridge (br_netfilter); `routed`: point-to-point veths, every packet routed by the node. */
+  get topology(): Topology {
+    return this.chosenTopology;
   }
 
   /** Sets a sysctl inside the node namespace (never in the namespace the lab runs from). */

@@ -28,6 +28,7 @@ test('the workspace has the packages of DESIGN.md', () => {
       'cli',
       'discovery',
       'ipallocator',
+      'netlab',
       'portallocator',
       'proxy-iptables',
       'proxy-userspace',

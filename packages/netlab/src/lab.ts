@@ -1,0 +1,491 @@
+// The network-namespace lab: one node, its pods, kube-proxy's rules in the node's kernel tables.
+//
+// Layout (names carry the run's prefix, e.g. `kl3f9a2c`):
+//
+//   <prefix>-node      the node's network namespace: its "host network", where kube-proxy's rules live
+//     lo
+//     <prefix>br       bridge, 10.244.0.1/24: the pods' gateway (the CNI bridge, cni0 on a real node)
+//     <prefix>v<i>     veth to pod i, a port of the bridge (hairpin on, as the bridge CNI plugin sets)
+//     <prefix>up       the node's uplink, 192.0.2.10/24: the node IP. Its peer <prefix>ux stays down,
+//                      so the default route (via 192.0.2.1, a permanent neighbour entry) leads
+//                      nowhere: what a real node would send to its gateway is dropped here, silently.
+//   <prefix>-<pod>     one namespace per pod: eth0 (the veth's other end) with 10.244.0.<i+2>/24,
+//                      default route via 10.244.0.1
+//
+// Every link is created inside a lab namespace (never in the namespace the lab is started from),
+// no link reaches outside them, and every address exists only inside them.
+//
+// In the `routed` topology (used when br_netfilter is missing, or when asked for) there is no
+// bridge: each pod's veth is a point-to-point link, the pod has 10.244.0.<i+2>/32 with an
+// on-link route to its gateway 10.244.0.1, and the node holds 10.244.0.1/32 on every pod veth
+// plus a /32 route per pod. Every packet between pods is then routed by the node, so iptables
+// sees it without br_netfilter.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { EndpointSlice, Service } from '@kubesvc/api-types';
+import {
+  builtinRules,
+  printRule,
+  proxierConfig,
+  sync,
+  syncedRuleset,
+  tracePacket,
+  type Packet,
+  type ProxierConfig,
+  type Ruleset,
+  type SyncOptions,
+  type SyncResult,
+  type SyncState,
+  type TableName,
+  type TraceOptions,
+  type TraceResult,
+} from '@kubesvc/proxy-iptables';
+import { AgentProcess, ClientRun, clientDefaults, type ClientReport, type ClientSpec } from './agents.js';
+import { BACKEND_TCP_PORT, BACKEND_UDP_PORT } from './cluster.js';
+import { installed, must, run, type CommandResult } from './commands.js';
+
+export type IptablesBackend = 'nft' | 'legacy';
+export type Topology = 'bridge' | 'routed';
+
+export interface LabDescription {
+  /** Client pods (no server). Default `['client']`. */
+  readonly clients?: readonly string[];
+  /** Backend pods, each running a TCP and a UDP server that answer with the pod's name. */
+  readonly backends: readonly string[];
+  /** Which iptables-restore loads the rules. Default `nft`. */
+  readonly iptables?: IptablesBackend;
+  /** Default `auto`: `bridge` when the kernel has br_netfilter, else `routed`. */
+  readonly topology?: Topology | 'auto';
+  /** Default: `kl` and six random characters. At most 8 characters, [a-z0-9]. */
+  readonly prefix?: string;
+  /** The node's name in kube-proxy's config and the endpoints. Default `node-1`. */
+  readonly nodeName?: string;
+}
+
+export interface LabPod {
+  readonly name: string;
+  readonly role: 'client' | 'backend';
+  readonly namespace: string;
+  readonly ip: string;
+  /** The node end of its veth. */
+  readonly veth: string;
+}
+
+/** The pod network of the node (the node's podCIDR) and the cluster's (the local detector). */
+export const NODE_POD_CIDR = '10.244.0.0/24';
+export const CLUSTER_CIDR = '10.244.0.0/16';
+export const POD_GATEWAY = '10.244.0.1';
+/** The node IP. A TEST-NET-1 address (RFC 5737): documentation only, routed nowhere. */
+export const NODE_IP = '192.0.2.10';
+const UPLINK_CIDR = '192.0.2.10/24';
+const UPLINK_GATEWAY = '192.0.2.1';
+const UPLINK_GATEWAY_MAC = '02:00:00:00:00:01';
+const PREFIX_PATTERN = /^[a-z0-9]{1,8}$/;
+const POD_NAME_PATTERN = /^[a-z0-9]{1,20}$/;
+const READY_TIMEOUT_MS = 15_000;
+
+/** Thrown when the lab cannot run here: not root, or a tool is missing. */
+export class LabUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LabUnavailableError';
+  }
+}
+
+function restoreCommand(backend: IptablesBackend): string {
+  return `iptables-${backend}-restore`;
+}
+
+/** Why the lab cannot run on this machine, or undefined when it can. */
+export function labUnavailable(backend: IptablesBackend = 'nft'): string | undefined {
+  if (typeof process.getuid === 'function' && process.getuid() !== 0) {
+    return 'the network-namespace lab needs root (it creates network namespaces and loads iptables rules); run it as root, as CI does.';
+  }
+  const tools: ReadonlyArray<readonly [string, string]> = [
+    ['ip', 'iproute2'],
+    [restoreCommand(backend), 'iptables'],
+    [`iptables-${backend}-save`, 'iptables'],
+    ['ping', 'iputils-ping'],
+  ];
+  const absent = tools.filter(([tool]) => !installed(tool));
+  if (absent.length > 0) {
+    const packages = [...new Set(absent.map(([, pkg]) => pkg))].join(' ');
+    return `the network-namespace lab needs ${absent.map(([t]) => t).join(', ')}: apt-get install -y ${packages} (.ci/run installs them).`;
+  }
+  return undefined;
+}
+
+/** Whether br_netfilter is there for a namespace: its sysctls exist (per namespace since Linux 5.3). */
+function hasBrNetfilter(namespace: string): boolean {
+  return run(['ip', 'netns', 'exec', namespace, 'test', '-e', '/proc/sys/net/bridge/bridge-nf-call-iptables']).status === 0;
+}
+
+function randomPrefix(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  return `kl${[...randomBytes(6)].map((b) => alphabet[b % alphabet.length]).join('')}`;
+}
+
+// Every live lab, for the exit and signal handlers: whatever ends the process, the lab's
+// processes are killed and its namespaces deleted.
+const liveLabs = new Set<Lab>();
+let handlersInstalled = false;
+const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+function teardownAllNow(): void {
+  for (const lab of [...liveLabs]) lab.teardownNow();
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  teardownAllNow();
+  // Then die of the signal as the process would have without us (exit status 128 + n), unless
+  // someone else also listens (they decide).
+  for (const s of SIGNALS) process.removeListener(s, onSignal);
+  handlersInstalled = false;
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+}
+
+function installHandlers(): void {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  process.on('exit', teardownAllNow);
+  for (const s of SIGNALS) process.on(s, onSignal);
+}
+
+/** What a sync loaded, and how. */
+export interface LabSync {
+  readonly result: SyncResult;
+  /** The iptables-restore command line used. */
+  readonly command: readonly string[];
+}
+
+export class Lab {
+  readonly prefix: string;
+  readonly iptables: IptablesBackend;
+  readonly nodeName: string;
+  readonly nodeNamespace: string;
+  readonly nodeIP = NODE_IP;
+  readonly bridge: string;
+  readonly uplink: string;
+  readonly pods: readonly LabPod[];
+  /** kube-proxy's settings for this node. */
+  readonly config: ProxierConfig;
+  /** Namespaces created so far (teardown deletes exactly these). */
+  private readonly namespaces: string[] = [];
+  private readonly agents: AgentProcess[] = [];
+  private readonly backendAgents = new Map<string, AgentProcess>();
+  private state: SyncState | undefined;
+  private torn = false;
+  // Decided once the node namespace exists (br_netfilter's sysctls are per namespace).
+  private chosenTopology: Topology = 'bridge';
+
+  private constructor(description: LabDescription, prefix: string) {
+    this.prefix = prefix;
+    this.iptables = description.iptables ?? 'nft';
+    this.nodeName = description.nodeName ?? 'node-1';
+    this.nodeNamespace = `${prefix}-node`;
+    this.bridge = `${prefix}br`;
+    this.uplink = `${prefix}up`;
+    const clients = description.clients ?? ['client'];
+    const named = [...clients.map((name) => ({ name, role: 'client' as const })), ...description.backends.map((name) => ({ name, role: 'backend' as const }))];
+    if (named.length > 250) throw new RangeError('a lab has at most 250 pods (one /24)');
+    const seen = new Set<string>();
+    for (const { name } of named) {
+      if (!POD_NAME_PATTERN.test(name) || name === 'node') throw new RangeError(`pod name ${JSON.stringify(name)} must be [a-z0-9]{1,20} and not "node"`);
+      if (seen.has(name)) throw new RangeError(`pod name ${name} is used twice`);
+      seen.add(name);
+    }
+    this.pods = named.map(({ name, role }, i) => ({ name, role, namespace: `${prefix}-${name}`, ip: `10.244.0.${i + 2}`, veth: `${prefix}v${i}` }));
+    this.config = proxierConfig({
+      nodeName: this.nodeName,
+      nodeIPs: [NODE_IP, POD_GATEWAY, '127.0.0.1'],
+      localDetector: { kind: 'cidr', cidr: CLUSTER_CIDR },
+    });
+  }
+
+  /**
+   * Builds the lab: namespaces, links, addresses, routes, kernel settings, and the backends'
+   * servers (waits until each listens). No rules are loaded yet: call `sync`. If anything
+   * fails, whatever was made is removed before the error is thrown.
+   */
+  static async create(description: LabDescription): Promise<Lab> {
+    const backend = description.iptables ?? 'nft';
+    const why = labUnavailable(backend);
+    if (why !== undefined) throw new LabUnavailableError(why);
+    const prefix = description.prefix ?? randomPrefix();
+    if (!PREFIX_PATTERN.test(prefix)) throw new RangeError(`lab prefix ${JSON.stringify(prefix)} must be 1 to 8 of [a-z0-9]`);
+    const wanted = description.topology ?? 'auto';
+    const lab = new Lab(description, prefix);
+    liveLabs.add(lab);
+    installHandlers();
+    try {
+      lab.addNamespace(lab.nodeNamespace);
+      // `auto` is decided by the node namespace itself: br_netfilter's sysctls are per namespace.
+      const topology = wanted === 'auto' ? (hasBrNetfilter(lab.nodeNamespace) ? 'bridge' : 'routed') : wanted;
+      if (topology === 'bridge' && !hasBrNetfilter(lab.nodeNamespace)) {
+        throw new LabUnavailableError('the bridge topology needs br_netfilter (net.bridge.bridge-nf-call-iptables), which this kernel lacks; use topology "routed"');
+      }
+      lab.chosenTopology = topology;
+      lab.buildNode();
+      for (const pod of lab.pods) lab.buildPod(pod);
+      await lab.startBackends();
+      return lab;
+    } catch (error) {
+      await lab.teardown();
+      throw error;
+    }
+  }
+
+  private addNamespace(name: string): void {
+    // Recorded only once made: a name that already existed (another lab's) is never deleted.
+    must(['ip', 'netns', 'add', name]);
+    this.namespaces.push(name);
+  }
+
+  /** `ip -n <namespace> ...` */
+  private ipIn(namespace: string, ...args: string[]): string {
+    return must(['ip', '-n', namespace, ...args]);
+  }
+
+  private buildNode(): void {
+    const ns = this.nodeNamespace;
+    this.ipIn(ns, 'link', 'set', 'lo', 'up');
+    if (this.topology === 'bridge') {
+      this.ipIn(ns, 'link', 'add', this.bridge, 'type', 'bridge');
+      this.ipIn(ns, 'addr', 'add', `${POD_GATEWAY}/24`, 'dev', this.bridge);
+      this.ipIn(ns, 'link', 'set', this.bridge, 'up');
+    }
+    this.ipIn(ns, 'link', 'add', this.uplink, 'type', 'veth', 'peer', 'name', `${this.prefix}ux`);
+    this.ipIn(ns, 'addr', 'add', UPLINK_CIDR, 'dev', this.uplink);
+    this.ipIn(ns, 'link', 'set', this.uplink, 'up');
+    this.ipIn(ns, 'neigh', 'replace', UPLINK_GATEWAY, 'lladdr', UPLINK_GATEWAY_MAC, 'nud', 'permanent', 'dev', this.uplink);
+    this.ipIn(ns, 'route', 'add', 'default', 'via', UPLINK_GATEWAY, 'dev', this.uplink, 'onlink');
+    // What kube-proxy (and the node setup it relies on) needs; see the README, "Kernel settings".
+    this.sysctl('net.ipv4.ip_forward', '1');
+    this.sysctl('net.ipv4.conf.all.route_localnet', '1');
+    if (this.topology === 'bridge') this.sysctl('net.bridge.bridge-nf-call-iptables', '1');
+  }
+
+  private buildPod(pod: LabPod): void {
+    const ns = this.nodeNamespace;
+    this.addNamespace(pod.namespace);
+    this.ipIn(pod.namespace, 'link', 'set', 'lo', 'up');
+    // Both ends are created inside lab namespaces: the veth never exists where the lab runs from.
+    this.ipIn(ns, 'link', 'add', pod.veth, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', pod.namespace);
+    if (this.topology === 'bridge') {
+      this.ipIn(ns, 'link', 'set', pod.veth, 'master', this.bridge);
+      this.ipIn(ns, 'link', 'set', pod.veth, 'type', 'bridge_slave', 'hairpin', 'on');
+      this.ipIn(ns, 'link', 'set', pod.veth, 'up');
+      this.ipIn(pod.namespace, 'addr', 'add', `${pod.ip}/24`, 'dev', 'eth0');
+      this.ipIn(pod.namespace, 'link', 'set', 'eth0', 'up');
+      this.ipIn(pod.namespace, 'route', 'add', 'default', 'via', POD_GATEWAY);
+    } else {
+      this.ipIn(ns, 'addr', 'add', `${POD_GATEWAY}/32`, 'dev', pod.veth);
+      this.ipIn(ns, 'link', 'set', pod.veth, 'up');
+      this.ipIn(ns, 'route', 'add', `${pod.ip}/32`, 'dev', pod.veth);
+      this.ipIn(pod.namespace, 'addr', 'add', `${pod.ip}/32`, 'dev', 'eth0');
+      this.ipIn(pod.namespace, 'link', 'set', 'eth0', 'up');
+      this.ipIn(pod.namespace, 'route', 'add', POD_GATEWAY, 'dev', 'eth0', 'scope', 'link');
+      this.ipIn(pod.namespace, 'route', 'add', 'default', 'via', POD_GATEWAY, 'dev', 'eth0');
+    }
+  }
+
+  private async startBackends(): Promise<void> {
+    const started = this.pods
+      .filter((p) => p.role === 'backend')
+      .map((pod) => {
+        const agent = new AgentProcess(pod.namespace, 'backend', { name: pod.name, tcpPort: BACKEND_TCP_PORT, udpPort: BACKEND_UDP_PORT });
+        this.agents.push(agent);
+        this.backendAgents.set(pod.name, agent);
+        return agent.waitForLine((line) => (line === 'ready' ? true : undefined), READY_TIMEOUT_MS, `${pod.name}'s ready line`);
+      });
+    await Promise.all(started);
+  }
+
+  /** `bridge`: pods on a bridge (br_netfilter); `routed`: point-to-point veths, every packet routed by the node. */
+  get topology(): Topology {
+    return this.chosenTopology;
+  }
+
+  /** Sets a sysctl inside the node namespace (never in the namespace the lab runs from). */
+  sysctl(name: string, value: string): void {
+    must(['ip', 'netns', 'exec', this.nodeNamespace, 'sysctl', '-q', '-w', `${name}=${value}`]);
+  }
+
+  readSysctl(name: string): string {
+    return must(['ip', 'netns', 'exec', this.nodeNamespace, 'sysctl', '-n', name]).trim();
+  }
+
+  pod(name: string): LabPod {
+    const pod = this.pods.find((p) => p.name === name);
+    if (pod === undefined) throw new RangeError(`the lab has no pod ${name}`);
+    return pod;
+  }
+
+  /** The pod a `name ip:port` reply came from, by IP. */
+  podByIP(ip: string): LabPod | undefined {
+    return this.pods.find((p) => p.ip === ip);
+  }
+
+  get backendIPs(): readonly string[] {
+    return this.pods.filter((p) => p.role === 'backend').map((p) => p.ip);
+  }
+
+  /** The pid of a backend pod's server. */
+  backendPid(name: string): number | undefined {
+    return this.backendAgents.get(name)?.pid;
+  }
+
+  /** Every namespace the lab made (and has not deleted). */
+  get namespaceNames(): readonly string[] {
+    return [...this.namespaces];
+  }
+
+  /** The pids of every process the lab started, live or not. */
+  get pids(): readonly number[] {
+    return this.agents.map((a) => a.pid);
+  }
+
+  /** Runs a command inside one of the lab's namespaces. */
+  exec(namespace: string, command: readonly string[], input?: string): CommandResult {
+    if (!this.namespaces.includes(namespace)) throw new RangeError(`${namespace} is not a namespace of this lab`);
+    return run(['ip', 'netns', 'exec', namespace, ...command], input === undefined ? {} : { input });
+  }
+
+  /** `iptables-restore --noflush` in the node namespace, as kube-proxy loads every sync. */
+  restore(text: string): readonly string[] {
+    const command = ['ip', 'netns', 'exec', this.nodeNamespace, restoreCommand(this.iptables), '-w', '5', '--noflush'];
+    must(command, { input: text });
+    return command;
+  }
+
+  /**
+   * One kube-proxy sync: proxy-iptables' `sync` from the last state, its restore text loaded with
+   * `iptables-restore --noflush` (kube-proxy passes --noflush to every sync, full or partial; a
+   * full sync's text simply names every chain). The first sync also adds kube-proxy's jump rules
+   * to the built-in chains, as its EnsureRule calls do.
+   */
+  sync(services: readonly Service[], endpointSlices: readonly EndpointSlice[], options: SyncOptions = {}): LabSync {
+    const first = this.state === undefined;
+    const result = sync(this.state, services, endpointSlices, this.config, options);
+    const command = this.restore(result.restoreText);
+    this.state = result.state;
+    if (first) this.restore(jumpRulesText(syncedRuleset(result.state)));
+    return { result, command };
+  }
+
+  /** The rules the node's tables hold, as proxy-iptables models them (for the tracer). */
+  ruleset(): Ruleset {
+    if (this.state === undefined) throw new Error('no rules loaded yet: call sync first');
+    return syncedRuleset(this.state);
+  }
+
+  /** The tracer's options for this node: its local addresses. */
+  traceOptions(extra: Partial<TraceOptions> = {}): TraceOptions {
+    return { localAddresses: [NODE_IP, POD_GATEWAY], ...extra };
+  }
+
+  /** Traces a packet through the rules the node holds, as proxy-iptables' tracer predicts. */
+  trace(packet: Packet, extra: Partial<TraceOptions> = {}): TraceResult {
+    return tracePacket(this.ruleset(), packet, this.traceOptions(extra));
+  }
+
+  /** `iptables-save` of the node namespace. */
+  iptablesSave(): string {
+    return must(['ip', 'netns', 'exec', this.nodeNamespace, `iptables-${this.iptables}-save`]);
+  }
+
+  /** The source addresses an xt_recent list of the node namespace holds. */
+  recentList(name: string): readonly string[] {
+    const r = this.exec(this.nodeNamespace, ['cat', `/proc/net/xt_recent/${name}`]);
+    if (r.status !== 0) return [];
+    return [...r.stdout.matchAll(/^src=(\S+)/gm)].map((m) => m[1] ?? '');
+  }
+
+  /** One ICMP echo from a pod, waiting at most `waitSeconds` for the reply. */
+  ping(from: string, address: string, waitSeconds = 1): { readonly replied: boolean; readonly output: string } {
+    const r = this.exec(this.pod(from).namespace, ['ping', '-n', '-c', '1', '-W', String(waitSeconds), address]);
+    return { replied: r.status === 0 && /bytes from/.test(r.stdout), output: r.stdout.trim() };
+  }
+
+  /** Starts a load generator in a client pod (bounded: see ClientSpec). */
+  startClient(from: string, spec: ClientSpec): ClientRun {
+    if (this.torn) throw new Error('the lab has been torn down');
+    const full = clientDefaults(spec);
+    const agent = new AgentProcess(this.pod(from).namespace, 'client', full);
+    this.agents.push(agent);
+    return new ClientRun(agent, full);
+  }
+
+  /** Runs a load generator in a client pod to its end. */
+  connect(from: string, spec: ClientSpec): Promise<ClientReport> {
+    return this.startClient(from, spec).report;
+  }
+
+  /**
+   * Kills every process the lab started and deletes every namespace it made (which removes
+   * their links, addresses, routes and rules). Safe to call twice.
+   */
+  async teardown(): Promise<void> {
+    await Promise.all(this.agents.map((a) => a.kill()));
+    this.teardownNow();
+  }
+
+  /** The synchronous teardown, for exit and signal handlers: SIGKILL, then `ip netns del`. */
+  teardownNow(): void {
+    for (const a of this.agents) {
+      if (a.running) a.child.kill('SIGKILL');
+    }
+    for (const ns of [...this.namespaces].reverse()) {
+      run(['ip', 'netns', 'del', ns]);
+    }
+    this.namespaces.length = 0;
+    this.torn = true;
+    liveLabs.delete(this);
+  }
+}
+
+/**
+ * kube-proxy's jump rules into its chains, for the built-in chains, in the order its EnsureRule
+ * calls leave them (proxy-iptables' builtinRules, which the tracer also uses), as restore text
+ * that appends them (`--noflush` keeps the built-in chains' other rules).
+ */
+export function jumpRulesText(ruleset: Ruleset): string {
+  const tables: TableName[] = ['filter', 'nat'];
+  let text = '';
+  for (const table of tables) {
+    text += `*${table}\n`;
+    for (const rules of builtinRules(ruleset, table).values()) for (const rule of rules) text += `${printRule(rule)}\n`;
+    text += 'COMMIT\n';
+  }
+  return text;
+}
+
+/** Namespaces (`ip netns list`) and links of the calling namespace (`ip link`) whose names start with `prefix`. */
+export function leftovers(prefix: string): { readonly namespaces: readonly string[]; readonly links: readonly string[] } {
+  const namespaces = must(['ip', 'netns', 'list'])
+    .split('\n')
+    .map((line) => line.split(' ')[0] ?? '')
+    .filter((name) => name.startsWith(prefix));
+  const links = [...must(['ip', '-o', 'link', 'show']).matchAll(/^\d+: ([^:@\s]+)/gm)].map((m) => m[1] ?? '').filter((name) => name.startsWith(prefix));
+  return { namespaces, links };
+}
+
+/**
+ * Whether a process with this pid is still running. A zombie (exited, not yet reaped by its
+ * parent) is not: it holds no namespace and no socket any more.
+ */
+export function processRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // pid (comm) state ...: comm may hold spaces and parentheses, so read after the last ')'.
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+

@@ -37,4 +37,13 @@ export class ErrStoreClosed extends Error {
   }
 }
 
-export type StoreError = ErrCompacted | ErrFutureRevision | ErrLeaseNotFound | ErrStoreClosed;
+/** A txn branch wrote one key twice (etcd refuses the whole request). */
+export class ErrDuplicateKey extends Error {
+  readonly _tag = 'ErrDuplicateKey' as const;
+  constructor(readonly key: string) {
+    super('etcdserver: duplicate key given in txn request');
+    this.name = 'ErrDuplicateKey';
+  }
+}
+
+export type StoreError = ErrCompacted | ErrFutureRevision | ErrLeaseNotFound | ErrStoreClosed | ErrDuplicateKey;

@@ -1,0 +1,34 @@
+// etcd orders keys by their bytes (UTF-8). JavaScript's `<` compares UTF-16 code units, which
+// agrees with UTF-8 byte order except where a surrogate pair (U+10000 and up) meets a code unit
+// in U+E000..U+FFFF. This comparison fixes that case up, so that the memory backend sorts as
+// SQLite (BINARY collation, memcmp of UTF-8) and etcd do.
+
+/** Negative, zero or positive as `a` sorts before, with or after `b` in UTF-8 byte order. */
+export function compareKeys(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let ca = a.charCodeAt(i);
+    let cb = b.charCodeAt(i);
+    if (ca === cb) continue;
+    if (ca >= 0xd800 && cb >= 0xd800) {
+      // Move surrogates above U+E000..U+FFFF, as their code points (>= U+10000) are.
+      ca = ca >= 0xe000 ? ca - 0x800 : ca + 0x2000;
+      cb = cb >= 0xe000 ? cb - 0x800 : cb + 0x2000;
+    }
+    return ca - cb;
+  }
+  return a.length - b.length;
+}
+
+/** Index of the first element of `sorted` that is not before `key`. */
+export function lowerBound(sorted: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareKeys(sorted[mid] as string, key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

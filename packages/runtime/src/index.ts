@@ -1,2 +1,2 @@
-// Public API of @kubesvc/runtime. Not implemented yet: nothing is exported until it exists.
-export {};
+// Public API of @kubesvc/runtime.
+export * from './registry/index.js';

@@ -1,5 +1,5 @@
 // The registry's public API (re-exported by the package index).
-export { createRegistry, Registry } from './registry.js';
+export { createRegistry, openRegistry, Registry } from './registry.js';
 export type { CreateOptions, DeleteOptions, DeleteOutcome, ListOptions, ObjectList, RegistryOptions, RegistryResult, UpdateOptions } from './registry.js';
 export { dispatch } from './dispatch.js';
 export type { ApiRequest, ApiResponse, ApiVerb } from './dispatch.js';

@@ -47,6 +47,8 @@ import {
   validateServiceUpdate,
   type AdapterError,
   type ClusterNetworking,
+  type IPAllocator,
+  type PortAllocator,
   type ValidationResult,
 } from './pure-adapters.js';
 import {
@@ -726,6 +728,23 @@ export class Registry {
     // Still held: the repair loop frees it on its third run.
   }
 
+  /**
+   * Writes empty RangeAllocation objects for the ranges that have none yet, as kube-apiserver
+   * does when it starts (its allocators' CreateOrUpdate), so that later allocations and
+   * releases always compare-and-swap an existing object. Idempotent.
+   */
+  async initRanges(): Promise<void> {
+    const keys = [...IP_KEYS.slice(0, this.net.serviceCIDRs.length), SERVICE_NODE_PORTS_KEY];
+    const empty = [...this.net.serviceCIDRs.map((cidr) => ipAllocatorOf(cidr, undefined)), portAllocatorOf(this.net.portRange, undefined)];
+    const values = empty.map((a, i) => {
+      if (!a.ok) throw new Error(a.error.message);
+      return JSON.stringify(i < keys.length - 1 ? ipAllocatorSnapshot(a.value as IPAllocator) : portAllocatorSnapshot(a.value as PortAllocator));
+    });
+    for (const [i, key] of keys.entries()) {
+      await this.store.txn([{ key, target: 'createRevision', op: '=', value: 0 }], [{ kind: 'put', key, value: values[i] ?? '' }]);
+    }
+  }
+
   /** Forgets the cached ranges (after another writer, such as the repair loop, changed them). */
   invalidateRangeCache(): void {
     this.rangeCache = undefined;
@@ -784,9 +803,17 @@ function decodeContinue(token: string): ContinueToken | undefined {
 
 /**
  * A registry over `store`, or the configuration error (kube-apiserver's flag messages).
+ * Call `initRanges()` once before serving (openRegistry does both).
  */
 export function createRegistry(options: RegistryOptions): RegistryResult<Registry> | { readonly ok: false; readonly error: AdapterError } {
   const net = clusterNetworking(options.serviceClusterIPRanges ?? ['10.0.0.0/24'], options.serviceNodePortRange ?? '30000-32767');
   if (!net.ok) return { ok: false, error: net.error };
   return { ok: true, value: new Registry(options, net.value) };
+}
+
+/** createRegistry, then initRanges: what an apiserver does when it starts. */
+export async function openRegistry(options: RegistryOptions): Promise<RegistryResult<Registry> | { readonly ok: false; readonly error: AdapterError }> {
+  const r = createRegistry(options);
+  if (r.ok) await r.value.initRanges();
+  return r;
 }

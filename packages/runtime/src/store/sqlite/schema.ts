@@ -1,0 +1,60 @@
+// The SQLite backend's schema: one append-only log table in the shape k3s's kine uses, a lease
+// table and two counters.
+//
+// upstream: k3s-io/kine pkg/drivers/sqlite/sqlite.go (the `kine` table and its indexes).
+// Differences from kine, each for etcd semantics kine does not need under Kubernetes:
+// - `revision`: kine's `id` is the revision, one row per revision, because Kubernetes writes one
+//   key per etcd txn. kubesvc's registry writes several keys atomically (a Service and the
+//   allocator's range object), and etcd gives all writes of one txn one revision. So `id` stays
+//   the AUTOINCREMENT row id (the order of writes, etcd's sub-revision order) and `revision` is
+//   etcd's main revision, shared by the rows of one txn. `prev_revision` and `create_revision`
+//   are revisions, as in kine.
+// - `version`: etcd's per-key version (kine reports none).
+// - leases live in their own table (kine keeps only a TTL per row).
+// - a partial index on `lease`, to find a lease's keys when it expires.
+export const SCHEMA_VERSION = 1;
+
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS log (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  revision INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  created INTEGER NOT NULL,
+  deleted INTEGER NOT NULL,
+  create_revision INTEGER NOT NULL,
+  prev_revision INTEGER NOT NULL,
+  version INTEGER NOT NULL,
+  lease INTEGER NOT NULL,
+  value TEXT NOT NULL,
+  old_value TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS log_name_revision_uindex ON log (name, revision);
+CREATE UNIQUE INDEX IF NOT EXISTS log_name_prev_revision_uindex ON log (name, prev_revision);
+CREATE INDEX IF NOT EXISTS log_revision_deleted_index ON log (revision, deleted);
+CREATE INDEX IF NOT EXISTS log_prev_revision_index ON log (prev_revision);
+CREATE INDEX IF NOT EXISTS log_lease_index ON log (lease) WHERE lease != 0;
+CREATE TABLE IF NOT EXISTS lease (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  ttl_seconds INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta (
+  name TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', ${SCHEMA_VERSION}), ('revision', 0), ('compact_revision', 0);
+`;
+
+/** One row of the log, as SQLite returns it. */
+export interface LogRow {
+  readonly id: number;
+  readonly revision: number;
+  readonly name: string;
+  readonly created: number;
+  readonly deleted: number;
+  readonly create_revision: number;
+  readonly prev_revision: number;
+  readonly version: number;
+  readonly lease: number;
+  readonly value: string;
+  readonly old_value: string;
+}

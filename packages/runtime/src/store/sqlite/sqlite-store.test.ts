@@ -1,0 +1,158 @@
+// The SQLite backend against the store conformance suite: a fresh database file per test, the
+// system clock and real time (lease tests use TTLs of 1-2 s), and reopen() on the same file.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../system-clock.js';
+import { describeStoreConformance } from '../store.conformance.js';
+import type { Store } from '../types.js';
+import { openSqliteStore } from './sqlite-store.js';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+describeStoreConformance(
+  'sqlite',
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubesvc-sqlite-'));
+    const path = join(dir, 'store.db');
+    let store: Store = openSqliteStore({ path, clock: systemClock });
+    return Promise.resolve({
+      get store() {
+        return store;
+      },
+      elapse: sleep,
+      reopen: async () => {
+        await store.close();
+        store = openSqliteStore({ path, clock: systemClock });
+        return store;
+      },
+      dispose: async () => {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    });
+  },
+  { durable: true },
+);
+
+describe('sqlite store: the file', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kubesvc-sqlite-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('has the kine-shaped log table, in WAL mode', async () => {
+    const path = join(dir, 'store.db');
+    await openSqliteStore({ path }).close();
+    const db = new Database(path, { readonly: true });
+    try {
+      const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('log') ORDER BY cid").all().map((c) => c.name);
+      expect(columns).toEqual(['id', 'revision', 'name', 'created', 'deleted', 'create_revision', 'prev_revision', 'version', 'lease', 'value', 'old_value']);
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      db.close();
+    }
+  });
+
+  it('one process serves one file: a second opener is refused while the first is open', async () => {
+    const path = join(dir, 'store.db');
+    const first = openSqliteStore({ path });
+    await first.txn([], [{ kind: 'put', key: '/a', value: '1' }]);
+    expect(() => openSqliteStore({ path })).toThrow(/is in use by another process \(one process serves one SQLite file\)/);
+    await first.close();
+    const second = openSqliteStore({ path });
+    expect((await second.get('/a')).kv?.value).toBe('1');
+    await second.close();
+  });
+
+  it('compaction deletes superseded rows and tombstones at or below the revision and keeps the rows in force', async () => {
+    const path = join(dir, 'store.db');
+    const store = openSqliteStore({ path });
+    const put = (key: string, value: string) => store.txn([], [{ kind: 'put', key, value }]);
+    await put('/a', '1'); // 1
+    await put('/a', '2'); // 2
+    await put('/b', '1'); // 3
+    await store.txn([], [{ kind: 'delete', key: '/b' }]); // 4
+    await put('/a', '3'); // 5
+    await put('/c', '1'); // 6
+    await store.compact(4);
+    await store.close();
+    const db = new Database(path, { readonly: true });
+    try {
+      const rows = db.prepare<[], { name: string; revision: number; deleted: number }>('SELECT name, revision, deleted FROM log ORDER BY id').all();
+      // /a@2 is in force at 4 and is the prevKv of /a@5: kept. /a@1 and /b (put, then deleted at 4): gone.
+      expect(rows).toEqual([
+        { name: '/a', revision: 2, deleted: 0 },
+        { name: '/a', revision: 5, deleted: 0 },
+        { name: '/c', revision: 6, deleted: 0 },
+      ]);
+      expect(db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'compact_revision'").get()?.value).toBe(4);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('an acknowledged write survives the writer being killed with SIGKILL', async () => {
+    const path = join(dir, 'store.db');
+    const script = join(dir, 'writer.mts');
+    const source = fileURLToPath(new URL('./sqlite-store.ts', import.meta.url));
+    // The child writes keys one txn at a time and prints each revision once txn() resolved.
+    writeFileSync(
+      script,
+      `import { openSqliteStore } from ${JSON.stringify(source)};
+const store = openSqliteStore({ path: ${JSON.stringify(path)} });
+for (let i = 0; i < 100000; i++) {
+  const r = await store.txn([], [{ kind: 'put', key: '/k/' + String(i).padStart(6, '0'), value: 'v' + i }]);
+  process.stdout.write(r.revision + '\\n');
+}
+`,
+    );
+    // One process (node with tsx's loader, not the tsx wrapper), so that SIGKILL hits the writer.
+    const loader = new URL('../../../../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+    const child = spawn(process.execPath, ['--import', loader, script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let acked = 0;
+    let buffered = '';
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const deadline = setTimeout(() => reject(new Error(`writer acknowledged only ${acked} writes in 30 s`)), 30_000);
+        child.stdout.on('data', (chunk: Buffer) => {
+          buffered += chunk.toString('utf8');
+          const lines = buffered.split('\n');
+          buffered = lines.pop() ?? '';
+          for (const line of lines) acked = Math.max(acked, Number(line));
+          if (acked >= 200) {
+            clearTimeout(deadline);
+            child.kill('SIGKILL');
+            resolve();
+          }
+        });
+        child.once('exit', () => {
+          clearTimeout(deadline);
+          if (acked < 200) reject(new Error(`writer exited after ${acked} writes`));
+        });
+      });
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    const store = openSqliteStore({ path });
+    try {
+      const revision = await store.revision();
+      expect(revision).toBeGreaterThanOrEqual(acked);
+      const kvs = (await store.range('/k/')).kvs;
+      expect(kvs.length).toBe(revision);
+      expect(kvs.slice(0, acked).every((kv, i) => kv.key === `/k/${String(i).padStart(6, '0')}` && kv.modRevision === i + 1)).toBe(true);
+      expect((await store.txn([], [{ kind: 'put', key: '/after', value: 'x' }])).revision).toBe(revision + 1);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,443 @@
+// The SQLite backend, kubesvc's embedded default: etcd v3's model over one append-only log
+// table (schema.ts), through better-sqlite3.
+//
+// - Every write is one SQLite transaction (BEGIN IMMEDIATE ... COMMIT). txn(), revoke() and
+//   compact() resolve only after their COMMIT returned, so an acknowledged write is in the
+//   database file (its WAL); see the README's "Durability" for what `synchronous` promises.
+// - One process serves one database file: the connection takes SQLite's EXCLUSIVE locking mode,
+//   so a second process opening the same file fails at once with "database is locked" instead
+//   of writing behind the first one's watches. Watches are fanned out in process, right after
+//   each commit; a watch from a past revision replays the log table first, synchronously,
+//   so there is no gap between history and live events.
+// - Lease expiry runs on the injected Clock's timers. On open, every stored lease gets a fresh
+//   TTL from now, as etcd's lessor does when it is promoted after a restart
+//   (upstream: etcd server/lease/lessor.go Promote, "refresh the expiries of all leases").
+import Database from 'better-sqlite3';
+import type { Clock } from '../../clock.js';
+import { systemClock } from '../../system-clock.js';
+import { ErrCompacted, ErrFutureRevision, ErrLeaseNotFound, ErrStoreClosed } from '../errors.js';
+import { compareKeys } from '../key-order.js';
+import { checkDuplicateWrites, compareHolds } from '../txn-rules.js';
+import type {
+  Compare,
+  GetResult,
+  KeyValue,
+  Lease,
+  LeaseId,
+  RangeOptions,
+  RangeResult,
+  Store,
+  TxnOp,
+  TxnOpResult,
+  TxnResult,
+  Watch,
+  WatchEvent,
+  WatchOptions,
+} from '../types.js';
+import { WatchHub, WatchStream } from '../watch-stream.js';
+import { SCHEMA, type LogRow } from './schema.js';
+
+/**
+ * SQLite's `synchronous` setting in WAL mode.
+ * - 'NORMAL' (the default): a commit is durable against a crash of the process (the WAL is in
+ *   the operating system's page cache once COMMIT returns), and the database is never corrupted;
+ *   a power loss or kernel crash may lose the last commits before a checkpoint.
+ * - 'FULL': the WAL is fsync'd at every commit, so a commit also survives a power loss, at the
+ *   cost of one fsync per write.
+ */
+export type SqliteSynchronous = 'NORMAL' | 'FULL';
+
+export interface SqliteStoreOptions {
+  /** The database file; created if missing. */
+  readonly path: string;
+  /** Drives lease expiry. Default: the system clock. */
+  readonly clock?: Clock;
+  /** Default 'NORMAL' (see SqliteSynchronous). */
+  readonly synchronous?: SqliteSynchronous;
+}
+
+interface PrevColumns {
+  readonly p_revision: number | null;
+  readonly p_deleted: number | null;
+  readonly p_create_revision: number | null;
+  readonly p_version: number | null;
+  readonly p_lease: number | null;
+  readonly p_value: string | null;
+}
+
+type EventRow = LogRow & PrevColumns;
+
+const NO_UPPER = '';
+
+/** The smallest string above every key that starts with `prefix`, or '' when there is none we can form. */
+function prefixEnd(prefix: string): string {
+  if (prefix === '') return NO_UPPER;
+  const last = prefix.charCodeAt(prefix.length - 1);
+  // Incrementing a code unit keeps UTF-8 byte order outside the surrogates and U+FFFF.
+  if (last < 0xd7ff || (last >= 0xe000 && last < 0xffff)) return prefix.slice(0, -1) + String.fromCharCode(last + 1);
+  return NO_UPPER;
+}
+
+function toKv(row: LogRow): KeyValue {
+  const kv = { key: row.name, value: row.value, createRevision: row.create_revision, modRevision: row.revision, version: row.version };
+  return row.lease === 0 ? kv : { ...kv, lease: String(row.lease) };
+}
+
+function prevKvOf(row: EventRow): KeyValue | undefined {
+  if (row.p_revision === null || row.p_deleted !== 0) return undefined;
+  const kv = {
+    key: row.name,
+    value: row.p_value ?? '',
+    createRevision: row.p_create_revision ?? 0,
+    modRevision: row.p_revision,
+    version: row.p_version ?? 0,
+  };
+  return row.p_lease === null || row.p_lease === 0 ? kv : { ...kv, lease: String(row.p_lease) };
+}
+
+function eventOf(row: EventRow): WatchEvent {
+  const prevKv = prevKvOf(row);
+  const kv: KeyValue =
+    row.deleted !== 0 ? { key: row.name, value: '', createRevision: 0, modRevision: row.revision, version: 0 } : toKv(row);
+  return { type: row.deleted !== 0 ? 'delete' : 'put', kv, ...(prevKv === undefined ? {} : { prevKv }) };
+}
+
+/** Opens (creating if needed) the SQLite store at `options.path`. */
+export function openSqliteStore(options: SqliteStoreOptions): Store {
+  return new SqliteStore(options);
+}
+
+class SqliteStore implements Store {
+  readonly backend = 'sqlite' as const;
+  private readonly db: Database.Database;
+  private readonly clock: Clock;
+  private closed = false;
+  private current: number;
+  private compacted: number;
+  private readonly leases = new Map<LeaseId, { readonly ttlSeconds: number; cancelTimer: () => void }>();
+  private readonly hub = new WatchHub();
+  private readonly q;
+
+  constructor(options: SqliteStoreOptions) {
+    this.clock = options.clock ?? systemClock;
+    const db = new Database(options.path, { timeout: 0 });
+    try {
+      db.pragma('locking_mode = EXCLUSIVE');
+      // auto_vacuum only takes effect on a new database (before the first table): it lets
+      // compaction hand freed pages back to the file system.
+      db.pragma('auto_vacuum = INCREMENTAL');
+      const mode = db.pragma('journal_mode = WAL', { simple: true });
+      if (mode !== 'wal') throw new Error(`sqlite store: could not switch ${options.path} to WAL mode (got ${String(mode)})`);
+      db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
+      db.exec(SCHEMA);
+    } catch (error) {
+      db.close();
+      if (error instanceof Error && /database is locked/.test(error.message)) {
+        throw new Error(`sqlite store: ${options.path} is in use by another process (one process serves one SQLite file)`, { cause: error });
+      }
+      throw error;
+    }
+    this.db = db;
+    this.q = {
+      meta: db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?'),
+      setMeta: db.prepare<[number, string]>('UPDATE meta SET value = ? WHERE name = ?'),
+      latest: db.prepare<[string], LogRow>('SELECT * FROM log WHERE name = ? ORDER BY revision DESC LIMIT 1'),
+      at: db.prepare<[string, number], LogRow>('SELECT * FROM log WHERE name = ? AND revision <= ? ORDER BY revision DESC LIMIT 1'),
+      range: db.prepare<{ start: string; end: string; rev: number; limit: number }, LogRow>(
+        `SELECT l.* FROM log l
+         JOIN (SELECT name, MAX(revision) AS r FROM log WHERE name >= @start AND name < @end AND revision <= @rev GROUP BY name) m
+           ON l.name = m.name AND l.revision = m.r
+         WHERE l.deleted = 0 ORDER BY l.name LIMIT @limit`,
+      ),
+      rangeOpen: db.prepare<{ start: string; rev: number; limit: number }, LogRow>(
+        `SELECT l.* FROM log l
+         JOIN (SELECT name, MAX(revision) AS r FROM log WHERE name >= @start AND revision <= @rev GROUP BY name) m
+           ON l.name = m.name AND l.revision = m.r
+         WHERE l.deleted = 0 ORDER BY l.name LIMIT @limit`,
+      ),
+      insert: db.prepare<[number, string, number, number, number, number, number, number, string, string]>(
+        `INSERT INTO log (revision, name, created, deleted, create_revision, prev_revision, version, lease, value, old_value)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      events: db.prepare<{ from: number }, EventRow>(
+        `SELECT l.*, p.revision AS p_revision, p.deleted AS p_deleted, p.create_revision AS p_create_revision,
+                p.version AS p_version, p.lease AS p_lease, p.value AS p_value
+         FROM log l LEFT JOIN log p ON p.name = l.name AND p.revision = l.prev_revision
+         WHERE l.id >= (SELECT MIN(id) FROM log WHERE revision >= @from)
+         ORDER BY l.id`,
+      ),
+      leaseKeys: db.prepare<[number], LogRow>(
+        `SELECT l.* FROM log l
+         WHERE l.lease = ? AND l.deleted = 0 AND l.revision = (SELECT MAX(revision) FROM log m WHERE m.name = l.name)
+         ORDER BY l.name`,
+      ),
+      leases: db.prepare<[], { id: number; ttl_seconds: number }>('SELECT id, ttl_seconds FROM lease'),
+      insertLease: db.prepare<[number]>('INSERT INTO lease (ttl_seconds) VALUES (?)'),
+      deleteLease: db.prepare<[number]>('DELETE FROM lease WHERE id = ?'),
+      compact: db.prepare<{ c: number }>(
+        `DELETE FROM log WHERE id IN (
+           SELECT p.id FROM log l JOIN log p ON p.name = l.name AND p.revision = l.prev_revision WHERE l.revision <= @c
+           UNION
+           SELECT id FROM log WHERE deleted != 0 AND revision <= @c)`,
+      ),
+    };
+    this.current = this.q.meta.get('revision')?.value ?? 0;
+    this.compacted = this.q.meta.get('compact_revision')?.value ?? 0;
+    for (const row of this.q.leases.all()) {
+      const id = String(row.id);
+      const state = { ttlSeconds: row.ttl_seconds, cancelTimer: () => undefined };
+      this.leases.set(id, state);
+      this.arm(id);
+    }
+  }
+
+  private open(): void {
+    if (this.closed) throw new ErrStoreClosed();
+  }
+
+  private readRevision(revision: number | undefined): number {
+    if (revision === undefined || revision <= 0) return this.current;
+    if (revision > this.current) throw new ErrFutureRevision(revision);
+    if (revision < this.compacted) throw new ErrCompacted(revision, this.compacted);
+    return revision;
+  }
+
+  private latest(key: string): LogRow | undefined {
+    const row = this.q.latest.get(key);
+    return row === undefined || row.deleted !== 0 ? undefined : row;
+  }
+
+  get(key: string, options: { readonly revision?: number } = {}): Promise<GetResult> {
+    try {
+      this.open();
+      const revision = this.readRevision(options.revision);
+      const row = revision === this.current ? this.q.latest.get(key) : this.q.at.get(key, revision);
+      return Promise.resolve(row === undefined || row.deleted !== 0 ? { revision } : { kv: toKv(row), revision });
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  range(prefix: string, options: RangeOptions = {}): Promise<RangeResult> {
+    try {
+      this.open();
+      const revision = this.readRevision(options.revision);
+      const limit = options.limit !== undefined && options.limit > 0 ? options.limit : -1;
+      const start = options.continueKey !== undefined && compareKeys(options.continueKey, prefix) > 0 ? options.continueKey : prefix;
+      const end = prefixEnd(prefix);
+      // One row more than asked says whether there is more.
+      const sqlLimit = limit < 0 ? -1 : limit + 1;
+      const rows = end === NO_UPPER ? this.q.rangeOpen.all({ start, rev: revision, limit: sqlLimit }) : this.q.range.all({ start, end, rev: revision, limit: sqlLimit });
+      const kvs: KeyValue[] = [];
+      let more = false;
+      for (const row of rows) {
+        if (!row.name.startsWith(prefix)) continue;
+        if (limit >= 0 && kvs.length >= limit) {
+          more = true;
+          break;
+        }
+        kvs.push(toKv(row));
+      }
+      return Promise.resolve({ kvs, more, revision });
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  private insertPut(revision: number, key: string, value: string, lease: LeaseId | undefined, prev: LogRow | undefined, prevRevision: number): KeyValue {
+    const createRevision = prev === undefined ? revision : prev.create_revision;
+    const version = prev === undefined ? 1 : prev.version + 1;
+    this.q.insert.run(revision, key, prev === undefined ? 1 : 0, 0, createRevision, prevRevision, version, lease === undefined ? 0 : Number(lease), value, prev?.value ?? '');
+    const kv = { key, value, createRevision, modRevision: revision, version };
+    return lease === undefined ? kv : { ...kv, lease };
+  }
+
+  private insertDelete(revision: number, prev: LogRow): WatchEvent {
+    // As kine does, the tombstone row carries the deleted value (value and old_value).
+    this.q.insert.run(revision, prev.name, 0, 1, prev.create_revision, prev.revision, prev.version, prev.lease, prev.value, prev.value);
+    return { type: 'delete', kv: { key: prev.name, value: '', createRevision: 0, modRevision: revision, version: 0 }, prevKv: toKv(prev) };
+  }
+
+  private setRevision(revision: number): void {
+    this.q.setMeta.run(revision, 'revision');
+  }
+
+  txn(compares: readonly Compare[], onSuccess: readonly TxnOp[], onFailure: readonly TxnOp[] = []): Promise<TxnResult> {
+    try {
+      this.open();
+      const run = this.db.transaction(() => {
+        const succeeded = compares.every((c) => {
+          const row = this.latest(c.key);
+          return compareHolds(c, row === undefined ? undefined : toKv(row));
+        });
+        const ops = succeeded ? onSuccess : onFailure;
+        checkDuplicateWrites(ops);
+        for (const op of ops) {
+          if (op.kind === 'put' && op.lease !== undefined && !this.leases.has(op.lease)) throw new ErrLeaseNotFound(op.lease);
+        }
+        const revision = this.current + 1;
+        const events: WatchEvent[] = [];
+        const results = ops.map((op): TxnOpResult => {
+          switch (op.kind) {
+            case 'get': {
+              const row = this.latest(op.key);
+              return row === undefined ? { kind: 'get' } : { kind: 'get', kv: toKv(row) };
+            }
+            case 'put': {
+              // The row in force may be a tombstone: a re-create points at it, as in kine.
+              const last = this.q.latest.get(op.key);
+              const prev = last === undefined || last.deleted !== 0 ? undefined : last;
+              const kv = this.insertPut(revision, op.key, op.value, op.lease, prev, last?.revision ?? 0);
+              const prevKv = prev === undefined ? undefined : toKv(prev);
+              events.push(prevKv === undefined ? { type: 'put', kv } : { type: 'put', kv, prevKv });
+              return prevKv === undefined ? { kind: 'put' } : { kind: 'put', prevKv };
+            }
+            case 'delete': {
+              const prev = this.latest(op.key);
+              if (prev === undefined) return { kind: 'delete', deleted: 0 };
+              events.push(this.insertDelete(revision, prev));
+              return { kind: 'delete', deleted: 1, prevKv: toKv(prev) };
+            }
+          }
+        });
+        if (events.length > 0) this.setRevision(revision);
+        return { succeeded, results, events, revision };
+      });
+      const { succeeded, results, events, revision } = run.immediate();
+      // Committed: now the write is acknowledged, and the watches hear of it.
+      if (events.length > 0) {
+        this.current = revision;
+        this.hub.publish(events);
+      }
+      return Promise.resolve({ succeeded, revision: this.current, results });
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  watch(prefix: string, options: WatchOptions = {}): Watch {
+    const stream = new WatchStream((s) => this.hub.remove(s));
+    if (this.closed) {
+      stream.fail(new ErrStoreClosed());
+      return stream;
+    }
+    const from = options.fromRevision;
+    if (from !== undefined && from > 0) {
+      if (from <= this.compacted) {
+        stream.fail(new ErrCompacted(from, this.compacted));
+        return stream;
+      }
+      if (from <= this.current) {
+        for (const row of this.q.events.iterate({ from })) if (row.name.startsWith(prefix)) stream.push(eventOf(row));
+      }
+    }
+    this.hub.add(prefix, stream);
+    return stream;
+  }
+
+  private arm(id: LeaseId): void {
+    const state = this.leases.get(id);
+    if (state === undefined) return;
+    state.cancelTimer();
+    state.cancelTimer = this.clock.setTimer(this.clock.now() + state.ttlSeconds * 1000, () => {
+      if (this.closed || this.leases.get(id) !== state) return;
+      try {
+        this.expire(id);
+      } catch {
+        // The database refused the write (a full disk, say): the lease stays, and expiry is
+        // tried again in a second, as etcd's lessor retries a failed revoke.
+        state.cancelTimer = this.clock.setTimer(this.clock.now() + 1000, () => {
+          if (!this.closed && this.leases.get(id) === state) this.arm(id);
+        });
+      }
+    });
+  }
+
+  grant(ttlSeconds: number): Promise<Lease> {
+    try {
+      this.open();
+      if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1) throw new RangeError(`lease TTL must be a whole number of seconds >= 1, got ${ttlSeconds}`);
+      const id = String(this.q.insertLease.run(ttlSeconds).lastInsertRowid);
+      this.leases.set(id, { ttlSeconds, cancelTimer: () => undefined });
+      this.arm(id);
+      return Promise.resolve({ id, ttlSeconds });
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  keepAlive(id: LeaseId): Promise<Lease> {
+    try {
+      this.open();
+      const state = this.leases.get(id);
+      if (state === undefined) throw new ErrLeaseNotFound(id);
+      this.arm(id);
+      return Promise.resolve({ id, ttlSeconds: state.ttlSeconds });
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  revoke(id: LeaseId): Promise<void> {
+    try {
+      this.open();
+      if (!this.leases.has(id)) throw new ErrLeaseNotFound(id);
+      this.expire(id);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  /** Deletes the lease and its keys in one transaction and one revision, keys in order (etcd's lessor.Revoke). */
+  private expire(id: LeaseId): void {
+    const run = this.db.transaction(() => {
+      const revision = this.current + 1;
+      const events = this.q.leaseKeys.all(Number(id)).map((row) => this.insertDelete(revision, row));
+      this.q.deleteLease.run(Number(id));
+      if (events.length > 0) this.setRevision(revision);
+      return { events, revision };
+    });
+    const { events, revision } = run.immediate();
+    const state = this.leases.get(id);
+    state?.cancelTimer();
+    this.leases.delete(id);
+    if (events.length > 0) {
+      this.current = revision;
+      this.hub.publish(events);
+    }
+  }
+
+  compact(revision: number): Promise<void> {
+    try {
+      this.open();
+      if (revision > this.current) throw new ErrFutureRevision(revision);
+      if (revision <= this.compacted) throw new ErrCompacted(revision, this.compacted);
+      this.db
+        .transaction(() => {
+          this.q.compact.run({ c: revision });
+          this.q.setMeta.run(revision, 'compact_revision');
+        })
+        .immediate();
+      this.compacted = revision;
+      // Give the freed pages back to the file system.
+      this.db.pragma('incremental_vacuum');
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  revision(): Promise<number> {
+    return this.closed ? Promise.reject(new ErrStoreClosed()) : Promise.resolve(this.current);
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    for (const state of this.leases.values()) state.cancelTimer();
+    this.hub.closeAll();
+    this.db.close();
+    return Promise.resolve();
+  }
+}

@@ -160,7 +160,7 @@ describe('bad input gets a clear error and nothing is written', () => {
   it('routes every verb', async () => {
     const { registry } = await setup();
     const list = await dispatch(registry, { verb: 'list', resource: 'services', namespace: 'default' });
-    expect(list.ok && (list.value.body as { items: unknown[] }).items.length).toBe(1);
+    expect(list.ok && (list.value.body as unknown as { items: unknown[] }).items.length).toBe(1);
     const patch = await dispatch(registry, { verb: 'patch', resource: 'services', namespace: 'default', name: 'taken', patchType: 'application/merge-patch+json', body: '{"metadata":{"labels":{"a":"b"}}}' });
     expect(patch.ok).toBe(true);
     const del = await dispatch(registry, { verb: 'delete', resource: 'services', namespace: 'default', name: 'taken' });

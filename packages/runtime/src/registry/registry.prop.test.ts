@@ -21,7 +21,7 @@ const TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName', 'Headles
 type SvcType = (typeof TYPES)[number];
 
 type Command =
-  | { readonly op: 'create'; readonly name: string; readonly type: SvcType; readonly ip?: number; readonly port?: number; readonly crash?: boolean }
+  | { readonly op: 'create'; readonly name: string; readonly type: SvcType; readonly ip?: number | undefined; readonly port?: number | undefined; readonly crash?: boolean }
   | { readonly op: 'update'; readonly name: string; readonly type: SvcType; readonly crash?: boolean }
   | { readonly op: 'delete'; readonly name: string; readonly crash?: boolean }
   | { readonly op: 'repair' }
@@ -37,7 +37,7 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ op: 'restart' as const }) },
 );
 
-function serviceOf(c: { name: string; type: SvcType; ip?: number; port?: number }): Service {
+function serviceOf(c: { name: string; type: SvcType; ip?: number | undefined; port?: number | undefined }): Service {
   const spec: NonNullable<Service['spec']> = { selector: { app: c.name }, ports: [{ port: 80 }, { port: 53, protocol: 'UDP' }] };
   if (c.type === 'ExternalName') return { apiVersion: 'v1', kind: 'Service', metadata: { name: c.name }, spec: { type: 'ExternalName', externalName: 'example.com' } };
   if (c.type === 'Headless') spec.clusterIP = 'None';

@@ -140,10 +140,10 @@ describe('create', () => {
 
   it('generateName appends 5 characters of the upstream alphabet', async () => {
     const { registry } = await setup();
-    const a = must(await registry.create('services', 'default', { ...svc(''), metadata: { generateName: 'web-' } }));
+    const a = must(await registry.create<Service>('services', 'default', { ...svc(''), metadata: { generateName: 'web-' } }));
     const name = a.metadata.name ?? '';
     expect(name).toMatch(new RegExp(`^web-[${NAME_ALPHABET}]{5}$`));
-    const b = must(await registry.create('services', 'default', { ...svc(''), metadata: { generateName: 'web-' } }));
+    const b = must(await registry.create<Service>('services', 'default', { ...svc(''), metadata: { generateName: 'web-' } }));
     expect(b.metadata.name).not.toBe(name);
   });
 
@@ -175,7 +175,7 @@ describe('create', () => {
     const pod: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
     const p = must(await registry.create('pods', 'default', pod));
     expect(p.status).toEqual({ phase: 'Pending' });
-    expect(p.spec['containers']).toEqual([{ name: 'c', image: 'nginx' }]);
+    expect(p.spec?.['containers']).toEqual([{ name: 'c', image: 'nginx' }]);
   });
 });
 
@@ -217,12 +217,12 @@ describe('update', () => {
     const port = v2.spec?.ports?.[0]?.nodePort ?? 0;
     expect(port).toBeGreaterThanOrEqual(30000);
     expect(await rangePorts(store)).toEqual([port]);
-    const v3 = must(await registry.update('services', 'default', 'web', { ...v2, spec: { ...v2.spec, type: 'ClusterIP', ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }] } }));
+    const v3 = must(await registry.update<Service>('services', 'default', 'web', { ...v2, spec: { ...v2.spec, type: 'ClusterIP', ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }] } }));
     expect(v3.spec?.ports?.[0]?.nodePort).toBeUndefined();
     expect(await rangePorts(store)).toEqual([]);
     expect(await rangeIPs(store)).toEqual([v1.spec?.clusterIP]);
     const v4 = must(
-      await registry.update('services', 'default', 'web', { ...v3, spec: { type: 'ExternalName', externalName: 'example.com', ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }] } }),
+      await registry.update<Service>('services', 'default', 'web', { ...v3, spec: { type: 'ExternalName', externalName: 'example.com', ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }] } }),
     );
     expect(v4.spec?.clusterIP).toBeUndefined();
     expect(await rangeIPs(store)).toEqual([]);

@@ -7,5 +7,6 @@ import { allocatorsSuite } from './allocators.js';
 import { discoverySuite } from './discovery.js';
 import { proxyIptablesSuite } from './proxy-iptables.js';
 import { proxyUserspaceSuite } from './proxy-userspace.js';
+import { runtimeSuite } from './runtime.js';
 
-export const suites: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>> = [allocatorsSuite, discoverySuite, proxyIptablesSuite, proxyUserspaceSuite];
+export const suites: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>> = [allocatorsSuite, discoverySuite, proxyIptablesSuite, proxyUserspaceSuite, runtimeSuite];

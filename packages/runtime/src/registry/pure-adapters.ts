@@ -32,6 +32,8 @@ import {
   allocateIP,
   allocateNextIP,
   hasIP,
+  ipAllocatorSnapshotData,
+  ipOffset,
   ipAllocatorFromSnapshot,
   newIPAllocator,
   releaseIP,
@@ -46,6 +48,7 @@ import {
 import {
   allocateNextPort,
   allocatePort,
+  portAllocatorSnapshotData,
   collectServiceNodePorts,
   formatPortRange,
   hasPort,
@@ -327,6 +330,34 @@ export function holdsNodePort(allocator: PortAllocator, port: number): boolean {
 /** Wraps: snapshotPortAllocator. */
 export function portAllocatorSnapshot(allocator: PortAllocator): RangeAllocation {
   return snapshotPortAllocator(allocator);
+}
+
+// --- Snapshot bytes, kept up to date by the bit --------------------------------------------
+// Encoding a /16's snapshot from the persistent bitmap costs far more than the allocation. The
+// registry keeps each range's bytes (upstream's encoding: the bit set as a big-endian integer,
+// offset 0 the lowest bit of the last byte) at full length, flips the bits an operation
+// changed, and drops the leading zero bytes when it writes. Only the offsets come from here.
+
+/** The full-length snapshot bytes of an allocator. Wraps: ipAllocatorSnapshotData, portAllocatorSnapshotData. */
+export function fullSnapshotBytes(allocator: IPAllocator | PortAllocator): { readonly range: string; readonly bytes: Uint8Array } {
+  const isIP = 'range' in allocator;
+  const data = isIP ? ipAllocatorSnapshotData(allocator) : portAllocatorSnapshotData(allocator);
+  const size = Math.ceil((isIP ? allocator.range.max : allocator.portRange.size) / 8);
+  const bytes = new Uint8Array(size);
+  bytes.set(data.data, size - data.data.length);
+  return { range: data.range, bytes };
+}
+
+/** The bit offset of an IP (text) in the allocator's range, or -1. Wraps: parseIPSloppy, ipOffset. */
+export function clusterIPOffset(allocator: IPAllocator, ip: string): number {
+  const parsed = parseIPSloppy(ip);
+  return parsed.ok ? ipOffset(allocator.range, parsed.value) : -1;
+}
+
+/** The bit offset of a node port, or -1. */
+export function nodePortOffset(allocator: PortAllocator, port: number): number {
+  const offset = port - allocator.portRange.base;
+  return offset >= 0 && offset < allocator.portRange.size ? offset : -1;
 }
 
 // --- Repair ----------------------------------------------------------------------------------

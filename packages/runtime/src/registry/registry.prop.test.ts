@@ -3,8 +3,8 @@
 // INV-SYS-UNIQUE, INV-SYS-NOLEAK-ON-ERROR and INV-SYS-LEAK3 in docs/invariants.md.
 import { fc, test } from '@fast-check/vitest';
 import { formatIP, type RangeAllocation, type Service } from '@kubesvc/api-types';
-import { allocatedIPs, ipAllocatorFromSnapshot } from '@kubesvc/ipallocator';
-import { allocatedPorts, portAllocatorFromSnapshot } from '@kubesvc/portallocator';
+import { allocatedIPs, ipAllocatorFromSnapshot, snapshotIPAllocator } from '@kubesvc/ipallocator';
+import { allocatedPorts, portAllocatorFromSnapshot, snapshotPortAllocator } from '@kubesvc/portallocator';
 import { expect } from 'vitest';
 import { openMemoryStore } from '../store/memory/memory-store.js';
 import type { Store } from '../store/types.js';
@@ -166,6 +166,13 @@ async function checkUnique(h: Harness): Promise<void> {
   }
   // Everything a live Service holds is allocated in the range objects.
   const range = await held(h.store);
+  // The registry writes the snapshot bytes it keeps bit by bit: they are the allocator's own encoding.
+  const ipKv = (await h.store.get(SERVICE_IPS_KEY)).kv;
+  const portKv = (await h.store.get(SERVICE_NODE_PORTS_KEY)).kv;
+  const ipA = ipAllocatorFromSnapshot(JSON.parse(ipKv?.value ?? '') as RangeAllocation);
+  const portA = portAllocatorFromSnapshot(JSON.parse(portKv?.value ?? '') as RangeAllocation);
+  expect(ipA.ok && JSON.stringify(snapshotIPAllocator(ipA.allocator))).toBe(ipKv?.value);
+  expect(portA.ok && JSON.stringify(snapshotPortAllocator(portA.allocator))).toBe(portKv?.value);
   for (const ip of ips) expect(range.ips).toContain(ip);
   for (const p of services.flatMap(portsOf)) expect(range.ports).toContain(p.port);
 }

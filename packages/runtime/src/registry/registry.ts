@@ -36,7 +36,10 @@ import {
 import { formatTimestamp, generateName, generateUID } from './names.js';
 import { DEFAULT_PATCHERS, type Patcher, type PatchType } from './patch.js';
 import {
+  clusterIPOffset,
   clusterNetworking,
+  fullSnapshotBytes,
+  nodePortOffset,
   ipAllocatorOf,
   ipAllocatorSnapshot,
   portAllocatorOf,
@@ -63,7 +66,7 @@ import {
   type ResourceInfo,
   type ResourceName,
 } from './resources.js';
-import { heldBy, isEmpty, planCreate, planUpdate, release, type AllocState, type Held, type PlanResult } from './service-alloc.js';
+import { heldBy, isEmpty, NOTHING, planCreate, planUpdate, release, type AllocState, type Held, type PlanResult } from './service-alloc.js';
 
 export type RegistryResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ApiError };
 
@@ -163,6 +166,30 @@ interface RangeView {
   readonly state: AllocState;
   /** The modRevision each range key had (0: absent), for the CAS. */
   readonly revisions: ReadonlyMap<string, number>;
+  /** Each key's snapshot bytes at full length, once computed (see fullSnapshotBytes). */
+  readonly mirrors: ({ readonly range: string; readonly bytes: Uint8Array } | undefined)[];
+}
+
+/** What an operation set and cleared, to flip in the snapshot bytes. */
+interface Delta {
+  readonly set: Held;
+  readonly clear: Held;
+}
+
+/** The stored RangeAllocation for full-length bytes: leading zero bytes dropped, standard base64. */
+function encodeRange(range: string, bytes: Uint8Array): string {
+  let first = 0;
+  while (first < bytes.length && bytes[first] === 0) first++;
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset + first, bytes.length - first).toString('base64');
+  return JSON.stringify({ apiVersion: 'v1', kind: 'RangeAllocation', metadata: {}, range, data });
+}
+
+function flip(bytes: Uint8Array, offset: number, on: boolean): void {
+  if (offset < 0) return;
+  const index = bytes.length - 1 - (offset >> 3);
+  const mask = 1 << (offset & 7);
+  const b = bytes[index] ?? 0;
+  bytes[index] = on ? b | mask : b & ~mask;
 }
 
 export class Registry {
@@ -648,7 +675,7 @@ export class Registry {
     }
     const ports = portAllocatorOf(this.net.portRange, stored[stored.length - 1]);
     if (!ports.ok) return fail(internalError(adapterMessage(ports.error)));
-    return ok({ state: { ips, ports: ports.value }, revisions });
+    return ok({ state: { ips, ports: ports.value }, revisions, mirrors: [] });
   }
 
   /**
@@ -670,7 +697,7 @@ export class Registry {
       if (isEmpty(planned.allocated)) {
         return ok({ service: planned.service, held: planned.allocated, toRelease: planned.toRelease });
       }
-      const written = await this.writeRanges(keys, view, planned.state, 'allocate');
+      const written = await this.writeRanges(keys, view, planned.state, { set: planned.allocated, clear: NOTHING }, 'allocate');
       if (written.ok) {
         this.rangeCache = written.value;
         return ok({ service: planned.service, held: planned.allocated, toRelease: planned.toRelease });
@@ -684,17 +711,35 @@ export class Registry {
     keys: readonly string[],
     view: RangeView,
     next: AllocState,
+    delta: Delta,
     what: string,
   ): Promise<{ ok: true; value: RangeView } | { ok: false; fresh: RangeView | undefined }> {
     const compares: Compare[] = [];
     const puts: TxnOp[] = [];
-    const snapshots = [...next.ips.map((a) => ipAllocatorSnapshot(a)), portAllocatorSnapshot(next.ports)];
     const current = [...view.state.ips, view.state.ports];
     const nextAll = [...next.ips, next.ports];
+    const mirrors = [...view.mirrors];
+    const portIndex = keys.length - 1;
     keys.forEach((key, i) => {
-      if (current[i] === nextAll[i]) return;
+      const before = current[i];
+      if (before === undefined || before === nextAll[i]) return;
+      // The bytes before, then the bits this operation flipped.
+      const base = mirrors[i] ?? fullSnapshotBytes(before);
+      const bytes = base.bytes.slice();
+      const apply = (held: Held, on: boolean) => {
+        if (i === portIndex) {
+          for (const port of held.ports) flip(bytes, nodePortOffset(view.state.ports, port), on);
+        } else {
+          const allocator = view.state.ips[i];
+          if (allocator === undefined) return;
+          for (const { family, ip } of held.ips) if (this.net.families[i] === family) flip(bytes, clusterIPOffset(allocator, ip), on);
+        }
+      };
+      apply(delta.set, true);
+      apply(delta.clear, false);
+      mirrors[i] = { range: base.range, bytes };
       compares.push({ key, target: 'modRevision', op: '=', value: view.revisions.get(key) ?? 0 });
-      puts.push({ kind: 'put', key, value: JSON.stringify(snapshots[i]) });
+      puts.push({ kind: 'put', key, value: encodeRange(base.range, bytes) });
     });
     if (puts.length === 0) return { ok: true, value: view };
     this.rangeCache = undefined;
@@ -705,7 +750,7 @@ export class Registry {
     }
     const revisions = new Map(view.revisions);
     for (const op of puts) if (op.kind === 'put') revisions.set(op.key, r.revision);
-    return { ok: true, value: { state: next, revisions } };
+    return { ok: true, value: { state: next, revisions, mirrors } };
   }
 
   /** Gives `held` back with a CAS, retried on conflict. */
@@ -718,7 +763,7 @@ export class Registry {
         if (!read.ok) return;
         view = read.value;
       }
-      const written = await this.writeRanges(keys, view, release(view.state, held, this.net), 'release');
+      const written = await this.writeRanges(keys, view, release(view.state, held, this.net), { set: NOTHING, clear: held }, 'release');
       if (written.ok) {
         this.rangeCache = written.value;
         return;

@@ -155,7 +155,7 @@ export function internalError(why: string): ApiError<'InternalError'> {
   return make({ tag: 'InternalError', code: 500, message: `Internal error occurred: ${why}`, details: { causes: [{ message: why }] } }) as ApiError<'InternalError'>;
 }
 
-/** The apiserver's request body limit, 3 MiB (upstream: DefaultMaxRequestSizeBytes... MaxRequestBodyBytes). */
+/** The apiserver's request body limit, 3 MiB (upstream: staging/src/k8s.io/apiserver/pkg/server/config.go, MaxRequestBodyBytes). */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
 export function requestEntityTooLargeError(limit: number): ApiError<'RequestEntityTooLarge'> {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openMemoryStore, openSqliteStore, type Store, type WatchEvent } from '@kubesvc/runtime';
 import type { BenchSuite, BenchTask } from './harness.js';
+import { registryTasks } from './runtime-registry.js';
 
 const SERVICES = 10_000;
 const BATCH = 100;
@@ -182,6 +183,7 @@ export function runtimeSuite(): BenchSuite {
       putTask('sqlite: put one Service (synchronous=NORMAL)', sqlite),
       putTask('sqlite: put one Service (synchronous=FULL)', (dir) => openSqliteStore({ path: join(dir, 'store.db'), synchronous: 'FULL' })),
       listTask(),
+      ...registryTasks(),
     ],
   };
 }

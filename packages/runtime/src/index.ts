@@ -1,5 +1,5 @@
 // Public API of @kubesvc/runtime: the store (etcd v3's model) with its memory and SQLite
-// backends, its typed errors, and the clocks the shell runs on.
+// backends, its typed errors, the clocks the shell runs on, and the registry.
 export type { CancelTimer, Clock } from './clock.js';
 export { systemClock } from './system-clock.js';
 export { virtualClock } from './virtual-clock.js';
@@ -28,3 +28,4 @@ export { openMemoryStore } from './store/memory/memory-store.js';
 export type { MemoryStoreOptions } from './store/memory/memory-store.js';
 export { openSqliteStore } from './store/sqlite/sqlite-store.js';
 export type { SqliteStoreOptions, SqliteSynchronous } from './store/sqlite/sqlite-store.js';
+export * from './registry/index.js';

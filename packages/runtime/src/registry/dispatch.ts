@@ -1,0 +1,65 @@
+// API verbs to registry calls: the one place a request's verb is switched on, with ts-pattern's
+// exhaustive match so that a new verb cannot be left unrouted. Bodies are decoded here
+// (size, JSON, kind and version, strict fields, the api-types zod schema) before the registry
+// sees them, so a bad body writes nothing.
+import type { KubeObject } from '@kubesvc/api-types';
+import { match } from 'ts-pattern';
+import { decodeBody, type Body, type FieldValidation } from './decode.js';
+import type { PatchType } from './patch.js';
+import type { DeleteOptions, ObjectList, Registry, RegistryResult } from './registry.js';
+import { RESOURCES, type ResourceName } from './resources.js';
+
+interface Target {
+  readonly resource: ResourceName;
+  /** The request's namespace; '' for cluster-scoped resources or all namespaces (list). */
+  readonly namespace: string;
+}
+
+export type ApiRequest =
+  | (Target & { readonly verb: 'create'; readonly body: Body; readonly name?: string; readonly fieldValidation?: FieldValidation })
+  | (Target & { readonly verb: 'get'; readonly name: string })
+  | (Target & { readonly verb: 'list'; readonly limit?: number; readonly continue?: string })
+  | (Target & { readonly verb: 'update'; readonly name: string; readonly body: Body; readonly fieldValidation?: FieldValidation })
+  | (Target & { readonly verb: 'patch'; readonly name: string; readonly patchType: PatchType; readonly body: string; readonly fieldValidation?: FieldValidation })
+  | (Target & { readonly verb: 'delete'; readonly name: string; readonly preconditions?: DeleteOptions['preconditions'] });
+
+export type ApiVerb = ApiRequest['verb'];
+
+/** What the HTTP layer sends back: the status code, the body, and warning headers. */
+export interface ApiResponse {
+  readonly code: 200 | 201;
+  readonly body: KubeObject | ObjectList;
+  readonly warnings: readonly string[];
+}
+
+function respond(code: 200 | 201, result: RegistryResult<KubeObject | ObjectList>, warnings: readonly string[] = []): RegistryResult<ApiResponse> {
+  return result.ok ? { ok: true, value: { code, body: result.value, warnings } } : result;
+}
+
+/** Routes one request to the registry. */
+export async function dispatch(registry: Registry, request: ApiRequest): Promise<RegistryResult<ApiResponse>> {
+  return match(request)
+    .with({ verb: 'create' }, async (r) => {
+      const decoded = decodeBody(RESOURCES[r.resource], r.body, r.fieldValidation ?? 'Strict');
+      if (!decoded.ok) return decoded;
+      const created = await registry.create(r.resource, r.namespace, decoded.value.object, r.name === undefined ? {} : { name: r.name });
+      return respond(201, created, decoded.value.warnings);
+    })
+    .with({ verb: 'get' }, async (r) => respond(200, await registry.get(r.resource, r.namespace, r.name)))
+    .with({ verb: 'list' }, async (r) =>
+      respond(200, await registry.list(r.resource, r.namespace, { ...(r.limit === undefined ? {} : { limit: r.limit }), ...(r.continue === undefined ? {} : { continue: r.continue }) })),
+    )
+    .with({ verb: 'update' }, async (r) => {
+      const decoded = decodeBody(RESOURCES[r.resource], r.body, r.fieldValidation ?? 'Strict');
+      if (!decoded.ok) return decoded;
+      return respond(200, await registry.update(r.resource, r.namespace, r.name, decoded.value.object), decoded.value.warnings);
+    })
+    .with({ verb: 'patch' }, async (r) =>
+      respond(200, await registry.patch(r.resource, r.namespace, r.name, r.patchType, r.body, r.fieldValidation === undefined ? {} : { fieldValidation: r.fieldValidation })),
+    )
+    .with({ verb: 'delete' }, async (r) => {
+      const deleted = await registry.delete(r.resource, r.namespace, r.name, r.preconditions === undefined ? {} : { preconditions: r.preconditions });
+      return deleted.ok ? { ok: true as const, value: { code: 200 as const, body: deleted.value.object, warnings: [] } } : deleted;
+    })
+    .exhaustive();
+}

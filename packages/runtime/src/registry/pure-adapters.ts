@@ -1,0 +1,397 @@
+// Every call the registry makes into api-types' defaulting and validation and into the two
+// allocator packages goes through this one module, so that a change of those packages'
+// function shapes is absorbed here and nowhere else. Each function is small and says which
+// pure function it wraps; the registry sees only the shapes declared below.
+import {
+  decodeObject,
+  KINDS,
+  defaultObject,
+  defaultService,
+  defaultServiceIPFamilies,
+  familyName,
+  formatIP,
+  invalidError,
+  isServiceIPSet,
+  needsHealthCheck,
+  parseIPSloppy,
+  prepareServiceUpdate,
+  validateObject,
+  type ApiStatus,
+  type CIDR,
+  type ClusterIPFamilies,
+  type FieldError,
+  type GroupKindInput,
+  type IPFamily,
+  type Kind,
+  type KubeObject,
+  type RangeAllocation,
+  type Rng,
+  type Service,
+} from '@kubesvc/api-types';
+import {
+  allocateIP,
+  allocateNextIP,
+  hasIP,
+  ipAllocatorSnapshotData,
+  ipOffset,
+  ipAllocatorFromSnapshot,
+  newIPAllocator,
+  releaseIP,
+  repairClusterIPs,
+  serviceIPRange,
+  snapshotIPAllocator,
+  ERR_SERVICE_CIDRS_SAME_FAMILY,
+  ERR_TOO_MANY_SERVICE_CIDRS,
+  type ClusterIPLeaks,
+  type IPAllocator,
+} from '@kubesvc/ipallocator';
+import {
+  allocateNextPort,
+  allocatePort,
+  portAllocatorSnapshotData,
+  collectServiceNodePorts,
+  formatPortRange,
+  hasPort,
+  newPortAllocator,
+  parsePortRange,
+  portAllocatorFromSnapshot,
+  releasePort,
+  repairNodePorts,
+  snapshotPortAllocator,
+  type PortAllocator,
+  type PortRange,
+} from '@kubesvc/portallocator';
+import type { LeakCounters } from '@kubesvc/api-types';
+import type { z } from 'zod';
+
+/** A failure of a pure step, with upstream's message. */
+export interface AdapterError {
+  readonly _tag: string;
+  readonly message: string;
+}
+
+export type AdapterResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: AdapterError };
+
+// --- The cluster's networking configuration --------------------------------------------------
+
+/** What the registry needs to know of the service CIDRs and the node port range. */
+export interface ClusterNetworking {
+  /** The service CIDRs, primary first (one per family). */
+  readonly serviceCIDRs: readonly CIDR[];
+  readonly families: ClusterIPFamilies;
+  readonly portRange: PortRange;
+  /** The port range as the flag prints it, e.g. `30000-32767`. */
+  readonly portRangeText: string;
+}
+
+/**
+ * Reads `--service-cluster-ip-range` (one or two CIDRs, of different families, each at least
+ * 8 addresses) and `--service-node-port-range`, with kube-apiserver's messages.
+ * Wraps: ipallocator serviceIPRange, portallocator parsePortRange.
+ */
+export function clusterNetworking(serviceCIDRs: readonly string[], nodePortRange: string): AdapterResult<ClusterNetworking> {
+  if (serviceCIDRs.length > 2) return { ok: false, error: { _tag: 'ErrServiceIPRange', message: ERR_TOO_MANY_SERVICE_CIDRS } };
+  const cidrs: CIDR[] = [];
+  for (const text of serviceCIDRs.length === 0 ? [''] : serviceCIDRs) {
+    const r = serviceIPRange(text);
+    if (!r.ok) return { ok: false, error: r.error };
+    cidrs.push(r.range);
+  }
+  const [first, second] = cidrs;
+  if (first === undefined) throw new Error('unreachable: at least one CIDR');
+  const primary = familyName(first.network.family);
+  let families: ClusterIPFamilies = [primary];
+  if (second !== undefined) {
+    const secondary = familyName(second.network.family);
+    if (secondary === primary) return { ok: false, error: { _tag: 'ErrServiceIPRange', message: ERR_SERVICE_CIDRS_SAME_FAMILY } };
+    families = [primary, secondary];
+  }
+  const ports = parsePortRange(nodePortRange);
+  if (!ports.ok) return { ok: false, error: ports.error };
+  return { ok: true, value: { serviceCIDRs: cidrs, families, portRange: ports.range, portRangeText: formatPortRange(ports.range) } };
+}
+
+// --- Decoding --------------------------------------------------------------------------------
+
+/** The zod schema api-types checks a kind with. Wraps: KINDS. */
+export function schemaOfKind(kind: Kind): z.ZodType {
+  return KINDS[kind].schema;
+}
+
+/** The apiVersion api-types serves a kind at (`v1`, `discovery.k8s.io/v1`), or undefined. Wraps: KINDS. */
+export function apiVersionOfKind(kind: string): string | undefined {
+  return Object.hasOwn(KINDS, kind) ? KINDS[kind as Kind].apiVersion : undefined;
+}
+
+/**
+ * A parsed JSON value checked against its kind's schema: the typed object, or the first
+ * structural problem as `field: message`. Wraps: decodeObject.
+ */
+export function decodeKubeObject(raw: unknown): AdapterResult<KubeObject> {
+  const decoded = decodeObject(raw);
+  if (decoded.ok) return { ok: true, value: decoded.object };
+  const [first] = decoded.issues;
+  const message = first === undefined ? 'invalid object' : first.field ? `${first.field}: ${first.message}` : first.message;
+  return { ok: false, error: { _tag: 'ErrDecode', message } };
+}
+
+// --- Defaulting and validation ---------------------------------------------------------------
+
+export type ValidationResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly errors: readonly FieldError[] };
+
+/**
+ * A new Service as the apiserver prepares it before allocation: v1 defaulting, then the IP
+ * family defaulting and clusterIPs normalisation of the allocation step, then validation.
+ * Wraps: defaultService, defaultServiceIPFamilies, validateObject.
+ * (To become api-types' validateServiceCreate(raw, clusterConfig).)
+ */
+export function validateServiceCreate(service: Service, net: ClusterNetworking): ValidationResult<Service> {
+  const defaulted = defaultService(service);
+  const families = defaultServiceIPFamilies(defaulted, net.families);
+  if (!families.ok) return { ok: false, errors: families.errors };
+  const errors = validateObject(families.service);
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: families.service };
+}
+
+const sameList = (a: readonly string[] | undefined, b: readonly string[] | undefined): boolean =>
+  (a ?? []).length === (b ?? []).length && (a ?? []).every((v, i) => v === (b ?? [])[i]);
+
+/**
+ * A Service update as the apiserver prepares it: v1 defaulting, the stored values the client
+ * left out put back (prepareServiceUpdate), the update half of initIPFamilyFields, then
+ * validateServiceUpdate (immutable fields included).
+ * upstream: pkg/registry/core/service/storage/alloc.go initIPFamilyFields (update path)
+ * Wraps: defaultService, prepareServiceUpdate, defaultServiceIPFamilies, validateObject.
+ * (To become api-types' validateServiceUpdate(new, old, clusterConfig).)
+ */
+export function validateServiceUpdate(service: Service, old: Service, net: ClusterNetworking): ValidationResult<Service> {
+  let next = prepareServiceUpdate(defaultService(service), old);
+  const spec = { ...next.spec };
+  const oldSpec = old.spec ?? {};
+  const needsIPs = spec.type !== 'ExternalName';
+  if (needsIPs) {
+    // A policy the client left out is the stored one.
+    if (spec.ipFamilyPolicy === undefined && oldSpec.ipFamilyPolicy !== undefined) spec.ipFamilyPolicy = oldSpec.ipFamilyPolicy;
+    if ((spec.ipFamilies ?? []).length === 0 && (oldSpec.ipFamilies ?? []).length > 0 && sameList(spec.clusterIPs, oldSpec.clusterIPs)) {
+      spec.ipFamilies = oldSpec.ipFamilies;
+    }
+    const errors: FieldError[] = [];
+    if (spec.ipFamilyPolicy === 'SingleStack') {
+      // Going single-stack with the same IPs and families is clear intent: drop the secondary.
+      if (sameList(spec.clusterIPs, oldSpec.clusterIPs) && (spec.clusterIPs ?? []).length > 1) spec.clusterIPs = spec.clusterIPs?.slice(0, 1);
+      if (sameList(spec.ipFamilies, oldSpec.ipFamilies) && (spec.ipFamilies ?? []).length > 1) spec.ipFamilies = spec.ipFamilies?.slice(0, 1);
+    } else if (spec.ipFamilyPolicy !== undefined) {
+      const policyPath = 'spec.ipFamilyPolicy';
+      if ((spec.clusterIPs ?? []).length > 0 && (spec.clusterIPs ?? []).length < (oldSpec.clusterIPs ?? []).length) {
+        errors.push({ type: 'FieldValueInvalid', field: policyPath, badValue: spec.ipFamilyPolicy, detail: "must be 'SingleStack' to release the secondary cluster IP" });
+      }
+      if ((spec.ipFamilies ?? []).length > 0 && (spec.ipFamilies ?? []).length < (oldSpec.ipFamilies ?? []).length) {
+        errors.push({ type: 'FieldValueInvalid', field: policyPath, badValue: spec.ipFamilyPolicy, detail: "must be 'SingleStack' to release the secondary IP family" });
+      }
+    }
+    if (errors.length > 0) return { ok: false, errors };
+    next = { ...next, spec };
+    const families = defaultServiceIPFamilies(next, net.families);
+    if (!families.ok) return { ok: false, errors: families.errors };
+    next = families.service;
+  }
+  const errors = validateObject(next, old);
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: next };
+}
+
+/** v1 defaulting and the kind's create validation, for the kinds other than Service. Wraps: defaultObject, validateObject. */
+export function validateObjectCreate<T extends KubeObject>(object: T): ValidationResult<T> {
+  const defaulted = defaultObject(object);
+  const errors = validateObject(defaulted);
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: defaulted };
+}
+
+/** v1 defaulting and the kind's update validation (immutable fields included). Wraps: defaultObject, validateObject. */
+export function validateObjectUpdate<T extends KubeObject>(object: T, old: T): ValidationResult<T> {
+  const defaulted = defaultObject(object);
+  const errors = validateObject(defaulted, old);
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: defaulted };
+}
+
+/** The 422 Status body for field errors (errors.NewInvalid). Wraps: invalidError. */
+export function renderInvalid(kind: GroupKindInput, name: string, errors: readonly FieldError[]): ApiStatus {
+  return invalidError(kind, name, errors).status;
+}
+
+// --- Service facts ---------------------------------------------------------------------------
+
+/** Whether the Service holds cluster IPs (clusterIP set and not None). Wraps: isServiceIPSet. */
+export function serviceHoldsClusterIPs(service: Service): boolean {
+  return service.spec?.type !== 'ExternalName' && isServiceIPSet(service.spec);
+}
+
+/** Whether the Service needs a health check node port. Wraps: needsHealthCheck. */
+export function serviceNeedsHealthCheck(service: Service): boolean {
+  return needsHealthCheck(service.spec);
+}
+
+/** The node ports a Service holds, as the repair loop counts them. Wraps: collectServiceNodePorts. */
+export function serviceNodePorts(service: Service): number[] {
+  return collectServiceNodePorts(service);
+}
+
+/** The family of an IP in text (read as ParseIPSloppy does), or undefined. Wraps: parseIPSloppy. */
+export function ipFamilyOf(text: string): IPFamily | undefined {
+  const parsed = parseIPSloppy(text);
+  return parsed.ok ? familyName(parsed.value.family) : undefined;
+}
+
+// --- ClusterIP allocator ---------------------------------------------------------------------
+
+export type { IPAllocator, PortAllocator };
+
+/**
+ * The allocator for `cidr` as stored: empty when nothing is stored yet.
+ * Wraps: ipAllocatorFromSnapshot, newIPAllocator.
+ */
+export function ipAllocatorOf(cidr: CIDR, stored: RangeAllocation | undefined): AdapterResult<IPAllocator> {
+  if (stored === undefined || stored.range === '') return { ok: true, value: newIPAllocator(cidr) };
+  const restored = ipAllocatorFromSnapshot(stored);
+  if (!restored.ok) return { ok: false, error: restored.error };
+  return { ok: true, value: restored.allocator };
+}
+
+/** Takes the IP given in text. Wraps: parseIPSloppy, allocateIP. */
+export function allocateClusterIP(allocator: IPAllocator, ip: string): AdapterResult<IPAllocator> {
+  const parsed = parseIPSloppy(ip);
+  if (!parsed.ok) return { ok: false, error: { _tag: 'ErrNotInRange', message: parsed.error } };
+  const r = allocateIP(allocator, parsed.value);
+  return r.ok ? { ok: true, value: r.allocator } : { ok: false, error: r.error };
+}
+
+/** Takes a free IP. Wraps: allocateNextIP, formatIP. */
+export function allocateNextClusterIP(
+  allocator: IPAllocator,
+  rng: Rng,
+): { readonly ok: true; readonly ip: string; readonly allocator: IPAllocator; readonly rng: Rng } | { readonly ok: false; readonly error: AdapterError; readonly rng: Rng } {
+  const r = allocateNextIP(allocator, rng);
+  if (!r.ok) return { ok: false, error: r.error, rng: r.rng };
+  return { ok: true, ip: formatIP(r.ip), allocator: r.allocator, rng: r.rng };
+}
+
+/** Frees the IP given in text (silently, if not held). Wraps: parseIPSloppy, releaseIP. */
+export function releaseClusterIP(allocator: IPAllocator, ip: string): IPAllocator {
+  const parsed = parseIPSloppy(ip);
+  return parsed.ok ? releaseIP(allocator, parsed.value) : allocator;
+}
+
+/** Wraps: parseIPSloppy, hasIP. */
+export function holdsClusterIP(allocator: IPAllocator, ip: string): boolean {
+  const parsed = parseIPSloppy(ip);
+  return parsed.ok && hasIP(allocator, parsed.value);
+}
+
+/** The RangeAllocation to store. Wraps: snapshotIPAllocator. */
+export function ipAllocatorSnapshot(allocator: IPAllocator): RangeAllocation {
+  return snapshotIPAllocator(allocator);
+}
+
+// --- NodePort allocator ----------------------------------------------------------------------
+
+/** Wraps: portAllocatorFromSnapshot, newPortAllocator. */
+export function portAllocatorOf(range: PortRange, stored: RangeAllocation | undefined): AdapterResult<PortAllocator> {
+  if (stored === undefined || stored.range === '') return { ok: true, value: newPortAllocator(range) };
+  const restored = portAllocatorFromSnapshot(stored);
+  if (!restored.ok) return { ok: false, error: restored.error };
+  return { ok: true, value: restored.allocator };
+}
+
+/** Wraps: allocatePort. */
+export function allocateNodePort(allocator: PortAllocator, port: number): AdapterResult<PortAllocator> {
+  const r = allocatePort(allocator, port);
+  return r.ok ? { ok: true, value: r.allocator } : { ok: false, error: r.error };
+}
+
+/** Wraps: allocateNextPort. */
+export function allocateNextNodePort(
+  allocator: PortAllocator,
+  rng: Rng,
+): { readonly ok: true; readonly port: number; readonly allocator: PortAllocator; readonly rng: Rng } | { readonly ok: false; readonly error: AdapterError; readonly rng: Rng } {
+  const r = allocateNextPort(allocator, rng);
+  if (!r.ok) return { ok: false, error: r.error, rng: r.rng };
+  return { ok: true, port: r.port, allocator: r.allocator, rng: r.rng };
+}
+
+/** Wraps: releasePort. */
+export function releaseNodePort(allocator: PortAllocator, port: number): PortAllocator {
+  return releasePort(allocator, port);
+}
+
+/** Wraps: hasPort. */
+export function holdsNodePort(allocator: PortAllocator, port: number): boolean {
+  return hasPort(allocator, port);
+}
+
+/** Wraps: snapshotPortAllocator. */
+export function portAllocatorSnapshot(allocator: PortAllocator): RangeAllocation {
+  return snapshotPortAllocator(allocator);
+}
+
+// --- Snapshot bytes, kept up to date by the bit --------------------------------------------
+// Encoding a /16's snapshot from the persistent bitmap costs far more than the allocation. The
+// registry keeps each range's bytes (upstream's encoding: the bit set as a big-endian integer,
+// offset 0 the lowest bit of the last byte) at full length, flips the bits an operation
+// changed, and drops the leading zero bytes when it writes. Only the offsets come from here.
+
+/** The full-length snapshot bytes of an allocator. Wraps: ipAllocatorSnapshotData, portAllocatorSnapshotData. */
+export function fullSnapshotBytes(allocator: IPAllocator | PortAllocator): { readonly range: string; readonly bytes: Uint8Array } {
+  const isIP = 'range' in allocator;
+  const data = isIP ? ipAllocatorSnapshotData(allocator) : portAllocatorSnapshotData(allocator);
+  const size = Math.ceil((isIP ? allocator.range.max : allocator.portRange.size) / 8);
+  const bytes = new Uint8Array(size);
+  bytes.set(data.data, size - data.data.length);
+  return { range: data.range, bytes };
+}
+
+/** The bit offset of an IP (text) in the allocator's range, or -1. Wraps: parseIPSloppy, ipOffset. */
+export function clusterIPOffset(allocator: IPAllocator, ip: string): number {
+  const parsed = parseIPSloppy(ip);
+  return parsed.ok ? ipOffset(allocator.range, parsed.value) : -1;
+}
+
+/** The bit offset of a node port, or -1. */
+export function nodePortOffset(allocator: PortAllocator, port: number): number {
+  const offset = port - allocator.portRange.base;
+  return offset >= 0 && offset < allocator.portRange.size ? offset : -1;
+}
+
+// --- Repair ----------------------------------------------------------------------------------
+
+export type { ClusterIPLeaks, LeakCounters };
+
+export interface RepairOutcome {
+  /** The rebuilt snapshot per CIDR (primary first), absent when the run failed. */
+  readonly ipSnapshots?: readonly RangeAllocation[];
+  readonly portSnapshot?: RangeAllocation;
+  readonly ipLeaks: ClusterIPLeaks;
+  readonly portLeaks: LeakCounters;
+  readonly events: readonly { readonly reason: string; readonly message: string }[];
+  readonly error?: AdapterError;
+}
+
+/** One run of both repair loops over the stored snapshots and Services. Wraps: repairClusterIPs, repairNodePorts. */
+export function repairAllocations(input: {
+  readonly net: ClusterNetworking;
+  readonly ipSnapshots: readonly (RangeAllocation | undefined)[];
+  readonly portSnapshot: RangeAllocation | undefined;
+  readonly services: readonly Service[];
+  readonly ipLeaks: ClusterIPLeaks;
+  readonly portLeaks: LeakCounters;
+}): RepairOutcome {
+  const ips = repairClusterIPs({ networks: input.net.serviceCIDRs, snapshots: input.ipSnapshots, services: input.services, leaks: input.ipLeaks });
+  const ports = repairNodePorts({ portRange: input.net.portRange, snapshot: input.portSnapshot, services: input.services, leaks: input.portLeaks });
+  const error = ips.error ?? ports.error;
+  return {
+    ...(ips.snapshots === undefined ? {} : { ipSnapshots: ips.snapshots }),
+    ...(ports.snapshot === undefined ? {} : { portSnapshot: ports.snapshot }),
+    ipLeaks: ips.leaks,
+    portLeaks: ports.leaks,
+    events: [...ips.events, ...ports.events].map((e) => ({ reason: e.reason, message: e.message })),
+    ...(error === undefined ? {} : { error }),
+  };
+}

@@ -1,0 +1,313 @@
+// The registry against the memory store on a virtual clock: what a create, update, patch or
+// delete stores and allocates, with upstream's answers for what it refuses.
+import type { EndpointSlice, Namespace, Pod, RangeAllocation, Service } from '@kubesvc/api-types';
+import { allocatedIPs, ipAllocatorFromSnapshot } from '@kubesvc/ipallocator';
+import { allocatedPorts, portAllocatorFromSnapshot } from '@kubesvc/portallocator';
+import { formatIP } from '@kubesvc/api-types';
+import { describe, expect, it } from 'vitest';
+import { openMemoryStore } from '../store/memory/memory-store.js';
+import type { Store } from '../store/types.js';
+import { virtualClock } from '../virtual-clock.js';
+import { NAME_ALPHABET } from './names.js';
+import { createRegistry, type Registry, type RegistryOptions } from './registry.js';
+import { SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY } from './resources.js';
+
+const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 678);
+
+async function setup(options: Partial<RegistryOptions> = {}): Promise<{ registry: Registry; store: Store }> {
+  const clock = virtualClock(T0);
+  const store = options.store ?? openMemoryStore({ clock });
+  const r = createRegistry({ store, clock, seed: 42, serviceClusterIPRanges: ['10.96.0.0/24'], serviceNodePortRange: '30000-30100', ...options });
+  if (!r.ok) throw new Error(r.error.message);
+  const ns = await r.value.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+  if (!ns.ok) throw new Error(ns.error.message);
+  return { registry: r.value, store };
+}
+
+function svc(name: string, spec: Service['spec'] = {}): Service {
+  return { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ port: 80 }], selector: { app: name }, ...spec } };
+}
+
+async function rangeIPs(store: Store): Promise<string[]> {
+  const { kv } = await store.get(SERVICE_IPS_KEY);
+  if (kv === undefined) return [];
+  const a = ipAllocatorFromSnapshot(JSON.parse(kv.value) as RangeAllocation);
+  if (!a.ok) throw new Error(a.error.message);
+  return allocatedIPs(a.allocator).map(formatIP);
+}
+
+async function rangePorts(store: Store): Promise<number[]> {
+  const { kv } = await store.get(SERVICE_NODE_PORTS_KEY);
+  if (kv === undefined) return [];
+  const a = portAllocatorFromSnapshot(JSON.parse(kv.value) as RangeAllocation);
+  if (!a.ok) throw new Error(a.error.message);
+  return allocatedPorts(a.allocator);
+}
+
+function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }): T {
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+}
+
+describe('create', () => {
+  it('gives a Service a ClusterIP from the range, records it in /registry/ranges/serviceips, and sets metadata as the apiserver does', async () => {
+    const { registry, store } = await setup();
+    const created = must(await registry.create('services', 'default', svc('web')));
+    const ip = created.spec?.clusterIP ?? '';
+    expect(ip).toMatch(/^10\.96\.0\.\d+$/);
+    expect(created.spec?.clusterIPs).toEqual([ip]);
+    expect(created.spec?.ipFamilies).toEqual(['IPv4']);
+    expect(created.spec?.ipFamilyPolicy).toBe('SingleStack');
+    expect(created.spec?.type).toBe('ClusterIP');
+    expect(created.status).toEqual({ loadBalancer: {} });
+    expect(created.metadata.namespace).toBe('default');
+    expect(created.metadata.creationTimestamp).toBe('2025-01-02T03:04:05Z');
+    expect(created.metadata.uid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(created.metadata.generation).toBeUndefined();
+    expect(await rangeIPs(store)).toEqual([ip]);
+    // resourceVersion is the key's modRevision, and is not inside the stored value.
+    const { kv } = await store.get('/registry/services/specs/default/web');
+    expect(created.metadata.resourceVersion).toBe(String(kv?.modRevision));
+    expect(JSON.parse(kv?.value ?? '{}').metadata.resourceVersion).toBeUndefined();
+    const got = must(await registry.get<Service>('services', 'default', 'web'));
+    expect(got).toEqual(created);
+  });
+
+  it('takes a requested clusterIP and nodePort, and refuses them when taken with upstream field errors', async () => {
+    const { registry, store } = await setup();
+    const a = must(await registry.create('services', 'default', svc('a', { type: 'NodePort', clusterIP: '10.96.0.10', ports: [{ port: 80, nodePort: 30005 }] })));
+    expect(a.spec?.clusterIPs).toEqual(['10.96.0.10']);
+    expect(a.spec?.ports?.[0]?.nodePort).toBe(30005);
+    const before = await store.revision();
+    const ipTaken = await registry.create('services', 'default', svc('b', { clusterIP: '10.96.0.10' }));
+    expect(ipTaken.ok).toBe(false);
+    if (!ipTaken.ok) {
+      expect(ipTaken.error.status.code).toBe(422);
+      expect(ipTaken.error.message).toBe(
+        'Service "b" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: failed to allocate IP 10.96.0.10: provided IP is already allocated',
+      );
+    }
+    const portTaken = await registry.create('services', 'default', svc('c', { type: 'NodePort', ports: [{ port: 80, nodePort: 30005 }] }));
+    expect(portTaken.ok || portTaken.error.message).toBe('Service "c" is invalid: spec.ports[0].nodePort: Invalid value: 30005: provided port is already allocated');
+    const portOut = await registry.create('services', 'default', svc('d', { type: 'NodePort', ports: [{ port: 80, nodePort: 31000 }] }));
+    expect(portOut.ok || portOut.error.message).toBe(
+      'Service "d" is invalid: spec.ports[0].nodePort: Invalid value: 31000: provided port is not in the valid range. The range of valid ports is 30000-30100',
+    );
+    const ipOut = await registry.create('services', 'default', svc('e', { clusterIP: '10.97.0.1' }));
+    expect(ipOut.ok || ipOut.error.message).toBe(
+      'Service "e" is invalid: spec.clusterIPs: Invalid value: []string{"10.97.0.1"}: failed to allocate IP 10.97.0.1: the provided IP (10.97.0.1) is not in the valid range. The range of valid IPs is 10.96.0.0/24',
+    );
+    // Nothing was written by the refused creates: not the object, not the ranges.
+    expect(await store.revision()).toBe(before);
+    expect(await rangeIPs(store)).toEqual(['10.96.0.10']);
+    expect(await rangePorts(store)).toEqual([30005]);
+  });
+
+  it('gives the allocation back when the write fails (the name exists)', async () => {
+    const { registry, store } = await setup();
+    const first = must(await registry.create('services', 'default', svc('web')));
+    const dup = await registry.create('services', 'default', svc('web', { type: 'NodePort' }));
+    expect(dup.ok || dup.error.status).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'services "web" already exists',
+      reason: 'AlreadyExists',
+      details: { name: 'web', kind: 'services' },
+      code: 409,
+    });
+    expect(await rangeIPs(store)).toEqual([first.spec?.clusterIP]);
+    expect(await rangePorts(store)).toEqual([]);
+  });
+
+  it('refuses an object in a missing namespace with 404 namespaces "x" not found', async () => {
+    const { registry, store } = await setup();
+    const before = await store.revision();
+    const r = await registry.create('services', 'nope', svc('web'));
+    expect(r.ok || r.error.status).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'namespaces "nope" not found',
+      reason: 'NotFound',
+      details: { name: 'nope', kind: 'namespaces' },
+      code: 404,
+    });
+    expect(await store.revision()).toBe(before);
+  });
+
+  it('generateName appends 5 characters of the upstream alphabet', async () => {
+    const { registry } = await setup();
+    const a = must(await registry.create<Service>('services', 'default', { ...svc(''), metadata: { generateName: 'web-' } }));
+    const name = a.metadata.name ?? '';
+    expect(name).toMatch(new RegExp(`^web-[${NAME_ALPHABET}]{5}$`));
+    const b = must(await registry.create<Service>('services', 'default', { ...svc(''), metadata: { generateName: 'web-' } }));
+    expect(b.metadata.name).not.toBe(name);
+  });
+
+  it('dual-stack follows ipFamilyPolicy', async () => {
+    const { registry } = await setup({ serviceClusterIPRanges: ['10.96.0.0/24', 'fd00::/120'] });
+    const single = must(await registry.create('services', 'default', svc('single')));
+    expect(single.spec?.ipFamilies).toEqual(['IPv4']);
+    const prefer = must(await registry.create('services', 'default', svc('prefer', { ipFamilyPolicy: 'PreferDualStack' })));
+    expect(prefer.spec?.ipFamilies).toEqual(['IPv4', 'IPv6']);
+    expect(prefer.spec?.clusterIPs?.[1]).toMatch(/^fd00::/);
+    const v6 = must(await registry.create('services', 'default', svc('v6', { ipFamilies: ['IPv6'] })));
+    expect(v6.spec?.clusterIP).toMatch(/^fd00::/);
+  });
+
+  it('refuses RequireDualStack on a single-stack cluster with upstream text', async () => {
+    const { registry } = await setup();
+    const r = await registry.create('services', 'default', svc('x', { ipFamilyPolicy: 'RequireDualStack' }));
+    expect(r.ok || r.error.message).toBe('Service "x" is invalid: spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services');
+  });
+
+  it('stores EndpointSlices with generation 1 and Pods as Pending', async () => {
+    const { registry } = await setup();
+    const slice: EndpointSlice = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'web-abc' }, addressType: 'IPv4', endpoints: [{ addresses: ['10.1.0.5'] }], ports: [{ port: 80 }] };
+    const s = must(await registry.create('endpointslices', 'default', slice));
+    expect(s.metadata.generation).toBe(1);
+    expect(s.ports).toEqual([{ port: 80, name: '', protocol: 'TCP' }]);
+    const s2 = must(await registry.update('endpointslices', 'default', 'web-abc', { ...s, endpoints: [{ addresses: ['10.1.0.6'] }] }));
+    expect(s2.metadata.generation).toBe(2);
+    const pod: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
+    const p = must(await registry.create('pods', 'default', pod));
+    expect(p.status).toEqual({ phase: 'Pending' });
+    expect(p.spec?.['containers']).toEqual([{ name: 'c', image: 'nginx' }]);
+  });
+});
+
+describe('update', () => {
+  it('a stale resourceVersion is 409 Conflict with upstream text, and nothing is written', async () => {
+    const { registry, store } = await setup();
+    const v1 = must(await registry.create('services', 'default', svc('web')));
+    must(await registry.update('services', 'default', 'web', { ...v1, metadata: { ...v1.metadata, labels: { a: 'b' } } }));
+    const before = await store.revision();
+    const stale = await registry.update('services', 'default', 'web', { ...v1, metadata: { ...v1.metadata, labels: { a: 'c' } } });
+    expect(stale.ok || stale.error.status).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'Operation cannot be fulfilled on services "web": the object has been modified; please apply your changes to the latest version and try again',
+      reason: 'Conflict',
+      details: { name: 'web', kind: 'services' },
+      code: 409,
+    });
+    expect(await store.revision()).toBe(before);
+  });
+
+  it('refuses a change of clusterIP with the immutable-field text', async () => {
+    const { registry } = await setup();
+    const v1 = must(await registry.create('services', 'default', svc('web', { clusterIP: '10.96.0.50' })));
+    const r = await registry.update('services', 'default', 'web', { ...v1, spec: { ...v1.spec, clusterIP: '10.96.0.51', clusterIPs: ['10.96.0.51'] } });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.code).toBe(422);
+      expect(r.error.message).toContain('spec.clusterIPs[0]: Invalid value: []string{"10.96.0.51"}: may not change once set');
+    }
+  });
+
+  it('ClusterIP -> NodePort allocates a node port; NodePort -> ClusterIP releases it; -> ExternalName releases the IP', async () => {
+    const { registry, store } = await setup();
+    const v1 = must(await registry.create('services', 'default', svc('web')));
+    const v2 = must(await registry.update('services', 'default', 'web', { ...v1, spec: { ...v1.spec, type: 'NodePort' } }));
+    const port = v2.spec?.ports?.[0]?.nodePort ?? 0;
+    expect(port).toBeGreaterThanOrEqual(30000);
+    expect(await rangePorts(store)).toEqual([port]);
+    const v3 = must(await registry.update<Service>('services', 'default', 'web', { ...v2, spec: { ...v2.spec, type: 'ClusterIP', ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }] } }));
+    expect(v3.spec?.ports?.[0]?.nodePort).toBeUndefined();
+    expect(await rangePorts(store)).toEqual([]);
+    expect(await rangeIPs(store)).toEqual([v1.spec?.clusterIP]);
+    const v4 = must(
+      await registry.update<Service>('services', 'default', 'web', { ...v3, spec: { type: 'ExternalName', externalName: 'example.com', ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }] } }),
+    );
+    expect(v4.spec?.clusterIP).toBeUndefined();
+    expect(await rangeIPs(store)).toEqual([]);
+  });
+
+  it('an update that changes nothing writes nothing', async () => {
+    const { registry, store } = await setup();
+    const v1 = must(await registry.create('services', 'default', svc('web')));
+    const before = await store.revision();
+    const same = must(await registry.update('services', 'default', 'web', v1));
+    expect(same.metadata.resourceVersion).toBe(v1.metadata.resourceVersion);
+    expect(await store.revision()).toBe(before);
+  });
+
+  it('Endpoints may be created by an update (AllowCreateOnUpdate), Services may not', async () => {
+    const { registry } = await setup();
+    const ep = await registry.update('endpoints', 'default', 'web', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web' }, subsets: [] });
+    expect(ep.ok).toBe(true);
+    const s = await registry.update('services', 'default', 'nope', svc('nope'));
+    expect(s.ok || s.error.message).toBe('services "nope" not found');
+  });
+});
+
+describe('patch', () => {
+  it('applies a JSON merge patch and a JSON patch', async () => {
+    const { registry } = await setup();
+    must(await registry.create('services', 'default', svc('web')));
+    const merged = must(await registry.patch<Service>('services', 'default', 'web', 'application/merge-patch+json', '{"metadata":{"labels":{"tier":"front"}}}'));
+    expect(merged.metadata.labels).toEqual({ tier: 'front' });
+    const patched = must(
+      await registry.patch<Service>('services', 'default', 'web', 'application/json-patch+json', '[{"op":"replace","path":"/spec/type","value":"NodePort"}]'),
+    );
+    expect(patched.spec?.ports?.[0]?.nodePort).toBeGreaterThanOrEqual(30000);
+    const failed = await registry.patch('services', 'default', 'web', 'application/json-patch+json', '[{"op":"test","path":"/spec/type","value":"ClusterIP"}]');
+    expect(failed.ok || [failed.error.code, failed.error.message]).toEqual([422, 'the server rejected our request due to an error in our request']);
+    const unknown = await registry.patch('services', 'default', 'web', 'application/apply-patch+yaml', '{}');
+    expect(unknown.ok || unknown.error.code).toBe(415);
+  });
+});
+
+describe('delete', () => {
+  it('releases the Service IP and ports, and deletes its Endpoints', async () => {
+    const { registry, store } = await setup();
+    must(await registry.create('services', 'default', svc('web', { type: 'NodePort' })));
+    must(await registry.create('endpoints', 'default', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web' } }));
+    const d = must(await registry.delete('services', 'default', 'web'));
+    expect(d.deleted).toBe(true);
+    expect(await rangeIPs(store)).toEqual([]);
+    expect(await rangePorts(store)).toEqual([]);
+    const ep = await registry.get('endpoints', 'default', 'web');
+    expect(ep.ok || ep.error.message).toBe('endpoints "web" not found');
+  });
+
+  it('a namespace becomes Terminating, refuses new content, and the controller step empties and removes it', async () => {
+    const { registry, store } = await setup();
+    must(await registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } }));
+    must(await registry.create('services', 'team', svc('web')));
+    must(await registry.create('pods', 'team', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {} }));
+    const d = must(await registry.delete<Namespace>('namespaces', '', 'team'));
+    expect(d.deleted).toBe(false);
+    expect(d.object.status?.phase).toBe('Terminating');
+    expect(d.object.metadata.deletionTimestamp).toBe('2025-01-02T03:04:05Z');
+    const again = await registry.delete('namespaces', '', 'team');
+    expect(again.ok || again.error.code).toBe(409);
+    const refused = await registry.create('services', 'team', svc('late'));
+    expect(refused.ok || refused.error.message).toBe('services "late" is forbidden: unable to create new content in namespace team because it is being terminated');
+    const f = must(await registry.finalizeNamespace('team'));
+    expect(f).toEqual({ deletedObjects: 2, namespaceDeleted: true });
+    expect((await registry.get('namespaces', '', 'team')).ok).toBe(false);
+    expect(await rangeIPs(store)).toEqual([]);
+  });
+});
+
+describe('list', () => {
+  it('pages with limit and continue at one revision', async () => {
+    const { registry } = await setup();
+    for (const n of ['a', 'b', 'c']) must(await registry.create('services', 'default', svc(n)));
+    const first = must(await registry.list<Service>('services', 'default', { limit: 2 }));
+    expect(first.kind).toBe('ServiceList');
+    expect(first.items.map((s) => s.metadata.name)).toEqual(['a', 'b']);
+    must(await registry.create('services', 'default', svc('aa')));
+    const rest = must(await registry.list<Service>('services', 'default', { limit: 2, continue: first.metadata.continue ?? '' }));
+    expect(rest.items.map((s) => s.metadata.name)).toEqual(['c']);
+    expect(rest.metadata.continue).toBeUndefined();
+    const all = must(await registry.list<Service>('services'));
+    expect(all.items.map((s) => s.metadata.name)).toEqual(['a', 'aa', 'b', 'c']);
+  });
+});

@@ -1,0 +1,865 @@
+// The registry: API writes become stored objects and allocations, as kube-apiserver's REST
+// storage makes them. For every kind: namespace lifecycle, metadata (name or generateName,
+// uid, creationTimestamp, generation), the kind's strategy (defaulting, validation, immutable
+// fields), then one txn per object with the resourceVersion (the key's modRevision) as the
+// precondition. For Services, between validation and the write: the ClusterIP and NodePort
+// allocation, a compare-and-swap on the RangeAllocation objects retried on conflict; a failed
+// write gives the allocation back, a crash does not (the repair loop frees the leak).
+// upstream: staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go (Create,
+//           Update, Delete, GuaranteedUpdate retries), staging/.../registry/rest/create.go and
+//           update.go (BeforeCreate, BeforeUpdate), staging/.../storage/etcd3/store.go (the
+//           resourceVersion is the modRevision, not stored in the value),
+//           pkg/registry/core/service/storage/storage.go (beginCreate, beginUpdate, afterDelete),
+//           pkg/registry/core/namespace/storage/storage.go (Delete: Terminating, then the
+//           controller finalizes), plugin/pkg/admission/namespace/lifecycle/admission.go
+import type { EndpointSlice, KubeObject, Namespace, ObjectMeta, RangeAllocation, Service } from '@kubesvc/api-types';
+import { seededRng, type Rng } from '@kubesvc/ipallocator';
+import type { Clock } from '../clock.js';
+import type { Compare, KeyValue, Store, TxnOp, TxnResult } from '../store/types.js';
+import { ErrCompacted } from '../store/errors.js';
+import type { CrashHook, CrashPoint } from './crash.js';
+import { decodeValue, type FieldValidation } from './decode.js';
+import {
+  alreadyExistsError,
+  badRequestError,
+  conflictError,
+  expiredError,
+  forbiddenError,
+  generateNameConflictError,
+  internalError,
+  invalidError,
+  notFoundError,
+  OPTIMISTIC_LOCK_ERROR_MSG,
+  unsupportedMediaTypeError,
+  type ApiError,
+} from './errors.js';
+import { formatTimestamp, generateName, generateUID } from './names.js';
+import { DEFAULT_PATCHERS, type Patcher, type PatchType } from './patch.js';
+import {
+  clusterIPOffset,
+  clusterNetworking,
+  fullSnapshotBytes,
+  nodePortOffset,
+  ipAllocatorOf,
+  ipAllocatorSnapshot,
+  portAllocatorOf,
+  portAllocatorSnapshot,
+  validateObjectCreate,
+  validateObjectUpdate,
+  validateServiceCreate,
+  validateServiceUpdate,
+  type AdapterError,
+  type ClusterNetworking,
+  type IPAllocator,
+  type PortAllocator,
+  type ValidationResult,
+} from './pure-adapters.js';
+import {
+  groupResource,
+  listPrefix,
+  NAMESPACED_RESOURCES,
+  objectKey,
+  RESOURCES,
+  SECONDARY_SERVICE_IPS_KEY,
+  SERVICE_IPS_KEY,
+  SERVICE_NODE_PORTS_KEY,
+  type ResourceInfo,
+  type ResourceName,
+} from './resources.js';
+import { heldBy, isEmpty, NOTHING, planCreate, planUpdate, release, type AllocState, type Held, type PlanResult } from './service-alloc.js';
+
+export type RegistryResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ApiError };
+
+export interface RegistryOptions {
+  readonly store: Store;
+  readonly clock: Clock;
+  /** Seeds the generator behind allocation draws, generated names and UIDs. */
+  readonly seed: number;
+  /** `--service-cluster-ip-range`: one or two CIDRs, primary first. Default `10.0.0.0/24`. */
+  readonly serviceClusterIPRanges?: readonly string[];
+  /** `--service-node-port-range`. Default `30000-32767`. */
+  readonly serviceNodePortRange?: string;
+  /** Crash points for tests; production leaves it out. */
+  readonly crashHook?: CrashHook;
+  /** Extra or replacement patchers by patch type (strategic merge patch, say). */
+  readonly patchers?: Readonly<Record<string, Patcher>>;
+}
+
+export interface CreateOptions {
+  /** The name in the request URL, when there is one; it must match the body's. */
+  readonly name?: string;
+}
+
+export interface UpdateOptions {
+  readonly fieldValidation?: FieldValidation;
+}
+
+export interface ListOptions {
+  readonly limit?: number;
+  /** The token a previous page returned. */
+  readonly continue?: string;
+}
+
+export interface ObjectList<T extends KubeObject = KubeObject> {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { readonly resourceVersion: string; readonly continue?: string };
+  readonly items: readonly T[];
+}
+
+export interface DeleteOptions {
+  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+}
+
+/** What a delete did: the object is gone, or (a namespace) it is now Terminating. */
+export interface DeleteOutcome<T extends KubeObject = KubeObject> {
+  readonly object: T;
+  /** False when the object still exists, being finalized (a namespace). */
+  readonly deleted: boolean;
+}
+
+const MAX_GENERATE_NAME_ATTEMPTS = 8;
+const MAX_RETRIES = 16;
+
+function ok<T>(value: T): RegistryResult<T> {
+  return { ok: true, value };
+}
+
+function fail(error: ApiError): { readonly ok: false; readonly error: ApiError } {
+  return { ok: false, error };
+}
+
+function metaOf(object: KubeObject): ObjectMeta {
+  return (object as { metadata?: ObjectMeta }).metadata ?? {};
+}
+
+function withMeta<T extends KubeObject>(object: T, meta: ObjectMeta): T {
+  return { ...object, metadata: meta } as T;
+}
+
+/** The stored value: the object without its resourceVersion (etcd3 store, PrepareObjectForStorage). */
+function serialize(object: KubeObject): string {
+  const { resourceVersion: _rv, ...meta } = metaOf(object);
+  return JSON.stringify({ ...object, metadata: meta });
+}
+
+function deserialize<T extends KubeObject>(kv: KeyValue): T {
+  const object = JSON.parse(kv.value) as T;
+  return withMeta(object, { ...metaOf(object), resourceVersion: String(kv.modRevision) });
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function storeFailure(e: unknown): ApiError {
+  if (e instanceof ErrCompacted) {
+    return expiredError(`The resourceVersion for the provided list is too old.`);
+  }
+  return internalError(e instanceof Error ? e.message : String(e));
+}
+
+/** The ranges' keys, by CIDR index, and the node ports. */
+const IP_KEYS = [SERVICE_IPS_KEY, SECONDARY_SERVICE_IPS_KEY] as const;
+
+interface RangeView {
+  readonly state: AllocState;
+  /** The modRevision each range key had (0: absent), for the CAS. */
+  readonly revisions: ReadonlyMap<string, number>;
+  /** Each key's snapshot bytes at full length, once computed (see fullSnapshotBytes). */
+  readonly mirrors: ({ readonly range: string; readonly bytes: Uint8Array } | undefined)[];
+}
+
+/** What an operation set and cleared, to flip in the snapshot bytes. */
+interface Delta {
+  readonly set: Held;
+  readonly clear: Held;
+}
+
+/** The stored RangeAllocation for full-length bytes: leading zero bytes dropped, standard base64. */
+function encodeRange(range: string, bytes: Uint8Array): string {
+  let first = 0;
+  while (first < bytes.length && bytes[first] === 0) first++;
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset + first, bytes.length - first).toString('base64');
+  // JSON.stringify would scan the (kilobytes of) base64 for characters to escape; it has none.
+  return `{"apiVersion":"v1","kind":"RangeAllocation","metadata":{},"range":${JSON.stringify(range)},"data":"${data}"}`;
+}
+
+function flip(bytes: Uint8Array, offset: number, on: boolean): void {
+  if (offset < 0) return;
+  const index = bytes.length - 1 - (offset >> 3);
+  const mask = 1 << (offset & 7);
+  const b = bytes[index] ?? 0;
+  bytes[index] = on ? b | mask : b & ~mask;
+}
+
+export class Registry {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly net: ClusterNetworking;
+  private rng: Rng;
+  private readonly crashHook: CrashHook | undefined;
+  private readonly patchers: Readonly<Record<string, Patcher>>;
+  private rangeCache: RangeView | undefined;
+
+  constructor(options: RegistryOptions, net: ClusterNetworking) {
+    this.store = options.store;
+    this.clock = options.clock;
+    this.net = net;
+    this.rng = seededRng(options.seed);
+    this.crashHook = options.crashHook;
+    this.patchers = { ...DEFAULT_PATCHERS, ...options.patchers };
+  }
+
+  // --- reads -------------------------------------------------------------------------------
+
+  async get<T extends KubeObject = KubeObject>(resource: ResourceName, namespace: string, name: string): Promise<RegistryResult<T>> {
+    const info = RESOURCES[resource];
+    try {
+      const { kv } = await this.store.get(objectKey(info, namespace, name));
+      if (kv === undefined) return fail(notFoundError(groupResource(info), name));
+      return ok(deserialize<T>(kv));
+    } catch (e) {
+      return fail(storeFailure(e));
+    }
+  }
+
+  /** A page of objects in key order, at one revision; `continue` resumes at that revision. */
+  async list<T extends KubeObject = KubeObject>(resource: ResourceName, namespace?: string, options: ListOptions = {}): Promise<RegistryResult<ObjectList<T>>> {
+    const info = RESOURCES[resource];
+    const prefix = listPrefix(info, namespace);
+    let revision: number | undefined;
+    let start: string | undefined;
+    if (options.continue !== undefined && options.continue !== '') {
+      const token = decodeContinue(options.continue);
+      if (token === undefined || !token.start.startsWith(prefix)) return fail(badRequestError(`invalid continue token`));
+      revision = token.rv;
+      start = token.start;
+    }
+    try {
+      const limit = options.limit ?? 0;
+      const page = await this.store.range(prefix, {
+        ...(limit > 0 ? { limit } : {}),
+        ...(start === undefined ? {} : { continueKey: start }),
+        ...(revision === undefined ? {} : { revision }),
+      });
+      const items = page.kvs.map((kv) => deserialize<T>(kv));
+      const last = page.kvs[page.kvs.length - 1];
+      const rv = revision ?? page.revision;
+      const metadata: { resourceVersion: string; continue?: string } = { resourceVersion: String(rv) };
+      if (page.more && last !== undefined) metadata.continue = encodeContinue(rv, `${last.key}\u0000`);
+      return ok({ apiVersion: info.apiVersion, kind: `${info.kind}List`, metadata, items });
+    } catch (e) {
+      if (e instanceof ErrCompacted && options.continue !== undefined) {
+        return fail(
+          expiredError(
+            'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+          ),
+        );
+      }
+      return fail(storeFailure(e));
+    }
+  }
+
+  // --- create ------------------------------------------------------------------------------
+
+  /** Creates `object` (already decoded) in `namespace` (ignored for namespaces). */
+  async create<T extends KubeObject>(resource: ResourceName, namespace: string, object: T, options: CreateOptions = {}): Promise<RegistryResult<T>> {
+    const info = RESOURCES[resource];
+    const meta = metaOf(object);
+    if (options.name !== undefined && meta.name !== undefined && meta.name !== '' && meta.name !== options.name) {
+      return fail(badRequestError(`the name of the object (${meta.name}) does not match the name on the URL (${options.name})`));
+    }
+    // rest.BeforeCreate: a namespaced object lives in the request's namespace; a cluster-scoped one in none.
+    let ns = '';
+    if (info.namespaced) {
+      if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
+        return fail(badRequestError('the namespace of the provided object does not match the namespace sent on the request'));
+      }
+      ns = namespace;
+    }
+    if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
+      return fail(internalError('resourceVersion should not be set on objects to be created'));
+    }
+    try {
+      const nsCheck = info.namespaced ? await this.checkNamespace(info, ns, meta.name ?? '') : ok({ revision: 0 });
+      if (!nsCheck.ok) return nsCheck;
+
+      let prepared = this.prepareCreate(info, object, ns);
+      const base = metaOf(prepared);
+      const generated = (base.name ?? '') === '' && (base.generateName ?? '') !== '';
+      if (generated) prepared = withMeta(prepared, { ...base, name: this.nextName(base.generateName ?? '') });
+
+      if (info.kind === 'Service') {
+        return (await this.createService(info, prepared as Service, nsCheck.value.revision, generated)) as RegistryResult<T>;
+      }
+      const validated = validateObjectCreate(prepared);
+      if (!validated.ok) return fail(invalidError(info.kind === 'EndpointSlice' ? { group: info.group, kind: info.kind } : info.kind, metaOf(prepared).name ?? '', validated.errors));
+      return await this.persistCreate(info, validated.value, nsCheck.value.revision, generated);
+    } catch (e) {
+      if (e instanceof Error && e.name === 'SimulatedCrash') throw e;
+      return fail(storeFailure(e));
+    }
+  }
+
+  private nextName(base: string): string {
+    const [name, rng] = generateName(base, this.rng);
+    this.rng = rng;
+    return name;
+  }
+
+  /** FillObjectMetaSystemFields and the kind's PrepareForCreate. */
+  private prepareCreate<T extends KubeObject>(info: ResourceInfo, object: T, namespace: string): T {
+    const [uid, rng] = generateUID(this.rng);
+    this.rng = rng;
+    const { deletionTimestamp: _d, deletionGracePeriodSeconds: _g, generation: _gen, namespace: _ns, ...rest } = metaOf(object);
+    const meta: ObjectMeta = { ...rest, uid, creationTimestamp: formatTimestamp(this.clock.now()) };
+    if (info.namespaced) meta.namespace = namespace;
+    let out = withMeta(object, meta) as KubeObject;
+    switch (out.kind) {
+      case 'Service':
+        out = { ...out, status: { loadBalancer: {} } };
+        break;
+      case 'Namespace': {
+        const finalizers = out.spec?.finalizers ?? [];
+        out = { ...out, spec: { ...out.spec, finalizers: finalizers.includes('kubernetes') ? finalizers : [...finalizers, 'kubernetes'] }, status: { phase: 'Active' } };
+        break;
+      }
+      case 'Pod':
+        out = { ...out, status: { phase: 'Pending' } };
+        break;
+      case 'EndpointSlice':
+        out = withMeta(out, { ...metaOf(out), generation: 1 });
+        break;
+      default:
+        break;
+    }
+    return out as T;
+  }
+
+  private async createService(info: ResourceInfo, service: Service, nsRevision: number, generated: boolean): Promise<RegistryResult<Service>> {
+    const validated = validateServiceCreate(service, this.net);
+    if (!validated.ok) return fail(invalidError('Service', service.metadata.name ?? '', validated.errors));
+    const planned = await this.allocate((state, rng) => planCreate(validated.value, state, rng, this.net));
+    if (!planned.ok) return planned;
+    const { service: allocated, held } = planned.value;
+    this.crash('service-create:after-allocate');
+    let result: RegistryResult<Service>;
+    try {
+      result = await this.persistCreate(info, allocated, nsRevision, generated);
+    } catch (e) {
+      if (e instanceof Error && e.name === 'SimulatedCrash') throw e;
+      result = fail(storeFailure(e));
+    }
+    // finishCreate(false): a write that failed gives its allocation back.
+    if (!result.ok && !isEmpty(held)) await this.releaseHeld(held);
+    return result;
+  }
+
+  /** The txn that creates the key, guarded by "absent" and by the namespace being as checked. */
+  private async persistCreate<T extends KubeObject>(info: ResourceInfo, object: T, nsRevision: number, generated: boolean): Promise<RegistryResult<T>> {
+    let current = object;
+    let nsRev = nsRevision;
+    for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
+      const meta = metaOf(current);
+      const name = meta.name ?? '';
+      const key = objectKey(info, meta.namespace ?? '', name);
+      const nsKey = objectKey(RESOURCES.namespaces, '', meta.namespace ?? '');
+      const compares: Compare[] = [{ key, target: 'createRevision', op: '=', value: 0 }];
+      if (info.namespaced) compares.push({ key: nsKey, target: 'modRevision', op: '=', value: nsRev });
+      const r = await this.commit(`create ${info.resource}`, compares, [{ kind: 'put', key, value: serialize(current) }], [
+        { kind: 'get', key },
+        ...(info.namespaced ? [{ kind: 'get' as const, key: nsKey }] : []),
+      ]);
+      if (r.succeeded) return ok(withMeta(current, { ...meta, resourceVersion: String(r.revision) }));
+      const existing = r.results[0];
+      if (existing?.kind === 'get' && existing.kv !== undefined) {
+        if (!generated || attempt + 1 >= MAX_GENERATE_NAME_ATTEMPTS) {
+          return fail(generated ? generateNameConflictError(groupResource(info), name, 1) : alreadyExistsError(groupResource(info), name));
+        }
+        current = withMeta(current, { ...meta, name: this.nextName(meta.generateName ?? '') });
+        continue;
+      }
+      // The namespace changed under us: check it again.
+      const check = await this.checkNamespace(info, meta.namespace ?? '', name);
+      if (!check.ok) return check;
+      nsRev = check.value.revision;
+    }
+    return fail(internalError(`too many conflicts creating ${info.resource} ${JSON.stringify(metaOf(current).name ?? '')}`));
+  }
+
+  /** NamespaceLifecycle admission: the namespace must exist and not be terminating. */
+  private async checkNamespace(info: ResourceInfo, namespace: string, name: string): Promise<RegistryResult<{ revision: number }>> {
+    const { kv } = await this.store.get(objectKey(RESOURCES.namespaces, '', namespace));
+    if (kv === undefined) return fail(notFoundError(groupResource(RESOURCES.namespaces), namespace));
+    const ns = JSON.parse(kv.value) as Namespace;
+    if (ns.status?.phase === 'Terminating') {
+      return fail(forbiddenError(groupResource(info), name, `unable to create new content in namespace ${namespace} because it is being terminated`));
+    }
+    return ok({ revision: kv.modRevision });
+  }
+
+  // --- update ------------------------------------------------------------------------------
+
+  /** Replaces the object (already decoded); an empty resourceVersion means "whatever is stored". */
+  async update<T extends KubeObject>(resource: ResourceName, namespace: string, name: string, object: T): Promise<RegistryResult<T>> {
+    const info = RESOURCES[resource];
+    const gr = groupResource(info);
+    const meta = metaOf(object);
+    if ((meta.name ?? '') !== name) {
+      return fail(badRequestError(`the name of the object (${meta.name ?? ''}) does not match the name on the URL (${name})`));
+    }
+    const ns = info.namespaced ? namespace : '';
+    if (info.namespaced && meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== ns) {
+      return fail(badRequestError('the namespace of the provided object does not match the namespace sent on the request'));
+    }
+    const wanted = meta.resourceVersion ?? '';
+    const key = objectKey(info, ns, name);
+    try {
+      for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
+        const { kv } = await this.store.get(key);
+        if (kv === undefined) {
+          if (!info.createOnUpdate) return fail(notFoundError(gr, name));
+          if (wanted !== '') return fail(notFoundError(gr, name));
+          const { resourceVersion: _rv, ...rest } = meta;
+          return await this.create(resource, ns, withMeta(object, rest));
+        }
+        if (wanted !== '' && wanted !== String(kv.modRevision)) return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
+        const old = deserialize<T>(kv);
+        const result = await this.updateOnce(info, object, old, kv);
+        if (result === 'conflict') {
+          if (wanted !== '') return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
+          continue;
+        }
+        return result;
+      }
+      return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
+    } catch (e) {
+      if (e instanceof Error && e.name === 'SimulatedCrash') throw e;
+      return fail(storeFailure(e));
+    }
+  }
+
+  /** rest.BeforeUpdate and the kind's PrepareForUpdate. */
+  private prepareUpdate<T extends KubeObject>(info: ResourceInfo, object: T, old: T): T {
+    const oldMeta = metaOf(old);
+    const meta: ObjectMeta = { ...metaOf(object) };
+    if (info.namespaced) meta.namespace = oldMeta.namespace ?? '';
+    else delete meta.namespace;
+    if (oldMeta.generation === undefined) delete meta.generation;
+    else meta.generation = oldMeta.generation;
+    if ((meta.uid ?? '') === '' && oldMeta.uid !== undefined) meta.uid = oldMeta.uid;
+    if (oldMeta.creationTimestamp) meta.creationTimestamp = oldMeta.creationTimestamp;
+    if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+    else delete meta.deletionTimestamp;
+    let out = withMeta(object, meta) as KubeObject;
+    if (out.kind === 'Namespace' && old.kind === 'Namespace') {
+      out = { ...out, spec: { ...out.spec, ...(old.spec?.finalizers ? { finalizers: old.spec.finalizers } : {}) } };
+      out = old.status === undefined ? out : { ...out, status: old.status };
+    }
+    if (out.kind === 'Pod' && old.kind === 'Pod') {
+      const { status: _s, ...rest } = out;
+      out = old.status === undefined ? rest : { ...rest, status: old.status };
+    }
+    if (out.kind === 'EndpointSlice' && old.kind === 'EndpointSlice') out = bumpSliceGeneration(out, old);
+    return out as T;
+  }
+
+  private async updateOnce<T extends KubeObject>(info: ResourceInfo, object: T, old: T, kv: KeyValue): Promise<RegistryResult<T> | 'conflict'> {
+    const prepared = this.prepareUpdate(info, object, old);
+    const name = metaOf(prepared).name ?? '';
+    const kind = info.kind === 'EndpointSlice' ? { group: info.group, kind: info.kind } : info.kind;
+    if (info.kind === 'Service') {
+      return (await this.updateService(info, prepared as Service, old as Service, kv)) as RegistryResult<T> | 'conflict';
+    }
+    const validated: ValidationResult<T> = validateObjectUpdate(prepared, old);
+    if (!validated.ok) return fail(invalidError(kind, name, validated.errors));
+    return this.persistUpdate(info, validated.value, kv);
+  }
+
+  private async persistUpdate<T extends KubeObject>(info: ResourceInfo, object: T, kv: KeyValue): Promise<RegistryResult<T> | 'conflict'> {
+    const value = serialize(object);
+    const meta = metaOf(object);
+    // An update that changes nothing writes nothing (GuaranteedUpdate's no-op check).
+    if (value === kv.value) return ok(withMeta(object, { ...meta, resourceVersion: String(kv.modRevision) }));
+    const r = await this.commit(`update ${info.resource}`, [{ key: kv.key, target: 'modRevision', op: '=', value: kv.modRevision }], [{ kind: 'put', key: kv.key, value }]);
+    if (!r.succeeded) return 'conflict';
+    return ok(withMeta(object, { ...meta, resourceVersion: String(r.revision) }));
+  }
+
+  private async updateService(info: ResourceInfo, service: Service, old: Service, kv: KeyValue): Promise<RegistryResult<Service> | 'conflict'> {
+    const validated = validateServiceUpdate(service, old, this.net);
+    if (!validated.ok) return fail(invalidError('Service', service.metadata.name ?? '', validated.errors));
+    const planned = await this.allocate((state, rng) => planUpdate(validated.value, old, state, rng, this.net));
+    if (!planned.ok) return planned;
+    const { service: next, held, toRelease } = planned.value;
+    if (!isEmpty(held)) this.crash('service-update:after-allocate');
+    let result: RegistryResult<Service> | 'conflict';
+    try {
+      result = await this.persistUpdate(info, next, kv);
+    } catch (e) {
+      if (e instanceof Error && e.name === 'SimulatedCrash') throw e;
+      result = fail(storeFailure(e));
+    }
+    if (result === 'conflict' || !result.ok) {
+      if (!isEmpty(held)) await this.releaseHeld(held);
+      return result;
+    }
+    if (!isEmpty(toRelease)) {
+      this.crash('service-update:after-persist');
+      await this.releaseHeld(toRelease);
+    }
+    return result;
+  }
+
+  // --- patch -------------------------------------------------------------------------------
+
+  /** Applies a patch document to the stored object and updates it; retried on conflict unless the patch names a resourceVersion. */
+  async patch<T extends KubeObject>(
+    resource: ResourceName,
+    namespace: string,
+    name: string,
+    patchType: PatchType,
+    patch: string,
+    options: UpdateOptions = {},
+  ): Promise<RegistryResult<T>> {
+    const info = RESOURCES[resource];
+    const patcher = this.patchers[patchType];
+    if (patcher === undefined) return fail(unsupportedMediaTypeError(Object.keys(this.patchers)));
+    for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
+      const current = await this.get<T>(resource, namespace, name);
+      if (!current.ok) return current;
+      const patched = patcher(current.value, patch);
+      if (!patched.ok) return patched;
+      if (!isRecord(patched.value)) return fail(badRequestError('the patched object is not a JSON object'));
+      const decoded = decodeValue(info, patched.value, options.fieldValidation ?? 'Strict');
+      if (!decoded.ok) return decoded;
+      const patchedRV = metaOf(decoded.value.object).resourceVersion ?? '';
+      const pinned = patchedRV !== metaOf(current.value).resourceVersion;
+      const result = await this.update(resource, namespace, name, decoded.value.object as T);
+      if (!result.ok && result.error._tag === 'Conflict' && !pinned) continue;
+      return result;
+    }
+    return fail(conflictError(groupResource(info), name, OPTIMISTIC_LOCK_ERROR_MSG));
+  }
+
+  // --- delete ------------------------------------------------------------------------------
+
+  async delete<T extends KubeObject = KubeObject>(resource: ResourceName, namespace: string, name: string, options: DeleteOptions = {}): Promise<RegistryResult<DeleteOutcome<T>>> {
+    const info = RESOURCES[resource];
+    const gr = groupResource(info);
+    const key = objectKey(info, info.namespaced ? namespace : '', name);
+    try {
+      for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
+        const { kv } = await this.store.get(key);
+        if (kv === undefined) return fail(notFoundError(gr, name));
+        const object = deserialize<T>(kv);
+        const pre = options.preconditions;
+        if (pre?.uid !== undefined && pre.uid !== metaOf(object).uid) {
+          return fail(conflictError(gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${metaOf(object).uid ?? ''}`));
+        }
+        if (pre?.resourceVersion !== undefined && pre.resourceVersion !== String(kv.modRevision)) {
+          return fail(
+            conflictError(gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${kv.modRevision}`),
+          );
+        }
+        if (object.kind === 'Namespace') {
+          const r = await this.deleteNamespace(object, kv);
+          if (r === 'conflict') continue;
+          return r as RegistryResult<DeleteOutcome<T>>;
+        }
+        const ops: TxnOp[] = [{ kind: 'delete', key }];
+        // upstream afterDelete: a Service's Endpoints of the same name go with it.
+        if (object.kind === 'Service') ops.push({ kind: 'delete', key: objectKey(RESOURCES.endpoints, namespace, name) });
+        const r = await this.commit(`delete ${resource}`, [{ key, target: 'modRevision', op: '=', value: kv.modRevision }], ops);
+        if (!r.succeeded) continue;
+        if (object.kind === 'Service') {
+          const held = heldBy(object);
+          if (!isEmpty(held)) {
+            this.crash('service-delete:after-persist');
+            await this.releaseHeld(held);
+          }
+        }
+        return ok({ object, deleted: true });
+      }
+      return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
+    } catch (e) {
+      if (e instanceof Error && e.name === 'SimulatedCrash') throw e;
+      return fail(storeFailure(e));
+    }
+  }
+
+  /** Namespace Delete: the first makes it Terminating; with finalizers left, later ones conflict. */
+  private async deleteNamespace(ns: Namespace, kv: KeyValue): Promise<RegistryResult<DeleteOutcome<Namespace>> | 'conflict'> {
+    const name = ns.metadata.name ?? '';
+    if (!ns.metadata.deletionTimestamp) {
+      const terminating: Namespace = {
+        ...ns,
+        metadata: { ...ns.metadata, deletionTimestamp: formatTimestamp(this.clock.now()) },
+        status: { ...ns.status, phase: 'Terminating' },
+      };
+      const r = await this.persistUpdate(RESOURCES.namespaces, terminating, kv);
+      if (r === 'conflict') return 'conflict';
+      if (!r.ok) return r;
+      return ok({ object: r.value, deleted: false });
+    }
+    if ((ns.spec?.finalizers ?? []).length > 0) {
+      return fail(
+        conflictError(
+          groupResource(RESOURCES.namespaces),
+          name,
+          'The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.',
+        ),
+      );
+    }
+    const r = await this.commit('delete namespaces', [{ key: kv.key, target: 'modRevision', op: '=', value: kv.modRevision }], [{ kind: 'delete', key: kv.key }]);
+    if (!r.succeeded) return 'conflict';
+    return ok({ object: ns, deleted: true });
+  }
+
+  /**
+   * The namespace controller's step for one namespace: when it is Terminating, every object in
+   * it is deleted (Services give back their IPs and ports), then the namespace itself.
+   * Returns how many objects it deleted; a namespace that is absent or active is left alone.
+   * upstream: pkg/controller/namespace/deletion/namespaced_resources_deleter.go
+   */
+  async finalizeNamespace(name: string): Promise<RegistryResult<{ readonly deletedObjects: number; readonly namespaceDeleted: boolean }>> {
+    const ns = await this.get<Namespace>('namespaces', '', name);
+    if (!ns.ok) return ns.error._tag === 'NotFound' ? ok({ deletedObjects: 0, namespaceDeleted: false }) : ns;
+    if (!ns.value.metadata.deletionTimestamp) return ok({ deletedObjects: 0, namespaceDeleted: false });
+    let deleted = 0;
+    for (const resource of NAMESPACED_RESOURCES) {
+      const list = await this.list(resource, name);
+      if (!list.ok) return list;
+      for (const item of list.value.items) {
+        const r = await this.delete(resource, name, metaOf(item).name ?? '');
+        if (!r.ok && r.error._tag !== 'NotFound') return r;
+        if (r.ok) deleted++;
+        this.crash('namespace-finalize:after-object-delete');
+      }
+    }
+    try {
+      const { kv } = await this.store.get(objectKey(RESOURCES.namespaces, '', name));
+      if (kv === undefined) return ok({ deletedObjects: deleted, namespaceDeleted: false });
+      // The controller empties spec.finalizers (/finalize); with none left the namespace goes.
+      const r = await this.commit('finalize namespaces', [{ key: kv.key, target: 'modRevision', op: '=', value: kv.modRevision }], [{ kind: 'delete', key: kv.key }]);
+      return ok({ deletedObjects: deleted, namespaceDeleted: r.succeeded });
+    } catch (e) {
+      if (e instanceof Error && e.name === 'SimulatedCrash') throw e;
+      return fail(storeFailure(e));
+    }
+  }
+
+  // --- allocation --------------------------------------------------------------------------
+
+  /** The stored ranges, or a cached copy (checked by the CAS, refreshed when it fails). */
+  private async readRanges(): Promise<RegistryResult<RangeView>> {
+    const keys = [...IP_KEYS.slice(0, this.net.serviceCIDRs.length), SERVICE_NODE_PORTS_KEY];
+    const r = await this.store.txn([], keys.map((key) => ({ kind: 'get', key })));
+    return this.rangesFrom(keys, r);
+  }
+
+  private rangesFrom(keys: readonly string[], r: TxnResult): RegistryResult<RangeView> {
+    const revisions = new Map<string, number>();
+    const stored: (RangeAllocation | undefined)[] = [];
+    keys.forEach((key, i) => {
+      const res = r.results[i];
+      const kv = res?.kind === 'get' ? res.kv : undefined;
+      revisions.set(key, kv?.modRevision ?? 0);
+      stored.push(kv === undefined ? undefined : (JSON.parse(kv.value) as RangeAllocation));
+    });
+    const ips = [];
+    for (const [i, cidr] of this.net.serviceCIDRs.entries()) {
+      const a = ipAllocatorOf(cidr, stored[i]);
+      if (!a.ok) return fail(internalError(adapterMessage(a.error)));
+      ips.push(a.value);
+    }
+    const ports = portAllocatorOf(this.net.portRange, stored[stored.length - 1]);
+    if (!ports.ok) return fail(internalError(adapterMessage(ports.error)));
+    return ok({ state: { ips, ports: ports.value }, revisions, mirrors: [] });
+  }
+
+  /**
+   * Runs `plan` against the ranges and writes its result with a CAS on every range key, retried
+   * with fresh ranges on conflict. Nothing is written when the plan fails or changes nothing.
+   */
+  private async allocate(plan: (state: AllocState, rng: Rng) => PlanResult): Promise<RegistryResult<{ service: Service; held: Held; toRelease: Held }>> {
+    const keys = [...IP_KEYS.slice(0, this.net.serviceCIDRs.length), SERVICE_NODE_PORTS_KEY];
+    let view = this.rangeCache;
+    for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
+      if (view === undefined) {
+        const read = await this.readRanges();
+        if (!read.ok) return read;
+        view = read.value;
+      }
+      const planned = plan(view.state, this.rng);
+      this.rng = planned.rng;
+      if (!planned.ok) return fail(planned.error);
+      if (isEmpty(planned.allocated)) {
+        return ok({ service: planned.service, held: planned.allocated, toRelease: planned.toRelease });
+      }
+      const written = await this.writeRanges(keys, view, planned.state, { set: planned.allocated, clear: NOTHING }, 'allocate');
+      if (written.ok) {
+        this.rangeCache = written.value;
+        return ok({ service: planned.service, held: planned.allocated, toRelease: planned.toRelease });
+      }
+      view = written.fresh;
+    }
+    return fail(internalError('failed to allocate: too many conflicts on the range allocations'));
+  }
+
+  private async writeRanges(
+    keys: readonly string[],
+    view: RangeView,
+    next: AllocState,
+    delta: Delta,
+    what: string,
+  ): Promise<{ ok: true; value: RangeView } | { ok: false; fresh: RangeView | undefined }> {
+    const compares: Compare[] = [];
+    const puts: TxnOp[] = [];
+    const current = [...view.state.ips, view.state.ports];
+    const nextAll = [...next.ips, next.ports];
+    const mirrors = [...view.mirrors];
+    const portIndex = keys.length - 1;
+    keys.forEach((key, i) => {
+      const before = current[i];
+      if (before === undefined || before === nextAll[i]) return;
+      // The bytes before, then the bits this operation flipped.
+      const base = mirrors[i] ?? fullSnapshotBytes(before);
+      const bytes = base.bytes.slice();
+      const apply = (held: Held, on: boolean) => {
+        if (i === portIndex) {
+          for (const port of held.ports) flip(bytes, nodePortOffset(view.state.ports, port), on);
+        } else {
+          const allocator = view.state.ips[i];
+          if (allocator === undefined) return;
+          for (const { family, ip } of held.ips) if (this.net.families[i] === family) flip(bytes, clusterIPOffset(allocator, ip), on);
+        }
+      };
+      apply(delta.set, true);
+      apply(delta.clear, false);
+      mirrors[i] = { range: base.range, bytes };
+      compares.push({ key, target: 'modRevision', op: '=', value: view.revisions.get(key) ?? 0 });
+      puts.push({ kind: 'put', key, value: encodeRange(base.range, bytes) });
+    });
+    if (puts.length === 0) return { ok: true, value: view };
+    this.rangeCache = undefined;
+    const r = await this.commit(`${what} ranges`, compares, puts, keys.map((key) => ({ kind: 'get', key })));
+    if (!r.succeeded) {
+      const fresh = this.rangesFrom(keys, r);
+      return { ok: false, fresh: fresh.ok ? fresh.value : undefined };
+    }
+    const revisions = new Map(view.revisions);
+    for (const op of puts) if (op.kind === 'put') revisions.set(op.key, r.revision);
+    return { ok: true, value: { state: next, revisions, mirrors } };
+  }
+
+  /** Gives `held` back with a CAS, retried on conflict. */
+  private async releaseHeld(held: Held): Promise<void> {
+    const keys = [...IP_KEYS.slice(0, this.net.serviceCIDRs.length), SERVICE_NODE_PORTS_KEY];
+    let view = this.rangeCache;
+    for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
+      if (view === undefined) {
+        const read = await this.readRanges();
+        if (!read.ok) return;
+        view = read.value;
+      }
+      const written = await this.writeRanges(keys, view, release(view.state, held, this.net), { set: NOTHING, clear: held }, 'release');
+      if (written.ok) {
+        this.rangeCache = written.value;
+        return;
+      }
+      view = written.fresh;
+    }
+    // Still held: the repair loop frees it on its third run.
+  }
+
+  /**
+   * Writes empty RangeAllocation objects for the ranges that have none yet, as kube-apiserver
+   * does when it starts (its allocators' CreateOrUpdate), so that later allocations and
+   * releases always compare-and-swap an existing object. Idempotent.
+   */
+  async initRanges(): Promise<void> {
+    const keys = [...IP_KEYS.slice(0, this.net.serviceCIDRs.length), SERVICE_NODE_PORTS_KEY];
+    const empty = [...this.net.serviceCIDRs.map((cidr) => ipAllocatorOf(cidr, undefined)), portAllocatorOf(this.net.portRange, undefined)];
+    const values = empty.map((a, i) => {
+      if (!a.ok) throw new Error(a.error.message);
+      return JSON.stringify(i < keys.length - 1 ? ipAllocatorSnapshot(a.value as IPAllocator) : portAllocatorSnapshot(a.value as PortAllocator));
+    });
+    for (const [i, key] of keys.entries()) {
+      await this.store.txn([{ key, target: 'createRevision', op: '=', value: 0 }], [{ kind: 'put', key, value: values[i] ?? '' }]);
+    }
+  }
+
+  /** Forgets the cached ranges (after another writer, such as the repair loop, changed them). */
+  invalidateRangeCache(): void {
+    this.rangeCache = undefined;
+  }
+
+  // --- plumbing ----------------------------------------------------------------------------
+
+  private crash(point: CrashPoint, txn?: string, keys?: readonly string[]): void {
+    if (this.crashHook === undefined) return;
+    this.crashHook({ point, ...(txn === undefined ? {} : { txn }), ...(keys === undefined ? {} : { keys }) });
+  }
+
+  private async commit(name: string, compares: readonly Compare[], onSuccess: readonly TxnOp[], onFailure?: readonly TxnOp[]): Promise<TxnResult> {
+    const multi = onSuccess.filter((op) => op.kind !== 'get').length > 1;
+    const keys = multi ? onSuccess.map((op) => op.key) : undefined;
+    if (multi) this.crash('txn:before-commit', name, keys);
+    const r = await this.store.txn(compares, onSuccess, onFailure);
+    if (multi && r.succeeded) this.crash('txn:after-commit', name, keys);
+    return r;
+  }
+}
+
+function adapterMessage(e: AdapterError): string {
+  return e.message;
+}
+
+/** EndpointSlice PrepareForUpdate: the generation moves when anything but metadata (or the labels) changed. */
+function bumpSliceGeneration(slice: EndpointSlice, old: EndpointSlice): EndpointSlice {
+  const { metadata: m, ...body } = slice;
+  const { metadata: om, ...oldBody } = old;
+  const changed = JSON.stringify(body) !== JSON.stringify(oldBody) || JSON.stringify(m.labels ?? {}) !== JSON.stringify(om.labels ?? {});
+  if (!changed) return slice;
+  return { ...slice, metadata: { ...m, generation: (om.generation ?? 0) + 1 } };
+}
+
+interface ContinueToken {
+  readonly v: string;
+  readonly rv: number;
+  readonly start: string;
+}
+
+/** upstream storage.EncodeContinue: base64 of {"v":"meta.k8s.io/v1","rv":N,"start":"<key>\u0000"}, the key relative to the prefix root. */
+function encodeContinue(rv: number, start: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url');
+}
+
+function decodeContinue(token: string): ContinueToken | undefined {
+  try {
+    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
+    if (!isRecord(parsed) || parsed['v'] !== 'meta.k8s.io/v1' || typeof parsed['rv'] !== 'number' || typeof parsed['start'] !== 'string') return undefined;
+    return { v: parsed['v'], rv: parsed['rv'], start: parsed['start'] };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A registry over `store`, or the configuration error (kube-apiserver's flag messages).
+ * Call `initRanges()` once before serving (openRegistry does both).
+ */
+export function createRegistry(options: RegistryOptions): RegistryResult<Registry> | { readonly ok: false; readonly error: AdapterError } {
+  const net = clusterNetworking(options.serviceClusterIPRanges ?? ['10.0.0.0/24'], options.serviceNodePortRange ?? '30000-32767');
+  if (!net.ok) return { ok: false, error: net.error };
+  return { ok: true, value: new Registry(options, net.value) };
+}
+
+/** createRegistry, then initRanges: what an apiserver does when it starts. */
+export async function openRegistry(options: RegistryOptions): Promise<RegistryResult<Registry> | { readonly ok: false; readonly error: AdapterError }> {
+  const r = createRegistry(options);
+  if (r.ok) await r.value.initRanges();
+  return r;
+}

@@ -1,0 +1,76 @@
+// The resources the registry serves and where their objects live in the store: the key layout
+// of kube-apiserver's etcd3 storage (the `/registry` prefix, then the resource's path).
+// upstream: pkg/registry/*/storage/storage.go (each Store's DefaultQualifiedResource and
+//           KeyRootFunc), pkg/registry/core/service/storage/storage.go ("services/specs"),
+//           pkg/registry/core/endpoint/storage ("services/endpoints"),
+//           pkg/controlplane/reconcilers (masterleases), pkg/registry/core/rangeallocation
+import type { Kind } from '@kubesvc/api-types';
+import type { GroupResource } from './errors.js';
+
+export type ResourceName = 'namespaces' | 'services' | 'endpoints' | 'endpointslices' | 'pods' | 'events';
+
+export interface ResourceInfo {
+  readonly resource: ResourceName;
+  readonly group: '' | 'discovery.k8s.io';
+  readonly kind: Extract<Kind, 'Namespace' | 'Service' | 'Endpoints' | 'EndpointSlice' | 'Pod' | 'Event'>;
+  readonly apiVersion: 'v1' | 'discovery.k8s.io/v1';
+  readonly namespaced: boolean;
+  /** The store prefix every object of the resource is under, ending in `/`. */
+  readonly prefix: string;
+  /** An update of a missing object creates it (upstream strategy AllowCreateOnUpdate). */
+  readonly createOnUpdate: boolean;
+}
+
+export const REGISTRY_PREFIX = '/registry';
+
+export const RESOURCES: Readonly<Record<ResourceName, ResourceInfo>> = {
+  namespaces: { resource: 'namespaces', group: '', kind: 'Namespace', apiVersion: 'v1', namespaced: false, prefix: '/registry/namespaces/', createOnUpdate: false },
+  services: { resource: 'services', group: '', kind: 'Service', apiVersion: 'v1', namespaced: true, prefix: '/registry/services/specs/', createOnUpdate: false },
+  endpoints: { resource: 'endpoints', group: '', kind: 'Endpoints', apiVersion: 'v1', namespaced: true, prefix: '/registry/services/endpoints/', createOnUpdate: true },
+  endpointslices: {
+    resource: 'endpointslices',
+    group: 'discovery.k8s.io',
+    kind: 'EndpointSlice',
+    apiVersion: 'discovery.k8s.io/v1',
+    namespaced: true,
+    prefix: '/registry/endpointslices/',
+    createOnUpdate: false,
+  },
+  pods: { resource: 'pods', group: '', kind: 'Pod', apiVersion: 'v1', namespaced: true, prefix: '/registry/pods/', createOnUpdate: false },
+  events: { resource: 'events', group: '', kind: 'Event', apiVersion: 'v1', namespaced: true, prefix: '/registry/events/', createOnUpdate: true },
+};
+
+export const RESOURCE_NAMES: readonly ResourceName[] = ['namespaces', 'services', 'endpoints', 'endpointslices', 'pods', 'events'];
+
+/** The namespaced resources, in the order the namespace controller deletes them. */
+export const NAMESPACED_RESOURCES: readonly ResourceName[] = ['services', 'endpoints', 'endpointslices', 'pods', 'events'];
+
+export function isResourceName(value: string): value is ResourceName {
+  return Object.hasOwn(RESOURCES, value);
+}
+
+export function groupResource(info: ResourceInfo): GroupResource {
+  return { group: info.group, resource: info.resource };
+}
+
+/** The key of one object: `<prefix><ns>/<name>`, or `<prefix><name>` when not namespaced. */
+export function objectKey(info: ResourceInfo, namespace: string, name: string): string {
+  return info.namespaced ? `${info.prefix}${namespace}/${name}` : `${info.prefix}${name}`;
+}
+
+/** The prefix of a list: the whole resource, or one namespace of it. */
+export function listPrefix(info: ResourceInfo, namespace?: string): string {
+  return info.namespaced && namespace !== undefined && namespace !== '' ? `${info.prefix}${namespace}/` : info.prefix;
+}
+
+/** The allocators' RangeAllocation objects. upstream: pkg/controlplane/instance.go (rangeRegistries) */
+export const SERVICE_IPS_KEY = '/registry/ranges/serviceips';
+/** The secondary service CIDR's allocation on a dual-stack cluster. */
+export const SECONDARY_SERVICE_IPS_KEY = '/registry/ranges/secondaryserviceips';
+export const SERVICE_NODE_PORTS_KEY = '/registry/ranges/servicenodeports';
+/** The master-lease reconciler's keys: `/registry/masterleases/<ip>`. */
+export const MASTER_LEASES_PREFIX = '/registry/masterleases/';
+
+export function masterLeaseKey(ip: string): string {
+  return `${MASTER_LEASES_PREFIX}${ip}`;
+}

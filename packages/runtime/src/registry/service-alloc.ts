@@ -1,0 +1,322 @@
+// What a Service create, update or delete takes from and gives back to the ClusterIP and
+// NodePort allocators, as plain functions of the allocators' state. The registry runs a plan
+// against the stored RangeAllocation objects and writes the result with a compare-and-swap;
+// on a conflict it reads them again and re-plans.
+// upstream: pkg/registry/core/service/storage/alloc.go (v1.26-v1.32: allocateCreate,
+//           allocClusterIPs, allocIPs, txnAllocNodePorts, initNodePorts, allocHealthCheckNodePort,
+//           allocateUpdate, updateClusterIPs, txnUpdateNodePorts, updateNodePorts,
+//           updateHealthCheckNodePort, releaseAllocatedResources, isMatchingPreferDualStackClusterIPFields)
+import type { FieldError, IPFamily, Rng, Service, ServicePort } from '@kubesvc/api-types';
+import { internalError, invalidError, type ApiError } from './errors.js';
+import {
+  allocateClusterIP,
+  allocateNextClusterIP,
+  allocateNextNodePort,
+  allocateNodePort,
+  ipFamilyOf,
+  releaseClusterIP,
+  releaseNodePort,
+  serviceNeedsHealthCheck,
+  type ClusterNetworking,
+  type IPAllocator,
+  type PortAllocator,
+} from './pure-adapters.js';
+
+/** The allocators' state: one IP allocator per service CIDR (primary first) and the ports. */
+export interface AllocState {
+  readonly ips: readonly IPAllocator[];
+  readonly ports: PortAllocator;
+}
+
+/** What a Service holds: IPs by family and node ports (health check port included). */
+export interface Held {
+  readonly ips: readonly { readonly family: IPFamily; readonly ip: string }[];
+  readonly ports: readonly number[];
+}
+
+export const NOTHING: Held = { ips: [], ports: [] };
+
+export type PlanResult =
+  | { readonly ok: true; readonly service: Service; readonly state: AllocState; readonly rng: Rng; readonly allocated: Held; readonly toRelease: Held }
+  | { readonly ok: false; readonly error: ApiError; readonly rng: Rng };
+
+class PlanError {
+  constructor(readonly error: ApiError) {}
+}
+
+/** Mutable working copy of the allocators for one plan; the inputs are persistent values. */
+class Work {
+  ips: IPAllocator[];
+  ports: PortAllocator;
+  rng: Rng;
+  readonly allocatedIPs: { family: IPFamily; ip: string }[] = [];
+  readonly allocatedPorts: number[] = [];
+  constructor(
+    state: AllocState,
+    rng: Rng,
+    readonly net: ClusterNetworking,
+    readonly name: string,
+  ) {
+    this.ips = [...state.ips];
+    this.ports = state.ports;
+    this.rng = rng;
+  }
+
+  private index(family: IPFamily): number {
+    return this.net.families.indexOf(family);
+  }
+
+  /** allocIPs: a given IP is taken or refused with 422, an empty one is the next free. */
+  ip(family: IPFamily, requested: string, clusterIPs: readonly string[]): string {
+    const index = this.index(family);
+    const allocator = this.ips[index];
+    if (allocator === undefined) throw new PlanError(internalError(`failed to allocate a serviceIP: ${family} is not configured on this cluster`));
+    if (requested === '') {
+      const r = allocateNextClusterIP(allocator, this.rng);
+      this.rng = r.rng;
+      if (!r.ok) throw new PlanError(internalError(`failed to allocate a serviceIP: ${r.error.message}`));
+      this.ips[index] = r.allocator;
+      this.allocatedIPs.push({ family, ip: r.ip });
+      return r.ip;
+    }
+    const r = allocateClusterIP(allocator, requested);
+    if (!r.ok) {
+      const e: FieldError = { type: 'FieldValueInvalid', field: 'spec.clusterIPs', badValue: [...clusterIPs], detail: `failed to allocate IP ${requested}: ${r.error.message}` };
+      throw new PlanError(invalidError('Service', this.name, [e]));
+    }
+    this.ips[index] = r.value;
+    this.allocatedIPs.push({ family, ip: requested });
+    return requested;
+  }
+
+  port(requested: number, field: string): number {
+    const r = allocateNodePort(this.ports, requested);
+    if (!r.ok) {
+      throw new PlanError(invalidError('Service', this.name, [{ type: 'FieldValueInvalid', field, badValue: requested, detail: r.error.message }]));
+    }
+    this.ports = r.value;
+    this.allocatedPorts.push(requested);
+    return requested;
+  }
+
+  nextPort(what: string): number {
+    const r = allocateNextNodePort(this.ports, this.rng);
+    this.rng = r.rng;
+    if (!r.ok) throw new PlanError(internalError(`${what}: ${r.error.message}`));
+    this.ports = r.allocator;
+    this.allocatedPorts.push(r.port);
+    return r.port;
+  }
+
+  state(): AllocState {
+    return { ips: this.ips, ports: this.ports };
+  }
+
+  allocated(): Held {
+    return { ips: [...this.allocatedIPs], ports: [...this.allocatedPorts] };
+  }
+}
+
+function run(work: Work, fn: () => { service: Service; toRelease: Held }): PlanResult {
+  try {
+    const { service, toRelease } = fn();
+    return { ok: true, service, state: work.state(), rng: work.rng, allocated: work.allocated(), toRelease };
+  } catch (e) {
+    if (e instanceof PlanError) return { ok: false, error: e.error, rng: work.rng };
+    throw e;
+  }
+}
+
+const needsNodePorts = (s: Service): boolean => s.spec?.type === 'NodePort' || s.spec?.type === 'LoadBalancer';
+
+/** shouldAllocateNodePorts: NodePort always, LoadBalancer unless allocateLoadBalancerNodePorts is false. */
+function shouldAllocateNodePorts(s: Service): boolean {
+  if (s.spec?.type === 'NodePort') return true;
+  if (s.spec?.type === 'LoadBalancer') return s.spec.allocateLoadBalancerNodePorts ?? true;
+  return false;
+}
+
+function isHeadless(s: Service): boolean {
+  return (s.spec?.clusterIPs ?? [])[0] === 'None' || s.spec?.clusterIP === 'None';
+}
+
+/** allocClusterIPs: every family of ipFamilies gets its IP (given or next), clusterIP mirrors the first. */
+function allocClusterIPs(work: Work, service: Service): Service {
+  if (service.spec?.type === 'ExternalName' || isHeadless(service)) return service;
+  const families = (service.spec?.ipFamilies ?? []) as IPFamily[];
+  const clusterIPs = [...(service.spec?.clusterIPs ?? [])];
+  while (clusterIPs.length < families.length) clusterIPs.push('');
+  families.forEach((family, i) => {
+    clusterIPs[i] = work.ip(family, clusterIPs[i] ?? '', service.spec?.clusterIPs ?? []);
+  });
+  return { ...service, spec: { ...service.spec, clusterIPs, clusterIP: clusterIPs[0] ?? '' } };
+}
+
+/** initNodePorts: one node port per distinct service port number, given or allocated. */
+function initNodePorts(work: Work, service: Service): Service {
+  const ports = [...(service.spec?.ports ?? [])].map((p) => ({ ...p }));
+  const byPort = new Map<number, number>();
+  const allocate = shouldAllocateNodePorts(service);
+  ports.forEach((p: ServicePort, i) => {
+    const nodePort = p.nodePort ?? 0;
+    if (nodePort === 0 && !allocate) return;
+    const already = byPort.get(p.port) ?? 0;
+    if (already === 0) {
+      const requested = ports.find((q) => q.port === p.port && (q.nodePort ?? 0) !== 0)?.nodePort ?? 0;
+      const got = requested !== 0 ? work.port(requested, `spec.ports[${i}].nodePort`) : work.nextPort('failed to allocate a nodePort');
+      p.nodePort = got;
+      byPort.set(p.port, got);
+    } else if (nodePort !== already) {
+      if (nodePort === 0) p.nodePort = already;
+      else work.port(nodePort, `spec.ports[${i}].nodePort`);
+    }
+  });
+  return { ...service, spec: { ...service.spec, ports } };
+}
+
+function allocHealthCheckNodePort(work: Work, service: Service): Service {
+  const requested = service.spec?.healthCheckNodePort ?? 0;
+  if (requested !== 0) {
+    const r = allocateNodePort(work.ports, requested);
+    if (!r.ok) throw new PlanError(internalError(`failed to allocate requested HealthCheck NodePort ${requested}: ${r.error.message}`));
+    work.ports = r.value;
+    work.allocatedPorts.push(requested);
+    return service;
+  }
+  const port = work.nextPort('failed to allocate a HealthCheck NodePort 0');
+  return { ...service, spec: { ...service.spec, healthCheckNodePort: port } };
+}
+
+/** allocateCreate: cluster IPs, then node ports, then the health check port. */
+export function planCreate(service: Service, state: AllocState, rng: Rng, net: ClusterNetworking): PlanResult {
+  const work = new Work(state, rng, net, service.metadata.name ?? '');
+  return run(work, () => {
+    let s = allocClusterIPs(work, service);
+    if (needsNodePorts(s)) s = initNodePorts(work, s);
+    if (serviceNeedsHealthCheck(s)) s = allocHealthCheckNodePort(work, s);
+    return { service: s, toRelease: NOTHING };
+  });
+}
+
+function ipsOf(service: Service): { family: IPFamily; ip: string }[] {
+  if (service.spec?.type === 'ExternalName' || isHeadless(service)) return [];
+  const out: { family: IPFamily; ip: string }[] = [];
+  for (const ip of service.spec?.clusterIPs ?? (service.spec?.clusterIP ? [service.spec.clusterIP] : [])) {
+    const family = ipFamilyOf(ip);
+    if (family !== undefined) out.push({ family, ip });
+  }
+  return out;
+}
+
+function nodePortsOf(service: Service): number[] {
+  return (service.spec?.ports ?? []).map((p) => p.nodePort ?? 0).filter((p) => p !== 0);
+}
+
+/** releaseAllocatedResources: everything the Service holds. */
+export function heldBy(service: Service): Held {
+  const ports = nodePortsOf(service);
+  const health = service.spec?.healthCheckNodePort ?? 0;
+  if (serviceNeedsHealthCheck(service) && health > 0) ports.push(health);
+  return { ips: ipsOf(service), ports };
+}
+
+const sameList = (a: readonly string[] | undefined, b: readonly string[] | undefined): boolean =>
+  (a ?? []).length === (b ?? []).length && (a ?? []).every((v, i) => v === (b ?? [])[i]);
+
+function isMatchingPreferDualStack(service: Service, old: Service): boolean {
+  const s = service.spec ?? {};
+  const o = old.spec ?? {};
+  if (s.ipFamilyPolicy === undefined || o.type !== s.type) return false;
+  if (s.type !== 'ClusterIP' && s.type !== 'NodePort' && s.type !== 'LoadBalancer') return false;
+  if (s.ipFamilyPolicy !== 'PreferDualStack' || (o.ipFamilyPolicy !== undefined && o.ipFamilyPolicy !== 'PreferDualStack')) return false;
+  return sameList(s.clusterIPs, o.clusterIPs) && sameList(s.ipFamilies, o.ipFamilies);
+}
+
+/** allocateUpdate: what a type change, a dual-stack upgrade or downgrade, or new node ports take and give back. */
+export function planUpdate(service: Service, old: Service, state: AllocState, rng: Rng, net: ClusterNetworking): PlanResult {
+  const work = new Work(state, rng, net, service.metadata.name ?? '');
+  return run(work, () => {
+    let s = service;
+    const releaseIPs: { family: IPFamily; ip: string }[] = [];
+    const releasePorts: number[] = [];
+    const oldType = old.spec?.type;
+    const newType = s.spec?.type;
+
+    // updateClusterIPs
+    if (!isMatchingPreferDualStack(s, old)) {
+      if (oldType === 'ExternalName' && newType !== 'ExternalName') {
+        s = allocClusterIPs(work, s);
+      } else if (!isHeadless(old)) {
+        if (oldType !== 'ExternalName' && newType === 'ExternalName') {
+          releaseIPs.push(...ipsOf(old));
+        } else {
+          const oldFamilies = old.spec?.ipFamilies ?? [];
+          const newFamilies = (s.spec?.ipFamilies ?? []) as IPFamily[];
+          if (oldFamilies.length === 1 && newFamilies.length === 2) {
+            const clusterIPs = [...(s.spec?.clusterIPs ?? [])];
+            if (clusterIPs.length < 2) clusterIPs.push('');
+            const second = newFamilies[1];
+            if (second !== undefined) clusterIPs[1] = work.ip(second, clusterIPs[1] ?? '', s.spec?.clusterIPs ?? []);
+            s = { ...s, spec: { ...s.spec, clusterIPs } };
+          } else if (oldFamilies.length === 2 && newFamilies.length === 1) {
+            const ip = old.spec?.clusterIPs?.[1];
+            const family = oldFamilies[1] as IPFamily | undefined;
+            if (ip !== undefined && family !== undefined) releaseIPs.push({ family, ip });
+          }
+        }
+      }
+    }
+
+    // txnUpdateNodePorts
+    if (needsNodePorts(old) && (newType === 'ExternalName' || newType === 'ClusterIP')) releasePorts.push(...nodePortsOf(old));
+    if (needsNodePorts(s)) {
+      const oldPorts = nodePortsOf(old);
+      const taken = new Set<number>();
+      const ports = [...(s.spec?.ports ?? [])].map((p) => ({ ...p }));
+      const allocate = shouldAllocateNodePorts(s);
+      ports.forEach((p, i) => {
+        const nodePort = p.nodePort ?? 0;
+        if (nodePort === 0 && !allocate) return;
+        if (nodePort !== 0) {
+          if (!oldPorts.includes(nodePort) && !taken.has(nodePort)) {
+            work.port(nodePort, `spec.ports[${i}].nodePort`);
+            taken.add(nodePort);
+          }
+        } else {
+          p.nodePort = work.nextPort('failed to allocate a nodePort');
+        }
+      });
+      s = { ...s, spec: { ...s.spec, ports } };
+      const kept = nodePortsOf(s);
+      for (const p of oldPorts) if (!kept.includes(p)) releasePorts.push(p);
+    }
+
+    // updateHealthCheckNodePort
+    const needed = serviceNeedsHealthCheck(old);
+    const needs = serviceNeedsHealthCheck(s);
+    if (!needed && needs) s = allocHealthCheckNodePort(work, s);
+    else if (needed && !needs) {
+      const health = old.spec?.healthCheckNodePort ?? 0;
+      if (health > 0) releasePorts.push(health);
+    }
+    return { service: s, toRelease: { ips: releaseIPs, ports: releasePorts } };
+  });
+}
+
+/** Gives back what `held` names (silently for what is not held). */
+export function release(state: AllocState, held: Held, net: ClusterNetworking): AllocState {
+  const ips = [...state.ips];
+  for (const { family, ip } of held.ips) {
+    const index = net.families.indexOf(family);
+    const allocator = ips[index];
+    // upstream: an IP of a family no longer configured is not released.
+    if (allocator !== undefined) ips[index] = releaseClusterIP(allocator, ip);
+  }
+  let ports = state.ports;
+  for (const p of held.ports) ports = releaseNodePort(ports, p);
+  return { ips, ports };
+}
+
+export function isEmpty(held: Held): boolean {
+  return held.ips.length === 0 && held.ports.length === 0;
+}

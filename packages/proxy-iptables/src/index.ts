@@ -18,7 +18,8 @@ export {
   generateRules,
 } from './generate-rules.js';
 export { printMatch, printRestoreText, printRule, printTarget } from './print-restore.js';
-export { RestoreTextError, normalizeRestoreText } from './normalize-restore.js';
+export type { ErrRestoreText } from './normalize-restore.js';
+export { normalizeRestoreText } from './normalize-restore.js';
 export type { ServiceChainNames } from './chain-names.js';
 export { endpointChainName, isServiceChainName, portProtoHash, serviceChainNames } from './chain-names.js';
 export { goFormatFixed, probabilityText } from './probability.js';
@@ -32,6 +33,7 @@ export type { IptablesRestoreDocument, RestoreStatement, RestoreTableBlock } fro
 export type { KernelChain, KernelRuleset, KernelTable, LoadOptions } from './save/load-restore.js';
 export type { SaveBackend } from './save/print-save.js';
 export type { SaveViewOptions } from './save/save-view.js';
+export type { ErrRestoreTokenize, TokenizeResult } from './save/tokenize.js';
 export { tokenizeRestoreLine } from './save/tokenize.js';
 export { quoteSaveString } from './save/save-quote.js';
 export { STATISTIC_SCALE, formatSavedProbability, kernelProbability, savedProbability } from './save/probability.js';

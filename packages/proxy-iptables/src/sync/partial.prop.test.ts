@@ -174,7 +174,7 @@ function buildSlice(key: number, s: SliceGen): EndpointSlice {
 function apply(tables: TableState, text: string, what: string, cache: RuleCache): TableState {
   const result = applyRestore(tables, text, { noflush: true, cache });
   if (!result.ok) throw new Error(`${what} refused at line ${result.error.line}: ${result.error.message}\n${text}`);
-  return result.tables;
+  return result.value;
 }
 
 test.prop([configArb, initialArb, fc.array(opArb, { maxLength: 30, size: 'medium' })])(

@@ -23,8 +23,6 @@ export { normalizeRestoreText } from './normalize-restore.js';
 export type { ServiceChainNames } from './chain-names.js';
 export { endpointChainName, isServiceChainName, portProtoHash, serviceChainNames } from './chain-names.js';
 export { goFormatFixed, probabilityText } from './probability.js';
-export { base32Std } from './hash/base32.js';
-export { sha256 } from './hash/sha256.js';
 // The iptables-save view and the iptables-restore parser (save/).
 export type { IptFamily } from './save/address.js';
 export type { ErrIptablesRestore, RestoreResult } from './save/errors.js';

@@ -733,22 +733,8 @@ export function syncChanges(
   const serviceOps: StoreOp<Service>[] = [];
   const sliceOps: StoreOp<EndpointSlice>[] = [];
   for (const change of changes) {
-    switch (change.kind) {
-      case 'ServiceAdd':
-      case 'ServiceUpdate':
-        serviceOps.push({ put: true, object: change.service });
-        break;
-      case 'ServiceDelete':
-        serviceOps.push({ put: false, object: change.service });
-        break;
-      case 'EndpointSliceAdd':
-      case 'EndpointSliceUpdate':
-        sliceOps.push({ put: true, object: change.endpointSlice });
-        break;
-      case 'EndpointSliceDelete':
-        sliceOps.push({ put: false, object: change.endpointSlice });
-        break;
-    }
+    if ('service' in change) serviceOps.push({ put: change.kind !== 'ServiceDelete', object: change.service });
+    else sliceOps.push({ put: change.kind !== 'EndpointSliceDelete', object: change.endpointSlice });
   }
   const services = applyStoreOps(prev?.servicesIn ?? [], prev?.serviceIndex, serviceOps);
   const slices = applyStoreOps(prev?.slicesIn ?? [], prev?.sliceIndex, sliceOps);

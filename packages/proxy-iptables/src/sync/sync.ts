@@ -609,6 +609,10 @@ function matchByPosition(prev: StateData, services: readonly Service[], slices: 
   };
 }
 
+function sameSlices(previous: readonly EndpointSlice[] | undefined, current: readonly EndpointSlice[]): readonly EndpointSlice[] {
+  return previous !== undefined && sameObjects(previous, current) ? previous : current;
+}
+
 /** The general path: group and sort everything, then pair with the previous entries by key. */
 function matchByKey(prev: StateData | undefined, services: readonly Service[], slices: readonly EndpointSlice[], family: 4 | 6): Matched {
   const serviceKeys = services.map((s) => objectKey(s.metadata.namespace, s.metadata.name));
@@ -665,7 +669,8 @@ function matchByKey(prev: StateData | undefined, services: readonly Service[], s
       namespace: service.metadata.namespace ?? 'default',
       name: service.metadata.name ?? '',
       service,
-      slices: slicesOf.get(pos) ?? EMPTY_SLICES,
+      // The previous array when it holds the same objects, so that an unchanged entry is kept as it is.
+      slices: sameSlices(previous?.slices, slicesOf.get(pos) ?? EMPTY_SLICES),
       previous,
     });
   });

@@ -36,6 +36,7 @@
 // heapRetainedMiB is what is still alive after a full GC, with the sync's result (text and new
 // state) held: the state's own size plus the text, minus whatever the old state no longer needed.
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { endpointChainName, generateRules, proxierConfig, sync, type SyncState } from '@kubesvc/proxy-iptables';
 import { fullGC } from './full-gc.js';
 import type { BenchSuite, BenchTarget, BenchTask } from './harness.js';
@@ -335,25 +336,73 @@ function partialTask(shape: Shape, kind: 'service' | 'slice'): BenchTask {
   };
 }
 
-/** The chain names of a first sync at 10000×10: one per service and per endpoint (SHA-256 + base32). */
-function chainNamesTask(): BenchTask {
-  const shape = { services: 10000, endpoints: 10 };
-  let endpoints: string[] = [];
+const NAME_SHAPE: Shape = { services: 10000, endpoints: 10 };
+
+/** The 110,000 (service port name, endpoint) pairs of a first sync at 10000×10; the endpoint is '' for the KUBE-SVC- hash. */
+function chainNameInputs(): { spns: string[]; endpoints: string[] } {
+  const spns = Array.from({ length: NAME_SHAPE.services }, (_, i) => `ns/svc${i}:p80`);
+  const endpoints = Array.from({ length: NAME_SHAPE.services * NAME_SHAPE.endpoints }, (_, k) => `${ipv4(ENDPOINT_BASE + k + 1)}:8080`);
+  return { spns, endpoints };
+}
+
+type NameFn = (spn: string, protocol: string, endpoint: string) => string;
+
+function hashAllNames(name: NameFn, spns: readonly string[], endpoints: readonly string[]): number {
+  let length = 0;
+  for (let i = 0; i < spns.length; i++) {
+    const spn = spns[i] ?? '';
+    length += name(spn, 'tcp', '').length;
+    for (let j = 0; j < NAME_SHAPE.endpoints; j++) length += name(spn, 'tcp', endpoints[i * NAME_SHAPE.endpoints + j] ?? '').length;
+  }
+  return length;
+}
+
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+const utf8Encoder = new TextEncoder();
+const nobleInput = new Uint8Array(1024);
+
+/**
+ * The same KUBE-SEP- name with @noble/hashes' SHA-256, used as well as that library allows: the
+ * text encoded into one reused buffer, one digest, the first 80 bits as 16 base32 characters.
+ */
+function nobleEndpointChainName(spn: string, protocol: string, endpoint: string): string {
+  const { written } = utf8Encoder.encodeInto(spn + protocol + endpoint, nobleInput);
+  const digest = nobleSha256(nobleInput.subarray(0, written));
+  let name = 'KUBE-SEP-';
+  let buffer = 0;
+  let bits = 0;
+  for (let i = 0; i < 10; i++) {
+    buffer = ((buffer << 8) | (digest[i] ?? 0)) & 0xffff;
+    bits += 8;
+    while (bits >= 5) {
+      name += BASE32[(buffer >>> (bits - 5)) & 31] ?? '';
+      bits -= 5;
+    }
+  }
+  name.charCodeAt(0); // one flat string, as the package's names are
+  return name;
+}
+
+/**
+ * The chain names of a first sync at 10000×10: one per service and per endpoint (SHA-256 +
+ * base32), with the package's own SHA-256 or with @noble/hashes'. The two tasks hash the same
+ * 110,000 texts; setup checks that they give the same names.
+ */
+function chainNamesTask(hash: 'ours' | 'noble'): BenchTask {
+  let inputs = { spns: [] as string[], endpoints: [] as string[] };
+  const name: NameFn = hash === 'ours' ? endpointChainName : nobleEndpointChainName;
   return {
-    name: 'endpointChainName x110000 (10000x10 names)',
+    name: hash === 'ours' ? 'endpointChainName x110000 (10000x10 names)' : 'endpointChainName x110000 (10000x10 names), @noble/hashes sha256',
     setup: () => {
-      endpoints = Array.from({ length: shape.services * shape.endpoints }, (_, k) => `${ipv4(ENDPOINT_BASE + k + 1)}:8080`);
-    },
-    fn: () => {
-      let length = 0;
-      for (let i = 0; i < shape.services; i++) {
-        const spn = `ns/svc${i}:p80`;
-        length += endpointChainName(spn, 'tcp', '').length;
-        for (let j = 0; j < shape.endpoints; j++) length += endpointChainName(spn, 'tcp', endpoints[i * shape.endpoints + j] ?? '').length;
+      inputs = chainNameInputs();
+      for (let i = 0; i < inputs.endpoints.length; i += 997) {
+        const spn = inputs.spns[Math.floor(i / NAME_SHAPE.endpoints)] ?? '';
+        const endpoint = inputs.endpoints[i] ?? '';
+        if (nobleEndpointChainName(spn, 'tcp', endpoint) !== endpointChainName(spn, 'tcp', endpoint)) throw new Error(`names differ for ${spn} ${endpoint}`);
       }
-      return length;
     },
-    metrics: () => ({ names: shape.services * (shape.endpoints + 1) }),
+    fn: () => hashAllNames(name, inputs.spns, inputs.endpoints),
+    metrics: () => ({ names: NAME_SHAPE.services * (NAME_SHAPE.endpoints + 1) }),
   };
 }
 
@@ -370,7 +419,8 @@ export function proxyIptablesSuite(): BenchSuite {
         partialTask(shape, 'service'),
         partialTask(shape, 'slice'),
       ]),
-      chainNamesTask(),
+      chainNamesTask('ours'),
+      chainNamesTask('noble'),
     ],
   };
 }

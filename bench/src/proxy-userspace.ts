@@ -262,14 +262,14 @@ export function proxyUserspaceSuite(): BenchSuite {
         name: 'nextEndpoint round robin, 10 endpoints',
         fn: () => {
           const r = nextEndpoint(rr, spn, '', false, 0);
-          rr = r.balancer;
+          if (r.ok) rr = r.value.balancer;
         },
       },
       {
         name: 'nextEndpoint ClientIP, 1000 clients, 10 endpoints',
         fn: () => {
           const r = nextEndpoint(sticky, spn, clients[i++ % clients.length] ?? '', false, i);
-          sticky = r.balancer;
+          if (r.ok) sticky = r.value.balancer;
         },
       },
       loopbackTask(),

@@ -18,12 +18,11 @@ export {
   generateRules,
 } from './generate-rules.js';
 export { printMatch, printRestoreText, printRule, printTarget } from './print-restore.js';
-export { RestoreTextError, normalizeRestoreText } from './normalize-restore.js';
+export type { ErrRestoreText } from './normalize-restore.js';
+export { normalizeRestoreText } from './normalize-restore.js';
 export type { ServiceChainNames } from './chain-names.js';
 export { endpointChainName, isServiceChainName, portProtoHash, serviceChainNames } from './chain-names.js';
 export { goFormatFixed, probabilityText } from './probability.js';
-export { base32Std } from './hash/base32.js';
-export { sha256 } from './hash/sha256.js';
 // The iptables-save view and the iptables-restore parser (save/).
 export type { IptFamily } from './save/address.js';
 export type { ErrIptablesRestore, RestoreResult } from './save/errors.js';
@@ -32,6 +31,7 @@ export type { IptablesRestoreDocument, RestoreStatement, RestoreTableBlock } fro
 export type { KernelChain, KernelRuleset, KernelTable, LoadOptions } from './save/load-restore.js';
 export type { SaveBackend } from './save/print-save.js';
 export type { SaveViewOptions } from './save/save-view.js';
+export type { ErrRestoreTokenize, TokenizeResult } from './save/tokenize.js';
 export { tokenizeRestoreLine } from './save/tokenize.js';
 export { quoteSaveString } from './save/save-quote.js';
 export { STATISTIC_SCALE, formatSavedProbability, kernelProbability, savedProbability } from './save/probability.js';

@@ -14,8 +14,16 @@
 // - `-X` lines come after all the rules of their table, in chain order.
 // Rule text itself is not touched.
 
-/** Thrown for text that is not iptables-restore input; the messages are upstream's. */
-export class RestoreTextError extends Error {
+import { err, ok, type Result } from '@kubesvc/api-types';
+
+/** Text that is not iptables-restore input; the messages are upstream's. */
+export interface ErrRestoreText {
+  readonly _tag: 'ErrRestoreText';
+  readonly message: string;
+}
+
+/** Thrown inside the parser only; normalizeRestoreText turns it into an ErrRestoreText. */
+class RestoreTextError extends Error {
   override readonly name = 'RestoreTextError';
 }
 
@@ -232,7 +240,16 @@ function compareChains(a: DumpChain, b: DumpChain): number {
  * upstream sortIPTablesRules: the form in which upstream's tests write their expected
  * output. Apply it to both sides to compare. Throws RestoreTextError for malformed text.
  */
-export function normalizeRestoreText(text: string): string {
+export function normalizeRestoreText(text: string): Result<string, ErrRestoreText> {
+  try {
+    return ok(normalize(text));
+  } catch (e) {
+    if (e instanceof RestoreTextError) return err({ _tag: 'ErrRestoreText', message: e.message });
+    throw e;
+  }
+}
+
+function normalize(text: string): string {
   const tables = parseDump(text.replace(/^[ \t\n]+/, ''));
   tables.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const table of tables) {

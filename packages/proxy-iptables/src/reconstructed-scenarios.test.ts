@@ -14,6 +14,13 @@ import { normalizeRestoreText } from './normalize-restore.js';
 import { proxierConfig, type ProxierConfigOptions } from './proxier-config.js';
 import { dedent, fakeProxierConfig, makeService, simpleSlice, TEST_NODE_NAME } from './upstream.fixtures.js';
 
+/** The normal form of a text this test knows to be valid. */
+function normalized(text: string): string {
+  const result = normalizeRestoreText(text);
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value;
+}
+
 const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 function hash16(text: string): string {
   const bits = [...createHash('sha256').update(text).digest()].map((b) => b.toString(2).padStart(8, '0')).join('');
@@ -50,7 +57,7 @@ const LAST_RULE =
   '-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS\n';
 
 function run(services: Service[], slices: EndpointSlice[], overrides: Partial<ProxierConfigOptions> = {}): string {
-  return normalizeRestoreText(generateRules(services, slices, fakeProxierConfig(overrides)).restoreText);
+  return normalized(generateRules(services, slices, fakeProxierConfig(overrides)).restoreText);
 }
 
 describe('TestLoadBalancer: two LB IPs, loadBalancerSourceRanges that include the node IP', () => {

@@ -89,10 +89,10 @@ class Pick implements fc.Command<Model, Real> {
     const pic = picture(before);
     const res = nextEndpoint(r.lb, spn, `192.0.2.${this.client}:5000`, this.reset, m.now);
     expect(picture(before)).toBe(pic);
-    r.lb = res.balancer;
-    if (!m.exists) expect(res.ok ? res.endpoint : res.error._tag).toBe('ErrMissingServiceEntry');
-    else if (m.endpoints.size === 0) expect(res.ok ? res.endpoint : res.error._tag).toBe('ErrMissingEndpoints');
-    else expect(m.endpoints.has(res.ok ? res.endpoint : res.error._tag)).toBe(true);
+    if (res.ok) r.lb = res.value.balancer;
+    if (!m.exists) expect(res.ok ? res.value.endpoint : res.error._tag).toBe('ErrMissingServiceEntry');
+    else if (m.endpoints.size === 0) expect(res.ok ? res.value.endpoint : res.error._tag).toBe('ErrMissingEndpoints');
+    else expect(m.endpoints.has(res.ok ? res.value.endpoint : res.error._tag)).toBe(true);
   }
   toString = () => `pick(${this.client},${this.reset},+${this.dtMs})`;
 }

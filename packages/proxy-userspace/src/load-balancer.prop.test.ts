@@ -15,8 +15,8 @@ function picks(lb: LoadBalancer, count: number, client = ''): { lb: LoadBalancer
   for (let i = 0; i < count; i++) {
     const r = nextEndpoint(cur, spn, client, false, 0);
     if (!r.ok) throw new Error(r.error.message);
-    got.push(r.endpoint);
-    cur = r.balancer;
+    got.push(r.value.endpoint);
+    cur = r.value.balancer;
   }
   return { lb: cur, got };
 }
@@ -46,11 +46,11 @@ test.prop([endpointsArb, fc.integer(), fc.integer({ min: 1, max: 20 }), fc.array
       now += e.dtMs;
       const r = nextEndpoint(lb, spn, `192.168.0.${e.client}:${1000 + e.client}`, false, now);
       if (!r.ok) throw new Error(r.error.message);
-      lb = r.balancer;
+      lb = r.value.balancer;
       const prior = last.get(e.client);
-      if (prior !== undefined && Math.floor((now - prior.at) / 1000) < ttl) expect(r.endpoint).toBe(prior.endpoint);
-      expect(endpoints).toContain(r.endpoint);
-      last.set(e.client, { endpoint: r.endpoint, at: now });
+      if (prior !== undefined && Math.floor((now - prior.at) / 1000) < ttl) expect(r.value.endpoint).toBe(prior.endpoint);
+      expect(endpoints).toContain(r.value.endpoint);
+      last.set(e.client, { endpoint: r.value.endpoint, at: now });
     }
   },
 );
@@ -64,8 +64,8 @@ test.prop([endpointsArb, fc.integer(), fc.nat({ max: 20 })])(
     for (let c = 0; c < endpoints.length; c++) {
       const r = nextEndpoint(lb, spn, `10.9.0.${c + 1}:40000`, false, 0);
       if (!r.ok) throw new Error(r.error.message);
-      lb = r.balancer;
-      got.push(r.endpoint);
+      lb = r.value.balancer;
+      got.push(r.value.endpoint);
     }
     expect(new Set(got).size).toBe(endpoints.length);
   },

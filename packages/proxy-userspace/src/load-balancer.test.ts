@@ -18,7 +18,7 @@ const ABC = ['10.0.0.1:80', '10.0.0.2:80', '10.0.0.3:80'];
 
 function pick(lb: LoadBalancer, client: string, now: number, reset = false): { lb: LoadBalancer; got: string } {
   const r = nextEndpoint(lb, spn, client, reset, now);
-  return { lb: r.balancer, got: r.ok ? r.endpoint : r.error.message };
+  return r.ok ? { lb: r.value.balancer, got: r.value.endpoint } : { lb, got: r.error.message };
 }
 
 function sticky(ttl: number, endpoints = ABC): LoadBalancer {

@@ -2,7 +2,7 @@
 // Every operation returns a new balancer and leaves the one it was given valid; time (`now`,
 // ms) and the shuffle's generator are inputs.
 // upstream: pkg/proxy/userspace/roundrobin.go (v1.25, the last release with the userspace proxier)
-import { servicePortNameString, splitHostPort, type Endpoints, type ServicePortName } from '@kubesvc/api-types';
+import { err, ok, servicePortNameString, splitHostPort, type Endpoints, type Result, type ServicePortName } from '@kubesvc/api-types';
 import { DEFAULT_AFFINITY_TTL_SECONDS } from './constants.js';
 import { buildPortsToEndpointsMap } from './endpoints-map.js';
 import {
@@ -53,9 +53,14 @@ export interface LoadBalancerOptions {
   readonly shuffle?: Shuffle;
 }
 
-export type NextEndpointResult =
-  | { readonly ok: true; readonly endpoint: string; readonly balancer: LoadBalancer }
-  | { readonly ok: false; readonly error: NextEndpointError; readonly balancer: LoadBalancer };
+/** The endpoint picked and the balancer advanced past the pick. */
+export interface NextEndpointPick {
+  readonly endpoint: string;
+  readonly balancer: LoadBalancer;
+}
+
+/** A failed pick leaves the balancer as it was: the caller keeps the one it passed in. */
+export type NextEndpointResult = Result<NextEndpointPick, NextEndpointError>;
 
 export function createLoadBalancer(options: LoadBalancerOptions = {}): LoadBalancer {
   return { services: PersistentMap.empty(), seed: options.seed ?? 0, shuffle: options.shuffle ?? seededShuffle };
@@ -130,21 +135,21 @@ export function nextEndpoint(
 ): NextEndpointResult {
   const key = servicePortNameString(spn);
   const state = lb.services.get(key);
-  if (state === undefined) return { ok: false, error: errMissingServiceEntry, balancer: lb };
-  if (state.endpoints.length === 0) return { ok: false, error: errMissingEndpoints, balancer: lb };
+  if (state === undefined) return err(errMissingServiceEntry);
+  if (state.endpoints.length === 0) return err(errMissingEndpoints);
 
   const sticky = isSessionAffinity(state.affinity);
   let clientIP = '';
   if (sticky) {
     const split = splitHostPort(clientAddr);
-    if (!split.ok) return { ok: false, error: errMalformedSourceAddress(clientAddr, split.error), balancer: lb };
+    if (!split.ok) return err(errMalformedSourceAddress(clientAddr, split.error));
     clientIP = split.value.host;
     if (!resetAffinity) {
       const entry = state.affinity.clients.get(clientIP);
       if (entry !== undefined && elapsedSeconds(now, entry.lastUsed) < state.affinity.ttlSeconds) {
         const clients = state.affinity.clients.set(clientIP, { ...entry, lastUsed: now });
         const next = { ...state, affinity: { ...state.affinity, clients } };
-        return { ok: true, endpoint: entry.endpoint, balancer: withState(lb, key, next) };
+        return ok({ endpoint: entry.endpoint, balancer: withState(lb, key, next) });
       }
     }
   }
@@ -156,7 +161,7 @@ export function nextEndpoint(
     const clients = state.affinity.clients.set(clientIP, { clientIP, endpoint, lastUsed: now });
     affinity = { ...state.affinity, clients };
   }
-  return { ok: true, endpoint, balancer: withState(lb, key, { endpoints: state.endpoints, index, affinity }) };
+  return ok({ endpoint, balancer: withState(lb, key, { endpoints: state.endpoints, index, affinity }) });
 }
 
 /** upstream: removeStaleAffinity — forget clients whose endpoint is not in `next`. */

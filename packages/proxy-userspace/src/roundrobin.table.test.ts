@@ -242,8 +242,8 @@ function run(steps: readonly Step[]): void {
     else if ('sticky' in step) lb = newService(lb, step.sticky, 'ClientIP', 10800);
     else {
       const r = nextEndpoint(lb, step.pick, step.client === undefined ? '' : client(step.client), step.reset ?? false, 0);
-      lb = r.balancer;
-      expect(r.ok ? r.endpoint : r.error._tag, `step ${i}`).toBe(step.expect);
+      if (r.ok) lb = r.value.balancer;
+      expect(r.ok ? r.value.endpoint : r.error._tag, `step ${i}`).toBe(step.expect);
     }
   }
 }

@@ -83,7 +83,7 @@ function expectModelMatchesReal(texts: readonly string[], family: Family): void 
     const result = applyRestore(tables, text, { noflush: true });
     const step = real[i];
     expect(result.ok, `step ${i}: model ${result.ok ? 'accepted' : `refused (${result.ok ? '' : result.error.message})`}, real ${step?.ok === true ? 'accepted' : 'refused'}:\n${text}`).toBe(step?.ok);
-    tables = result.tables;
+    tables = result.ok ? result.value : result.error.tables;
     expect(printTables(tables), `tables after step ${i}`).toBe(step?.save);
   });
 }

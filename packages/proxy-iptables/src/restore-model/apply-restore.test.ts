@@ -14,7 +14,7 @@ const NAT_N = ['*nat', ':PREROUTING ACCEPT [0:0]', ':INPUT ACCEPT [0:0]', ':OUTP
 function applied(state: TableState, text: string, noflush = true): TableState {
   const result = applyRestore(state, text, { noflush });
   if (!result.ok) throw new Error(`line ${result.error.line}: ${result.error.message}`);
-  return result.tables;
+  return result.value;
 }
 
 const lines = (...l: string[]): string => l.map((x) => `${x}\n`).join('');
@@ -67,8 +67,9 @@ describe('applyRestore', () => {
       const result = applyRestore(base, text, { noflush: true });
       expect(result.ok).toBe(false);
       if (result.ok) return;
-      expect(result.error).toEqual({ _tag: 'ErrIptablesRestore', line, message });
-      expect(result.tables).toBe(base);
+      const { tables, ...error } = result.error;
+      expect(error).toEqual({ _tag: 'ErrIptablesRestore', line, message });
+      expect(tables).toBe(base);
     });
   }
 
@@ -78,14 +79,14 @@ describe('applyRestore', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.error.line).toBe(6);
-    expect(printTables(result.tables)).toContain(':Y - [0:0]');
-    expect(printTables(result.tables)).not.toContain(':M - [0:0]');
+    expect(printTables(result.error.tables)).toContain(':Y - [0:0]');
+    expect(printTables(result.error.tables)).not.toContain(':M - [0:0]');
     // The same holds for a malformed line: the blocks before it are applied.
     const malformed = applyRestore(base, lines('*filter', ':Y - [0:0]', 'COMMIT', '*nat', '-A N --bogus', 'COMMIT'), { noflush: true });
     expect(malformed.ok).toBe(false);
     if (malformed.ok) return;
     expect(malformed.error.line).toBe(5);
-    expect(printTables(malformed.tables)).toContain(':Y - [0:0]');
+    expect(printTables(malformed.error.tables)).toContain(':Y - [0:0]');
   });
 });
 
@@ -121,9 +122,10 @@ describe('a RuleCache', () => {
       const a = applyRestore(plain, step, { noflush: true });
       const b = applyRestore(cached, step, { noflush: true, cache });
       expect(b.ok).toBe(a.ok);
-      expect(a.ok ? undefined : a.error).toEqual(b.ok ? undefined : b.error);
-      plain = a.tables;
-      cached = b.tables;
+      const failure = (r: typeof a) => (r.ok ? undefined : { _tag: r.error._tag, line: r.error.line, message: r.error.message });
+      expect(failure(a)).toEqual(failure(b));
+      plain = a.ok ? a.value : a.error.tables;
+      cached = b.ok ? b.value : b.error.tables;
       expect(printTables(cached)).toBe(printTables(plain));
       expect(tablesEqual(cached, plain)).toBe(true);
     }

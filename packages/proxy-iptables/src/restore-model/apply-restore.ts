@@ -17,6 +17,7 @@
 // iptables/nft.c (nft_chain_user_del: CHAIN_DEL fails with EBUSY when referenced or not empty),
 // kubernetes pkg/proxy/iptables/proxier.go (RestoreAll with NoFlushTables).
 
+import { err, ok, type Result } from '@kubesvc/api-types';
 import type { ErrIptablesRestore } from '../save/errors.js';
 import type { KernelTable } from '../save/load-restore.js';
 import { applyTableBlock } from '../save/load-restore.js';
@@ -34,14 +35,14 @@ export interface ApplyRestoreOptions {
   readonly cache?: RuleCache;
 }
 
-export type ApplyRestoreResult =
-  | { readonly ok: true; readonly tables: TableState }
-  | {
-      readonly ok: false;
-      readonly error: ErrIptablesRestore;
-      /** What the kernel holds after the failed run: the blocks committed before the error. */
-      readonly tables: TableState;
-    };
+/** A failed run: the restore error, and what the kernel holds after it. */
+export interface ErrApplyRestore extends ErrIptablesRestore {
+  /** The blocks committed before the error stay applied. */
+  readonly tables: TableState;
+}
+
+/** The tables after the run. */
+export type ApplyRestoreResult = Result<TableState, ErrApplyRestore>;
 
 export function applyRestore(tables: TableState, restoreText: string, options: ApplyRestoreOptions = {}): ApplyRestoreResult {
   const noflush = options.noflush ?? false;
@@ -58,9 +59,9 @@ export function applyRestore(tables: TableState, restoreText: string, options: A
       redeclare: !noflush && tables.backend === 'legacy' ? 'error' : 'flush',
       ...(options.cache === undefined ? {} : { cache: options.cache }),
     });
-    if (!applied.ok) return { ok: false, error: applied.error, tables: state() };
+    if (!applied.ok) return err({ ...applied.error, tables: state() });
     current = index === -1 ? [...current, applied.value] : current.map((t, i) => (i === index ? applied.value : t));
   }
-  if (parsed.error !== undefined) return { ok: false, error: parsed.error, tables: state() };
-  return { ok: true, tables: state() };
+  if (parsed.error !== undefined) return err({ ...parsed.error, tables: state() });
+  return ok(state());
 }

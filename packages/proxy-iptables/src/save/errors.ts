@@ -2,17 +2,17 @@
 // wording where there is one (e.g. `unknown option "--bogus"`, `Chain 'X' does not exist`);
 // `line` is the 1-based line of the restore text.
 
+import type { Err, Result } from '@kubesvc/api-types';
+
 export interface ErrIptablesRestore {
   readonly _tag: 'ErrIptablesRestore';
   readonly message: string;
   readonly line: number;
 }
 
-export type RestoreResult<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly error: ErrIptablesRestore };
+export type RestoreResult<T> = Result<T, ErrIptablesRestore>;
 
-export function restoreError(line: number, message: string): { readonly ok: false; readonly error: ErrIptablesRestore } {
+export function restoreError(line: number, message: string): Err<ErrIptablesRestore> {
   return { ok: false, error: { _tag: 'ErrIptablesRestore', message, line } };
 }
 

@@ -150,8 +150,8 @@ export function parseIptablesRestorePrefix(text: string, cache?: RuleCache): Res
       continue;
     }
     const words = tokenizeRestoreLine(raw);
-    if (!words.ok) return failed(restoreError(line, words.message));
-    const statement = parseStatement(words.words, line);
+    if (!words.ok) return failed(restoreError(line, words.error.message));
+    const statement = parseStatement(words.value, line);
     if (!statement.ok) return failed(statement);
     if (cache !== undefined && statement.value.kind === 'append') cache.appends.set(raw, statement.value);
     current.statements.push(statement.value);

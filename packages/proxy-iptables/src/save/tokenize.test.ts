@@ -4,7 +4,7 @@ import { tokenizeRestoreLine } from './tokenize.js';
 
 function words(line: string): readonly string[] | string {
   const r = tokenizeRestoreLine(line);
-  return r.ok ? r.words : r.message;
+  return r.ok ? r.value : r.error.message;
 }
 
 describe('iptables-restore word splitting', () => {

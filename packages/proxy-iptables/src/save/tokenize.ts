@@ -5,9 +5,16 @@
 // quotes are ordinary characters too.
 // upstream: iptables iptables/xshared.c (add_param_to_argv).
 
-export type TokenizeResult =
-  | { readonly ok: true; readonly words: readonly string[] }
-  | { readonly ok: false; readonly message: string };
+import { err, ok, type Result } from '@kubesvc/api-types';
+
+/** A line the tokenizer refuses; the restore parser reports it as an ErrIptablesRestore with its line. */
+export interface ErrRestoreTokenize {
+  readonly _tag: 'ErrRestoreTokenize';
+  readonly message: string;
+}
+
+/** The words of the line. */
+export type TokenizeResult = Result<readonly string[], ErrRestoreTokenize>;
 
 /**
  * The words of one line. An unterminated quote is refused (iptables-restore would take the
@@ -52,7 +59,7 @@ export function tokenizeRestoreLine(line: string): TokenizeResult {
     word += ch;
     inWord = true;
   }
-  if (quoteOpen) return { ok: false, message: 'unterminated quoted argument' };
+  if (quoteOpen) return err({ _tag: 'ErrRestoreTokenize', message: 'unterminated quoted argument' });
   if (inWord) words.push(word);
-  return { ok: true, words };
+  return ok(words);
 }

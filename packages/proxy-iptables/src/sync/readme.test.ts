@@ -6,3 +6,9 @@ it('the README example of sync state and partial sync prints what the README say
   expect(expected).toContain('-X KUBE-SEP-');
   expect(printed).toBe(expected);
 });
+
+it('the README example of syncing from change events prints what the README says', async () => {
+  const { printed, expected } = await runReadmeExample(new URL('../..', import.meta.url), /^## Syncing from change events/m);
+  expect(expected).toContain('true true');
+  expect(printed).toBe(expected);
+});

@@ -9,6 +9,13 @@ import { normalizeRestoreText } from '../normalize-restore.js';
 import { fakeProxierConfig, makeService, simpleSlice } from '../upstream.fixtures.js';
 import { sync } from './sync.js';
 
+/** The normal form of a text this test knows to be valid. */
+function normalized(text: string): string {
+  const result = normalizeRestoreText(text);
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value;
+}
+
 const config = fakeProxierConfig({ nfacctCounters: false });
 
 const clusterIPService = (ns: string, name: string, ip: string, portName: string, port: number): Service =>
@@ -76,7 +83,7 @@ describe('TestSyncProxyRulesRepeated (upstream proxier_test.go)', () => {
     // Initial state: a full sync.
     const r1 = sync(undefined, [svc1, svc2], [eps1, eps2], config);
     expect(r1.stats.full).toBe(true);
-    expect(normalizeRestoreText(r1.restoreText)).toBe(
+    expect(normalized(r1.restoreText)).toBe(
       text(
         FILTER,
         NAT_HEAD,
@@ -105,7 +112,7 @@ describe('TestSyncProxyRulesRepeated (upstream proxier_test.go)', () => {
     // Add a new service and its endpoints: only its SVC and SEP chains are written.
     const r2 = sync(r1.state, [svc1, svc2, svc3], [eps1, eps2, eps3], config);
     expect(r2.stats.full).toBe(false);
-    expect(normalizeRestoreText(r2.restoreText)).toBe(
+    expect(normalized(r2.restoreText)).toBe(
       text(
         FILTER,
         NAT_HEAD,
@@ -128,7 +135,7 @@ describe('TestSyncProxyRulesRepeated (upstream proxier_test.go)', () => {
 
     // Delete a service (its slice stays): its chains are flushed and deleted, nothing else is rewritten.
     const r3 = sync(r2.state, [svc1, svc3], [eps1, eps2, eps3], config);
-    expect(normalizeRestoreText(r3.restoreText)).toBe(
+    expect(normalized(r3.restoreText)).toBe(
       text(
         FILTER,
         NAT_HEAD,
@@ -148,7 +155,7 @@ describe('TestSyncProxyRulesRepeated (upstream proxier_test.go)', () => {
 
     // Add a service without endpoints: only its REJECT rule.
     const r4 = sync(r3.state, [svc1, svc3, svc4], [eps1, eps2, eps3], config);
-    expect(normalizeRestoreText(r4.restoreText)).toBe(
+    expect(normalized(r4.restoreText)).toBe(
       text(
         FILTER.replace(
           '-A KUBE-FIREWALL',
@@ -166,7 +173,7 @@ describe('TestSyncProxyRulesRepeated (upstream proxier_test.go)', () => {
 
     // Then its endpoints: now its chains are written.
     const r5 = sync(r4.state, [svc1, svc3, svc4], [eps1, eps2, eps3, eps4], config);
-    expect(normalizeRestoreText(r5.restoreText)).toBe(
+    expect(normalized(r5.restoreText)).toBe(
       text(
         FILTER,
         NAT_HEAD,
@@ -189,7 +196,7 @@ describe('TestSyncProxyRulesRepeated (upstream proxier_test.go)', () => {
 
     // Change an endpoint of an existing service: its SVC and SEP chains are rewritten, the old SEP deleted.
     const r6 = sync(r5.state, [svc1, svc3, svc4], [eps1, eps2, eps3update, eps4], config);
-    expect(normalizeRestoreText(r6.restoreText)).toBe(
+    expect(normalized(r6.restoreText)).toBe(
       text(
         FILTER,
         NAT_HEAD,
@@ -223,7 +230,7 @@ describe('TestSyncProxyRulesRepeated (upstream proxier_test.go)', () => {
         -A KUBE-SVC-X27LE4BHSL4DOUIK -m comment --comment "ns3/svc3:p80 cluster IP" -m tcp -p tcp -d 172.30.0.43 --dport 80 ! -s 10.0.0.0/8 -j KUBE-MARK-MASQ
         -A KUBE-SVC-X27LE4BHSL4DOUIK -m comment --comment "ns3/svc3:p80 -> 10.0.3.2:80" -m statistic --mode random --probability 0.5000000000 -j KUBE-SEP-DKCFIS26GWF2WLWC
         -A KUBE-SVC-X27LE4BHSL4DOUIK -m comment --comment "ns3/svc3:p80 -> 10.0.3.3:80" -j KUBE-SEP-JVVZVJ7BSEPPRNBS`;
-    expect(normalizeRestoreText(r7.restoreText)).toBe(
+    expect(normalized(r7.restoreText)).toBe(
       text(
         FILTER,
         NAT_HEAD,
@@ -246,7 +253,7 @@ describe('TestSyncProxyRulesRepeated (upstream proxier_test.go)', () => {
     // Sync with no new changes: no SVC or SEP chain is rewritten.
     const r8 = sync(r7.state, [svc1, svc3, svc4], [eps1, eps2, eps3update2, eps4], config);
     expect(r8.stats.servicesChanged).toBe(0);
-    expect(normalizeRestoreText(r8.restoreText)).toBe(
+    expect(normalized(r8.restoreText)).toBe(
       text(FILTER, NAT_HEAD, SVC1_CLUSTER_IP, SVC3_CLUSTER_IP, SVC4_CLUSTER_IP, NODEPORTS_LAST, NAT_FIXED_RULES, `
         COMMIT`),
     );
@@ -259,7 +266,7 @@ describe('TestSyncProxyRulesRepeated (upstream proxier_test.go)', () => {
     expect(failed.restoreText).toContain('-X KUBE-SEP-AYCN5HPXMIRJNJXU\n');
     const r9 = sync(r8.state, [svc1, svc3], [eps1, eps2, eps3update2, eps4], config, { full: true });
     expect(r9.stats.full).toBe(true);
-    expect(normalizeRestoreText(r9.restoreText)).toBe(
+    expect(normalized(r9.restoreText)).toBe(
       text(
         FILTER,
         NAT_HEAD,

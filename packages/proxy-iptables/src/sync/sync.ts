@@ -14,7 +14,7 @@
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { LABEL_SERVICE_NAME, familyName } from '@kubesvc/api-types';
 import { serviceChainNames, type ServiceChainNames } from '../chain-names.js';
-import { endpointChain, endpointsMap, servicePortKey, type EndpointInfo } from '../endpoints.js';
+import { compareStrings, endpointChain, endpointsMap, servicePortKey, type EndpointInfo } from '../endpoints.js';
 import { compareServices, objectKey, RulesetSink, type RuleStats } from '../generate-rules.js';
 import { chainLine, deleteChainLine, flat, ruleHead, ruleLine, ruleLineAfter } from '../print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
@@ -148,6 +148,13 @@ interface StateData extends SyncState {
   readonly servicePos: Int32Array;
   readonly slicesIn: readonly EndpointSlice[];
   readonly slicePos: Int32Array;
+  /**
+   * Set by syncChanges: the position of each key (namespace/name) in servicesIn and slicesIn,
+   * which then list each key once. Shared with the next state while no change adds or removes
+   * a key, so a batch of updates costs no pass over all objects.
+   */
+  readonly serviceIndex: ReadonlyMap<string, number> | undefined;
+  readonly sliceIndex: ReadonlyMap<string, number> | undefined;
   /** In namespace, then name order. */
   readonly entries: readonly ServiceEntry[];
   readonly totalEndpoints: number;
@@ -602,6 +609,10 @@ function matchByPosition(prev: StateData, services: readonly Service[], slices: 
   };
 }
 
+function sameSlices(previous: readonly EndpointSlice[] | undefined, current: readonly EndpointSlice[]): readonly EndpointSlice[] {
+  return previous !== undefined && sameObjects(previous, current) ? previous : current;
+}
+
 /** The general path: group and sort everything, then pair with the previous entries by key. */
 function matchByKey(prev: StateData | undefined, services: readonly Service[], slices: readonly EndpointSlice[], family: 4 | 6): Matched {
   const serviceKeys = services.map((s) => objectKey(s.metadata.namespace, s.metadata.name));
@@ -658,7 +669,8 @@ function matchByKey(prev: StateData | undefined, services: readonly Service[], s
       namespace: service.metadata.namespace ?? 'default',
       name: service.metadata.name ?? '',
       service,
-      slices: slicesOf.get(pos) ?? EMPTY_SLICES,
+      // The previous array when it holds the same objects, so that an unchanged entry is kept as it is.
+      slices: sameSlices(previous?.slices, slicesOf.get(pos) ?? EMPTY_SLICES),
       previous,
     });
   });
@@ -682,6 +694,132 @@ export function sync(
   endpointSlices: readonly EndpointSlice[],
   config: SyncConfig | ProxierConfig,
   options: SyncOptions = {},
+): SyncResult {
+  return syncObjects(state, services, endpointSlices, config, options, undefined);
+}
+
+/**
+ * A change as an informer's event handlers report it to kube-proxy's change trackers
+ * (upstream: pkg/proxy/config/config.go, the ServiceHandler and EndpointSliceHandler
+ * interfaces: OnServiceAdd/Update/Delete, OnEndpointSliceAdd/Update/Delete). An object is
+ * known by its namespace and name. Upstream's update handlers also receive the old object;
+ * the trackers key the change by the new one, and so does syncChanges, which keeps the old
+ * one itself, so an update carries only the new object.
+ */
+export type ProxyChange =
+  | { readonly kind: 'ServiceAdd'; readonly service: Service }
+  | { readonly kind: 'ServiceUpdate'; readonly service: Service }
+  | { readonly kind: 'ServiceDelete'; readonly service: Service }
+  | { readonly kind: 'EndpointSliceAdd'; readonly endpointSlice: EndpointSlice }
+  | { readonly kind: 'EndpointSliceUpdate'; readonly endpointSlice: EndpointSlice }
+  | { readonly kind: 'EndpointSliceDelete'; readonly endpointSlice: EndpointSlice };
+
+/**
+ * One sync of what the last sync saw with `changes` applied in order: the incremental form of
+ * `sync` for a node agent fed by a watch (upstream: pkg/proxy/servicechangetracker.go and
+ * endpointschangetracker.go accumulate the handlers' changes; syncProxyRules consumes them).
+ * Events accumulated between syncs are passed together. An add or update stores the object
+ * under its namespace/name, replacing what was there; a delete removes the key (a delete of
+ * an unknown key changes nothing). `state` undefined starts from no objects.
+ *
+ * The result is exactly `sync(state, services, endpointSlices, …)` of the objects so stored
+ * (INV-IPT-EVENTS): same text, stats and next state, so the two can be mixed (a relist is a
+ * `sync` with the full lists). Partial syncs write only the services whose content changed.
+ * A batch of updates costs a copy of the two object arrays and nothing per unchanged object; a
+ * batch that adds or deletes objects also re-sorts the services, as a `sync` with other lists does.
+ */
+export function syncChanges(
+  state: SyncState | undefined,
+  changes: readonly ProxyChange[],
+  config: SyncConfig | ProxierConfig,
+  options: SyncOptions = {},
+): SyncResult {
+  const prev = state as StateData | undefined;
+  const serviceOps: StoreOp<Service>[] = [];
+  const sliceOps: StoreOp<EndpointSlice>[] = [];
+  for (const change of changes) {
+    if ('service' in change) serviceOps.push({ put: change.kind !== 'ServiceDelete', object: change.service });
+    else sliceOps.push({ put: change.kind !== 'EndpointSliceDelete', object: change.endpointSlice });
+  }
+  const services = applyStoreOps(prev?.servicesIn ?? [], prev?.serviceIndex, serviceOps);
+  const slices = applyStoreOps(prev?.slicesIn ?? [], prev?.sliceIndex, sliceOps);
+  return syncObjects(state, services.items, slices.items, config, options, { services: services.index, slices: slices.index });
+}
+
+interface StoreOp<T> {
+  /** true: add or update; false: delete. */
+  readonly put: boolean;
+  readonly object: T;
+}
+
+type Keyed = { readonly metadata: { readonly namespace?: string | undefined; readonly name?: string | undefined } };
+
+function keyOf(object: Keyed): string {
+  return objectKey(object.metadata.namespace, object.metadata.name);
+}
+
+/**
+ * The objects after `ops`, one per key, and the position of each key. The arrays of the last
+ * sync are copied, never changed; an index is copied only when a key comes or goes. Objects
+ * keep their positions, an added key goes last, and a deleted one leaves no gap: the order a
+ * Map keyed by namespace/name would give.
+ */
+function applyStoreOps<T extends Keyed>(
+  previous: readonly T[],
+  previousIndex: ReadonlyMap<string, number> | undefined,
+  ops: readonly StoreOp<T>[],
+): { items: readonly T[]; index: ReadonlyMap<string, number> } {
+  let items: (T | undefined)[];
+  let index: ReadonlyMap<string, number>;
+  let owned: Map<string, number> | undefined;
+  if (previousIndex === undefined) {
+    // The last sync was given lists: one object per key, the last listing winning, as sync reads them.
+    const byKey = new Map<string, T>();
+    for (const object of previous) byKey.set(keyOf(object), object);
+    items = [...byKey.values()];
+    owned = new Map();
+    for (const [i, object] of items.entries()) if (object !== undefined) owned.set(keyOf(object), i);
+    index = owned;
+  } else {
+    if (ops.length === 0) return { items: previous, index: previousIndex };
+    items = previous.slice();
+    index = previousIndex;
+  }
+  const own = (): Map<string, number> => {
+    owned ??= new Map(index);
+    index = owned;
+    return owned;
+  };
+  let holes = 0;
+  for (const op of ops) {
+    const key = keyOf(op.object);
+    const at = index.get(key);
+    if (op.put) {
+      if (at !== undefined) items[at] = op.object;
+      else {
+        own().set(key, items.length);
+        items.push(op.object);
+      }
+    } else if (at !== undefined) {
+      own().delete(key);
+      items[at] = undefined;
+      holes++;
+    }
+  }
+  if (holes === 0) return { items: items as T[], index };
+  const kept = items.filter((object): object is T => object !== undefined);
+  const compacted = new Map<string, number>();
+  for (const [i, object] of kept.entries()) compacted.set(keyOf(object), i);
+  return { items: kept, index: compacted };
+}
+
+function syncObjects(
+  state: SyncState | undefined,
+  services: readonly Service[],
+  endpointSlices: readonly EndpointSlice[],
+  config: SyncConfig | ProxierConfig,
+  options: SyncOptions,
+  indexes: { readonly services: ReadonlyMap<string, number>; readonly slices: ReadonlyMap<string, number> } | undefined,
 ): SyncResult {
   const configKey = configKeyOf(config);
   const prev0 = state as StateData | undefined;
@@ -832,6 +970,9 @@ export function sync(
   filterParts.push(frame.tail.filterText);
   natParts.push(frame.tail.fullText);
   if (staleChains.length > 0) {
+    // In name order, so that the text depends only on the previous tables and the objects, not
+    // on how the sync matched them (by position or by key); upstream walks a Go map here.
+    staleChains.sort(compareStrings);
     // upstream writes a chain line (which flushes the chain) and then `-X`.
     const decl = staleChains.map(chainLine).join('');
     const deletes = staleChains.map(deleteChainLine).join('');
@@ -864,6 +1005,8 @@ export function sync(
     servicePos: matched.servicePos,
     slicesIn: endpointSlices.slice(),
     slicePos: matched.slicePos,
+    serviceIndex: indexes?.services,
+    sliceIndex: indexes?.slices,
     entries,
     totalEndpoints,
   };

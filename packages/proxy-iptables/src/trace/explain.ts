@@ -2,13 +2,13 @@
 // went through, chain by chain, with the probability of every statistic branch on the way.
 // The text is stable (the README shows it): same ruleset and packet, same text.
 
-import { joinHostPort } from '@kubesvc/api-types';
+import { joinHostPort, type Result } from '@kubesvc/api-types';
 import type { Ruleset } from '../ruleset.js';
 import { formatRational, toFixed } from './rational.js';
 import { traceSteps, tracePacket } from './trace-packet.js';
 import type { ErrTrace, Packet, PacketEntry, TraceOptions, TraceOutcome } from './trace-types.js';
 
-export type ExplainResult = { readonly ok: true; readonly value: string } | { readonly ok: false; readonly error: ErrTrace };
+export type ExplainResult = Result<string, ErrTrace>;
 
 const ENTRY: Readonly<Record<PacketEntry, string>> = {
   pod: 'from a pod on this node',

@@ -6,6 +6,7 @@
 // the kernel does not take. Rules in built-in chains (PREROUTING, INPUT, ...) are kept; the
 // tracer then uses them instead of its model of kube-proxy's jump rules.
 
+import type { Err, Result } from '@kubesvc/api-types';
 import { PROTOCOL_NAMES } from '../save/canonical-rule.js';
 import { parseIptablesRestore, type RestoreStatement } from '../save/parse-restore.js';
 import type { RuleOption, RuleSpec } from '../save/rule-spec.js';
@@ -14,9 +15,9 @@ import type { L4Protocol, Match, Rule, Ruleset, Table, TableName, Target } from 
 import { BUILTIN_CHAINS } from './builtin-jumps.js';
 import type { ErrTrace } from './trace-types.js';
 
-export type ParseResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ErrTrace };
+export type ParseResult<T> = Result<T, ErrTrace>;
 
-function err(message: string, line?: number): { readonly ok: false; readonly error: ErrTrace } {
+function err(message: string, line?: number): Err<ErrTrace> {
   return { ok: false, error: line === undefined ? { _tag: 'ErrTrace', message } : { _tag: 'ErrTrace', message, line } };
 }
 

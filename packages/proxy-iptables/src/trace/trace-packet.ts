@@ -22,6 +22,7 @@
 // without probabilities, state or hooks); linux net/netfilter/xt_statistic.c, xt_recent.c,
 // xt_addrtype.c, xt_conntrack.c; iptables extensions/libxt_statistic.c.
 
+import { err, ok, type Err } from '@kubesvc/api-types';
 import { printRule } from '../print-restore.js';
 import type { Match, Rule, Ruleset, TableName, Target } from '../ruleset.js';
 import { rulesetTable } from '../ruleset.js';
@@ -138,7 +139,7 @@ function fork(t: Thread): Thread {
   return { ...t, stack: t.stack.map((f) => ({ ...f })) };
 }
 
-const fail = (message: string): { readonly ok: false; readonly error: ErrTrace } => ({ ok: false, error: { _tag: 'ErrTrace', message } });
+const fail = (message: string): Err<ErrTrace> => err({ _tag: 'ErrTrace', message });
 
 interface Probability {
   readonly written: Rational;
@@ -405,7 +406,7 @@ export function tracePacket(ruleset: Ruleset | string, packet: Packet, options: 
   }
 
   const trace: Trace = { packet, outcomes, outcomeCount };
-  return { ok: true, value: trace };
+  return ok(trace);
 
   /** true / false, or the error message. Forks the thread at a statistic match. */
   function evaluate(match: Match, t: Thread, frame: Frame, rule: Rule): boolean | string {

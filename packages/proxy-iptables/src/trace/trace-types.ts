@@ -1,5 +1,6 @@
 // The values the packet tracer takes and returns.
 
+import type { Result } from '@kubesvc/api-types';
 import type { L4Protocol, Rule, TableName } from '../ruleset.js';
 import type { Rational } from './rational.js';
 
@@ -147,4 +148,4 @@ export interface Trace {
   readonly outcomeCount: number;
 }
 
-export type TraceResult = { readonly ok: true; readonly value: Trace } | { readonly ok: false; readonly error: ErrTrace };
+export type TraceResult = Result<Trace, ErrTrace>;

@@ -311,9 +311,9 @@ export class UserspaceProxier {
       if (l.closed || client.destroyed) return undefined;
       if (attempt > 0) l.counters.retries++;
       const picked = nextEndpoint(this.lb, l.spn, clientAddr, reset, this.now());
-      this.lb = picked.balancer;
       if (!picked.ok) break;
-      const backend = await dialTcp(picked.endpoint, timeoutMs, (s) => this.track(l, s));
+      this.lb = picked.value.balancer;
+      const backend = await dialTcp(picked.value.endpoint, timeoutMs, (s) => this.track(l, s));
       if (backend !== undefined) {
         if (l.closed || client.destroyed) {
           backend.destroy();
@@ -336,12 +336,12 @@ export class UserspaceProxier {
       // UDP "dials" do not fail (there is no handshake), so the first endpoint is the one;
       // upstream's attempt loop only retries on a dial error.
       const picked = nextEndpoint(this.lb, l.spn, key, false, this.now());
-      this.lb = picked.balancer;
       if (!picked.ok) {
         l.counters.failures++;
         return;
       }
-      assoc = this.openAssociation(l, key, picked.endpoint, rinfo);
+      this.lb = picked.value.balancer;
+      assoc = this.openAssociation(l, key, picked.value.endpoint, rinfo);
       if (assoc === undefined) {
         l.counters.failures++;
         return;

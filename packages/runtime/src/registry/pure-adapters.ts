@@ -6,16 +6,15 @@ import {
   decodeObject,
   KINDS,
   defaultObject,
-  defaultService,
-  defaultServiceIPFamilies,
   familyName,
   formatIP,
   invalidError,
   isServiceIPSet,
   needsHealthCheck,
   parseIPSloppy,
-  prepareServiceUpdate,
   validateObject,
+  validateServiceCreate as validateServiceCreateInApiTypes,
+  validateServiceUpdate as validateServiceUpdateInApiTypes,
   type ApiStatus,
   type CIDR,
   type ClusterIPFamilies,
@@ -140,63 +139,23 @@ export function decodeKubeObject(raw: unknown): AdapterResult<KubeObject> {
 export type ValidationResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly errors: readonly FieldError[] };
 
 /**
- * A new Service as the apiserver prepares it before allocation: v1 defaulting, then the IP
- * family defaulting and clusterIPs normalisation of the allocation step, then validation.
- * Wraps: defaultService, defaultServiceIPFamilies, validateObject.
- * (To become api-types' validateServiceCreate(raw, clusterConfig).)
+ * A new Service as the apiserver prepares it before allocation: v1 defaulting, clusterIPs
+ * normalisation and IP-family defaulting, then validation. Wraps: api-types'
+ * validateServiceCreate.
  */
 export function validateServiceCreate(service: Service, net: ClusterNetworking): ValidationResult<Service> {
-  const defaulted = defaultService(service);
-  const families = defaultServiceIPFamilies(defaulted, net.families);
-  if (!families.ok) return { ok: false, errors: families.errors };
-  const errors = validateObject(families.service);
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: families.service };
+  const result = validateServiceCreateInApiTypes(service, { ipFamilies: net.families });
+  return result.ok ? result : { ok: false, errors: result.error.causes };
 }
-
-const sameList = (a: readonly string[] | undefined, b: readonly string[] | undefined): boolean =>
-  (a ?? []).length === (b ?? []).length && (a ?? []).every((v, i) => v === (b ?? [])[i]);
 
 /**
  * A Service update as the apiserver prepares it: v1 defaulting, the stored values the client
- * left out put back (prepareServiceUpdate), the update half of initIPFamilyFields, then
- * validateServiceUpdate (immutable fields included).
- * upstream: pkg/registry/core/service/storage/alloc.go initIPFamilyFields (update path)
- * Wraps: defaultService, prepareServiceUpdate, defaultServiceIPFamilies, validateObject.
- * (To become api-types' validateServiceUpdate(new, old, clusterConfig).)
+ * left out put back, the update half of initIPFamilyFields, then the update validation
+ * (immutable fields included). Wraps: api-types' validateServiceUpdate.
  */
 export function validateServiceUpdate(service: Service, old: Service, net: ClusterNetworking): ValidationResult<Service> {
-  let next = prepareServiceUpdate(defaultService(service), old);
-  const spec = { ...next.spec };
-  const oldSpec = old.spec ?? {};
-  const needsIPs = spec.type !== 'ExternalName';
-  if (needsIPs) {
-    // A policy the client left out is the stored one.
-    if (spec.ipFamilyPolicy === undefined && oldSpec.ipFamilyPolicy !== undefined) spec.ipFamilyPolicy = oldSpec.ipFamilyPolicy;
-    if ((spec.ipFamilies ?? []).length === 0 && (oldSpec.ipFamilies ?? []).length > 0 && sameList(spec.clusterIPs, oldSpec.clusterIPs)) {
-      spec.ipFamilies = oldSpec.ipFamilies;
-    }
-    const errors: FieldError[] = [];
-    if (spec.ipFamilyPolicy === 'SingleStack') {
-      // Going single-stack with the same IPs and families is clear intent: drop the secondary.
-      if (sameList(spec.clusterIPs, oldSpec.clusterIPs) && (spec.clusterIPs ?? []).length > 1) spec.clusterIPs = spec.clusterIPs?.slice(0, 1);
-      if (sameList(spec.ipFamilies, oldSpec.ipFamilies) && (spec.ipFamilies ?? []).length > 1) spec.ipFamilies = spec.ipFamilies?.slice(0, 1);
-    } else if (spec.ipFamilyPolicy !== undefined) {
-      const policyPath = 'spec.ipFamilyPolicy';
-      if ((spec.clusterIPs ?? []).length > 0 && (spec.clusterIPs ?? []).length < (oldSpec.clusterIPs ?? []).length) {
-        errors.push({ type: 'FieldValueInvalid', field: policyPath, badValue: spec.ipFamilyPolicy, detail: "must be 'SingleStack' to release the secondary cluster IP" });
-      }
-      if ((spec.ipFamilies ?? []).length > 0 && (spec.ipFamilies ?? []).length < (oldSpec.ipFamilies ?? []).length) {
-        errors.push({ type: 'FieldValueInvalid', field: policyPath, badValue: spec.ipFamilyPolicy, detail: "must be 'SingleStack' to release the secondary IP family" });
-      }
-    }
-    if (errors.length > 0) return { ok: false, errors };
-    next = { ...next, spec };
-    const families = defaultServiceIPFamilies(next, net.families);
-    if (!families.ok) return { ok: false, errors: families.errors };
-    next = families.service;
-  }
-  const errors = validateObject(next, old);
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: next };
+  const result = validateServiceUpdateInApiTypes(service, old, { ipFamilies: net.families });
+  return result.ok ? result : { ok: false, errors: result.error.causes };
 }
 
 /** v1 defaulting and the kind's create validation, for the kinds other than Service. Wraps: defaultObject, validateObject. */

@@ -137,7 +137,7 @@ export function nextEndpoint(
   let clientIP = '';
   if (sticky) {
     const split = splitHostPort(clientAddr);
-    if (!split.ok) return { ok: false, error: errMalformedSourceAddress(clientAddr, split.error), balancer: lb };
+    if (!split.ok) return { ok: false, error: errMalformedSourceAddress(clientAddr, split.error.message), balancer: lb };
     clientIP = split.value.host;
     if (!resetAffinity) {
       const entry = state.affinity.clients.get(clientIP);

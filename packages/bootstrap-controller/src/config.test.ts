@@ -7,14 +7,19 @@ import { bootstrapConfig, type BootstrapOptions } from './config.js';
 
 function messages(options: BootstrapOptions): string[] {
   const result = bootstrapConfig(options);
-  return result.ok ? [] : result.errors.map((e) => e.message);
+  if (result.ok) return [];
+  // message is the causes as kube-apiserver aggregates them: one alone, several as [a, b].
+  const causes = result.error.causes.map((e) => e.message);
+  expect(result.error.message).toBe(causes.length === 1 ? causes[0] : `[${causes.join(', ')}]`);
+  expect(result.error._tag).toBe('ErrBootstrapConfig');
+  return causes;
 }
 
 describe('bootstrapConfig', () => {
   it('defaults: 10.0.0.0/24 and 10.0.0.1, 6443, 443, ClusterIP, 30000-32767, lease, 10 s / 1 min / 3 min, TTL 15 s', () => {
     const result = bootstrapConfig({ publicIP: '192.168.0.10' });
-    if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('; '));
-    const c = result.config;
+    if (!result.ok) throw new Error(result.error.message);
+    const c = result.value;
     expect(c.serviceCIDRs.map(formatCIDR)).toEqual(['10.0.0.0/24']);
     expect(formatIP(c.serviceIP)).toBe('10.0.0.1');
     expect(formatIP(c.publicIP)).toBe('192.168.0.10');
@@ -32,12 +37,12 @@ describe('bootstrapConfig', () => {
     ['10.0.0.0/24,fd00:10:96::/112', '10.0.0.1'],
   ])('the service IP of %s is %s', (range, ip) => {
     const result = bootstrapConfig({ serviceClusterIPRange: range, publicIP: '192.168.0.10' });
-    expect(result.ok && formatIP(result.config.serviceIP)).toBe(ip);
+    expect(result.ok && formatIP(result.value.serviceIP)).toBe(ip);
   });
 
   it('IPv6: the family must match the public address', () => {
     const result = bootstrapConfig({ serviceClusterIPRange: '2001:db8::/112', publicIP: '2001:db8:1::10' });
-    expect(result.ok && formatIP(result.config.serviceIP)).toBe('2001:db8::1');
+    expect(result.ok && formatIP(result.value.serviceIP)).toBe('2001:db8::1');
   });
 
   it.each<[BootstrapOptions, string[]]>([

@@ -12,10 +12,13 @@ import {
   formatIP,
   goQuote,
   parseCIDRSloppy,
+  err as errResult,
+  ok,
   parseIPSloppy,
   type CIDR,
   type EndpointPort,
   type IP,
+  type Result,
   type ServicePort,
 } from '@kubesvc/api-types';
 import { ERR_SERVICE_CIDRS_SAME_FAMILY, ERR_TOO_MANY_SERVICE_CIDRS, serviceIPRange } from '@kubesvc/ipallocator';
@@ -88,20 +91,35 @@ export interface BootstrapConfig {
   readonly reconcileServiceOnStart: boolean;
 }
 
-export interface ErrBootstrapConfig {
-  readonly _tag: 'ErrBootstrapConfig';
+/** One failed check, with upstream's text. */
+export interface ErrBootstrapFlag {
+  readonly _tag: 'ErrBootstrapFlag';
   readonly message: string;
 }
 
-export type BootstrapConfigResult =
-  | { readonly ok: true; readonly config: BootstrapConfig }
-  | { readonly ok: false; readonly errors: readonly ErrBootstrapConfig[] };
-
-function err(message: string): ErrBootstrapConfig {
-  return { _tag: 'ErrBootstrapConfig', message };
+/**
+ * Every failed check at once, in upstream's order, as `causes`; `message` is them as
+ * kube-apiserver prints its aggregated validation errors (utilerrors.NewAggregate): the one
+ * message alone, or `[a, b, …]`.
+ */
+export interface ErrBootstrapConfig {
+  readonly _tag: 'ErrBootstrapConfig';
+  readonly message: string;
+  readonly causes: readonly ErrBootstrapFlag[];
 }
 
-function maxCIDRRange(cidr: CIDR, flag: string): ErrBootstrapConfig | undefined {
+export type BootstrapConfigResult = Result<BootstrapConfig, ErrBootstrapConfig>;
+
+function err(message: string): ErrBootstrapFlag {
+  return { _tag: 'ErrBootstrapFlag', message };
+}
+
+/** upstream utilerrors aggregate's Error(): one message as it is, several as `[a, b]`. */
+function aggregate(causes: readonly ErrBootstrapFlag[]): string {
+  return causes.length === 1 ? (causes[0]?.message ?? '') : `[${causes.map((c) => c.message).join(', ')}]`;
+}
+
+function maxCIDRRange(cidr: CIDR, flag: string): ErrBootstrapFlag | undefined {
   const bits = familyBits(cidr.network.family);
   if (bits - cidr.prefix > MAX_CIDR_BITS) {
     return err(`specified ${flag} is too large; for ${bits}-bit addresses, the mask must be >= ${bits - MAX_CIDR_BITS}`);
@@ -109,7 +127,7 @@ function maxCIDRRange(cidr: CIDR, flag: string): ErrBootstrapConfig | undefined 
   return undefined;
 }
 
-function positiveMs(name: string, value: number | undefined, fallback: number, errors: ErrBootstrapConfig[]): number {
+function positiveMs(name: string, value: number | undefined, fallback: number, errors: ErrBootstrapFlag[]): number {
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value <= 0) errors.push(err(`${name} must be a positive number of milliseconds, got ${value}`));
   return value;
@@ -117,7 +135,7 @@ function positiveMs(name: string, value: number | undefined, fallback: number, e
 
 /** Defaults and kube-apiserver's checks; every failed check is returned, in upstream's order. */
 export function bootstrapConfig(options: BootstrapOptions): BootstrapConfigResult {
-  const errors: ErrBootstrapConfig[] = [];
+  const errors: ErrBootstrapFlag[] = [];
   const cidrs: CIDR[] = [];
 
   // upstream: ServerRunOptions.Validate checks --apiserver-count first.
@@ -131,17 +149,17 @@ export function bootstrapConfig(options: BootstrapOptions): BootstrapConfigResul
   if (!primary.ok) {
     errors.push(err(primary.error.message));
   } else {
-    cidrs.push(primary.range);
-    const tooLarge = maxCIDRRange(primary.range, '--service-cluster-ip-range');
+    cidrs.push(primary.value.cidr);
+    const tooLarge = maxCIDRRange(primary.value.cidr, '--service-cluster-ip-range');
     if (tooLarge) errors.push(tooLarge);
   }
   const secondaryText = entries[1]?.trim();
   if (secondaryText !== undefined) {
     const secondary = parseCIDRSloppy(secondaryText);
     if (!secondary.ok) {
-      errors.push(err(secondary.error));
+      errors.push(err(secondary.error.message));
     } else {
-      if (primary.ok && cidrFamily(primary.range) === cidrFamily(secondary.value.cidr)) {
+      if (primary.ok && cidrFamily(primary.value.cidr) === cidrFamily(secondary.value.cidr)) {
         errors.push(err(ERR_SERVICE_CIDRS_SAME_FAMILY));
       }
       const tooLarge = maxCIDRRange(secondary.value.cidr, '--service-cluster-ip-range[1]');
@@ -158,15 +176,15 @@ export function bootstrapConfig(options: BootstrapOptions): BootstrapConfigResul
       err(`--kubernetes-service-node-port ${nodePort} must be between 0 and 65535, inclusive. If 0, the Kubernetes master service will be of type ClusterIP`),
     );
   }
-  if (portRange.ok && nodePort > 0 && !portRangeContains(portRange.range, nodePort)) {
-    errors.push(err(`kubernetes service node port range ${formatPortRange(portRange.range)} doesn't contain ${nodePort}`));
+  if (portRange.ok && nodePort > 0 && !portRangeContains(portRange.value, nodePort)) {
+    errors.push(err(`kubernetes service node port range ${formatPortRange(portRange.value)} doesn't contain ${nodePort}`));
   }
 
   const reconcilerType = options.endpointReconcilerType ?? 'lease';
   const publicIP = parseIPSloppy(options.publicIP);
-  if (!publicIP.ok) errors.push(err(publicIP.error));
-  if (publicIP.ok && primary.ok && reconcilerType !== 'none' && publicIP.value.family !== cidrFamily(primary.range)) {
-    errors.push(err(`service IP family ${goQuote(formatCIDR(primary.range))} must match public address family ${goQuote(formatIP(publicIP.value))}`));
+  if (!publicIP.ok) errors.push(err(publicIP.error.message));
+  if (publicIP.ok && primary.ok && reconcilerType !== 'none' && publicIP.value.family !== cidrFamily(primary.value.cidr)) {
+    errors.push(err(`service IP family ${goQuote(formatCIDR(primary.value.cidr))} must match public address family ${goQuote(formatIP(publicIP.value))}`));
   }
 
   const leaseTtlMs = positiveMs('the lease TTL', options.leaseTtlMs, DEFAULT_ENDPOINT_RECONCILER_TTL_MS, errors);
@@ -179,26 +197,25 @@ export function bootstrapConfig(options: BootstrapOptions): BootstrapConfigResul
   );
   const repairIntervalMs = positiveMs('the repair interval', options.repairIntervalMs, DEFAULT_REPAIR_INTERVAL_MS, errors);
 
-  if (errors.length > 0 || !primary.ok || !publicIP.ok || !portRange.ok) return { ok: false, errors };
-  return {
-    ok: true,
-    config: {
-      serviceCIDRs: cidrs,
-      serviceIP: primary.apiServerServiceIP,
-      publicIP: publicIP.value,
-      securePort: options.securePort ?? DEFAULT_SECURE_PORT,
-      servicePort: options.servicePort ?? DEFAULT_SERVICE_PORT,
-      kubernetesServiceNodePort: nodePort,
-      nodePortRange: portRange.range,
-      extraServicePorts: options.extraServicePorts ?? [],
-      extraEndpointPorts: options.extraEndpointPorts ?? [],
-      endpointReconcilerType: reconcilerType,
-      masterCount,
-      leaseTtlMs,
-      endpointIntervalMs,
-      systemNamespacesIntervalMs,
-      repairIntervalMs,
-      reconcileServiceOnStart: options.reconcileServiceOnStart ?? true,
-    },
-  };
+  if (errors.length > 0 || !primary.ok || !publicIP.ok || !portRange.ok) {
+    return errResult({ _tag: 'ErrBootstrapConfig', message: aggregate(errors), causes: errors });
+  }
+  return ok({
+    serviceCIDRs: cidrs,
+    serviceIP: primary.value.apiServerServiceIP,
+    publicIP: publicIP.value,
+    securePort: options.securePort ?? DEFAULT_SECURE_PORT,
+    servicePort: options.servicePort ?? DEFAULT_SERVICE_PORT,
+    kubernetesServiceNodePort: nodePort,
+    nodePortRange: portRange.value,
+    extraServicePorts: options.extraServicePorts ?? [],
+    extraEndpointPorts: options.extraEndpointPorts ?? [],
+    endpointReconcilerType: reconcilerType,
+    masterCount,
+    leaseTtlMs,
+    endpointIntervalMs,
+    systemNamespacesIntervalMs,
+    repairIntervalMs,
+    reconcileServiceOnStart: options.reconcileServiceOnStart ?? true,
+  });
 }

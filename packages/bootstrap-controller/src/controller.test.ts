@@ -31,8 +31,8 @@ const STALE = "Found stale data, removed previous endpoints on kubernetes servic
 
 function config(options: Partial<BootstrapOptions> = {}) {
   const result = bootstrapConfig({ serviceClusterIPRange: '10.96.0.0/16', publicIP: ME, ...options });
-  if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('; '));
-  return result.config;
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value;
 }
 
 function observation(patch: Partial<Observation> = {}): Message {

@@ -465,8 +465,8 @@ function reconcileWrites(
   context: (index: number | undefined) => WriteContext,
 ): { queue: QueuedWrite[]; error: string | undefined } {
   const queue: QueuedWrite[] = result.leaseWrites.map((w) => ({ write: leaseWrite(w), context: context(undefined) }));
-  if ('_tag' in result.outcome) return { queue, error: result.outcome.message };
-  result.outcome.writes.forEach((w, i) => queue.push({ write: endpointWrite(w), context: context(i) }));
+  if (!result.outcome.ok) return { queue, error: result.outcome.error.message };
+  result.outcome.value.writes.forEach((w, i) => queue.push({ write: endpointWrite(w), context: context(i) }));
   return { queue, error: undefined };
 }
 
@@ -559,7 +559,7 @@ function endpointsStage(st: Step): void {
   const reconcile = reconcileNow(st);
   s.firstServiceRun = false;
   const result = reconcileEndpoints(s.reconciler, { ...reconcileRequest(st), reconcilePorts: reconcile }, observed(st).leases, s.now);
-  const writes = '_tag' in result.outcome ? [] : result.outcome.writes;
+  const writes = result.outcome.ok ? result.outcome.value.writes : [];
   const { queue, error } = reconcileWrites(result, (i) => ({
     on: 'endpoints',
     alreadyExistsIgnored: i !== undefined && alreadyExistsIgnored(s.reconciler.type, writes, i),
@@ -590,16 +590,24 @@ function beginRepair(st: Step, name: 'ipRepair' | 'portRepair', attempt: number)
       services: o.services,
       leaks: s.ipLeaks,
     });
-    s.ipLeaks = result.leaks;
-    for (const event of result.events) st.emit({ kind: 'event', event });
-    if (result.error !== undefined) failure = result.error.message;
-    result.snapshots?.forEach((snapshot, i) => write(i === 0 ? 'serviceIPs' : 'secondaryServiceIPs', snapshot));
+    if (!result.ok) {
+      s.ipLeaks = result.error.leaks;
+      failure = result.error.message;
+    } else {
+      s.ipLeaks = result.value.leaks;
+      for (const event of result.value.events) st.emit({ kind: 'event', event });
+      result.value.snapshots.forEach((snapshot, i) => write(i === 0 ? 'serviceIPs' : 'secondaryServiceIPs', snapshot));
+    }
   } else {
     const result = repairNodePorts({ portRange: s.config.nodePortRange, snapshot: ranges.nodePorts, services: o.services, leaks: s.portLeaks });
-    s.portLeaks = result.leaks;
-    for (const event of result.events) st.emit({ kind: 'event', event });
-    if (result.error !== undefined) failure = result.error.message;
-    if (result.snapshot !== undefined) write('nodePorts', result.snapshot);
+    if (!result.ok) {
+      s.portLeaks = result.error.leaks;
+      failure = result.error.message;
+    } else {
+      s.portLeaks = result.value.leaks;
+      for (const event of result.value.events) st.emit({ kind: 'event', event });
+      write('nodePorts', result.value.snapshot);
+    }
   }
   const pass = newPass('repair', failure === undefined ? queue : [], failure, attempt);
   st.setLoop(name, { pass });

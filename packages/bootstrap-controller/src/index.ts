@@ -1,5 +1,5 @@
 // Public API of @kubesvc/bootstrap-controller.
-export type { BootstrapConfig, BootstrapConfigResult, BootstrapOptions, ErrBootstrapConfig } from './config.js';
+export type { BootstrapConfig, BootstrapConfigResult, BootstrapOptions, ErrBootstrapConfig, ErrBootstrapFlag } from './config.js';
 export {
   DEFAULT_REPAIR_INTERVAL_MS,
   DEFAULT_SECURE_PORT,

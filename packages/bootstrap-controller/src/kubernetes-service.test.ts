@@ -8,8 +8,8 @@ import { checkServiceFormat, endpointPorts, kubernetesService, serviceUpdateIfNe
 
 function config(options: Partial<BootstrapOptions> = {}) {
   const result = bootstrapConfig({ serviceClusterIPRange: '10.96.0.0/16', publicIP: '192.168.0.10', ...options });
-  if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('; '));
-  return result.config;
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value;
 }
 
 describe('kubernetesService', () => {

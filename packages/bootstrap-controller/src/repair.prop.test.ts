@@ -25,7 +25,7 @@ function held(sim: Simulation): Set<string> {
   if (stored === undefined) return new Set();
   const restored = ipAllocatorFromSnapshot(stored);
   if (!restored.ok) throw new Error(restored.error.message);
-  return new Set(allocatedIPs(restored.allocator).map((ip: IP) => formatIP(ip)));
+  return new Set(allocatedIPs(restored.value).map((ip: IP) => formatIP(ip)));
 }
 
 function heldPorts(sim: Simulation): Set<number> {
@@ -33,7 +33,7 @@ function heldPorts(sim: Simulation): Set<number> {
   if (stored === undefined) return new Set();
   const restored = portAllocatorFromSnapshot(stored);
   if (!restored.ok) throw new Error(restored.error.message);
-  return new Set(allocatedPorts(restored.allocator));
+  return new Set(allocatedPorts(restored.value));
 }
 
 function portsInUse(sim: Simulation): number[] {

@@ -2,23 +2,28 @@
 // upstream: pkg/registry/core/service/storage/alloc.go (serviceIPAllocatorsByFamily) and the
 //           repair loop's choice of allocator by the IP's family
 import {
+  err,
   familyName,
+  ok,
   type AllocatorError,
   type CIDR,
+  type ErrFull,
   type IP,
   type IPFamily,
+  type Result,
   type Rng,
+  type WithRng,
 } from '@kubesvc/api-types';
+import type { ErrAllocated, ErrNotInRange } from './errors.js';
 import {
   allocateIP,
   allocateNextIP,
   hasIP,
   newIPAllocator,
   releaseIP,
-  type AllocateIPResult,
-  type AllocateNextIPResult,
   type IPAllocator,
 } from './ip-allocator.js';
+import type { ErrServiceIPRange } from './service-ip-range.js';
 
 /** One allocator for single-stack, two of different families for dual-stack. */
 export type IPAllocators = readonly [IPAllocator] | readonly [IPAllocator, IPAllocator];
@@ -28,35 +33,32 @@ export interface ErrFamilyNotConfigured extends AllocatorError<'ErrFamilyNotConf
   readonly family: IPFamily;
 }
 
-function familyOf(allocator: IPAllocator): IPFamily {
-  return familyName(allocator.range.cidr.network.family);
-}
-
 /** kube-apiserver's flag errors for --service-cluster-ip-range (validateClusterIPFlags). */
 export const ERR_TOO_MANY_SERVICE_CIDRS = '--service-cluster-ip-range must not contain more than two entries';
 export const ERR_SERVICE_CIDRS_SAME_FAMILY =
   '--service-cluster-ip-range[0] and --service-cluster-ip-range[1] must be of different IP family';
 
+function flagError(message: string): Result<never, ErrServiceIPRange> {
+  return err({ _tag: 'ErrServiceIPRange', message });
+}
+
 /**
  * Allocators for the cluster's service CIDRs, primary first. Two CIDRs must be of different
- * families, with upstream's flag error otherwise; more than two are refused.
+ * families, with upstream's flag error otherwise; more than two are refused. The error is
+ * ErrServiceIPRange, as serviceIPRange's: both are errors of --service-cluster-ip-range.
  */
-export function newIPAllocators(
-  cidrs: readonly CIDR[],
-): { readonly ok: true; readonly allocators: IPAllocators } | { readonly ok: false; readonly message: string } {
+export function newIPAllocators(cidrs: readonly CIDR[]): Result<IPAllocators, ErrServiceIPRange> {
   const [first, second, ...rest] = cidrs;
-  if (first === undefined) return { ok: false, message: '--service-cluster-ip-range must contain at least one valid cidr' };
-  if (rest.length > 0) return { ok: false, message: ERR_TOO_MANY_SERVICE_CIDRS };
-  if (second === undefined) return { ok: true, allocators: [newIPAllocator(first)] };
-  if (second.network.family === first.network.family) {
-    return { ok: false, message: ERR_SERVICE_CIDRS_SAME_FAMILY };
-  }
-  return { ok: true, allocators: [newIPAllocator(first), newIPAllocator(second)] };
+  if (first === undefined) return flagError('--service-cluster-ip-range must contain at least one valid cidr');
+  if (rest.length > 0) return flagError(ERR_TOO_MANY_SERVICE_CIDRS);
+  if (second === undefined) return ok([newIPAllocator(first)]);
+  if (second.network.family === first.network.family) return flagError(ERR_SERVICE_CIDRS_SAME_FAMILY);
+  return ok([newIPAllocator(first), newIPAllocator(second)]);
 }
 
 /** The index of the allocator for `family`, or -1. */
 export function allocatorIndexForFamily(allocators: IPAllocators, family: IPFamily): number {
-  return allocators.findIndex((a) => familyOf(a) === family);
+  return allocators.findIndex((a) => a.family === family);
 }
 
 function replaceAt(allocators: IPAllocators, index: number, allocator: IPAllocator): IPAllocators {
@@ -72,15 +74,12 @@ function indexForIP(allocators: IPAllocators, ip: IP): number {
 }
 
 /** allocateIP on the allocator of the IP's family. */
-export function allocateIPInFamily(
-  allocators: IPAllocators,
-  ip: IP,
-): { readonly ok: true; readonly allocators: IPAllocators } | Extract<AllocateIPResult, { ok: false }> {
+export function allocateIPInFamily(allocators: IPAllocators, ip: IP): Result<IPAllocators, ErrNotInRange | ErrAllocated> {
   const index = indexForIP(allocators, ip);
   const current = allocators[index] ?? allocators[0];
   const result = allocateIP(current, ip);
   if (!result.ok) return result;
-  return { ok: true, allocators: replaceAt(allocators, index, result.allocator) };
+  return ok(replaceAt(allocators, index, result.value));
 }
 
 /** allocateNextIP on the allocator of `family`. */
@@ -88,22 +87,16 @@ export function allocateNextIPInFamily(
   allocators: IPAllocators,
   family: IPFamily,
   rng: Rng,
-):
-  | { readonly ok: true; readonly ip: IP; readonly allocators: IPAllocators; readonly rng: Rng }
-  | Extract<AllocateNextIPResult, { ok: false }>
-  | { readonly ok: false; readonly error: ErrFamilyNotConfigured; readonly rng: Rng } {
+): Result<{ readonly ip: IP; readonly allocators: IPAllocators; readonly rng: Rng }, WithRng<ErrFull | ErrFamilyNotConfigured>> {
   const index = allocatorIndexForFamily(allocators, family);
   const current = allocators[index];
   if (current === undefined) {
-    return {
-      ok: false,
-      error: { _tag: 'ErrFamilyNotConfigured', family, message: `${family} is not configured on this cluster` },
-      rng,
-    };
+    return err({ _tag: 'ErrFamilyNotConfigured', family, message: `${family} is not configured on this cluster`, rng });
   }
   const result = allocateNextIP(current, rng);
   if (!result.ok) return result;
-  return { ok: true, ip: result.ip, allocators: replaceAt(allocators, index, result.allocator), rng: result.rng };
+  const { ip, allocator, rng: advanced } = result.value;
+  return ok({ ip, allocators: replaceAt(allocators, index, allocator), rng: advanced });
 }
 
 /** releaseIP on the allocator of the IP's family. */

@@ -30,5 +30,14 @@ export function errNotInRange(ip: IP, validRange: string): ErrNotInRange {
   };
 }
 
-// A stored RangeAllocation that cannot be read: the one error both allocators share.
-export { errInvalidSnapshot, type ErrInvalidSnapshot } from '@kubesvc/api-types';
+// The errors both allocators share, exported here beside this allocator's own: ErrFull
+// (automatic allocation found nothing free), ErrNotReady (upstream's `allocator not ready`)
+// and ErrInvalidSnapshot (a stored RangeAllocation that cannot be read).
+export {
+  errFull,
+  errInvalidSnapshot,
+  errNotReady,
+  type ErrFull,
+  type ErrInvalidSnapshot,
+  type ErrNotReady,
+} from '@kubesvc/api-types';

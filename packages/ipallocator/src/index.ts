@@ -1,8 +1,15 @@
 // Public API of @kubesvc/ipallocator.
-export type { ErrFull, Rng } from '@kubesvc/api-types';
-export { errFull, seededRng, nextInt } from '@kubesvc/api-types';
-export type { ErrAllocated, ErrInvalidSnapshot, ErrMismatchedNetwork, ErrNotInRange } from './errors.js';
-export { errAllocated, errInvalidSnapshot, errMismatchedNetwork, errNotInRange } from './errors.js';
+export type { AllocatorSnapshot, Rng, WithRng } from '@kubesvc/api-types';
+export { NUM_REPAIRS_BEFORE_LEAK_CLEANUP, seededRng, nextInt } from '@kubesvc/api-types';
+export type {
+  ErrAllocated,
+  ErrFull,
+  ErrInvalidSnapshot,
+  ErrMismatchedNetwork,
+  ErrNotInRange,
+  ErrNotReady,
+} from './errors.js';
+export { errAllocated, errFull, errInvalidSnapshot, errMismatchedNetwork, errNotInRange, errNotReady } from './errors.js';
 export type { IPRange } from './ip-range.js';
 export { IPV6_RANGE_CAP, calculateIPRangeOffset, ipAtOffset, ipOffset, ipRangeOf } from './ip-range.js';
 export type { AllocateIPResult, AllocateNextIPResult, IPAllocator } from './ip-allocator.js';
@@ -40,9 +47,11 @@ export {
 } from './dual-stack.js';
 export type {
   ClusterIPLeaks,
+  ClusterIPRepair,
   ClusterIPRepairEvent,
   ClusterIPRepairInput,
   ClusterIPRepairReason,
   ClusterIPRepairResult,
+  ErrClusterIPRepair,
 } from './repair.js';
 export { IP_REPAIR_CONTROLLER, repairClusterIPs } from './repair.js';

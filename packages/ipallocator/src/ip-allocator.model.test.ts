@@ -17,6 +17,7 @@ import {
   ipAllocatorUsed,
   newIPAllocator,
   releaseIP,
+  restoreIPAllocator,
   snapshotIPAllocator,
   type IPAllocator,
 } from './ip-allocator.js';
@@ -92,7 +93,7 @@ class Allocate implements fc.Command<Model, Real> {
       expect(result.ok ? 'ok' : result.error._tag).toBe('ErrAllocated');
     } else {
       expect(result.ok).toBe(true);
-      if (result.ok) r.allocator = result.allocator;
+      if (result.ok) r.allocator = result.value;
       m.held.add(ip.value);
     }
     checkAgrees(m, r);
@@ -111,17 +112,18 @@ class AllocateNext implements fc.Command<Model, Real> {
     const seen = observe(before);
     const result = allocateNextIP(before, r.rng);
     expect(observe(before)).toBe(seen); // INV-ALLOC-PERSISTENT
-    r.rng = result.rng;
+    r.rng = result.ok ? result.value.rng : result.error.rng;
     if (BigInt(m.held.size) === m.max) {
       expect(result.ok ? 'ok' : result.error.message).toBe('range is full');
     } else {
       expect(result.ok).toBe(true);
       if (!result.ok) return;
-      expect(allocatable(m, result.ip.value)).toBe(true); // INV-IP-RANGE
-      expect(m.held.has(result.ip.value)).toBe(false); // INV-IP-UNIQUE
-      expect(hasIP(result.allocator, result.ip)).toBe(true);
-      m.held.add(result.ip.value);
-      r.allocator = result.allocator;
+      const { ip, allocator } = result.value;
+      expect(allocatable(m, ip.value)).toBe(true); // INV-IP-RANGE
+      expect(m.held.has(ip.value)).toBe(false); // INV-IP-UNIQUE
+      expect(hasIP(allocator, ip)).toBe(true);
+      m.held.add(ip.value);
+      r.allocator = allocator;
     }
     checkAgrees(m, r);
   }
@@ -160,9 +162,14 @@ class SnapshotRestore implements fc.Command<Model, Real> {
     const back = ipAllocatorFromSnapshot(snapshotIPAllocator(r.allocator));
     expect(back.ok).toBe(true);
     if (!back.ok) return;
-    // INV-ALLOC-SNAPSHOT: restore(snapshot(s)) equals s
-    expect(observe(back.allocator)).toBe(seen);
-    r.allocator = back.allocator;
+    // INV-ALLOC-SNAPSHOT: restore(snapshot(s)) equals s, in both forms (object and bytes)
+    expect(observe(back.value)).toBe(seen);
+    const empty = newIPAllocator(r.allocator.range.cidr);
+    const fromObject = restoreIPAllocator(empty, snapshotIPAllocator(r.allocator));
+    const fromBytes = restoreIPAllocator(empty, ipAllocatorSnapshotData(r.allocator));
+    expect(fromObject.ok && observe(fromObject.value)).toBe(seen);
+    expect(fromBytes.ok && observe(fromBytes.value)).toBe(seen);
+    r.allocator = back.value;
     checkAgrees(m, r);
   }
   toString(): string {

@@ -16,6 +16,7 @@ import {
   ipAllocatorFromSnapshot,
   ipAllocatorSnapshotData,
   newIPAllocator,
+  restoreIPAllocator,
   snapshotIPAllocator,
   type IPAllocator,
 } from './ip-allocator.js';
@@ -62,9 +63,9 @@ test.prop([cidrArb({ minPrefix: 2, maxPrefix: 29 }).filter((c) => c.network.fami
     const r = serviceIPRange(c);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.apiServerServiceIP).toEqual({ family: c.network.family, value: c.network.value + 1n });
+    expect(r.value.apiServerServiceIP).toEqual({ family: c.network.family, value: c.network.value + 1n });
     const allocator = newIPAllocator(c);
-    expect(allocateIP(allocator, r.apiServerServiceIP).ok).toBe(true);
+    expect(allocateIP(allocator, r.value.apiServerServiceIP).ok).toBe(true);
     const below: IP = { family: c.network.family, value: c.network.value };
     expect(allocateIP(allocator, below).ok).toBe(false);
   },
@@ -90,7 +91,7 @@ test.prop([rangeArb, fc.integer(), fc.array(fc.integer({ min: 0, max: 300 }), { 
     for (const k of statics) {
       if (BigInt(k) >= max) continue;
       const r = allocateIP(a, { family: c.network.family, value: c.network.value + 1n + BigInt(k) });
-      if (r.ok) a = r.allocator;
+      if (r.ok) a = r.value;
     }
     let rng = seededRng(seed);
     const taken = new Set(offsetsOf(a, c));
@@ -98,18 +99,18 @@ test.prop([rangeArb, fc.integer(), fc.array(fc.integer({ min: 0, max: 300 }), { 
     for (let i = 0; i < calls; i++) {
       const dynamicFull = BigInt(dynamicTaken) === max - band;
       const r = allocateNextIP(a, rng);
-      rng = r.rng;
+      rng = r.ok ? r.value.rng : r.error.rng;
       if (!r.ok) {
         expect(BigInt(taken.size)).toBe(max);
         break;
       }
-      const k = r.ip.value - c.network.value - 1n;
+      const k = r.value.ip.value - c.network.value - 1n;
       expect(taken.has(k)).toBe(false);
       expect(k >= 0n && k < max).toBe(true);
       if (k < band) expect(dynamicFull).toBe(true);
       taken.add(k);
       if (k >= band) dynamicTaken++;
-      a = r.allocator;
+      a = r.value.allocator;
     }
   },
 );
@@ -131,17 +132,21 @@ test.prop([rangeArb, fc.integer(), fc.integer({ min: 0, max: 200 })])(
     let rng = seededRng(seed);
     for (let i = 0; i < n; i++) {
       const r = allocateNextIP(a, rng);
-      rng = r.rng;
       if (!r.ok) break;
-      a = r.allocator;
+      rng = r.value.rng;
+      a = r.value.allocator;
     }
     const { data } = ipAllocatorSnapshotData(a);
     expect([...data]).toEqual(oracleBytes(offsetsOf(a, c)));
     const back = ipAllocatorFromSnapshot(snapshotIPAllocator(a));
     expect(back.ok).toBe(true);
     if (!back.ok) return;
-    expect(allocatedIPs(back.allocator).map(formatIP)).toEqual(allocatedIPs(a).map(formatIP));
-    expect(back.allocator.bitmap.count).toBe(a.bitmap.count);
-    expect(back.allocator.range).toEqual(a.range);
+    expect(allocatedIPs(back.value).map(formatIP)).toEqual(allocatedIPs(a).map(formatIP));
+    expect(back.value.bitmap.count).toBe(a.bitmap.count);
+    expect(back.value.range).toEqual(a.range);
+    expect(back.value.family).toBe(a.family);
+    // The bytes form goes back the same way, into a fresh allocator over the same CIDR.
+    const fromBytes = restoreIPAllocator(newIPAllocator(c), ipAllocatorSnapshotData(a));
+    expect(fromBytes.ok && allocatedIPs(fromBytes.value).map(formatIP)).toEqual(allocatedIPs(a).map(formatIP));
   },
 );

@@ -27,7 +27,7 @@ import { mustParseCIDR as cidr, mustParseIP as ip } from '@kubesvc/testkit';
 function take(a: IPAllocator, text: string): IPAllocator {
   const r = allocateIP(a, ip(text));
   if (!r.ok) throw new Error(r.error.message);
-  return r.allocator;
+  return r.value;
 }
 
 function next(a: IPAllocator, rng: Rng, n: number): { allocator: IPAllocator; rng: Rng; ips: IP[] } {
@@ -36,13 +36,28 @@ function next(a: IPAllocator, rng: Rng, n: number): { allocator: IPAllocator; rn
   const ips: IP[] = [];
   for (let i = 0; i < n; i++) {
     const result = allocateNextIP(allocator, r);
-    r = result.rng;
-    if (!result.ok) break;
-    allocator = result.allocator;
-    ips.push(result.ip);
+    if (!result.ok) {
+      r = result.error.rng;
+      break;
+    }
+    r = result.value.rng;
+    allocator = result.value.allocator;
+    ips.push(result.value.ip);
   }
   return { allocator, rng: r, ips };
 }
+
+describe('the allocator value', () => {
+  it('tells its family, and keeps the range and band offset under range, as the port allocator does', () => {
+    const v4 = newIPAllocator(cidr('10.96.0.0/16'));
+    const v6 = newIPAllocator(cidr('fd00::/112'));
+    expect(v4.family).toBe('IPv4');
+    expect(v6.family).toBe('IPv6');
+    expect(v4.range).toMatchObject({ rangeSpec: '10.96.0.0/16', max: 65534, bandOffset: 256 });
+    // Every operation keeps the family.
+    expect(take(v6, 'fd00::5').family).toBe('IPv6');
+  });
+});
 
 describe('allocate', () => {
   it('reports upstream errors with their text', () => {
@@ -90,7 +105,8 @@ describe('allocateNext', () => {
     const rest = next(allocator, rng, 20);
     expect(rest.ips.map(formatIP).sort()).toEqual(Array.from({ length: 16 }, (_, i) => `192.168.1.${1 + i}`).sort());
     const full = allocateNextIP(rest.allocator, rest.rng);
-    expect(full.ok ? 'ok' : full.error).toEqual({ _tag: 'ErrFull', message: 'range is full' });
+    // A full range draws nothing: the generator on the error is the one passed in.
+    expect(full.ok ? 'ok' : full.error).toEqual({ _tag: 'ErrFull', message: 'range is full', rng: rest.rng });
   });
 
   it('a /32 is always full', () => {
@@ -114,9 +130,12 @@ describe('allocateNext', () => {
 describe('dry run', () => {
   it('checks the range only, hands out the network address and never changes the allocator', () => {
     const a = take(newIPAllocator(cidr('10.0.0.0/24')), '10.0.0.5');
-    expect(allocateIPDryRun(a, ip('10.0.0.5'))).toEqual({ ok: true });
+    const dry = allocateIPDryRun(a, ip('10.0.0.5'));
+    expect(dry.ok && dry.value).toBe(a);
     expect(allocateIPDryRun(a, ip('10.0.1.5')).ok).toBe(false);
-    expect(formatIP(allocateNextIPDryRun(a).ip)).toBe('10.0.0.0');
+    const nextDry = allocateNextIPDryRun(a);
+    expect(formatIP(nextDry.value.ip)).toBe('10.0.0.0');
+    expect(nextDry.value.allocator).toBe(a);
     expect(releaseIPDryRun(a, ip('10.0.0.5'))).toBe(a);
   });
 });
@@ -146,18 +165,37 @@ describe('snapshot and restore', () => {
 
   it('restore refuses another network', () => {
     const a = newIPAllocator(cidr('192.168.1.0/24'));
-    expect(restoreIPAllocator(a, cidr('192.168.0.0/24'), new Uint8Array([1]))).toEqual({
+    expect(restoreIPAllocator(a, { range: '192.168.0.0/24', data: new Uint8Array([1]) })).toEqual({
       ok: false,
       error: { _tag: 'ErrMismatchedNetwork', message: 'the provided network does not match the current range' },
     });
-    expect(restoreIPAllocator(a, cidr('192.168.1.0/25'), new Uint8Array([1])).ok).toBe(false);
-    const restored = restoreIPAllocator(a, cidr('192.168.1.0/24'), new Uint8Array([0x02, 0x01]));
-    expect(restored.ok && allocatedIPs(restored.allocator).map(formatIP)).toEqual(['192.168.1.1', '192.168.1.10']);
+    expect(restoreIPAllocator(a, { range: '192.168.1.0/25', data: new Uint8Array([1]) }).ok).toBe(false);
+    expect(restoreIPAllocator(a, { range: 'bogus', data: '' })).toEqual({
+      ok: false,
+      error: { _tag: 'ErrInvalidSnapshot', message: 'invalid CIDR address: bogus' },
+    });
+    const restored = restoreIPAllocator(a, { range: '192.168.1.0/24', data: new Uint8Array([0x02, 0x01]) });
+    expect(restored.ok && allocatedIPs(restored.value).map(formatIP)).toEqual(['192.168.1.1', '192.168.1.10']);
+  });
+
+  it('snapshot and restore take and give the same forms: the RangeAllocation, or the bytes', () => {
+    let a = newIPAllocator(cidr('fd00:10:96::/112'));
+    a = take(a, 'fd00:10:96::1');
+    a = take(a, 'fd00:10:96::ff');
+    const empty = newIPAllocator(cidr('fd00:10:96::/112'));
+    const object = snapshotIPAllocator(a);
+    const bytes = ipAllocatorSnapshotData(a);
+    for (const back of [restoreIPAllocator(empty, object), restoreIPAllocator(empty, bytes), ipAllocatorFromSnapshot(object), ipAllocatorFromSnapshot(bytes)]) {
+      expect(back.ok && allocatedIPs(back.value).map(formatIP)).toEqual(['fd00:10:96::1', 'fd00:10:96::ff']);
+      // What comes back snapshots to what went in, in both forms.
+      expect(back.ok && snapshotIPAllocator(back.value)).toEqual(object);
+      expect(back.ok && ipAllocatorSnapshotData(back.value)).toEqual(bytes);
+    }
   });
 
   it('builds an allocator from a stored object, reading its range sloppily', () => {
     const r = ipAllocatorFromSnapshot({ range: '010.000.000.000/24', data: 'AgE=' });
-    expect(r.ok && allocatedIPs(r.allocator).map(formatIP)).toEqual(['10.0.0.1', '10.0.0.10']);
+    expect(r.ok && allocatedIPs(r.value).map(formatIP)).toEqual(['10.0.0.1', '10.0.0.10']);
     expect(ipAllocatorFromSnapshot({ range: 'bogus', data: '' })).toEqual({
       ok: false,
       error: { _tag: 'ErrInvalidSnapshot', message: 'invalid CIDR address: bogus' },

@@ -14,16 +14,23 @@ import {
   bitmapToBytes,
   cidrEquals,
   emptyBitmap,
-  errFull,
+  err,
+  familyName,
+  ok,
   parseCIDRSloppy,
   rangeAllocationSnapshot,
   rangeAllocationSnapshotBytes,
+  type AllocatorSnapshot,
   type Bitmap,
   type CIDR,
   type ErrFull,
   type IP,
+  type IPFamily,
+  type Ok,
   type RangeAllocation,
+  type Result,
   type Rng,
+  type WithRng,
 } from '@kubesvc/api-types';
 import {
   errAllocated,
@@ -37,23 +44,34 @@ import {
 } from './errors.js';
 import { ipAtOffset, ipOffset, ipRangeOf, type IPRange } from './ip-range.js';
 
+/**
+ * The same shape as portallocator's PortAllocator: `range` holds what the range allows
+ * (`rangeSpec`, `base`, `max`, `bandOffset`) and `bitmap` what is taken. `family` is the
+ * CIDR's (upstream Interface.IPFamily()).
+ */
 export interface IPAllocator {
+  readonly family: IPFamily;
   readonly range: IPRange;
   readonly bitmap: Bitmap;
 }
 
-export type AllocateIPResult =
-  | { readonly ok: true; readonly allocator: IPAllocator }
-  | { readonly ok: false; readonly error: ErrNotInRange | ErrAllocated };
+/** The allocator with `ip` taken. */
+export type AllocateIPResult = Result<IPAllocator, ErrNotInRange | ErrAllocated>;
 
-export type AllocateNextIPResult =
-  | { readonly ok: true; readonly ip: IP; readonly allocator: IPAllocator; readonly rng: Rng }
-  | { readonly ok: false; readonly error: ErrFull; readonly rng: Rng };
+/** The IP taken, the allocator with it and the advanced generator; ErrFull carries the generator too. */
+export type AllocateNextIPResult = Result<
+  { readonly ip: IP; readonly allocator: IPAllocator; readonly rng: Rng },
+  WithRng<ErrFull>
+>;
+
+function withBitmap(allocator: IPAllocator, bitmap: Bitmap): IPAllocator {
+  return { family: allocator.family, range: allocator.range, bitmap };
+}
 
 /** An empty allocator over `cidr` (upstream NewInMemory / NewCIDRRange). */
 export function newIPAllocator(cidr: CIDR): IPAllocator {
   const range = ipRangeOf(cidr);
-  return { range, bitmap: emptyBitmap(range.max) };
+  return { family: familyName(cidr.network.family), range, bitmap: emptyBitmap(range.max) };
 }
 
 /**
@@ -62,9 +80,9 @@ export function newIPAllocator(cidr: CIDR): IPAllocator {
  */
 export function allocateIP(allocator: IPAllocator, ip: IP): AllocateIPResult {
   const offset = ipOffset(allocator.range, ip);
-  if (offset < 0) return { ok: false, error: errNotInRange(ip, allocator.range.rangeSpec) };
-  if (bitmapHas(allocator.bitmap, offset)) return { ok: false, error: errAllocated };
-  return { ok: true, allocator: { range: allocator.range, bitmap: bitmapSet(allocator.bitmap, offset) } };
+  if (offset < 0) return err(errNotInRange(ip, allocator.range.rangeSpec));
+  if (bitmapHas(allocator.bitmap, offset)) return err(errAllocated);
+  return ok(withBitmap(allocator, bitmapSet(allocator.bitmap, offset)));
 }
 
 /**
@@ -73,13 +91,8 @@ export function allocateIP(allocator: IPAllocator, ip: IP): AllocateIPResult {
  */
 export function allocateNextIP(allocator: IPAllocator, rng: Rng): AllocateNextIPResult {
   const next = allocateNextOffset(allocator.bitmap, allocator.range.bandOffset, rng);
-  if (!next.ok) return { ok: false, error: errFull, rng: next.rng };
-  return {
-    ok: true,
-    ip: ipAtOffset(allocator.range, next.offset),
-    allocator: { range: allocator.range, bitmap: next.bitmap },
-    rng: next.rng,
-  };
+  if (!next.ok) return next;
+  return ok({ ip: ipAtOffset(allocator.range, next.value.offset), allocator: withBitmap(allocator, next.value.bitmap), rng: next.value.rng });
 }
 
 /**
@@ -94,7 +107,7 @@ export function allocateNextIPs(
 ): { readonly allocator: IPAllocator; readonly ips: IP[]; readonly rng: Rng; readonly full: boolean } {
   const batch = allocateNextOffsets(allocator.bitmap, allocator.range.bandOffset, rng, count);
   return {
-    allocator: batch.bitmap === allocator.bitmap ? allocator : { range: allocator.range, bitmap: batch.bitmap },
+    allocator: batch.bitmap === allocator.bitmap ? allocator : withBitmap(allocator, batch.bitmap),
     ips: batch.offsets.map((offset) => ipAtOffset(allocator.range, offset)),
     rng: batch.rng,
     full: batch.full,
@@ -106,7 +119,7 @@ export function releaseIP(allocator: IPAllocator, ip: IP): IPAllocator {
   const offset = ipOffset(allocator.range, ip);
   if (offset < 0) return allocator;
   const bitmap = bitmapClear(allocator.bitmap, offset);
-  return bitmap === allocator.bitmap ? allocator : { range: allocator.range, bitmap };
+  return bitmap === allocator.bitmap ? allocator : withBitmap(allocator, bitmap);
 }
 
 /** Whether `ip` is taken. */
@@ -137,15 +150,15 @@ export function allocatedIPs(allocator: IPAllocator): IP[] {
   return out;
 }
 
-/** upstream DryRun().Allocate: checks the range only, allocates nothing. */
-export function allocateIPDryRun(allocator: IPAllocator, ip: IP): { readonly ok: true } | { readonly ok: false; readonly error: ErrNotInRange } {
-  if (ipOffset(allocator.range, ip) < 0) return { ok: false, error: errNotInRange(ip, allocator.range.rangeSpec) };
-  return { ok: true };
+/** upstream DryRun().Allocate: checks the range only, allocates nothing (the value is the allocator as it was). */
+export function allocateIPDryRun(allocator: IPAllocator, ip: IP): Result<IPAllocator, ErrNotInRange> {
+  if (ipOffset(allocator.range, ip) < 0) return err(errNotInRange(ip, allocator.range.rangeSpec));
+  return ok(allocator);
 }
 
 /** upstream DryRun().AllocateNext: the network address, nothing allocated, no draw. */
-export function allocateNextIPDryRun(allocator: IPAllocator): { readonly ok: true; readonly ip: IP } {
-  return { ok: true, ip: allocator.range.cidr.network };
+export function allocateNextIPDryRun(allocator: IPAllocator): Ok<{ readonly ip: IP; readonly allocator: IPAllocator }> {
+  return ok({ ip: allocator.range.cidr.network, allocator });
 }
 
 /** upstream DryRun().Release: nothing. */
@@ -153,7 +166,10 @@ export function releaseIPDryRun(allocator: IPAllocator, _ip: IP): IPAllocator {
   return allocator;
 }
 
-/** The snapshot's two fields: the CIDR as Go prints it and upstream's bitmap bytes. */
+/**
+ * The snapshot in its bytes form: the CIDR as Go prints it and upstream's bitmap bytes.
+ * restoreIPAllocator and ipAllocatorFromSnapshot take it back as it is.
+ */
 export function ipAllocatorSnapshotData(allocator: IPAllocator): { readonly range: string; readonly data: Uint8Array } {
   return { range: allocator.range.rangeSpec, data: bitmapToBytes(allocator.bitmap) };
 }
@@ -161,35 +177,44 @@ export function ipAllocatorSnapshotData(allocator: IPAllocator): { readonly rang
 /**
  * The allocator as the RangeAllocation object the apiserver stores (upstream Snapshot); the
  * rest of `into` (its metadata, with the resourceVersion a compare-and-swap needs) is kept.
+ * restoreIPAllocator and ipAllocatorFromSnapshot take it back as it is.
  */
 export function snapshotIPAllocator(allocator: IPAllocator, into?: RangeAllocation): RangeAllocation {
   return rangeAllocationSnapshot(allocator.range.rangeSpec, allocator.bitmap, into);
 }
 
-/**
- * Loads `data` into the allocator's range (upstream Restore): ErrMismatchedNetwork unless
- * `cidr` is the allocator's own network and prefix.
- */
-export function restoreIPAllocator(
-  allocator: IPAllocator,
-  cidr: CIDR,
-  data: Uint8Array,
-): { readonly ok: true; readonly allocator: IPAllocator } | { readonly ok: false; readonly error: ErrMismatchedNetwork } {
-  if (!cidrEquals(cidr, allocator.range.cidr)) return { ok: false, error: errMismatchedNetwork };
-  return { ok: true, allocator: { range: allocator.range, bitmap: bitmapFromBytes(allocator.range.max, data) } };
+function snapshotCIDR(snapshot: AllocatorSnapshot): Result<CIDR, ErrInvalidSnapshot> {
+  const parsed = parseCIDRSloppy(snapshot.range);
+  return parsed.ok ? ok(parsed.value.cidr) : err(errInvalidSnapshot(parsed.error.message));
 }
 
 /**
- * An allocator from a stored RangeAllocation (upstream NewFromSnapshot): its range, read as
- * the apiserver reads it (ParseCIDRSloppy), and its data.
+ * Loads a snapshot into the allocator's range (upstream Restore), in either form
+ * snapshotIPAllocator and ipAllocatorSnapshotData give: ErrMismatchedNetwork unless its range
+ * is the allocator's own network and prefix, ErrInvalidSnapshot when its range or its base64
+ * data cannot be read.
  */
-export function ipAllocatorFromSnapshot(
-  snapshot: Pick<RangeAllocation, 'range' | 'data'>,
-): { readonly ok: true; readonly allocator: IPAllocator } | { readonly ok: false; readonly error: ErrInvalidSnapshot } {
-  const parsed = parseCIDRSloppy(snapshot.range);
-  if (!parsed.ok) return { ok: false, error: errInvalidSnapshot(parsed.error) };
+export function restoreIPAllocator(
+  allocator: IPAllocator,
+  snapshot: AllocatorSnapshot,
+): Result<IPAllocator, ErrMismatchedNetwork | ErrInvalidSnapshot> {
+  const cidr = snapshotCIDR(snapshot);
+  if (!cidr.ok) return cidr;
+  if (!cidrEquals(cidr.value, allocator.range.cidr)) return err(errMismatchedNetwork);
   const data = rangeAllocationSnapshotBytes(snapshot);
   if (!data.ok) return data;
-  const allocator = newIPAllocator(parsed.value.cidr);
-  return { ok: true, allocator: { range: allocator.range, bitmap: bitmapFromBytes(allocator.range.max, data.bytes) } };
+  return ok(withBitmap(allocator, bitmapFromBytes(allocator.range.max, data.value)));
+}
+
+/**
+ * An allocator from a snapshot (upstream NewFromSnapshot), in either form: its range, read as
+ * the apiserver reads it (ParseCIDRSloppy), and its data.
+ */
+export function ipAllocatorFromSnapshot(snapshot: AllocatorSnapshot): Result<IPAllocator, ErrInvalidSnapshot> {
+  const cidr = snapshotCIDR(snapshot);
+  if (!cidr.ok) return cidr;
+  const data = rangeAllocationSnapshotBytes(snapshot);
+  if (!data.ok) return data;
+  const allocator = newIPAllocator(cidr.value);
+  return ok(withBitmap(allocator, bitmapFromBytes(allocator.range.max, data.value)));
 }

@@ -13,9 +13,9 @@ function fillAll(text: string): string[] {
   let rng = seededRng(1);
   for (;;) {
     const next = allocateNextIP(a, rng);
-    rng = next.rng;
     if (!next.ok) break;
-    a = next.allocator;
+    rng = next.value.rng;
+    a = next.value.allocator;
   }
   return allocatedIPs(a).map(formatIP);
 }
@@ -61,7 +61,7 @@ describe('range table', () => {
     const a = newIPAllocator(cidr('10.0.0.0/24'));
     const ip = (s: string) => {
       const parsed = parseCIDR(`${s}/32`);
-      if (!parsed.ok) throw new Error(parsed.error);
+      if (!parsed.ok) throw new Error(parsed.error.message);
       return parsed.value.ip;
     };
     expect(allocateIP(a, ip('10.0.0.1')).ok).toBe(true);

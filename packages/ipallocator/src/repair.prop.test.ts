@@ -3,7 +3,7 @@ import { fc, test } from '@fast-check/vitest';
 import { formatIP, type RangeAllocation, type Service } from '@kubesvc/api-types';
 import { expect } from 'vitest';
 import { allocateIP, allocatedIPs, ipAllocatorFromSnapshot, newIPAllocator, snapshotIPAllocator } from './ip-allocator.js';
-import { repairClusterIPs, type ClusterIPLeaks } from './repair.js';
+import { repairClusterIPs, type ClusterIPLeaks, type ClusterIPRepair, type ClusterIPRepairInput } from './repair.js';
 import { mustParseCIDR as cidr } from '@kubesvc/testkit';
 
 const NETWORK = cidr('10.96.0.0/24');
@@ -20,7 +20,7 @@ function snapshotOf(hosts: Iterable<number>): RangeAllocation {
   let a = newIPAllocator(NETWORK);
   for (const h of hosts) {
     const r = allocateIP(a, { family: 4, value: NETWORK.network.value + BigInt(h) });
-    if (r.ok) a = r.allocator;
+    if (r.ok) a = r.value;
   }
   return snapshotIPAllocator(a);
 }
@@ -29,7 +29,14 @@ function held(snapshot: RangeAllocation | undefined): string[] {
   if (snapshot === undefined) throw new Error('the run wrote no snapshot');
   const r = ipAllocatorFromSnapshot(snapshot);
   if (!r.ok) throw new Error(r.error.message);
-  return allocatedIPs(r.allocator).map(formatIP);
+  return allocatedIPs(r.value).map(formatIP);
+}
+
+/** A run that must succeed; fails the property with the run's error otherwise. */
+function repaired(input: ClusterIPRepairInput): ClusterIPRepair {
+  const result = repairClusterIPs(input);
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value;
 }
 
 test.prop([fc.uniqueArray(hostArb, { maxLength: 30 }), fc.uniqueArray(hostArb, { minLength: 1, maxLength: 10 }), fc.integer({ min: 1, max: 3 })])(
@@ -45,9 +52,8 @@ test.prop([fc.uniqueArray(hostArb, { maxLength: 30 }), fc.uniqueArray(hostArb, {
     if (reused === undefined) return;
     for (let run = 1; run <= 3; run++) {
       const current = run >= reuseAtRun && reuseAtRun < 3 ? [...services, svc('reuser', reused)] : services;
-      const result = repairClusterIPs({ networks: [NETWORK], snapshots: [snapshot], services: current, leaks });
-      expect(result.error).toBeUndefined();
-      const after = new Set(held(result.snapshots?.[0]));
+      const result = repaired({ networks: [NETWORK], snapshots: [snapshot], services: current, leaks });
+      const after = new Set(held(result.snapshots[0]));
       for (const h of inUse) expect(after.has(ipText(h))).toBe(true);
       for (const h of others) expect(after.has(ipText(h))).toBe(run < 3);
       if (reuseAtRun < 3) {
@@ -57,7 +63,7 @@ test.prop([fc.uniqueArray(hostArb, { maxLength: 30 }), fc.uniqueArray(hostArb, {
         expect(after.has(ipText(reused))).toBe(run < 3);
       }
       expect(result.events).toEqual([]);
-      const next = result.snapshots?.[0];
+      const next = result.snapshots[0];
       if (next === undefined) return;
       snapshot = next;
       leaks = result.leaks;
@@ -70,14 +76,13 @@ test.prop([fc.uniqueArray(hostArb, { maxLength: 60 })])(
   (hosts) => {
     const services = hosts.map((h, i) => svc(`s${i}`, h));
     const snapshot = { ...snapshotOf(hosts), metadata: { resourceVersion: '42' } };
-    const result = repairClusterIPs({ networks: [NETWORK], snapshots: [snapshot], services, leaks: { IPv4: {} } });
-    expect(result.error).toBeUndefined();
+    const result = repaired({ networks: [NETWORK], snapshots: [snapshot], services, leaks: { IPv4: {} } });
     expect(result.events).toEqual([]);
     expect(result.snapshots).toEqual([snapshot]);
     expect(result.leaks).toEqual({ IPv4: {} });
     // and running again on the result is the same
-    const again = repairClusterIPs({ networks: [NETWORK], snapshots: result.snapshots ?? [], services, leaks: result.leaks });
-    expect(again).toEqual(result);
+    const again = repairClusterIPs({ networks: [NETWORK], snapshots: result.snapshots, services, leaks: result.leaks });
+    expect(again).toEqual({ ok: true, value: result });
   },
 );
 
@@ -88,7 +93,7 @@ test.prop([fc.uniqueArray(hostArb, { minLength: 1, maxLength: 20 }), fc.nat(), f
     const services = [...hosts.map((h, i) => svc(`s${i}`, h)), svc('extra', shared)];
     const input = { networks: [NETWORK], snapshots: [snapshotOf(stored ? hosts : [])], services, leaks: { IPv4: { '10.96.0.255': 1 } } };
     const copy = structuredClone(input);
-    const result = repairClusterIPs(input);
+    const result = repaired(input);
     expect(input).toEqual(copy); // the run never changes what it is given
     const dup = result.events.filter((e) => e.reason === 'ClusterIPAlreadyAllocated');
     expect(dup).toEqual([
@@ -101,7 +106,7 @@ test.prop([fc.uniqueArray(hostArb, { minLength: 1, maxLength: 20 }), fc.nat(), f
         service: { namespace: 'default', name: 'extra' },
       },
     ]);
-    expect(held(result.snapshots?.[0])).toContain(ipText(shared));
-    expect(held(result.snapshots?.[0]).length).toBe(hosts.length);
+    expect(held(result.snapshots[0])).toContain(ipText(shared));
+    expect(held(result.snapshots[0]).length).toBe(hosts.length);
   },
 );

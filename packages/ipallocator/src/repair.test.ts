@@ -12,7 +12,7 @@ import {
   snapshotIPAllocator,
   type IPAllocator,
 } from './ip-allocator.js';
-import { repairClusterIPs, type ClusterIPLeaks } from './repair.js';
+import { repairClusterIPs, type ClusterIPLeaks, type ClusterIPRepair, type ClusterIPRepairInput } from './repair.js';
 import { mustParseCIDR as cidr } from '@kubesvc/testkit';
 
 function service(name: string, clusterIP: string, clusterIPs?: string[]): Service {
@@ -28,10 +28,10 @@ function withIPs(network: string, ips: string[]): IPAllocator {
   let a = newIPAllocator(cidr(network));
   for (const text of ips) {
     const parsed = parseIP(text);
-    if (!parsed.ok) throw new Error(parsed.error);
+    if (!parsed.ok) throw new Error(parsed.error.message);
     const r = allocateIP(a, parsed.value);
     if (!r.ok) throw new Error(r.error.message);
-    a = r.allocator;
+    a = r.value;
   }
   return a;
 }
@@ -40,14 +40,21 @@ function held(snapshot: RangeAllocation | undefined): string[] {
   if (snapshot === undefined) throw new Error('no snapshot');
   const r = ipAllocatorFromSnapshot(snapshot);
   if (!r.ok) throw new Error(r.error.message);
-  return allocatedIPs(r.allocator).map(formatIP);
+  return allocatedIPs(r.value).map(formatIP);
 }
 
 function freeOf(snapshot: RangeAllocation | undefined): number {
   if (snapshot === undefined) throw new Error('no snapshot');
   const r = ipAllocatorFromSnapshot(snapshot);
   if (!r.ok) throw new Error(r.error.message);
-  return ipAllocatorFree(r.allocator);
+  return ipAllocatorFree(r.value);
+}
+
+/** A run that must succeed; fails the test with the run's error otherwise. */
+function repaired(input: ClusterIPRepairInput): ClusterIPRepair {
+  const result = repairClusterIPs(input);
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value;
 }
 
 describe('repairClusterIPs', () => {
@@ -60,10 +67,9 @@ describe('repairClusterIPs', () => {
       service('five', '192.168.1.1'),
       service('six', 'None'),
     ];
-    const result = repairClusterIPs({ networks: [cidr('192.168.1.0/24')], services });
-    expect(result.error).toBeUndefined();
-    expect(held(result.snapshots?.[0])).toEqual(['192.168.1.1', '192.168.1.100']);
-    expect(freeOf(result.snapshots?.[0])).toBe(252);
+    const result = repaired({ networks: [cidr('192.168.1.0/24')], services });
+    expect(held(result.snapshots[0])).toEqual(['192.168.1.1', '192.168.1.100']);
+    expect(freeOf(result.snapshots[0])).toBe(252);
     expect(result.events.map((e) => [e.service.name, e.reason, e.message])).toEqual([
       ['one', 'ClusterIPNotAllocated', 'Cluster IP [IPv4]:192.168.1.1 is not allocated; repairing'],
       ['two', 'ClusterIPNotAllocated', 'Cluster IP [IPv4]:192.168.1.100 is not allocated; repairing'],
@@ -81,9 +87,9 @@ describe('repairClusterIPs', () => {
     let leaks: ClusterIPLeaks = {};
     const seen: string[][] = [];
     for (let run = 1; run <= 3; run++) {
-      const result = repairClusterIPs({ networks: [network], snapshots: [snapshot], services: [], leaks });
+      const result = repaired({ networks: [network], snapshots: [snapshot], services: [], leaks });
       expect(result.events).toEqual([]);
-      const next = result.snapshots?.[0];
+      const next = result.snapshots[0];
       if (next === undefined) throw new Error('no snapshot');
       expect(next.metadata).toEqual({ resourceVersion: '1' });
       seen.push(held(next));
@@ -95,7 +101,7 @@ describe('repairClusterIPs', () => {
   });
 
   it('an invalid cluster IP and a family the cluster no longer has are ClusterIPNotValid', () => {
-    const result = repairClusterIPs({
+    const result = repaired({
       networks: [cidr('10.0.0.0/24')],
       services: [service('bad', 'not-an-ip', ['not-an-ip']), service('v6', 'fd00::5', ['fd00::5'])],
     });
@@ -109,15 +115,14 @@ describe('repairClusterIPs', () => {
     const v4 = cidr('10.0.0.0/24');
     const v6 = cidr('2000::/108');
     const stored6 = snapshotIPAllocator(withIPs('2000::/108', ['2000::1', '2000::9']));
-    const result = repairClusterIPs({
+    const result = repaired({
       networks: [v4, v6],
       snapshots: [undefined, stored6],
       services: [service('ds', '10.0.0.7', ['10.0.0.7', '2000::1'])],
     });
-    expect(result.error).toBeUndefined();
-    expect(held(result.snapshots?.[0])).toEqual(['10.0.0.7']);
-    expect(held(result.snapshots?.[1])).toEqual(['2000::1', '2000::9']);
-    expect(result.snapshots?.[1]?.range).toBe('2000::/108');
+    expect(held(result.snapshots[0])).toEqual(['10.0.0.7']);
+    expect(held(result.snapshots[1])).toEqual(['2000::1', '2000::9']);
+    expect(result.snapshots[1]?.range).toBe('2000::/108');
     expect(result.events.map((e) => e.message)).toEqual(['Cluster IP [IPv4]:10.0.0.7 is not allocated; repairing']);
     expect(result.leaks).toEqual({ IPv4: {}, IPv6: { '2000::9': 1 } });
   });
@@ -129,18 +134,29 @@ describe('repairClusterIPs', () => {
       services: [],
       leaks: { IPv4: { '10.0.0.3': 1 } },
     });
-    expect(result.snapshots).toBeUndefined();
-    expect(result.error).toEqual({
-      _tag: 'ErrRepair',
-      message: 'unable to rebuild allocator from snapshots for family:IPv4 with error:invalid CIDR address: garbage',
+    // The counters for the next run ride on the error, as they were.
+    expect(result).toEqual({
+      ok: false,
+      error: {
+        _tag: 'ErrRepair',
+        message: 'unable to rebuild allocator from snapshots for family:IPv4 with error:invalid CIDR address: garbage',
+        leaks: { IPv4: { '10.0.0.3': 1 } },
+      },
     });
-    expect(result.leaks).toEqual({ IPv4: { '10.0.0.3': 1 } });
+  });
+
+  it('accepts Services as the API lists them, without apiVersion or kind', () => {
+    // A ServiceList's items carry neither field; only metadata and spec are read.
+    const listed = { metadata: { namespace: 'one', name: 'bare' }, spec: { clusterIP: '10.0.0.9', clusterIPs: ['10.0.0.9'] } };
+    const result = repaired({ networks: [cidr('10.0.0.0/24')], services: [listed] });
+    expect(held(result.snapshots[0])).toEqual(['10.0.0.9']);
+    expect(result.events.map((e) => [e.service.name, e.reason])).toEqual([['bare', 'ClusterIPNotAllocated']]);
   });
 
   it('a stored snapshot of an older range: its IPs inside the new range are kept, the others dropped', () => {
     const old = snapshotIPAllocator(withIPs('10.0.0.0/16', ['10.0.0.5', '10.0.9.9']));
-    const result = repairClusterIPs({ networks: [cidr('10.0.0.0/24')], snapshots: [old], services: [] });
-    expect(result.snapshots?.[0]?.range).toBe('10.0.0.0/24');
-    expect(held(result.snapshots?.[0])).toEqual(['10.0.0.5']);
+    const result = repaired({ networks: [cidr('10.0.0.0/24')], snapshots: [old], services: [] });
+    expect(result.snapshots[0]?.range).toBe('10.0.0.0/24');
+    expect(held(result.snapshots[0])).toEqual(['10.0.0.5']);
   });
 });

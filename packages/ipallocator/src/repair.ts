@@ -10,12 +10,14 @@ import {
   draftSet,
   draftToBitmap,
   emptyDraft,
+  err,
   familyName,
   formatIP,
   isServiceIPSet,
   leakCountersFromMap,
   leakCountersToMap,
   leakHoldoff,
+  ok,
   parseIPSloppy,
   type BitmapDraft,
   type CIDR,
@@ -24,6 +26,7 @@ import {
   type LeakCounters,
   type RangeAllocation,
   type RepairEvent,
+  type Result,
   type Service,
 } from '@kubesvc/api-types';
 import { ipAllocatorFromSnapshot, snapshotIPAllocator } from './ip-allocator.js';
@@ -47,19 +50,30 @@ export interface ClusterIPRepairInput {
   readonly networks: readonly CIDR[];
   /** The stored RangeAllocation of each network, in the same order; missing or '' range means none yet. */
   readonly snapshots?: readonly (RangeAllocation | undefined)[];
-  readonly services: readonly Service[];
+  /** The Services as the API lists them: only metadata and spec are read (no apiVersion or kind needed). */
+  readonly services: readonly Pick<Service, 'metadata' | 'spec'>[];
   /** The counters the previous run returned; none on the first run. */
   readonly leaks?: ClusterIPLeaks;
 }
 
-export interface ClusterIPRepairResult {
-  /** The rebuilt RangeAllocation of each network, in the input's order; absent when the run failed (nothing is written). */
-  readonly snapshots?: readonly RangeAllocation[];
-  /** The counters for the next run (kept even when the run failed, as upstream keeps its map). */
+/** What a run that succeeded gives: everything to write, and the counters for the next run. */
+export interface ClusterIPRepair {
+  /** The rebuilt RangeAllocation of each network, in the input's order. */
+  readonly snapshots: readonly RangeAllocation[];
+  /** The counters for the next run. */
   readonly leaks: ClusterIPLeaks;
   readonly events: readonly ClusterIPRepairEvent[];
-  readonly error?: ErrRepair;
 }
+
+/**
+ * upstream runOnce's error (nothing is written). The counters for the next run ride on it,
+ * kept as they were, as upstream keeps its map.
+ */
+export interface ErrClusterIPRepair extends ErrRepair {
+  readonly leaks: ClusterIPLeaks;
+}
+
+export type ClusterIPRepairResult = Result<ClusterIPRepair, ErrClusterIPRepair>;
 
 export const IP_REPAIR_CONTROLLER = 'ipallocator-repair-controller';
 
@@ -76,7 +90,7 @@ interface FamilyState {
   readonly leaks: Map<string, number>;
 }
 
-function clusterIPsOf(service: Service): readonly string[] {
+function clusterIPsOf(service: Pick<Service, 'spec'>): readonly string[] {
   const ips = service.spec?.clusterIPs ?? [];
   return ips.length > 0 ? ips : [service.spec?.clusterIP ?? ''];
 }
@@ -102,19 +116,16 @@ export function repairClusterIPs(input: ClusterIPRepairInput): ClusterIPRepairRe
     const range = snapshot?.range ? snapshot.range : rebuiltRange.rangeSpec;
     const stored = ipAllocatorFromSnapshot({ range, data: snapshot?.data ?? '' });
     if (!stored.ok) {
-      return {
+      return err({
+        _tag: 'ErrRepair',
+        message: `unable to rebuild allocator from snapshots for family:${family} with error:${stored.error.message}`,
         leaks: input.leaks ?? {},
-        events: [],
-        error: {
-          _tag: 'ErrRepair',
-          message: `unable to rebuild allocator from snapshots for family:${family} with error:${stored.error.message}`,
-        },
-      };
+      });
     }
     states.push({
       family,
-      storedRange: stored.allocator.range,
-      stored: draftOf(stored.allocator.bitmap),
+      storedRange: stored.value.range,
+      stored: draftOf(stored.value.bitmap),
       rebuiltRange,
       rebuilt: emptyDraft(rebuiltRange.max),
       leaks: leakCountersToMap(input.leaks?.[family]),
@@ -123,7 +134,7 @@ export function repairClusterIPs(input: ClusterIPRepairInput): ClusterIPRepairRe
 
   const events: ClusterIPRepairEvent[] = [];
   // One function for the run, and the event's `service` built only when there is an event.
-  const warn = (service: Service, reason: ClusterIPRepairReason, message: string): void => {
+  const warn = (service: Pick<Service, 'metadata'>, reason: ClusterIPRepairReason, message: string): void => {
     const regarding = { namespace: service.metadata.namespace ?? '', name: service.metadata.name ?? '' };
     events.push({ type: 'Warning', reason, message, action: 'ClusterIPAllocation', reportingController: IP_REPAIR_CONTROLLER, service: regarding });
   };
@@ -175,11 +186,11 @@ export function repairClusterIPs(input: ClusterIPRepairInput): ClusterIPRepairRe
     });
   }
 
-  return {
+  return ok({
     snapshots: states.map((state, i) =>
-      snapshotIPAllocator({ range: state.rebuiltRange, bitmap: draftToBitmap(state.rebuilt) }, input.snapshots?.[i]),
+      snapshotIPAllocator({ family: state.family, range: state.rebuiltRange, bitmap: draftToBitmap(state.rebuilt) }, input.snapshots?.[i]),
     ),
     leaks: leaksOf(states),
     events,
-  };
+  });
 }

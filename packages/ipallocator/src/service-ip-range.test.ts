@@ -6,10 +6,10 @@ import { serviceIPRange } from './service-ip-range.js';
 
 function describeResult(input: string | undefined): string {
   const r = serviceIPRange(input);
-  return r.ok ? `${formatCIDR(r.range)} ${formatIP(r.apiServerServiceIP)}` : `error: ${r.error.message}`;
+  return r.ok ? `${formatCIDR(r.value.cidr)} ${formatIP(r.value.apiServerServiceIP)}` : `${r.error._tag}: ${r.error.message}`;
 }
 
-const TOO_SMALL = 'error: the service cluster IP range must be at least 8 IP addresses';
+const TOO_SMALL = 'ErrServiceIPRange: the service cluster IP range must be at least 8 IP addresses';
 
 describe('serviceIPRange', () => {
   it.each([
@@ -31,15 +31,15 @@ describe('serviceIPRange', () => {
     ['::/0', TOO_SMALL],
     ['::/1', TOO_SMALL],
     ['::/2', '::/2 ::1'],
-    ['10.0.0.0/33', 'error: invalid CIDR address: 10.0.0.0/33'],
+    ['10.0.0.0/33', 'ErrServiceIPRange: invalid CIDR address: 10.0.0.0/33'],
   ] as const)('%s -> %s', (input, expected) => {
     expect(describeResult(input)).toBe(expected);
   });
 
   it('takes a parsed CIDR as well as a string', () => {
     const parsed = parseCIDR('172.16.0.0/20');
-    if (!parsed.ok) throw new Error(parsed.error);
+    if (!parsed.ok) throw new Error(parsed.error.message);
     const r = serviceIPRange(parsed.value.cidr);
-    expect(r.ok && formatIP(r.apiServerServiceIP)).toBe('172.16.0.1');
+    expect(r.ok && formatIP(r.value.apiServerServiceIP)).toBe('172.16.0.1');
   });
 });

@@ -2,27 +2,34 @@
 // upstream: pkg/controlplane/services.go ServiceIPRange (earlier pkg/master/services.go),
 //           pkg/kubeapiserver/options DefaultServiceIPCIDR, k8s.io/utils/net GetIndexedIP
 import {
+  err,
   getIndexedIP,
+  ok,
   parseCIDR,
   parseCIDRSloppy,
   rangeSize,
   type AllocatorError,
   type CIDR,
   type IP,
+  type Result,
 } from '@kubesvc/api-types';
 
 /** upstream kubeoptions.DefaultServiceIPCIDR, used when --service-cluster-ip-range is unset. */
 export const DEFAULT_SERVICE_IP_CIDR = '10.0.0.0/24';
 
+/** An error of --service-cluster-ip-range (serviceIPRange, newIPAllocators), with upstream's text. */
 export type ErrServiceIPRange = AllocatorError<'ErrServiceIPRange'>;
 
-export type ServiceIPRangeResult =
-  | { readonly ok: true; readonly range: CIDR; readonly apiServerServiceIP: IP }
-  | { readonly ok: false; readonly error: ErrServiceIPRange };
+/** The service CIDR and the API server's service IP in it. */
+export type ServiceIPRangeResult = Result<{ readonly cidr: CIDR; readonly apiServerServiceIP: IP }, ErrServiceIPRange>;
+
+function rangeError(message: string): Result<never, ErrServiceIPRange> {
+  return err({ _tag: 'ErrServiceIPRange', message });
+}
 
 function defaultRange(): CIDR {
   const parsed = parseCIDR(DEFAULT_SERVICE_IP_CIDR);
-  if (!parsed.ok) throw new Error(parsed.error);
+  if (!parsed.ok) throw new Error(parsed.error.message);
   return parsed.value.cidr;
 }
 
@@ -38,16 +45,16 @@ export function serviceIPRange(passed?: CIDR | string): ServiceIPRangeResult {
     cidr = defaultRange();
   } else if (typeof passed === 'string') {
     const parsed = parseCIDRSloppy(passed);
-    if (!parsed.ok) return { ok: false, error: { _tag: 'ErrServiceIPRange', message: parsed.error } };
+    if (!parsed.ok) return rangeError(parsed.error.message);
     cidr = parsed.value.cidr;
   } else {
     cidr = passed;
   }
   const size = rangeSize(cidr);
   if ((size < 65536n ? size : 65536n) < 8n) {
-    return { ok: false, error: { _tag: 'ErrServiceIPRange', message: 'the service cluster IP range must be at least 8 IP addresses' } };
+    return rangeError('the service cluster IP range must be at least 8 IP addresses');
   }
   const first = getIndexedIP(cidr, 1);
-  if (!first.ok) return { ok: false, error: { _tag: 'ErrServiceIPRange', message: first.error } };
-  return { ok: true, range: cidr, apiServerServiceIP: first.value };
+  if (!first.ok) return rangeError(first.error.message);
+  return ok({ cidr, apiServerServiceIP: first.value });
 }

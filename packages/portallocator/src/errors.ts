@@ -28,5 +28,15 @@ export function errNotInRange(validPorts: string): ErrNotInRange {
   };
 }
 
-// A stored RangeAllocation that cannot be read: the one error both allocators share.
-export { errInvalidSnapshot, type ErrInvalidSnapshot } from '@kubesvc/api-types';
+// The errors both allocators share, exported here beside this allocator's own: ErrFull
+// (automatic allocation found nothing free), ErrNotReady (ipallocator's upstream `allocator not
+// ready`, exported here too so that a host uses one error for both allocators before it has
+// restored them) and ErrInvalidSnapshot (a stored RangeAllocation that cannot be read).
+export {
+  errFull,
+  errInvalidSnapshot,
+  errNotReady,
+  type ErrFull,
+  type ErrInvalidSnapshot,
+  type ErrNotReady,
+} from '@kubesvc/api-types';

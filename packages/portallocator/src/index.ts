@@ -1,14 +1,22 @@
 // Public API of @kubesvc/portallocator.
-export type { ErrFull, Rng } from '@kubesvc/api-types';
-export { errFull, nextInt, seededRng } from '@kubesvc/api-types';
-export type { ErrAllocated, ErrInvalidSnapshot, ErrMismatchedNetwork, ErrNotInRange } from './errors.js';
-export { errAllocated, errInvalidSnapshot, errMismatchedNetwork, errNotInRange } from './errors.js';
-export type { ErrPortRange, ParsePortRangeResult, PortRange } from './port-range.js';
+export type { AllocatorSnapshot, Rng, WithRng } from '@kubesvc/api-types';
+export { NUM_REPAIRS_BEFORE_LEAK_CLEANUP, nextInt, seededRng } from '@kubesvc/api-types';
+export type {
+  ErrAllocated,
+  ErrFull,
+  ErrInvalidSnapshot,
+  ErrMismatchedNetwork,
+  ErrNotInRange,
+  ErrNotReady,
+} from './errors.js';
+export { errAllocated, errFull, errInvalidSnapshot, errMismatchedNetwork, errNotInRange, errNotReady } from './errors.js';
+export type { ErrPortRange, ParsePortRangeResult, PortAllocatorRange, PortRange } from './port-range.js';
 export {
   DEFAULT_NODE_PORT_RANGE,
   calculatePortRangeOffset,
   formatPortRange,
   parsePortRange,
+  portAllocatorRangeOf,
   portRangeContains,
 } from './port-range.js';
 export type { AllocateNextPortResult, AllocatePortResult, PortAllocator } from './port-allocator.js';
@@ -31,5 +39,12 @@ export {
   restorePortAllocator,
   snapshotPortAllocator,
 } from './port-allocator.js';
-export type { NodePortRepairEvent, NodePortRepairInput, NodePortRepairReason, NodePortRepairResult } from './repair.js';
+export type {
+  ErrNodePortRepair,
+  NodePortRepair,
+  NodePortRepairEvent,
+  NodePortRepairInput,
+  NodePortRepairReason,
+  NodePortRepairResult,
+} from './repair.js';
 export { PORT_REPAIR_CONTROLLER, collectServiceNodePorts, repairNodePorts } from './repair.js';

@@ -16,6 +16,7 @@ import {
   portAllocatorSnapshotData,
   portAllocatorUsed,
   releasePort,
+  restorePortAllocator,
   snapshotPortAllocator,
   type PortAllocator,
 } from './port-allocator.js';
@@ -59,7 +60,7 @@ class Allocate implements fc.Command<Model, Real> {
     else if (m.held.has(this.port)) expect(result.ok ? 'ok' : result.error._tag).toBe('ErrAllocated');
     else {
       expect(result.ok).toBe(true);
-      if (result.ok) r.allocator = result.allocator;
+      if (result.ok) r.allocator = result.value;
       m.held.add(this.port);
     }
     checkAgrees(m, r);
@@ -78,17 +79,18 @@ class AllocateNext implements fc.Command<Model, Real> {
     const seen = observe(before);
     const result = allocateNextPort(before, r.rng);
     expect(observe(before)).toBe(seen); // INV-PORT-PERSISTENT
-    r.rng = result.rng;
+    r.rng = result.ok ? result.value.rng : result.error.rng;
     if (m.held.size === m.range.size) {
       expect(result.ok ? 'ok' : result.error.message).toBe('range is full');
     } else {
       expect(result.ok).toBe(true);
       if (!result.ok) return;
-      expect(inRange(m, result.port)).toBe(true);
-      expect(m.held.has(result.port)).toBe(false);
-      expect(hasPort(result.allocator, result.port)).toBe(true);
-      m.held.add(result.port);
-      r.allocator = result.allocator;
+      const { port, allocator } = result.value;
+      expect(inRange(m, port)).toBe(true);
+      expect(m.held.has(port)).toBe(false);
+      expect(hasPort(allocator, port)).toBe(true);
+      m.held.add(port);
+      r.allocator = allocator;
     }
     checkAgrees(m, r);
   }
@@ -124,8 +126,14 @@ class SnapshotRestore implements fc.Command<Model, Real> {
     const back = portAllocatorFromSnapshot(snapshotPortAllocator(r.allocator));
     expect(back.ok).toBe(true);
     if (!back.ok) return;
-    expect(observe(back.allocator)).toBe(seen); // INV-PORT-SNAPSHOT
-    r.allocator = back.allocator;
+    expect(observe(back.value)).toBe(seen); // INV-PORT-SNAPSHOT
+    // INV-PORT-SNAPSHOT in the other direction and form: restore into an empty allocator, from the object and from the bytes
+    const empty = newPortAllocator(r.allocator.range.portRange);
+    const fromObject = restorePortAllocator(empty, snapshotPortAllocator(r.allocator));
+    const fromBytes = restorePortAllocator(empty, portAllocatorSnapshotData(r.allocator));
+    expect(fromObject.ok && observe(fromObject.value)).toBe(seen);
+    expect(fromBytes.ok && observe(fromBytes.value)).toBe(seen);
+    r.allocator = back.value;
     checkAgrees(m, r);
   }
   toString(): string {

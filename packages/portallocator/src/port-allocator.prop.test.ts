@@ -12,6 +12,7 @@ import {
   newPortAllocator,
   portAllocatorFromSnapshot,
   portAllocatorSnapshotData,
+  restorePortAllocator,
   snapshotPortAllocator,
 } from './port-allocator.js';
 
@@ -34,7 +35,7 @@ test.prop([rangeArb, fc.integer(), fc.array(fc.nat(), { maxLength: 40 }), fc.int
       const port = range.base + (s % range.size);
       const r = allocatePort(a, port);
       if (r.ok) {
-        a = r.allocator;
+        a = r.value;
         taken.add(port - range.base);
       }
     }
@@ -43,17 +44,17 @@ test.prop([rangeArb, fc.integer(), fc.array(fc.nat(), { maxLength: 40 }), fc.int
     for (let i = 0; i < calls; i++) {
       const dynamicFull = dynamicTaken === range.size - band;
       const r = allocateNextPort(a, rng);
-      rng = r.rng;
+      rng = r.ok ? r.value.rng : r.error.rng;
       if (!r.ok) {
         expect(taken.size).toBe(range.size);
         break;
       }
-      const k = r.port - range.base;
+      const k = r.value.port - range.base;
       expect(k >= 0 && k < range.size && !taken.has(k)).toBe(true);
       if (k < band) expect(dynamicFull).toBe(true);
       taken.add(k);
       if (k >= band) dynamicTaken++;
-      a = r.allocator;
+      a = r.value.allocator;
     }
   },
 );
@@ -74,13 +75,16 @@ test.prop([rangeArb, fc.integer(), fc.integer({ min: 0, max: 300 })])(
     let rng = seededRng(seed);
     for (let i = 0; i < n; i++) {
       const r = allocateNextPort(a, rng);
-      rng = r.rng;
       if (!r.ok) break;
-      a = r.allocator;
+      rng = r.value.rng;
+      a = r.value.allocator;
     }
     expect([...portAllocatorSnapshotData(a).data]).toEqual(oracleBytes(allocatedPorts(a).map((p) => p - range.base)));
     const back = portAllocatorFromSnapshot(snapshotPortAllocator(a));
-    expect(back.ok && allocatedPorts(back.allocator)).toEqual(allocatedPorts(a));
-    expect(back.ok && back.allocator.portRange).toEqual(range);
+    expect(back.ok && allocatedPorts(back.value)).toEqual(allocatedPorts(a));
+    expect(back.ok && back.value.range).toEqual(a.range);
+    expect(back.ok && back.value.range.portRange).toEqual(range);
+    const fromBytes = restorePortAllocator(newPortAllocator(range), portAllocatorSnapshotData(a));
+    expect(fromBytes.ok && allocatedPorts(fromBytes.value)).toEqual(allocatedPorts(a));
   },
 );

@@ -31,13 +31,24 @@ function fill(a: PortAllocator, rng: Rng, n: number): { allocator: PortAllocator
   const ports: number[] = [];
   for (let i = 0; i < n; i++) {
     const next = allocateNextPort(allocator, r);
-    r = next.rng;
-    if (!next.ok) break;
-    allocator = next.allocator;
-    ports.push(next.port);
+    if (!next.ok) {
+      r = next.error.rng;
+      break;
+    }
+    ({ allocator, rng: r } = next.value);
+    ports.push(next.value.port);
   }
   return { allocator, ports, rng: r };
 }
+
+describe('the allocator value', () => {
+  it('keeps the range and band offset under range, as the IP allocator does', () => {
+    const a = newPortAllocator(DEFAULT);
+    expect(a.range).toEqual({ portRange: DEFAULT, rangeSpec: '30000-32767', base: 30000, max: 2768, bandOffset: 86 });
+    const r = allocatePort(a, 30001);
+    expect(r.ok && r.value.range).toBe(a.range);
+  });
+});
 
 describe('allocate', () => {
   it('10000-10200 has 201 free; when full, 1, 20000 and 10201 are not in range', () => {
@@ -48,7 +59,8 @@ describe('allocate', () => {
     expect(portAllocatorUsed(allocator)).toBe(201);
     expect(allocatedPorts(allocator)).toEqual(Array.from({ length: 201 }, (_, i) => 10000 + i));
     const full = allocateNextPort(allocator, rng);
-    expect(full.ok ? 'ok' : full.error).toEqual({ _tag: 'ErrFull', message: 'range is full' });
+    // A full range draws nothing: the generator on the error is the one passed in.
+    expect(full.ok ? 'ok' : full.error).toEqual({ _tag: 'ErrFull', message: 'range is full', rng });
     for (const port of [1, 20000, 10201]) {
       const r = allocatePort(allocator, port);
       expect(r.ok ? 'ok' : r.error.message).toBe('provided port is not in the valid range. The range of valid ports is 10000-10200');
@@ -61,10 +73,10 @@ describe('allocate', () => {
     const a = newPortAllocator(R10000);
     const r = allocatePort(a, 10005);
     if (!r.ok) throw new Error(r.error.message);
-    expect(releasePort(r.allocator, 80)).toBe(r.allocator);
-    expect(releasePort(r.allocator, 10006)).toBe(r.allocator);
-    expect(hasPort(releasePort(r.allocator, 10005), 10005)).toBe(false);
-    expect(hasPort(r.allocator, 10005)).toBe(true);
+    expect(releasePort(r.value, 80)).toBe(r.value);
+    expect(releasePort(r.value, 10006)).toBe(r.value);
+    expect(hasPort(releasePort(r.value, 10005), 10005)).toBe(false);
+    expect(hasPort(r.value, 10005)).toBe(true);
   });
 });
 
@@ -73,7 +85,7 @@ describe('allocateNext with the static band', () => {
     const { allocator, rng } = fill(newPortAllocator(DEFAULT), seededRng(9), 2768 - 86);
     expect(allocatedPorts(allocator)).toEqual(Array.from({ length: 2768 - 86 }, (_, i) => 30086 + i));
     const next = allocateNextPort(allocator, rng);
-    expect(next.ok && next.port < 30086).toBe(true);
+    expect(next.ok && next.value.port < 30086).toBe(true);
   });
   it('the same seed gives the same ports', () => {
     expect(fill(newPortAllocator(DEFAULT), seededRng(4), 30).ports).toEqual(fill(newPortAllocator(DEFAULT), seededRng(4), 30).ports);
@@ -84,13 +96,14 @@ describe('dry run (PortAllocationOperation with dryRun)', () => {
   it('refuses a taken or pending port, checks nothing else, and hands out dummy ports from 32769', () => {
     const taken = allocatePort(newPortAllocator(R10000), 10000);
     if (!taken.ok) throw new Error(taken.error.message);
-    const a = taken.allocator;
+    const a = taken.value;
     expect(allocatePortDryRun(a, 10000)).toEqual({ ok: false, error: { _tag: 'ErrAllocated', message: 'provided port is already allocated' } });
     expect(allocatePortDryRun(a, 10001, [10001]).ok).toBe(false);
-    expect(allocatePortDryRun(a, 9999)).toEqual({ ok: true });
-    expect(allocateNextPortDryRun(a)).toEqual({ ok: true, port: 32769 });
-    expect(allocateNextPortDryRun(a, [32769, 30000])).toEqual({ ok: true, port: 32770 });
-    expect(allocateNextPortDryRun(a, [5, 6])).toEqual({ ok: true, port: 7 });
+    const dry = allocatePortDryRun(a, 9999);
+    expect(dry.ok && dry.value).toBe(a);
+    expect(allocateNextPortDryRun(a)).toEqual({ ok: true, value: { port: 32769, allocator: a } });
+    expect(allocateNextPortDryRun(a, [32769, 30000])).toEqual({ ok: true, value: { port: 32770, allocator: a } });
+    expect(allocateNextPortDryRun(a, [5, 6])).toEqual({ ok: true, value: { port: 7, allocator: a } });
     expect(releasePortDryRun(a, 10000)).toBe(a);
     expect(allocatedPorts(a)).toEqual([10000]);
   });
@@ -102,23 +115,44 @@ describe('snapshot and restore', () => {
     for (const port of [30000, 30009]) {
       const r = allocatePort(a, port);
       if (!r.ok) throw new Error(r.error.message);
-      a = r.allocator;
+      a = r.value;
     }
     expect([...portAllocatorSnapshotData(a).data]).toEqual([0x02, 0x01]);
     const object = snapshotPortAllocator(a);
     expect(object).toEqual({ apiVersion: 'v1', kind: 'RangeAllocation', metadata: {}, range: '30000-32767', data: 'AgE=' });
     expect([...rangeAllocationBytes(object)]).toEqual([2, 1]);
     const back = portAllocatorFromSnapshot(object);
-    expect(back.ok && allocatedPorts(back.allocator)).toEqual([30000, 30009]);
+    expect(back.ok && allocatedPorts(back.value)).toEqual([30000, 30009]);
   });
-  it('restore refuses another range', () => {
+  it('restore refuses another range, and a range that does not parse', () => {
     const a = newPortAllocator(DEFAULT);
-    expect(restorePortAllocator(a, { base: 30000, size: 2767 }, new Uint8Array([1]))).toEqual({
+    expect(restorePortAllocator(a, { range: '30000-32766', data: new Uint8Array([1]) })).toEqual({
       ok: false,
       error: { _tag: 'ErrMismatchedNetwork', message: 'the provided port range does not match the current port range' },
     });
-    const ok = restorePortAllocator(a, { base: 30000, size: 2768 }, new Uint8Array([1]));
-    expect(ok.ok && allocatedPorts(ok.allocator)).toEqual([30000]);
+    expect(restorePortAllocator(a, { range: '5-1', data: '' })).toEqual({
+      ok: false,
+      error: { _tag: 'ErrInvalidSnapshot', message: 'end port cannot be less than start port: 5-1' },
+    });
+    const ok = restorePortAllocator(a, { range: '30000-32767', data: new Uint8Array([1]) });
+    expect(ok.ok && allocatedPorts(ok.value)).toEqual([30000]);
+  });
+  it('snapshot and restore take and give the same forms: the RangeAllocation, or the bytes', () => {
+    let a = newPortAllocator(R10000);
+    for (const port of [10000, 10200]) {
+      const r = allocatePort(a, port);
+      if (!r.ok) throw new Error(r.error.message);
+      a = r.value;
+    }
+    const empty = newPortAllocator(R10000);
+    const object = snapshotPortAllocator(a);
+    const bytes = portAllocatorSnapshotData(a);
+    for (const back of [restorePortAllocator(empty, object), restorePortAllocator(empty, bytes), portAllocatorFromSnapshot(object), portAllocatorFromSnapshot(bytes)]) {
+      expect(back.ok && allocatedPorts(back.value)).toEqual([10000, 10200]);
+      // What comes back snapshots to what went in, in both forms.
+      expect(back.ok && snapshotPortAllocator(back.value)).toEqual(object);
+      expect(back.ok && portAllocatorSnapshotData(back.value)).toEqual(bytes);
+    }
   });
   it('a snapshot whose range does not parse is an error', () => {
     expect(portAllocatorFromSnapshot({ range: '5-1', data: '' })).toEqual({

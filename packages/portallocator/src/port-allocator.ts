@@ -14,13 +14,18 @@ import {
   bitmapSet,
   bitmapToBytes,
   emptyBitmap,
-  errFull,
+  err,
+  ok,
   rangeAllocationSnapshot,
   rangeAllocationSnapshotBytes,
+  type AllocatorSnapshot,
   type Bitmap,
   type ErrFull,
+  type Ok,
   type RangeAllocation,
+  type Result,
   type Rng,
+  type WithRng,
 } from '@kubesvc/api-types';
 import {
   errAllocated,
@@ -32,56 +37,53 @@ import {
   type ErrMismatchedNetwork,
   type ErrNotInRange,
 } from './errors.js';
-import { calculatePortRangeOffset, formatPortRange, parsePortRange, portRangeContains, type PortRange } from './port-range.js';
+import { formatPortRange, parsePortRange, portAllocatorRangeOf, portRangeContains, type PortAllocatorRange, type PortRange } from './port-range.js';
 
+/**
+ * The same shape as ipallocator's IPAllocator: `range` holds what the range allows
+ * (`rangeSpec`, `base`, `max`, `bandOffset`) and `bitmap` what is taken.
+ */
 export interface PortAllocator {
-  readonly portRange: PortRange;
-  /** formatPortRange(portRange): the RangeAllocation's `range` and ErrNotInRange's valid ports. */
-  readonly rangeSpec: string;
-  /** Offsets [0, bandOffset) are the static band: automatic allocation uses them last. */
-  readonly bandOffset: number;
+  readonly range: PortAllocatorRange;
   readonly bitmap: Bitmap;
 }
 
-export type AllocatePortResult =
-  | { readonly ok: true; readonly allocator: PortAllocator }
-  | { readonly ok: false; readonly error: ErrNotInRange | ErrAllocated };
+/** The allocator with `port` taken. */
+export type AllocatePortResult = Result<PortAllocator, ErrNotInRange | ErrAllocated>;
 
-export type AllocateNextPortResult =
-  | { readonly ok: true; readonly port: number; readonly allocator: PortAllocator; readonly rng: Rng }
-  | { readonly ok: false; readonly error: ErrFull; readonly rng: Rng };
+/** The port taken, the allocator with it and the advanced generator; ErrFull carries the generator too. */
+export type AllocateNextPortResult = Result<
+  { readonly port: number; readonly allocator: PortAllocator; readonly rng: Rng },
+  WithRng<ErrFull>
+>;
 
 function withBitmap(allocator: PortAllocator, bitmap: Bitmap): PortAllocator {
-  return { portRange: allocator.portRange, rangeSpec: allocator.rangeSpec, bandOffset: allocator.bandOffset, bitmap };
+  return { range: allocator.range, bitmap };
 }
 
 /** An empty allocator over the range (upstream NewInMemory); every port in it can be allocated. */
 export function newPortAllocator(portRange: PortRange): PortAllocator {
-  return {
-    portRange,
-    rangeSpec: formatPortRange(portRange),
-    bandOffset: calculatePortRangeOffset(portRange),
-    bitmap: emptyBitmap(portRange.size),
-  };
+  const range = portAllocatorRangeOf(portRange);
+  return { range, bitmap: emptyBitmap(range.max) };
 }
 
 function offsetOf(allocator: PortAllocator, port: number): number {
-  return Number.isInteger(port) && portRangeContains(allocator.portRange, port) ? port - allocator.portRange.base : -1;
+  return Number.isInteger(port) && portRangeContains(allocator.range.portRange, port) ? port - allocator.range.base : -1;
 }
 
 /** Takes `port`: ErrNotInRange outside the range, ErrAllocated when it is taken. */
 export function allocatePort(allocator: PortAllocator, port: number): AllocatePortResult {
   const offset = offsetOf(allocator, port);
-  if (offset < 0) return { ok: false, error: errNotInRange(allocator.rangeSpec) };
-  if (bitmapHas(allocator.bitmap, offset)) return { ok: false, error: errAllocated };
-  return { ok: true, allocator: withBitmap(allocator, bitmapSet(allocator.bitmap, offset)) };
+  if (offset < 0) return err(errNotInRange(allocator.range.rangeSpec));
+  if (bitmapHas(allocator.bitmap, offset)) return err(errAllocated);
+  return ok(withBitmap(allocator, bitmapSet(allocator.bitmap, offset)));
 }
 
 /** Takes a free port, the dynamic band first; ErrFull when none is free. */
 export function allocateNextPort(allocator: PortAllocator, rng: Rng): AllocateNextPortResult {
-  const next = allocateNextOffset(allocator.bitmap, allocator.bandOffset, rng);
-  if (!next.ok) return { ok: false, error: errFull, rng: next.rng };
-  return { ok: true, port: allocator.portRange.base + next.offset, allocator: withBitmap(allocator, next.bitmap), rng: next.rng };
+  const next = allocateNextOffset(allocator.bitmap, allocator.range.bandOffset, rng);
+  if (!next.ok) return next;
+  return ok({ port: allocator.range.base + next.value.offset, allocator: withBitmap(allocator, next.value.bitmap), rng: next.value.rng });
 }
 
 /**
@@ -93,10 +95,10 @@ export function allocateNextPorts(
   rng: Rng,
   count: number,
 ): { readonly allocator: PortAllocator; readonly ports: number[]; readonly rng: Rng; readonly full: boolean } {
-  const batch = allocateNextOffsets(allocator.bitmap, allocator.bandOffset, rng, count);
+  const batch = allocateNextOffsets(allocator.bitmap, allocator.range.bandOffset, rng, count);
   return {
     allocator: batch.bitmap === allocator.bitmap ? allocator : withBitmap(allocator, batch.bitmap),
-    ports: batch.offsets.map((offset) => allocator.portRange.base + offset),
+    ports: batch.offsets.map((offset) => allocator.range.base + offset),
     rng: batch.rng,
     full: batch.full,
   };
@@ -128,7 +130,7 @@ export function portAllocatorUsed(allocator: PortAllocator): number {
 
 /** Calls fn for every taken port, lowest first. */
 export function forEachPort(allocator: PortAllocator, fn: (port: number) => void): void {
-  bitmapForEach(allocator.bitmap, (offset) => fn(allocator.portRange.base + offset));
+  bitmapForEach(allocator.bitmap, (offset) => fn(allocator.range.base + offset));
 }
 
 export function allocatedPorts(allocator: PortAllocator): number[] {
@@ -141,15 +143,11 @@ export function allocatedPorts(allocator: PortAllocator): number[] {
  * A dry-run allocation as the apiserver makes it for `?dryRun=All` (upstream:
  * pkg/registry/core/service/portallocator/operation.go, PortAllocationOperation with dryRun):
  * ErrAllocated when the port is taken or already among `pending`, the ports this operation has
- * handed out so far; nothing else is checked, not even the range. The caller adds the port to
- * `pending` on success.
+ * handed out so far; nothing else is checked, not even the range. The value is the allocator,
+ * unchanged. The caller adds the port to `pending` on success.
  */
-export function allocatePortDryRun(
-  allocator: PortAllocator,
-  port: number,
-  pending: readonly number[] = [],
-): { readonly ok: true } | { readonly ok: false; readonly error: ErrAllocated } {
-  return hasPort(allocator, port) || pending.includes(port) ? { ok: false, error: errAllocated } : { ok: true };
+export function allocatePortDryRun(allocator: PortAllocator, port: number, pending: readonly number[] = []): Result<PortAllocator, ErrAllocated> {
+  return hasPort(allocator, port) || pending.includes(port) ? err(errAllocated) : ok(allocator);
 }
 
 /**
@@ -157,12 +155,15 @@ export function allocatePortDryRun(
  * highest of `pending`, or 32769 for the first; below 100 the first port from there that a
  * dry-run allocation would accept.
  */
-export function allocateNextPortDryRun(allocator: PortAllocator, pending: readonly number[] = []): { readonly ok: true; readonly port: number } {
+export function allocateNextPortDryRun(
+  allocator: PortAllocator,
+  pending: readonly number[] = [],
+): Ok<{ readonly port: number; readonly allocator: PortAllocator }> {
   const last = pending.length === 0 ? 32768 : Math.max(0, ...pending);
   for (let port = last + 1; port < 100; port++) {
-    if (allocatePortDryRun(allocator, port, pending).ok) return { ok: true, port };
+    if (allocatePortDryRun(allocator, port, pending).ok) return ok({ port, allocator });
   }
-  return { ok: true, port: last + 1 };
+  return ok({ port: last + 1, allocator });
 }
 
 /** A dry-run release changes nothing. */
@@ -170,33 +171,51 @@ export function releasePortDryRun(allocator: PortAllocator, _port: number): Port
   return allocator;
 }
 
+/**
+ * The snapshot in its bytes form: the range as PortRange.String() prints it and upstream's
+ * bitmap bytes. restorePortAllocator and portAllocatorFromSnapshot take it back as it is.
+ */
 export function portAllocatorSnapshotData(allocator: PortAllocator): { readonly range: string; readonly data: Uint8Array } {
-  return { range: allocator.rangeSpec, data: bitmapToBytes(allocator.bitmap) };
+  return { range: allocator.range.rangeSpec, data: bitmapToBytes(allocator.bitmap) };
 }
 
-/** The allocator as the stored RangeAllocation (upstream Snapshot); `into`'s metadata is kept. */
+/**
+ * The allocator as the stored RangeAllocation (upstream Snapshot); `into`'s metadata is kept.
+ * restorePortAllocator and portAllocatorFromSnapshot take it back as it is.
+ */
 export function snapshotPortAllocator(allocator: PortAllocator, into?: RangeAllocation): RangeAllocation {
-  return rangeAllocationSnapshot(allocator.rangeSpec, allocator.bitmap, into);
+  return rangeAllocationSnapshot(allocator.range.rangeSpec, allocator.bitmap, into);
 }
 
-/** upstream Restore: ErrMismatchedNetwork unless `portRange` prints as the allocator's own. */
+function snapshotRange(snapshot: AllocatorSnapshot): Result<PortRange, ErrInvalidSnapshot> {
+  const parsed = parsePortRange(snapshot.range);
+  return parsed.ok ? parsed : err(errInvalidSnapshot(parsed.error.message));
+}
+
+/**
+ * Loads a snapshot into the allocator's range (upstream Restore), in either form
+ * snapshotPortAllocator and portAllocatorSnapshotData give: ErrMismatchedNetwork unless its
+ * range prints as the allocator's own, ErrInvalidSnapshot when its range or its base64 data
+ * cannot be read.
+ */
 export function restorePortAllocator(
   allocator: PortAllocator,
-  portRange: PortRange,
-  data: Uint8Array,
-): { readonly ok: true; readonly allocator: PortAllocator } | { readonly ok: false; readonly error: ErrMismatchedNetwork } {
-  if (formatPortRange(portRange) !== allocator.rangeSpec) return { ok: false, error: errMismatchedNetwork };
-  return { ok: true, allocator: withBitmap(allocator, bitmapFromBytes(allocator.portRange.size, data)) };
-}
-
-/** upstream NewFromSnapshot: the range parsed with ParsePortRange, then the data. */
-export function portAllocatorFromSnapshot(
-  snapshot: Pick<RangeAllocation, 'range' | 'data'>,
-): { readonly ok: true; readonly allocator: PortAllocator } | { readonly ok: false; readonly error: ErrInvalidSnapshot } {
-  const parsed = parsePortRange(snapshot.range);
-  if (!parsed.ok) return { ok: false, error: errInvalidSnapshot(parsed.error.message) };
+  snapshot: AllocatorSnapshot,
+): Result<PortAllocator, ErrMismatchedNetwork | ErrInvalidSnapshot> {
+  const portRange = snapshotRange(snapshot);
+  if (!portRange.ok) return portRange;
+  if (formatPortRange(portRange.value) !== allocator.range.rangeSpec) return err(errMismatchedNetwork);
   const data = rangeAllocationSnapshotBytes(snapshot);
   if (!data.ok) return data;
-  const allocator = newPortAllocator(parsed.range);
-  return { ok: true, allocator: withBitmap(allocator, bitmapFromBytes(parsed.range.size, data.bytes)) };
+  return ok(withBitmap(allocator, bitmapFromBytes(allocator.range.max, data.value)));
+}
+
+/** upstream NewFromSnapshot, in either form: the range parsed with ParsePortRange, then the data. */
+export function portAllocatorFromSnapshot(snapshot: AllocatorSnapshot): Result<PortAllocator, ErrInvalidSnapshot> {
+  const portRange = snapshotRange(snapshot);
+  if (!portRange.ok) return portRange;
+  const data = rangeAllocationSnapshotBytes(snapshot);
+  if (!data.ok) return data;
+  const allocator = newPortAllocator(portRange.value);
+  return ok(withBitmap(allocator, bitmapFromBytes(allocator.range.max, data.value)));
 }

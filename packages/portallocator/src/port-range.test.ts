@@ -6,7 +6,7 @@ import { calculatePortRangeOffset, formatPortRange, parsePortRange, portRangeCon
 
 function parse(text: string): string {
   const r = parsePortRange(text);
-  return r.ok ? `${r.range.base}+${r.range.size}` : `error: ${r.error.message}`;
+  return r.ok ? `${r.value.base}+${r.value.size}` : `${r.error._tag}: ${r.error.message}`;
 }
 
 describe('parsePortRange', () => {
@@ -20,16 +20,16 @@ describe('parsePortRange', () => {
     ['30000-32767', '30000+2768'],
     ['8080', '8080+1'],
     ['+80', '80+1'],
-    ['65536', 'error: the port range should between 0 and 65535'],
-    ['200-100', 'error: end port cannot be less than start port: 200-100'],
-    ['100-65536', 'error: the port range cannot be greater than 65535: 100-65536'],
-    ['65536-65537', 'error: the port range cannot be greater than 65535: 65536-65537'],
-    ['abc', 'error: unable to parse port range: abc: strconv.Atoi: parsing "abc": invalid syntax, expected hyphen in port range or a single port number'],
-    ['-100', 'error: unable to parse port range: -100: strconv.Atoi: parsing "": invalid syntax'],
-    ['100-', 'error: unable to parse port range: 100-: strconv.Atoi: parsing "": invalid syntax'],
-    ['1-2-3', 'error: unable to parse port range: 1-2-3: strconv.Atoi: parsing "2-3": invalid syntax'],
-    ['100--5', 'error: end port cannot be less than start port: 100--5'],
-    ['99999999999999999999', 'error: unable to parse port range: 99999999999999999999: strconv.Atoi: parsing "99999999999999999999": value out of range, expected hyphen in port range or a single port number'],
+    ['65536', 'ErrPortRange: the port range should between 0 and 65535'],
+    ['200-100', 'ErrPortRange: end port cannot be less than start port: 200-100'],
+    ['100-65536', 'ErrPortRange: the port range cannot be greater than 65535: 100-65536'],
+    ['65536-65537', 'ErrPortRange: the port range cannot be greater than 65535: 65536-65537'],
+    ['abc', 'ErrPortRange: unable to parse port range: abc: strconv.Atoi: parsing "abc": invalid syntax, expected hyphen in port range or a single port number'],
+    ['-100', 'ErrPortRange: unable to parse port range: -100: strconv.Atoi: parsing "": invalid syntax'],
+    ['100-', 'ErrPortRange: unable to parse port range: 100-: strconv.Atoi: parsing "": invalid syntax'],
+    ['1-2-3', 'ErrPortRange: unable to parse port range: 1-2-3: strconv.Atoi: parsing "2-3": invalid syntax'],
+    ['100--5', 'ErrPortRange: end port cannot be less than start port: 100--5'],
+    ['99999999999999999999', 'ErrPortRange: unable to parse port range: 99999999999999999999: strconv.Atoi: parsing "99999999999999999999": value out of range, expected hyphen in port range or a single port number'],
   ])('%j -> %s', (text, expected) => {
     expect(parse(text)).toBe(expected);
   });
@@ -71,7 +71,7 @@ test.prop([fc.integer({ min: 0, max: 65535 }), fc.integer({ min: 0, max: 65535 }
     const r = parsePortRange(text);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.range).toEqual({ base: lo, size: hi - lo + 1 });
-    expect(formatPortRange(r.range)).toBe(text);
+    expect(r.value).toEqual({ base: lo, size: hi - lo + 1 });
+    expect(formatPortRange(r.value)).toBe(text);
   },
 );

@@ -1,6 +1,6 @@
 // PortRange as apimachinery parses and prints it (the --service-node-port-range flag).
 // upstream: staging/src/k8s.io/apimachinery/pkg/util/net/port_range.go
-import type { AllocatorError } from '@kubesvc/api-types';
+import { err, ok, type AllocatorError, type Result } from '@kubesvc/api-types';
 
 export interface PortRange {
   readonly base: number;
@@ -12,23 +12,42 @@ export const DEFAULT_NODE_PORT_RANGE = '30000-32767';
 
 export type ErrPortRange = AllocatorError<'ErrPortRange'>;
 
-export type ParsePortRangeResult = { readonly ok: true; readonly range: PortRange } | { readonly ok: false; readonly error: ErrPortRange };
+export type ParsePortRangeResult = Result<PortRange, ErrPortRange>;
+
+/**
+ * What a port range allows, in the same shape and under the same names as ipallocator's
+ * IPRange: offset k is the port `base + k`, for k in [0, max).
+ */
+export interface PortAllocatorRange {
+  readonly portRange: PortRange;
+  /** formatPortRange(portRange): the RangeAllocation's `range` and ErrNotInRange's valid ports. */
+  readonly rangeSpec: string;
+  /** The port of offset 0. */
+  readonly base: number;
+  /** How many ports can be allocated: offsets [0, max). */
+  readonly max: number;
+  /** Offsets [0, bandOffset) are the static band: automatic allocation uses them last. */
+  readonly bandOffset: number;
+}
 
 const INT64_MAX = (1n << 63n) - 1n;
 const INT64_MIN = -(1n << 63n);
 
 /** Go's strconv.Atoi: an optional sign and decimal digits, within int64; its error text otherwise. */
-function atoi(s: string): { readonly ok: true; readonly value: number } | { readonly ok: false; readonly error: string } {
+/** Go's strconv.NumError, as Atoi returns it. */
+type ErrAtoi = AllocatorError<'ErrAtoi'>;
+
+function atoi(s: string): Result<number, ErrAtoi> {
   const quoted = JSON.stringify(s);
-  if (!/^[+-]?[0-9]+$/.test(s)) return { ok: false, error: `strconv.Atoi: parsing ${quoted}: invalid syntax` };
+  if (!/^[+-]?[0-9]+$/.test(s)) return err({ _tag: 'ErrAtoi', message: `strconv.Atoi: parsing ${quoted}: invalid syntax` });
   const value = BigInt(s);
-  if (value > INT64_MAX || value < INT64_MIN) return { ok: false, error: `strconv.Atoi: parsing ${quoted}: value out of range` };
+  if (value > INT64_MAX || value < INT64_MIN) return err({ _tag: 'ErrAtoi', message: `strconv.Atoi: parsing ${quoted}: value out of range` });
   // Anything past ±2^53 is far outside 0..65535, which is all the callers compare against.
-  return { ok: true, value: Number(value) };
+  return ok(Number(value));
 }
 
 function fail(message: string): ParsePortRangeResult {
-  return { ok: false, error: { _tag: 'ErrPortRange', message } };
+  return err({ _tag: 'ErrPortRange', message });
 }
 
 /**
@@ -37,23 +56,23 @@ function fail(message: string): ParsePortRangeResult {
  */
 export function parsePortRange(input: string): ParsePortRangeResult {
   const value = input.trim();
-  if (value === '') return { ok: true, range: { base: 0, size: 0 } };
+  if (value === '') return ok({ base: 0, size: 0 });
   const hyphen = value.indexOf('-');
   if (hyphen < 0) {
     const single = atoi(value);
     if (!single.ok) {
-      return fail(`unable to parse port range: ${value}: ${single.error}, expected hyphen in port range or a single port number`);
+      return fail(`unable to parse port range: ${value}: ${single.error.message}, expected hyphen in port range or a single port number`);
     }
-    if (single.value >= 0 && single.value <= 65535) return { ok: true, range: { base: single.value, size: 1 } };
+    if (single.value >= 0 && single.value <= 65535) return ok({ base: single.value, size: 1 });
     return fail('the port range should between 0 and 65535');
   }
   const low = atoi(value.slice(0, hyphen));
   const high = low.ok ? atoi(value.slice(hyphen + 1)) : low;
-  if (!low.ok) return fail(`unable to parse port range: ${value}: ${low.error}`);
-  if (!high.ok) return fail(`unable to parse port range: ${value}: ${high.error}`);
+  if (!low.ok) return fail(`unable to parse port range: ${value}: ${low.error.message}`);
+  if (!high.ok) return fail(`unable to parse port range: ${value}: ${high.error.message}`);
   if (low.value > 65535 || high.value > 65535) return fail(`the port range cannot be greater than 65535: ${value}`);
   if (high.value < low.value) return fail(`end port cannot be less than start port: ${value}`);
-  return { ok: true, range: { base: low.value, size: 1 + high.value - low.value } };
+  return ok({ base: low.value, size: 1 + high.value - low.value });
 }
 
 /** upstream PortRange.String(): "base-last", or "" for an empty range. */
@@ -73,4 +92,15 @@ export function portRangeContains(range: PortRange, port: number): boolean {
 export function calculatePortRangeOffset(range: PortRange): number {
   if (range.size <= 16) return 0;
   return Math.min(Math.max(16, Math.floor(range.size / 32)), 128);
+}
+
+/** The range an allocator over `portRange` works with (upstream NewPortAllocatorCustom). */
+export function portAllocatorRangeOf(portRange: PortRange): PortAllocatorRange {
+  return {
+    portRange,
+    rangeSpec: formatPortRange(portRange),
+    base: portRange.base,
+    max: portRange.size,
+    bandOffset: calculatePortRangeOffset(portRange),
+  };
 }

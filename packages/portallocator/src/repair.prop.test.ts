@@ -3,7 +3,7 @@ import { fc, test } from '@fast-check/vitest';
 import type { LeakCounters, RangeAllocation, Service } from '@kubesvc/api-types';
 import { expect } from 'vitest';
 import { allocatePort, allocatedPorts, newPortAllocator, portAllocatorFromSnapshot, snapshotPortAllocator } from './port-allocator.js';
-import { repairNodePorts } from './repair.js';
+import { repairNodePorts, type NodePortRepair, type NodePortRepairInput } from './repair.js';
 
 const RANGE = { base: 30000, size: 2768 };
 const portArb = fc.integer({ min: 30000, max: 32767 });
@@ -16,7 +16,7 @@ function snapshotOf(ports: Iterable<number>): RangeAllocation {
   let a = newPortAllocator(RANGE);
   for (const p of ports) {
     const r = allocatePort(a, p);
-    if (r.ok) a = r.allocator;
+    if (r.ok) a = r.value;
   }
   return snapshotPortAllocator(a);
 }
@@ -25,7 +25,14 @@ function held(snapshot: RangeAllocation | undefined): number[] {
   if (snapshot === undefined) throw new Error('the run wrote no snapshot');
   const r = portAllocatorFromSnapshot(snapshot);
   if (!r.ok) throw new Error(r.error.message);
-  return allocatedPorts(r.allocator);
+  return allocatedPorts(r.value);
+}
+
+/** A run that must succeed; fails the property with the run's error otherwise. */
+function repaired(input: NodePortRepairInput): NodePortRepair {
+  const result = repairNodePorts(input);
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value;
 }
 
 test.prop([fc.uniqueArray(portArb, { maxLength: 30 }), fc.uniqueArray(portArb, { minLength: 1, maxLength: 10 }), fc.integer({ min: 1, max: 3 })])(
@@ -40,7 +47,7 @@ test.prop([fc.uniqueArray(portArb, { maxLength: 30 }), fc.uniqueArray(portArb, {
     let leaks: LeakCounters = {};
     for (let run = 1; run <= 3; run++) {
       const current = run >= reuseAtRun && reuseAtRun < 3 ? [...services, svc('reuser', reused)] : services;
-      const result = repairNodePorts({ portRange: RANGE, snapshot, services: current, leaks });
+      const result = repaired({ portRange: RANGE, snapshot, services: current, leaks });
       const after = new Set(held(result.snapshot));
       for (const p of inUse) expect(after.has(p)).toBe(true);
       for (const p of others) expect(after.has(p)).toBe(run < 3);
@@ -51,7 +58,6 @@ test.prop([fc.uniqueArray(portArb, { maxLength: 30 }), fc.uniqueArray(portArb, {
         expect(after.has(reused)).toBe(run < 3);
       }
       expect(result.events).toEqual([]);
-      if (result.snapshot === undefined) return;
       snapshot = result.snapshot;
       leaks = result.leaks;
     }
@@ -62,5 +68,5 @@ test.prop([fc.uniqueArray(portArb, { maxLength: 60 })])('INV-REPAIR-FIXPOINT: re
   const services = ports.map((p, i) => svc(`s${i}`, p));
   const snapshot = { ...snapshotOf(ports), metadata: { resourceVersion: '3' } };
   const result = repairNodePorts({ portRange: RANGE, snapshot, services, leaks: {} });
-  expect(result).toEqual({ snapshot, leaks: {}, events: [] });
+  expect(result).toEqual({ ok: true, value: { snapshot, leaks: {}, events: [] } });
 });

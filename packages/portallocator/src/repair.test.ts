@@ -4,7 +4,7 @@
 import type { RangeAllocation, Service, ServicePort } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import { allocatePort, allocatedPorts, newPortAllocator, portAllocatorFromSnapshot, snapshotPortAllocator } from './port-allocator.js';
-import { collectServiceNodePorts, repairNodePorts } from './repair.js';
+import { collectServiceNodePorts, repairNodePorts, type NodePortRepair, type NodePortRepairInput } from './repair.js';
 import type { LeakCounters } from '@kubesvc/api-types';
 
 const RANGE = { base: 100, size: 101 }; // 100-200
@@ -27,7 +27,7 @@ function snapshotOf(ports: number[]): RangeAllocation {
   for (const p of ports) {
     const r = allocatePort(a, p);
     if (!r.ok) throw new Error(r.error.message);
-    a = r.allocator;
+    a = r.value;
   }
   return snapshotPortAllocator(a);
 }
@@ -36,7 +36,14 @@ function held(snapshot: RangeAllocation | undefined): number[] {
   if (snapshot === undefined) throw new Error('no snapshot');
   const r = portAllocatorFromSnapshot(snapshot);
   if (!r.ok) throw new Error(r.error.message);
-  return allocatedPorts(r.allocator);
+  return allocatedPorts(r.value);
+}
+
+/** A run that must succeed; fails the test with the run's error otherwise. */
+function repaired(input: NodePortRepairInput): NodePortRepair {
+  const result = repairNodePorts(input);
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value;
 }
 
 describe('repairNodePorts', () => {
@@ -49,8 +56,7 @@ describe('repairNodePorts', () => {
       service('five', [{ port: 80 }]), // no node port
       service('six', [{ nodePort: 144 }], 155), // health check node port
     ];
-    const result = repairNodePorts({ portRange: RANGE, snapshot: snapshotOf([111, 122, 133]), services });
-    expect(result.error).toBeUndefined();
+    const result = repaired({ portRange: RANGE, snapshot: snapshotOf([111, 122, 133]), services });
     expect(held(result.snapshot)).toEqual([111, 122, 133, 144, 155]);
     expect(result.events.map((e) => [e.service.name, e.reason, e.message])).toEqual([
       ['three', 'PortOutOfRange', 'Port 99 is not within the port range 100-200; please recreate service'],
@@ -66,9 +72,8 @@ describe('repairNodePorts', () => {
     let leaks: LeakCounters = {};
     const seen: number[][] = [];
     for (let run = 1; run <= 3; run++) {
-      const result = repairNodePorts({ portRange: RANGE, snapshot, services: [], leaks });
+      const result = repaired({ portRange: RANGE, snapshot, services: [], leaks });
       const next = result.snapshot;
-      if (next === undefined) throw new Error('no snapshot');
       seen.push(held(next));
       snapshot = next;
       leaks = result.leaks;
@@ -77,16 +82,32 @@ describe('repairNodePorts', () => {
   });
 
   it('starts from the range when nothing is stored yet, and fails on a stored range that does not parse', () => {
-    const fresh = repairNodePorts({ portRange: RANGE, services: [service('a', [{ nodePort: 150 }])] });
-    expect(fresh.snapshot?.range).toBe('100-200');
+    const fresh = repaired({ portRange: RANGE, services: [service('a', [{ nodePort: 150 }])] });
+    expect(fresh.snapshot.range).toBe('100-200');
     expect(held(fresh.snapshot)).toEqual([150]);
     const broken = repairNodePorts({
       portRange: RANGE,
       snapshot: { apiVersion: 'v1', kind: 'RangeAllocation', metadata: {}, range: 'x-y', data: '' },
       services: [],
+      leaks: { '150': 1 },
     });
-    expect(broken.snapshot).toBeUndefined();
-    expect(broken.error?.message).toBe('unable to rebuild allocator from snapshot: unable to parse port range: x-y: strconv.Atoi: parsing "x": invalid syntax');
+    // Nothing to write; the counters for the next run ride on the error, as they were.
+    expect(broken).toEqual({
+      ok: false,
+      error: {
+        _tag: 'ErrRepair',
+        message: 'unable to rebuild allocator from snapshot: unable to parse port range: x-y: strconv.Atoi: parsing "x": invalid syntax',
+        leaks: { '150': 1 },
+      },
+    });
+  });
+
+  it('accepts Services as the API lists them, without apiVersion or kind', () => {
+    // A ServiceList's items carry neither field; only metadata and spec are read.
+    const listed = { metadata: { namespace: 'one', name: 'bare' }, spec: { type: 'NodePort' as const, ports: [{ port: 80, nodePort: 160 }] } };
+    const result = repaired({ portRange: RANGE, services: [listed] });
+    expect(held(result.snapshot)).toEqual([160]);
+    expect(collectServiceNodePorts(listed)).toEqual([160]);
   });
 });
 

@@ -11,14 +11,17 @@ import {
   draftSet,
   draftToBitmap,
   emptyDraft,
+  err,
   leakCountersFromMap,
   leakCountersToMap,
   leakHoldoff,
+  ok,
   rangeAllocationSnapshot,
   type ErrRepair,
   type LeakCounters,
   type RangeAllocation,
   type RepairEvent,
+  type Result,
   type Service,
 } from '@kubesvc/api-types';
 import { portAllocatorFromSnapshot } from './port-allocator.js';
@@ -32,18 +35,29 @@ export interface NodePortRepairInput {
   readonly portRange: PortRange;
   /** The stored RangeAllocation; missing or '' range means none yet. */
   readonly snapshot?: RangeAllocation | undefined;
-  readonly services: readonly Service[];
+  /** The Services as the API lists them: only metadata and spec are read (no apiVersion or kind needed). */
+  readonly services: readonly Pick<Service, 'metadata' | 'spec'>[];
   /** The counters the previous run returned (keys are ports in decimal); none on the first run. */
   readonly leaks?: LeakCounters;
 }
 
-export interface NodePortRepairResult {
-  /** The rebuilt RangeAllocation; absent when the run failed (nothing is written). */
-  readonly snapshot?: RangeAllocation;
+/** What a run that succeeded gives: everything to write, and the counters for the next run. */
+export interface NodePortRepair {
+  /** The rebuilt RangeAllocation. */
+  readonly snapshot: RangeAllocation;
   readonly leaks: LeakCounters;
   readonly events: readonly NodePortRepairEvent[];
-  readonly error?: ErrRepair;
 }
+
+/**
+ * upstream runOnce's error (nothing is written). The counters for the next run ride on it,
+ * kept as they were, as upstream keeps its map.
+ */
+export interface ErrNodePortRepair extends ErrRepair {
+  readonly leaks: LeakCounters;
+}
+
+export type NodePortRepairResult = Result<NodePortRepair, ErrNodePortRepair>;
 
 export const PORT_REPAIR_CONTROLLER = 'portallocator-repair-controller';
 
@@ -52,7 +66,7 @@ export const PORT_REPAIR_CONTROLLER = 'portallocator-repair-controller';
  * by ports of different protocols counts once but the same protocol twice counts twice, then
  * healthCheckNodePort unless only non-TCP ports use it.
  */
-export function collectServiceNodePorts(service: Service): number[] {
+export function collectServiceNodePorts(service: Pick<Service, 'spec'>): number[] {
   const out: number[] = [];
   const seen = new Map<number, Set<string>>();
   for (const port of service.spec?.ports ?? []) {
@@ -87,21 +101,17 @@ export function repairNodePorts(input: NodePortRepairInput): NodePortRepairResul
   const range = input.snapshot?.range ? input.snapshot.range : rangeText;
   const restored = portAllocatorFromSnapshot({ range, data: input.snapshot?.data ?? '' });
   if (!restored.ok) {
-    return {
-      leaks: input.leaks ?? {},
-      events: [],
-      error: { _tag: 'ErrRepair', message: `unable to rebuild allocator from snapshot: ${restored.error.message}` },
-    };
+    return err({ _tag: 'ErrRepair', message: `unable to rebuild allocator from snapshot: ${restored.error.message}`, leaks: input.leaks ?? {} });
   }
   // The run works on private mutable drafts of the bitmaps (api-types BitmapDraft) and returns
   // persistent values at the end; its inputs are untouched.
-  const storedRange = restored.allocator.portRange;
-  const stored = draftOf(restored.allocator.bitmap);
+  const storedRange = restored.value.range;
+  const stored = draftOf(restored.value.bitmap);
   const rebuilt = emptyDraft(input.portRange.size);
   const leaks = leakCountersToMap(input.leaks);
   const events: NodePortRepairEvent[] = [];
   // One function for the run, and the event's `service` built only when there is an event.
-  const warn = (service: Service, reason: NodePortRepairReason, message: string): void => {
+  const warn = (service: Pick<Service, 'metadata'>, reason: NodePortRepairReason, message: string): void => {
     const regarding = { namespace: service.metadata.namespace ?? '', name: service.metadata.name ?? '' };
     events.push({ type: 'Warning', reason, message, action: 'PortAllocation', reportingController: PORT_REPAIR_CONTROLLER, service: regarding });
   };
@@ -131,9 +141,9 @@ export function repairNodePorts(input: NodePortRepairInput): NodePortRepairResul
     if (portRangeContains(input.portRange, port)) draftSet(rebuilt, port - input.portRange.base);
   });
 
-  return {
+  return ok({
     snapshot: rangeAllocationSnapshot(rangeText, draftToBitmap(rebuilt), input.snapshot),
     leaks: leakCountersFromMap(leaks),
     events,
-  };
+  });
 }

@@ -142,7 +142,7 @@ export function nextEndpoint(
   let clientIP = '';
   if (sticky) {
     const split = splitHostPort(clientAddr);
-    if (!split.ok) return err(errMalformedSourceAddress(clientAddr, split.error));
+    if (!split.ok) return err(errMalformedSourceAddress(clientAddr, split.error.message));
     clientIP = split.value.host;
     if (!resetAffinity) {
       const entry = state.affinity.clients.get(clientIP);

@@ -48,22 +48,22 @@ describe('the reconciler value', () => {
   it.each<ReconcilerType>(['master-count', 'lease', 'none'])('%s: after stopReconciling a reconcile does nothing, not even refresh the lease', (type) => {
     const leases = new Map([['10.0.0.9', { ip: '10.0.0.9', expiresAt: 100 }]]);
     const step = reconcileEndpoints(stopReconciling(newEndpointReconciler(type)), req, leases, 0);
-    expect(step).toEqual({ outcome: { action: 'none', writes: [] }, leases, leaseWrites: [] });
+    expect(step).toEqual({ outcome: { ok: true, value: { action: 'none', writes: [] } }, leases, leaseWrites: [] });
   });
 
   it('none does nothing, ever', () => {
     const r = newEndpointReconciler('none');
     const leases = new Map([['10.0.0.1', { ip: '10.0.0.1', expiresAt: 100 }]]);
-    expect(reconcileEndpoints(r, req, leases, 0)).toEqual({ outcome: { action: 'none', writes: [] }, leases, leaseWrites: [] });
-    expect(removeEndpoints(r, req, leases, 0)).toEqual({ outcome: { action: 'none', writes: [] }, leases, leaseWrites: [] });
+    expect(reconcileEndpoints(r, req, leases, 0)).toEqual({ outcome: { ok: true, value: { action: 'none', writes: [] } }, leases, leaseWrites: [] });
+    expect(removeEndpoints(r, req, leases, 0)).toEqual({ outcome: { ok: true, value: { action: 'none', writes: [] } }, leases, leaseWrites: [] });
   });
 
   it('master-count and lease create the Endpoints and then the slice when both are missing', () => {
     for (const type of ['master-count', 'lease'] as const) {
       const step = reconcileEndpoints(newEndpointReconciler(type), req, new Map(), 0);
-      if ('_tag' in step.outcome) throw new Error(step.outcome.message);
-      expect(step.outcome.action).toBe('create');
-      expect(step.outcome.writes.map((w) => w.kind)).toEqual(['create-endpoints', 'create-endpointslice']);
+      if (!step.outcome.ok) throw new Error(step.outcome.error.message);
+      expect(step.outcome.value.action).toBe('create');
+      expect(step.outcome.value.writes.map((w) => w.kind)).toEqual(['create-endpoints', 'create-endpointslice']);
     }
   });
 });

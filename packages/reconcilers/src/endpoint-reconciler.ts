@@ -4,7 +4,8 @@
 import { DEFAULT_ENDPOINT_RECONCILER_TTL_MS } from './constants.js';
 import { removeMasterCount, reconcileMasterCount } from './master-count.js';
 import { hasLiveLease, reconcileLease, removeLease, updateLease } from './lease.js';
-import type { EndpointWrite, ErrNoMasterIPs, Lease, Leases, ReconcileOutcome, ReconcileRequest, ReconcilerType } from './types.js';
+import { ok } from '@kubesvc/api-types';
+import type { EndpointWrite, Lease, Leases, ReconcileOutcome, ReconcileRequest, ReconcileResult, ReconcilerType } from './types.js';
 
 export interface EndpointReconciler {
   readonly type: ReconcilerType;
@@ -22,7 +23,8 @@ export type LeaseWrite =
   | { readonly kind: 'delete-lease'; readonly ip: string };
 
 export interface ReconcileStep {
-  readonly outcome: ReconcileOutcome | ErrNoMasterIPs;
+  /** The writes to make, or the lease reconciler's refusal (ErrNoMasterIPs). */
+  readonly outcome: ReconcileResult;
   /** The leases after `leaseWrites`. */
   readonly leases: Leases;
   /** Carried out before `outcome.writes`. */
@@ -32,7 +34,7 @@ export interface ReconcileStep {
 /** upstream: apiserver --apiserver-count defaults to 1. */
 const DEFAULT_MASTER_COUNT = 1;
 
-const NOTHING: ReconcileOutcome = { action: 'none', writes: [] };
+const NOTHING: ReconcileResult = ok<ReconcileOutcome>({ action: 'none', writes: [] });
 
 export function newEndpointReconciler(
   type: ReconcilerType,
@@ -60,7 +62,7 @@ export function reconcileEndpoints(r: EndpointReconciler, req: ReconcileRequest,
   if (r.stopped) return { outcome: NOTHING, leases, leaseWrites: [] };
   switch (r.type) {
     case 'master-count':
-      return { outcome: reconcileMasterCount(req, r.masterCount), leases, leaseWrites: [] };
+      return { outcome: ok(reconcileMasterCount(req, r.masterCount)), leases, leaseWrites: [] };
     case 'lease': {
       const next = updateLease(leases, req.ip, now, r.leaseTtlMs);
       const lease = next.get(req.ip) ?? { ip: req.ip, expiresAt: now + r.leaseTtlMs };
@@ -89,7 +91,7 @@ export function removeEndpoints(
 ): ReconcileStep {
   switch (r.type) {
     case 'master-count':
-      return { outcome: removeMasterCount(req), leases, leaseWrites: [] };
+      return { outcome: ok(removeMasterCount(req)), leases, leaseWrites: [] };
     case 'lease': {
       if (!hasLiveLease(leases, req.ip, now)) return { outcome: NOTHING, leases, leaseWrites: [] };
       const next = removeLease(leases, req.ip);

@@ -7,6 +7,7 @@ export type {
   ObservedEndpoints,
   ReconcileOutcome,
   ReconcileRequest,
+  ReconcileResult,
   ReconcilerType,
 } from './types.js';
 export {

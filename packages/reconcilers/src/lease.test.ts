@@ -144,8 +144,8 @@ function reconcile(c: Case, reconcilePorts: boolean): ReconcileOutcome {
   expect(step.leaseWrites).toEqual([{ kind: 'put-lease', lease: { ip: c.ip, expiresAt: NOW + TTL }, ttlMs: TTL }]);
   expect(step.leases.get(c.ip)).toEqual({ ip: c.ip, expiresAt: NOW + TTL });
   for (const k of c.keys ?? []) if (k !== c.ip) expect(step.leases.get(k)?.expiresAt).toBe(NOW + 5_000);
-  if ('_tag' in step.outcome) throw new Error(step.outcome.message);
-  return step.outcome;
+  if (!step.outcome.ok) throw new Error(step.outcome.error.message);
+  return step.outcome.value;
 }
 
 describe('lease ReconcileEndpoints, reconcilePorts = true (upstream table)', () => {
@@ -171,41 +171,44 @@ describe('lease RemoveEndpoints (upstream TestLeaseRemoveEndpoints)', () => {
     const step = remove('1.2.3.4', live(keys), endpoints('foo', keys, foo));
     expect(step.leaseWrites).toEqual([{ kind: 'delete-lease', ip: '1.2.3.4' }]);
     expect(step.leases.has('1.2.3.4')).toBe(false);
-    if ('_tag' in step.outcome) throw new Error(step.outcome.message);
-    expect(written(step.outcome)).toEqual(endpoints('foo', ['4.3.2.2', '4.3.2.3', '4.3.2.4'], foo));
+    if (!step.outcome.ok) throw new Error(step.outcome.error.message);
+    expect(written(step.outcome.value)).toEqual(endpoints('foo', ['4.3.2.2', '4.3.2.3', '4.3.2.4'], foo));
   });
 
   it('stop reconciling with ip not in endpoint ip list: nothing to write', () => {
     const step = remove('5.6.7.8', live(keys), endpoints('foo', keys, foo));
-    expect(step.outcome).toEqual({ action: 'none', writes: [] });
+    expect(step.outcome).toEqual({ ok: true, value: { action: 'none', writes: [] } });
   });
 
   it('endpoint with no subset: re-made from the live leases (ours having a lease too)', () => {
     const existing: Endpoints = { ...endpoints('foo', [], []), subsets: [] };
     const step = remove('5.6.7.8', live([...keys, '5.6.7.8']), existing);
-    if ('_tag' in step.outcome) throw new Error(step.outcome.message);
-    expect(written(step.outcome)).toEqual(endpoints('foo', keys, foo));
+    if (!step.outcome.ok) throw new Error(step.outcome.error.message);
+    expect(written(step.outcome.value)).toEqual(endpoints('foo', keys, foo));
   });
 
   it('removal resets wrong ports, since it reconciles with reconcilePorts = true', () => {
     const step = remove('1.2.3.4', live(keys), endpoints('foo', keys.slice(1), [{ name: 'foo', port: 9, protocol: 'TCP' }]));
-    if ('_tag' in step.outcome) throw new Error(step.outcome.message);
-    expect(written(step.outcome)).toEqual(endpoints('foo', keys.slice(1), foo));
+    if (!step.outcome.ok) throw new Error(step.outcome.error.message);
+    expect(written(step.outcome.value)).toEqual(endpoints('foo', keys.slice(1), foo));
   });
 
   it('the last apiserver to leave is refused: its lease is deleted, the Endpoints are not erased', () => {
     const step = remove('1.2.3.4', live(['1.2.3.4']), endpoints('foo', ['1.2.3.4'], foo));
     expect(step.leaseWrites).toEqual([{ kind: 'delete-lease', ip: '1.2.3.4' }]);
     expect(step.outcome).toEqual({
-      _tag: 'ErrNoMasterIPs',
-      message: 'no master IPs were listed in storage, refusing to erase all endpoints for the kubernetes service',
+      ok: false,
+      error: {
+        _tag: 'ErrNoMasterIPs',
+        message: 'no master IPs were listed in storage, refusing to erase all endpoints for the kubernetes service',
+      },
     });
   });
 
   it('without a live lease of ours the delete fails upstream (NotFound) and nothing else happens', () => {
     const expired = new Map([...live(keys)].map(([k, v]) => [k, k === '1.2.3.4' ? { ...v, expiresAt: NOW } : v]));
     const step = remove('1.2.3.4', expired, endpoints('foo', keys, foo));
-    expect(step).toEqual({ outcome: { action: 'none', writes: [] }, leases: expired, leaseWrites: [] });
+    expect(step).toEqual({ outcome: { ok: true, value: { action: 'none', writes: [] } }, leases: expired, leaseWrites: [] });
   });
 
   it('removal still works after stopReconciling (upstream calls it on shutdown, after the stop)', () => {
@@ -243,8 +246,8 @@ describe('the leases', () => {
       leases,
       10_000,
     );
-    if ('_tag' in o) throw new Error(o.message);
-    expect(written(o)).toEqual(endpoints('foo', ['1.2.3.4'], foo));
+    if (!o.ok) throw new Error(o.error.message);
+    expect(written(o.value)).toEqual(endpoints('foo', ['1.2.3.4'], foo));
   });
 
   it('reconcileLease with no live lease refuses and writes nothing, even when the Endpoints are missing', () => {
@@ -253,7 +256,7 @@ describe('the leases', () => {
       new Map([['1.2.3.4', { ip: '1.2.3.4', expiresAt: 5 }]]),
       5,
     );
-    expect(o).toEqual({ _tag: 'ErrNoMasterIPs', message: 'no master IPs were listed in storage, refusing to erase all endpoints for the kubernetes service' });
+    expect(o).toEqual({ ok: false, error: { _tag: 'ErrNoMasterIPs', message: 'no master IPs were listed in storage, refusing to erase all endpoints for the kubernetes service' } });
   });
 });
 

@@ -8,8 +8,8 @@
 // directly: every refresh moves `expiresAt` to now + TTL, even when nothing else changed.
 import { ensureSliceOnly, newServiceEndpoints, observedFor, endpointPortsEqual, withSkipMirror, writeEndpoints } from './endpoints-adapter.js';
 import { repackSubsets } from './repack-subsets.js';
-import type { ErrNoMasterIPs, Leases, ReconcileOutcome, ReconcileRequest } from './types.js';
-import { compareCodePoints, type EndpointPort, type EndpointSubset, type Endpoints } from '@kubesvc/api-types';
+import type { ErrNoMasterIPs, Leases, ReconcileRequest, ReconcileResult } from './types.js';
+import { compareCodePoints, err, ok, type EndpointPort, type EndpointSubset, type Endpoints } from '@kubesvc/api-types';
 
 /** upstream: lease.go doReconcile, word for word. */
 export const NO_MASTER_IPS_MESSAGE =
@@ -83,17 +83,17 @@ function checkFormat(e: Endpoints, expected: readonly string[], ports: readonly 
  * (sorted), refusing to write when no lease is live. It does not refresh our own lease:
  * ReconcileEndpoints does that first (see reconcileEndpoints).
  */
-export function reconcileLease(req: ReconcileRequest, leases: Leases, now: number): ReconcileOutcome | ErrNoMasterIPs {
+export function reconcileLease(req: ReconcileRequest, leases: Leases, now: number): ReconcileResult {
   const observed = observedFor(req);
   const shouldCreate = observed.endpoints === undefined;
   const masterIPs = listLeases(leases, now);
   // Having just refreshed our own lease, an empty list means storage is wrong, not that no
   // apiserver is left: erasing the endpoints would cut every client off.
-  if (masterIPs.length === 0) return errNoMasterIPs();
+  if (masterIPs.length === 0) return err(errNoMasterIPs());
 
   const { endpoints: e, changed: skipMirrorChanged } = withSkipMirror(observed.endpoints ?? newServiceEndpoints(req.serviceName));
   const { formatCorrect, ipsCorrect, portsCorrect } = checkFormat(e, masterIPs, req.endpointPorts, req.reconcilePorts);
-  if (!skipMirrorChanged && formatCorrect && ipsCorrect && portsCorrect) return ensureSliceOnly(e, observed);
+  if (!skipMirrorChanged && formatCorrect && ipsCorrect && portsCorrect) return ok(ensureSliceOnly(e, observed));
 
   let subsets: EndpointSubset[] = formatCorrect ? [...(e.subsets ?? [])] : [{ addresses: [], ports: [...req.endpointPorts] }];
   if (!formatCorrect || !ipsCorrect) {
@@ -110,5 +110,5 @@ export function reconcileLease(req: ReconcileRequest, leases: Leases, now: numbe
     const [first = {}, ...rest] = subsets;
     subsets = [{ ...first, ports: [...req.endpointPorts] }, ...rest];
   }
-  return writeEndpoints(shouldCreate ? 'create' : 'update', { ...e, subsets }, observed);
+  return ok(writeEndpoints(shouldCreate ? 'create' : 'update', { ...e, subsets }, observed));
 }

@@ -65,8 +65,8 @@ function run(initial: Initial, serviceName: string, ip: string, ports: readonly 
     0,
   );
   expect(step.leaseWrites).toEqual([]);
-  if ('_tag' in step.outcome) throw new Error(step.outcome.message);
-  return step.outcome;
+  if (!step.outcome.ok) throw new Error(step.outcome.error.message);
+  return step.outcome.value;
 }
 
 const foo: EndpointPort[] = [{ name: 'foo', port: 8080, protocol: 'TCP' }];
@@ -305,8 +305,8 @@ describe('master-count RemoveEndpoints', () => {
       new Map(),
       0,
     );
-    if ('_tag' in step.outcome) throw new Error(step.outcome.message);
-    return step.outcome;
+    if (!step.outcome.ok) throw new Error(step.outcome.error.message);
+    return step.outcome.value;
   };
 
   it('TestEmptySubsets: an Endpoints without subsets needs nothing', () => {

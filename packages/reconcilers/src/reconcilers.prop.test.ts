@@ -50,8 +50,8 @@ function step(r: EndpointReconciler, c: Cluster, ip: string, reconcilePorts: boo
 }
 
 function writesOf(s: ReconcileStep): readonly EndpointWrite[] {
-  if ('_tag' in s.outcome) throw new Error(s.outcome.message);
-  return s.outcome.writes;
+  if (!s.outcome.ok) throw new Error(s.outcome.error.message);
+  return s.outcome.value.writes;
 }
 
 function ipsOf(c: Cluster): string[] {
@@ -105,7 +105,7 @@ describe('INV-EP-MASTERCOUNT', () => {
       for (const ip of masters) {
         for (const ports of [true, false]) {
           const s = step(r, c, ip, ports);
-          expect(s.outcome).toEqual({ action: 'none', writes: [] });
+          expect(s.outcome).toEqual({ ok: true, value: { action: 'none', writes: [] } });
         }
       }
     },
@@ -141,9 +141,9 @@ describe('INV-EP-MASTERCOUNT', () => {
     for (let round = 0; round < 4; round++) {
       for (const ip of [a, b, cc]) {
         const s = step(r, c, ip, false);
-        if ('_tag' in s.outcome) throw new Error(s.outcome.message);
-        if (round > 0) expect(s.outcome.action).toBe('update');
-        c = apply(c, s.outcome.writes);
+        if (!s.outcome.ok) throw new Error(s.outcome.error.message);
+        if (round > 0) expect(s.outcome.value.action).toBe('update');
+        c = apply(c, s.outcome.value.writes);
         seen.push(ipsOf(c));
       }
     }
@@ -258,7 +258,7 @@ describe('INV-EP-LEASE', () => {
     (leases, observed, ip, now, reconcilePorts) => {
       const expired: Leases = new Map([...leases].map(([k, l]) => [k, { ...l, expiresAt: Math.min(l.expiresAt, now) }]));
       const o = reconcileLease({ serviceName: 'kubernetes', ip, endpointPorts: PORTS, reconcilePorts, observed }, expired, now);
-      expect(o).toEqual({ _tag: 'ErrNoMasterIPs', message: 'no master IPs were listed in storage, refusing to erase all endpoints for the kubernetes service' });
+      expect(o).toEqual({ ok: false, error: { _tag: 'ErrNoMasterIPs', message: 'no master IPs were listed in storage, refusing to erase all endpoints for the kubernetes service' } });
     },
   );
 
@@ -269,11 +269,11 @@ describe('INV-EP-LEASE', () => {
       const others = sortedCopy(new Set([...leases.values()].filter((l) => l.expiresAt > now && l.ip !== ip).map((l) => l.ip)));
       const ourLive = (leases.get(ip)?.expiresAt ?? -1) > now;
       if (!ourLive) {
-        expect(s.outcome).toEqual({ action: 'none', writes: [] });
+        expect(s.outcome).toEqual({ ok: true, value: { action: 'none', writes: [] } });
         return;
       }
       if (others.length === 0) {
-        expect(s.outcome).toMatchObject({ _tag: 'ErrNoMasterIPs' });
+        expect(s.outcome).toMatchObject({ ok: false, error: { _tag: 'ErrNoMasterIPs' } });
         return;
       }
       const after = apply(observed, writesOf(s));

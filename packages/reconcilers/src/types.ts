@@ -2,7 +2,7 @@
 // Endpoints and its mirrored EndpointSlice, the master leases) and what they ask to be written.
 // A reconciler never writes: it returns the writes as data, and the caller (the bootstrap
 // controller) turns them into actions. upstream: pkg/controlplane/reconcilers/reconcilers.go
-import type { EndpointPort, EndpointSlice, Endpoints } from '@kubesvc/api-types';
+import type { EndpointPort, EndpointSlice, Endpoints, Result } from '@kubesvc/api-types';
 
 /** upstream: reconcilers.go (MasterCountReconcilerType, LeaseEndpointReconcilerType, NoneEndpointReconcilerType). */
 export type ReconcilerType = 'master-count' | 'lease' | 'none';
@@ -45,6 +45,9 @@ export interface ErrNoMasterIPs {
   readonly _tag: 'ErrNoMasterIPs';
   readonly message: string;
 }
+
+/** A reconcile's outcome, or the lease reconciler's refusal (the one Result of api-types). */
+export type ReconcileResult = Result<ReconcileOutcome, ErrNoMasterIPs>;
 
 /** The arguments every reconcile shares. upstream: EndpointReconciler.ReconcileEndpoints(serviceName, ip, endpointPorts, reconcilePorts). */
 export interface ReconcileRequest {

@@ -5,13 +5,13 @@ import { parseCIDRStrict, parseIP, type CIDR, type IP } from '@kubesvc/api-types
 /** The address parseIP reads from `text`; throws its error when there is none. */
 export function mustParseIP(text: string): IP {
   const parsed = parseIP(text);
-  if (!parsed.ok) throw new Error(parsed.error);
+  if (!parsed.ok) throw new Error(parsed.error.message);
   return parsed.value;
 }
 
 /** The block parseCIDRStrict reads from `text` (host bits are refused); throws its error otherwise. */
 export function mustParseCIDR(text: string): CIDR {
   const parsed = parseCIDRStrict(text);
-  if (!parsed.ok) throw new Error(parsed.error);
+  if (!parsed.ok) throw new Error(parsed.error.message);
   return parsed.value;
 }

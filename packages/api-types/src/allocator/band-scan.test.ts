@@ -9,10 +9,13 @@ function fill(bitmap: Bitmap, band: number, rng: Rng, n: number): { bitmap: Bitm
   let r = rng;
   for (let i = 0; i < n; i++) {
     const next = allocateNextOffset(b, band, r);
-    r = next.rng;
-    if (!next.ok) break;
-    offsets.push(next.offset);
-    b = next.bitmap;
+    if (!next.ok) {
+      r = next.error.rng;
+      break;
+    }
+    r = next.value.rng;
+    offsets.push(next.value.offset);
+    b = next.value.bitmap;
   }
   return { bitmap: b, offsets, rng: r };
 }
@@ -26,7 +29,7 @@ describe('allocateNextOffset (randomScanStrategyWithOffset)', () => {
     expect(bitmap.count).toBe(110);
     // the 111th comes from the static band
     const next = allocateNextOffset(bitmap, 16, seededRng(1));
-    expect(next.ok && next.offset < 16).toBe(true);
+    expect(next.ok && next.value.offset < 16).toBe(true);
   });
   it('starts at the drawn offset and wraps around inside the band', () => {
     const rng = seededRng(3);
@@ -52,11 +55,10 @@ describe('allocateNextOffset (randomScanStrategyWithOffset)', () => {
     const { offsets, bitmap, rng } = fill(emptyBitmap(14), 0, seededRng(5), 20);
     expect([...offsets].sort((a, b) => a - b)).toEqual(Array.from({ length: 14 }, (_, i) => i));
     const after = allocateNextOffset(bitmap, 0, rng);
-    expect(after.ok).toBe(false);
-    expect(after.rng).toEqual(rng);
+    expect(after).toEqual({ ok: false, error: { _tag: 'ErrFull', message: 'range is full', rng } });
   });
   it('an empty range is full', () => {
-    expect(allocateNextOffset(emptyBitmap(0), 0, seededRng(1)).ok).toBe(false);
+    expect(allocateNextOffset(emptyBitmap(0), 0, seededRng(1))).toEqual({ ok: false, error: { _tag: 'ErrFull', message: 'range is full', rng: seededRng(1) } });
   });
   it('is deterministic: the same seed gives the same offsets, and leaves its inputs alone', () => {
     const a = fill(emptyBitmap(1000), 62, seededRng(42), 300);

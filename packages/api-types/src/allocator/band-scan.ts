@@ -5,11 +5,15 @@
 // [bandOffset, max) is the dynamic band. A draw picks a start in the dynamic band and the scan
 // wraps around inside it; only when it is full does a second draw pick a start in the static band.
 import { bitmapForEachWord, bitmapFindClear, bitmapFromWords, bitmapSet, type Bitmap } from './bitmap.js';
+import { err, ok, type Result } from '../result.js';
+import { errFull, type ErrFull, type WithRng } from './errors.js';
 import { nextInt, type Rng } from './rng.js';
 
-export type NextOffsetResult =
-  | { readonly ok: true; readonly offset: number; readonly bitmap: Bitmap; readonly rng: Rng }
-  | { readonly ok: false; readonly rng: Rng };
+/** The offset taken, the bitmap with it set and the advanced generator; ErrFull carries the generator too. */
+export type NextOffsetResult = Result<
+  { readonly offset: number; readonly bitmap: Bitmap; readonly rng: Rng },
+  WithRng<ErrFull>
+>;
 
 /** The lowest clear offset in [from, to), or -1. */
 type FindClear = (from: number, to: number) => number;
@@ -45,11 +49,11 @@ export function pickNextOffset(bitmap: Bitmap, bandOffset: number, rng: Rng): { 
   return pick((from, to) => bitmapFindClear(bitmap, from, to), bitmap.count, bitmap.max, bandOffset, rng);
 }
 
-/** pickNextOffset, then take the offset. `ok: false` when the bitmap is full (ErrFull). */
+/** pickNextOffset, then take the offset; ErrFull (with the advanced generator) when the bitmap is full. */
 export function allocateNextOffset(bitmap: Bitmap, bandOffset: number, rng: Rng): NextOffsetResult {
   const pick = pickNextOffset(bitmap, bandOffset, rng);
-  if (pick.offset < 0) return { ok: false, rng: pick.rng };
-  return { ok: true, offset: pick.offset, bitmap: bitmapSet(bitmap, pick.offset), rng: pick.rng };
+  if (pick.offset < 0) return err({ ...errFull, rng: pick.rng });
+  return ok({ offset: pick.offset, bitmap: bitmapSet(bitmap, pick.offset), rng: pick.rng });
 }
 
 export interface NextOffsetsResult {

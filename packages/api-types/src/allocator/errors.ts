@@ -3,12 +3,18 @@
 // their own (ErrAllocated, ErrNotInRange, ErrMismatchedNetwork) with their own wording.
 // upstream: pkg/registry/core/service/allocator/interfaces.go, ipallocator/interfaces.go,
 //           portallocator/allocator.go
+import type { TaggedError } from '../result.js';
+import type { Rng } from './rng.js';
 
-/** The shape of every allocator error: a tag to switch on and upstream's message. */
-export interface AllocatorError<Tag extends string> {
-  readonly _tag: Tag;
-  readonly message: string;
-}
+/** The shape of every allocator error: the one TaggedError of ../result.ts. */
+export type AllocatorError<Tag extends string> = TaggedError<Tag>;
+
+/**
+ * The error of an operation that draws from the seeded generator: the advanced generator
+ * rides on the error value (the Result convention: state a failure must hand back is carried
+ * on its error), so that the next draw does not repeat this one.
+ */
+export type WithRng<E extends TaggedError> = E & { readonly rng: Rng };
 
 /** upstream ErrFull (ipallocator and portallocator): automatic allocation found nothing free. */
 export interface ErrFull extends AllocatorError<'ErrFull'> {
@@ -16,6 +22,17 @@ export interface ErrFull extends AllocatorError<'ErrFull'> {
 }
 
 export const errFull: ErrFull = { _tag: 'ErrFull', message: 'range is full' };
+
+/**
+ * upstream ErrNotReady (ipallocator/interfaces.go): the allocator cannot answer yet. A host
+ * returns it while an allocator has not been restored from storage; the pure allocators here
+ * never do.
+ */
+export interface ErrNotReady extends AllocatorError<'ErrNotReady'> {
+  readonly message: 'allocator not ready';
+}
+
+export const errNotReady: ErrNotReady = { _tag: 'ErrNotReady', message: 'allocator not ready' };
 
 /**
  * upstream AllocationBitmap.Restore's error when the range string of the data is not the

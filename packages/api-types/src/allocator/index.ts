@@ -19,11 +19,12 @@ export {
 } from './bitmap.js';
 export type { NextOffsetResult, NextOffsetsResult } from './band-scan.js';
 export { allocateNextOffset, allocateNextOffsets, pickNextOffset } from './band-scan.js';
-export type { AllocatorError, ErrFull, ErrInvalidSnapshot, ErrRangeMismatch } from './errors.js';
-export { errFull, errInvalidSnapshot, errRangeMismatch } from './errors.js';
+export type { AllocatorError, ErrFull, ErrInvalidSnapshot, ErrNotReady, ErrRangeMismatch, WithRng } from './errors.js';
+export { errFull, errInvalidSnapshot, errNotReady, errRangeMismatch } from './errors.js';
 export type { LeakCounters } from './leaks.js';
 export { NUM_REPAIRS_BEFORE_LEAK_CLEANUP, leakCountersFromMap, leakCountersToMap, leakHoldoff } from './leaks.js';
 export type { ErrRepair, RepairEvent } from './repair-event.js';
 export type { BitmapDraft } from './bitmap-draft.js';
 export { draftClear, draftForEach, draftHas, draftOf, draftSet, draftToBitmap, emptyDraft } from './bitmap-draft.js';
+export type { AllocatorSnapshot } from './range-allocation-snapshot.js';
 export { rangeAllocationSnapshot, rangeAllocationSnapshotBytes } from './range-allocation-snapshot.js';

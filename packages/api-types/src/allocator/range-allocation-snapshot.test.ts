@@ -19,7 +19,11 @@ describe('rangeAllocationSnapshot', () => {
 
 describe('rangeAllocationSnapshotBytes', () => {
   it('reads base64 data back to bytes', () => {
-    expect(rangeAllocationSnapshotBytes({ data: 'AgE=' })).toEqual({ ok: true, bytes: new Uint8Array([2, 1]) });
+    expect(rangeAllocationSnapshotBytes({ data: 'AgE=' })).toEqual({ ok: true, value: new Uint8Array([2, 1]) });
+    // Bytes are the other form of a snapshot: they come back as they are.
+    const bytes = new Uint8Array([2, 1]);
+    const same = rangeAllocationSnapshotBytes({ data: bytes });
+    expect(same.ok && same.value).toBe(bytes);
   });
 
   it('gives ErrInvalidSnapshot for data that is not base64', () => {

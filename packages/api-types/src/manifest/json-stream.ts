@@ -2,9 +2,14 @@
 // accepts in a file. Each text is returned with where it started, so that errors can
 // name the document.
 
-export type JsonDocument =
-  | { readonly ok: true; readonly value: unknown; readonly offset: number }
-  | { readonly ok: false; readonly error: string; readonly offset: number };
+import { err, ok, type Result, type TaggedError } from '../result.js';
+
+/** A JSON text that JSON.parse refused: its message, and where the text started. */
+export interface ErrJSON extends TaggedError<'ErrJSON'> {
+  readonly offset: number;
+}
+
+export type JsonDocument = Result<{ readonly value: unknown; readonly offset: number }, ErrJSON>;
 
 /** The end (exclusive) of the JSON value that starts at `start`, found by bracket depth. */
 function valueEnd(text: string, start: number): number {
@@ -41,9 +46,9 @@ export function splitJsonStream(text: string): JsonDocument[] {
     const end = valueEnd(text, i);
     const chunk = text.slice(i, end);
     try {
-      out.push({ ok: true, value: JSON.parse(chunk) as unknown, offset: i });
+      out.push(ok({ value: JSON.parse(chunk) as unknown, offset: i }));
     } catch (e) {
-      out.push({ ok: false, error: e instanceof Error ? e.message : String(e), offset: i });
+      out.push(err({ _tag: 'ErrJSON', message: e instanceof Error ? e.message : String(e), offset: i }));
     }
     i = end;
   }

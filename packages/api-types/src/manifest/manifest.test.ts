@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Service } from '../objects/service.js';
 import { kubectlList } from '../objects/kinds.js';
-import { formatManifestIssue, parseManifests } from './parse.js';
+import { decodeObject, formatManifestIssue, parseManifests, type ErrManifest, type Manifests, type ParseManifestsOptions } from './parse.js';
 import { printJSON, printYAML, printYAMLDocuments } from './print.js';
 
 function first<T>(items: readonly T[]): T {
@@ -11,47 +11,60 @@ function first<T>(items: readonly T[]): T {
   return item;
 }
 
+/** A stream that must parse; fails the test with ErrManifest's message otherwise. */
+function parsed(text: string, options?: ParseManifestsOptions): Manifests {
+  const result = parseManifests(text, options);
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value;
+}
+
+/** A stream that must not parse. */
+function refused(text: string, options?: ParseManifestsOptions): ErrManifest {
+  const result = parseManifests(text, options);
+  if (result.ok) throw new Error('expected ErrManifest');
+  return result.error;
+}
+
 const dump = readFileSync(new URL('./fixtures/cluster-dump.json', import.meta.url), 'utf8');
 
 describe('a kubectl get svc,endpoints,endpointslices,pods -A -o json dump', () => {
-  const parsed = parseManifests(dump);
+  const result = parseManifests(dump);
+  const { objects } = parsed(dump);
 
   it('parses into typed objects of three namespaces, with no errors', () => {
-    expect(parsed.errors).toEqual([]);
-    expect(parsed.objects.map((o) => o.kind)).toEqual([
+    expect(result.ok).toBe(true);
+    expect(objects.map((o) => o.kind)).toEqual([
       ...Array<string>(4).fill('Service'),
       ...Array<string>(4).fill('Endpoints'),
       ...Array<string>(5).fill('EndpointSlice'),
       ...Array<string>(5).fill('Pod'),
     ]);
-    expect(new Set(parsed.objects.map((o) => o.metadata.namespace))).toEqual(new Set(['default', 'kube-system', 'shop']));
-    const web = parsed.objects.find((o): o is Service => o.kind === 'Service' && o.metadata.name === 'web');
+    expect(new Set(objects.map((o) => o.metadata.namespace))).toEqual(new Set(['default', 'kube-system', 'shop']));
+    const web = objects.find((o): o is Service => o.kind === 'Service' && o.metadata.name === 'web');
     expect(web?.spec?.ports?.[0]?.targetPort).toBe('http');
     expect(web?.spec?.sessionAffinityConfig?.clientIP?.timeoutSeconds).toBe(10800);
   });
 
   it('prints back byte for byte, fields it does not model included', () => {
-    expect(printJSON(kubectlList(parsed.objects))).toBe(dump);
+    expect(printJSON(kubectlList(objects))).toBe(dump);
     // A container spec is not modelled, and still survives.
     expect(dump).toContain('"imagePullPolicy": "IfNotPresent"');
   });
 
   it('keeps a null endpoints list of an empty slice as null', () => {
-    const empty = parsed.objects.find((o) => o.metadata.name === 'empty-8c2jq');
+    const empty = objects.find((o) => o.metadata.name === 'empty-8c2jq');
     expect(empty).toMatchObject({ kind: 'EndpointSlice', endpoints: null, ports: null });
   });
 
   it('goes through YAML and back to the same objects', () => {
-    const yaml = printYAML(kubectlList(parsed.objects));
-    const again = parseManifests(yaml);
-    expect(again.errors).toEqual([]);
-    expect(again.objects).toEqual(parsed.objects);
+    const yaml = printYAML(kubectlList(objects));
+    expect(parsed(yaml).objects).toEqual(objects);
   });
 });
 
 describe('YAML as kubectl prints it', () => {
   it('sorts keys, does not indent sequences, and quotes strings YAML 1.1 would read otherwise', () => {
-    const { objects } = parseManifests(`{"apiVersion":"v1","kind":"Service","metadata":{"name":"web","creationTimestamp":"2026-11-02T09:00:00Z","labels":{"app10":"on","app2":"80"}},"spec":{"ports":[{"port":80,"targetPort":"8080"}],"clusterIP":""}}`);
+    const { objects } = parsed(`{"apiVersion":"v1","kind":"Service","metadata":{"name":"web","creationTimestamp":"2026-11-02T09:00:00Z","labels":{"app10":"on","app2":"80"}},"spec":{"ports":[{"port":80,"targetPort":"8080"}],"clusterIP":""}}`);
     expect(printYAML(first(objects))).toBe(
       [
         'apiVersion: v1',
@@ -73,24 +86,23 @@ describe('YAML as kubectl prints it', () => {
   });
 
   it('writes multi-document streams that read back', () => {
-    const { objects } = parseManifests(dump);
+    const { objects } = parsed(dump);
     const text = printYAMLDocuments(objects.slice(0, 3));
     expect(text.startsWith('---\napiVersion: v1\n')).toBe(true);
-    expect(parseManifests(text).objects).toEqual(objects.slice(0, 3));
+    expect(parsed(text).objects).toEqual(objects.slice(0, 3));
   });
 
   it("escapes <, > and & in JSON as Go's encoder does", () => {
-    const { objects } = parseManifests('{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a","annotations":{"x":"<b> & </b>"}}}');
+    const { objects } = parsed('{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a","annotations":{"x":"<b> & </b>"}}}');
     expect(printJSON(first(objects))).toContain('"x": "\\u003cb\\u003e \\u0026 \\u003c/b\\u003e"');
   });
 });
 
 describe('reading manifests', () => {
   it('reads YAML 1.1 scalars as kubectl does, and keeps timestamps as strings', () => {
-    const { objects, errors } = parseManifests(
+    const { objects } = parsed(
       'apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  creationTimestamp: 2026-11-02T09:00:00Z\nspec:\n  publishNotReadyAddresses: yes\n  ports:\n  - port: 0x50\n',
     );
-    expect(errors).toEqual([]);
     expect(objects[0]).toMatchObject({
       metadata: { creationTimestamp: '2026-11-02T09:00:00Z' },
       spec: { publishNotReadyAddresses: true, ports: [{ port: 80 }] },
@@ -98,8 +110,8 @@ describe('reading manifests', () => {
   });
 
   it('reads on, yes, y and n as booleans, as go-yaml v2 does, so a string field refuses them', () => {
-    const result = parseManifests('apiVersion: v1\nkind: Namespace\nmetadata:\n  name: n\n  labels: {enabled: on}\n');
-    expect(result.errors.map(formatManifestIssue)).toEqual([
+    const error = refused('apiVersion: v1\nkind: Namespace\nmetadata:\n  name: n\n  labels: {enabled: on}\n');
+    expect(error.causes.map(formatManifestIssue)).toEqual([
       'document 1 (Namespace): metadata.name: expected string, got boolean false',
       'document 1 (Namespace): metadata.labels[enabled]: expected string, got boolean true',
     ]);
@@ -112,57 +124,90 @@ describe('reading manifests', () => {
     ].join('\n---\n');
     const result = parseManifests(text);
     expect(result.ok).toBe(false);
-    expect(result.objects).toHaveLength(1);
-    expect(result.errors.map(formatManifestIssue)).toEqual([
+    const error = refused(text);
+    expect(error._tag).toBe('ErrManifest');
+    // The document that decoded is carried on the error.
+    expect(error.objects.map((o) => o.metadata.name)).toEqual(['ok']);
+    const lines = [
       'document 2 (Service shop/web): metadata.labels[tier]: expected string, got integer 3',
       'document 2 (Service shop/web): spec.ports[0].port: expected number, got string "80"',
       'document 2 (Service shop/web): spec.ports[1].port: integer 99999999999 is out of range for a 32-bit integer',
       'document 2 (Service shop/web): spec.ports[1].targetPort: expected an integer or a string, got array',
-    ]);
+    ];
+    expect(error.causes.map(formatManifestIssue)).toEqual(lines);
+    // message is the causes printed with formatManifestIssue, one a line.
+    expect(error.message).toBe(lines.join('\n'));
   });
 
   it('refuses unknown kinds, or skips them in tolerant mode', () => {
     const text = 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n';
-    const strict = parseManifests(text);
-    expect(strict.errors.map(formatManifestIssue)).toEqual([
+    const strict = refused(text);
+    expect(strict.causes.map(formatManifestIssue)).toEqual([
       'document 1 (Deployment d): no matches for kind "Deployment" in version "apps/v1"',
     ]);
-    const tolerant = parseManifests(text, { tolerant: true });
-    expect(tolerant.ok).toBe(true);
-    expect(tolerant.skipped).toHaveLength(1);
+    expect(strict.skipped).toEqual([]);
+    expect(parseManifests(text, { tolerant: true }).ok).toBe(true);
+    const tolerant = parsed(text, { tolerant: true });
+    expect(tolerant.skipped.map(formatManifestIssue)).toEqual(strict.causes.map(formatManifestIssue));
     expect(tolerant.objects.map((o) => o.metadata.name)).toEqual(['ns']);
   });
 
   it('reports a kind under the wrong apiVersion, and a missing kind', () => {
-    const result = parseManifests('apiVersion: v1\nkind: EndpointSlice\nmetadata: {name: s}\naddressType: IPv4\n---\napiVersion: v1\nmetadata: {name: x}\n');
-    expect(result.errors.map((e) => e.message)).toEqual([
+    const error = refused('apiVersion: v1\nkind: EndpointSlice\nmetadata: {name: s}\naddressType: IPv4\n---\napiVersion: v1\nmetadata: {name: x}\n');
+    expect(error.causes.map((e) => e.message)).toEqual([
       'no matches for kind "EndpointSlice" in version "v1"',
       `Object 'Kind' is missing in '{"apiVersion":"v1","metadata":{"name":"x"}}'`,
     ]);
   });
 
   it('skips empty documents and reports YAML syntax errors with their line', () => {
-    const result = parseManifests('---\n# only a comment\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: a\n');
-    expect(result.objects).toEqual([]);
-    expect(result.errors).toHaveLength(1);
-    expect(result.errors[0]?.document).toBe(2);
-    expect(result.errors[0]?.message).toMatch(/^YAML: line \d+, column \d+: /);
+    const error = refused('---\n# only a comment\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: a\n');
+    expect(error.objects).toEqual([]);
+    expect(error.causes).toHaveLength(1);
+    expect(error.causes[0]?.document).toBe(2);
+    expect(error.causes[0]?.message).toMatch(/^YAML: line \d+, column \d+: /);
   });
 
   it('reads a stream of JSON objects and a typed list whose items carry no kind', () => {
     const text = '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a"}}\n{"apiVersion":"v1","kind":"ServiceList","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"s","namespace":"a"},"spec":{"ports":[{"port":80}]}}]}';
-    const result = parseManifests(text);
-    expect(result.errors).toEqual([]);
-    expect(result.objects.map((o) => `${o.apiVersion} ${o.kind} ${o.metadata.name}`)).toEqual(['v1 Namespace a', 'v1 Service s']);
+    expect(parseManifests(text).ok).toBe(true);
+    expect(parsed(text).objects.map((o) => `${o.apiVersion} ${o.kind} ${o.metadata.name}`)).toEqual(['v1 Namespace a', 'v1 Service s']);
   });
 
   it('reports a broken JSON document and goes on with the next', () => {
-    const result = parseManifests('{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a"},}\n{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"b"}}');
-    expect(result.objects.map((o) => o.metadata.name)).toEqual(['b']);
-    expect(result.errors.map((e) => [e.document, e.message.startsWith('JSON: document starting at line 1, column 1: ')])).toEqual([[1, true]]);
+    const error = refused('{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a"},}\n{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"b"}}');
+    expect(error.objects.map((o) => o.metadata.name)).toEqual(['b']);
+    expect(error.causes.map((e) => [e.document, e.message.startsWith('JSON: document starting at line 1, column 1: ')])).toEqual([[1, true]]);
   });
 
   it('refuses a document that is not an object', () => {
-    expect(parseManifests('- a\n- b\n').errors.map(formatManifestIssue)).toEqual(['document 1: expected an object, got array']);
+    expect(refused('- a\n- b\n').causes.map(formatManifestIssue)).toEqual(['document 1: expected an object, got array']);
+  });
+});
+
+describe('decodeObject', () => {
+  it('gives the typed object as the value', () => {
+    const raw = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a' } };
+    expect(decodeObject(raw)).toEqual({ ok: true, value: raw });
+  });
+
+  it('tags a kind this project does not model ErrNoKindMatch, with upstream text', () => {
+    expect(decodeObject({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' } })).toEqual({
+      ok: false,
+      error: {
+        _tag: 'ErrNoKindMatch',
+        message: 'no matches for kind "Deployment" in version "apps/v1"',
+        causes: [{ kind: 'Deployment', name: 'd', message: 'no matches for kind "Deployment" in version "apps/v1"' }],
+      },
+    });
+  });
+
+  it('tags bad fields ErrDecode, one cause per field, and prints them one a line', () => {
+    const result = decodeObject({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 1, labels: { a: 2 } } });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error._tag).toBe('ErrDecode');
+    expect(result.error.causes.map((c) => c.field)).toEqual(['metadata.name', 'metadata.labels[a]']);
+    expect(result.error.message).toBe('metadata.name: expected string, got integer 1\nmetadata.labels[a]: expected string, got integer 2');
   });
 });

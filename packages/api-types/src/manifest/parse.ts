@@ -7,6 +7,7 @@
 import { parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
 import { isKnownKind, KINDS, ListEnvelopeSchema, type KubeObject } from '../objects/kinds.js';
+import { err, ok, type Result, type TaggedError } from '../result.js';
 import { lineColumn, splitJsonStream } from './json-stream.js';
 
 export interface ManifestIssue {
@@ -25,22 +26,48 @@ export interface ManifestIssue {
 export interface ParseManifestsOptions {
   /**
    * Tolerant mode, for cluster dumps: a document of a kind this project does not model
-   * (a Deployment, a ConfigMap) is reported in `skipped` instead of `errors`.
+   * (a Deployment, a ConfigMap) is reported in `skipped` instead of as an error.
    */
   readonly tolerant?: boolean;
   /** 'auto' (default) reads JSON when the text starts with `{` or `[`, YAML otherwise. */
   readonly format?: 'auto' | 'json' | 'yaml';
 }
 
-export interface ParseManifestsResult {
-  readonly ok: boolean;
+/** What a manifest stream decoded to. */
+export interface Manifests {
   /** The objects in stream order, lists flattened. */
   readonly objects: KubeObject[];
-  readonly errors: ManifestIssue[];
+  /** Documents of kinds this project does not model, in tolerant mode. */
   readonly skipped: ManifestIssue[];
 }
 
-/** `document 2, items[3] (Service default/web): spec.ports[0].port: …` */
+/**
+ * A stream with at least one bad document. The documents that did decode are carried on the
+ * error (`objects`, `skipped`), so a partly bad stream is still usable; `causes` lists every
+ * problem, and `message` is them printed with formatManifestIssue, one a line.
+ */
+export interface ErrManifest extends TaggedError<'ErrManifest'>, Manifests {
+  readonly causes: readonly ManifestIssue[];
+}
+
+export type ParseManifestsResult = Result<Manifests, ErrManifest>;
+
+/**
+ * One object that does not decode. `ErrNoKindMatch` is upstream's NoKindMatchError (a kind or
+ * apiVersion this project does not model); `ErrDecode` is everything else. `causes` lists the
+ * problems (several when several fields are wrong), and `message` is them as `field: message`,
+ * one a line.
+ */
+export interface ErrDecode extends TaggedError<'ErrDecode' | 'ErrNoKindMatch'> {
+  readonly causes: readonly Omit<ManifestIssue, 'document'>[];
+}
+
+export type DecodeObjectResult = Result<KubeObject, ErrDecode>;
+
+/**
+ * THE way to print a manifest error: `document 2, items[3] (Service default/web):
+ * spec.ports[0].port: …`. ErrManifest's `message` is its causes printed with it, one a line.
+ */
 export function formatManifestIssue(issue: ManifestIssue): string {
   let where = `document ${issue.document}`;
   if (issue.item !== undefined) where += `, items[${issue.item}]`;
@@ -51,9 +78,11 @@ export function formatManifestIssue(issue: ManifestIssue): string {
   return `${where}: ${issue.field ? issue.field + ': ' : ''}${issue.message}`;
 }
 
-type RawDocument =
-  | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly error: string };
+type RawDocument = Result<unknown, TaggedError<'ErrSyntax'>>;
+
+function syntaxError(message: string): RawDocument {
+  return err({ _tag: 'ErrSyntax', message });
+}
 
 // YAML as kubectl reads it (go-yaml v2): YAML 1.1 scalars (`on`, `yes`, `0x1F`, `010`),
 // merge keys, duplicate keys refused; timestamps stay strings, as sigs.k8s.io/yaml
@@ -72,23 +101,23 @@ function yamlDocuments(text: string): RawDocument[] {
     if (doc.errors.length > 0) {
       const [first] = doc.errors;
       const { line, column } = lineColumn(text, first?.pos[0] ?? 0);
-      out.push({ ok: false, error: `YAML: line ${line}, column ${column}: ${first?.message.split('\n')[0] ?? ''}` });
+      out.push(syntaxError(`YAML: line ${line}, column ${column}: ${first?.message.split('\n')[0] ?? ''}`));
       continue;
     }
     try {
-      out.push({ ok: true, value: doc.toJS({ maxAliasCount: 1000 }) as unknown });
+      out.push(ok(doc.toJS({ maxAliasCount: 1000 }) as unknown));
     } catch (e) {
-      out.push({ ok: false, error: `YAML: ${e instanceof Error ? e.message : String(e)}` });
+      out.push(syntaxError(`YAML: ${e instanceof Error ? e.message : String(e)}`));
     }
   }
   return out;
 }
 
 function jsonDocuments(text: string): RawDocument[] {
-  return splitJsonStream(text).map((d) => {
-    if (d.ok) return { ok: true, value: d.value };
-    const { line, column } = lineColumn(text, d.offset);
-    return { ok: false, error: `JSON: document starting at line ${line}, column ${column}: ${d.error}` };
+  return splitJsonStream(text).map((d): RawDocument => {
+    if (d.ok) return ok(d.value.value);
+    const { line, column } = lineColumn(text, d.error.offset);
+    return syntaxError(`JSON: document starting at line ${line}, column ${column}: ${d.error.message}`);
   });
 }
 
@@ -154,7 +183,10 @@ function issueMessage(issue: z.core.$ZodIssue, root: unknown): string {
   }
 }
 
-type Decoded = { ok: true; object: KubeObject } | { ok: false; issues: Omit<ManifestIssue, 'document'>[]; unknownKind: boolean };
+function decodeError(tag: ErrDecode['_tag'], causes: Omit<ManifestIssue, 'document'>[]): DecodeObjectResult {
+  const message = causes.map((c) => `${c.field ? c.field + ': ' : ''}${c.message}`).join('\n');
+  return err({ _tag: tag, message, causes });
+}
 
 function identity(raw: Record<string, unknown>): Pick<ManifestIssue, 'kind' | 'namespace' | 'name'> {
   const meta = isRecord(raw['metadata']) ? raw['metadata'] : {};
@@ -166,38 +198,39 @@ function identity(raw: Record<string, unknown>): Pick<ManifestIssue, 'kind' | 'n
 }
 
 /** Decodes one object, already parsed from JSON or YAML, into its typed form. */
-export function decodeObject(raw: unknown): Decoded {
-  if (!isRecord(raw)) {
-    return { ok: false, unknownKind: false, issues: [{ message: `expected an object, got ${jsonType(raw)}` }] };
-  }
+export function decodeObject(raw: unknown): DecodeObjectResult {
+  if (!isRecord(raw)) return decodeError('ErrDecode', [{ message: `expected an object, got ${jsonType(raw)}` }]);
   const id = identity(raw);
   // upstream: staging/src/k8s.io/apimachinery/pkg/runtime/serializer/json/meta.go and
   // runtime/error.go (missing kind), meta/restmapper.go (NoKindMatchError)
   if (typeof raw['kind'] !== 'string' || raw['kind'] === '') {
-    return { ok: false, unknownKind: false, issues: [{ ...id, message: `Object 'Kind' is missing in '${JSON.stringify(raw)}'` }] };
+    return decodeError('ErrDecode', [{ ...id, message: `Object 'Kind' is missing in '${JSON.stringify(raw)}'` }]);
   }
   const kind = raw['kind'];
   const apiVersion = typeof raw['apiVersion'] === 'string' ? raw['apiVersion'] : '';
   if (apiVersion === '') {
-    return { ok: false, unknownKind: false, issues: [{ ...id, message: `Object 'apiVersion' is missing in '${JSON.stringify(raw)}'` }] };
+    return decodeError('ErrDecode', [{ ...id, message: `Object 'apiVersion' is missing in '${JSON.stringify(raw)}'` }]);
   }
   if (!isKnownKind(kind) || KINDS[kind].apiVersion !== apiVersion) {
-    return { ok: false, unknownKind: true, issues: [{ ...id, message: `no matches for kind "${kind}" in version "${apiVersion}"` }] };
+    return decodeError('ErrNoKindMatch', [{ ...id, message: `no matches for kind "${kind}" in version "${apiVersion}"` }]);
   }
   const result = KINDS[kind].schema.safeParse(raw);
-  if (result.success) return { ok: true, object: result.data };
-  return {
-    ok: false,
-    unknownKind: false,
-    issues: result.error.issues.map((issue) => ({ ...id, field: fieldPath(issue.path), message: issueMessage(issue, raw) })),
-  };
+  if (result.success) return ok(result.data);
+  return decodeError(
+    'ErrDecode',
+    result.error.issues.map((issue) => ({ ...id, field: fieldPath(issue.path), message: issueMessage(issue, raw) })),
+  );
 }
 
 function looksLikeList(raw: Record<string, unknown>): boolean {
   return typeof raw['kind'] === 'string' && raw['kind'].endsWith('List') && 'items' in raw;
 }
 
-/** Parses a manifest stream into typed objects. Never throws. */
+/**
+ * Parses a manifest stream into typed objects. Never throws. Ok when every document decoded
+ * (or, in tolerant mode, was skipped as an unmodelled kind); otherwise ErrManifest, which
+ * still carries the objects that did decode.
+ */
 export function parseManifests(text: string, options: ParseManifestsOptions = {}): ParseManifestsResult {
   const format = options.format ?? 'auto';
   const json = format === 'json' || (format === 'auto' && /^\s*[[{]/.test(text));
@@ -209,14 +242,14 @@ export function parseManifests(text: string, options: ParseManifestsOptions = {}
   const take = (raw: unknown, document: number, item?: number): void => {
     const decoded = decodeObject(raw);
     const at = item === undefined ? { document } : { document, item };
-    if (decoded.ok) objects.push(decoded.object);
-    else for (const issue of decoded.issues) (decoded.unknownKind && options.tolerant ? skipped : errors).push({ ...at, ...issue });
+    if (decoded.ok) objects.push(decoded.value);
+    else for (const issue of decoded.error.causes) (decoded.error._tag === 'ErrNoKindMatch' && options.tolerant ? skipped : errors).push({ ...at, ...issue });
   };
 
   documents.forEach((doc, i) => {
     const document = i + 1;
     if (!doc.ok) {
-      errors.push({ document, message: doc.error });
+      errors.push({ document, message: doc.error.message });
       return;
     }
     // kubectl skips empty documents (`---` twice, a file of comments).
@@ -242,5 +275,6 @@ export function parseManifests(text: string, options: ParseManifestsOptions = {}
     }
     take(doc.value, document);
   });
-  return { ok: errors.length === 0, objects, errors, skipped };
+  if (errors.length === 0) return ok({ objects, skipped });
+  return err({ _tag: 'ErrManifest', message: errors.map(formatManifestIssue).join('\n'), causes: errors, objects, skipped });
 }

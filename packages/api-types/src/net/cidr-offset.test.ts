@@ -5,7 +5,7 @@ import { formatIP } from './ip.js';
 
 function at(block: string, offset: bigint | number): string {
   const r = addressAtOffset(cidr(block), offset);
-  return r.ok ? formatIP(r.value) : r.error;
+  return r.ok ? formatIP(r.value) : r.error.message;
 }
 
 describe('addressAtOffset, as netutils.GetIndexedIP', () => {
@@ -45,7 +45,7 @@ describe('addressAtOffset, as netutils.GetIndexedIP', () => {
     const mapped = (0xffffn << 32n) | 0x0a00_0001n;
     expect(addressAtOffset(block, mapped)).toEqual({
       ok: false,
-      error: `can't generate IP with index ${mapped} from subnet. subnet too small. subnet: "::/64"`,
+      error: { _tag: 'ErrSubnetTooSmall', message: `can't generate IP with index ${mapped} from subnet. subnet too small. subnet: "::/64"` },
     });
     expect(at('::/64', (0xffffn << 32n) - 1n)).toBe('::fffe:ffff:ffff');
     expect(at('::/64', 0x1_0000_0000_0000n)).toBe('::1:0:0:0');
@@ -83,7 +83,7 @@ describe('offsetOf', () => {
   ])('%s does not hold %s', (block, address) => {
     expect(offsetOf(cidr(block), ip(address))).toEqual({
       ok: false,
-      error: `IP ${formatIP(ip(address))} is not in subnet "${block}"`,
+      error: { _tag: 'ErrNotInSubnet', message: `IP ${formatIP(ip(address))} is not in subnet "${block}"` },
     });
   });
 });
@@ -91,6 +91,6 @@ describe('offsetOf', () => {
 describe('negative offsets (docs/deviations.md)', () => {
   test('are refused with the out-of-range error, where upstream would drop the sign', () => {
     const r = addressAtOffset(cidr('::/64'), -5n);
-    expect(r).toEqual({ ok: false, error: `can't generate IP with index -5 from subnet. subnet too small. subnet: "::/64"` });
+    expect(r).toEqual({ ok: false, error: { _tag: 'ErrSubnetTooSmall', message: `can't generate IP with index -5 from subnet. subnet too small. subnet: "::/64"` } });
   });
 });

@@ -5,7 +5,8 @@
 import { formatCIDR, cidrContains, type CIDR } from './cidr.js';
 import { cidrSize } from './cidr-size.js';
 import { formatIP, isIPv4MappedValue, type IP } from './ip.js';
-import { failure, success, type NetResult } from './result.js';
+import { ok, type Result } from '../result.js';
+import { netError, type ErrNotInSubnet, type ErrSubnetTooSmall } from './errors.js';
 
 function toBigIntOffset(offset: bigint | number): bigint {
   if (typeof offset === 'bigint') return offset;
@@ -24,26 +25,27 @@ function toBigIntOffset(offset: bigint | number): bigint {
  *
  * Throws RangeError when a number offset is not a safe integer (a programmer error).
  */
-export function addressAtOffset(cidr: CIDR, offset: bigint | number): NetResult<IP> {
+export function addressAtOffset(cidr: CIDR, offset: bigint | number): Result<IP, ErrSubnetTooSmall> {
   const k = toBigIntOffset(offset);
   const value = cidr.network.value + k;
   if (k < 0n || k >= cidrSize(cidr) || (cidr.network.family === 6 && isIPv4MappedValue(value))) {
-    return failure(
+    return netError(
+      'ErrSubnetTooSmall',
       `can't generate IP with index ${k} from subnet. subnet too small. subnet: "${formatCIDR(cidr)}"`,
     );
   }
-  return success({ family: cidr.network.family, value });
+  return ok({ family: cidr.network.family, value });
 }
 
 /** Upstream's name for addressAtOffset (k8s.io/utils/net GetIndexedIP(subnet, index)). */
-export function getIndexedIP(cidr: CIDR, index: bigint | number): NetResult<IP> {
+export function getIndexedIP(cidr: CIDR, index: bigint | number): Result<IP, ErrSubnetTooSmall> {
   return addressAtOffset(cidr, index);
 }
 
 /** The offset of `ip` from the network address, or an error when the block does not contain it. */
-export function offsetOf(cidr: CIDR, ip: IP): NetResult<bigint> {
+export function offsetOf(cidr: CIDR, ip: IP): Result<bigint, ErrNotInSubnet> {
   if (!cidrContains(cidr, ip)) {
-    return failure(`IP ${formatIP(ip)} is not in subnet "${formatCIDR(cidr)}"`);
+    return netError('ErrNotInSubnet', `IP ${formatIP(ip)} is not in subnet "${formatCIDR(cidr)}"`);
   }
-  return success(ip.value - cidr.network.value);
+  return ok(ip.value - cidr.network.value);
 }

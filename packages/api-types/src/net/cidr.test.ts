@@ -15,7 +15,7 @@ import { formatIP } from './ip.js';
 /** "ip network" as Go prints ParseCIDR's two results, or the error. */
 function show(s: string, parse = parseCIDR): string {
   const r = parse(s);
-  return r.ok ? `${formatIP(r.value.ip)} ${formatCIDR(r.value.cidr)}` : r.error;
+  return r.ok ? `${formatIP(r.value.ip)} ${formatCIDR(r.value.cidr)}` : r.error.message;
 }
 
 describe('parseCIDR, as net.ParseCIDR', () => {
@@ -77,7 +77,7 @@ describe('parseCIDR, as net.ParseCIDR', () => {
     'fe80::1%eth0/64',
     '/24',
   ])('%j is invalid with Go\'s text', (input) => {
-    expect(parseCIDR(input)).toEqual({ ok: false, error: `invalid CIDR address: ${input}` });
+    expect(parseCIDR(input)).toEqual({ ok: false, error: { _tag: 'ErrInvalidCIDR', message: `invalid CIDR address: ${input}` } });
   });
 
   test('prefix length up to the dtoi limit is parsed then range-checked', () => {
@@ -97,8 +97,8 @@ describe('parseCIDRSloppy, as netutils.ParseCIDRSloppy', () => {
   });
 
   test('still rejects what is not a CIDR', () => {
-    expect(parseCIDRSloppy('0256.0.0.0/8')).toEqual({ ok: false, error: 'invalid CIDR address: 0256.0.0.0/8' });
-    expect(parseCIDRSloppy('10.0.0.0')).toEqual({ ok: false, error: 'invalid CIDR address: 10.0.0.0' });
+    expect(parseCIDRSloppy('0256.0.0.0/8')).toEqual({ ok: false, error: { _tag: 'ErrInvalidCIDR', message: 'invalid CIDR address: 0256.0.0.0/8' } });
+    expect(parseCIDRSloppy('10.0.0.0')).toEqual({ ok: false, error: { _tag: 'ErrInvalidCIDR', message: 'invalid CIDR address: 10.0.0.0' } });
   });
 });
 
@@ -121,12 +121,12 @@ describe('parseCIDRStrict', () => {
   ])('%s has host bits set', (input, network) => {
     expect(parseCIDRStrict(input)).toEqual({
       ok: false,
-      error: `invalid CIDR value "${input}": host bits are set; did you mean "${network}"?`,
+      error: { _tag: 'ErrInvalidCIDR', message: `invalid CIDR value "${input}": host bits are set; did you mean "${network}"?` },
     });
   });
 
   test('passes parse errors through', () => {
-    expect(parseCIDRStrict('10.0.0.0/33')).toEqual({ ok: false, error: 'invalid CIDR address: 10.0.0.0/33' });
+    expect(parseCIDRStrict('10.0.0.0/33')).toEqual({ ok: false, error: { _tag: 'ErrInvalidCIDR', message: 'invalid CIDR address: 10.0.0.0/33' } });
   });
 });
 

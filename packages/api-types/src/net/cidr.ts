@@ -6,7 +6,8 @@
 // IPv4 (networkNumberAndMask), so "::ffff:10.0.0.0/104" is the IPv4 block 10.0.0.0/8 here.
 
 import { familyBits, formatIP, MAPPED_BASE, parseAddress, type IP, type IPVersion } from './ip.js';
-import { failure, success, type NetResult } from './result.js';
+import { ok, type Err, type Result } from '../result.js';
+import { netError, type ErrInvalidCIDR } from './errors.js';
 
 export interface CIDR {
   readonly network: IP;
@@ -57,11 +58,11 @@ function parsePrefixLength(s: string, start: number): number {
   return n;
 }
 
-function invalidCIDR(s: string): NetResult<never> {
-  return failure(`invalid CIDR address: ${s}`);
+function invalidCIDR(s: string): Err<ErrInvalidCIDR> {
+  return netError('ErrInvalidCIDR', `invalid CIDR address: ${s}`);
 }
 
-function parse(s: string, sloppy: boolean): NetResult<ParsedCIDR> {
+function parse(s: string, sloppy: boolean): Result<ParsedCIDR, ErrInvalidCIDR> {
   const slash = s.indexOf('/');
   if (slash < 0) return invalidCIDR(s);
   const text = s.slice(0, slash);
@@ -74,12 +75,12 @@ function parse(s: string, sloppy: boolean): NetResult<ParsedCIDR> {
   if (n < 0 || n > writtenBits) return invalidCIDR(s);
 
   if (writtenBits === 128 && ip.family === 4) {
-    if (n >= 96) return success({ ip, cidr: cidrFromIP(ip, n - 96) });
+    if (n >= 96) return ok({ ip, cidr: cidrFromIP(ip, n - 96) });
     // Go masks the 16-byte mapped form; below /96 the ffff marker loses bits, and the
     // result is an IPv6 block that does not contain the address it was written with.
-    return success({ ip, cidr: { network: { family: 6, value: masked(MAPPED_BASE | ip.value, 128 - n) }, prefix: n } });
+    return ok({ ip, cidr: { network: { family: 6, value: masked(MAPPED_BASE | ip.value, 128 - n) }, prefix: n } });
   }
-  return success({ ip, cidr: cidrFromIP(ip, n) });
+  return ok({ ip, cidr: cidrFromIP(ip, n) });
 }
 
 /**
@@ -88,7 +89,7 @@ function parse(s: string, sloppy: boolean): NetResult<ParsedCIDR> {
  * IPv6 text. Host bits are allowed and cleared in `cidr`; `ip` keeps them. The error text is
  * Go's ParseError: `invalid CIDR address: <s>`.
  */
-export function parseCIDR(s: string): NetResult<ParsedCIDR> {
+export function parseCIDR(s: string): Result<ParsedCIDR, ErrInvalidCIDR> {
   return parse(s, false);
 }
 
@@ -97,7 +98,7 @@ export function parseCIDR(s: string): NetResult<ParsedCIDR> {
  * as parseCIDR, but IPv4 octets may carry leading zeros, read as decimal. This is what
  * apiserver validation and the --service-cluster-ip-range flag use.
  */
-export function parseCIDRSloppy(s: string): NetResult<ParsedCIDR> {
+export function parseCIDRSloppy(s: string): Result<ParsedCIDR, ErrInvalidCIDR> {
   return parse(s, true);
 }
 
@@ -105,14 +106,14 @@ export function parseCIDRSloppy(s: string): NetResult<ParsedCIDR> {
  * parseCIDR that refuses host bits, for places where "10.96.0.1/12" is more likely a typo
  * than a request for 10.96.0.0/12. Returns the block itself.
  */
-export function parseCIDRStrict(s: string): NetResult<CIDR> {
+export function parseCIDRStrict(s: string): Result<CIDR, ErrInvalidCIDR> {
   const parsed = parse(s, false);
   if (!parsed.ok) return parsed;
   const { ip, cidr } = parsed.value;
   if (ip.family !== cidr.network.family || ip.value !== cidr.network.value) {
-    return failure(`invalid CIDR value "${s}": host bits are set; did you mean "${formatCIDR(cidr)}"?`);
+    return netError('ErrInvalidCIDR', `invalid CIDR value "${s}": host bits are set; did you mean "${formatCIDR(cidr)}"?`);
   }
-  return success(cidr);
+  return ok(cidr);
 }
 
 /** Go's IPNet.String() for a canonical mask: `network/prefix`, the network as formatIP prints it. */

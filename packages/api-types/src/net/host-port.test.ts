@@ -54,7 +54,7 @@ describe('splitHostPort, as net.SplitHostPort', () => {
     ['foo]bar:baz', "address foo]bar:baz: unexpected ']' in address"],
     ['', 'missing port in address'],
   ])('%j fails: %s', (hostport, error) => {
-    expect(splitHostPort(hostport)).toEqual({ ok: false, error });
+    expect(splitHostPort(hostport)).toEqual({ ok: false, error: { _tag: 'ErrAddr', message: error } });
   });
 
   test('split undoes join for IPv4, IPv6 and names', () => {

@@ -2,7 +2,8 @@
 // Endpoints, kube-proxy rule comments and the apiserver's advertise address all print
 // IPv6 hosts in brackets this way.
 
-import { failure, success, type NetResult } from './result.js';
+import { ok, type Err, type Result } from '../result.js';
+import { netError, type ErrAddr } from './errors.js';
 
 export interface HostPort {
   readonly host: string;
@@ -15,15 +16,15 @@ export function joinHostPort(host: string, port: string | number): string {
 }
 
 /** Go's AddrError text: "address <addr>: <why>", or just <why> for an empty address. */
-function addrError(addr: string, why: string): NetResult<never> {
-  return failure(addr === '' ? why : `address ${addr}: ${why}`);
+function addrError(addr: string, why: string): Err<ErrAddr> {
+  return netError('ErrAddr', addr === '' ? why : `address ${addr}: ${why}`);
 }
 
 /**
  * Go's net.SplitHostPort with its error texts. Like Go it checks only the shape: the host may
  * be a name or carry a zone, the port may be empty or a service name.
  */
-export function splitHostPort(hostport: string): NetResult<HostPort> {
+export function splitHostPort(hostport: string): Result<HostPort, ErrAddr> {
   const missingPort = 'missing port in address';
   const tooManyColons = 'too many colons in address';
   const colon = hostport.lastIndexOf(':');
@@ -48,5 +49,5 @@ export function splitHostPort(hostport: string): NetResult<HostPort> {
   }
   if (hostport.indexOf('[', noOpenFrom) >= 0) return addrError(hostport, "unexpected '[' in address");
   if (hostport.indexOf(']', noCloseFrom) >= 0) return addrError(hostport, "unexpected ']' in address");
-  return success({ host, port: hostport.slice(colon + 1) });
+  return ok({ host, port: hostport.slice(colon + 1) });
 }

@@ -1,4 +1,4 @@
-export type { NetResult } from './result.js';
+export type { ErrAddr, ErrInvalidCIDR, ErrInvalidIP, ErrNotInSubnet, ErrSubnetTooSmall, NetError } from './errors.js';
 export type { IP, IPVersion } from './ip.js';
 export {
   compareIP,

@@ -116,7 +116,7 @@ describe('parseIP and formatIP, as net.ParseIP and net.IP.String', () => {
   ])('%j is not an IP', (input) => {
     const r = parseIP(input);
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.error).toBe(`invalid IP address: ${input}`);
+    if (!r.ok) expect(r.error).toEqual({ _tag: 'ErrInvalidIP', message: `invalid IP address: ${input}` });
   });
 });
 
@@ -140,7 +140,7 @@ describe('parseIPSloppy, as netutils.ParseIPSloppy', () => {
   test.each(['0256.0.0.1', '1.2.3.0400', 'fe80::1%eth0', '10000::', '0x10.1.1.1', '1.2.3', '', '::1.2.3.04.5'])(
     '%j is still not an IP',
     (input) => {
-      expect(parseIPSloppy(input)).toEqual({ ok: false, error: `invalid IP address: ${input}` });
+      expect(parseIPSloppy(input)).toEqual({ ok: false, error: { _tag: 'ErrInvalidIP', message: `invalid IP address: ${input}` } });
     },
   );
 });

@@ -10,7 +10,8 @@
 //   (upstream: Go src/net/ip.go), so a family-6 value never lies in ::ffff:0:0/96.
 // - Zones (`fe80::1%eth0`) are rejected: net.ParseIP refuses them (src/net/ip.go parseIP).
 
-import { failure, success, type NetResult } from './result.js';
+import { ok, type Result } from '../result.js';
+import { netError, type ErrInvalidIP } from './errors.js';
 
 /** 4 or 6. The API's own spelling ("IPv4", "IPv6" in spec.ipFamilies) is familyName(). */
 export type IPVersion = 4 | 6;
@@ -203,9 +204,9 @@ export function parseAddress(s: string, sloppy: boolean): IP | undefined {
  * of more than 4 digits, and zones.
  * The error text is Go's ParseError for an "IP address".
  */
-export function parseIP(s: string): NetResult<IP> {
+export function parseIP(s: string): Result<IP, ErrInvalidIP> {
   const ip = parseAddress(s, false);
-  return ip === undefined ? failure(`invalid IP address: ${s}`) : success(ip);
+  return ip === undefined ? netError('ErrInvalidIP', `invalid IP address: ${s}`) : ok(ip);
 }
 
 /**
@@ -215,9 +216,9 @@ export function parseIP(s: string): NetResult<IP> {
  * with leading zeros, read as decimal ("010.1.1.1" is 10.1.1.1), and zero-padded IPv6
  * groups. Everything else is as parseIP.
  */
-export function parseIPSloppy(s: string): NetResult<IP> {
+export function parseIPSloppy(s: string): Result<IP, ErrInvalidIP> {
   const ip = parseAddress(s, true);
-  return ip === undefined ? failure(`invalid IP address: ${s}`) : success(ip);
+  return ip === undefined ? netError('ErrInvalidIP', `invalid IP address: ${s}`) : ok(ip);
 }
 
 function formatV4(n: number): string {

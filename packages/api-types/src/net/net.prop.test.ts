@@ -123,7 +123,7 @@ test.prop([nearMissArb])(
     const nodeSays = !text.includes('%') && isIP(text) !== 0;
     expect(parsed.ok).toBe(nodeSays);
     if (!parsed.ok) {
-      expect(parsed.error).toBe(`invalid IP address: ${text}`);
+      expect(parsed.error).toEqual({ _tag: 'ErrInvalidIP', message: `invalid IP address: ${text}` });
       return;
     }
     if (text.includes(':')) {
@@ -175,7 +175,7 @@ test.prop([ipAndPrefixArb])(
     } else {
       expect(strict).toEqual({
         ok: false,
-        error: `invalid CIDR value "${text}": host bits are set; did you mean "${formatCIDR(cidr)}"?`,
+        error: { _tag: 'ErrInvalidCIDR', message: `invalid CIDR value "${text}": host bits are set; did you mean "${formatCIDR(cidr)}"?` },
       });
     }
     // The prefix limit is the family's width.
@@ -245,13 +245,13 @@ test.prop([outsideArb])(
     expect(cidrContains(cidr, ip)).toBe(false);
     expect(offsetOf(cidr, ip)).toEqual({
       ok: false,
-      error: `IP ${formatIP(ip)} is not in subnet "${formatCIDR(cidr)}"`,
+      error: { _tag: 'ErrNotInSubnet', message: `IP ${formatIP(ip)} is not in subnet "${formatCIDR(cidr)}"` },
     });
     const size = cidrSize(cidr);
     for (const k of [below, size + above]) {
       expect(addressAtOffset(cidr, k)).toEqual({
         ok: false,
-        error: `can't generate IP with index ${k} from subnet. subnet too small. subnet: "${formatCIDR(cidr)}"`,
+        error: { _tag: 'ErrSubnetTooSmall', message: `can't generate IP with index ${k} from subnet. subnet too small. subnet: "${formatCIDR(cidr)}"` },
       });
     }
   },

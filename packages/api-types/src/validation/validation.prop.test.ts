@@ -105,7 +105,7 @@ test.prop([fc.oneof(oddServiceArb, oddEndpointsArb, kubeObjectArb()), oddMetadat
   (raw, metadata, replaceMeta) => {
     const decoded = decodeObject(replaceMeta ? { ...raw, metadata } : raw);
     if (!decoded.ok) return;
-    const object = decoded.object;
+    const object = decoded.value;
     for (const error of validateObject(object)) expect(typeof renderFieldError(error)).toBe('string');
     validateObject(object, object);
   },

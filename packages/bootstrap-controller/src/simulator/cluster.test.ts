@@ -7,7 +7,7 @@ import { applyWrite, createNamespace, createService, deleteObject, newCluster, o
 
 function fresh(): Cluster {
   const cidr = parseCIDR('10.96.0.0/24');
-  if (!cidr.ok) throw new Error(cidr.error);
+  if (!cidr.ok) throw new Error(cidr.error.message);
   const c = createNamespace(newCluster(cidr.value.cidr, { base: 30000, size: 2768 }, seededRng(7)), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
   return ok(c);
 }
@@ -26,7 +26,7 @@ function held(c: Cluster): string[] {
   if (stored === undefined) return [];
   const r = ipAllocatorFromSnapshot(stored);
   if (!r.ok) throw new Error(r.error.message);
-  return allocatedIPs(r.allocator).map(formatIP);
+  return allocatedIPs(r.value).map(formatIP);
 }
 
 describe('cluster', () => {

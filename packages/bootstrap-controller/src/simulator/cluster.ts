@@ -134,13 +134,13 @@ export function observe(cluster: Cluster, now: number): Observation {
 function ipAllocator(cluster: Cluster): IPAllocator {
   const stored = cluster.ranges.serviceIPs;
   const restored = stored === undefined ? undefined : ipAllocatorFromSnapshot(stored);
-  return restored?.ok ? restored.allocator : newIPAllocator(cluster.serviceCIDR);
+  return restored?.ok ? restored.value : newIPAllocator(cluster.serviceCIDR);
 }
 
 function portAllocator(cluster: Cluster): PortAllocator {
   const stored = cluster.ranges.nodePorts;
   const restored = stored === undefined ? undefined : portAllocatorFromSnapshot(stored);
-  return restored?.ok ? restored.allocator : newPortAllocator(cluster.nodePortRange);
+  return restored?.ok ? restored.value : newPortAllocator(cluster.nodePortRange);
 }
 
 function saveRange(ranges: RangeAllocations, key: RangeKey, allocation: RangeAllocation, revision: number): RangeAllocations {
@@ -171,10 +171,9 @@ function allocate(cluster: Cluster, service: Service, old: Service | undefined):
     const wanted = spec.clusterIP ?? '';
     if (wanted === '') {
       const next = allocateNextIP(ips, rng);
-      rng = next.rng;
       if (!next.ok) return { ok: false, error: { reason: 'InternalError', message: `Internal error occurred: failed to allocate a serviceIP: ${next.error.message}` } };
-      ips = next.allocator;
-      spec = { ...spec, clusterIP: formatIP(next.ip), clusterIPs: [formatIP(next.ip)] };
+      ({ allocator: ips, rng } = next.value);
+      spec = { ...spec, clusterIP: formatIP(next.value.ip), clusterIPs: [formatIP(next.value.ip)] };
     } else if (isServiceIPSet(spec)) {
       const parsed = parseIPSloppy(wanted);
       const taken = parsed.ok ? allocateIP(ips, parsed.value) : undefined;
@@ -182,7 +181,7 @@ function allocate(cluster: Cluster, service: Service, old: Service | undefined):
         const reason = taken === undefined ? 'not a valid IP' : taken.error.message;
         return invalidService([invalid(fieldPath('spec', 'clusterIPs'), goStringSlice([wanted]), `failed to allocate IP ${wanted}: ${reason}`)]);
       }
-      ips = taken.allocator;
+      ips = taken.value;
       spec = { ...spec, clusterIPs: [wanted] };
     }
   }
@@ -197,14 +196,13 @@ function allocate(cluster: Cluster, service: Service, old: Service | undefined):
       } else if (wanted !== 0) {
         const taken = allocatePort(ports, wanted);
         if (!taken.ok) return invalidService([invalid(fieldPath('spec', 'ports').index(i).child('nodePort'), wanted, taken.error.message)]);
-        ports = taken.allocator;
+        ports = taken.value;
         portsOut.push(port);
       } else {
         const next = allocateNextPort(ports, rng);
-        rng = next.rng;
         if (!next.ok) return { ok: false, error: { reason: 'InternalError', message: `Internal error occurred: failed to allocate a nodePort: ${next.error.message}` } };
-        ports = next.allocator;
-        portsOut.push({ ...port, nodePort: next.port });
+        ({ allocator: ports, rng } = next.value);
+        portsOut.push({ ...port, nodePort: next.value.port });
       }
     }
     for (const released of kept) ports = releasePort(ports, released);
@@ -341,11 +339,11 @@ function writeRange(cluster: Cluster, key: RangeKey, allocation: RangeAllocation
 /** A leaked allocation: taken in the RangeAllocation, held by no Service (a crash between allocation and store). */
 export function leakClusterIP(cluster: Cluster, ip: string): ClusterResult {
   const parsed = parseIPSloppy(ip);
-  if (!parsed.ok) return fail('Invalid', parsed.error);
+  if (!parsed.ok) return fail('Invalid', parsed.error.message);
   const taken = allocateIP(ipAllocator(cluster), parsed.value);
   if (!taken.ok) return fail('Invalid', taken.error.message);
   const revision = cluster.revision + 1;
-  return { ok: true, cluster: { ...cluster, revision, ranges: saveRange(cluster.ranges, 'serviceIPs', snapshotIPAllocator(taken.allocator, cluster.ranges.serviceIPs), revision) } };
+  return { ok: true, cluster: { ...cluster, revision, ranges: saveRange(cluster.ranges, 'serviceIPs', snapshotIPAllocator(taken.value, cluster.ranges.serviceIPs), revision) } };
 }
 
 /** The same for a NodePort. */
@@ -353,7 +351,7 @@ export function leakClusterNodePort(cluster: Cluster, port: number): ClusterResu
   const taken = allocatePort(portAllocator(cluster), port);
   if (!taken.ok) return fail('Invalid', taken.error.message);
   const revision = cluster.revision + 1;
-  return { ok: true, cluster: { ...cluster, revision, ranges: saveRange(cluster.ranges, 'nodePorts', snapshotPortAllocator(taken.allocator, cluster.ranges.nodePorts), revision) } };
+  return { ok: true, cluster: { ...cluster, revision, ranges: saveRange(cluster.ranges, 'nodePorts', snapshotPortAllocator(taken.value, cluster.ranges.nodePorts), revision) } };
 }
 
 /** Applies a controller's write at time `now`. */

@@ -72,10 +72,10 @@ export interface SimulationOptions {
 
 export function newSimulation(options: SimulationOptions = {}): Simulation {
   const cidr = parseCIDR(options.serviceClusterIPRange ?? '10.96.0.0/24');
-  if (!cidr.ok) throw new Error(cidr.error);
+  if (!cidr.ok) throw new Error(cidr.error.message);
   const ports = parsePortRange(options.serviceNodePortRange ?? DEFAULT_NODE_PORT_RANGE);
   if (!ports.ok) throw new Error(ports.error.message);
-  let cluster = newCluster(cidr.value.cidr, ports.range, seededRng(options.seed ?? 1));
+  let cluster = newCluster(cidr.value.cidr, ports.value, seededRng(options.seed ?? 1));
   for (const name of options.namespaces ?? []) {
     const created = createNamespace(cluster, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     if (created.ok) cluster = created.cluster;
@@ -90,8 +90,8 @@ export function addApiserver(sim: Simulation, name: string, options: Partial<Boo
     serviceNodePortRange: formatPortRange(sim.cluster.nodePortRange),
     ...options,
   });
-  if (!configured.ok) throw new Error(configured.errors.map((e) => e.message).join('; '));
-  return { ...sim, apiservers: [...sim.apiservers, { name, config: configured.config, state: undefined, wakeAt: undefined, seen: undefined }] };
+  if (!configured.ok) throw new Error(configured.error.message);
+  return { ...sim, apiservers: [...sim.apiservers, { name, config: configured.value, state: undefined, wakeAt: undefined, seen: undefined }] };
 }
 
 // --- delivery ----------------------------------------------------------------------------

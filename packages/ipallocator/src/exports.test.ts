@@ -1,0 +1,19 @@
+// What a user finds where they look: the constants and errors of the allocator are exported
+// from the package itself, with upstream's values.
+import { expect, it } from 'vitest';
+import * as ipallocator from './index.js';
+
+it('exports NUM_REPAIRS_BEFORE_LEAK_CLEANUP, upstream numRepairsBeforeLeakCleanup', () => {
+  expect(ipallocator.NUM_REPAIRS_BEFORE_LEAK_CLEANUP).toBe(3);
+});
+
+it('exports every allocator error beside the others, with upstream text (ipallocator/interfaces.go)', () => {
+  expect(ipallocator.errFull).toEqual({ _tag: 'ErrFull', message: 'range is full' });
+  expect(ipallocator.errAllocated).toEqual({ _tag: 'ErrAllocated', message: 'provided IP is already allocated' });
+  expect(ipallocator.errMismatchedNetwork).toEqual({
+    _tag: 'ErrMismatchedNetwork',
+    message: 'the provided network does not match the current range',
+  });
+  expect(ipallocator.errNotReady).toEqual({ _tag: 'ErrNotReady', message: 'allocator not ready' });
+  expect(ipallocator.errInvalidSnapshot('x')).toEqual({ _tag: 'ErrInvalidSnapshot', message: 'x' });
+});

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { DEPENDENCY_FIELDS, homepageOf, internalRanges, isPublic, PUBLISHED_FILES, REPOSITORY_URL } from './packaging.js';
 import { listProjects, workspaceRoot, type WorkspaceProject } from './workspace.js';
 
 const projects = listProjects();
@@ -16,6 +17,7 @@ const internalDeps = (p: WorkspaceProject, field: 'dependencies' | 'devDependenc
     .filter((name) => name.startsWith('@kubesvc/'))
     .sort();
 const byName = new Map(projects.map((p) => [p.manifest.name, p]));
+const publicPackages = packages.filter(isPublic);
 
 // DESIGN.md: api-types <- models <- bootstrap-controller <- runtime <- cli.
 const layerOrder = ['layer:api', 'layer:model', 'layer:controller', 'layer:runtime', 'layer:cli'];
@@ -124,6 +126,72 @@ describe.each(packages.map((p) => [p.dir, p] as const))('%s', (dir, project) => 
       expect(read(dir, 'src/index.ts')).toMatch(/^export /m);
     }
   });
+});
+
+test('the published packages are every package but the testkit; bench and tools are private', () => {
+  expect(publicPackages.map((p) => p.dir)).toEqual(packages.map((p) => p.dir).filter((dir) => dir !== 'packages/testkit'));
+  for (const project of projects.filter((p) => !p.dir.startsWith('packages/')).concat(byName.get('@kubesvc/testkit') ?? [])) {
+    expect(project.manifest['private'], `${project.manifest.name} is not published`).toBe(true);
+  }
+  // The packaging check (packaging.test.ts) packs the packages its project depends on, by tag,
+  // after nx has built them; the tags must pick exactly the published packages.
+  const tagged = packages.filter((p) => tagsOf(p).some((t) => t === 'type:pure' || t === 'type:shell'));
+  expect(tagged.map((p) => p.dir)).toEqual(publicPackages.map((p) => p.dir));
+  expect(byName.get('@kubesvc/workspace-tools')?.manifest['nx']).toMatchObject({
+    implicitDependencies: ['tag:type:pure', 'tag:type:shell'],
+    targets: { test: { dependsOn: ['^build'] } },
+  });
+});
+
+describe.each(publicPackages.map((p) => [p.dir, p] as const))('published %s', (dir, project) => {
+  const manifest = project.manifest;
+
+  test('says what it is and where it lives: description, keywords, homepage, repository', () => {
+    expect(typeof manifest['description']).toBe('string');
+    expect((manifest['description'] as string).length).toBeGreaterThanOrEqual(60);
+    const keywords = manifest['keywords'] as string[];
+    expect(Array.isArray(keywords)).toBe(true);
+    expect(keywords).toContain('kubernetes');
+    expect(new Set(keywords).size).toBe(keywords.length);
+    for (const k of keywords) expect(k).toMatch(/^[a-z0-9][a-z0-9.-]*$/);
+    expect(manifest['homepage']).toBe(homepageOf(dir));
+    expect(manifest['repository']).toEqual({ type: 'git', url: REPOSITORY_URL, directory: dir });
+  });
+
+  test('ships dist, its src and README, not tests or fixtures, and carries the LICENSE', () => {
+    expect(manifest['files']).toEqual(PUBLISHED_FILES);
+    // npm packs a package folder's own LICENSE only; the root one is not seen.
+    expect(existsSync(join(workspaceRoot, dir, 'LICENSE')), `${dir}/LICENSE`).toBe(true);
+    expect(read(dir, 'LICENSE')).toBe(read('LICENSE'));
+  });
+
+  test('depends at run time only on published packages', () => {
+    for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies'] as const) {
+      for (const [dep] of internalRanges(project, field)) {
+        const target = byName.get(dep);
+        expect(target, `${dep} is a workspace package`).toBeDefined();
+        expect(isPublic(target as WorkspaceProject), `${field} ${dep} is published`).toBe(true);
+      }
+    }
+  });
+});
+
+test('every project has one shared version, and every @kubesvc dependency range is ^ that version', () => {
+  // Lockstep versions, caret ranges: within 0.x, ^0.1.0 admits the 0.1.x patches only, so a
+  // consumer holding two kubesvc packages from different patch releases gets one api-types
+  // (docs/architecture.md, "Publishing").
+  const versions = new Set(projects.map((p) => p.manifest['version']));
+  expect([...versions]).toHaveLength(1);
+  const [version] = [...versions] as string[];
+  expect(version).toMatch(/^\d+\.\d+\.\d+$/);
+  for (const project of projects) {
+    for (const field of DEPENDENCY_FIELDS) {
+      for (const [dep, range] of internalRanges(project, field)) {
+        expect(byName.has(dep), `${project.manifest.name} ${field} ${dep} is a workspace package`).toBe(true);
+        expect(range, `${project.manifest.name} ${field} ${dep}`).toBe(`^${version}`);
+      }
+    }
+  }
 });
 
 test('the root tsconfig references every project, and the root package.json lists every folder as a workspace', () => {

@@ -142,8 +142,8 @@ it('INV-SYS-DURABLE: acknowledged writes survive SIGKILL at random moments; afte
       const portKv = (await store.get(SERVICE_NODE_PORTS_KEY)).kv;
       const ipRange = ipKv === undefined ? undefined : ipAllocatorFromSnapshot(JSON.parse(ipKv.value) as RangeAllocation);
       const portRange = portKv === undefined ? undefined : portAllocatorFromSnapshot(JSON.parse(portKv.value) as RangeAllocation);
-      const heldIPs = ipRange?.ok ? allocatedIPs(ipRange.allocator).map(formatIP) : [];
-      const heldPorts = portRange?.ok ? allocatedPorts(portRange.allocator) : [];
+      const heldIPs = ipRange?.ok ? allocatedIPs(ipRange.value).map(formatIP) : [];
+      const heldPorts = portRange?.ok ? allocatedPorts(portRange.value) : [];
       expect([...heldIPs].sort()).toEqual([...ips].sort());
       expect([...heldPorts].sort()).toEqual([...ports].sort());
     } finally {

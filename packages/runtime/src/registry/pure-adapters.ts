@@ -94,7 +94,7 @@ export function clusterNetworking(serviceCIDRs: readonly string[], nodePortRange
   for (const text of serviceCIDRs.length === 0 ? [''] : serviceCIDRs) {
     const r = serviceIPRange(text);
     if (!r.ok) return { ok: false, error: r.error };
-    cidrs.push(r.range);
+    cidrs.push(r.value.cidr);
   }
   const [first, second] = cidrs;
   if (first === undefined) throw new Error('unreachable: at least one CIDR');
@@ -107,7 +107,7 @@ export function clusterNetworking(serviceCIDRs: readonly string[], nodePortRange
   }
   const ports = parsePortRange(nodePortRange);
   if (!ports.ok) return { ok: false, error: ports.error };
-  return { ok: true, value: { serviceCIDRs: cidrs, families, portRange: ports.range, portRangeText: formatPortRange(ports.range) } };
+  return { ok: true, value: { serviceCIDRs: cidrs, families, portRange: ports.value, portRangeText: formatPortRange(ports.value) } };
 }
 
 // --- Decoding --------------------------------------------------------------------------------
@@ -128,9 +128,9 @@ export function apiVersionOfKind(kind: string): string | undefined {
  */
 export function decodeKubeObject(raw: unknown): AdapterResult<KubeObject> {
   const decoded = decodeObject(raw);
-  if (decoded.ok) return { ok: true, value: decoded.object };
-  const [first] = decoded.issues;
-  const message = first === undefined ? 'invalid object' : first.field ? `${first.field}: ${first.message}` : first.message;
+  if (decoded.ok) return decoded;
+  const [first] = decoded.error.causes;
+  const message = first === undefined ? decoded.error.message : first.field ? `${first.field}: ${first.message}` : first.message;
   return { ok: false, error: { _tag: 'ErrDecode', message } };
 }
 
@@ -210,17 +210,14 @@ export type { IPAllocator, PortAllocator };
  */
 export function ipAllocatorOf(cidr: CIDR, stored: RangeAllocation | undefined): AdapterResult<IPAllocator> {
   if (stored === undefined || stored.range === '') return { ok: true, value: newIPAllocator(cidr) };
-  const restored = ipAllocatorFromSnapshot(stored);
-  if (!restored.ok) return { ok: false, error: restored.error };
-  return { ok: true, value: restored.allocator };
+  return ipAllocatorFromSnapshot(stored);
 }
 
 /** Takes the IP given in text. Wraps: parseIPSloppy, allocateIP. */
 export function allocateClusterIP(allocator: IPAllocator, ip: string): AdapterResult<IPAllocator> {
   const parsed = parseIPSloppy(ip);
-  if (!parsed.ok) return { ok: false, error: { _tag: 'ErrNotInRange', message: parsed.error } };
-  const r = allocateIP(allocator, parsed.value);
-  return r.ok ? { ok: true, value: r.allocator } : { ok: false, error: r.error };
+  if (!parsed.ok) return { ok: false, error: { _tag: 'ErrNotInRange', message: parsed.error.message } };
+  return allocateIP(allocator, parsed.value);
 }
 
 /** Takes a free IP. Wraps: allocateNextIP, formatIP. */
@@ -229,8 +226,8 @@ export function allocateNextClusterIP(
   rng: Rng,
 ): { readonly ok: true; readonly ip: string; readonly allocator: IPAllocator; readonly rng: Rng } | { readonly ok: false; readonly error: AdapterError; readonly rng: Rng } {
   const r = allocateNextIP(allocator, rng);
-  if (!r.ok) return { ok: false, error: r.error, rng: r.rng };
-  return { ok: true, ip: formatIP(r.ip), allocator: r.allocator, rng: r.rng };
+  if (!r.ok) return { ok: false, error: r.error, rng: r.error.rng };
+  return { ok: true, ip: formatIP(r.value.ip), allocator: r.value.allocator, rng: r.value.rng };
 }
 
 /** Frees the IP given in text (silently, if not held). Wraps: parseIPSloppy, releaseIP. */
@@ -255,15 +252,12 @@ export function ipAllocatorSnapshot(allocator: IPAllocator): RangeAllocation {
 /** Wraps: portAllocatorFromSnapshot, newPortAllocator. */
 export function portAllocatorOf(range: PortRange, stored: RangeAllocation | undefined): AdapterResult<PortAllocator> {
   if (stored === undefined || stored.range === '') return { ok: true, value: newPortAllocator(range) };
-  const restored = portAllocatorFromSnapshot(stored);
-  if (!restored.ok) return { ok: false, error: restored.error };
-  return { ok: true, value: restored.allocator };
+  return portAllocatorFromSnapshot(stored);
 }
 
 /** Wraps: allocatePort. */
 export function allocateNodePort(allocator: PortAllocator, port: number): AdapterResult<PortAllocator> {
-  const r = allocatePort(allocator, port);
-  return r.ok ? { ok: true, value: r.allocator } : { ok: false, error: r.error };
+  return allocatePort(allocator, port);
 }
 
 /** Wraps: allocateNextPort. */
@@ -272,8 +266,8 @@ export function allocateNextNodePort(
   rng: Rng,
 ): { readonly ok: true; readonly port: number; readonly allocator: PortAllocator; readonly rng: Rng } | { readonly ok: false; readonly error: AdapterError; readonly rng: Rng } {
   const r = allocateNextPort(allocator, rng);
-  if (!r.ok) return { ok: false, error: r.error, rng: r.rng };
-  return { ok: true, port: r.port, allocator: r.allocator, rng: r.rng };
+  if (!r.ok) return { ok: false, error: r.error, rng: r.error.rng };
+  return { ok: true, port: r.value.port, allocator: r.value.allocator, rng: r.value.rng };
 }
 
 /** Wraps: releasePort. */
@@ -299,9 +293,8 @@ export function portAllocatorSnapshot(allocator: PortAllocator): RangeAllocation
 
 /** The full-length snapshot bytes of an allocator. Wraps: ipAllocatorSnapshotData, portAllocatorSnapshotData. */
 export function fullSnapshotBytes(allocator: IPAllocator | PortAllocator): { readonly range: string; readonly bytes: Uint8Array } {
-  const isIP = 'range' in allocator;
-  const data = isIP ? ipAllocatorSnapshotData(allocator) : portAllocatorSnapshotData(allocator);
-  const size = Math.ceil((isIP ? allocator.range.max : allocator.portRange.size) / 8);
+  const data = 'family' in allocator ? ipAllocatorSnapshotData(allocator) : portAllocatorSnapshotData(allocator);
+  const size = Math.ceil(allocator.range.max / 8);
   const bytes = new Uint8Array(size);
   bytes.set(data.data, size - data.data.length);
   return { range: data.range, bytes };
@@ -315,8 +308,8 @@ export function clusterIPOffset(allocator: IPAllocator, ip: string): number {
 
 /** The bit offset of a node port, or -1. */
 export function nodePortOffset(allocator: PortAllocator, port: number): number {
-  const offset = port - allocator.portRange.base;
-  return offset >= 0 && offset < allocator.portRange.size ? offset : -1;
+  const offset = port - allocator.range.base;
+  return offset >= 0 && offset < allocator.range.max ? offset : -1;
 }
 
 // --- Repair ----------------------------------------------------------------------------------
@@ -344,13 +337,15 @@ export function repairAllocations(input: {
 }): RepairOutcome {
   const ips = repairClusterIPs({ networks: input.net.serviceCIDRs, snapshots: input.ipSnapshots, services: input.services, leaks: input.ipLeaks });
   const ports = repairNodePorts({ portRange: input.net.portRange, snapshot: input.portSnapshot, services: input.services, leaks: input.portLeaks });
-  const error = ips.error ?? ports.error;
+  const error = ips.ok ? (ports.ok ? undefined : ports.error) : ips.error;
+  const ipEvents = ips.ok ? ips.value.events : [];
+  const portEvents = ports.ok ? ports.value.events : [];
   return {
-    ...(ips.snapshots === undefined ? {} : { ipSnapshots: ips.snapshots }),
-    ...(ports.snapshot === undefined ? {} : { portSnapshot: ports.snapshot }),
-    ipLeaks: ips.leaks,
-    portLeaks: ports.leaks,
-    events: [...ips.events, ...ports.events].map((e) => ({ reason: e.reason, message: e.message })),
+    ...(ips.ok ? { ipSnapshots: ips.value.snapshots } : {}),
+    ...(ports.ok ? { portSnapshot: ports.value.snapshot } : {}),
+    ipLeaks: ips.ok ? ips.value.leaks : ips.error.leaks,
+    portLeaks: ports.ok ? ports.value.leaks : ports.error.leaks,
+    events: [...ipEvents, ...portEvents].map((e) => ({ reason: e.reason, message: e.message })),
     ...(error === undefined ? {} : { error }),
   };
 }

@@ -80,12 +80,12 @@ class Harness {
 async function held(store: Store): Promise<{ ips: string[]; ports: number[]; raw: string }> {
   const ip = (await store.get(SERVICE_IPS_KEY)).kv;
   const port = (await store.get(SERVICE_NODE_PORTS_KEY)).kv;
-  const ips = ip === undefined ? { ok: true as const, allocator: undefined } : ipAllocatorFromSnapshot(JSON.parse(ip.value) as RangeAllocation);
-  const ports = port === undefined ? { ok: true as const, allocator: undefined } : portAllocatorFromSnapshot(JSON.parse(port.value) as RangeAllocation);
+  const ips = ip === undefined ? { ok: true as const, value: undefined } : ipAllocatorFromSnapshot(JSON.parse(ip.value) as RangeAllocation);
+  const ports = port === undefined ? { ok: true as const, value: undefined } : portAllocatorFromSnapshot(JSON.parse(port.value) as RangeAllocation);
   if (!ips.ok || !ports.ok) throw new Error('unreadable range');
   return {
-    ips: ips.allocator === undefined ? [] : allocatedIPs(ips.allocator).map(formatIP),
-    ports: ports.allocator === undefined ? [] : allocatedPorts(ports.allocator),
+    ips: ips.value === undefined ? [] : allocatedIPs(ips.value).map(formatIP),
+    ports: ports.value === undefined ? [] : allocatedPorts(ports.value),
     raw: `${ip?.value ?? ''}|${port?.value ?? ''}`,
   };
 }
@@ -171,8 +171,8 @@ async function checkUnique(h: Harness): Promise<void> {
   const portKv = (await h.store.get(SERVICE_NODE_PORTS_KEY)).kv;
   const ipA = ipAllocatorFromSnapshot(JSON.parse(ipKv?.value ?? '') as RangeAllocation);
   const portA = portAllocatorFromSnapshot(JSON.parse(portKv?.value ?? '') as RangeAllocation);
-  expect(ipA.ok && JSON.stringify(snapshotIPAllocator(ipA.allocator))).toBe(ipKv?.value);
-  expect(portA.ok && JSON.stringify(snapshotPortAllocator(portA.allocator))).toBe(portKv?.value);
+  expect(ipA.ok && JSON.stringify(snapshotIPAllocator(ipA.value))).toBe(ipKv?.value);
+  expect(portA.ok && JSON.stringify(snapshotPortAllocator(portA.value))).toBe(portKv?.value);
   for (const ip of ips) expect(range.ips).toContain(ip);
   for (const p of services.flatMap(portsOf)) expect(range.ports).toContain(p.port);
 }

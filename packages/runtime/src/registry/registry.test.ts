@@ -33,7 +33,7 @@ async function rangeIPs(store: Store): Promise<string[]> {
   if (kv === undefined) return [];
   const a = ipAllocatorFromSnapshot(JSON.parse(kv.value) as RangeAllocation);
   if (!a.ok) throw new Error(a.error.message);
-  return allocatedIPs(a.allocator).map(formatIP);
+  return allocatedIPs(a.value).map(formatIP);
 }
 
 async function rangePorts(store: Store): Promise<number[]> {
@@ -41,7 +41,7 @@ async function rangePorts(store: Store): Promise<number[]> {
   if (kv === undefined) return [];
   const a = portAllocatorFromSnapshot(JSON.parse(kv.value) as RangeAllocation);
   if (!a.ok) throw new Error(a.error.message);
-  return allocatedPorts(a.allocator);
+  return allocatedPorts(a.value);
 }
 
 function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }): T {

@@ -12,7 +12,7 @@ import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AttwVerdict } from './attw-check.js';
 import { runTool } from './child-process.js';
-import { exportTargets, isPublic, unresolvedMapSources } from './packaging.js';
+import { exportTargets, isPublic, PUBLISHED_ASSET_FOLDERS, unresolvedMapSources } from './packaging.js';
 import { listProjects, workspaceRoot, type WorkspaceProject } from './workspace.js';
 
 const publicPackages = listProjects().filter((p) => p.dir.startsWith('packages/') && isPublic(p));
@@ -100,7 +100,10 @@ describe.each(publicPackages.map((p) => [p.manifest.name, p] as const))('%s tarb
     const built = paths.filter((f) => f.startsWith('dist/') && f.endsWith('.js')).sort();
     expect(sources.map((f) => f.replace(/^src\//, 'dist/').replace(/\.ts$/, '.js'))).toEqual(built);
     expect(paths.filter((f) => /\.test\.|fixtures|tsbuildinfo/.test(f))).toEqual([]);
-    expect(paths.filter((f) => !/^(dist|src)\//.test(f)).sort()).toEqual(['LICENSE', 'README.md', 'package.json']);
+    const assets = PUBLISHED_ASSET_FOLDERS[project.manifest.name] ?? [];
+    const isAsset = (f: string) => assets.some((folder) => f.startsWith(`${folder}/`));
+    expect(paths.filter((f) => !/^(dist|src)\//.test(f) && !isAsset(f)).sort()).toEqual(['LICENSE', 'README.md', 'package.json']);
+    for (const folder of assets) expect(paths.filter((f) => f.startsWith(`${folder}/`)).length, `${folder}/ is shipped`).toBeGreaterThan(0);
   });
 
   test('its type declarations import only itself, its declared dependencies and node: built-ins', () => {

@@ -22,10 +22,26 @@ export const PUBLISHED_FILES: readonly string[] = [
   '!dist/**/*.tsbuildinfo',
   '!dist/**/*.test.*',
   '!src/**/*.test.ts',
+  '!src/**/*.conformance.ts',
   '!src/**/*.fixtures.ts',
   '!src/**/fixtures',
   'README.md',
 ];
+
+/**
+ * Folders of plain JavaScript that a package starts as separate processes (the network lab's
+ * agents run inside network namespaces under `node`, not imported), shipped beside `dist`.
+ * They are listed in `files` just before README.md.
+ */
+export const PUBLISHED_ASSET_FOLDERS: Readonly<Record<string, readonly string[]>> = {
+  '@kubesvc/netlab': ['agents'],
+};
+
+/** The `files` list a public package must have: PUBLISHED_FILES with its asset folders. */
+export function publishedFilesOf(name: string): readonly string[] {
+  const assets = PUBLISHED_ASSET_FOLDERS[name] ?? [];
+  return [...PUBLISHED_FILES.slice(0, -1), ...assets, ...PUBLISHED_FILES.slice(-1)];
+}
 
 /** A package is published unless its manifest says `"private": true` (testkit, bench, tools). */
 export function isPublic(project: WorkspaceProject): boolean {

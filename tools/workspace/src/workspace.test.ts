@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { DEPENDENCY_FIELDS, homepageOf, internalRanges, isPublic, PUBLISHED_FILES, REPOSITORY_URL } from './packaging.js';
+import { DEPENDENCY_FIELDS, homepageOf, internalRanges, isPublic, publishedFilesOf, REPOSITORY_URL } from './packaging.js';
 import { listProjects, workspaceRoot, type WorkspaceProject } from './workspace.js';
 
 const projects = listProjects();
@@ -159,7 +159,7 @@ describe.each(publicPackages.map((p) => [p.dir, p] as const))('published %s', (d
   });
 
   test('ships dist, its src and README, not tests or fixtures, and carries the LICENSE', () => {
-    expect(manifest['files']).toEqual(PUBLISHED_FILES);
+    expect(manifest['files']).toEqual(publishedFilesOf(project.manifest.name));
     // npm packs a package folder's own LICENSE only; the root one is not seen.
     expect(existsSync(join(workspaceRoot, dir, 'LICENSE')), `${dir}/LICENSE`).toBe(true);
     expect(read(dir, 'LICENSE')).toBe(read('LICENSE'));

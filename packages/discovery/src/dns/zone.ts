@@ -125,7 +125,7 @@ export interface Zone {
 }
 
 /** The reverse zones of the default Corefile (`kubernetes cluster.local in-addr.arpa ip6.arpa`). */
-export const DEFAULT_REVERSE_ZONES: readonly string[] = [IPV4_REVERSE_ZONE, IPV6_REVERSE_ZONE];
+export const DEFAULT_REVERSE_ZONES: readonly string[] = Object.freeze([IPV4_REVERSE_ZONE, IPV6_REVERSE_ZONE]);
 
 /** The annotation that predates publishNotReadyAddresses. upstream: DNS specification §2.1 "ready" */
 export const TOLERATE_UNREADY_ANNOTATION = 'service.alpha.kubernetes.io/tolerate-unready-endpoints';

@@ -8,8 +8,8 @@
 // and closes the server (the harness has no teardown hook; metrics() is the task's last call).
 import { createSocket, type Socket } from 'node:dgram';
 import type { Endpoints, Service } from '@kubesvc/api-types';
-import { buildZone, handleQuery, resolve, reverseName, type Zone } from '@kubesvc/discovery';
-import { startDnsServer, type DnsServer } from '@kubesvc/discovery/node';
+import { buildZone, resolve, reverseName, type Zone } from '@kubesvc/discovery';
+import { handleQuery, startDnsServer, type DnsServer } from '@kubesvc/discovery/node';
 import type { BenchSuite, BenchTask } from './harness.js';
 
 const SERVICES = 10_000;
@@ -163,10 +163,17 @@ interface Inputs {
   readonly loopNames: () => string;
 }
 
+/** The zone of the generated cluster (default options, which buildZone accepts). */
+function zoneOf(services: readonly Service[], endpoints: readonly Endpoints[]): Zone {
+  const built = buildZone(services, endpoints);
+  if (!built.ok) throw new Error(built.error.message);
+  return built.value;
+}
+
 function prepare(): Inputs {
   const generated = cluster();
   const { services, endpoints } = generated;
-  const zone = buildZone(services, endpoints);
+  const zone = zoneOf(services, endpoints);
   const clusterIPNames = services.filter((s) => s.spec?.clusterIP !== 'None').map((s) => `${s.metadata.name}.${s.metadata.namespace}.svc.cluster.local`);
   const headlessNames = services.filter((s) => s.spec?.clusterIP === 'None').map((s) => `_http._tcp.${s.metadata.name}.${s.metadata.namespace}.svc.cluster.local`);
   const ptrNames = [...zone.services.values()].flatMap((s) => s.clusterIPs.map((a) => reverseName(a.ip)));
@@ -202,7 +209,7 @@ export function discoverySuite(): BenchSuite {
         setup: load,
         fn: () => {
           const input = load();
-          input.zone = buildZone(input.cluster.services, input.cluster.endpoints);
+          input.zone = zoneOf(input.cluster.services, input.cluster.endpoints);
         },
       },
       loopbackTask(

@@ -2,13 +2,19 @@
 // upstream: coredns plugin/kubernetes/handler_test.go (dnsTestCases, svcIndex, epsIndex) and
 // plugin/kubernetes/reverse_test.go (TestReverse). Differences from the upstream cases are
 // marked where they occur: wildcard names ("*", "any") were removed from CoreDNS in 1.9 and
-// are not served; the schema TXT is 1.1.0; reverse NXDOMAINs carry the SOA of in-addr.arpa
-// (the default Corefile's reverse zone) instead of the test's 0.10.in-addr.arpa.
+// are not served; the schema TXT is 1.1.0.
 import type { Endpoints, Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import type { DnsRecord } from './records.js';
 import { resolve } from './resolve.js';
-import { buildZone } from './zone.js';
+import { buildZone, type Zone } from './zone.js';
+
+/** The zone of valid options (buildZone fails only on options). */
+const zoneOf = (...args: Parameters<typeof buildZone>): Zone => {
+  const built = buildZone(...args);
+  if (!built.ok) throw new Error(built.error.message);
+  return built.value;
+};
 
 const SERIAL = 1499347823;
 
@@ -51,7 +57,7 @@ const endpointList: Endpoints[] = [
   endpoints('hdlsprtls', [{ addresses: [{ ip: '172.0.0.20' }] }]),
 ];
 
-const zone = buildZone(services, endpointList, [], { serial: SERIAL });
+const zone = zoneOf(services, endpointList, [], { serial: SERIAL });
 
 const soaWith = (serial: number): DnsRecord => ({
   name: 'cluster.local',
@@ -169,10 +175,9 @@ describe('CoreDNS handler_test.go cases', () => {
 });
 
 describe('CoreDNS reverse_test.go cases', () => {
-  const reverseServices = [
-    service('svc1', { type: 'ClusterIP', clusterIP: '192.168.1.100', clusterIPs: ['192.168.1.100'], ports: http }),
-    service('svc2', { type: 'ClusterIP', clusterIP: '192.168.1.101', ports: http }),
-  ];
+  // upstream's SvcIndex knows svc1 only: svc2 has endpoints and no Service, and its address
+  // is still answered (serviceRecordForIP looks endpoint IPs up without the Service).
+  const reverseServices = [service('svc1', { type: 'ClusterIP', clusterIP: '192.168.1.100', clusterIPs: ['192.168.1.100'], ports: http })];
   const slices = [
     endpoints('svc1', [{ addresses: [{ ip: '10.0.0.100', hostname: 'ep1a' }, { ip: '10.0.0.99', hostname: 'double-ep' }], ports: http }]),
     endpoints('svc1', [
@@ -189,14 +194,23 @@ describe('CoreDNS reverse_test.go cases', () => {
     endpoints('svc1', [{ addresses: [{ ip: '10.0.0.100', hostname: 'ep1a' }], ports: http }]),
     endpoints('svc2', [{ addresses: [{ ip: '10.0.0.99', hostname: 'double-ep' }], ports: http }]),
   ];
-  const reverseZone = buildZone(reverseServices, slices, [], { serial: 1502782828 });
+  // upstream: New([]string{"cluster.local.", "0.10.in-addr.arpa.", "168.192.in-addr.arpa.", ...})
+  const reverseZone = zoneOf(reverseServices, slices, [], {
+    serial: 1502782828,
+    reverseZones: [
+      '0.10.in-addr.arpa.',
+      '168.192.in-addr.arpa.',
+      '0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.c.b.a.4.3.2.1.ip6.arpa.',
+      '0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.3.0.0.7.7.0.0.0.0.d.f.ip6.arpa.',
+    ],
+  });
   const ptr = (name: string, data: string): DnsRecord => ({ name, type: 'PTR', ttl: 5, class: 'IN', data });
   const reverseSoa: DnsRecord = {
-    name: 'in-addr.arpa',
+    name: '0.10.in-addr.arpa',
     type: 'SOA',
     ttl: 5,
     class: 'IN',
-    data: { mname: 'ns.dns.in-addr.arpa', rname: 'hostmaster.in-addr.arpa', serial: 1502782828, refresh: 7200, retry: 1800, expire: 86400, minimum: 5 },
+    data: { mname: 'ns.dns.0.10.in-addr.arpa', rname: 'hostmaster.0.10.in-addr.arpa', serial: 1502782828, refresh: 7200, retry: 1800, expire: 86400, minimum: 5 },
   };
   const clusterSoa = soaWith(1502782828);
   const v6a = '1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.c.b.a.4.3.2.1.ip6.arpa';
@@ -258,7 +272,7 @@ describe('CoreDNS handler_case_test.go cases (letter case is kept)', () => {
 });
 
 describe('CoreDNS handler_pod_insecure_test.go cases', () => {
-  const insecure = buildZone(services, endpointList, [], { serial: SERIAL, pods: 'insecure', namespaces: ['testns', 'podns'] });
+  const insecure = zoneOf(services, endpointList, [], { serial: SERIAL, pods: 'insecure', namespaces: ['testns', 'podns'] });
   const podCases: Case[] = [
     { name: '10-240-0-1.podns.pod.cluster.local', type: 'A', rcode: 'NOERROR', answer: [A('10-240-0-1.podns.pod.cluster.local', '10.240.0.1')] },
     { name: '172-0-0-2.podns.pod.cluster.local', type: 'A', rcode: 'NOERROR', answer: [A('172-0-0-2.podns.pod.cluster.local', '172.0.0.2')] },

@@ -5,7 +5,7 @@
 // kubernetes/dns docs/specification.md.
 import { parseIP } from '@kubesvc/api-types';
 import type { DnsRecord, Question, Rcode, Resolution, SoaRecord } from './records.js';
-import { addressFromReverse, IPV4_REVERSE_ZONE, IPV6_REVERSE_ZONE } from './reverse-name.js';
+import { addressFromReverse } from './reverse-name.js';
 import { ipKey, zoneAddress, type Zone, type ZoneAddress, type ZoneService } from './zone.js';
 
 /** The schema version the `dns-version.<zone>` TXT record carries. upstream: coredns plugin/kubernetes/kubernetes.go DNSSchemaVersion */
@@ -320,8 +320,8 @@ function resolveReverse(ctx: Context, ask: Ask, reverseZone: string, question: Q
 }
 
 /**
- * Answers a question from the zone: the cluster zone, and in-addr.arpa and ip6.arpa for
- * PTRs. Names are compared without regard to letter case; answers carry the name as asked.
+ * Answers a question from the zone: the cluster zone, and its reverse zones (by default
+ * in-addr.arpa and ip6.arpa) for PTRs. Names are compared without regard to letter case; answers carry the name as asked.
  * A missing name is NXDOMAIN, an existing one asked for a type it lacks is NOERROR with no
  * answer; both carry the zone's SOA in the authority section. Names outside go to the
  * forward hook, or are REFUSED.
@@ -331,8 +331,11 @@ export function resolve(zone: Zone, question: Question, options: ResolveOptions 
   const ask: Ask = { asked, lower: asked.toLowerCase(), type: question.type.toUpperCase() };
   const ctx: Context = { zone, options };
   if (inZone(ask.lower, zone.origin)) return resolveCluster(ctx, ask);
-  for (const reverseZone of [IPV4_REVERSE_ZONE, IPV6_REVERSE_ZONE]) {
-    if (inZone(ask.lower, reverseZone)) return resolveReverse(ctx, ask, reverseZone, question);
+  // The longest reverse zone that holds the name answers it. upstream: coredns plugin/normalize.go Zones.Matches
+  let reverseZone: string | undefined;
+  for (const candidate of zone.reverseZones) {
+    if (inZone(ask.lower, candidate) && candidate.length > (reverseZone?.length ?? -1)) reverseZone = candidate;
   }
+  if (reverseZone !== undefined) return resolveReverse(ctx, ask, reverseZone, question);
   return options.forward?.(question) ?? REFUSED;
 }

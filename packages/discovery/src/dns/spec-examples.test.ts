@@ -6,7 +6,14 @@ import type { EndpointSlice, Endpoints, Pod, Service } from '@kubesvc/api-types'
 import { describe, expect, it } from 'vitest';
 import type { DnsRecord, Question, Resolution } from './records.js';
 import { resolve } from './resolve.js';
-import { buildZone } from './zone.js';
+import { buildZone, type Zone } from './zone.js';
+
+/** The zone of valid options (buildZone fails only on options). */
+const zoneOf = (...args: Parameters<typeof buildZone>): Zone => {
+  const built = buildZone(...args);
+  if (!built.ok) throw new Error(built.error.message);
+  return built.value;
+};
 
 function service(name: string, spec: Service['spec'], namespace = 'default', annotations?: Record<string, string>): Service {
   return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace, ...(annotations ? { annotations } : {}) }, spec };
@@ -38,7 +45,7 @@ const headlessEndpoints: Endpoints = {
   ],
 };
 
-const zone = buildZone(services, [headlessEndpoints]);
+const zone = zoneOf(services, [headlessEndpoints]);
 
 const rr = (name: string, type: 'A' | 'AAAA' | 'PTR' | 'CNAME', data: string, ttl = 5): DnsRecord => ({ name, type, ttl, class: 'IN', data });
 const ask = (name: string, type: string): Question => ({ name, type });
@@ -73,7 +80,7 @@ describe('specification §2 examples', () => {
   });
 
   it('§2.3.2 unnamed ports have no SRV record', () => {
-    const z = buildZone([service('plain', { clusterIP: '10.3.0.9', ports: [{ port: 80, protocol: 'TCP' }] })], []);
+    const z = zoneOf([service('plain', { clusterIP: '10.3.0.9', ports: [{ port: 80, protocol: 'TCP' }] })], []);
     const got = resolve(z, ask('plain.default.svc.cluster.local', 'SRV'));
     expect(got.rcode).toBe('NOERROR');
     expect(got.answer).toStrictEqual([]);
@@ -103,13 +110,13 @@ describe('specification §2 examples', () => {
   });
 
   it('§2.4.1 a headless service without ready endpoints is NXDOMAIN', () => {
-    const z = buildZone([service('empty', { clusterIP: 'None' })], []);
+    const z = zoneOf([service('empty', { clusterIP: 'None' })], []);
     expect(resolve(z, ask('empty.default.svc.cluster.local', 'A')).rcode).toBe('NXDOMAIN');
   });
 
   it('§2.1 "ready" includes not-ready addresses when the service tolerates them', () => {
-    const viaField = buildZone([service('headless', { clusterIP: 'None', publishNotReadyAddresses: true })], [headlessEndpoints]);
-    const viaAnnotation = buildZone(
+    const viaField = zoneOf([service('headless', { clusterIP: 'None', publishNotReadyAddresses: true })], [headlessEndpoints]);
+    const viaAnnotation = zoneOf(
       [service('headless', { clusterIP: 'None' }, 'default', { 'service.alpha.kubernetes.io/tolerate-unready-endpoints': 'true' })],
       [headlessEndpoints],
     );
@@ -158,7 +165,7 @@ describe('specification §2 examples', () => {
     expect(resolve(zone, ask(name, 'A')).rcode).toBe('NXDOMAIN');
     expect(resolve(zone, ask('default.pod.cluster.local', 'A')).rcode).toBe('NXDOMAIN');
     expect(resolve(zone, ask('pod.cluster.local', 'A')).rcode).toBe('NOERROR');
-    const insecure = buildZone(services, [], [], { pods: 'insecure' });
+    const insecure = zoneOf(services, [], [], { pods: 'insecure' });
     expect(resolve(insecure, ask(name, 'A')).answer).toStrictEqual([rr(name, 'A', '10.3.0.50')]);
     expect(resolve(insecure, ask('fd00-10-244--1.default.pod.cluster.local', 'AAAA')).answer).toStrictEqual([
       rr('fd00-10-244--1.default.pod.cluster.local', 'AAAA', 'fd00:10:244::1'),
@@ -166,7 +173,7 @@ describe('specification §2 examples', () => {
     expect(resolve(insecure, ask('not-an-ip.default.pod.cluster.local', 'A')).rcode).toBe('NXDOMAIN');
     expect(resolve(insecure, ask('default.pod.cluster.local', 'A')).rcode).toBe('NOERROR');
     const pod: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, status: { podIP: '10.3.0.50' } };
-    const verified = buildZone(services, [], [pod], { pods: 'verified' });
+    const verified = zoneOf(services, [], [pod], { pods: 'verified' });
     expect(resolve(verified, ask(name, 'A')).answer).toStrictEqual([rr(name, 'A', '10.3.0.50')]);
     expect(resolve(verified, ask('10-3-0-51.default.pod.cluster.local', 'A')).rcode).toBe('NXDOMAIN');
   });
@@ -190,7 +197,7 @@ describe('zone edges', () => {
       endpoints,
       ports: [{ name: 'https', protocol: 'TCP', port: 8443 }],
     });
-    const z = buildZone(
+    const z = zoneOf(
       [service('headless', { clusterIP: 'None', ports: https })],
       [
         slice('headless-a', 'IPv4', [
@@ -208,7 +215,7 @@ describe('zone edges', () => {
   });
 
   it('an IPv6 endpoint hostname ending in "::" gets a 0 (CoreDNS endpointHostname)', () => {
-    const z = buildZone(
+    const z = zoneOf(
       [service('h', { clusterIP: 'None' })],
       [{ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'h', namespace: 'default' }, subsets: [{ addresses: [{ ip: '2001:db8::' }] }] }],
     );
@@ -216,7 +223,7 @@ describe('zone edges', () => {
   });
 
   it('a dual-stack ClusterIP: A and AAAA, one SRV per port with weight 50', () => {
-    const z = buildZone([service('ds', { clusterIP: '10.3.0.7', clusterIPs: ['10.3.0.7', 'fd00::7'], ports: https })], []);
+    const z = zoneOf([service('ds', { clusterIP: '10.3.0.7', clusterIPs: ['10.3.0.7', 'fd00::7'], ports: https })], []);
     expect(resolve(z, ask('ds.default.svc.cluster.local', 'A')).answer.map((r) => r.data)).toStrictEqual(['10.3.0.7']);
     expect(resolve(z, ask('ds.default.svc.cluster.local', 'AAAA')).answer.map((r) => r.data)).toStrictEqual(['fd00::7']);
     const srv = resolve(z, ask('_https._tcp.ds.default.svc.cluster.local', 'SRV'));
@@ -225,7 +232,7 @@ describe('zone edges', () => {
   });
 
   it('the apex answers SOA and NS; ns.dns.<zone> answers the nameserver addresses', () => {
-    const z = buildZone(services, [], [], { nameservers: ['10.3.0.10'], serial: 7 });
+    const z = zoneOf(services, [], [], { nameservers: ['10.3.0.10'], serial: 7 });
     const soa = resolve(z, ask('cluster.local', 'SOA'));
     expect(soa.answer).toStrictEqual([
       {
@@ -243,7 +250,7 @@ describe('zone edges', () => {
   });
 
   it('the SOA TTL is capped at 300 and its minimum is the zone TTL', () => {
-    const z = buildZone(services, [], [], { ttl: 600 });
+    const z = zoneOf(services, [], [], { ttl: 600 });
     const got = resolve(z, ask('nope.default.svc.cluster.local', 'A'));
     expect(got.authority[0]?.ttl).toBe(300);
     expect(got.authority[0]?.type === 'SOA' ? got.authority[0].data.minimum : 0).toBe(600);
@@ -258,7 +265,7 @@ describe('zone edges', () => {
   });
 
   it('an ExternalName chain stops at a loop', () => {
-    const z = buildZone([service('loop', { type: 'ExternalName', externalName: 'loop.default.svc.cluster.local' })], []);
+    const z = zoneOf([service('loop', { type: 'ExternalName', externalName: 'loop.default.svc.cluster.local' })], []);
     const got = resolve(z, ask('loop.default.svc.cluster.local', 'A'));
     expect(got.rcode).toBe('NOERROR');
     expect(got.answer).toStrictEqual([]);

@@ -5,15 +5,19 @@
 // object), plugin/kubernetes/kubernetes.go (endpointHostname), reverse.go.
 import {
   CLUSTER_IP_NONE,
+  err,
   formatIP,
   LABEL_SERVICE_NAME,
+  ok,
   parseIP,
   type EndpointSlice,
   type Endpoints,
   type IP,
   type Pod,
+  type Result,
   type Service,
 } from '@kubesvc/api-types';
+import { IPV4_REVERSE_ZONE, IPV6_REVERSE_ZONE } from './reverse-name.js';
 
 /** How `<a-b-c-d>.<ns>.pod.<zone>` names are answered, as CoreDNS's `pods` option. */
 export type PodMode = 'disabled' | 'insecure' | 'verified';
@@ -34,6 +38,34 @@ export interface ZoneOptions {
   readonly namespaces?: readonly string[];
   /** The addresses `ns.dns.<zone>` resolves to (the DNS service's IPs). Default none. */
   readonly nameservers?: readonly string[];
+  /**
+   * The reverse zones answered, as the further zone arguments of CoreDNS's `kubernetes`
+   * plugin (`kubernetes cluster.local 0.10.in-addr.arpa`): each `in-addr.arpa`, `ip6.arpa` or
+   * a zone below them. A reverse name outside them goes to the forward hook, or is REFUSED.
+   * Default `['in-addr.arpa', 'ip6.arpa']`, the default Corefile's.
+   */
+  readonly reverseZones?: readonly string[];
+}
+
+/** The object a diagnostic is about. */
+export interface ZoneObjectRef {
+  readonly kind: 'Service' | 'Endpoints' | 'EndpointSlice' | 'Pod';
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** Something in the input that the zone leaves out, in whole or in part, and why. */
+export interface ZoneDiagnostic {
+  readonly object: ZoneObjectRef;
+  readonly reason: string;
+}
+
+/** buildZone's error: an option it cannot serve. `message` is CoreDNS's text where CoreDNS has one. */
+export interface ErrZoneOptions {
+  readonly _tag: 'ErrZoneOptions';
+  readonly message: string;
+  /** The option at fault. */
+  readonly option: keyof ZoneOptions;
 }
 
 export interface ZonePort {
@@ -86,7 +118,14 @@ export interface Zone {
   /** namespace → pod IPs as status.podIP spells them (pods verified). */
   readonly podIPs: ReadonlyMap<string, ReadonlySet<string>>;
   readonly nameservers: readonly ZoneAddress[];
+  /** The reverse zones answered, lower case, no final dot. */
+  readonly reverseZones: readonly string[];
+  /** What the input held that the zone leaves out, wholly or in part, in the order found. */
+  readonly diagnostics: readonly ZoneDiagnostic[];
 }
+
+/** The reverse zones of the default Corefile (`kubernetes cluster.local in-addr.arpa ip6.arpa`). */
+export const DEFAULT_REVERSE_ZONES: readonly string[] = Object.freeze([IPV4_REVERSE_ZONE, IPV6_REVERSE_ZONE]);
 
 /** The annotation that predates publishNotReadyAddresses. upstream: DNS specification §2.1 "ready" */
 export const TOLERATE_UNREADY_ANNOTATION = 'service.alpha.kubernetes.io/tolerate-unready-endpoints';
@@ -139,24 +178,29 @@ interface RawEndpoint {
   readonly hostname: string | undefined;
   readonly ready: boolean;
   readonly ports: readonly ZonePort[];
+  /** The object it came from, for diagnostics. */
+  readonly from: ZoneObjectRef;
+}
+
+function objectRef(object: { readonly kind: ZoneObjectRef['kind']; readonly metadata: { readonly name?: string | undefined; readonly namespace?: string | undefined } }): ZoneObjectRef {
+  return { kind: object.kind, namespace: object.metadata.namespace ?? 'default', name: object.metadata.name ?? '' };
 }
 
 /** Appends the object's endpoints to `out`. */
-function pushRawEndpoints(object: EndpointSlice | Endpoints, out: RawEndpoint[]): void {
+function pushRawEndpoints(object: EndpointSlice | Endpoints, from: ZoneObjectRef, out: RawEndpoint[]): void {
   if (object.kind === 'EndpointSlice') {
-    if (object.addressType === 'FQDN') return;
     const ports = zonePorts(object.ports);
     for (const endpoint of object.endpoints ?? []) {
       // A nil ready condition means ready. upstream: coredns object/endpoint.go endpointsliceReady
       const ready = endpoint.conditions?.ready !== false;
-      for (const ip of endpoint.addresses) out.push({ ip, hostname: endpoint.hostname, ready, ports });
+      for (const ip of endpoint.addresses) out.push({ ip, hostname: endpoint.hostname, ready, ports, from });
     }
     return;
   }
   for (const subset of object.subsets ?? []) {
     const ports = zonePorts(subset.ports);
-    for (const a of subset.addresses ?? []) out.push({ ip: a.ip, hostname: a.hostname, ready: true, ports });
-    for (const a of subset.notReadyAddresses ?? []) out.push({ ip: a.ip, hostname: a.hostname, ready: false, ports });
+    for (const a of subset.addresses ?? []) out.push({ ip: a.ip, hostname: a.hostname, ready: true, ports, from });
+    for (const a of subset.notReadyAddresses ?? []) out.push({ ip: a.ip, hostname: a.hostname, ready: false, ports, from });
   }
 }
 
@@ -172,67 +216,165 @@ function serviceKind(service: Service): ZoneService['kind'] | undefined {
   return ip === '' ? undefined : 'clusterIP';
 }
 
+/** RFC 1035 §2.3.4: labels of 1 to 63 octets, a name of at most 253 characters in text form. */
+function validDomainName(name: string): boolean {
+  return name.length > 0 && name.length <= 253 && name.split('.').every((label) => label.length > 0 && label.length <= 63);
+}
+
+function normalizeZoneName(name: string): string {
+  return name.toLowerCase().replace(/\.$/, '');
+}
+
+function isReverseZone(name: string): boolean {
+  return [IPV4_REVERSE_ZONE, IPV6_REVERSE_ZONE].some((arpa) => name === arpa || name.endsWith(`.${arpa}`));
+}
+
+interface CheckedOptions {
+  readonly origin: string;
+  readonly ttl: number;
+  readonly serial: number;
+  readonly podMode: PodMode;
+  readonly nameservers: readonly ZoneAddress[];
+  readonly reverseZones: readonly string[];
+}
+
+const PODS_MODES: readonly PodMode[] = ['disabled', 'insecure', 'verified'];
+
+function optionError(option: keyof ZoneOptions, message: string): Result<never, ErrZoneOptions> {
+  return err({ _tag: 'ErrZoneOptions', message, option });
+}
+
+/** upstream: coredns plugin/kubernetes/setup.go ParseStanza (ttl, pods, the primary zone) */
+function checkOptions(options: ZoneOptions): Result<CheckedOptions, ErrZoneOptions> {
+  const origin = normalizeZoneName(options.zone ?? 'cluster.local');
+  if (!validDomainName(origin)) return optionError('zone', `zone ${JSON.stringify(options.zone)} is not a domain name`);
+  // A reverse zone cannot be the cluster zone: records are named under it.
+  if (isReverseZone(origin)) return optionError('zone', 'non-reverse zone name must be used');
+  const ttl = options.ttl ?? 5;
+  if (!Number.isInteger(ttl) || ttl < 0 || ttl > 3600) return optionError('ttl', `ttl must be in range [0, 3600]: ${ttl}`);
+  const serial = options.serial ?? 1;
+  if (!Number.isInteger(serial) || serial < 0 || serial > 0xffffffff) return optionError('serial', `serial must be an integer in range [0, 4294967295]: ${serial}`);
+  const podMode = options.pods ?? 'disabled';
+  if (!PODS_MODES.includes(podMode)) return optionError('pods', `wrong value for pods: ${String(podMode)},  must be one of: disabled, verified, insecure`);
+  const nameservers: ZoneAddress[] = [];
+  for (const text of options.nameservers ?? []) {
+    const address = zoneAddress(text);
+    if (address === undefined) return optionError('nameservers', `nameserver ${JSON.stringify(text)} is not an IP address`);
+    nameservers.push(address);
+  }
+  const reverseZones: string[] = [];
+  for (const given of options.reverseZones ?? DEFAULT_REVERSE_ZONES) {
+    const name = normalizeZoneName(given);
+    if (!validDomainName(name) || !isReverseZone(name)) {
+      return optionError('reverseZones', `reverse zone ${JSON.stringify(given)} is not in-addr.arpa, ip6.arpa or a zone below them`);
+    }
+    if (!reverseZones.includes(name)) reverseZones.push(name);
+  }
+  return ok({ origin, ttl, serial, podMode, nameservers, reverseZones });
+}
+
 /**
  * Builds the zone. `endpoints` may mix EndpointSlices and Endpoints; each is matched to its
- * service by namespace and service name. Inputs are not changed.
+ * service by namespace and service name. An endpoint object without a Service still gives
+ * PTR records for its ready addresses, as CoreDNS answers reverse queries from its index of
+ * all endpoints. What the zone leaves out is listed in `diagnostics`. Fails only on options.
+ * Inputs are not changed.
  */
 export function buildZone(
   services: readonly Service[],
   endpoints: readonly (EndpointSlice | Endpoints)[],
   pods: readonly Pod[] = [],
   options: ZoneOptions = {},
-): Zone {
-  const origin = (options.zone ?? 'cluster.local').toLowerCase().replace(/\.$/, '');
+): Result<Zone, ErrZoneOptions> {
+  const checked = checkOptions(options);
+  if (!checked.ok) return checked;
+  const { origin } = checked.value;
+  const diagnostics: ZoneDiagnostic[] = [];
   const namespaces = new Set<string>();
-  const byService = new Map<string, RawEndpoint[]>();
+  /** Keyed by `<service>.<namespace>` (lower case); each list keeps its spelling of the service name. */
+  const byService = new Map<string, { readonly serviceName: string; readonly namespace: string; readonly raws: RawEndpoint[] }>();
   for (const object of endpoints) {
-    const namespace = object.metadata.namespace ?? 'default';
-    namespaces.add(namespace);
-    const key = `${serviceNameOf(object)}.${namespace}`.toLowerCase();
-    let list = byService.get(key);
-    if (list === undefined) {
-      list = [];
-      byService.set(key, list);
+    const from = objectRef(object);
+    namespaces.add(from.namespace);
+    if (object.kind === 'EndpointSlice' && object.addressType === 'FQDN') {
+      diagnostics.push({ object: from, reason: 'addressType FQDN: its addresses are names, not IPs, and give no records' });
+      continue;
     }
-    pushRawEndpoints(object, list);
+    const serviceName = serviceNameOf(object);
+    if (serviceName === '') {
+      diagnostics.push({ object: from, reason: `no ${LABEL_SERVICE_NAME} label: its endpoints belong to no service name and give no records` });
+      continue;
+    }
+    const key = `${serviceName}.${from.namespace}`.toLowerCase();
+    let entry = byService.get(key);
+    if (entry === undefined) {
+      entry = { serviceName, namespace: from.namespace, raws: [] };
+      byService.set(key, entry);
+    }
+    pushRawEndpoints(object, from, entry.raws);
   }
 
   const zoneServices = new Map<string, ZoneService>();
   const clusterIPNames = new Map<string, string>();
   const endpointNames = new Map<string, string[]>();
+  const addEndpointName = (ip: string, target: string): void => {
+    const names = endpointNames.get(ip);
+    if (names === undefined) endpointNames.set(ip, [target]);
+    else if (!names.includes(target)) names.push(target);
+  };
+  /** Endpoint addresses that do not parse are reported once per object and address. */
+  const badAddresses = new Set<string>();
+  const parseEndpoint = (raw: RawEndpoint): ZoneAddress | undefined => {
+    const a = zoneAddress(raw.ip);
+    if (a !== undefined) return a;
+    const key = `${raw.from.kind}/${raw.from.namespace}/${raw.from.name}/${raw.ip}`;
+    if (!badAddresses.has(key)) {
+      badAddresses.add(key);
+      diagnostics.push({ object: raw.from, reason: `endpoint address ${JSON.stringify(raw.ip)} is not an IP address: no records for it` });
+    }
+    return undefined;
+  };
+  const matched = new Set<string>();
   for (const service of services) {
     const name = service.metadata.name ?? '';
     const namespace = service.metadata.namespace ?? 'default';
+    const from = objectRef(service);
     namespaces.add(namespace);
-    const kind = serviceKind(service);
-    if (kind === undefined) continue;
     const key = `${name}.${namespace}`.toLowerCase();
+    const kind = serviceKind(service);
+    if (kind === undefined) {
+      diagnostics.push({ object: from, reason: 'no spec.clusterIP and not an ExternalName service: no records for its name' });
+      continue;
+    }
+    matched.add(key);
     const fqdn = `${name}.${namespace}.svc.${origin}`;
     const clusterIPs: ZoneAddress[] = [];
     if (kind === 'clusterIP') {
       const spec = service.spec;
       for (const text of spec?.clusterIPs ?? (spec?.clusterIP === undefined ? [] : [spec.clusterIP])) {
         const a = zoneAddress(text);
-        if (a === undefined) continue;
+        if (a === undefined) {
+          diagnostics.push({ object: from, reason: `ClusterIP ${JSON.stringify(text)} is not an IP address: no A, AAAA or PTR record for it` });
+          continue;
+        }
         clusterIPs.push(a);
         // The first service found owns the reverse name. upstream: coredns reverse.go serviceRecordForIP
-        if (!clusterIPNames.has(a.text)) clusterIPNames.set(a.text, fqdn);
+        const owner = clusterIPNames.get(a.text);
+        if (owner === undefined) clusterIPNames.set(a.text, fqdn);
+        else diagnostics.push({ object: from, reason: `ClusterIP ${a.text} is also ${owner}'s: its PTR record names ${owner}` });
       }
     }
     const tolerate = tolerates(service);
     const zoneEndpoints: ZoneEndpoint[] = [];
-    if (kind !== 'externalName') {
-      for (const raw of byService.get(key) ?? []) {
-        if (!raw.ready && !tolerate) continue;
-        const a = zoneAddress(raw.ip);
-        if (a === undefined) continue;
-        const hostname = endpointHostname(raw.hostname, a.text);
-        zoneEndpoints.push({ ip: a.ip, text: a.text, hostname, ports: raw.ports });
-        const target = `${hostname}.${fqdn}`;
-        const names = endpointNames.get(a.text);
-        if (names === undefined) endpointNames.set(a.text, [target]);
-        else if (!names.includes(target)) names.push(target);
-      }
+    for (const raw of byService.get(key)?.raws ?? []) {
+      if (!raw.ready && !tolerate) continue;
+      const a = parseEndpoint(raw);
+      if (a === undefined) continue;
+      const hostname = endpointHostname(raw.hostname, a.text);
+      // An ExternalName service's name is a CNAME, but CoreDNS still answers PTR queries for
+      // the addresses of its endpoints. upstream: coredns kubernetes.go serviceRecordForIP
+      if (kind !== 'externalName') zoneEndpoints.push({ ip: a.ip, text: a.text, hostname, ports: raw.ports });
+      addEndpointName(a.text, `${hostname}.${fqdn}`);
     }
     zoneServices.set(key, {
       name,
@@ -243,6 +385,30 @@ export function buildZone(
       externalName: kind === 'externalName' ? (service.spec?.externalName ?? '').replace(/\.$/, '') : '',
       endpoints: zoneEndpoints,
     });
+  }
+
+  // Endpoints whose service is missing (or has no records) still answer PTR queries for their
+  // ready addresses: CoreDNS looks endpoint IPs up in its index of all endpoints, named by
+  // the service-name label and namespace, without looking for the Service.
+  // upstream: coredns plugin/kubernetes/kubernetes.go serviceRecordForIP (EpIndexReverse)
+  for (const [key, entry] of byService) {
+    if (matched.has(key)) continue;
+    const fqdn = `${entry.serviceName}.${entry.namespace}.svc.${origin}`;
+    const reported = new Set<string>();
+    for (const raw of entry.raws) {
+      const objectKey = `${raw.from.kind}/${raw.from.name}`;
+      if (!reported.has(objectKey)) {
+        reported.add(objectKey);
+        diagnostics.push({
+          object: raw.from,
+          reason: `no Service ${entry.namespace}/${entry.serviceName} with records: its ready addresses answer PTR queries only`,
+        });
+      }
+      if (!raw.ready) continue;
+      const a = parseEndpoint(raw);
+      if (a === undefined) continue;
+      addEndpointName(a.text, `${endpointHostname(raw.hostname, a.text)}.${fqdn}`);
+    }
   }
 
   const podIPs = new Map<string, Set<string>>();
@@ -256,16 +422,18 @@ export function buildZone(
     podIPs.set(namespace, set);
   }
 
-  return {
+  return ok({
     origin,
-    ttl: options.ttl ?? 5,
-    serial: options.serial ?? 1,
-    podMode: options.pods ?? 'disabled',
+    ttl: checked.value.ttl,
+    serial: checked.value.serial,
+    podMode: checked.value.podMode,
     services: zoneServices,
     namespaces: options.namespaces === undefined ? namespaces : new Set(options.namespaces.map((n) => n.toLowerCase())),
     clusterIPNames,
     endpointNames,
     podIPs,
-    nameservers: (options.nameservers ?? []).flatMap((text) => zoneAddress(text) ?? []),
-  };
+    nameservers: checked.value.nameservers,
+    reverseZones: checked.value.reverseZones,
+    diagnostics,
+  });
 }

@@ -4,8 +4,15 @@ import { createSocket } from 'node:dgram';
 import type { Endpoints, Service } from '@kubesvc/api-types';
 import * as dnsPacket from 'dns-packet';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildZone } from '../index.js';
+import { buildZone, type Zone } from '../index.js';
 import { startDnsServer, type DnsServer } from './dns-server.js';
+
+/** The zone of valid options (buildZone fails only on options). */
+const zoneOf = (...args: Parameters<typeof buildZone>): Zone => {
+  const built = buildZone(...args);
+  if (!built.ok) throw new Error(built.error.message);
+  return built.value;
+};
 
 const DIG = '/usr/bin/dig';
 
@@ -45,7 +52,7 @@ const big: Endpoints = {
   metadata: { name: 'big', namespace: 'default' },
   subsets: [{ addresses: Array.from({ length: 30 }, (_, i) => ({ ip: `10.244.0.${i + 1}`, hostname: `pod-${i + 1}` })), ports: [{ name: 'http', port: 8080, protocol: 'TCP' }] }],
 };
-const zone = buildZone(services, [big]);
+const zone = zoneOf(services, [big]);
 
 let server: DnsServer | undefined;
 afterEach(async () => {
@@ -85,7 +92,7 @@ describe('startDnsServer with dig', () => {
   it('swaps the zone: the next query sees the new services', async () => {
     server = await startDnsServer({ host: '127.0.0.1', port: 0, zone });
     expect((await dig(server, 'api.default.svc.cluster.local', 'A')).out).toMatch(/status: NXDOMAIN/);
-    server.setZone(buildZone([...services, service('api', { clusterIP: '10.96.0.30', ports: [{ port: 443, protocol: 'TCP' }] })], [big]));
+    server.setZone(zoneOf([...services, service('api', { clusterIP: '10.96.0.30', ports: [{ port: 443, protocol: 'TCP' }] })], [big]));
     expect((await dig(server, 'api.default.svc.cluster.local', 'A')).answers).toStrictEqual(['api.default.svc.cluster.local. 5 IN A 10.96.0.30']);
   });
 

@@ -3,7 +3,8 @@
 // (RFC 1035 §4.2.2), and one connection may carry several.
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, type Server, type Socket } from 'node:net';
-import { handleQuery, type ResolveOptions, type Zone } from '../index.js';
+import type { ResolveOptions, Zone } from '../index.js';
+import { handleQuery } from './wire.js';
 
 export interface DnsServerOptions {
   /** The address to listen on, e.g. 127.0.0.1 or ::1. */

@@ -1,29 +1,19 @@
 // DNS messages on the wire: one request in, one response out, no I/O. dns-packet does the
 // encoding; this file adds what it leaves to the caller: the rcode in the flags, the TC bit
-// and truncation to the UDP size, FORMERR for what does not parse.
+// and truncation to the UDP size, FORMERR for what does not parse. It lives in the node
+// adapter because dns-packet reads and writes Node Buffers.
 // upstream: RFC 1035 §4.1, RFC 6891 (EDNS payload size), RFC 2181 §9 (TC);
 // coredns request/request.go (SizeAndDo, Scrub) for the sizes.
+import { Buffer } from 'node:buffer';
 import * as dnsPacket from 'dns-packet';
-import type { DnsRecord, Question, Rcode, Resolution } from './records.js';
-import { RCODE_VALUES } from './records.js';
-import { resolve, type ResolveOptions } from './resolve.js';
-import type { Zone } from './zone.js';
+import type { DnsRecord, Question, Rcode, Resolution } from '../dns/records.js';
+import { RCODE_VALUES } from '../dns/records.js';
+import { resolve, type ResolveOptions } from '../dns/resolve.js';
+import type { Zone } from '../dns/zone.js';
 
-/** What dns-packet's encoder returns: a Node Buffer, which is a Uint8Array. */
-type PacketBytes = ReturnType<typeof dnsPacket.encode>;
-
-/**
- * dns-packet reads with Buffer methods (readUInt16BE), so a plain Uint8Array must be viewed
- * as a Buffer. A pure package may not name the Buffer global; the class is taken from a
- * Buffer that dns-packet itself produced, and `from(arrayBuffer, offset, length)` makes a view
- * without copying.
- */
-const PacketBuffer = dnsPacket.encode({ type: 'query', id: 0, flags: 0 }).constructor as unknown as {
-  from(buffer: ArrayBufferLike, byteOffset: number, length: number): PacketBytes;
-};
-
-function asPacketBytes(bytes: Uint8Array): PacketBytes {
-  return PacketBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+/** A Buffer view of the bytes, without a copy: dns-packet reads with Buffer methods. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** The classic UDP limit without EDNS. RFC 1035 §2.3.4 */
@@ -76,7 +66,7 @@ function decodeRequest(bytes: Uint8Array): Decoded | Rcode {
   if (bytes.byteLength < 12) return 'FORMERR';
   let packet: dnsPacket.DecodedPacket;
   try {
-    packet = dnsPacket.decode(asPacketBytes(bytes));
+    packet = dnsPacket.decode(asBuffer(bytes));
   } catch {
     return 'FORMERR';
   }

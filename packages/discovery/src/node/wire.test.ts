@@ -2,7 +2,14 @@ import type { Endpoints, Service } from '@kubesvc/api-types';
 import * as dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
 import { handleQuery } from './wire.js';
-import { buildZone } from './zone.js';
+import { buildZone, type Zone } from '../dns/zone.js';
+
+/** The zone of valid options (buildZone fails only on options). */
+const zoneOf = (...args: Parameters<typeof buildZone>): Zone => {
+  const built = buildZone(...args);
+  if (!built.ok) throw new Error(built.error.message);
+  return built.value;
+};
 
 const services: Service[] = [
   { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { clusterIP: '10.96.0.20', ports: [{ name: 'http', port: 80, protocol: 'TCP' }] } },
@@ -14,7 +21,7 @@ const many: Endpoints = {
   metadata: { name: 'many', namespace: 'default' },
   subsets: [{ addresses: Array.from({ length: 60 }, (_, i) => ({ ip: `10.244.1.${i + 1}` })), ports: [{ name: 'http', port: 8080, protocol: 'TCP' }] }],
 };
-const zone = buildZone(services, [many]);
+const zone = zoneOf(services, [many]);
 
 function query(name: string, type: dnsPacket.RecordType, extra: Partial<dnsPacket.Packet> = {}): Uint8Array {
   return dnsPacket.encode({ type: 'query', id: 4242, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type, class: 'IN' }], ...extra });

@@ -24,13 +24,16 @@ function pathsOf(value: unknown, prefix: Path = [], out: Path[] = []): Path[] {
 function replaceAt(value: unknown, path: Path, replacement: { readonly delete: true } | { readonly value: unknown }): unknown {
   const [head, ...rest] = path;
   if (head === undefined || !isContainer(value)) return 'value' in replacement ? replacement.value : undefined;
-  const copy: Record<string | number, unknown> = Array.isArray(value) ? [...(value as unknown[])] : { ...value };
-  if (rest.length === 0 && 'delete' in replacement) {
-    if (Array.isArray(copy)) copy.splice(Number(head), 1);
-    else delete copy[head];
-  } else {
-    copy[head] = replaceAt(value[head], rest, replacement);
+  const inner = rest.length === 0 && 'delete' in replacement ? undefined : replaceAt(value[head], rest, replacement);
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [...(value as unknown[])];
+    if (inner === undefined && rest.length === 0 && 'delete' in replacement) copy.splice(Number(head), 1);
+    else copy[Number(head)] = inner;
+    return copy;
   }
+  const copy: Record<string | number, unknown> = { ...value };
+  if (rest.length === 0 && 'delete' in replacement) delete copy[head];
+  else copy[head] = inner;
   return copy;
 }
 

@@ -23,6 +23,7 @@ import {
   releaseIP,
   type IPAllocator,
 } from './ip-allocator.js';
+import { describeValue, isCIDRValue } from './input-shape.js';
 import type { ErrServiceIPRange } from './service-ip-range.js';
 
 /** One allocator for single-stack, two of different families for dual-stack. */
@@ -48,6 +49,12 @@ function flagError(message: string): Result<never, ErrServiceIPRange> {
  * ErrServiceIPRange, as serviceIPRange's: both are errors of --service-cluster-ip-range.
  */
 export function newIPAllocators(cidrs: readonly CIDR[]): Result<IPAllocators, ErrServiceIPRange> {
+  // The edge: a JavaScript caller may pass strings (use serviceIPRange to parse a flag value).
+  const given: unknown = cidrs;
+  if (!Array.isArray(given)) return flagError(`newIPAllocators: expected an array of CIDRs (parseCIDR's value), got ${describeValue(given)}`);
+  for (const [i, cidr] of (given as unknown[]).entries()) {
+    if (!isCIDRValue(cidr)) return flagError(`newIPAllocators: cidrs[${i}] is not a CIDR value (parseCIDR's), got ${describeValue(cidr)}`);
+  }
   const [first, second, ...rest] = cidrs;
   if (first === undefined) return flagError('--service-cluster-ip-range must contain at least one valid cidr');
   if (rest.length > 0) return flagError(ERR_TOO_MANY_SERVICE_CIDRS);

@@ -42,6 +42,7 @@ import {
   type ErrMismatchedNetwork,
   type ErrNotInRange,
 } from './errors.js';
+import { snapshotShapeProblem } from './input-shape.js';
 import { ipAtOffset, ipOffset, ipRangeOf, type IPRange } from './ip-range.js';
 
 /**
@@ -184,6 +185,9 @@ export function snapshotIPAllocator(allocator: IPAllocator, into?: RangeAllocati
 }
 
 function snapshotCIDR(snapshot: AllocatorSnapshot): Result<CIDR, ErrInvalidSnapshot> {
+  // The edge of both restores: a snapshot often comes from JSON.
+  const problem = snapshotShapeProblem(snapshot);
+  if (problem !== undefined) return err(errInvalidSnapshot(problem));
   const parsed = parseCIDRSloppy(snapshot.range);
   return parsed.ok ? ok(parsed.value.cidr) : err(errInvalidSnapshot(parsed.error.message));
 }

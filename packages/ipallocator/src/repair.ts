@@ -3,6 +3,7 @@
 // counters, the Warning events and, when upstream's run fails, an error.
 // upstream: pkg/registry/core/service/ipallocator/controller/repair.go (the dual-stack
 //           version: one allocator and one leak map per family, events with "[IPv4]:<ip>")
+import { describeValue, isCIDRValue, servicesShapeProblem, snapshotShapeProblem } from './input-shape.js';
 import {
   draftClear,
   draftForEach,
@@ -108,6 +109,8 @@ function leaksOf(states: readonly FamilyState[]): ClusterIPLeaks {
  * leak, kept for two runs and freed on the third (numRepairsBeforeLeakCleanup = 3).
  */
 export function repairClusterIPs(input: ClusterIPRepairInput): ClusterIPRepairResult {
+  const problem = repairInputProblem(input);
+  if (problem !== undefined) return err({ _tag: 'ErrRepair', message: `repairClusterIPs: ${problem}`, leaks: {} });
   const states: FamilyState[] = [];
   for (const [i, network] of input.networks.entries()) {
     const family = familyName(network.network.family);
@@ -193,4 +196,21 @@ export function repairClusterIPs(input: ClusterIPRepairInput): ClusterIPRepairRe
     leaks: leaksOf(states),
     events,
   });
+}
+
+/** Why the input is not a ClusterIPRepairInput, or undefined: checked once, at the edge. */
+function repairInputProblem(input: unknown): string | undefined {
+  if (typeof input !== 'object' || input === null) return `expected { networks, services, snapshots?, leaks? }, got ${describeValue(input)}`;
+  const { networks, snapshots, services, leaks } = input as Record<string, unknown>;
+  if (!Array.isArray(networks)) return `networks: expected an array of CIDRs, got ${describeValue(networks)}`;
+  for (const [i, network] of (networks as unknown[]).entries()) if (!isCIDRValue(network)) return `networks[${i}] is not a CIDR value (parseCIDR's), got ${describeValue(network)}`;
+  if (snapshots !== undefined) {
+    if (!Array.isArray(snapshots)) return `snapshots: expected an array, got ${describeValue(snapshots)}`;
+    for (const [i, snapshot] of (snapshots as unknown[]).entries()) {
+      const bad = snapshot === undefined ? undefined : snapshotShapeProblem(snapshot);
+      if (bad !== undefined) return `snapshots[${i}]: ${bad}`;
+    }
+  }
+  if (leaks !== undefined && (typeof leaks !== 'object' || leaks === null)) return `leaks: expected an object, got ${describeValue(leaks)}`;
+  return servicesShapeProblem(services);
 }

@@ -13,6 +13,7 @@ import {
   type IP,
   type Result,
 } from '@kubesvc/api-types';
+import { describeValue, isCIDRValue } from './input-shape.js';
 
 /** upstream kubeoptions.DefaultServiceIPCIDR, used when --service-cluster-ip-range is unset. */
 export const DEFAULT_SERVICE_IP_CIDR = '10.0.0.0/24';
@@ -47,8 +48,10 @@ export function serviceIPRange(passed?: CIDR | string): ServiceIPRangeResult {
     const parsed = parseCIDRSloppy(passed);
     if (!parsed.ok) return rangeError(parsed.error.message);
     cidr = parsed.value.cidr;
-  } else {
+  } else if (isCIDRValue(passed)) {
     cidr = passed;
+  } else {
+    return rangeError(`serviceIPRange: expected a CIDR or its text, got ${describeValue(passed)}`);
   }
   const size = rangeSize(cidr);
   if ((size < 65536n ? size : 65536n) < 8n) {

@@ -37,6 +37,7 @@ import {
   type ErrMismatchedNetwork,
   type ErrNotInRange,
 } from './errors.js';
+import { snapshotShapeProblem } from './input-shape.js';
 import { formatPortRange, parsePortRange, portAllocatorRangeOf, portRangeContains, type PortAllocatorRange, type PortRange } from './port-range.js';
 
 /**
@@ -188,6 +189,9 @@ export function snapshotPortAllocator(allocator: PortAllocator, into?: RangeAllo
 }
 
 function snapshotRange(snapshot: AllocatorSnapshot): Result<PortRange, ErrInvalidSnapshot> {
+  // The edge of both restores: a snapshot often comes from JSON.
+  const problem = snapshotShapeProblem(snapshot);
+  if (problem !== undefined) return err(errInvalidSnapshot(problem));
   const parsed = parsePortRange(snapshot.range);
   return parsed.ok ? parsed : err(errInvalidSnapshot(parsed.error.message));
 }

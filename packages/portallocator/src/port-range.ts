@@ -1,6 +1,7 @@
 // PortRange as apimachinery parses and prints it (the --service-node-port-range flag).
 // upstream: staging/src/k8s.io/apimachinery/pkg/util/net/port_range.go
 import { err, ok, type AllocatorError, type Result } from '@kubesvc/api-types';
+import { describeValue } from './input-shape.js';
 
 export interface PortRange {
   readonly base: number;
@@ -55,6 +56,8 @@ function fail(message: string): ParsePortRangeResult {
  * trimming spaces; upstream's error text for everything else.
  */
 export function parsePortRange(input: string): ParsePortRangeResult {
+  const given: unknown = input;
+  if (typeof given !== 'string') return fail(`unable to parse port range: expected a string such as "30000-32767", got ${describeValue(given)}`);
   const value = input.trim();
   if (value === '') return ok({ base: 0, size: 0 });
   const hyphen = value.indexOf('-');

@@ -24,6 +24,7 @@ import {
   type Result,
   type Service,
 } from '@kubesvc/api-types';
+import { describeValue, isPortRangeValue, servicesShapeProblem, snapshotShapeProblem } from './input-shape.js';
 import { portAllocatorFromSnapshot } from './port-allocator.js';
 import { formatPortRange, portRangeContains, type PortRange } from './port-range.js';
 
@@ -97,6 +98,8 @@ export function collectServiceNodePorts(service: Pick<Service, 'spec'>): number[
  * freed on the third.
  */
 export function repairNodePorts(input: NodePortRepairInput): NodePortRepairResult {
+  const problem = repairInputProblem(input);
+  if (problem !== undefined) return err({ _tag: 'ErrRepair', message: `repairNodePorts: ${problem}`, leaks: {} });
   const rangeText = formatPortRange(input.portRange);
   const range = input.snapshot?.range ? input.snapshot.range : rangeText;
   const restored = portAllocatorFromSnapshot({ range, data: input.snapshot?.data ?? '' });
@@ -146,4 +149,17 @@ export function repairNodePorts(input: NodePortRepairInput): NodePortRepairResul
     leaks: leakCountersFromMap(leaks),
     events,
   });
+}
+
+/** Why the input is not a NodePortRepairInput, or undefined: checked once, at the edge. */
+function repairInputProblem(input: unknown): string | undefined {
+  if (typeof input !== 'object' || input === null) return `expected { portRange, services, snapshot?, leaks? }, got ${describeValue(input)}`;
+  const { portRange, snapshot, services, leaks } = input as Record<string, unknown>;
+  if (!isPortRangeValue(portRange)) return `portRange: expected { base, size } (parsePortRange's value), got ${describeValue(portRange)}`;
+  if (snapshot !== undefined) {
+    const bad = snapshotShapeProblem(snapshot);
+    if (bad !== undefined) return bad;
+  }
+  if (leaks !== undefined && (typeof leaks !== 'object' || leaks === null)) return `leaks: expected an object, got ${describeValue(leaks)}`;
+  return servicesShapeProblem(services);
 }

@@ -7,7 +7,8 @@
 // tracer then uses them instead of its model of kube-proxy's jump rules.
 
 import type { Err, Result } from '@kubesvc/api-types';
-import { PROTOCOL_NAMES } from '../save/canonical-rule.js';
+import { canonicalRule, PROTOCOL_NAMES } from '../save/canonical-rule.js';
+import { printSaveRule } from '../save/print-rule.js';
 import { parseIptablesRestore, type RestoreStatement } from '../save/parse-restore.js';
 import type { RuleOption, RuleSpec } from '../save/rule-spec.js';
 import { hex, parseMarkAndMask } from '../save/match-extensions.js';
@@ -185,6 +186,28 @@ export function ruleFromSpec(chain: string, spec: RuleSpec): Converted<Rule> {
   return { ok: true, value: target.value === undefined ? { chain, matches } : { chain, matches, target: target.value } };
 }
 
+/** The iptables-save line of each Rule read from a text (MatchedRule.text). */
+const savedLines = new WeakMap<Rule, string>();
+
+/**
+ * The line iptables-save prints for a rule read from a restore text, or undefined for a rule
+ * that was not (a generated one, whose text is kube-proxy's own line).
+ */
+export function savedRuleLine(rule: Rule): string | undefined {
+  return savedLines.get(rule);
+}
+
+/**
+ * What iptables-save prints for the rule once loaded: the kernel's canonical form (addresses
+ * with their prefix, options in the extension's print order, the comment quoted as
+ * iptables-save quotes it), as the save view prints it with the legacy backend, whose rule
+ * text is the same as nft's for every rule the tracer takes.
+ */
+function saveLine(chain: string, spec: RuleSpec, table: TableName, family: 4 | 6): string {
+  const canonical = canonicalRule(spec, family, table, 'legacy');
+  return printSaveRule(chain, canonical.ok ? canonical.value : spec);
+}
+
 interface MutableTable {
   name: TableName;
   chains: string[];
@@ -192,7 +215,7 @@ interface MutableTable {
   deleted: string[];
 }
 
-function applyStatement(table: MutableTable, statement: RestoreStatement): Converted<true> {
+function applyStatement(table: MutableTable, statement: RestoreStatement, family: 4 | 6): Converted<true> {
   const builtin = BUILTIN_CHAINS[table.name];
   switch (statement.kind) {
     case 'declare-chain':
@@ -205,6 +228,7 @@ function applyStatement(table: MutableTable, statement: RestoreStatement): Conve
       if (!builtin.includes(statement.chain) && !table.chains.includes(statement.chain)) return no(`Chain '${statement.chain}' does not exist`);
       const rule = ruleFromSpec(statement.chain, statement.rule);
       if (!rule.ok) return rule;
+      savedLines.set(rule.value, saveLine(statement.chain, statement.rule, table.name, family));
       if (statement.kind === 'append') {
         table.rules.push(rule.value);
       } else {
@@ -242,6 +266,11 @@ function applyStatement(table: MutableTable, statement: RestoreStatement): Conve
  * says how to read the addresses (default 4); other tables than filter and nat are refused.
  */
 export function rulesetFromRestoreText(text: string, family: 4 | 6 = 4): ParseResult<Ruleset> {
+  // The edge: called from JavaScript too.
+  const given: unknown = text;
+  if (typeof given !== 'string') return { ok: false, error: { _tag: 'ErrTrace', message: `text: expected an iptables-restore text, got ${given === null ? 'null' : typeof given}`, field: 'text' } };
+  const familyGiven: unknown = family;
+  if (familyGiven !== 4 && familyGiven !== 6) return { ok: false, error: { _tag: 'ErrTrace', message: 'family: expected 4 or 6', field: 'family' } };
   const document = parseIptablesRestore(text);
   if (!document.ok) return err(document.error.message, document.error.line);
   const tables: Record<TableName, MutableTable> = {
@@ -252,7 +281,7 @@ export function rulesetFromRestoreText(text: string, family: 4 | 6 = 4): ParseRe
     if (block.name !== 'filter' && block.name !== 'nat') return err(`table ${block.name} is not traced (only filter and nat)`, block.line);
     const table = tables[block.name];
     for (const statement of block.statements) {
-      const applied = applyStatement(table, statement);
+      const applied = applyStatement(table, statement, family);
       if (!applied.ok) return err(applied.message, statement.line);
     }
   }

@@ -31,7 +31,8 @@ import { parseMarkAndMask } from '../save/match-extensions.js';
 import { kernelProbability, STATISTIC_SCALE } from '../save/probability.js';
 import { BUILTIN_CHAINS, builtinRules } from './builtin-jumps.js';
 import { parseDecimal, reduce, scaleWeight, UNIT, weightValue, type Rational, type Weight } from './rational.js';
-import { rulesetFromRestoreText } from './ruleset-from-text.js';
+import { rulesetFromRestoreText, savedRuleLine } from './ruleset-from-text.js';
+import { checkFamily, checkOptions, checkPacket, checkRuleset } from './trace-input.js';
 import type {
   Branch,
   ErrTrace,
@@ -149,17 +150,34 @@ interface Probability {
 /**
  * Where a packet goes and with which probability. `ruleset` is a Ruleset or an
  * iptables-restore text; an unknown match or target, a malformed address or a jump to a chain
- * that does not exist is an error value.
+ * that does not exist is an error value. So is input of the wrong shape (checked once, here:
+ * trace-input.ts): an unknown protocol or entry point, a port that is not one, an address
+ * that does not parse. The protocol is read case-insensitively (`'TCP'` is `'tcp'`), and the
+ * Trace's `packet` carries it in lower case.
  */
 export function tracePacket(ruleset: Ruleset | string, packet: Packet, options: TraceOptions): TraceResult {
+  const familyOption = checkFamily(options);
+  if (!familyOption.ok) return familyOption;
   let rs: Ruleset;
   if (typeof ruleset === 'string') {
-    const parsed = rulesetFromRestoreText(ruleset, options.family ?? 4);
+    const parsed = rulesetFromRestoreText(ruleset, familyOption.value);
     if (!parsed.ok) return parsed;
     rs = parsed.value;
   } else {
-    rs = ruleset;
+    const checked = checkRuleset(ruleset);
+    if (!checked.ok) return checked;
+    rs = checked.value;
   }
+  const family = rs.family;
+  const checkedPacket = checkPacket(packet, family);
+  if (!checkedPacket.ok) return checkedPacket;
+  const checkedOptions = checkOptions(options);
+  if (!checkedOptions.ok) return checkedOptions;
+  return run(rs, checkedPacket.value, checkedOptions.value);
+}
+
+/** The interpreter, on checked input. */
+function run(rs: Ruleset, packet: Packet, options: TraceOptions): TraceResult {
   const index = indexOf(rs);
   const family = index.family;
   const now = options.now ?? 0;
@@ -169,14 +187,11 @@ export function tracePacket(ruleset: Ruleset | string, packet: Packet, options: 
   const destination = parseAddress(packet.destination, family);
   if (source === undefined) return fail(`the packet's source ${packet.source} is not an IPv${family} address`);
   if (destination === undefined) return fail(`the packet's destination ${packet.destination} is not an IPv${family} address`);
-  if (!Number.isInteger(packet.destinationPort) || packet.destinationPort < 0 || packet.destinationPort > 65535) {
-    return fail(`bad destination port ${packet.destinationPort}`);
-  }
   const sourceIP: bigint = source;
   const local = new Set<bigint>();
   for (const text of options.localAddresses) {
     const ip = parseAddress(text, family);
-    if (ip !== undefined) local.add(ip);
+    if (ip !== undefined) local.add(ip); // an address of the other family is not local to this proxier
   }
   const isLocal = (ip: bigint): boolean => local.has(ip) || (family === 4 ? ip >> 24n === 127n : ip === 1n);
   const recentEntries: { readonly name: string; readonly source: bigint | undefined; readonly lastSeen: number }[] = (options.recent ?? []).map((e) => ({
@@ -218,7 +233,7 @@ export function tracePacket(ruleset: Ruleset | string, packet: Packet, options: 
     table: frame.table,
     chain: frame.chain,
     index: frame.index - 1,
-    text: printRule(rule),
+    text: savedRuleLine(rule) ?? printRule(rule),
     rule,
   });
 
@@ -285,7 +300,8 @@ export function tracePacket(ruleset: Ruleset | string, packet: Packet, options: 
     stack: [],
     destination,
     destinationText: packet.destination,
-    port: packet.destinationPort,
+    // ICMP has no port; no rule of a Ruleset tests one without first matching -p tcp|udp|sctp.
+    port: packet.destinationPort ?? -1,
     mark: (options.mark ?? 0) >>> 0,
     ct: initialCt,
     dnat: undefined,

@@ -14,13 +14,34 @@ import type { Rational } from './rational.js';
  */
 export type PacketEntry = 'pod' | 'node' | 'outside' | 'host';
 
-export interface Packet {
+/**
+ * The protocols a traced packet can carry: the three kube-proxy writes rules for, and ICMP
+ * (an echo request, as `ping` sends). Only the packet has ICMP, not a Rule: kube-proxy writes
+ * every service rule with `-p tcp|udp|sctp`, so none of them matches a ping, which is what a
+ * trace of one shows. `tracePacket` also takes these names in any case
+ * (`'TCP'`, as a Service port writes it, is `'tcp'`).
+ */
+export type PacketProtocol = L4Protocol | 'icmp';
+
+interface PacketBase {
   readonly source: string;
   readonly destination: string;
-  readonly protocol: L4Protocol;
-  readonly destinationPort: number;
   readonly entry: PacketEntry;
 }
+
+/** A TCP, UDP or SCTP packet: it has a destination port (0–65535). */
+export interface PortPacket extends PacketBase {
+  readonly protocol: L4Protocol;
+  readonly destinationPort: number;
+}
+
+/** An ICMP echo request (`ping`): no port, so `destinationPort` must be absent. */
+export interface IcmpPacket extends PacketBase {
+  readonly protocol: 'icmp';
+  readonly destinationPort?: undefined;
+}
+
+export type Packet = PortPacket | IcmpPacket;
 
 /** One entry of an xt_recent list: `source` was last seen at `lastSeen` (ms). */
 export interface RecentEntry {
@@ -62,11 +83,18 @@ export interface TraceOptions {
   readonly onOutcome?: (outcome: TraceOutcome) => void;
 }
 
+/**
+ * Why a trace could not run: a rule the tracer cannot evaluate (with its `line` in a restore
+ * text), or input of the wrong shape (with the `field` at fault: `packet.protocol`,
+ * `options.localAddresses[1]`, `ruleset`, ...).
+ */
 export interface ErrTrace {
   readonly _tag: 'ErrTrace';
   readonly message: string;
   /** The line of a restore text, when the error is in one. */
   readonly line?: number;
+  /** The argument or field at fault, when the input itself is refused. */
+  readonly field?: string;
 }
 
 export interface MatchedRule {
@@ -74,7 +102,14 @@ export interface MatchedRule {
   readonly chain: string;
   /** 0-based position in the chain. */
   readonly index: number;
-  /** The rule as kube-proxy writes it (`-A CHAIN ...`). */
+  /**
+   * The rule's line. Over a Ruleset that generateRules made, exactly kube-proxy's line in its
+   * restore text (`-A CHAIN ...`; for the built-in chains' jump rules, the arguments kube-proxy
+   * passes to `iptables -I`, written as `-A CHAIN ...`). Over a restore text (or a Ruleset that
+   * `rulesetFromRestoreText` read), the line `iptables-save` prints for that rule once loaded:
+   * `-A`, then `-s`, `-d`, `-p`, every `-m` with its options in the kernel's canonical form, and
+   * the target; for an iptables-save dump that is the dump's own line.
+   */
   readonly text: string;
   readonly rule: Rule;
 }

@@ -38,3 +38,4 @@ export {
 } from './objects.js';
 export { endpointsMutantArb, kubeObjectMutantArb, otherMutantArb, serviceMutantArb } from './mutants.js';
 export type { Mutant } from './mutants.js';
+export { shapeMutantArb } from './shape-mutants.js';

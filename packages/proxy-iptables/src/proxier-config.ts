@@ -31,7 +31,7 @@ export type ProbabilityFormat = 'modern' | 'old';
 
 /**
  * Which kube-proxy's text to write: the v1.31 line (the default), or v1.8 (2017), whose rules
- * differ in chains, rule shapes, comments and number formats (docs/kube-proxy-versions.md).
+ * differ in chains, rule shapes, comments and number formats (README, "kube-proxy 1.8").
  */
 export type KubeProxyVersion = '1.8' | '1.31';
 

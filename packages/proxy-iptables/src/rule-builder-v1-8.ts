@@ -3,7 +3,7 @@
 // save view and the tracer work on both. upstream: pkg/proxy/iptables/proxier.go at v1.8
 // (syncProxyRules, writeLine, computeProbability `%0.5f`, servicePortChainName,
 // serviceFirewallChainName, serviceLBChainName "KUBE-XLB-"). Every difference from the v1.31
-// text is listed, with the upstream change that made it, in docs/kube-proxy-versions.md.
+// text is listed, with the upstream change that made it, in the README ("kube-proxy 1.8").
 //
 // What v1.8 wrote that this model cannot express is left out and reported: the externalIP
 // rules (they match `-m physdev ! --physdev-is-in`, which the Match type does not model).

@@ -95,7 +95,8 @@ export function endpointSliceDiagnostics(slices: readonly EndpointSlice[], famil
       if (port.port === undefined || port.port === 0) {
         report(`ports[${i}].port`, port.port, 'no port number; the port is ignored');
       } else if (!validPort(port.port)) {
-        report(`ports[${i}].port`, port.port, 'not a port number in 1..65535; the port is ignored');
+        // upstream skips only a missing port; this one is kept as given (iptables-restore then refuses its DNAT rule).
+        report(`ports[${i}].port`, port.port, 'not a port number in 1..65535; kept as given, but iptables-restore will refuse the DNAT rule');
       }
       if (lowerProtocol(port.protocol) === undefined) {
         report(`ports[${i}].protocol`, port.protocol, 'unsupported protocol (kube-proxy programs TCP, UDP and SCTP); the port is ignored');

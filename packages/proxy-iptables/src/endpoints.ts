@@ -8,7 +8,7 @@ import { familyName, formatIP, joinHostPort, LABEL_SERVICE_NAME, parseIPSloppy, 
 import { endpointChainName } from './chain-names.js';
 import { flat } from './print-restore.js';
 import type { L4Protocol } from './ruleset.js';
-import { isCanonicalIPv4, isPortNumber, lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
+import { isCanonicalIPv4, lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
 
 export interface EndpointInfo {
   /** The IP, as Go prints it. */
@@ -70,7 +70,7 @@ export function endpointsMap(
     const namespace = slice.metadata.namespace ?? 'default';
     if (serviceName === undefined || serviceName === '') continue;
     for (const port of slice.ports ?? []) {
-      if (!isPortNumber(port.port)) continue;
+      if (port.port === undefined || port.port === 0) continue;
       const protocol = lowerProtocol(port.protocol);
       if (protocol === undefined) continue;
       const key = servicePortKey(namespace, serviceName, port.name ?? '', protocol);

@@ -83,7 +83,7 @@ const SHAPES: readonly Shape[] = [
   { services: 1000, endpoints: 100 },
 ];
 
-const CONFIG = proxierConfig({
+const CHECKED_CONFIG = proxierConfig({
   nodeName: 'test-hostname',
   nodeIPs: ['192.168.0.2'],
   masqueradeMark: '0x4000',
@@ -91,6 +91,8 @@ const CONFIG = proxierConfig({
   nodePortAddresses: [],
   localhostNodePorts: false,
 });
+if (!CHECKED_CONFIG.ok) throw new Error(CHECKED_CONFIG.error.message);
+const CONFIG = CHECKED_CONFIG.value;
 
 const CLUSTER_IP_BASE = ((172 << 24) | (30 << 16)) >>> 0;
 const ENDPOINT_BASE = ((10 << 24) | (128 << 16)) >>> 0;

@@ -8,7 +8,9 @@ import { jumpRulesText, Lab } from './lab.js';
 
 test('jumpRulesText appends kube-proxy\'s jumps to the built-in chains, last-prepended first, as EnsureRule leaves them', () => {
   const { services, endpointSlices } = demoCluster(['10.244.0.3'], 'node-1');
-  const { ruleset } = generateRules(services, endpointSlices, proxierConfig({ nodeName: 'node-1', localDetector: { kind: 'cidr', cidr: '10.244.0.0/16' } }));
+  const config = proxierConfig({ nodeName: 'node-1', localDetector: { kind: 'cidr', cidr: '10.244.0.0/16' } });
+  if (!config.ok) throw new Error(config.error.message);
+  const { ruleset } = generateRules(services, endpointSlices, config.value);
   const text = jumpRulesText(ruleset);
   const [filter = '', nat = ''] = text.split('COMMIT\n');
   expect(filter.split('\n').filter((l) => l.startsWith('-A INPUT'))).toEqual([

@@ -195,11 +195,14 @@ export class Lab {
       seen.add(name);
     }
     this.pods = named.map(({ name, role }, i) => ({ name, role, namespace: `${prefix}-${name}`, ip: `10.244.0.${i + 2}`, veth: `${prefix}v${i}` }));
-    this.config = proxierConfig({
+    const config = proxierConfig({
       nodeName: this.nodeName,
       nodeIPs: [NODE_IP, POD_GATEWAY, '127.0.0.1'],
       localDetector: { kind: 'cidr', cidr: CLUSTER_CIDR },
     });
+    // The settings are the lab's own constants: a refusal is a bug in the lab.
+    if (!config.ok) throw new Error(`netlab proxier config refused: ${config.error.message}`);
+    this.config = config.value;
   }
 
   /**

@@ -22,6 +22,14 @@ import {
 } from './rule-builder.js';
 import type { Match, Rule, Ruleset, Target } from './ruleset.js';
 import { servicePortInfos, type ServicePortInfo } from './service-ports.js';
+import { endpointSliceDiagnostics, serviceDiagnostics, type RuleDiagnostic } from './diagnostics.js';
+import {
+  fixedFilterChainsV18,
+  onlyNodeLocalEndpointsV18,
+  writeHeadRulesV18,
+  writeServicePortRulesV18,
+  writeTailRulesV18,
+} from './rule-builder-v1-8.js';
 
 export {
   CT_STATE_INVALID_DROPPED_COUNTER,
@@ -53,6 +61,12 @@ export interface IptablesRules {
   readonly ruleset: Ruleset;
   readonly restoreText: string;
   readonly stats: RuleStats;
+  /**
+   * What was left out of the rules because the input is malformed (a cluster IP that does not
+   * parse, an endpoint address that is no IP, a slice without its service-name label, ...),
+   * each with the object, the field, the value and the reason. Empty for well-formed input.
+   */
+  readonly diagnostics: readonly RuleDiagnostic[];
 }
 
 /** Key of a Service or EndpointSlice in an informer's store. */
@@ -104,6 +118,8 @@ export function generateRules(
   endpointSlices: readonly EndpointSlice[],
   config: ProxierConfig,
 ): IptablesRules {
+  const diagnostics = [...serviceDiagnostics(services), ...endpointSliceDiagnostics(endpointSlices, config.family)];
+  if (config.kubeProxyVersion === '1.8') return generateRulesV18(services, endpointSlices, config, diagnostics);
   const ports = orderedServicePorts(services, config.family);
   const epMap = endpointsMap(endpointSlices, config.family, config.nodeName);
   const portsWithEndpoints = ports.map(
@@ -152,5 +168,53 @@ export function generateRules(
       filterChains: filterChains.length,
       natChains: natChains.length,
     },
+    diagnostics,
+  };
+}
+
+/** generateRules for kubeProxyVersion '1.8': the same inputs, v1.8's rules (rule-builder-v1-8.ts). */
+function generateRulesV18(
+  services: readonly Service[],
+  endpointSlices: readonly EndpointSlice[],
+  config: ProxierConfig,
+  diagnostics: RuleDiagnostic[],
+): IptablesRules {
+  const epMap = endpointsMap(endpointSlices, config.family, config.nodeName);
+  const sink = new RulesetSink();
+  writeHeadRulesV18(sink, config);
+  let servicePorts = 0;
+  let totalEndpoints = 0;
+  for (const service of orderedServices(services)) {
+    const onlyLocal = onlyNodeLocalEndpointsV18(service);
+    for (const svc of servicePortInfos(service, config.family)) {
+      servicePorts++;
+      const endpoints = epMap.get(servicePortKey(svc.namespace, svc.name, svc.portName, svc.protocol)) ?? [];
+      totalEndpoints += endpoints.length;
+      writeServicePortRulesV18(sink, svc, onlyLocal, endpoints, config, (ep) => endpointChain(svc, ep), diagnostics);
+    }
+  }
+  writeTailRulesV18(sink);
+  const natChains = [...fixedNatChains(), ...sink.natChains];
+  const filterChains = fixedFilterChainsV18();
+  const ruleset: Ruleset = {
+    family: config.family,
+    tables: [
+      { name: 'filter', chains: filterChains, rules: sink.filterRules, deletedChains: [] },
+      { name: 'nat', chains: natChains, rules: sink.natRules, deletedChains: [] },
+    ],
+  };
+  return {
+    ruleset,
+    restoreText: printRestoreText(ruleset),
+    stats: {
+      servicePorts,
+      endpoints: totalEndpoints,
+      largeClusterMode: false,
+      filterRules: sink.filterRules.length,
+      natRules: sink.natRules.length,
+      filterChains: filterChains.length,
+      natChains: natChains.length,
+    },
+    diagnostics,
   };
 }

@@ -3,7 +3,8 @@
 // Test-only: excluded from the library build.
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { fc } from '@fast-check/vitest';
-import { proxierConfig, type ProxierConfig } from './proxier-config.js';
+import { type ProxierConfig } from './proxier-config.js';
+import { validConfig } from './proxier-config.fixtures.js';
 
 export const NODE = 'node-a';
 
@@ -128,7 +129,7 @@ export const configArb: fc.Arbitrary<ProxierConfig> = fc
     { noNullPrototype: true },
   )
   .map((c) =>
-    proxierConfig({
+    validConfig({
       nodeName: NODE,
       nodeIPs: ['127.0.0.1', '192.168.0.2'],
       localDetector: c.detector ? { kind: 'cidr', cidr: '10.0.0.0/8' } : { kind: 'none' },

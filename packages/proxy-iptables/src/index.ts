@@ -1,8 +1,23 @@
 // Public API of @kubesvc/proxy-iptables.
 export type { L4Protocol, Match, Rule, Ruleset, Table, TableName, Target } from './ruleset.js';
 export { chainRules, rulesetTable } from './ruleset.js';
-export type { LocalDetector, ProbabilityFormat, ProxierConfig, ProxierConfigOptions } from './proxier-config.js';
-export { DEFAULT_MASQUERADE_BIT, LARGE_CLUSTER_ENDPOINTS_THRESHOLD, goHexMark, proxierConfig } from './proxier-config.js';
+export type {
+  ErrProxierConfig,
+  KubeProxyVersion,
+  LocalDetector,
+  ProbabilityFormat,
+  ProxierConfig,
+  ProxierConfigOptions,
+} from './proxier-config.js';
+export {
+  DEFAULT_MASQUERADE_BIT,
+  KUBE_PROXY_VERSIONS,
+  LARGE_CLUSTER_ENDPOINTS_THRESHOLD,
+  goHexMark,
+  proxierConfig,
+} from './proxier-config.js';
+export type { RuleDiagnostic } from './diagnostics.js';
+export { KUBE_MARK_DROP } from './rule-builder-v1-8.js';
 export type { IptablesRules, RuleStats } from './generate-rules.js';
 export {
   CT_STATE_INVALID_DROPPED_COUNTER,

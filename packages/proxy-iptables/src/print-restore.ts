@@ -79,6 +79,7 @@ function spacedTargetLine(target: Target): string {
     case 'dnat':
       return ' -j DNAT --to-destination ' + target.destination + '\n';
     case 'mark':
+      if (target.op === 'or' && target.spelling === 'set-xmark') return ' -j MARK --set-xmark ' + target.value + '/' + target.value + '\n';
       return (target.op === 'or' ? ' -j MARK --or-mark ' : ' -j MARK --xor-mark ') + target.value + '\n';
     case 'masquerade':
       return target.randomFully ? ' -j MASQUERADE --random-fully\n' : ' -j MASQUERADE\n';

@@ -12,3 +12,21 @@ it('the README example of the iptables-save view prints what the README says', a
   expect(expected.length).toBeGreaterThan(0);
   expect(printed).toBe(expected);
 });
+
+it('the README example of configuration errors prints what the README says', async () => {
+  const { printed, expected } = await runReadmeExample(new URL('..', import.meta.url), /^## Configuration/m);
+  expect(expected.length).toBeGreaterThan(0);
+  expect(printed).toBe(expected);
+});
+
+it('the README example of diagnostics prints what the README says', async () => {
+  const { printed, expected } = await runReadmeExample(new URL('..', import.meta.url), /^Input that cannot be programmed/m);
+  expect(expected.length).toBeGreaterThan(0);
+  expect(printed).toBe(expected);
+});
+
+it('the README example of kube-proxy 1.8 prints what the README says', async () => {
+  const { printed, expected } = await runReadmeExample(new URL('..', import.meta.url), /^## kube-proxy 1\.8/m);
+  expect(expected.length).toBeGreaterThan(0);
+  expect(printed).toBe(expected);
+});

@@ -11,7 +11,8 @@ import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import { generateRules } from './generate-rules.js';
 import { normalizeRestoreText } from './normalize-restore.js';
-import { proxierConfig, type ProxierConfigOptions } from './proxier-config.js';
+import { type ProxierConfigOptions } from './proxier-config.js';
+import { validConfig } from './proxier-config.fixtures.js';
 import { dedent, fakeProxierConfig, makeService, simpleSlice, TEST_NODE_NAME } from './upstream.fixtures.js';
 
 /** The normal form of a text this test knows to be valid. */
@@ -787,7 +788,7 @@ describe('settings', () => {
     expect(none).not.toContain(`-A KUBE-SVC-${H(spn)} -m comment --comment "ns1/svc1:p80 cluster IP"`);
   });
   it('the production mark is %#08x of 1 << masqueradeBit', () => {
-    const text = generateRules([], [], proxierConfig({ nodeName: TEST_NODE_NAME })).restoreText;
+    const text = generateRules([], [], validConfig({ nodeName: TEST_NODE_NAME })).restoreText;
     expect(text).toContain('-A KUBE-MARK-MASQ -j MARK --or-mark 0x00004000\n');
     expect(text).toContain('-A KUBE-POSTROUTING -m mark ! --mark 0x00004000/0x00004000 -j RETURN\n');
   });

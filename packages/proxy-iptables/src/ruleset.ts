@@ -50,8 +50,11 @@ export type Target =
   | { readonly kind: 'return' }
   /** `-j DNAT --to-destination HOST:PORT` (IPv6 hosts bracketed). */
   | { readonly kind: 'dnat'; readonly destination: string }
-  /** `-j MARK --or-mark V` / `--xor-mark V`. */
-  | { readonly kind: 'mark'; readonly op: 'or' | 'xor'; readonly value: string }
+  /**
+   * `-j MARK --or-mark V` / `--xor-mark V`. kube-proxy before v1.9 spelled the or-mark
+   * `--set-xmark V/V` (the same operation): `spelling: 'set-xmark'`.
+   */
+  | { readonly kind: 'mark'; readonly op: 'or' | 'xor'; readonly value: string; readonly spelling?: 'set-xmark' }
   /** `-j MASQUERADE [--random-fully]`. */
   | { readonly kind: 'masquerade'; readonly randomFully: boolean };
 

@@ -62,6 +62,11 @@ export function usesLocalEndpoints(info: ServicePortInfo): boolean {
   return info.internalPolicyLocal || (info.externalPolicyLocal && isExternallyAccessible(info));
 }
 
+/** An integer in 1..65535. */
+export function isPortNumber(port: unknown): port is number {
+  return typeof port === 'number' && Number.isInteger(port) && port >= 1 && port <= 65535;
+}
+
 /** A Service or EndpointSlice port's protocol (TCP when unset) as iptables spells it; undefined for one kube-proxy does not program. */
 export function lowerProtocol(protocol: string | undefined): L4Protocol | undefined {
   switch (protocol ?? 'TCP') {
@@ -192,6 +197,9 @@ export function servicePortInfos(
   for (const port of spec.ports ?? []) {
     const protocol = lowerProtocol(port.protocol);
     if (protocol === undefined) continue;
+    // A port number iptables cannot take is skipped (and reported by generateRules' diagnostics).
+    if (!isPortNumber(port.port)) continue;
+    if (port.nodePort !== undefined && port.nodePort !== 0 && !isPortNumber(port.nodePort)) continue;
     const portName = port.name ?? '';
     // Flat: it is printed into most lines of the service port.
     const nameString = flat(servicePortNameString({ namespace, name, port: portName }));

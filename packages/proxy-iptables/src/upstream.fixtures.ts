@@ -2,7 +2,8 @@
 // proxier tests (upstream: pkg/proxy/iptables/proxier_test.go, NewFakeProxier,
 // makeTestService, makeTestEndpointSlice). Test-only: excluded from the library build.
 import type { DiscoveryEndpoint, DiscoveryEndpointPort, EndpointSlice, Service, ServiceSpec, ServiceStatus } from '@kubesvc/api-types';
-import { proxierConfig, type ProxierConfig, type ProxierConfigOptions } from './proxier-config.js';
+import { type ProxierConfig, type ProxierConfigOptions } from './proxier-config.js';
+import { validConfig } from './proxier-config.fixtures.js';
 
 export const TEST_NODE_NAME = 'test-node';
 /** NewFakeProxier's network interfaces: lo, then eth0. */
@@ -19,7 +20,7 @@ export const FAKE_INTERFACE_ADDRESSES = [
 /** NewFakeProxier: pod CIDR detector, mark 0x4000, localhost NodePorts and nfacct counters on. */
 export function fakeProxierConfig(overrides: Partial<ProxierConfigOptions> = {}): ProxierConfig {
   const family = overrides.family ?? 4;
-  return proxierConfig({
+  return validConfig({
     nodeName: TEST_NODE_NAME,
     nodeIPs: FAKE_INTERFACE_ADDRESSES,
     // The fake keeps the IPv4 node IP even for an IPv6 proxier.

@@ -7,7 +7,7 @@
 import { fc } from '@fast-check/vitest';
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import type { ProxierConfig } from '../proxier-config.js';
-import { proxierConfig } from '../proxier-config.js';
+import { validConfig } from '../proxier-config.fixtures.js';
 
 export const NODE_NAME = 'test-node';
 
@@ -52,7 +52,7 @@ function configArb(family: 4 | 6): fc.Arbitrary<ProxierConfig> {
       old: fc.boolean(),
     })
     .map((o) =>
-      proxierConfig({
+      validConfig({
         nodeName: NODE_NAME,
         nodeIPs: family === 4 ? ['127.0.0.1', '192.168.0.2'] : ['::1', '2001:db8::2'],
         family,

@@ -4,7 +4,7 @@
 // syncs left.
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { fc } from '@fast-check/vitest';
-import { proxierConfig } from '../proxier-config.js';
+import { validConfig } from '../proxier-config.fixtures.js';
 import { applyRestore } from '../restore-model/apply-restore.js';
 import type { TableState } from '../restore-model/table-state.js';
 import type { RuleCache } from '../save/rule-cache.js';
@@ -116,7 +116,7 @@ export const configArb: fc.Arbitrary<SyncConfig> = fc
     { noNullPrototype: true },
   )
   .map((c) => ({
-    ...proxierConfig({
+    ...validConfig({
       nodeName: NODE,
       nodeIPs: ['127.0.0.1', '192.168.0.2'],
       localDetector: c.detector ? { kind: 'cidr', cidr: '10.0.0.0/8' } : { kind: 'none' },

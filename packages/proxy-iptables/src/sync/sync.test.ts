@@ -8,7 +8,8 @@ import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import { endpointChainName, serviceChainNames } from '../chain-names.js';
 import { generateRules } from '../generate-rules.js';
-import { proxierConfig, type ProxierConfig } from '../proxier-config.js';
+import { type ProxierConfig } from '../proxier-config.js';
+import { validConfig } from '../proxier-config.fixtures.js';
 import { sync, syncedRuleset, type SyncState } from './index.js';
 
 const PER_SERVICE = /^(?::|-A |-X )KUBE-(?:SVC|SVL|EXT|FW|SEP)-/;
@@ -61,7 +62,7 @@ function cluster(n: number, m: number): { services: Service[]; slices: EndpointS
 }
 
 /** The benchmark's proxier (performance-anchors §1.2) as v1.26 ran it: no KUBE-FIREWALL, no nfacct. */
-const v126: ProxierConfig = proxierConfig({
+const v126: ProxierConfig = validConfig({
   nodeName: 'test-hostname',
   nodeIPs: ['192.168.0.2'],
   masqueradeMark: '0x4000',
@@ -201,7 +202,7 @@ describe('sync', () => {
   });
 
   it('a largeClusterMode flip makes a full sync, so that no chain keeps the old comments', () => {
-    const config = proxierConfig({ ...v126, nodeName: 'test-hostname', largeClusterThreshold: 4 });
+    const config = validConfig({ ...v126, nodeName: 'test-hostname', largeClusterThreshold: 4 });
     const small = cluster(2, 2);
     const first = sync(undefined, small.services, small.slices, config);
     expect(first.stats.rules.largeClusterMode).toBe(false);
@@ -215,7 +216,7 @@ describe('sync', () => {
   it('a config change makes a full sync and deletes the chains it no longer writes', () => {
     const c = cluster(2, 2);
     const first = sync(undefined, c.services, c.slices, v126);
-    const v6 = proxierConfig({ nodeName: 'test-hostname', family: 6 });
+    const v6 = validConfig({ nodeName: 'test-hostname', family: 6 });
     const r = sync(first.state, c.services, c.slices, v6);
     expect(r.stats.full).toBe(true);
     expect(new Set(deleted(r.restoreText))).toEqual(new Set(chainDecls(first.restoreText)));

@@ -8,7 +8,7 @@ import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { generateRules } from '../generate-rules.js';
-import { proxierConfig } from '../proxier-config.js';
+import { validConfig } from '../proxier-config.fixtures.js';
 import type { L4Protocol } from '../ruleset.js';
 import { add, compare, distance, ONE, parseDecimal, reduce, ZERO, type Rational } from './rational.js';
 import { tracePacket } from './trace-packet.js';
@@ -164,7 +164,7 @@ function endpointAddress(s: Spec, e: EndpointGen): string {
   return `10.${180 + (s.index >> 6)}.${s.index & 63}.${e.ip}`;
 }
 
-const config = proxierConfig({ nodeName: NODE, nodeIPs: ['127.0.0.1', NODE_IP], localDetector: { kind: 'cidr', cidr: '10.0.0.0/8' } });
+const config = validConfig({ nodeName: NODE, nodeIPs: ['127.0.0.1', NODE_IP], localDetector: { kind: 'cidr', cidr: '10.0.0.0/8' } });
 const options: TraceOptions = { localAddresses: [NODE_IP] };
 
 type Expectation = { readonly kind: 'endpoints'; readonly endpoints: readonly string[] } | { readonly kind: 'drop' } | { readonly kind: 'reject' };

@@ -16,7 +16,7 @@
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { generateRules } from '../generate-rules.js';
 import { probabilityText } from '../probability.js';
-import { proxierConfig } from '../proxier-config.js';
+import { validConfig } from '../proxier-config.fixtures.js';
 import type { Ruleset } from '../ruleset.js';
 import { kernelProbability } from '../save/probability.js';
 
@@ -51,7 +51,7 @@ export function serviceWithEndpoints(usable: number, unusable = 0, format: 'mode
     endpoints,
     ports: [{ name: 'p', port: 8080, protocol: 'TCP' }],
   };
-  const config = proxierConfig({ nodeName: 'node-a', nodeIPs: ['192.168.0.2'], probabilityFormat: format });
+  const config = validConfig({ nodeName: 'node-a', nodeIPs: ['192.168.0.2'], probabilityFormat: format });
   const { ruleset } = generateRules([service], [slice], config);
   return { ruleset, endpoints: Array.from({ length: usable }, (_, i) => `${endpointIP(i)}:8080`) };
 }

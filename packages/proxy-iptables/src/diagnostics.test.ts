@@ -1,0 +1,80 @@
+import type { EndpointSlice, Service } from '@kubesvc/api-types';
+import { describe, expect, it } from 'vitest';
+import { generateRules } from './generate-rules.js';
+import { validConfig } from './proxier-config.fixtures.js';
+
+const config = validConfig({ nodeName: 'node-1' });
+
+const service = (name: string, clusterIP: string, extra: Partial<NonNullable<Service['spec']>> = {}): Service => ({
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { namespace: 'default', name },
+  spec: { clusterIP, ports: [{ name: 'http', port: 80, protocol: 'TCP' }], ...extra },
+});
+const slice = (name: string, serviceName: string | undefined, addresses: string[], port = 8080): EndpointSlice => ({
+  apiVersion: 'discovery.k8s.io/v1',
+  kind: 'EndpointSlice',
+  metadata: { namespace: 'default', name, ...(serviceName === undefined ? {} : { labels: { 'kubernetes.io/service-name': serviceName } }) },
+  addressType: 'IPv4',
+  endpoints: addresses.map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
+  ports: [{ name: 'http', port, protocol: 'TCP' }],
+});
+
+describe('generateRules reports what it leaves out', () => {
+  it('a Service whose clusterIP does not parse is skipped and reported, the rules unchanged', () => {
+    const good = service('web', '10.96.0.10');
+    const bad = service('broken', '10.96.0.999');
+    const slices = [slice('web-1', 'web', ['10.244.1.5'])];
+    const without = generateRules([good], slices, config);
+    const withBad = generateRules([good, bad], slices, config);
+    expect(withBad.restoreText).toBe(without.restoreText);
+    expect(withBad.stats.servicePorts).toBe(1);
+    expect(without.diagnostics).toEqual([]);
+    expect(withBad.diagnostics).toEqual([
+      {
+        object: { kind: 'Service', namespace: 'default', name: 'broken' },
+        field: 'spec.clusterIP',
+        value: '10.96.0.999',
+        reason: 'not a valid IP address; no rules are written for this cluster IP',
+      },
+    ]);
+  });
+
+  it('bad endpoint addresses, a slice without its service-name label, bad ports and protocols are reported', () => {
+    const svc = service('web', '10.96.0.10', {
+      ports: [
+        { name: 'http', port: 80, protocol: 'TCP' },
+        { name: 'ping', port: 1, protocol: 'ICMP' as 'TCP' },
+        { name: 'big', port: 70000, protocol: 'TCP' },
+      ],
+      externalIPs: ['203.0.113.300'],
+      loadBalancerSourceRanges: ['10.0.0.0/33'],
+    });
+    const { diagnostics, restoreText } = generateRules(
+      [svc],
+      [slice('web-1', 'web', ['10.244.1.5', 'not-an-ip']), slice('orphan', undefined, ['10.244.9.9']), slice('web-2', 'web', ['10.244.1.6'], 0)],
+      config,
+    );
+    expect(diagnostics.map((d) => `${d.object.kind} ${d.object.name} ${d.field}=${JSON.stringify(d.value)}`)).toEqual([
+      'Service web spec.ports[1].protocol="ICMP"',
+      'Service web spec.ports[2].port=70000',
+      'Service web spec.externalIPs[0]="203.0.113.300"',
+      'Service web spec.loadBalancerSourceRanges[0]="10.0.0.0/33"',
+      'EndpointSlice web-1 endpoints[1].addresses[0]="not-an-ip"',
+      'EndpointSlice orphan metadata.labels["kubernetes.io/service-name"]=undefined',
+      'EndpointSlice web-2 ports[0].port=0',
+    ]);
+    expect(restoreText).not.toContain('70000');
+    expect(restoreText).not.toContain('not-an-ip');
+    expect(restoreText).toContain('10.244.1.5:8080');
+  });
+
+  it('skips by design are not reported: headless, ExternalName, the other family', () => {
+    const { diagnostics } = generateRules(
+      [service('headless', 'None'), { ...service('ext', ''), spec: { type: 'ExternalName', externalName: 'example.com' } }, service('v6', 'fd00::10')],
+      [{ ...slice('v6-1', 'v6', ['fd00::1']), addressType: 'IPv6' }],
+      config,
+    );
+    expect(diagnostics).toEqual([]);
+  });
+});

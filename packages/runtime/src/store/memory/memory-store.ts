@@ -244,7 +244,7 @@ class MemoryStore implements Store {
         if (event.kv.key.startsWith(prefix)) stream.push(event);
       }
     }
-    this.hub.add(prefix, stream);
+    this.hub.add(prefix, stream, from ?? 0);
     return stream;
   }
 

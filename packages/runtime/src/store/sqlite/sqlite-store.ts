@@ -353,7 +353,7 @@ class SqliteStore implements Store {
         for (const row of this.q.events.iterate({ from })) if (row.name.startsWith(prefix)) stream.push(eventOf(row));
       }
     }
-    this.hub.add(prefix, stream);
+    this.hub.add(prefix, stream, from ?? 0);
     return stream;
   }
 

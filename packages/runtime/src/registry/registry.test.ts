@@ -276,6 +276,52 @@ describe('delete', () => {
     expect(ep.ok || ep.error.message).toBe('endpoints "web" not found');
   });
 
+  it('refuses a delete whose preconditions do not match with rest.BeforeDelete\'s Conflict (the kind as resource), and keeps the object', async () => {
+    const { registry, store } = await setup();
+    const s = must(await registry.create('services', 'default', svc('web')));
+    const before = await store.revision();
+    const uid = await registry.delete('services', 'default', 'web', { preconditions: { uid: 'not-the-uid' } });
+    // upstream: staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go BeforeDelete
+    expect(uid.ok || uid.error.status).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `Operation cannot be fulfilled on Service "web": the UID in the precondition (not-the-uid) does not match the UID in record (${s.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
+      reason: 'Conflict',
+      details: { name: 'web', kind: 'Service' },
+      code: 409,
+    });
+    const rv = await registry.delete('services', 'default', 'web', { preconditions: { resourceVersion: '1' } });
+    expect(rv.ok || rv.error.message).toBe(
+      `Operation cannot be fulfilled on Service "web": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${s.metadata.resourceVersion ?? ''}). The object might have been modified`,
+    );
+    const slice: EndpointSlice = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'web-abc' }, addressType: 'IPv4', endpoints: [] };
+    must(await registry.create('endpointslices', 'default', slice));
+    const sliceRV = await registry.delete('endpointslices', 'default', 'web-abc', { preconditions: { uid: 'x' } });
+    expect(sliceRV.ok || [sliceRV.error.message.split(':')[0], sliceRV.error.status.details]).toEqual([
+      'Operation cannot be fulfilled on EndpointSlice.discovery.k8s.io "web-abc"',
+      { name: 'web-abc', group: 'discovery.k8s.io', kind: 'EndpointSlice' },
+    ]);
+    expect(await store.revision()).toBe(before + 1);
+    expect((await registry.get('services', 'default', 'web')).ok).toBe(true);
+  });
+
+  it('refuses a namespace delete whose preconditions do not match with the namespace storage\'s own text', async () => {
+    const { registry } = await setup();
+    const ns = must(await registry.create<Namespace>('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } }));
+    // upstream: pkg/registry/core/namespace/storage/storage.go Delete
+    const uid = await registry.delete('namespaces', '', 'team', { preconditions: { uid: 'x' } });
+    expect(uid.ok || [uid.error.message, uid.error.status.details]).toEqual([
+      `Operation cannot be fulfilled on namespaces "team": Precondition failed: UID in precondition: x, UID in object meta: ${ns.metadata.uid ?? ''}`,
+      { name: 'team', kind: 'namespaces' },
+    ]);
+    const rv = await registry.delete('namespaces', '', 'team', { preconditions: { resourceVersion: '1' } });
+    expect(rv.ok || rv.error.message).toBe(
+      `Operation cannot be fulfilled on namespaces "team": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: ${ns.metadata.resourceVersion ?? ''}`,
+    );
+  });
+
   it('a namespace becomes Terminating, refuses new content, and the controller step empties and removes it', async () => {
     const { registry, store } = await setup();
     must(await registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } }));

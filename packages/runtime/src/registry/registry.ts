@@ -554,15 +554,8 @@ export class Registry {
         const { kv } = await this.store.get(key);
         if (kv === undefined) return fail(notFoundError(gr, name));
         const object = deserialize<T>(kv);
-        const pre = options.preconditions;
-        if (pre?.uid !== undefined && pre.uid !== metaOf(object).uid) {
-          return fail(conflictError(gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${metaOf(object).uid ?? ''}`));
-        }
-        if (pre?.resourceVersion !== undefined && pre.resourceVersion !== String(kv.modRevision)) {
-          return fail(
-            conflictError(gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${kv.modRevision}`),
-          );
-        }
+        const refused = preconditionFailure(info, name, options.preconditions, metaOf(object).uid ?? '', String(kv.modRevision));
+        if (refused !== undefined) return fail(refused);
         if (object.kind === 'Namespace') {
           const r = await this.deleteNamespace(object, kv);
           if (r === 'conflict') continue;
@@ -811,6 +804,37 @@ export class Registry {
     if (multi && r.succeeded) this.crash('txn:after-commit', name, keys);
     return r;
   }
+}
+
+/**
+ * The Conflict for delete preconditions that do not hold, or undefined. Namespaces have their
+ * own Delete with its own text (upstream: pkg/registry/core/namespace/storage/storage.go
+ * Delete); every other kind goes through rest.BeforeDelete, which names the resource by its
+ * Kind (upstream: staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go BeforeDelete).
+ */
+function preconditionFailure(info: ResourceInfo, name: string, pre: DeleteOptions['preconditions'], uid: string, resourceVersion: string): ApiError | undefined {
+  if (pre === undefined) return undefined;
+  const namespace = info.kind === 'Namespace';
+  const gr = namespace ? groupResource(info) : { group: info.group, resource: info.kind };
+  if (pre.uid !== undefined && pre.uid !== uid) {
+    return conflictError(
+      gr,
+      name,
+      namespace
+        ? `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${uid}`
+        : `the UID in the precondition (${pre.uid}) does not match the UID in record (${uid}). The object might have been deleted and then recreated`,
+    );
+  }
+  if (pre.resourceVersion !== undefined && pre.resourceVersion !== resourceVersion) {
+    return conflictError(
+      gr,
+      name,
+      namespace
+        ? `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${resourceVersion}`
+        : `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${resourceVersion}). The object might have been modified`,
+    );
+  }
+  return undefined;
 }
 
 function adapterMessage(e: AdapterError): string {

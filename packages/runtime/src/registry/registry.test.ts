@@ -349,6 +349,14 @@ describe('list', () => {
     const first = must(await registry.list<Service>('services', 'default', { limit: 2 }));
     expect(first.kind).toBe('ServiceList');
     expect(first.items.map((s) => s.metadata.name)).toEqual(['a', 'b']);
+    // upstream storage.EncodeContinue: unpadded base64url of the token, whose start key is
+    // relative to the list's key prefix (staging/src/k8s.io/apiserver/pkg/storage/continue.go).
+    expect(JSON.parse(Buffer.from(first.metadata.continue ?? '', 'base64url').toString('utf8'))).toEqual({ v: 'meta.k8s.io/v1', rv: Number(first.metadata.resourceVersion), start: 'b\u0000' });
+    const wide = must(await registry.list<Service>('services', undefined, { limit: 1 }));
+    expect(JSON.parse(Buffer.from(wide.metadata.continue ?? '', 'base64url').toString('utf8'))).toMatchObject({ start: 'default/a\u0000' });
+    const climbing = Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: 1, start: '../../namespaces/x' })).toString('base64url');
+    const refused = await registry.list('services', 'default', { continue: climbing });
+    expect(refused.ok || [refused.error.code, refused.error.message]).toEqual([400, 'invalid continue token']);
     must(await registry.create('services', 'default', svc('aa')));
     const rest = must(await registry.list<Service>('services', 'default', { limit: 2, continue: first.metadata.continue ?? '' }));
     expect(rest.items.map((s) => s.metadata.name)).toEqual(['c']);

@@ -231,8 +231,8 @@ export class Registry {
     let revision: number | undefined;
     let start: string | undefined;
     if (options.continue !== undefined && options.continue !== '') {
-      const token = decodeContinue(options.continue);
-      if (token === undefined || !token.start.startsWith(prefix)) return fail(badRequestError(`invalid continue token`));
+      const token = decodeContinue(options.continue, prefix);
+      if (token === undefined) return fail(badRequestError(`invalid continue token`));
       revision = token.rv;
       start = token.start;
     }
@@ -247,7 +247,7 @@ export class Registry {
       const last = page.kvs[page.kvs.length - 1];
       const rv = revision ?? page.revision;
       const metadata: { resourceVersion: string; continue?: string } = { resourceVersion: String(rv) };
-      if (page.more && last !== undefined) metadata.continue = encodeContinue(rv, `${last.key}\u0000`);
+      if (page.more && last !== undefined) metadata.continue = encodeContinue(rv, `${last.key}\u0000`, prefix);
       return ok({ apiVersion: info.apiVersion, kind: `${info.kind}List`, metadata, items });
     } catch (e) {
       if (e instanceof ErrCompacted && options.continue !== undefined) {
@@ -850,25 +850,41 @@ function bumpSliceGeneration(slice: EndpointSlice, old: EndpointSlice): Endpoint
   return { ...slice, metadata: { ...m, generation: (om.generation ?? 0) + 1 } };
 }
 
-interface ContinueToken {
-  readonly v: string;
-  readonly rv: number;
-  readonly start: string;
+/**
+ * upstream storage.EncodeContinue: unpadded base64url of {"v":"meta.k8s.io/v1","rv":N,"start":K},
+ * K the next key relative to the list's key prefix.
+ * upstream: staging/src/k8s.io/apiserver/pkg/storage/continue.go
+ */
+function encodeContinue(rv: number, key: string, prefix: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start: key.slice(prefix.length) })).toString('base64url');
 }
 
-/** upstream storage.EncodeContinue: base64 of {"v":"meta.k8s.io/v1","rv":N,"start":"<key>\u0000"}, the key relative to the prefix root. */
-function encodeContinue(rv: number, start: string): string {
-  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url');
-}
-
-function decodeContinue(token: string): ContinueToken | undefined {
+/**
+ * upstream storage.DecodeContinue: the absolute start key and revision, or undefined for a
+ * token that is not one; a start key that path.Clean would change (one that climbs out of
+ * the prefix with `..`) is refused.
+ */
+function decodeContinue(token: string, prefix: string): { readonly rv: number; readonly start: string } | undefined {
   try {
     const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
-    if (!isRecord(parsed) || parsed['v'] !== 'meta.k8s.io/v1' || typeof parsed['rv'] !== 'number' || typeof parsed['start'] !== 'string') return undefined;
-    return { v: parsed['v'], rv: parsed['rv'], start: parsed['start'] };
+    if (!isRecord(parsed) || parsed['v'] !== 'meta.k8s.io/v1') return undefined;
+    const { rv, start } = parsed;
+    if (typeof rv !== 'number' || !Number.isSafeInteger(rv) || rv <= 0 || typeof start !== 'string' || start === '') return undefined;
+    const key = start.startsWith('/') ? start : `/${start}`;
+    if (!isCleanPath(key)) return undefined;
+    return { rv, start: prefix + key.slice(1) };
   } catch {
     return undefined;
   }
+}
+
+/** Whether Go's path.Clean leaves an absolute path as it is: no empty, `.` or `..` segments, no trailing slash. */
+function isCleanPath(key: string): boolean {
+  if (key === '/') return true;
+  return key
+    .slice(1)
+    .split('/')
+    .every((segment) => segment !== '' && segment !== '.' && segment !== '..');
 }
 
 /**

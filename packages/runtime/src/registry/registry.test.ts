@@ -228,6 +228,33 @@ describe('update', () => {
     expect(await rangeIPs(store)).toEqual([]);
   });
 
+  it('an EndpointSlice generation moves only when the defaulted object changes (Semantic.DeepEqual), not on defaults or key order', async () => {
+    const { registry } = await setup();
+    // upstream: pkg/registry/discovery/endpointslice/strategy.go PrepareForUpdate runs on the
+    // decoded, defaulted object and compares with apiequality.Semantic.DeepEqual.
+    const sent: EndpointSlice = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'web-abc', labels: { a: '1', b: '2' } }, addressType: 'IPv4', endpoints: [{ addresses: ['10.1.0.5'] }], ports: [{ port: 80 }] };
+    const s = must(await registry.create('endpointslices', 'default', sent));
+    expect(s.metadata.generation).toBe(1);
+    // The client sends its manifest again (no defaults), labels in another order.
+    const again = must(await registry.update('endpointslices', 'default', 'web-abc', { ...sent, metadata: { ...sent.metadata, labels: { b: '2', a: '1' }, resourceVersion: s.metadata.resourceVersion ?? '' } }));
+    expect(again.metadata.generation).toBe(1);
+    const moved = must(await registry.update('endpointslices', 'default', 'web-abc', { ...again, ports: [{ port: 81 }] }));
+    expect(moved.metadata.generation).toBe(2);
+    const relabelled = must(await registry.update('endpointslices', 'default', 'web-abc', { ...moved, metadata: { ...moved.metadata, labels: { a: '1' } } }));
+    expect(relabelled.metadata.generation).toBe(3);
+  });
+
+  it('a Namespace update keeps the stored spec.finalizers and status (namespace PrepareForUpdate)', async () => {
+    const { registry } = await setup();
+    const ns = must(await registry.create<Namespace>('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } }));
+    expect(ns.spec?.finalizers).toEqual(['kubernetes']);
+    // upstream: pkg/registry/core/namespace/strategy.go PrepareForUpdate copies both from the old object.
+    const { spec: _spec, status: _status, ...bare } = ns;
+    const updated = must(await registry.update<Namespace>('namespaces', '', 'team', { ...bare, metadata: { ...ns.metadata, labels: { x: 'y' } } }));
+    expect(updated.spec?.finalizers).toEqual(['kubernetes']);
+    expect(updated.status).toEqual({ phase: 'Active' });
+  });
+
   it('an update that changes nothing writes nothing', async () => {
     const { registry, store } = await setup();
     const v1 = must(await registry.create('services', 'default', svc('web')));

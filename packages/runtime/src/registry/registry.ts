@@ -14,6 +14,7 @@
 //           controller finalizes), plugin/pkg/admission/namespace/lifecycle/admission.go
 import type { EndpointSlice, KubeObject, Namespace, ObjectMeta, RangeAllocation, Service } from '@kubesvc/api-types';
 import { seededRng, type Rng } from '@kubesvc/ipallocator';
+import { semanticEqual } from '@kubesvc/reconcilers';
 import type { Clock } from '../clock.js';
 import type { Compare, KeyValue, Store, TxnOp, TxnResult } from '../store/types.js';
 import { ErrCompacted } from '../store/errors.js';
@@ -461,7 +462,6 @@ export class Registry {
       const { status: _s, ...rest } = out;
       out = old.status === undefined ? rest : { ...rest, status: old.status };
     }
-    if (out.kind === 'EndpointSlice' && old.kind === 'EndpointSlice') out = bumpSliceGeneration(out, old);
     return out as T;
   }
 
@@ -474,7 +474,10 @@ export class Registry {
     }
     const validated: ValidationResult<T> = validateObjectUpdate(prepared, old);
     if (!validated.ok) return fail(invalidError(kind, name, validated.errors));
-    return this.persistUpdate(info, validated.value, kv);
+    // The generation compares the defaulted object, as upstream's strategy sees the decoded one.
+    const updated: KubeObject = validated.value;
+    const next = updated.kind === 'EndpointSlice' && old.kind === 'EndpointSlice' ? bumpSliceGeneration(updated, old) : updated;
+    return this.persistUpdate(info, next as T, kv);
   }
 
   private async persistUpdate<T extends KubeObject>(info: ResourceInfo, object: T, kv: KeyValue): Promise<RegistryResult<T> | 'conflict'> {
@@ -841,11 +844,15 @@ function adapterMessage(e: AdapterError): string {
   return e.message;
 }
 
-/** EndpointSlice PrepareForUpdate: the generation moves when anything but metadata (or the labels) changed. */
+/**
+ * EndpointSlice PrepareForUpdate: the generation moves when anything but metadata (or the
+ * labels) changed, by apiequality.Semantic.DeepEqual.
+ * upstream: pkg/registry/discovery/endpointslice/strategy.go PrepareForUpdate
+ */
 function bumpSliceGeneration(slice: EndpointSlice, old: EndpointSlice): EndpointSlice {
   const { metadata: m, ...body } = slice;
   const { metadata: om, ...oldBody } = old;
-  const changed = JSON.stringify(body) !== JSON.stringify(oldBody) || JSON.stringify(m.labels ?? {}) !== JSON.stringify(om.labels ?? {});
+  const changed = !semanticEqual(body, oldBody) || !semanticEqual(m.labels, om.labels);
   if (!changed) return slice;
   return { ...slice, metadata: { ...m, generation: (om.generation ?? 0) + 1 } };
 }

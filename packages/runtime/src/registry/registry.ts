@@ -202,11 +202,14 @@ export class Registry {
   private readonly crashHook: CrashHook | undefined;
   private readonly patchers: Readonly<Record<string, Patcher>>;
   private rangeCache: RangeView | undefined;
+  /** The RangeAllocation keys: one per service CIDR (primary first), then the node ports. */
+  private readonly rangeKeys: readonly string[];
 
   constructor(options: RegistryOptions, net: ClusterNetworking) {
     this.store = options.store;
     this.clock = options.clock;
     this.net = net;
+    this.rangeKeys = [...IP_KEYS.slice(0, net.serviceCIDRs.length), SERVICE_NODE_PORTS_KEY];
     this.rng = seededRng(options.seed);
     this.crashHook = options.crashHook;
     this.patchers = { ...DEFAULT_PATCHERS, ...options.patchers };
@@ -650,7 +653,7 @@ export class Registry {
 
   /** The stored ranges, or a cached copy (checked by the CAS, refreshed when it fails). */
   private async readRanges(): Promise<RegistryResult<RangeView>> {
-    const keys = [...IP_KEYS.slice(0, this.net.serviceCIDRs.length), SERVICE_NODE_PORTS_KEY];
+    const keys = this.rangeKeys;
     const r = await this.store.txn([], keys.map((key) => ({ kind: 'get', key })));
     return this.rangesFrom(keys, r);
   }
@@ -680,7 +683,7 @@ export class Registry {
    * with fresh ranges on conflict. Nothing is written when the plan fails or changes nothing.
    */
   private async allocate(plan: (state: AllocState, rng: Rng) => PlanResult): Promise<RegistryResult<{ service: Service; held: Held; toRelease: Held }>> {
-    const keys = [...IP_KEYS.slice(0, this.net.serviceCIDRs.length), SERVICE_NODE_PORTS_KEY];
+    const keys = this.rangeKeys;
     let view = this.rangeCache;
     for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
       if (view === undefined) {
@@ -752,7 +755,7 @@ export class Registry {
 
   /** Gives `held` back with a CAS, retried on conflict. */
   private async releaseHeld(held: Held): Promise<void> {
-    const keys = [...IP_KEYS.slice(0, this.net.serviceCIDRs.length), SERVICE_NODE_PORTS_KEY];
+    const keys = this.rangeKeys;
     let view = this.rangeCache;
     for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
       if (view === undefined) {
@@ -776,7 +779,7 @@ export class Registry {
    * releases always compare-and-swap an existing object. Idempotent.
    */
   async initRanges(): Promise<void> {
-    const keys = [...IP_KEYS.slice(0, this.net.serviceCIDRs.length), SERVICE_NODE_PORTS_KEY];
+    const keys = this.rangeKeys;
     const empty = [...this.net.serviceCIDRs.map((cidr) => ipAllocatorOf(cidr, undefined)), portAllocatorOf(this.net.portRange, undefined)];
     const values = empty.map((a, i) => {
       if (!a.ok) throw new Error(a.error.message);

@@ -19,7 +19,7 @@ import type { Clock } from '../clock.js';
 import type { Compare, KeyValue, Store, TxnOp, TxnResult } from '../store/types.js';
 import { ErrCompacted } from '../store/errors.js';
 import type { CrashHook, CrashPoint } from './crash.js';
-import { decodeValue, type FieldValidation } from './decode.js';
+import { decodeValue, DEFAULT_FIELD_VALIDATION, type FieldValidation } from './decode.js';
 import {
   alreadyExistsError,
   badRequestError,
@@ -538,7 +538,7 @@ export class Registry {
       const patched = patcher(current.value, patch);
       if (!patched.ok) return patched;
       if (!isRecord(patched.value)) return fail(badRequestError('the patched object is not a JSON object'));
-      const decoded = decodeValue(info, patched.value, options.fieldValidation ?? 'Strict');
+      const decoded = decodeValue(info, patched.value, options.fieldValidation ?? DEFAULT_FIELD_VALIDATION);
       if (!decoded.ok) return decoded;
       const patchedRV = metaOf(decoded.value.object).resourceVersion ?? '';
       const pinned = patchedRV !== metaOf(current.value).resourceVersion;

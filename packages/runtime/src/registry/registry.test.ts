@@ -121,6 +121,27 @@ describe('create', () => {
     expect(await rangePorts(store)).toEqual([]);
   });
 
+  it('refuses a create that carries a resourceVersion as the etcd3 store does: a bare 500 Status, the allocation given back', async () => {
+    const { registry, store } = await setup();
+    const before = await rangeIPs(store);
+    const r = await registry.create('services', 'default', { ...svc('web', { type: 'NodePort' }), metadata: { name: 'web', resourceVersion: '5' } });
+    // upstream: staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go Create returns a plain
+    // error, which responsewriters' ErrorToAPIStatus sends as 500 with no reason and no details.
+    expect(r.ok || r.error.status).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'resourceVersion should not be set on objects to be created',
+      code: 500,
+    });
+    expect(await rangeIPs(store)).toEqual(before);
+    expect(await rangePorts(store)).toEqual([]);
+    // Only a resourceVersion that parses as a non-zero uint64 is refused (ObjectResourceVersion).
+    must(await registry.create('services', 'default', { ...svc('zero'), metadata: { name: 'zero', resourceVersion: '0' } }));
+    must(await registry.create('services', 'default', { ...svc('negative'), metadata: { name: 'negative', resourceVersion: '-1' } }));
+  });
+
   it('refuses an object in a missing namespace with 404 namespaces "x" not found', async () => {
     const { registry, store } = await setup();
     const before = await store.revision();

@@ -31,6 +31,7 @@ import {
   invalidError,
   notFoundError,
   OPTIMISTIC_LOCK_ERROR_MSG,
+  unknownError,
   unsupportedMediaTypeError,
   type ApiError,
 } from './errors.js';
@@ -282,9 +283,6 @@ export class Registry {
       }
       ns = namespace;
     }
-    if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
-      return fail(internalError('resourceVersion should not be set on objects to be created'));
-    }
     try {
       const nsCheck = info.namespaced ? await this.checkNamespace(info, ns, meta.name ?? '') : ok({ revision: 0 });
       if (!nsCheck.ok) return nsCheck;
@@ -362,6 +360,10 @@ export class Registry {
 
   /** The txn that creates the key, guarded by "absent" and by the namespace being as checked. */
   private async persistCreate<T extends KubeObject>(info: ResourceInfo, object: T, nsRevision: number, generated: boolean): Promise<RegistryResult<T>> {
+    // The etcd3 store's Create, after validation and allocation (a Service's allocation is
+    // then given back, as on any failed write). upstream: staging/src/k8s.io/apiserver/pkg/
+    // storage/etcd3/store.go Create, APIObjectVersioner.ObjectResourceVersion.
+    if (isSetResourceVersion(metaOf(object).resourceVersion)) return fail(unknownError('resourceVersion should not be set on objects to be created'));
     let current = object;
     let nsRev = nsRevision;
     for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
@@ -841,6 +843,13 @@ function preconditionFailure(info: ResourceInfo, name: string, pre: DeleteOption
     );
   }
   return undefined;
+}
+
+/** Whether ObjectResourceVersion reads a version other than 0 (strconv.ParseUint succeeds); other text counts as unset. */
+function isSetResourceVersion(rv: string | undefined): boolean {
+  if (rv === undefined || !/^[0-9]{1,20}$/.test(rv)) return false;
+  const n = BigInt(rv);
+  return n > 0n && n <= 0xffff_ffff_ffff_ffffn;
 }
 
 function adapterMessage(e: AdapterError): string {

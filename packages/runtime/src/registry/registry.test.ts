@@ -220,6 +220,34 @@ describe('update', () => {
     expect(await store.revision()).toBe(before);
   });
 
+  it('a uid in the body is a precondition: another object\'s uid is a Conflict with the storage error text, before the resourceVersion check', async () => {
+    const { registry, store } = await setup();
+    const v1 = must(await registry.create('services', 'default', svc('web')));
+    const before = await store.revision();
+    // upstream: the PUT's DefaultUpdatedObjectInfo.Preconditions carry the body's uid;
+    // etcd3 GuaranteedUpdate checks them (storage.Preconditions.Check, NewInvalidObjError) and
+    // InterpretUpdateError makes the StorageError a Conflict.
+    const r = await registry.update('services', 'default', 'web', { ...v1, metadata: { ...v1.metadata, uid: 'other', resourceVersion: '1' } });
+    expect(r.ok || r.error.status).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `Operation cannot be fulfilled on services "web": StorageError: invalid object, Code: 4, Key: /registry/services/specs/default/web, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: other, UID in object meta: ${v1.metadata.uid ?? ''}`,
+      reason: 'Conflict',
+      details: { name: 'web', kind: 'services' },
+      code: 409,
+    });
+    // An Endpoints update (create on update) of a missing object with a uid: the stored uid is empty.
+    const ep = await registry.update('endpoints', 'default', 'gone', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'gone', uid: 'u-1' } });
+    expect(ep.ok || ep.error.message).toBe(
+      'Operation cannot be fulfilled on endpoints "gone": StorageError: invalid object, Code: 4, Key: /registry/services/endpoints/default/gone, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: u-1, UID in object meta: ',
+    );
+    expect(await store.revision()).toBe(before);
+    // The matching uid is no obstacle.
+    must(await registry.update('services', 'default', 'web', { ...v1, metadata: { ...v1.metadata, labels: { a: 'b' } } }));
+  });
+
   it('refuses a change of clusterIP with the immutable-field text', async () => {
     const { registry } = await setup();
     const v1 = must(await registry.create('services', 'default', svc('web', { clusterIP: '10.96.0.50' })));

@@ -34,6 +34,7 @@ import {
   unknownError,
   unsupportedMediaTypeError,
   type ApiError,
+  type GroupResource,
 } from './errors.js';
 import { formatTimestamp, generateName, generateUID } from './names.js';
 import { DEFAULT_PATCHERS, type Patcher, type PatchType } from './patch.js';
@@ -420,18 +421,24 @@ export class Registry {
       return fail(badRequestError('the namespace of the provided object does not match the namespace sent on the request'));
     }
     const wanted = meta.resourceVersion ?? '';
+    // The body's uid is a precondition (rest.defaultUpdatedObjectInfo.Preconditions), checked
+    // by the storage before the update function runs, so before the resourceVersion.
+    const uid = meta.uid ?? '';
     const key = objectKey(info, ns, name);
     try {
       for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
         const { kv } = await this.store.get(key);
         if (kv === undefined) {
           if (!info.createOnUpdate) return fail(notFoundError(gr, name));
+          if (uid !== '') return fail(uidPreconditionFailed(gr, name, key, uid, ''));
           if (wanted !== '') return fail(notFoundError(gr, name));
           const { resourceVersion: _rv, ...rest } = meta;
           return await this.create(resource, ns, withMeta(object, rest));
         }
-        if (wanted !== '' && wanted !== String(kv.modRevision)) return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
         const old = deserialize<T>(kv);
+        const storedUID = metaOf(old).uid ?? '';
+        if (uid !== '' && uid !== storedUID) return fail(uidPreconditionFailed(gr, name, key, uid, storedUID));
+        if (wanted !== '' && wanted !== String(kv.modRevision)) return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
         const result = await this.updateOnce(info, object, old, kv);
         if (result === 'conflict') {
           if (wanted !== '') return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
@@ -843,6 +850,21 @@ function preconditionFailure(info: ResourceInfo, name: string, pre: DeleteOption
     );
   }
   return undefined;
+}
+
+/**
+ * The Conflict for an update whose body names another object's uid: the storage's
+ * InvalidObjError text, quoted whole by InterpretUpdateError.
+ * upstream: staging/src/k8s.io/apiserver/pkg/storage/interfaces.go Preconditions.Check,
+ *           staging/src/k8s.io/apiserver/pkg/storage/errors.go (StorageError.Error, ErrCodeInvalidObj 4),
+ *           staging/src/k8s.io/apiserver/pkg/storage/errors/storage.go InterpretUpdateError
+ */
+function uidPreconditionFailed(gr: GroupResource, name: string, key: string, uid: string, storedUID: string): ApiError {
+  return conflictError(
+    gr,
+    name,
+    `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${uid}, UID in object meta: ${storedUID}`,
+  );
 }
 
 /** Whether ObjectResourceVersion reads a version other than 0 (strconv.ParseUint succeeds); other text counts as unset. */

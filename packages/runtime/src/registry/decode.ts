@@ -17,6 +17,13 @@ import { OPEN_PATHS, pruneUnknown, unknownFields } from './unknown-fields.js';
 /** metav1.FieldValidation: Strict refuses unknown fields, Warn (the default) and Ignore drop them. */
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
+/**
+ * What a request without `fieldValidation` gets: Warn. kubectl refuses unknown fields only
+ * because its `--validate` flag sends Strict.
+ * upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go fieldValidation
+ */
+export const DEFAULT_FIELD_VALIDATION: FieldValidation = 'Warn';
+
 export type Body = string | Uint8Array;
 
 export interface Decoded<T extends KubeObject = KubeObject> {
@@ -71,7 +78,7 @@ function goJSONKind(v: unknown): string {
 const TYPE_META_GO = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
 /** Parses a body with upstream's refusals; `object` has the resource's kind and passed its schema. */
-export function decodeBody(info: ResourceInfo, body: Body, fieldValidation: FieldValidation = 'Strict'): DecodeResult {
+export function decodeBody(info: ResourceInfo, body: Body, fieldValidation: FieldValidation = DEFAULT_FIELD_VALIDATION): DecodeResult {
   const bytes = typeof body === 'string' ? encoder.encode(body) : body;
   if (bytes.length > MAX_REQUEST_BODY_BYTES) return { ok: false, error: requestEntityTooLargeError(MAX_REQUEST_BODY_BYTES) };
   const text = typeof body === 'string' ? body : decoder.decode(bytes);
@@ -93,7 +100,7 @@ export function decodeBody(info: ResourceInfo, body: Body, fieldValidation: Fiel
 }
 
 /** The checks after JSON parsing, for a body that is already a value (a patched object, say). */
-export function decodeValue(info: ResourceInfo, value: Record<string, unknown>, fieldValidation: FieldValidation = 'Strict'): DecodeResult {
+export function decodeValue(info: ResourceInfo, value: Record<string, unknown>, fieldValidation: FieldValidation = DEFAULT_FIELD_VALIDATION): DecodeResult {
   // The resource's kind and version fill in what the body leaves out.
   const kind = typeof value['kind'] === 'string' && value['kind'] !== '' ? value['kind'] : info.kind;
   const apiVersion = typeof value['apiVersion'] === 'string' && value['apiVersion'] !== '' ? value['apiVersion'] : info.apiVersion;

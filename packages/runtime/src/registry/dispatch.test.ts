@@ -63,13 +63,13 @@ const cases: readonly { readonly name: string; readonly request: ApiRequest; rea
   },
   {
     name: 'an unknown field under strict field validation',
-    request: create(service({ foo: 1 })),
+    request: { ...create(service({ foo: 1 })), fieldValidation: 'Strict' } as ApiRequest,
     code: 400,
     message: 'Service in version "v1" cannot be handled as a Service: strict decoding error: unknown field "spec.foo"',
   },
   {
     name: 'unknown fields in nested lists',
-    request: create(service({ ports: [{ port: 80, bar: true }] }, { extra: {} })),
+    request: { ...create(service({ ports: [{ port: 80, bar: true }] }, { extra: {} })), fieldValidation: 'Strict' } as ApiRequest,
     code: 400,
     message: 'Service in version "v1" cannot be handled as a Service: strict decoding error: unknown field "spec.ports[0].bar", unknown field "extra"',
   },
@@ -155,6 +155,18 @@ describe('bad input gets a clear error and nothing is written', () => {
     const got = await dispatch(registry, { verb: 'get', resource: 'services', namespace: 'default', name: 'web' });
     expect(got.ok && (got.value.body as { spec: Record<string, unknown> }).spec['foo']).toBe(undefined);
     expect(got.ok).toBe(true);
+  });
+
+  it('without fieldValidation the default is Warn, as in kube-apiserver (kubectl sends Strict itself)', async () => {
+    // upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go fieldValidation:
+    // an empty directive is metav1.FieldValidationWarn.
+    const { registry } = await setup();
+    const r = await dispatch(registry, create(service({ foo: 1 })));
+    expect(r.ok && [r.value.code, r.value.warnings]).toEqual([201, ['unknown field "spec.foo"']]);
+    const patched = await dispatch(registry, { verb: 'patch', resource: 'services', namespace: 'default', name: 'web', patchType: 'application/merge-patch+json', body: '{"spec":{"bar":1}}' });
+    expect(patched.ok).toBe(true);
+    const strict = await dispatch(registry, { verb: 'patch', resource: 'services', namespace: 'default', name: 'web', patchType: 'application/merge-patch+json', body: '{"spec":{"bar":1}}', fieldValidation: 'Strict' });
+    expect(strict.ok || strict.error.message).toBe('Service in version "v1" cannot be handled as a Service: strict decoding error: unknown field "spec.bar"');
   });
 
   it('routes every verb', async () => {

@@ -4,7 +4,7 @@
 // sees them, so a bad body writes nothing.
 import type { KubeObject } from '@kubesvc/api-types';
 import { match } from 'ts-pattern';
-import { decodeBody, type Body, type FieldValidation } from './decode.js';
+import { decodeBody, DEFAULT_FIELD_VALIDATION, type Body, type FieldValidation } from './decode.js';
 import type { PatchType } from './patch.js';
 import type { DeleteOptions, ObjectList, Registry, RegistryResult } from './registry.js';
 import { RESOURCES, type ResourceName } from './resources.js';
@@ -40,7 +40,7 @@ function respond(code: 200 | 201, result: RegistryResult<KubeObject | ObjectList
 export async function dispatch(registry: Registry, request: ApiRequest): Promise<RegistryResult<ApiResponse>> {
   return match(request)
     .with({ verb: 'create' }, async (r) => {
-      const decoded = decodeBody(RESOURCES[r.resource], r.body, r.fieldValidation ?? 'Strict');
+      const decoded = decodeBody(RESOURCES[r.resource], r.body, r.fieldValidation ?? DEFAULT_FIELD_VALIDATION);
       if (!decoded.ok) return decoded;
       const created = await registry.create(r.resource, r.namespace, decoded.value.object, r.name === undefined ? {} : { name: r.name });
       return respond(201, created, decoded.value.warnings);
@@ -50,7 +50,7 @@ export async function dispatch(registry: Registry, request: ApiRequest): Promise
       respond(200, await registry.list(r.resource, r.namespace, { ...(r.limit === undefined ? {} : { limit: r.limit }), ...(r.continue === undefined ? {} : { continue: r.continue }) })),
     )
     .with({ verb: 'update' }, async (r) => {
-      const decoded = decodeBody(RESOURCES[r.resource], r.body, r.fieldValidation ?? 'Strict');
+      const decoded = decodeBody(RESOURCES[r.resource], r.body, r.fieldValidation ?? DEFAULT_FIELD_VALIDATION);
       if (!decoded.ok) return decoded;
       return respond(200, await registry.update(r.resource, r.namespace, r.name, decoded.value.object), decoded.value.warnings);
     })

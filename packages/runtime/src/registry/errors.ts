@@ -20,7 +20,9 @@ export type ApiErrorTag =
   | 'InternalError'
   | 'RequestEntityTooLarge'
   | 'UnsupportedMediaType'
-  | 'MethodNotAllowed';
+  | 'MethodNotAllowed'
+  /** An error that is not a Status upstream: ErrorToAPIStatus sends it with no reason. */
+  | 'Unknown';
 
 /** A failed API request: `_tag` is the Status reason, `status` the exact body to send. */
 export interface ApiError<Tag extends ApiErrorTag = ApiErrorTag> extends TaggedError<Tag> {
@@ -80,7 +82,8 @@ function make(parts: StatusParts): ApiError {
     metadata: {},
     status: 'Failure',
     message: parts.message,
-    reason: parts.tag === 'Gone' ? 'Gone' : parts.tag,
+    // StatusReasonUnknown is the empty string, which omitempty leaves out.
+    ...(parts.tag === 'Unknown' ? {} : { reason: parts.tag }),
     ...(details === undefined ? {} : { details }),
     code: parts.code,
   };
@@ -153,6 +156,15 @@ export function forbiddenError(gr: GroupResource, name: string, why: string): Ap
 
 export function internalError(why: string): ApiError<'InternalError'> {
   return make({ tag: 'InternalError', code: 500, message: `Internal error occurred: ${why}`, details: { causes: [{ message: why }] } }) as ApiError<'InternalError'>;
+}
+
+/**
+ * A plain Go error that reached the handler, e.g. the etcd3 store's "resourceVersion should not
+ * be set on objects to be created": 500, the error's text as the message, no reason, no details.
+ * upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/status.go ErrorToAPIStatus
+ */
+export function unknownError(message: string): ApiError<'Unknown'> {
+  return make({ tag: 'Unknown', code: 500, message }) as ApiError<'Unknown'>;
 }
 
 /** The apiserver's request body limit, 3 MiB (upstream: staging/src/k8s.io/apiserver/pkg/server/config.go, MaxRequestBodyBytes). */

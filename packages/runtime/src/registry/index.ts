@@ -22,6 +22,7 @@ export {
   notFoundError,
   OPTIMISTIC_LOCK_ERROR_MSG,
   requestEntityTooLargeError,
+  unknownError,
   unsupportedMediaTypeError,
 } from './errors.js';
 export type { ApiError, ApiErrorTag, GroupResource } from './errors.js';

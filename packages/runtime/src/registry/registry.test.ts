@@ -121,6 +121,27 @@ describe('create', () => {
     expect(await rangePorts(store)).toEqual([]);
   });
 
+  it('refuses a create that carries a resourceVersion as the etcd3 store does: a bare 500 Status, the allocation given back', async () => {
+    const { registry, store } = await setup();
+    const before = await rangeIPs(store);
+    const r = await registry.create('services', 'default', { ...svc('web', { type: 'NodePort' }), metadata: { name: 'web', resourceVersion: '5' } });
+    // upstream: staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go Create returns a plain
+    // error, which responsewriters' ErrorToAPIStatus sends as 500 with no reason and no details.
+    expect(r.ok || r.error.status).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'resourceVersion should not be set on objects to be created',
+      code: 500,
+    });
+    expect(await rangeIPs(store)).toEqual(before);
+    expect(await rangePorts(store)).toEqual([]);
+    // Only a resourceVersion that parses as a non-zero uint64 is refused (ObjectResourceVersion).
+    must(await registry.create('services', 'default', { ...svc('zero'), metadata: { name: 'zero', resourceVersion: '0' } }));
+    must(await registry.create('services', 'default', { ...svc('negative'), metadata: { name: 'negative', resourceVersion: '-1' } }));
+  });
+
   it('refuses an object in a missing namespace with 404 namespaces "x" not found', async () => {
     const { registry, store } = await setup();
     const before = await store.revision();
@@ -199,6 +220,34 @@ describe('update', () => {
     expect(await store.revision()).toBe(before);
   });
 
+  it('a uid in the body is a precondition: another object\'s uid is a Conflict with the storage error text, before the resourceVersion check', async () => {
+    const { registry, store } = await setup();
+    const v1 = must(await registry.create('services', 'default', svc('web')));
+    const before = await store.revision();
+    // upstream: the PUT's DefaultUpdatedObjectInfo.Preconditions carry the body's uid;
+    // etcd3 GuaranteedUpdate checks them (storage.Preconditions.Check, NewInvalidObjError) and
+    // InterpretUpdateError makes the StorageError a Conflict.
+    const r = await registry.update('services', 'default', 'web', { ...v1, metadata: { ...v1.metadata, uid: 'other', resourceVersion: '1' } });
+    expect(r.ok || r.error.status).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `Operation cannot be fulfilled on services "web": StorageError: invalid object, Code: 4, Key: /registry/services/specs/default/web, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: other, UID in object meta: ${v1.metadata.uid ?? ''}`,
+      reason: 'Conflict',
+      details: { name: 'web', kind: 'services' },
+      code: 409,
+    });
+    // An Endpoints update (create on update) of a missing object with a uid: the stored uid is empty.
+    const ep = await registry.update('endpoints', 'default', 'gone', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'gone', uid: 'u-1' } });
+    expect(ep.ok || ep.error.message).toBe(
+      'Operation cannot be fulfilled on endpoints "gone": StorageError: invalid object, Code: 4, Key: /registry/services/endpoints/default/gone, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: u-1, UID in object meta: ',
+    );
+    expect(await store.revision()).toBe(before);
+    // The matching uid is no obstacle.
+    must(await registry.update('services', 'default', 'web', { ...v1, metadata: { ...v1.metadata, labels: { a: 'b' } } }));
+  });
+
   it('refuses a change of clusterIP with the immutable-field text', async () => {
     const { registry } = await setup();
     const v1 = must(await registry.create('services', 'default', svc('web', { clusterIP: '10.96.0.50' })));
@@ -226,6 +275,33 @@ describe('update', () => {
     );
     expect(v4.spec?.clusterIP).toBeUndefined();
     expect(await rangeIPs(store)).toEqual([]);
+  });
+
+  it('an EndpointSlice generation moves only when the defaulted object changes (Semantic.DeepEqual), not on defaults or key order', async () => {
+    const { registry } = await setup();
+    // upstream: pkg/registry/discovery/endpointslice/strategy.go PrepareForUpdate runs on the
+    // decoded, defaulted object and compares with apiequality.Semantic.DeepEqual.
+    const sent: EndpointSlice = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'web-abc', labels: { a: '1', b: '2' } }, addressType: 'IPv4', endpoints: [{ addresses: ['10.1.0.5'] }], ports: [{ port: 80 }] };
+    const s = must(await registry.create('endpointslices', 'default', sent));
+    expect(s.metadata.generation).toBe(1);
+    // The client sends its manifest again (no defaults), labels in another order.
+    const again = must(await registry.update('endpointslices', 'default', 'web-abc', { ...sent, metadata: { ...sent.metadata, labels: { b: '2', a: '1' }, resourceVersion: s.metadata.resourceVersion ?? '' } }));
+    expect(again.metadata.generation).toBe(1);
+    const moved = must(await registry.update('endpointslices', 'default', 'web-abc', { ...again, ports: [{ port: 81 }] }));
+    expect(moved.metadata.generation).toBe(2);
+    const relabelled = must(await registry.update('endpointslices', 'default', 'web-abc', { ...moved, metadata: { ...moved.metadata, labels: { a: '1' } } }));
+    expect(relabelled.metadata.generation).toBe(3);
+  });
+
+  it('a Namespace update keeps the stored spec.finalizers and status (namespace PrepareForUpdate)', async () => {
+    const { registry } = await setup();
+    const ns = must(await registry.create<Namespace>('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } }));
+    expect(ns.spec?.finalizers).toEqual(['kubernetes']);
+    // upstream: pkg/registry/core/namespace/strategy.go PrepareForUpdate copies both from the old object.
+    const { spec: _spec, status: _status, ...bare } = ns;
+    const updated = must(await registry.update<Namespace>('namespaces', '', 'team', { ...bare, metadata: { ...ns.metadata, labels: { x: 'y' } } }));
+    expect(updated.spec?.finalizers).toEqual(['kubernetes']);
+    expect(updated.status).toEqual({ phase: 'Active' });
   });
 
   it('an update that changes nothing writes nothing', async () => {
@@ -276,6 +352,52 @@ describe('delete', () => {
     expect(ep.ok || ep.error.message).toBe('endpoints "web" not found');
   });
 
+  it('refuses a delete whose preconditions do not match with rest.BeforeDelete\'s Conflict (the kind as resource), and keeps the object', async () => {
+    const { registry, store } = await setup();
+    const s = must(await registry.create('services', 'default', svc('web')));
+    const before = await store.revision();
+    const uid = await registry.delete('services', 'default', 'web', { preconditions: { uid: 'not-the-uid' } });
+    // upstream: staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go BeforeDelete
+    expect(uid.ok || uid.error.status).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `Operation cannot be fulfilled on Service "web": the UID in the precondition (not-the-uid) does not match the UID in record (${s.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
+      reason: 'Conflict',
+      details: { name: 'web', kind: 'Service' },
+      code: 409,
+    });
+    const rv = await registry.delete('services', 'default', 'web', { preconditions: { resourceVersion: '1' } });
+    expect(rv.ok || rv.error.message).toBe(
+      `Operation cannot be fulfilled on Service "web": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${s.metadata.resourceVersion ?? ''}). The object might have been modified`,
+    );
+    const slice: EndpointSlice = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'web-abc' }, addressType: 'IPv4', endpoints: [] };
+    must(await registry.create('endpointslices', 'default', slice));
+    const sliceRV = await registry.delete('endpointslices', 'default', 'web-abc', { preconditions: { uid: 'x' } });
+    expect(sliceRV.ok || [sliceRV.error.message.split(':')[0], sliceRV.error.status.details]).toEqual([
+      'Operation cannot be fulfilled on EndpointSlice.discovery.k8s.io "web-abc"',
+      { name: 'web-abc', group: 'discovery.k8s.io', kind: 'EndpointSlice' },
+    ]);
+    expect(await store.revision()).toBe(before + 1);
+    expect((await registry.get('services', 'default', 'web')).ok).toBe(true);
+  });
+
+  it('refuses a namespace delete whose preconditions do not match with the namespace storage\'s own text', async () => {
+    const { registry } = await setup();
+    const ns = must(await registry.create<Namespace>('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } }));
+    // upstream: pkg/registry/core/namespace/storage/storage.go Delete
+    const uid = await registry.delete('namespaces', '', 'team', { preconditions: { uid: 'x' } });
+    expect(uid.ok || [uid.error.message, uid.error.status.details]).toEqual([
+      `Operation cannot be fulfilled on namespaces "team": Precondition failed: UID in precondition: x, UID in object meta: ${ns.metadata.uid ?? ''}`,
+      { name: 'team', kind: 'namespaces' },
+    ]);
+    const rv = await registry.delete('namespaces', '', 'team', { preconditions: { resourceVersion: '1' } });
+    expect(rv.ok || rv.error.message).toBe(
+      `Operation cannot be fulfilled on namespaces "team": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: ${ns.metadata.resourceVersion ?? ''}`,
+    );
+  });
+
   it('a namespace becomes Terminating, refuses new content, and the controller step empties and removes it', async () => {
     const { registry, store } = await setup();
     must(await registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } }));
@@ -286,7 +408,11 @@ describe('delete', () => {
     expect(d.object.status?.phase).toBe('Terminating');
     expect(d.object.metadata.deletionTimestamp).toBe('2025-01-02T03:04:05Z');
     const again = await registry.delete('namespaces', '', 'team');
-    expect(again.ok || again.error.code).toBe(409);
+    // upstream: pkg/registry/core/namespace/storage/storage.go Delete (finalizers left)
+    expect(again.ok || [again.error.code, again.error.message]).toEqual([
+      409,
+      'Operation cannot be fulfilled on namespaces "team": The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.',
+    ]);
     const refused = await registry.create('services', 'team', svc('late'));
     expect(refused.ok || refused.error.message).toBe('services "late" is forbidden: unable to create new content in namespace team because it is being terminated');
     const f = must(await registry.finalizeNamespace('team'));
@@ -303,6 +429,14 @@ describe('list', () => {
     const first = must(await registry.list<Service>('services', 'default', { limit: 2 }));
     expect(first.kind).toBe('ServiceList');
     expect(first.items.map((s) => s.metadata.name)).toEqual(['a', 'b']);
+    // upstream storage.EncodeContinue: unpadded base64url of the token, whose start key is
+    // relative to the list's key prefix (staging/src/k8s.io/apiserver/pkg/storage/continue.go).
+    expect(JSON.parse(Buffer.from(first.metadata.continue ?? '', 'base64url').toString('utf8'))).toEqual({ v: 'meta.k8s.io/v1', rv: Number(first.metadata.resourceVersion), start: 'b\u0000' });
+    const wide = must(await registry.list<Service>('services', undefined, { limit: 1 }));
+    expect(JSON.parse(Buffer.from(wide.metadata.continue ?? '', 'base64url').toString('utf8'))).toMatchObject({ start: 'default/a\u0000' });
+    const climbing = Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: 1, start: '../../namespaces/x' })).toString('base64url');
+    const refused = await registry.list('services', 'default', { continue: climbing });
+    expect(refused.ok || [refused.error.code, refused.error.message]).toEqual([400, 'invalid continue token']);
     must(await registry.create('services', 'default', svc('aa')));
     const rest = must(await registry.list<Service>('services', 'default', { limit: 2, continue: first.metadata.continue ?? '' }));
     expect(rest.items.map((s) => s.metadata.name)).toEqual(['c']);

@@ -14,11 +14,12 @@
 //           controller finalizes), plugin/pkg/admission/namespace/lifecycle/admission.go
 import type { EndpointSlice, KubeObject, Namespace, ObjectMeta, RangeAllocation, Service } from '@kubesvc/api-types';
 import { seededRng, type Rng } from '@kubesvc/ipallocator';
+import { semanticEqual } from '@kubesvc/reconcilers';
 import type { Clock } from '../clock.js';
 import type { Compare, KeyValue, Store, TxnOp, TxnResult } from '../store/types.js';
 import { ErrCompacted } from '../store/errors.js';
 import type { CrashHook, CrashPoint } from './crash.js';
-import { decodeValue, type FieldValidation } from './decode.js';
+import { decodeValue, DEFAULT_FIELD_VALIDATION, type FieldValidation } from './decode.js';
 import {
   alreadyExistsError,
   badRequestError,
@@ -30,8 +31,10 @@ import {
   invalidError,
   notFoundError,
   OPTIMISTIC_LOCK_ERROR_MSG,
+  unknownError,
   unsupportedMediaTypeError,
   type ApiError,
+  type GroupResource,
 } from './errors.js';
 import { formatTimestamp, generateName, generateUID } from './names.js';
 import { DEFAULT_PATCHERS, type Patcher, type PatchType } from './patch.js';
@@ -201,11 +204,14 @@ export class Registry {
   private readonly crashHook: CrashHook | undefined;
   private readonly patchers: Readonly<Record<string, Patcher>>;
   private rangeCache: RangeView | undefined;
+  /** The RangeAllocation keys: one per service CIDR (primary first), then the node ports. */
+  private readonly rangeKeys: readonly string[];
 
   constructor(options: RegistryOptions, net: ClusterNetworking) {
     this.store = options.store;
     this.clock = options.clock;
     this.net = net;
+    this.rangeKeys = [...IP_KEYS.slice(0, net.serviceCIDRs.length), SERVICE_NODE_PORTS_KEY];
     this.rng = seededRng(options.seed);
     this.crashHook = options.crashHook;
     this.patchers = { ...DEFAULT_PATCHERS, ...options.patchers };
@@ -231,8 +237,8 @@ export class Registry {
     let revision: number | undefined;
     let start: string | undefined;
     if (options.continue !== undefined && options.continue !== '') {
-      const token = decodeContinue(options.continue);
-      if (token === undefined || !token.start.startsWith(prefix)) return fail(badRequestError(`invalid continue token`));
+      const token = decodeContinue(options.continue, prefix);
+      if (token === undefined) return fail(badRequestError(`invalid continue token`));
       revision = token.rv;
       start = token.start;
     }
@@ -247,7 +253,7 @@ export class Registry {
       const last = page.kvs[page.kvs.length - 1];
       const rv = revision ?? page.revision;
       const metadata: { resourceVersion: string; continue?: string } = { resourceVersion: String(rv) };
-      if (page.more && last !== undefined) metadata.continue = encodeContinue(rv, `${last.key}\u0000`);
+      if (page.more && last !== undefined) metadata.continue = encodeContinue(rv, `${last.key}\u0000`, prefix);
       return ok({ apiVersion: info.apiVersion, kind: `${info.kind}List`, metadata, items });
     } catch (e) {
       if (e instanceof ErrCompacted && options.continue !== undefined) {
@@ -277,9 +283,6 @@ export class Registry {
         return fail(badRequestError('the namespace of the provided object does not match the namespace sent on the request'));
       }
       ns = namespace;
-    }
-    if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
-      return fail(internalError('resourceVersion should not be set on objects to be created'));
     }
     try {
       const nsCheck = info.namespaced ? await this.checkNamespace(info, ns, meta.name ?? '') : ok({ revision: 0 });
@@ -358,6 +361,10 @@ export class Registry {
 
   /** The txn that creates the key, guarded by "absent" and by the namespace being as checked. */
   private async persistCreate<T extends KubeObject>(info: ResourceInfo, object: T, nsRevision: number, generated: boolean): Promise<RegistryResult<T>> {
+    // The etcd3 store's Create, after validation and allocation (a Service's allocation is
+    // then given back, as on any failed write). upstream: staging/src/k8s.io/apiserver/pkg/
+    // storage/etcd3/store.go Create, APIObjectVersioner.ObjectResourceVersion.
+    if (isSetResourceVersion(metaOf(object).resourceVersion)) return fail(unknownError('resourceVersion should not be set on objects to be created'));
     let current = object;
     let nsRev = nsRevision;
     for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
@@ -414,18 +421,24 @@ export class Registry {
       return fail(badRequestError('the namespace of the provided object does not match the namespace sent on the request'));
     }
     const wanted = meta.resourceVersion ?? '';
+    // The body's uid is a precondition (rest.defaultUpdatedObjectInfo.Preconditions), checked
+    // by the storage before the update function runs, so before the resourceVersion.
+    const uid = meta.uid ?? '';
     const key = objectKey(info, ns, name);
     try {
       for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
         const { kv } = await this.store.get(key);
         if (kv === undefined) {
           if (!info.createOnUpdate) return fail(notFoundError(gr, name));
+          if (uid !== '') return fail(uidPreconditionFailed(gr, name, key, uid, ''));
           if (wanted !== '') return fail(notFoundError(gr, name));
           const { resourceVersion: _rv, ...rest } = meta;
           return await this.create(resource, ns, withMeta(object, rest));
         }
-        if (wanted !== '' && wanted !== String(kv.modRevision)) return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
         const old = deserialize<T>(kv);
+        const storedUID = metaOf(old).uid ?? '';
+        if (uid !== '' && uid !== storedUID) return fail(uidPreconditionFailed(gr, name, key, uid, storedUID));
+        if (wanted !== '' && wanted !== String(kv.modRevision)) return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
         const result = await this.updateOnce(info, object, old, kv);
         if (result === 'conflict') {
           if (wanted !== '') return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
@@ -461,7 +474,6 @@ export class Registry {
       const { status: _s, ...rest } = out;
       out = old.status === undefined ? rest : { ...rest, status: old.status };
     }
-    if (out.kind === 'EndpointSlice' && old.kind === 'EndpointSlice') out = bumpSliceGeneration(out, old);
     return out as T;
   }
 
@@ -474,7 +486,10 @@ export class Registry {
     }
     const validated: ValidationResult<T> = validateObjectUpdate(prepared, old);
     if (!validated.ok) return fail(invalidError(kind, name, validated.errors));
-    return this.persistUpdate(info, validated.value, kv);
+    // The generation compares the defaulted object, as upstream's strategy sees the decoded one.
+    const updated: KubeObject = validated.value;
+    const next = updated.kind === 'EndpointSlice' && old.kind === 'EndpointSlice' ? bumpSliceGeneration(updated, old) : updated;
+    return this.persistUpdate(info, next as T, kv);
   }
 
   private async persistUpdate<T extends KubeObject>(info: ResourceInfo, object: T, kv: KeyValue): Promise<RegistryResult<T> | 'conflict'> {
@@ -532,7 +547,7 @@ export class Registry {
       const patched = patcher(current.value, patch);
       if (!patched.ok) return patched;
       if (!isRecord(patched.value)) return fail(badRequestError('the patched object is not a JSON object'));
-      const decoded = decodeValue(info, patched.value, options.fieldValidation ?? 'Strict');
+      const decoded = decodeValue(info, patched.value, options.fieldValidation ?? DEFAULT_FIELD_VALIDATION);
       if (!decoded.ok) return decoded;
       const patchedRV = metaOf(decoded.value.object).resourceVersion ?? '';
       const pinned = patchedRV !== metaOf(current.value).resourceVersion;
@@ -554,15 +569,8 @@ export class Registry {
         const { kv } = await this.store.get(key);
         if (kv === undefined) return fail(notFoundError(gr, name));
         const object = deserialize<T>(kv);
-        const pre = options.preconditions;
-        if (pre?.uid !== undefined && pre.uid !== metaOf(object).uid) {
-          return fail(conflictError(gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${metaOf(object).uid ?? ''}`));
-        }
-        if (pre?.resourceVersion !== undefined && pre.resourceVersion !== String(kv.modRevision)) {
-          return fail(
-            conflictError(gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${kv.modRevision}`),
-          );
-        }
+        const refused = preconditionFailure(info, name, options.preconditions, metaOf(object).uid ?? '', String(kv.modRevision));
+        if (refused !== undefined) return fail(refused);
         if (object.kind === 'Namespace') {
           const r = await this.deleteNamespace(object, kv);
           if (r === 'conflict') continue;
@@ -654,7 +662,7 @@ export class Registry {
 
   /** The stored ranges, or a cached copy (checked by the CAS, refreshed when it fails). */
   private async readRanges(): Promise<RegistryResult<RangeView>> {
-    const keys = [...IP_KEYS.slice(0, this.net.serviceCIDRs.length), SERVICE_NODE_PORTS_KEY];
+    const keys = this.rangeKeys;
     const r = await this.store.txn([], keys.map((key) => ({ kind: 'get', key })));
     return this.rangesFrom(keys, r);
   }
@@ -684,7 +692,7 @@ export class Registry {
    * with fresh ranges on conflict. Nothing is written when the plan fails or changes nothing.
    */
   private async allocate(plan: (state: AllocState, rng: Rng) => PlanResult): Promise<RegistryResult<{ service: Service; held: Held; toRelease: Held }>> {
-    const keys = [...IP_KEYS.slice(0, this.net.serviceCIDRs.length), SERVICE_NODE_PORTS_KEY];
+    const keys = this.rangeKeys;
     let view = this.rangeCache;
     for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
       if (view === undefined) {
@@ -756,7 +764,7 @@ export class Registry {
 
   /** Gives `held` back with a CAS, retried on conflict. */
   private async releaseHeld(held: Held): Promise<void> {
-    const keys = [...IP_KEYS.slice(0, this.net.serviceCIDRs.length), SERVICE_NODE_PORTS_KEY];
+    const keys = this.rangeKeys;
     let view = this.rangeCache;
     for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
       if (view === undefined) {
@@ -780,7 +788,7 @@ export class Registry {
    * releases always compare-and-swap an existing object. Idempotent.
    */
   async initRanges(): Promise<void> {
-    const keys = [...IP_KEYS.slice(0, this.net.serviceCIDRs.length), SERVICE_NODE_PORTS_KEY];
+    const keys = this.rangeKeys;
     const empty = [...this.net.serviceCIDRs.map((cidr) => ipAllocatorOf(cidr, undefined)), portAllocatorOf(this.net.portRange, undefined)];
     const values = empty.map((a, i) => {
       if (!a.ok) throw new Error(a.error.message);
@@ -813,38 +821,111 @@ export class Registry {
   }
 }
 
+/**
+ * The Conflict for delete preconditions that do not hold, or undefined. Namespaces have their
+ * own Delete with its own text (upstream: pkg/registry/core/namespace/storage/storage.go
+ * Delete); every other kind goes through rest.BeforeDelete, which names the resource by its
+ * Kind (upstream: staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go BeforeDelete).
+ */
+function preconditionFailure(info: ResourceInfo, name: string, pre: DeleteOptions['preconditions'], uid: string, resourceVersion: string): ApiError | undefined {
+  if (pre === undefined) return undefined;
+  const namespace = info.kind === 'Namespace';
+  const gr = namespace ? groupResource(info) : { group: info.group, resource: info.kind };
+  if (pre.uid !== undefined && pre.uid !== uid) {
+    return conflictError(
+      gr,
+      name,
+      namespace
+        ? `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${uid}`
+        : `the UID in the precondition (${pre.uid}) does not match the UID in record (${uid}). The object might have been deleted and then recreated`,
+    );
+  }
+  if (pre.resourceVersion !== undefined && pre.resourceVersion !== resourceVersion) {
+    return conflictError(
+      gr,
+      name,
+      namespace
+        ? `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${resourceVersion}`
+        : `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${resourceVersion}). The object might have been modified`,
+    );
+  }
+  return undefined;
+}
+
+/**
+ * The Conflict for an update whose body names another object's uid: the storage's
+ * InvalidObjError text, quoted whole by InterpretUpdateError.
+ * upstream: staging/src/k8s.io/apiserver/pkg/storage/interfaces.go Preconditions.Check,
+ *           staging/src/k8s.io/apiserver/pkg/storage/errors.go (StorageError.Error, ErrCodeInvalidObj 4),
+ *           staging/src/k8s.io/apiserver/pkg/storage/errors/storage.go InterpretUpdateError
+ */
+function uidPreconditionFailed(gr: GroupResource, name: string, key: string, uid: string, storedUID: string): ApiError {
+  return conflictError(
+    gr,
+    name,
+    `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${uid}, UID in object meta: ${storedUID}`,
+  );
+}
+
+/** Whether ObjectResourceVersion reads a version other than 0 (strconv.ParseUint succeeds); other text counts as unset. */
+function isSetResourceVersion(rv: string | undefined): boolean {
+  if (rv === undefined || !/^[0-9]{1,20}$/.test(rv)) return false;
+  const n = BigInt(rv);
+  return n > 0n && n <= 0xffff_ffff_ffff_ffffn;
+}
+
 function adapterMessage(e: AdapterError): string {
   return e.message;
 }
 
-/** EndpointSlice PrepareForUpdate: the generation moves when anything but metadata (or the labels) changed. */
+/**
+ * EndpointSlice PrepareForUpdate: the generation moves when anything but metadata (or the
+ * labels) changed, by apiequality.Semantic.DeepEqual.
+ * upstream: pkg/registry/discovery/endpointslice/strategy.go PrepareForUpdate
+ */
 function bumpSliceGeneration(slice: EndpointSlice, old: EndpointSlice): EndpointSlice {
   const { metadata: m, ...body } = slice;
   const { metadata: om, ...oldBody } = old;
-  const changed = JSON.stringify(body) !== JSON.stringify(oldBody) || JSON.stringify(m.labels ?? {}) !== JSON.stringify(om.labels ?? {});
+  const changed = !semanticEqual(body, oldBody) || !semanticEqual(m.labels, om.labels);
   if (!changed) return slice;
   return { ...slice, metadata: { ...m, generation: (om.generation ?? 0) + 1 } };
 }
 
-interface ContinueToken {
-  readonly v: string;
-  readonly rv: number;
-  readonly start: string;
+/**
+ * upstream storage.EncodeContinue: unpadded base64url of {"v":"meta.k8s.io/v1","rv":N,"start":K},
+ * K the next key relative to the list's key prefix.
+ * upstream: staging/src/k8s.io/apiserver/pkg/storage/continue.go
+ */
+function encodeContinue(rv: number, key: string, prefix: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start: key.slice(prefix.length) })).toString('base64url');
 }
 
-/** upstream storage.EncodeContinue: base64 of {"v":"meta.k8s.io/v1","rv":N,"start":"<key>\u0000"}, the key relative to the prefix root. */
-function encodeContinue(rv: number, start: string): string {
-  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url');
-}
-
-function decodeContinue(token: string): ContinueToken | undefined {
+/**
+ * upstream storage.DecodeContinue: the absolute start key and revision, or undefined for a
+ * token that is not one; a start key that path.Clean would change (one that climbs out of
+ * the prefix with `..`) is refused.
+ */
+function decodeContinue(token: string, prefix: string): { readonly rv: number; readonly start: string } | undefined {
   try {
     const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
-    if (!isRecord(parsed) || parsed['v'] !== 'meta.k8s.io/v1' || typeof parsed['rv'] !== 'number' || typeof parsed['start'] !== 'string') return undefined;
-    return { v: parsed['v'], rv: parsed['rv'], start: parsed['start'] };
+    if (!isRecord(parsed) || parsed['v'] !== 'meta.k8s.io/v1') return undefined;
+    const { rv, start } = parsed;
+    if (typeof rv !== 'number' || !Number.isSafeInteger(rv) || rv <= 0 || typeof start !== 'string' || start === '') return undefined;
+    const key = start.startsWith('/') ? start : `/${start}`;
+    if (!isCleanPath(key)) return undefined;
+    return { rv, start: prefix + key.slice(1) };
   } catch {
     return undefined;
   }
+}
+
+/** Whether Go's path.Clean leaves an absolute path as it is: no empty, `.` or `..` segments, no trailing slash. */
+function isCleanPath(key: string): boolean {
+  if (key === '/') return true;
+  return key
+    .slice(1)
+    .split('/')
+    .every((segment) => segment !== '' && segment !== '.' && segment !== '..');
 }
 
 /**

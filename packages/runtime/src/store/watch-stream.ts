@@ -94,10 +94,15 @@ export class WatchStream implements Watch {
 
 /** Fan-out of committed events to the open watches whose prefix matches. */
 export class WatchHub {
-  private readonly watchers = new Map<WatchStream, string>();
+  private readonly watchers = new Map<WatchStream, { readonly prefix: string; readonly minRevision: number }>();
 
-  add(prefix: string, stream: WatchStream): void {
-    if (!stream.closed) this.watchers.set(stream, prefix);
+  /**
+   * Starts delivering live events under `prefix` to `stream`, those of revision `minRevision`
+   * and later (a watch from a future revision skips the commits before it, as etcd's watcher
+   * minRev does: server/storage/mvcc/watchable_store.go).
+   */
+  add(prefix: string, stream: WatchStream, minRevision = 0): void {
+    if (!stream.closed) this.watchers.set(stream, { prefix, minRevision });
   }
 
   remove(stream: WatchStream): void {
@@ -110,8 +115,8 @@ export class WatchHub {
 
   publish(events: readonly WatchEvent[]): void {
     if (events.length === 0 || this.watchers.size === 0) return;
-    for (const [stream, prefix] of this.watchers) {
-      for (const event of events) if (event.kv.key.startsWith(prefix)) stream.push(event);
+    for (const [stream, { prefix, minRevision }] of this.watchers) {
+      for (const event of events) if (event.kv.modRevision >= minRevision && event.kv.key.startsWith(prefix)) stream.push(event);
     }
   }
 

@@ -10,9 +10,9 @@
 // server/lease/lessor.go.
 import type { Clock } from '../../clock.js';
 import { systemClock } from '../../system-clock.js';
-import { ErrCompacted, ErrFutureRevision, ErrLeaseNotFound, ErrStoreClosed } from '../errors.js';
+import { ErrCompacted, ErrLeaseNotFound, ErrStoreClosed } from '../errors.js';
 import { compareKeys, lowerBound } from '../key-order.js';
-import { checkDuplicateWrites, compareHolds } from '../txn-rules.js';
+import { checkCompact, checkTtl, readRevision, txnBranch } from '../txn-rules.js';
 import type {
   Compare,
   GetResult,
@@ -80,13 +80,8 @@ class MemoryStore implements Store {
     if (this.closed) throw new ErrStoreClosed();
   }
 
-  /** The revision a read is served at: the current one, or a checked historic one. */
   private readRevision(revision: number | undefined): number {
-    if (revision === undefined || revision <= 0) return this.current;
-    if (revision > this.current) throw new ErrFutureRevision(revision);
-    // etcd serves a read at exactly the compacted revision: compaction keeps that state.
-    if (revision < this.compacted) throw new ErrCompacted(revision, this.compacted);
-    return revision;
+    return readRevision(revision, this.current, this.compacted);
   }
 
   private latest(key: string): KeyValue | undefined {
@@ -143,12 +138,7 @@ class MemoryStore implements Store {
   txn(compares: readonly Compare[], onSuccess: readonly TxnOp[], onFailure: readonly TxnOp[] = []): Promise<TxnResult> {
     try {
       this.open();
-      const succeeded = compares.every((c) => compareHolds(c, this.latest(c.key)));
-      const ops = succeeded ? onSuccess : onFailure;
-      checkDuplicateWrites(ops);
-      for (const op of ops) {
-        if (op.kind === 'put' && op.lease !== undefined && !this.leases.has(op.lease)) throw new ErrLeaseNotFound(op.lease);
-      }
+      const { succeeded, ops } = txnBranch(compares, (key) => this.latest(key), onSuccess, onFailure, (id) => this.leases.has(id));
       const revision = this.current + 1;
       const events: WatchEvent[] = [];
       const results: TxnOpResult[] = ops.map((op): TxnOpResult => {
@@ -244,14 +234,14 @@ class MemoryStore implements Store {
         if (event.kv.key.startsWith(prefix)) stream.push(event);
       }
     }
-    this.hub.add(prefix, stream);
+    this.hub.add(prefix, stream, from ?? 0);
     return stream;
   }
 
   grant(ttlSeconds: number): Promise<Lease> {
     try {
       this.open();
-      if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1) throw new RangeError(`lease TTL must be a whole number of seconds >= 1, got ${ttlSeconds}`);
+      checkTtl(ttlSeconds);
       const id = String(this.nextLease++);
       const state: LeaseState = { id, ttlSeconds, cancelTimer: noTimer, keys: new Set() };
       this.leases.set(id, state);
@@ -312,8 +302,7 @@ class MemoryStore implements Store {
   compact(revision: number): Promise<void> {
     try {
       this.open();
-      if (revision > this.current) throw new ErrFutureRevision(revision);
-      if (revision <= this.compacted) throw new ErrCompacted(revision, this.compacted);
+      checkCompact(revision, this.current, this.compacted);
       this.compacted = revision;
       // Keep, for every key, its entries after `revision` and the one in force at `revision`
       // (unless that is a tombstone), as etcd's keyIndex.compact does.

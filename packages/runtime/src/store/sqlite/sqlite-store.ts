@@ -15,9 +15,9 @@
 import Database from 'better-sqlite3';
 import type { Clock } from '../../clock.js';
 import { systemClock } from '../../system-clock.js';
-import { ErrCompacted, ErrFutureRevision, ErrLeaseNotFound, ErrStoreClosed } from '../errors.js';
+import { ErrCompacted, ErrLeaseNotFound, ErrStoreClosed } from '../errors.js';
 import { compareKeys } from '../key-order.js';
-import { checkDuplicateWrites, compareHolds } from '../txn-rules.js';
+import { checkCompact, checkTtl, readRevision, txnBranch } from '../txn-rules.js';
 import type {
   Compare,
   GetResult,
@@ -211,10 +211,7 @@ class SqliteStore implements Store {
   }
 
   private readRevision(revision: number | undefined): number {
-    if (revision === undefined || revision <= 0) return this.current;
-    if (revision > this.current) throw new ErrFutureRevision(revision);
-    if (revision < this.compacted) throw new ErrCompacted(revision, this.compacted);
-    return revision;
+    return readRevision(revision, this.current, this.compacted);
   }
 
   private latest(key: string): LogRow | undefined {
@@ -288,15 +285,11 @@ class SqliteStore implements Store {
     try {
       this.open();
       const run = this.db.transaction(() => {
-        const succeeded = compares.every((c) => {
-          const row = this.latest(c.key);
-          return compareHolds(c, row === undefined ? undefined : toKv(row));
-        });
-        const ops = succeeded ? onSuccess : onFailure;
-        checkDuplicateWrites(ops);
-        for (const op of ops) {
-          if (op.kind === 'put' && op.lease !== undefined && !this.leases.has(op.lease)) throw new ErrLeaseNotFound(op.lease);
-        }
+        const current = (key: string): KeyValue | undefined => {
+          const row = this.latest(key);
+          return row === undefined ? undefined : toKv(row);
+        };
+        const { succeeded, ops } = txnBranch(compares, current, onSuccess, onFailure, (id) => this.leases.has(id));
         const revision = this.current + 1;
         const events: WatchEvent[] = [];
         const results = ops.map((op): TxnOpResult => {
@@ -353,7 +346,7 @@ class SqliteStore implements Store {
         for (const row of this.q.events.iterate({ from })) if (row.name.startsWith(prefix)) stream.push(eventOf(row));
       }
     }
-    this.hub.add(prefix, stream);
+    this.hub.add(prefix, stream, from ?? 0);
     return stream;
   }
 
@@ -378,7 +371,7 @@ class SqliteStore implements Store {
   grant(ttlSeconds: number): Promise<Lease> {
     try {
       this.open();
-      if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1) throw new RangeError(`lease TTL must be a whole number of seconds >= 1, got ${ttlSeconds}`);
+      checkTtl(ttlSeconds);
       const id = String(this.q.insertLease.run(ttlSeconds).lastInsertRowid);
       this.leases.set(id, { ttlSeconds, cancelTimer: () => undefined });
       this.arm(id);
@@ -433,8 +426,7 @@ class SqliteStore implements Store {
   compact(revision: number): Promise<void> {
     try {
       this.open();
-      if (revision > this.current) throw new ErrFutureRevision(revision);
-      if (revision <= this.compacted) throw new ErrCompacted(revision, this.compacted);
+      checkCompact(revision, this.current, this.compacted);
       this.db
         .transaction(() => {
           this.q.compact.run({ c: revision });

@@ -435,9 +435,17 @@ export class Lab {
 
   /** The synchronous teardown, for exit and signal handlers: SIGKILL, then `ip netns del`. */
   teardownNow(): void {
+    const killed: number[] = [];
     for (const a of this.agents) {
-      if (a.running) a.child.kill('SIGKILL');
+      if (!a.running) continue;
+      a.child.kill('SIGKILL');
+      if (a.child.pid !== undefined) killed.push(a.child.pid);
     }
+    // SIGKILL is delivered when the kernel next schedules the process, which on a busy machine
+    // can be after this (exiting) process is gone; wait for it, so that "nothing is left"
+    // holds when the handler returns. Bounded: 2 s at most.
+    const sleeper = new Int32Array(new SharedArrayBuffer(4));
+    for (let waited = 0; waited < 2_000 && killed.some(processRunning); waited += 10) Atomics.wait(sleeper, 0, 0, 10);
     for (const ns of [...this.namespaces].reverse()) {
       run(['ip', 'netns', 'del', ns]);
     }

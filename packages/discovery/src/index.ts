@@ -1,5 +1,5 @@
 // Public API of @kubesvc/discovery.
-export type { EnvVar, ServiceEnvPod } from './env/service-env.js';
+export type { EnvVar, ErrDiscoveryInput, ServiceEnvPod } from './env/service-env.js';
 export { envVarName, envVarsFromServices, serviceEnv, servicesVisibleToPod } from './env/service-env.js';
 export type { AddressRecord, DnsRecord, NameRecord, Question, Rcode, Resolution, SoaRecord, SrvRecord, TxtRecord } from './dns/records.js';
 export { RCODE_VALUES } from './dns/records.js';

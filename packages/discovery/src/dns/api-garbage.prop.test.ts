@@ -6,6 +6,8 @@
 import { fc, test } from '@fast-check/vitest';
 import { shapeMutantArb } from '@kubesvc/testkit';
 import { describe, expect, it } from 'vitest';
+import { envVarsFromServices, serviceEnv, servicesVisibleToPod } from '../env/service-env.js';
+import { resolvConf } from './resolv-conf.js';
 import { resolve } from './resolve.js';
 import { addressFromReverse } from './reverse-name.js';
 import { buildZone } from './zone.js';
@@ -46,6 +48,15 @@ const entryPoints: readonly (readonly [string, (input: unknown) => unknown, unkn
   ['buildZone', (x) => buildZone(...asArgs(x)), [[web, db], [slice, endpoints], [pod], options], isTypedResult],
   ['resolve', (x) => resolve(zone, x as never), { name: 'db-0.db.default.svc.cluster.local.', type: 'A' }, isResolution],
   ['addressFromReverse', (x) => addressFromReverse(x as never), '10.0.96.10.in-addr.arpa', isAddressOrNone],
+  ['serviceEnv', (x) => serviceEnv(...(asArgs(x).slice(0, 2) as [never, never])), [{ namespace: 'default', enableServiceLinks: true }, [web, db]], isTypedResult],
+  ['servicesVisibleToPod', (x) => servicesVisibleToPod(...(asArgs(x).slice(0, 2) as [never, never])), [{ namespace: 'default' }, [web, db]], isTypedResult],
+  ['envVarsFromServices', (x) => envVarsFromServices(x as never), [web, db], isTypedResult],
+  [
+    'resolvConf',
+    (x) => resolvConf(x as never),
+    { namespace: 'shop', dnsServiceIP: '10.96.0.10', zone: 'cluster.local', dnsPolicy: 'ClusterFirst', host: { nameservers: ['192.0.2.53'], searches: ['corp'], options: ['ndots:2'] }, dnsConfig: { options: ['edns0'] }, hostNetwork: false },
+    isTypedResult,
+  ],
 ];
 
 describe('discovery input checks', () => {
@@ -63,6 +74,16 @@ describe('discovery input checks', () => {
 
   it('resolve answers a question without a string name with FORMERR', () => {
     expect(resolve(zone, { name: 42, type: 'A' } as never)).toEqual({ rcode: 'FORMERR', authoritative: false, answer: [], authority: [], additional: [] });
+  });
+
+  it('serviceEnv refuses a pod without a namespace and a Service whose ports is not an array', () => {
+    expect(serviceEnv({} as never, [])).toEqual({ ok: false, error: { _tag: 'ErrDiscoveryInput', message: 'pod.namespace: expected a string, got undefined undefined' } });
+    expect(envVarsFromServices([{ ...web, spec: { ...web.spec, ports: {} } }] as never)).toMatchObject({ ok: false, error: { _tag: 'ErrDiscoveryInput', message: expect.stringMatching(/^services\[0\]\.spec\.ports: /) } });
+  });
+
+  it("resolvConf refuses an unknown DNS policy with kubelet's text, and a non-string search path", () => {
+    expect(resolvConf({ namespace: 'shop', dnsServiceIP: '10.96.0.10', dnsPolicy: 'Cluster' as never })).toEqual({ ok: false, error: { _tag: 'ErrDiscoveryInput', message: 'invalid DNSPolicy=Cluster' } });
+    expect(resolvConf({ namespace: 'shop', dnsServiceIP: '10.96.0.10', dnsConfig: { searches: [1] } } as never)).toMatchObject({ ok: false, error: { message: 'dnsConfig.searches[0]: expected a string, got number 1' } });
   });
 
   it('addressFromReverse of a non-string is no address', () => {

@@ -29,7 +29,7 @@ function schemaProblem(schema: Parser, value: unknown, where: string): string | 
   return `${where}${path}: ${issue?.message ?? 'wrong shape'}`;
 }
 
-function listProblem(value: unknown, where: string, each: (item: unknown, at: string) => string | undefined): string | undefined {
+export function listProblem(value: unknown, where: string, each: (item: unknown, at: string) => string | undefined): string | undefined {
   if (!Array.isArray(value)) return `${where}: expected an array, got ${describeValue(value)}`;
   for (const [i, item] of (value as unknown[]).entries()) {
     const problem = each(item, `${where}[${i}]`);
@@ -39,6 +39,17 @@ function listProblem(value: unknown, where: string, each: (item: unknown, at: st
 }
 
 /** Why buildZone's object lists are not lists of Services, EndpointSlices or Endpoints, and Pods; or undefined. */
+/** Why `value` is not a list of Services, or undefined. */
+export function servicesProblem(value: unknown, where = 'services'): string | undefined {
+  return listProblem(value, where, (s, at) => schemaProblem(ServiceSchema, s, at));
+}
+
+/** Why `value` is not an array of strings, or undefined (undefined itself is fine). */
+export function optionalStringsProblem(value: unknown, where: string): string | undefined {
+  if (value === undefined) return undefined;
+  return listProblem(value, where, (item, at) => (typeof item === 'string' ? undefined : `${at}: expected a string, got ${describeValue(item)}`));
+}
+
 export function zoneObjectsProblem(services: unknown, endpoints: unknown, pods: unknown): string | undefined {
   return (
     listProblem(services, 'services', (s, at) => schemaProblem(ServiceSchema, s, at)) ??

@@ -1,6 +1,6 @@
 // The demo `npm run lab` runs: the demo cluster's rules loaded into a lab, then each classic
 // question asked with real packets and answered beside the tracer's prediction.
-import type { Packet } from '@kubesvc/proxy-iptables';
+import type { Packet, PortPacket } from '@kubesvc/proxy-iptables';
 import { chiSquareTest } from './chi-square.js';
 import { DEMO_SERVICES, demoCluster } from './cluster.js';
 import { NODE_IP, POD_GATEWAY, type Lab } from './lab.js';
@@ -44,7 +44,7 @@ export async function runDemo(lab: Lab, options: DemoOptions, print: (line: stri
   };
   const client = lab.pod('client');
   const backends = lab.backendIPs.slice(0, 3);
-  const packet = (destination: string, port: number, protocol: Packet['protocol'] = 'tcp'): Packet => ({ source: client.ip, destination, protocol, destinationPort: port, entry: 'pod' });
+  const packet = (destination: string, port: number, protocol: PortPacket['protocol'] = 'tcp'): Packet => ({ source: client.ip, destination, protocol, destinationPort: port, entry: 'pod' });
   const backendOf = (dnat: string | undefined): string => (dnat === undefined ? '-' : (lab.podByIP(dnatAddress(dnat))?.name ?? dnat));
 
   const { services, endpointSlices } = demoCluster(backends, lab.nodeName);

@@ -5,7 +5,7 @@
 // Needs root, iproute2, iptables and iputils-ping; without them every test FAILS with a message
 // saying what is missing (.ci/run installs them, and CI runs as root). Every load loop is bounded
 // in count and in time (the client agent's count, timeoutMs and deadlineMs).
-import type { Packet, Trace, TraceOutcome } from '@kubesvc/proxy-iptables';
+import type { Packet, PortPacket, Trace, TraceOutcome } from '@kubesvc/proxy-iptables';
 import { explain } from '@kubesvc/proxy-iptables';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { countByBackend, type ConnectionResult } from './agents.js';
@@ -40,7 +40,7 @@ afterAll(async () => {
 
 const clientIP = (): string => theLab().pod('client').ip;
 
-function packetTo(spec: LabServiceSpec, overrides: Partial<Packet> = {}): Packet {
+function packetTo(spec: LabServiceSpec, overrides: Partial<PortPacket> = {}): PortPacket {
   return {
     source: clientIP(),
     destination: spec.clusterIP,

@@ -18,7 +18,16 @@ export interface ErrMalformedSourceAddress {
   readonly message: string;
 }
 
-export type NextEndpointError = ErrMissingServiceEntry | ErrMissingEndpoints | ErrMalformedSourceAddress;
+/**
+ * An argument of the wrong shape (from JavaScript or unchecked JSON): not upstream's, whose Go
+ * types rule it out; the message names the part.
+ */
+export interface ErrUserspaceInput {
+  readonly _tag: 'ErrUserspaceInput';
+  readonly message: string;
+}
+
+export type NextEndpointError = ErrMissingServiceEntry | ErrMissingEndpoints | ErrMalformedSourceAddress | ErrUserspaceInput;
 
 export const errMissingServiceEntry: ErrMissingServiceEntry = { _tag: 'ErrMissingServiceEntry', message: 'missing service entry' };
 export const errMissingEndpoints: ErrMissingEndpoints = { _tag: 'ErrMissingEndpoints', message: 'missing endpoints' };

@@ -9,8 +9,10 @@ import {
   errMalformedSourceAddress,
   errMissingEndpoints,
   errMissingServiceEntry,
+  type ErrUserspaceInput,
   type NextEndpointError,
 } from './errors.js';
+import { endpointsError, pickError } from './input-shape.js';
 import { PersistentMap } from './persistent-map.js';
 import { seededShuffle, type Shuffle } from './shuffle.js';
 
@@ -133,6 +135,8 @@ export function nextEndpoint(
   resetAffinity: boolean,
   now: number,
 ): NextEndpointResult {
+  const wrong = pickError(spn, clientAddr, resetAffinity, now);
+  if (wrong !== undefined) return err(wrong);
   const key = servicePortNameString(spn);
   const state = lb.services.get(key);
   if (state === undefined) return err(errMissingServiceEntry);
@@ -228,18 +232,22 @@ function portName(endpoints: Endpoints, port: string): ServicePortName {
  * upstream: OnEndpointsAdd — every port with endpoints gets them, shuffled, index 0, even when
  * the set is unchanged; unlike an update it does not forget any client.
  */
-export function onEndpointsAdd(lb: LoadBalancer, endpoints: Endpoints): LoadBalancer {
+export function onEndpointsAdd(lb: LoadBalancer, endpoints: Endpoints): Result<LoadBalancer, ErrUserspaceInput> {
+  const wrong = endpointsError(endpoints);
+  if (wrong !== undefined) return err(wrong);
   let out = lb;
   for (const [port, list] of buildPortsToEndpointsMap(endpoints)) {
     const key = servicePortNameString(portName(endpoints, port));
     const ensured = ensureService(out, key, '', 0);
     out = install(ensured.lb, key, ensured.state, list);
   }
-  return out;
+  return ok(out);
 }
 
 /** upstream: OnEndpointsUpdate — ports of `next` are set; ports only in `prev` are reset. */
-export function onEndpointsUpdate(lb: LoadBalancer, prev: Endpoints, next: Endpoints): LoadBalancer {
+export function onEndpointsUpdate(lb: LoadBalancer, prev: Endpoints, next: Endpoints): Result<LoadBalancer, ErrUserspaceInput> {
+  const wrong = endpointsError(prev, 'prev') ?? endpointsError(next, 'next');
+  if (wrong !== undefined) return err(wrong);
   let out = lb;
   const seen = new Set<string>();
   for (const [port, list] of buildPortsToEndpointsMap(next)) {
@@ -251,14 +259,16 @@ export function onEndpointsUpdate(lb: LoadBalancer, prev: Endpoints, next: Endpo
     const spn = portName(prev, port);
     if (!seen.has(servicePortNameString(spn))) out = resetService(out, spn);
   }
-  return out;
+  return ok(out);
 }
 
 /** upstream: OnEndpointsDelete — every port of the object is reset, not deleted. */
-export function onEndpointsDelete(lb: LoadBalancer, endpoints: Endpoints): LoadBalancer {
+export function onEndpointsDelete(lb: LoadBalancer, endpoints: Endpoints): Result<LoadBalancer, ErrUserspaceInput> {
+  const wrong = endpointsError(endpoints);
+  if (wrong !== undefined) return err(wrong);
   let out = lb;
   for (const port of buildPortsToEndpointsMap(endpoints).keys()) out = resetService(out, portName(endpoints, port));
-  return out;
+  return ok(out);
 }
 
 /** upstream: CleanupStaleStickySessions — drop clients idle for ttl whole seconds or more. */

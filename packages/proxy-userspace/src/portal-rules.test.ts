@@ -1,5 +1,6 @@
 // The portal rules, argument by argument, as upstream's proxier.go builds them.
-import type { Service } from '@kubesvc/api-types';
+import type { Result, Service } from '@kubesvc/api-types';
+import type { ErrUserspaceInput } from './errors.js';
 import { describe, expect, it } from 'vitest';
 import {
   containerNodePortArgs,
@@ -9,6 +10,7 @@ import {
   nonLocalNodePortArgs,
   portalRulesRestoreText,
   servicePortals,
+  type IptablesRule,
 } from './portal-rules.js';
 
 const spn = { namespace: 'default', name: 'web', port: 'http' };
@@ -73,9 +75,14 @@ const service: Service = {
   status: { loadBalancer: { ingress: [{ ip: '5.6.7.8' }, { hostname: 'lb.example.com' }] } },
 };
 
+function rulesOf(r: Result<IptablesRule[], ErrUserspaceInput>): IptablesRule[] {
+  if (!r.ok) throw new Error(`servicePortals refused the fixture: ${JSON.stringify(r.error)}`);
+  return r.value;
+}
+
 describe('servicePortals and the restore text', () => {
   it('cluster IP, external IP (three rules), load-balancer IP, then node port, in upstream order', () => {
-    const text = portalRulesRestoreText(servicePortals(service, (n) => (n === 'http' ? 36000 : undefined), any), { jumps: true });
+    const text = portalRulesRestoreText(rulesOf(servicePortals(service, (n) => (n === 'http' ? 36000 : undefined), any)), { jumps: true });
     expect(text).toBe(
       [
         '*nat',
@@ -110,7 +117,7 @@ describe('servicePortals and the restore text', () => {
   it('headless, IP-less and ExternalName services get no portals', () => {
     const at = () => 36000;
     for (const spec of [{ clusterIP: 'None' }, {}, { type: 'ExternalName' as const, clusterIP: '10.96.0.11' }]) {
-      expect(servicePortals({ ...service, spec: { ...spec, ports: [{ port: 80 }] } }, at, any)).toEqual([]);
+      expect(servicePortals({ ...service, spec: { ...spec, ports: [{ port: 80 }] } }, at, any)).toEqual({ ok: true, value: [] });
     }
   });
 });

@@ -5,17 +5,22 @@
 // openNodePort, iptablesCommonPortalArgs, iptablesContainerPortalArgs, iptablesHostPortalArgs,
 // iptablesHostNodePortArgs, iptablesNonLocalNodePortArgs)
 import {
+  err,
   familyBits,
   formatIP,
   isServiceIPSet,
   isUnspecified,
   joinHostPort,
+  ok,
   parseIP,
   servicePortNameString,
   type IP,
+  type Result,
   type Service,
   type ServicePortName,
 } from '@kubesvc/api-types';
+import type { ErrUserspaceInput } from './errors.js';
+import { proxyAddressError, serviceError } from './input-shape.js';
 
 export const KUBE_PORTALS_CONTAINER = 'KUBE-PORTALS-CONTAINER';
 export const KUBE_PORTALS_HOST = 'KUBE-PORTALS-HOST';
@@ -212,9 +217,15 @@ export function servicePortPortalRules(sp: PortalServicePort, proxy: ProxyAddres
  * without a cluster IP (headless, or none) and an ExternalName Service get none, as upstream
  * (pkg/proxy/util ShouldSkipService); a port without a proxy port is skipped.
  */
-export function servicePortals(service: Service, proxyPortOf: (portName: string) => number | undefined, proxy: ProxyAddress): IptablesRule[] {
+export function servicePortals(
+  service: Service,
+  proxyPortOf: (portName: string) => number | undefined,
+  proxy: ProxyAddress,
+): Result<IptablesRule[], ErrUserspaceInput> {
+  const wrong = serviceError(service) ?? proxyAddressError(proxy);
+  if (wrong !== undefined) return err(wrong);
   const spec = service.spec ?? {};
-  if (!isServiceIPSet(spec) || spec.type === 'ExternalName') return [];
+  if (!isServiceIPSet(spec) || spec.type === 'ExternalName') return ok([]);
   const clusterIP = spec.clusterIP ?? '';
   const rules: IptablesRule[] = [];
   for (const port of spec.ports ?? []) {
@@ -237,7 +248,7 @@ export function servicePortals(service: Service, proxyPortOf: (portName: string)
       ),
     );
   }
-  return rules;
+  return ok(rules);
 }
 
 /** Quotes an argument for iptables-restore when it holds a space or a quote, as iptables-save does. */

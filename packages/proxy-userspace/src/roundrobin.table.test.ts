@@ -3,7 +3,7 @@
 // shuffle is `keepOrder`, so the expected endpoints are written out.
 // upstream: pkg/proxy/userspace/roundrobin_test.go (v1.25 API: OnEndpointsAdd/Update/Delete,
 // NextEndpoint(svc, srcAddr, sessionAffinityReset))
-import type { Endpoints } from '@kubesvc/api-types';
+import type { Endpoints, Result } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import {
   createLoadBalancer,
@@ -15,6 +15,7 @@ import {
   type LoadBalancer,
 } from './load-balancer.js';
 import type { ServicePortName } from '@kubesvc/api-types';
+import type { ErrUserspaceInput } from './errors.js';
 import { keepOrder } from './shuffle.js';
 
 type Subset = { readonly ips: readonly string[]; readonly ports: readonly (readonly [string, number])[] };
@@ -233,12 +234,18 @@ const cases: readonly Case[] = [
   },
 ];
 
+/** The balancer a handler returns; upstream's tables only hold well-formed Endpoints. */
+function handled(r: Result<LoadBalancer, ErrUserspaceInput>): LoadBalancer {
+  if (!r.ok) throw new Error(`handler refused a table's Endpoints: ${JSON.stringify(r.error)}`);
+  return r.value;
+}
+
 function run(steps: readonly Step[]): void {
   let lb: LoadBalancer = createLoadBalancer({ shuffle: keepOrder });
   for (const [i, step] of steps.entries()) {
-    if ('add' in step) lb = onEndpointsAdd(lb, step.add);
-    else if ('update' in step) lb = onEndpointsUpdate(lb, step.update[0], step.update[1]);
-    else if ('del' in step) lb = onEndpointsDelete(lb, step.del);
+    if ('add' in step) lb = handled(onEndpointsAdd(lb, step.add));
+    else if ('update' in step) lb = handled(onEndpointsUpdate(lb, step.update[0], step.update[1]));
+    else if ('del' in step) lb = handled(onEndpointsDelete(lb, step.del));
     else if ('sticky' in step) lb = newService(lb, step.sticky, 'ClientIP', 10800);
     else {
       const r = nextEndpoint(lb, step.pick, step.client === undefined ? '' : client(step.client), step.reset ?? false, 0);

@@ -4,7 +4,8 @@
 import { DEFAULT_ENDPOINT_RECONCILER_TTL_MS } from './constants.js';
 import { removeMasterCount, reconcileMasterCount } from './master-count.js';
 import { hasLiveLease, reconcileLease, removeLease, updateLease } from './lease.js';
-import { ok } from '@kubesvc/api-types';
+import { err, ok } from '@kubesvc/api-types';
+import { reconcileInputProblem } from './input-shape.js';
 import type { EndpointWrite, Lease, Leases, ReconcileOutcome, ReconcileRequest, ReconcileResult, ReconcilerType } from './types.js';
 
 export interface EndpointReconciler {
@@ -60,6 +61,8 @@ export function stopReconciling(r: EndpointReconciler): EndpointReconciler {
  */
 export function reconcileEndpoints(r: EndpointReconciler, req: ReconcileRequest, leases: Leases, now: number): ReconcileStep {
   if (r.stopped) return { outcome: NOTHING, leases, leaseWrites: [] };
+  const wrong = reconcileInputProblem(req, leases, now, true);
+  if (wrong !== undefined) return { outcome: err(wrong), leases, leaseWrites: [] };
   switch (r.type) {
     case 'master-count':
       return { outcome: ok(reconcileMasterCount(req, r.masterCount)), leases, leaseWrites: [] };
@@ -89,6 +92,8 @@ export function removeEndpoints(
   leases: Leases,
   now: number,
 ): ReconcileStep {
+  const wrong = reconcileInputProblem(req, leases, now, false);
+  if (wrong !== undefined) return { outcome: err(wrong), leases, leaseWrites: [] };
   switch (r.type) {
     case 'master-count':
       return { outcome: ok(removeMasterCount(req)), leases, leaseWrites: [] };

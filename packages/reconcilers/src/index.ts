@@ -2,6 +2,7 @@
 export type {
   EndpointWrite,
   ErrNoMasterIPs,
+  ErrReconcileInput,
   Lease,
   Leases,
   ObservedEndpoints,

@@ -7,6 +7,7 @@
 // that changes nothing, which would leave the TTL unrefreshed. What that buys is modelled
 // directly: every refresh moves `expiresAt` to now + TTL, even when nothing else changed.
 import { ensureSliceOnly, newServiceEndpoints, observedFor, endpointPortsEqual, withSkipMirror, writeEndpoints } from './endpoints-adapter.js';
+import { reconcileInputProblem } from './input-shape.js';
 import { repackSubsets } from './repack-subsets.js';
 import type { ErrNoMasterIPs, Leases, ReconcileRequest, ReconcileResult } from './types.js';
 import { compareCodePoints, err, ok, type EndpointPort, type EndpointSubset, type Endpoints } from '@kubesvc/api-types';
@@ -84,6 +85,8 @@ function checkFormat(e: Endpoints, expected: readonly string[], ports: readonly 
  * ReconcileEndpoints does that first (see reconcileEndpoints).
  */
 export function reconcileLease(req: ReconcileRequest, leases: Leases, now: number): ReconcileResult {
+  const wrong = reconcileInputProblem(req, leases, now, true);
+  if (wrong !== undefined) return err(wrong);
   const observed = observedFor(req);
   const shouldCreate = observed.endpoints === undefined;
   const masterIPs = listLeases(leases, now);

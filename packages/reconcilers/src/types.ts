@@ -47,7 +47,13 @@ export interface ErrNoMasterIPs {
 }
 
 /** A reconcile's outcome, or the lease reconciler's refusal (the one Result of api-types). */
-export type ReconcileResult = Result<ReconcileOutcome, ErrNoMasterIPs>;
+/** A reconcile given arguments of the wrong shape (from JavaScript or unchecked JSON). */
+export interface ErrReconcileInput {
+  readonly _tag: 'ErrReconcileInput';
+  readonly message: string;
+}
+
+export type ReconcileResult = Result<ReconcileOutcome, ErrNoMasterIPs | ErrReconcileInput>;
 
 /** The arguments every reconcile shares. upstream: EndpointReconciler.ReconcileEndpoints(serviceName, ip, endpointPorts, reconcilePorts). */
 export interface ReconcileRequest {

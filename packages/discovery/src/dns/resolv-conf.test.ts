@@ -1,7 +1,16 @@
 // upstream: pkg/kubelet/network/dns/dns.go GetPodDNS and dns_test.go (TestGetPodDNS...); the
 // file layout is containerd CRI's (search, nameserver, options).
 import { describe, expect, it } from 'vitest';
-import { resolvConf } from './resolv-conf.js';
+import type { Result } from '@kubesvc/api-types';
+import type { ErrDiscoveryInput } from '../env/service-env.js';
+import { resolvConf as resolvConfResult } from './resolv-conf.js';
+
+/** The value of a Result that the test's well-formed input must give. */
+function unwrap<T>(r: Result<T, ErrDiscoveryInput>): T {
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+}
+const resolvConf = (...args: Parameters<typeof resolvConfResult>) => unwrap(resolvConfResult(...args));
 
 const host = { nameservers: ['192.0.2.53'], searches: ['corp.example'], options: ['timeout:2'] };
 

@@ -1,7 +1,9 @@
 // The resolv.conf a pod gets. upstream: pkg/kubelet/network/dns/dns.go (GetPodDNS,
 // generateSearchesForDNSClusterFirst, appendDNSConfig); containerd's CRI writes the file as
 // `search`, then `nameserver` lines, then `options`.
-import type { DNSPolicy } from '@kubesvc/api-types';
+import { err, ok, type DNSPolicy, type Result } from '@kubesvc/api-types';
+import { errDiscoveryInput, type ErrDiscoveryInput } from '../env/service-env.js';
+import { describeValue, isRecord, optionalStringsProblem } from './input-shape.js';
 
 export interface DnsConfigLike {
   readonly nameservers?: readonly string[];
@@ -40,8 +42,43 @@ function mergeOptions(base: readonly string[], extra: readonly string[]): string
   return [...byName.values()];
 }
 
-/** The pod's /etc/resolv.conf. */
-export function resolvConf(input: ResolvConfInput): string {
+const DNS_POLICIES: readonly string[] = ['ClusterFirst', 'ClusterFirstWithHostNet', 'Default', 'None'];
+
+function dnsConfigProblem(value: unknown, where: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (!isRecord(value)) return `${where}: expected { nameservers?, searches?, options? }, got ${describeValue(value)}`;
+  return (
+    optionalStringsProblem(value['nameservers'], `${where}.nameservers`) ??
+    optionalStringsProblem(value['searches'], `${where}.searches`) ??
+    optionalStringsProblem(value['options'], `${where}.options`)
+  );
+}
+
+function inputProblem(input: unknown): string | undefined {
+  if (!isRecord(input)) return `expected { namespace, dnsServiceIP, ... }, got ${describeValue(input)}`;
+  for (const field of ['namespace', 'dnsServiceIP'] as const) {
+    if (typeof input[field] !== 'string') return `${field}: expected a string, got ${describeValue(input[field])}`;
+  }
+  if (input['zone'] !== undefined && typeof input['zone'] !== 'string') return `zone: expected a string, got ${describeValue(input['zone'])}`;
+  const policy = input['dnsPolicy'];
+  // upstream: pkg/kubelet/network/dns/dns.go getPodDNSType refuses any other policy.
+  if (policy !== undefined && (typeof policy !== 'string' || !DNS_POLICIES.includes(policy))) return `invalid DNSPolicy=${String(policy)}`;
+  if (input['hostNetwork'] !== undefined && typeof input['hostNetwork'] !== 'boolean') {
+    return `hostNetwork: expected a boolean, got ${describeValue(input['hostNetwork'])}`;
+  }
+  return dnsConfigProblem(input['host'], 'host') ?? dnsConfigProblem(input['dnsConfig'], 'dnsConfig');
+}
+
+/**
+ * The pod's /etc/resolv.conf. An input of the wrong shape, or a DNS policy kubelet does not
+ * know, is an ErrDiscoveryInput.
+ */
+export function resolvConf(input: ResolvConfInput): Result<string, ErrDiscoveryInput> {
+  const wrong = inputProblem(input);
+  return wrong === undefined ? ok(resolvConfText(input)) : err(errDiscoveryInput(wrong));
+}
+
+function resolvConfText(input: ResolvConfInput): string {
   const zone = (input.zone ?? 'cluster.local').replace(/\.$/, '');
   let policy = input.dnsPolicy ?? 'ClusterFirst';
   if (policy === 'ClusterFirst' && input.hostNetwork === true) policy = 'Default';

@@ -50,6 +50,7 @@ function reply(rcode: Rcode, answer: readonly DnsRecord[], authority: readonly D
 }
 
 const REFUSED: Resolution = { rcode: 'REFUSED', authoritative: false, answer: [], authority: [], additional: [] };
+const FORMERR: Resolution = { rcode: 'FORMERR', authoritative: false, answer: [], authority: [], additional: [] };
 
 /**
  * The SOA of a zone, spelled as the question spelled the zone. TTL min(ttl, 300), minimum ttl.
@@ -327,6 +328,12 @@ function resolveReverse(ctx: Context, ask: Ask, reverseZone: string, question: Q
  * forward hook, or are REFUSED.
  */
 export function resolve(zone: Zone, question: Question, options: ResolveOptions = {}): Resolution {
+  // A question that is not { name: string, type: string } (from JavaScript or unchecked JSON) is
+  // a malformed query: FORMERR, as a DNS server answers a message it cannot read.
+  const q: unknown = question;
+  if (typeof q !== 'object' || q === null || typeof (q as { name?: unknown }).name !== 'string' || typeof (q as { type?: unknown }).type !== 'string') {
+    return FORMERR;
+  }
   const asked = question.name.endsWith('.') ? question.name.slice(0, -1) : question.name;
   const ask: Ask = { asked, lower: asked.toLowerCase(), type: question.type.toUpperCase() };
   const ctx: Context = { zone, options };

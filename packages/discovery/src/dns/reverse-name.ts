@@ -20,6 +20,7 @@ const NIBBLE = /^[0-9a-f]$/;
 
 /** The address a reverse name stands for, or undefined if it names none (lower-case input). */
 export function addressFromReverse(name: string): IP | undefined {
+  if (typeof name !== 'string') return undefined;
   if (name.endsWith(`.${IPV4_REVERSE_ZONE}`)) {
     const labels = name.slice(0, -IPV4_REVERSE_ZONE.length - 1).split('.');
     if (labels.length !== 4 || !labels.every((l) => DECIMAL.test(l))) return undefined;

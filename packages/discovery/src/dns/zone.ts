@@ -17,6 +17,7 @@ import {
   type Result,
   type Service,
 } from '@kubesvc/api-types';
+import { zoneObjectsProblem, zoneOptionsProblem } from './input-shape.js';
 import { IPV4_REVERSE_ZONE, IPV6_REVERSE_ZONE } from './reverse-name.js';
 
 /** How `<a-b-c-d>.<ns>.pod.<zone>` names are answered, as CoreDNS's `pods` option. */
@@ -66,6 +67,12 @@ export interface ErrZoneOptions {
   readonly message: string;
   /** The option at fault. */
   readonly option: keyof ZoneOptions;
+}
+
+/** buildZone given objects of the wrong shape (from JavaScript or unchecked JSON). */
+export interface ErrZoneInput {
+  readonly _tag: 'ErrZoneInput';
+  readonly message: string;
 }
 
 export interface ZonePort {
@@ -277,7 +284,8 @@ function checkOptions(options: ZoneOptions): Result<CheckedOptions, ErrZoneOptio
  * Builds the zone. `endpoints` may mix EndpointSlices and Endpoints; each is matched to its
  * service by namespace and service name. An endpoint object without a Service still gives
  * PTR records for its ready addresses, as CoreDNS answers reverse queries from its index of
- * all endpoints. What the zone leaves out is listed in `diagnostics`. Fails only on options.
+ * all endpoints. What the zone leaves out is listed in `diagnostics`. Fails on options
+ * (ErrZoneOptions) and on objects that are not of their kind's shape (ErrZoneInput).
  * Inputs are not changed.
  */
 export function buildZone(
@@ -285,7 +293,11 @@ export function buildZone(
   endpoints: readonly (EndpointSlice | Endpoints)[],
   pods: readonly Pod[] = [],
   options: ZoneOptions = {},
-): Result<Zone, ErrZoneOptions> {
+): Result<Zone, ErrZoneOptions | ErrZoneInput> {
+  const wrongOption = zoneOptionsProblem(options);
+  if (wrongOption !== undefined) return optionError(wrongOption.option, wrongOption.message);
+  const wrongObject = zoneObjectsProblem(services, endpoints, pods);
+  if (wrongObject !== undefined) return err({ _tag: 'ErrZoneInput', message: wrongObject });
   const checked = checkOptions(options);
   if (!checked.ok) return checked;
   const { origin } = checked.value;

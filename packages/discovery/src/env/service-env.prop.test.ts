@@ -2,7 +2,14 @@ import type { Service } from '@kubesvc/api-types';
 import { namespaceArb, serviceArb } from '@kubesvc/testkit';
 import { fc, test } from '@fast-check/vitest';
 import { expect } from 'vitest';
-import { serviceEnv } from './service-env.js';
+import { serviceEnv as serviceEnvResult, type EnvVar, type ServiceEnvPod } from './service-env.js';
+
+/** The variables; the generated pods and Services are well-formed, so the Result must be ok. */
+function serviceEnv(pod: ServiceEnvPod, services: readonly Service[]): EnvVar[] {
+  const r = serviceEnvResult(pod, services);
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+}
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

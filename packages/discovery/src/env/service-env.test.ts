@@ -1,9 +1,17 @@
 // upstream: pkg/kubelet/envvars/envvars_test.go (TestFromServices), re-typed as data, and the
 // service selection of pkg/kubelet/kubelet_pods.go getServiceEnvVarMap (kubelet_pods_test.go
 // TestMakeEnvironmentVariables covers it upstream).
-import type { Service } from '@kubesvc/api-types';
+import type { Result, Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
-import { envVarsFromServices, serviceEnv } from './service-env.js';
+import { envVarsFromServices as envVarsResult, serviceEnv as serviceEnvResult, type ErrDiscoveryInput } from './service-env.js';
+
+/** The value of a Result that the test's well-formed input must give. */
+function unwrap<T>(r: Result<T, ErrDiscoveryInput>): T {
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+}
+const envVarsFromServices = (...args: Parameters<typeof envVarsResult>) => unwrap(envVarsResult(...args));
+const serviceEnv = (...args: Parameters<typeof serviceEnvResult>) => unwrap(serviceEnvResult(...args));
 
 function service(name: string, clusterIP: string, ports: NonNullable<Service['spec']>['ports'], namespace = 'default'): Service {
   return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace }, spec: { selector: { bar: 'baz' }, clusterIP, ports } };

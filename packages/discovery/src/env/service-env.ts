@@ -1,7 +1,26 @@
 // The service environment variables kubelet gives every container.
 // upstream: pkg/kubelet/envvars/envvars.go (FromServices, makeLinkVariables) and
 // pkg/kubelet/kubelet_pods.go (getServiceEnvVarMap: which services a pod sees).
-import { isServiceIPSet, joinHostPort, type Service } from '@kubesvc/api-types';
+import { err, isServiceIPSet, joinHostPort, ok, type Result, type Service } from '@kubesvc/api-types';
+import { describeValue, isRecord, servicesProblem } from '../dns/input-shape.js';
+
+/** An argument of the wrong shape (from JavaScript or unchecked JSON); the message names the part. */
+export interface ErrDiscoveryInput {
+  readonly _tag: 'ErrDiscoveryInput';
+  readonly message: string;
+}
+
+export function errDiscoveryInput(message: string): ErrDiscoveryInput {
+  return { _tag: 'ErrDiscoveryInput', message };
+}
+
+function podProblem(pod: unknown): string | undefined {
+  if (!isRecord(pod)) return `pod: expected { namespace, enableServiceLinks? }, got ${describeValue(pod)}`;
+  if (typeof pod['namespace'] !== 'string') return `pod.namespace: expected a string, got ${describeValue(pod['namespace'])}`;
+  const links = pod['enableServiceLinks'];
+  if (links !== undefined && typeof links !== 'boolean') return `pod.enableServiceLinks: expected a boolean, got ${describeValue(links)}`;
+  return undefined;
+}
 
 export interface EnvVar {
   readonly name: string;
@@ -27,9 +46,15 @@ export function envVarName(name: string): string {
 /**
  * The variables for a list of services, in kubelet's order (envvars.FromServices): per
  * service `_SERVICE_HOST`, `_SERVICE_PORT`, one `_SERVICE_PORT_<NAME>` per named port, then
- * the Docker-link variables. Services without a ClusterIP are skipped.
+ * the Docker-link variables. Services without a ClusterIP are skipped. A list that is not
+ * one of Services (api-types' schema) is an ErrDiscoveryInput.
  */
-export function envVarsFromServices(services: readonly Service[]): EnvVar[] {
+export function envVarsFromServices(services: readonly Service[]): Result<EnvVar[], ErrDiscoveryInput> {
+  const wrong = servicesProblem(services);
+  return wrong === undefined ? ok(varsOf(services)) : err(errDiscoveryInput(wrong));
+}
+
+function varsOf(services: readonly Service[]): EnvVar[] {
   const out: EnvVar[] = [];
   for (const service of services) {
     if (!isServiceIPSet(service.spec)) continue;
@@ -67,7 +92,12 @@ export function envVarsFromServices(services: readonly Service[]): EnvVar[] {
  * namespace when enableServiceLinks is on, plus default/kubernetes always; a service of the
  * same name in the pod's namespace wins over the master service. Order: the input order.
  */
-export function servicesVisibleToPod(pod: ServiceEnvPod, services: readonly Service[]): Service[] {
+export function servicesVisibleToPod(pod: ServiceEnvPod, services: readonly Service[]): Result<Service[], ErrDiscoveryInput> {
+  const wrong = podProblem(pod) ?? servicesProblem(services);
+  return wrong === undefined ? ok(visible(pod, services)) : err(errDiscoveryInput(wrong));
+}
+
+function visible(pod: ServiceEnvPod, services: readonly Service[]): Service[] {
   const links = pod.enableServiceLinks ?? true;
   const byName = new Map<string, Service>();
   for (const service of services) {
@@ -87,6 +117,7 @@ export function servicesVisibleToPod(pod: ServiceEnvPod, services: readonly Serv
 }
 
 /** Exactly the service variables kubelet injects into a container of the pod. */
-export function serviceEnv(pod: ServiceEnvPod, services: readonly Service[]): EnvVar[] {
-  return envVarsFromServices(servicesVisibleToPod(pod, services));
+export function serviceEnv(pod: ServiceEnvPod, services: readonly Service[]): Result<EnvVar[], ErrDiscoveryInput> {
+  const wrong = podProblem(pod) ?? servicesProblem(services);
+  return wrong === undefined ? ok(varsOf(visible(pod, services))) : err(errDiscoveryInput(wrong));
 }

@@ -15,8 +15,8 @@ import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { LABEL_SERVICE_NAME, familyName } from '@kubesvc/api-types';
 import { serviceChainNames, type ServiceChainNames } from '../chain-names.js';
 import { compareStrings, endpointChain, endpointsMap, servicePortKey, type EndpointInfo } from '../endpoints.js';
-import { compareServices, objectKey, RulesetSink, type RuleStats } from '../generate-rules.js';
-import { chainLine, deleteChainLine, flat, ruleHead, ruleLine, ruleLineAfter } from '../print-restore.js';
+import { compareServices, generateRules, objectKey, RulesetSink, type RuleStats } from '../generate-rules.js';
+import { chainLine, deleteChainLine, flat, printRestoreText, ruleHead, ruleLine, ruleLineAfter } from '../print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import {
   fixedFilterChains,
@@ -158,6 +158,17 @@ interface StateData extends SyncState {
   /** In namespace, then name order. */
   readonly entries: readonly ServiceEntry[];
   readonly totalEndpoints: number;
+  /** Set by a kubeProxyVersion '1.8' sync (entries is then empty): what it wrote. */
+  readonly v18?: V18State;
+}
+
+/** What a kube-proxy 1.8 sync leaves: the tables it wrote and a fingerprint per Service. */
+interface V18State {
+  readonly ruleset: Ruleset;
+  /** Its service chains (KUBE-SVC-, KUBE-SEP-, KUBE-FW-, KUBE-XLB-): those a later sync deletes when gone. */
+  readonly serviceChains: readonly string[];
+  /** Per Service (namespace/name): its object and its slices, as JSON. */
+  readonly fingerprints: ReadonlyMap<string, string>;
 }
 
 const EMPTY_SLICES: readonly EndpointSlice[] = [];
@@ -199,6 +210,7 @@ function configKeyOf(config: ProxierConfig): string {
     config.randomFully,
     config.conntrackTCPLiberal,
     config.probabilityFormat,
+    config.kubeProxyVersion,
   ]);
 }
 
@@ -821,6 +833,7 @@ function syncObjects(
   options: SyncOptions,
   indexes: { readonly services: ReadonlyMap<string, number>; readonly slices: ReadonlyMap<string, number> } | undefined,
 ): SyncResult {
+  if (config.kubeProxyVersion === '1.8') return syncV18(state as StateData | undefined, services, endpointSlices, config, indexes);
   const configKey = configKeyOf(config);
   const prev0 = state as StateData | undefined;
   const sameConfig = prev0 !== undefined && prev0.configKey === configKey;
@@ -925,6 +938,7 @@ function syncObjects(
     const active = new Set<string>();
     for (const entry of entries) for (const chain of entry.rendered.chains) active.add(chain);
     for (const entry of prev0.entries) for (const chain of entry.rendered.chains) if (!active.has(chain)) staleChains.push(chain);
+    for (const chain of prev0.v18?.serviceChains ?? []) if (!active.has(chain)) staleChains.push(chain);
   }
 
   // Assemble: filter whole; nat chain lines and rules of written services; top-level rules of all.
@@ -1039,6 +1053,7 @@ function syncObjects(
  */
 export function syncedRuleset(state: SyncState): Ruleset {
   const data = state as StateData;
+  if (data.v18 !== undefined) return data.v18.ruleset;
   const config = data.config;
   const ctx = ruleContext(config, data.largeClusterMode, data.statistics);
   const sink = new RulesetSink();
@@ -1053,5 +1068,90 @@ export function syncedRuleset(state: SyncState): Ruleset {
       { name: 'filter', chains: fixedFilterChains(config), rules: sink.filterRules, deletedChains: [] },
       { name: 'nat', chains: [...fixedNatChains(), ...sink.natChains], rules: sink.natRules, deletedChains: [] },
     ],
+  };
+}
+
+const V18_SERVICE_CHAIN = /^KUBE-(SVC|SEP|FW|XLB)-/;
+
+/**
+ * A kube-proxy 1.8 sync. v1.8's syncProxyRules had no partial syncs: every sync wrote every
+ * chain and rule (generateRules' 1.8 text), then, for each chain of its own (KUBE-SVC-,
+ * KUBE-SEP-, KUBE-FW-, KUBE-XLB-) that the tables held and this sync did not write, a chain
+ * line (which flushes it) after the other chain lines and a `-X` after the rules.
+ * upstream: pkg/proxy/iptables/proxier.go at v1.8.0, syncProxyRules ("Delete chains no longer in use").
+ * Upstream reads the chains that exist from iptables-save; here they are the previous state's.
+ */
+function syncV18(
+  prev0: StateData | undefined,
+  services: readonly Service[],
+  endpointSlices: readonly EndpointSlice[],
+  config: SyncConfig | ProxierConfig,
+  indexes: { readonly services: ReadonlyMap<string, number>; readonly slices: ReadonlyMap<string, number> } | undefined,
+): SyncResult {
+  const generated = generateRules(services, endpointSlices, config);
+  const [filter, nat] = generated.ruleset.tables;
+  const serviceChains = (nat?.chains ?? []).filter((chain) => V18_SERVICE_CHAIN.test(chain));
+  const active = new Set(nat?.chains ?? []);
+  const existing = new Set<string>(prev0?.v18?.serviceChains ?? []);
+  for (const entry of prev0?.entries ?? []) for (const chain of entry.rendered.chains) if (V18_SERVICE_CHAIN.test(chain)) existing.add(chain);
+  const stale = [...existing].filter((chain) => !active.has(chain)).sort(compareStrings);
+  const written: Ruleset =
+    stale.length === 0 || filter === undefined || nat === undefined
+      ? generated.ruleset
+      : { family: generated.ruleset.family, tables: [filter, { ...nat, chains: [...nat.chains, ...stale], deletedChains: stale }] };
+  const restoreText = stale.length === 0 ? generated.restoreText : printRestoreText(written);
+
+  // Services added, removed or whose object or slices changed (by content).
+  const addressType = familyName(config.family);
+  const slicesByService = new Map<string, EndpointSlice[]>();
+  for (const slice of endpointSlices) {
+    const label = slice.metadata.labels?.[LABEL_SERVICE_NAME];
+    if (slice.addressType !== addressType || label === undefined || label === '') continue;
+    const key = objectKey(slice.metadata.namespace, label);
+    const list = slicesByService.get(key) ?? [];
+    list.push(slice);
+    slicesByService.set(key, list);
+  }
+  const fingerprints = new Map<string, string>();
+  for (const service of services) {
+    const key = objectKey(service.metadata.namespace, service.metadata.name);
+    fingerprints.set(key, JSON.stringify([service, slicesByService.get(key) ?? []]));
+  }
+  const before = prev0?.v18?.fingerprints ?? new Map<string, string>();
+  let servicesChanged = 0;
+  for (const [key, print] of fingerprints) if (before.get(key) !== print) servicesChanged++;
+  for (const key of before.keys()) if (!fingerprints.has(key)) servicesChanged++;
+
+  const lines = restoreText.split('\n').length - 1;
+  const next: StateData = {
+    syncs: (prev0?.syncs ?? 0) + 1,
+    partialSinceFull: 0,
+    largeClusterMode: false,
+    configKey: configKeyOf(config),
+    config,
+    statistics: new Map(),
+    frame: makeFrame(config),
+    servicesIn: services.slice(),
+    servicePos: new Int32Array(services.length).fill(-1),
+    slicesIn: endpointSlices.slice(),
+    slicePos: new Int32Array(endpointSlices.length).fill(-1),
+    serviceIndex: indexes?.services,
+    sliceIndex: indexes?.slices,
+    entries: [],
+    totalEndpoints: generated.stats.endpoints,
+    v18: { ruleset: generated.ruleset, serviceChains, fingerprints },
+  };
+  return {
+    state: next,
+    restoreText,
+    stats: {
+      full: true,
+      lines,
+      bytes: utf8Length(restoreText),
+      chainsWritten: (filter?.chains.length ?? 0) + (nat?.chains.length ?? 0) + stale.length,
+      chainsDeleted: stale.length,
+      servicesChanged,
+      rules: generated.stats,
+    },
   };
 }

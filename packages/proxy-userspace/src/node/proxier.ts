@@ -5,7 +5,7 @@
 // pkg/proxy/userspace/proxysocket.go (TryConnectEndpoints, ProxyLoop, proxyClient)
 import { createSocket, type RemoteInfo, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, isIPv6, type AddressInfo, type Server, type Socket } from 'node:net';
-import { joinHostPort, servicePortNameString, type Endpoints, type ServicePortName } from '@kubesvc/api-types';
+import { joinHostPort, ok, servicePortNameString, type Endpoints, type Result, type ServicePortName } from '@kubesvc/api-types';
 import { DEFAULT_UDP_IDLE_TIMEOUT_MS, ENDPOINT_DIAL_TIMEOUTS_MS } from '../constants.js';
 import {
   cleanupStaleStickySessions,
@@ -19,6 +19,7 @@ import {
   setServicePortEndpoints,
   type LoadBalancer,
 } from '../load-balancer.js';
+import type { ErrUserspaceInput } from '../errors.js';
 import type { Shuffle } from '../shuffle.js';
 import { dialTcp, endpointAddress } from './dial.js';
 import { splice } from './splice.js';
@@ -194,16 +195,23 @@ export class UserspaceProxier {
     this.lb = setServicePortEndpoints(this.lb, spn, endpoints);
   }
 
-  onEndpointsAdd(endpoints: Endpoints): void {
-    this.lb = onEndpointsAdd(this.lb, endpoints);
+  /** The handlers answer an object of the wrong shape with ErrUserspaceInput and change nothing. */
+  onEndpointsAdd(endpoints: Endpoints): Result<void, ErrUserspaceInput> {
+    return this.applyHandler(onEndpointsAdd(this.lb, endpoints));
   }
 
-  onEndpointsUpdate(prev: Endpoints, next: Endpoints): void {
-    this.lb = onEndpointsUpdate(this.lb, prev, next);
+  onEndpointsUpdate(prev: Endpoints, next: Endpoints): Result<void, ErrUserspaceInput> {
+    return this.applyHandler(onEndpointsUpdate(this.lb, prev, next));
   }
 
-  onEndpointsDelete(endpoints: Endpoints): void {
-    this.lb = onEndpointsDelete(this.lb, endpoints);
+  onEndpointsDelete(endpoints: Endpoints): Result<void, ErrUserspaceInput> {
+    return this.applyHandler(onEndpointsDelete(this.lb, endpoints));
+  }
+
+  private applyHandler(result: Result<LoadBalancer, ErrUserspaceInput>): Result<void, ErrUserspaceInput> {
+    if (!result.ok) return result;
+    this.lb = result.value;
+    return ok(undefined);
   }
 
   /** Drops expired ClientIP entries of every service port (upstream runs this on each sync). */

@@ -1,4 +1,5 @@
 export * from './result.js';
+export * from './input-shape.js';
 export * from './objects/index.js';
 export * from './defaults.js';
 export * from './manifest/index.js';

@@ -1,19 +1,7 @@
 // A cluster's ClusterIP allocators: one per configured IP family, the primary first.
 // upstream: pkg/registry/core/service/storage/alloc.go (serviceIPAllocatorsByFamily) and the
 //           repair loop's choice of allocator by the IP's family
-import {
-  err,
-  familyName,
-  ok,
-  type AllocatorError,
-  type CIDR,
-  type ErrFull,
-  type IP,
-  type IPFamily,
-  type Result,
-  type Rng,
-  type WithRng,
-} from '@kubesvc/api-types';
+import { err, familyName, ok, type AllocatorError, type CIDR, type ErrFull, type IP, type IPFamily, type Result, type Rng, type WithRng, describeValue } from '@kubesvc/api-types';
 import type { ErrAllocated, ErrNotInRange } from './errors.js';
 import {
   allocateIP,
@@ -23,7 +11,7 @@ import {
   releaseIP,
   type IPAllocator,
 } from './ip-allocator.js';
-import { describeValue, isCIDRValue } from './input-shape.js';
+import { isCIDRValue } from './input-shape.js';
 import type { ErrServiceIPRange } from './service-ip-range.js';
 
 /** One allocator for single-stack, two of different families for dual-stack. */

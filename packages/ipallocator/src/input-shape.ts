@@ -4,20 +4,7 @@
 // deep inside (the allocator's hot paths trust their input). Services are checked with
 // api-types' zod schema.
 
-import { ServiceSchema, type CIDR, type IP } from '@kubesvc/api-types';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A short description of a value for an error message. */
-export function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
-  if (typeof value === 'object') return 'an object';
-  return `${typeof value} ${String(value)}`;
-}
+import { ServiceSchema, type CIDR, type IP, isRecord, describeValue } from '@kubesvc/api-types';
 
 /** An IP value as api-types' parseIP returns it. */
 export function isIPValue(value: unknown): value is IP {

@@ -1,19 +1,8 @@
 // The service IP range the apiserver runs with, and the IP of its own "kubernetes" Service.
 // upstream: pkg/controlplane/services.go ServiceIPRange (earlier pkg/master/services.go),
 //           pkg/kubeapiserver/options DefaultServiceIPCIDR, k8s.io/utils/net GetIndexedIP
-import {
-  err,
-  getIndexedIP,
-  ok,
-  parseCIDR,
-  parseCIDRSloppy,
-  rangeSize,
-  type AllocatorError,
-  type CIDR,
-  type IP,
-  type Result,
-} from '@kubesvc/api-types';
-import { describeValue, isCIDRValue } from './input-shape.js';
+import { err, getIndexedIP, ok, parseCIDR, parseCIDRSloppy, rangeSize, type AllocatorError, type CIDR, type IP, type Result, describeValue } from '@kubesvc/api-types';
+import { isCIDRValue } from './input-shape.js';
 
 /** upstream kubeoptions.DefaultServiceIPCIDR, used when --service-cluster-ip-range is unset. */
 export const DEFAULT_SERVICE_IP_CIDR = '10.0.0.0/24';

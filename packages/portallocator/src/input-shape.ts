@@ -4,20 +4,7 @@
 // deep inside (the allocator's hot paths trust their input). Services are checked with
 // api-types' zod schema.
 
-import { ServiceSchema } from '@kubesvc/api-types';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A short description of a value for an error message. */
-export function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
-  if (typeof value === 'object') return 'an object';
-  return `${typeof value} ${String(value)}`;
-}
+import { ServiceSchema, isRecord, describeValue } from '@kubesvc/api-types';
 
 /** A PortRange value: integers with base + size - 1 within 0–65535 (an empty range is 0, 0). */
 export function isPortRangeValue(value: unknown): boolean {

@@ -1,7 +1,6 @@
 // PortRange as apimachinery parses and prints it (the --service-node-port-range flag).
 // upstream: staging/src/k8s.io/apimachinery/pkg/util/net/port_range.go
-import { err, ok, type AllocatorError, type Result } from '@kubesvc/api-types';
-import { describeValue } from './input-shape.js';
+import { err, ok, type AllocatorError, type Result, describeValue } from '@kubesvc/api-types';
 
 export interface PortRange {
   readonly base: number;

@@ -4,27 +4,8 @@
 // upstream: pkg/registry/core/service/portallocator/controller/repair.go (modern: events/v1
 //           with action PortAllocation, collectServiceNodePorts with healthCheckNodePort and
 //           the per-protocol de-duplication)
-import {
-  draftClear,
-  draftForEach,
-  draftOf,
-  draftSet,
-  draftToBitmap,
-  emptyDraft,
-  err,
-  leakCountersFromMap,
-  leakCountersToMap,
-  leakHoldoff,
-  ok,
-  rangeAllocationSnapshot,
-  type ErrRepair,
-  type LeakCounters,
-  type RangeAllocation,
-  type RepairEvent,
-  type Result,
-  type Service,
-} from '@kubesvc/api-types';
-import { describeValue, isPortRangeValue, servicesShapeProblem, snapshotShapeProblem } from './input-shape.js';
+import { draftClear, draftForEach, draftOf, draftSet, draftToBitmap, emptyDraft, err, leakCountersFromMap, leakCountersToMap, leakHoldoff, ok, rangeAllocationSnapshot, type ErrRepair, type LeakCounters, type RangeAllocation, type RepairEvent, type Result, type Service, describeValue } from '@kubesvc/api-types';
+import { isPortRangeValue, servicesShapeProblem, snapshotShapeProblem } from './input-shape.js';
 import { portAllocatorFromSnapshot } from './port-allocator.js';
 import { formatPortRange, portRangeContains, type PortRange } from './port-range.js';
 

@@ -4,30 +4,14 @@
 // shape is an ErrUserspaceInput value naming the part instead of a TypeError from deep inside.
 // Kubernetes objects are checked with api-types' zod schemas.
 
-import { EndpointsSchema, ServiceSchema } from '@kubesvc/api-types';
+import { EndpointsSchema, ServiceSchema, isRecord, describeValue, type ShapeSchema } from '@kubesvc/api-types';
 import type { ErrUserspaceInput } from './errors.js';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
-  if (typeof value === 'object') return 'an object';
-  return `${typeof value} ${String(value)}`;
-}
 
 function inputError(message: string): ErrUserspaceInput {
   return { _tag: 'ErrUserspaceInput', message };
 }
 
-interface Parser {
-  safeParse(value: unknown): { success: true } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
-}
-
-function schemaError(schema: Parser, value: unknown, where: string): ErrUserspaceInput | undefined {
+function schemaError(schema: ShapeSchema, value: unknown, where: string): ErrUserspaceInput | undefined {
   const parsed = schema.safeParse(value);
   if (parsed.success) return undefined;
   const issue = parsed.error.issues[0];

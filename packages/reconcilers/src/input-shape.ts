@@ -4,32 +4,8 @@
 // ErrReconcileInput value with a clear message instead of a TypeError from deep inside.
 // Endpoints, EndpointSlices and EndpointPorts are checked with api-types' zod schemas.
 
-import { EndpointPortSchema, EndpointSliceSchema, EndpointsSchema } from '@kubesvc/api-types';
+import { EndpointPortSchema, EndpointSliceSchema, EndpointsSchema, isRecord, describeValue, schemaProblem } from '@kubesvc/api-types';
 import type { ErrReconcileInput } from './types.js';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
-  if (typeof value === 'object') return 'an object';
-  return `${typeof value} ${String(value)}`;
-}
-
-interface Parser {
-  safeParse(value: unknown): { success: true } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
-}
-
-function schemaProblem(schema: Parser, value: unknown, where: string): string | undefined {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return undefined;
-  const issue = parsed.error.issues[0];
-  const path = issue === undefined || issue.path.length === 0 ? '' : `.${issue.path.map(String).join('.')}`;
-  return `${where}${path}: ${issue?.message ?? 'wrong shape'}`;
-}
 
 function requestProblem(req: unknown, withReconcilePorts: boolean): string | undefined {
   if (!isRecord(req)) return `request: expected an object, got ${describeValue(req)}`;

@@ -3,42 +3,8 @@
 // wrong shape is an error value naming the part instead of a TypeError from deep inside.
 // Kubernetes objects are checked with api-types' zod schemas.
 
-import { EndpointSliceSchema, EndpointsSchema, PodSchema, ServiceSchema } from '@kubesvc/api-types';
+import { EndpointSliceSchema, EndpointsSchema, PodSchema, ServiceSchema, isRecord, describeValue, schemaProblem, listProblem } from '@kubesvc/api-types';
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
-  if (typeof value === 'object') return 'an object';
-  return `${typeof value} ${String(value)}`;
-}
-
-interface Parser {
-  safeParse(value: unknown): { success: true } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
-}
-
-function schemaProblem(schema: Parser, value: unknown, where: string): string | undefined {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return undefined;
-  const issue = parsed.error.issues[0];
-  const path = issue === undefined || issue.path.length === 0 ? '' : `.${issue.path.map(String).join('.')}`;
-  return `${where}${path}: ${issue?.message ?? 'wrong shape'}`;
-}
-
-export function listProblem(value: unknown, where: string, each: (item: unknown, at: string) => string | undefined): string | undefined {
-  if (!Array.isArray(value)) return `${where}: expected an array, got ${describeValue(value)}`;
-  for (const [i, item] of (value as unknown[]).entries()) {
-    const problem = each(item, `${where}[${i}]`);
-    if (problem !== undefined) return problem;
-  }
-  return undefined;
-}
-
-/** Why buildZone's object lists are not lists of Services, EndpointSlices or Endpoints, and Pods; or undefined. */
 /** Why `value` is not a list of Services, or undefined. */
 export function servicesProblem(value: unknown, where = 'services'): string | undefined {
   return listProblem(value, where, (s, at) => schemaProblem(ServiceSchema, s, at));
@@ -50,6 +16,7 @@ export function optionalStringsProblem(value: unknown, where: string): string | 
   return listProblem(value, where, (item, at) => (typeof item === 'string' ? undefined : `${at}: expected a string, got ${describeValue(item)}`));
 }
 
+/** Why buildZone's object lists are not lists of Services, EndpointSlices or Endpoints, and Pods; or undefined. */
 export function zoneObjectsProblem(services: unknown, endpoints: unknown, pods: unknown): string | undefined {
   return (
     listProblem(services, 'services', (s, at) => schemaProblem(ServiceSchema, s, at)) ??

@@ -1,9 +1,9 @@
 // The resolv.conf a pod gets. upstream: pkg/kubelet/network/dns/dns.go (GetPodDNS,
 // generateSearchesForDNSClusterFirst, appendDNSConfig); containerd's CRI writes the file as
 // `search`, then `nameserver` lines, then `options`.
-import { err, ok, type DNSPolicy, type Result } from '@kubesvc/api-types';
+import { err, ok, type DNSPolicy, type Result, describeValue, isRecord } from '@kubesvc/api-types';
 import { errDiscoveryInput, type ErrDiscoveryInput } from '../env/service-env.js';
-import { describeValue, isRecord, optionalStringsProblem } from './input-shape.js';
+import { optionalStringsProblem } from './input-shape.js';
 
 export interface DnsConfigLike {
   readonly nameservers?: readonly string[];

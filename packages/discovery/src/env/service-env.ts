@@ -1,8 +1,8 @@
 // The service environment variables kubelet gives every container.
 // upstream: pkg/kubelet/envvars/envvars.go (FromServices, makeLinkVariables) and
 // pkg/kubelet/kubelet_pods.go (getServiceEnvVarMap: which services a pod sees).
-import { err, isServiceIPSet, joinHostPort, ok, type Result, type Service } from '@kubesvc/api-types';
-import { describeValue, isRecord, servicesProblem } from '../dns/input-shape.js';
+import { describeValue, err, isRecord, isServiceIPSet, joinHostPort, ok, type Result, type Service } from '@kubesvc/api-types';
+import { servicesProblem } from '../dns/input-shape.js';
 
 /** An argument of the wrong shape (from JavaScript or unchecked JSON); the message names the part. */
 export interface ErrDiscoveryInput {

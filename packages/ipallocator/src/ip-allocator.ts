@@ -31,6 +31,7 @@ import {
   type Result,
   type Rng,
   type WithRng,
+  snapshotShapeProblem,
 } from '@kubesvc/api-types';
 import {
   errAllocated,
@@ -42,7 +43,6 @@ import {
   type ErrMismatchedNetwork,
   type ErrNotInRange,
 } from './errors.js';
-import { snapshotShapeProblem } from './input-shape.js';
 import { ipAtOffset, ipOffset, ipRangeOf, type IPRange } from './ip-range.js';
 
 /**

@@ -3,8 +3,36 @@
 // counters, the Warning events and, when upstream's run fails, an error.
 // upstream: pkg/registry/core/service/ipallocator/controller/repair.go (the dual-stack
 //           version: one allocator and one leak map per family, events with "[IPv4]:<ip>")
-import { isCIDRValue, servicesShapeProblem, snapshotShapeProblem } from './input-shape.js';
-import { draftClear, draftForEach, draftOf, draftSet, draftToBitmap, emptyDraft, err, familyName, formatIP, isServiceIPSet, leakCountersFromMap, leakCountersToMap, leakHoldoff, ok, parseIPSloppy, type BitmapDraft, type CIDR, type ErrRepair, type IPFamily, type LeakCounters, type RangeAllocation, type RepairEvent, type Result, type Service, describeValue } from '@kubesvc/api-types';
+import { isCIDRValue } from './input-shape.js';
+import {
+  draftClear,
+  draftForEach,
+  draftOf,
+  draftSet,
+  draftToBitmap,
+  emptyDraft,
+  err,
+  familyName,
+  formatIP,
+  isServiceIPSet,
+  leakCountersFromMap,
+  leakCountersToMap,
+  leakHoldoff,
+  ok,
+  parseIPSloppy,
+  type BitmapDraft,
+  type CIDR,
+  type ErrRepair,
+  type IPFamily,
+  type LeakCounters,
+  type RangeAllocation,
+  type RepairEvent,
+  type Result,
+  type Service,
+  describeValue,
+  repairServicesShapeProblem,
+  snapshotShapeProblem,
+} from '@kubesvc/api-types';
 import { ipAllocatorFromSnapshot, snapshotIPAllocator } from './ip-allocator.js';
 import { ipAtOffset, ipOffset, ipRangeOf, type IPRange } from './ip-range.js';
 
@@ -187,5 +215,5 @@ function repairInputProblem(input: unknown): string | undefined {
     }
   }
   if (leaks !== undefined && (typeof leaks !== 'object' || leaks === null)) return `leaks: expected an object, got ${describeValue(leaks)}`;
-  return servicesShapeProblem(services);
+  return repairServicesShapeProblem(services);
 }

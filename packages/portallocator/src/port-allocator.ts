@@ -26,6 +26,7 @@ import {
   type Result,
   type Rng,
   type WithRng,
+  snapshotShapeProblem,
 } from '@kubesvc/api-types';
 import {
   errAllocated,
@@ -37,7 +38,6 @@ import {
   type ErrMismatchedNetwork,
   type ErrNotInRange,
 } from './errors.js';
-import { snapshotShapeProblem } from './input-shape.js';
 import { formatPortRange, parsePortRange, portAllocatorRangeOf, portRangeContains, type PortAllocatorRange, type PortRange } from './port-range.js';
 
 /**

@@ -4,8 +4,30 @@
 // upstream: pkg/registry/core/service/portallocator/controller/repair.go (modern: events/v1
 //           with action PortAllocation, collectServiceNodePorts with healthCheckNodePort and
 //           the per-protocol de-duplication)
-import { draftClear, draftForEach, draftOf, draftSet, draftToBitmap, emptyDraft, err, leakCountersFromMap, leakCountersToMap, leakHoldoff, ok, rangeAllocationSnapshot, type ErrRepair, type LeakCounters, type RangeAllocation, type RepairEvent, type Result, type Service, describeValue } from '@kubesvc/api-types';
-import { isPortRangeValue, servicesShapeProblem, snapshotShapeProblem } from './input-shape.js';
+import {
+  draftClear,
+  draftForEach,
+  draftOf,
+  draftSet,
+  draftToBitmap,
+  emptyDraft,
+  err,
+  leakCountersFromMap,
+  leakCountersToMap,
+  leakHoldoff,
+  ok,
+  rangeAllocationSnapshot,
+  type ErrRepair,
+  type LeakCounters,
+  type RangeAllocation,
+  type RepairEvent,
+  type Result,
+  type Service,
+  describeValue,
+  repairServicesShapeProblem,
+  snapshotShapeProblem,
+} from '@kubesvc/api-types';
+import { isPortRangeValue } from './input-shape.js';
 import { portAllocatorFromSnapshot } from './port-allocator.js';
 import { formatPortRange, portRangeContains, type PortRange } from './port-range.js';
 
@@ -142,5 +164,5 @@ function repairInputProblem(input: unknown): string | undefined {
     if (bad !== undefined) return bad;
   }
   if (leaks !== undefined && (typeof leaks !== 'object' || leaks === null)) return `leaks: expected an object, got ${describeValue(leaks)}`;
-  return servicesShapeProblem(services);
+  return repairServicesShapeProblem(services);
 }

@@ -28,3 +28,4 @@ export type { BitmapDraft } from './bitmap-draft.js';
 export { draftClear, draftForEach, draftHas, draftOf, draftSet, draftToBitmap, emptyDraft } from './bitmap-draft.js';
 export type { AllocatorSnapshot } from './range-allocation-snapshot.js';
 export { rangeAllocationSnapshot, rangeAllocationSnapshotBytes } from './range-allocation-snapshot.js';
+export { repairServicesShapeProblem, snapshotShapeProblem } from './input-shape.js';

@@ -149,27 +149,7 @@ export function generateRules(
   natChains.push(...sink.natChains);
   const filterChains = fixedFilterChains(config);
 
-  const ruleset: Ruleset = {
-    family: config.family,
-    tables: [
-      { name: 'filter', chains: filterChains, rules: sink.filterRules, deletedChains: [] },
-      { name: 'nat', chains: natChains, rules: sink.natRules, deletedChains: [] },
-    ],
-  };
-  return {
-    ruleset,
-    restoreText: printRestoreText(ruleset),
-    stats: {
-      servicePorts: ports.length,
-      endpoints: totalEndpoints,
-      largeClusterMode,
-      filterRules: sink.filterRules.length,
-      natRules: sink.natRules.length,
-      filterChains: filterChains.length,
-      natChains: natChains.length,
-    },
-    diagnostics,
-  };
+  return assembleRules(config, sink, filterChains, natChains, { servicePorts: ports.length, endpoints: totalEndpoints, largeClusterMode }, diagnostics);
 }
 
 /** generateRules for kubeProxyVersion '1.8': the same inputs, v1.8's rules (rule-builder-v1-8.ts). */
@@ -196,6 +176,18 @@ function generateRulesV18(
   writeTailRulesV18(sink);
   const natChains = [...fixedNatChains(), ...sink.natChains];
   const filterChains = fixedFilterChainsV18();
+  return assembleRules(config, sink, filterChains, natChains, { servicePorts, endpoints: totalEndpoints, largeClusterMode: false }, diagnostics);
+}
+
+/** The Ruleset of the chains and rules a generator wrote, its restore text and its counts. */
+function assembleRules(
+  config: ProxierConfig,
+  sink: RulesetSink,
+  filterChains: Ruleset['tables'][number]['chains'],
+  natChains: Ruleset['tables'][number]['chains'],
+  counts: { readonly servicePorts: number; readonly endpoints: number; readonly largeClusterMode: boolean },
+  diagnostics: readonly RuleDiagnostic[],
+): IptablesRules {
   const ruleset: Ruleset = {
     family: config.family,
     tables: [
@@ -207,9 +199,7 @@ function generateRulesV18(
     ruleset,
     restoreText: printRestoreText(ruleset),
     stats: {
-      servicePorts,
-      endpoints: totalEndpoints,
-      largeClusterMode: false,
+      ...counts,
       filterRules: sink.filterRules.length,
       natRules: sink.natRules.length,
       filterChains: filterChains.length,

@@ -50,3 +50,4 @@ export {
 export type { ResourceInfo, ResourceName } from './resources.js';
 export { NAME_ALPHABET } from './names.js';
 export type { ClusterNetworking } from './pure-adapters.js';
+export { deserializeObject, serializeObject } from './stored-object.js';

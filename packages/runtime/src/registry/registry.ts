@@ -37,6 +37,7 @@ import {
   type GroupResource,
 } from './errors.js';
 import { formatTimestamp, generateName, generateUID } from './names.js';
+import { deserializeObject, serializeObject } from './stored-object.js';
 import { DEFAULT_PATCHERS, type Patcher, type PatchType } from './patch.js';
 import {
   clusterIPOffset,
@@ -140,17 +141,6 @@ function withMeta<T extends KubeObject>(object: T, meta: ObjectMeta): T {
   return { ...object, metadata: meta } as T;
 }
 
-/** The stored value: the object without its resourceVersion (etcd3 store, PrepareObjectForStorage). */
-function serialize(object: KubeObject): string {
-  const { resourceVersion: _rv, ...meta } = metaOf(object);
-  return JSON.stringify({ ...object, metadata: meta });
-}
-
-function deserialize<T extends KubeObject>(kv: KeyValue): T {
-  const object = JSON.parse(kv.value) as T;
-  return withMeta(object, { ...metaOf(object), resourceVersion: String(kv.modRevision) });
-}
-
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -224,7 +214,7 @@ export class Registry {
     try {
       const { kv } = await this.store.get(objectKey(info, namespace, name));
       if (kv === undefined) return fail(notFoundError(groupResource(info), name));
-      return ok(deserialize<T>(kv));
+      return ok(deserializeObject<T>(kv));
     } catch (e) {
       return fail(storeFailure(e));
     }
@@ -249,7 +239,7 @@ export class Registry {
         ...(start === undefined ? {} : { continueKey: start }),
         ...(revision === undefined ? {} : { revision }),
       });
-      const items = page.kvs.map((kv) => deserialize<T>(kv));
+      const items = page.kvs.map((kv) => deserializeObject<T>(kv));
       const last = page.kvs[page.kvs.length - 1];
       const rv = revision ?? page.revision;
       const metadata: { resourceVersion: string; continue?: string } = { resourceVersion: String(rv) };
@@ -374,7 +364,7 @@ export class Registry {
       const nsKey = objectKey(RESOURCES.namespaces, '', meta.namespace ?? '');
       const compares: Compare[] = [{ key, target: 'createRevision', op: '=', value: 0 }];
       if (info.namespaced) compares.push({ key: nsKey, target: 'modRevision', op: '=', value: nsRev });
-      const r = await this.commit(`create ${info.resource}`, compares, [{ kind: 'put', key, value: serialize(current) }], [
+      const r = await this.commit(`create ${info.resource}`, compares, [{ kind: 'put', key, value: serializeObject(current) }], [
         { kind: 'get', key },
         ...(info.namespaced ? [{ kind: 'get' as const, key: nsKey }] : []),
       ]);
@@ -435,7 +425,7 @@ export class Registry {
           const { resourceVersion: _rv, ...rest } = meta;
           return await this.create(resource, ns, withMeta(object, rest));
         }
-        const old = deserialize<T>(kv);
+        const old = deserializeObject<T>(kv);
         const storedUID = metaOf(old).uid ?? '';
         if (uid !== '' && uid !== storedUID) return fail(uidPreconditionFailed(gr, name, key, uid, storedUID));
         if (wanted !== '' && wanted !== String(kv.modRevision)) return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
@@ -493,7 +483,7 @@ export class Registry {
   }
 
   private async persistUpdate<T extends KubeObject>(info: ResourceInfo, object: T, kv: KeyValue): Promise<RegistryResult<T> | 'conflict'> {
-    const value = serialize(object);
+    const value = serializeObject(object);
     const meta = metaOf(object);
     // An update that changes nothing writes nothing (GuaranteedUpdate's no-op check).
     if (value === kv.value) return ok(withMeta(object, { ...meta, resourceVersion: String(kv.modRevision) }));
@@ -568,7 +558,7 @@ export class Registry {
       for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
         const { kv } = await this.store.get(key);
         if (kv === undefined) return fail(notFoundError(gr, name));
-        const object = deserialize<T>(kv);
+        const object = deserializeObject<T>(kv);
         const refused = preconditionFailure(info, name, options.preconditions, metaOf(object).uid ?? '', String(kv.modRevision));
         if (refused !== undefined) return fail(refused);
         if (object.kind === 'Namespace') {

@@ -1,0 +1,59 @@
+// The contract between the controller host and the controllers it runs.
+//
+// A keyed controller is upstream's informer + workqueue pattern made pure: the host keeps an
+// informer cache of the resources the controller watches, turns every change into keys
+// (`namespace/name`), and for each key calls `reconcile`, a pure function of the cache and the
+// time that returns the writes to make. The host carries the writes out through the registry
+// (updates and deletes with the resourceVersion they were computed from as a precondition),
+// and on a Conflict or any failed write it requeues the key with backoff, as upstream's
+// workqueue does. Nothing in a controller calls a client.
+import type { KubeObject } from '@kubesvc/api-types';
+import type { ResourceName } from '../registry/resources.js';
+
+/** A read-only view of the informer caches: every object of the watched resources as last observed. */
+export interface CacheView {
+  /** The objects of `resource`, in one namespace or (absent) all, in key order. */
+  list<T extends KubeObject = KubeObject>(resource: ResourceName, namespace?: string): readonly T[];
+  get<T extends KubeObject = KubeObject>(resource: ResourceName, namespace: string, name: string): T | undefined;
+}
+
+/** One change an informer saw. `old` is the object before a MODIFIED or DELETED. */
+export interface CacheChange {
+  readonly resource: ResourceName;
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  readonly object: KubeObject;
+  readonly old?: KubeObject;
+}
+
+/**
+ * A write a controller asks for. An update's precondition is `object.metadata.resourceVersion`
+ * (absent: none); a delete's is `resourceVersion`. `subresource: 'status'` writes only the
+ * status (pods, services).
+ */
+export type ReconcileAction =
+  | { readonly kind: 'create'; readonly resource: ResourceName; readonly namespace: string; readonly object: KubeObject }
+  | {
+      readonly kind: 'update';
+      readonly resource: ResourceName;
+      readonly namespace: string;
+      readonly object: KubeObject;
+      readonly subresource?: 'status';
+    }
+  | { readonly kind: 'delete'; readonly resource: ResourceName; readonly namespace: string; readonly name: string; readonly resourceVersion?: string }
+  /** Reconcile this key again after `afterMs` (a pod's readiness delay, say), even if nothing changes. */
+  | { readonly kind: 'requeue-after'; readonly key: string; readonly afterMs: number };
+
+export interface KeyedController {
+  readonly name: string;
+  /** The resources whose informers feed this controller. */
+  readonly watches: readonly ResourceName[];
+  /** The keys (`namespace/name`, or `name` for cluster-scoped) to reconcile after a change. */
+  keysFor(change: CacheChange, cache: CacheView): readonly string[];
+  /**
+   * Keys to reconcile once the caches have synced, besides those of the initial ADDED events
+   * (the simulated kubelet's Node objects, which exist before anything names them).
+   */
+  initialKeys?(cache: CacheView): readonly string[];
+  /** Pure: the writes that bring the cluster to the desired state for one key, at time `now`. */
+  reconcile(key: string, cache: CacheView, now: number): readonly ReconcileAction[];
+}

@@ -1,7 +1,7 @@
 // Real kubectl against a tiny API server that answers discovery and serves printTable's Tables:
 // what `kubectl get` prints is the proof that the Table is shaped as kubectl expects.
 // The server below is test scaffolding (the product's API server lives elsewhere in api/).
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { printTable, type PrintableObject, type TableResource } from './print-table.js';
+import { printTable, printWatchEventTable, type PrintableObject, type TableResource } from './print-table.js';
 
 const run = promisify(execFile);
 const KUBECTL = '/usr/bin/kubectl';
@@ -133,6 +133,7 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
   const entry = CORE.find(([name]) => name === m?.[2]);
   if (m === null || entry === undefined) return send(res, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'the server could not find the requested resource' });
   const namespace = m[1];
+  if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1') return watch(entry[0], res);
   const objects = OBJECTS[entry[0]].filter((o) => namespace === undefined || o.metadata.namespace === namespace);
   if (!(req.headers.accept ?? '').includes('as=Table')) return send(res, 200, { kind: `${entry[2]}List`, apiVersion: 'v1', metadata: { resourceVersion: '7' }, items: objects });
   const includeObject = url.searchParams.get('includeObject');
@@ -142,6 +143,24 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     ...(includeObject === 'None' || includeObject === 'Metadata' || includeObject === 'Object' ? { includeObject } : {}),
   });
   return send(res, 200, table);
+}
+
+/** Namespaces that appear after the list, sent as watch events whose objects are one-row Tables. */
+const WATCHED: readonly PrintableObject[] = ['shop', 'lab'].map((name, i) => ({
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  metadata: { name, resourceVersion: String(8 + i), creationTimestamp: at(0) },
+  status: { phase: 'Active' },
+})) as PrintableObject[];
+
+function watch(resource: TableResource, res: ServerResponse): void {
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  if (resource !== 'namespaces') return;
+  // The apiserver sends the columns with the first event only.
+  for (const [i, object] of WATCHED.entries()) {
+    res.write(JSON.stringify({ type: 'ADDED', object: printWatchEventTable(resource, object, { now: NOW, noHeaders: i > 0 }) }) + '\n');
+  }
+  // The stream stays open, as a real watch does, until kubectl is stopped.
 }
 
 describe('kubectl get against printTable', () => {
@@ -170,9 +189,14 @@ describe('kubectl get against printTable', () => {
     );
   });
 
+  let child: ChildProcess | undefined;
+
   afterEach(async () => {
+    child?.kill('SIGKILL');
+    child = undefined;
     const s = server;
     server = undefined;
+    s?.closeAllConnections();
     if (s !== undefined) await new Promise<void>((resolve) => s.close(() => resolve()));
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
     dir = undefined;
@@ -251,6 +275,32 @@ describe('kubectl get against printTable', () => {
     expect(rows).toEqual([
       ['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE'],
       ['2m', 'Warning', 'ClusterIPNotAllocated', 'service/web', 'Cluster IP 10.96.0.20 is not allocated; repairing'],
+    ]);
+  });
+
+  it('get ns -w prints the list, then one row per watch event', async () => {
+    const cacheDir = await mkdtemp(join(dir ?? tmpdir(), 'cache-'));
+    const proc = spawn(KUBECTL, ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, 'get', 'ns', '-w'], { env: { ...process.env, KUBECONFIG: kubeconfig }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = proc;
+    let out = '';
+    const lines = await new Promise<string[][]>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`kubectl -w printed only: ${out}`)), 20_000);
+      proc.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const got = out.split('\n').filter((l) => l !== '');
+        if (got.length >= 5) {
+          clearTimeout(timer);
+          resolve(got.map((l) => l.trimEnd().split(/ {3,}/)));
+        }
+      });
+      proc.on('exit', (code) => reject(new Error(`kubectl exited ${String(code)}: ${out}`)));
+    });
+    expect(lines).toEqual([
+      ['NAME', 'STATUS', 'AGE'],
+      ['default', 'Active', '26h'],
+      ['kube-system', 'Active', '26h'],
+      ['shop', 'Active', '0s'],
+      ['lab', 'Active', '0s'],
     ]);
   });
 });

@@ -321,6 +321,26 @@ describe('startControlPlane', () => {
     });
   });
 
+  it('exits with upstream\'s fatal error when the first repairs cannot succeed within a minute, and writes nothing after', async () => {
+    const { store, clock } = memory();
+    // The stored ClusterIP range does not parse (a damaged store): every repair run fails to restore it.
+    await store.txn([], [{ kind: 'put', key: SERVICE_IPS_KEY, value: JSON.stringify({ apiVersion: 'v1', kind: 'RangeAllocation', metadata: {}, range: 'not-a-range', data: '' }) }]);
+    const fatal: string[] = [];
+    const { plane, logger } = await start(store, clock, { onFatal: (m) => fatal.push(m) });
+    await plane.idle();
+    await run(clock, 59_000, [plane]);
+    expect(fatal).toEqual([]);
+    await run(clock, 1_000, [plane]);
+    expect(fatal).toEqual(['Unable to perform initial IP and Port allocation check']);
+    expect(plane.fatalError()).toBe('Unable to perform initial IP and Port allocation check');
+    expect(logger.lines.at(-1)).toEqual({ level: 'error', message: 'Unable to perform initial IP and Port allocation check' });
+    expect(plane.isReady()).toBe(false);
+    await expect(plane.whenReady()).rejects.toThrow();
+    const revision = await store.revision();
+    await run(clock, 60_000, [plane]);
+    expect(await store.revision()).toBe(revision);
+  });
+
   it("deletes a Terminating namespace's Services, giving back their IPs, and then the namespace", async () => {
     const { store, clock } = memory();
     const { plane } = await start(store, clock);

@@ -29,3 +29,4 @@ export type { MemoryStoreOptions } from './store/memory/memory-store.js';
 export { openSqliteStore } from './store/sqlite/sqlite-store.js';
 export type { SqliteStoreOptions, SqliteSynchronous } from './store/sqlite/sqlite-store.js';
 export * from './registry/index.js';
+export { printTable, printWatchEventTable, type PrintTableContext, type Table } from './api/table/index.js';

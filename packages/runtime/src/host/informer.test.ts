@@ -1,0 +1,120 @@
+// The informer over real stores: a list at one revision, then every change in revision order,
+// and a relist that reports the difference after a compaction cuts its watch.
+import type { Service } from '@kubesvc/api-types';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRegistry, type Registry } from '../registry/registry.js';
+import { openMemoryStore } from '../store/memory/memory-store.js';
+import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
+import type { Store } from '../store/types.js';
+import { virtualClock } from '../virtual-clock.js';
+import { startInformer, type Informer } from './informer.js';
+import type { CacheChange } from './types.js';
+
+const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 0);
+const cleanups: (() => Promise<void> | void)[] = [];
+
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }): T {
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+}
+
+function svc(name: string): Service {
+  return { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ port: 80 }], selector: { app: name } } };
+}
+
+const backends: [string, () => Store][] = [
+  ['memory', () => openMemoryStore({ clock: virtualClock(T0) })],
+  [
+    'sqlite',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'kubesvc-informer-'));
+      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+      return openSqliteStore({ path: join(dir, 'state.db'), clock: virtualClock(T0) });
+    },
+  ],
+];
+
+describe.each(backends)('informer on the %s store', (_name, open) => {
+  async function setup(): Promise<{ store: Store; registry: Registry }> {
+    const store = open();
+    cleanups.push(() => store.close());
+    const registry = must(createRegistry({ store, clock: virtualClock(T0), seed: 1, serviceClusterIPRanges: ['10.96.0.0/24'] }));
+    for (const name of ['default', 'other']) must(await registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
+    return { store, registry };
+  }
+
+  async function inform(store: Store, onRelist?: (e: unknown) => void): Promise<Informer> {
+    const informer = await startInformer({ store, resources: ['services', 'namespaces', 'endpoints'], ...(onRelist === undefined ? {} : { onRelist }) });
+    cleanups.push(() => informer.stop());
+    return informer;
+  }
+
+  it('starts with what was stored, lists in key order by namespace, and reports later writes in order', async () => {
+    const { store, registry } = await setup();
+    must(await registry.create('services', 'other', svc('b')));
+    must(await registry.create('services', 'default', svc('z')));
+    const a = must(await registry.create('services', 'default', svc('a')));
+    const informer = await inform(store);
+    expect(informer.list('services').map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`)).toEqual(['default/a', 'default/z', 'other/b']);
+    expect(informer.list('services', 'default').map((s) => s.metadata?.name)).toEqual(['a', 'z']);
+    expect(informer.list('namespaces').map((s) => s.metadata?.name)).toEqual(['default', 'other']);
+
+    const seen: string[] = [];
+    informer.onChange((c: CacheChange) => seen.push(`${c.type} ${c.resource} ${c.object.metadata?.name} rv=${c.object.metadata?.resourceVersion}`));
+    const created = must(await registry.create('services', 'default', svc('m')));
+    const updated = must(await registry.patch('services', 'default', 'm', 'application/merge-patch+json', '{"metadata":{"labels":{"x":"y"}}}'));
+    must(await registry.delete('services', 'default', 'a'));
+    await informer.waitFor(Number(updated.metadata?.resourceVersion) + 1);
+    expect(seen).toEqual([
+      `ADDED services m rv=${created.metadata?.resourceVersion}`,
+      `MODIFIED services m rv=${updated.metadata?.resourceVersion}`,
+      // The delete event carries no object: the informer hands back the last one it held.
+      `DELETED services a rv=${a.metadata?.resourceVersion}`,
+    ]);
+    expect(informer.get<Service>('services', 'default', 'm')?.metadata?.labels).toEqual({ x: 'y' });
+    expect(informer.get('services', 'default', 'a')).toBeUndefined();
+    expect(informer.list('services', 'default').map((s) => s.metadata?.name)).toEqual(['m', 'z']);
+  });
+
+  it('waitFor resolves once the cache holds a write, and at once for a revision it already has', async () => {
+    const { store, registry } = await setup();
+    const informer = await inform(store);
+    const created = must(await registry.create('services', 'default', svc('w')));
+    await informer.waitFor(Number(created.metadata?.resourceVersion));
+    expect(informer.get('services', 'default', 'w')?.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);
+    expect(informer.revision).toBeGreaterThanOrEqual(Number(created.metadata?.resourceVersion));
+    await expect(informer.waitFor(1)).resolves.toBeUndefined();
+  });
+
+  it('when its watch fails (compacted history), it lists again and reports exactly the difference', async () => {
+    const { store, registry } = await setup();
+    must(await registry.create('services', 'default', svc('keep')));
+    must(await registry.create('services', 'default', svc('gone')));
+    // The store as the informer sees it: the first watch is opened at revision 1, which the
+    // real store has compacted away, so the real store fails it with ErrCompacted.
+    let watches = 0;
+    const flaky: Store = Object.assign(Object.create(store) as Store, {
+      watch: (prefix: string, options?: { fromRevision?: number }) => (watches++ === 0 ? store.watch(prefix, { fromRevision: 1 }) : store.watch(prefix, options)),
+    });
+    await store.compact(await store.revision());
+    const relisted: unknown[] = [];
+    const informer = await startInformer({ store: flaky, resources: ['services'], onRelist: (e) => relisted.push(e) });
+    cleanups.push(() => informer.stop());
+    const seen: string[] = [];
+    informer.onChange((c) => seen.push(`${c.type} ${c.object.metadata?.name}`));
+    must(await registry.delete('services', 'default', 'gone'));
+    const added = must(await registry.create('services', 'default', svc('new')));
+    await informer.waitFor(Number(added.metadata?.resourceVersion));
+    expect(watches).toBe(2);
+    expect(relisted.map((e) => (e as Error).name)).toEqual(['ErrCompacted']);
+    expect(seen.sort()).toEqual(['ADDED new', 'DELETED gone']);
+    expect(informer.list('services', 'default').map((s) => s.metadata?.name)).toEqual(['keep', 'new']);
+  });
+});

@@ -29,3 +29,23 @@ export type { MemoryStoreOptions } from './store/memory/memory-store.js';
 export { openSqliteStore } from './store/sqlite/sqlite-store.js';
 export type { SqliteStoreOptions, SqliteSynchronous } from './store/sqlite/sqlite-store.js';
 export * from './registry/index.js';
+export { startInformer } from './host/informer.js';
+export type { Informer, InformerOptions } from './host/informer.js';
+// The node agent (node/): cluster DNS, kube-proxy (iptables or userspace) and the pod environment, fed by an informer.
+export { DEFAULT_DNS_PORT, startNodeAgent } from './node/node-agent.js';
+export type { ErrNodeAgent, ErrNodeAgentConfig, NodeAgent, NodeAgentOptions, NodeAgentSource, ProxyMode } from './node/node-agent.js';
+export type { NodeAgentLogFields, NodeAgentLogger, NodeAgentLogLevel } from './node/logger.js';
+export { logLine, quietNodeLogger } from './node/logger.js';
+export type { DnsRebuild } from './node/cluster-dns.js';
+export {
+  DEFAULT_BURST_SYNCS,
+  DEFAULT_FULL_SYNC_PERIOD_MS,
+  DEFAULT_MIN_SYNC_PERIOD_MS,
+  DEFAULT_SYNC_PERIOD_MS,
+  iptablesFiles,
+} from './node/iptables-proxy.js';
+export type { IptablesFiles, IptablesSyncReport } from './node/iptables-proxy.js';
+export type { ProxyPort } from './node/userspace-proxy.js';
+export type { PodEnvironmentOptions } from './node/pod-environment.js';
+export type { ErrDataplane } from './node/netns-dataplane.js';
+export { netnsUnavailable } from './node/netns-dataplane.js';

@@ -15,7 +15,7 @@ import { startDnsServer, type DnsServer } from '@kubesvc/discovery/node';
 import type { CancelTimer, Clock } from '../clock.js';
 import type { Informer } from '../host/informer.js';
 import type { CacheChange } from '../host/types.js';
-import type { NodeAgentLogger } from './logger.js';
+import { logLine, type NodeAgentLogger } from './logger.js';
 
 /** What the DNS part reads from the informer. */
 export type DnsSource = Pick<Informer, 'resources' | 'revision' | 'list'>;
@@ -79,7 +79,7 @@ export class ClusterDns {
     const server = await startDnsServer({ host: options.host ?? '127.0.0.1', port: options.port, zone: first.zone });
     const dns = new ClusterDns(options, server, zoneOptions);
     dns.revisionServed = options.source.revision;
-    options.logger.info('dns serving', { address: `${server.host}:${server.port}`, domain: first.zone.origin, services: first.zone.services.size, revision: dns.revisionServed });
+    options.logger.log('info', logLine('dns serving', { address: `${server.host}:${server.port}`, domain: first.zone.origin, services: first.zone.services.size, revision: dns.revisionServed }));
     return dns;
   }
 
@@ -135,7 +135,7 @@ export class ClusterDns {
     const built = buildFrom(this.options.source, this.zoneOptions, this.options.clock);
     if (!built.ok) {
       // The objects passed the registry's validation; a refusal here is a bug. Keep serving the old zone.
-      this.options.logger.warn('dns rebuild failed, serving the previous zone', { error: built.message });
+      this.options.logger.log('warning', logLine('dns rebuild failed, serving the previous zone', { error: built.message }));
       return;
     }
     this.server.setZone(built.zone);
@@ -145,7 +145,7 @@ export class ClusterDns {
     const latencyMs = this.options.clock.now() - (this.pendingSince ?? this.options.clock.now());
     this.pendingSince = undefined;
     this.last = { revision, services: built.zone.services.size, buildMs, latencyMs };
-    this.options.logger.info('dns zone swapped', { revision, services: built.zone.services.size, buildMs: round(buildMs), latencyMs: round(latencyMs) });
+    this.options.logger.log('info', logLine('dns zone swapped', { revision, services: built.zone.services.size, buildMs: round(buildMs), latencyMs: round(latencyMs) }));
   }
 
   async stop(): Promise<void> {

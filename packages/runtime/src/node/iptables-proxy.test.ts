@@ -7,7 +7,6 @@ import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { generateRules, iptablesSaveView } from '@kubesvc/proxy-iptables';
 import { afterEach, describe, expect, it } from 'vitest';
 import { virtualClock, type VirtualClock } from '../virtual-clock.js';
-import type { NodeAgentLogFields } from './logger.js';
 import { startNodeAgent, type NodeAgent, type NodeAgentOptions } from './node-agent.js';
 import { endpointSlice, must, openTestCluster, revisionOf, service, type TestCluster } from './node-agent.fixtures.js';
 
@@ -25,7 +24,8 @@ interface Started {
   readonly c: TestCluster;
   readonly a: NodeAgent;
   readonly clock: VirtualClock;
-  readonly syncs: NodeAgentLogFields[];
+  /** The 'iptables sync' log lines' figures. */
+  readonly syncs: Record<string, string | number>[];
 }
 
 async function start(options: Partial<NodeAgentOptions> = {}): Promise<Started> {
@@ -35,11 +35,11 @@ async function start(options: Partial<NodeAgentOptions> = {}): Promise<Started> 
   await must(c.registry.create('services', 'default', service('kubernetes', { clusterIP: '10.96.0.1', ports: [{ name: 'https', port: 443, protocol: 'TCP' }] })));
   const ep = await must(c.registry.create('endpointslices', 'default', endpointSlice('kubernetes', ['192.0.2.10'], [{ name: 'https', port: 6443, protocol: 'TCP' }], { name: 'kubernetes' })));
   await c.informer.waitFor(revisionOf(ep));
-  const syncs: NodeAgentLogFields[] = [];
+  const syncs: Record<string, string | number>[] = [];
   const started = await startNodeAgent({
     source: c.informer,
     clock,
-    logger: { info: (m, f) => (m === 'iptables sync' && f !== undefined ? syncs.push(f) : undefined), warn: () => undefined },
+    logger: { log: (_level, message) => (message.startsWith('iptables sync ') ? syncs.push(fieldsOf(message)) : undefined) },
     nodeName: 'node-1',
     nodeIP: '192.0.2.10',
     clusterCIDR: '10.244.0.0/16',
@@ -50,6 +50,16 @@ async function start(options: Partial<NodeAgentOptions> = {}): Promise<Started> 
   if (!started.ok) throw new Error(started.error.message);
   agent = started.value;
   return { c, a: agent, clock, syncs };
+}
+
+/** The key=value figures of a log line (strings are JSON-quoted, numbers bare). */
+function fieldsOf(line: string): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const m of line.matchAll(/ (\w+)=("(?:[^"\\]|\\.)*"|\S+)/g)) {
+    const [, key = '', raw = ''] = m;
+    out[key] = raw.startsWith('"') ? (JSON.parse(raw) as string) : Number(raw);
+  }
+  return out;
 }
 
 const read = (path: string | undefined) => readFileSync(path ?? '', 'utf8');

@@ -32,7 +32,7 @@ import type { Clock } from '../clock.js';
 import type { CacheChange, CacheView } from '../host/types.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { BoundedRunner } from './bounded-runner.js';
-import type { NodeAgentLogger } from './logger.js';
+import { logLine, type NodeAgentLogger } from './logger.js';
 import { proxiedObjects, proxyChanges } from './proxied-objects.js';
 
 /** kube-proxy's defaults (KubeProxyConfiguration v1alpha1) and proxier constants. */
@@ -190,7 +190,7 @@ export class IptablesProxy {
       // next sync full. The changes are kept for it, in order.
       this.pending = [...changes, ...this.pending];
       this.needFullSync = true;
-      this.options.logger.warn('iptables sync failed to load, retrying', { error: String(error), retryMs: this.options.syncPeriodMs ?? DEFAULT_SYNC_PERIOD_MS });
+      this.options.logger.log('warning', logLine('iptables sync failed to load, retrying', { error: String(error), retryMs: this.options.syncPeriodMs ?? DEFAULT_SYNC_PERIOD_MS }));
       this.runner.retryAfter(this.options.syncPeriodMs ?? DEFAULT_SYNC_PERIOD_MS);
       return;
     }
@@ -214,14 +214,14 @@ export class IptablesProxy {
       changes: changes.length,
       syncs: result.state.syncs,
     };
-    this.options.logger.info('iptables sync', {
+    this.options.logger.log('info', logLine('iptables sync', {
       mode: result.stats.full ? 'full' : 'partial',
       lines: result.stats.lines,
       tableLines: this.report.tableLines,
       servicesChanged: result.stats.servicesChanged,
       ms: Math.round(ms * 100) / 100,
-    });
-    if (!saved.ok) this.options.logger.warn('iptables save view failed', { error: saved.error.message });
+    }));
+    if (!saved.ok) this.options.logger.log('warning', logLine('iptables save view failed', { error: saved.error.message }));
     const restoreText = result.restoreText;
     this.writes = this.writes.then(async () => {
       try {
@@ -230,7 +230,7 @@ export class IptablesProxy {
         if (saved.ok) await writeFileAtomic(this.files.save, saved.value);
       } catch (error) {
         this.writeError ??= error;
-        this.options.logger.warn('iptables files not written', { error: String(error) });
+        this.options.logger.log('warning', logLine('iptables files not written', { error: String(error) }));
       }
     });
   }

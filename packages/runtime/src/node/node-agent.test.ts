@@ -7,7 +7,6 @@ import type { Service } from '@kubesvc/api-types';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../system-clock.js';
 import { virtualClock } from '../virtual-clock.js';
-import type { NodeAgentLogFields } from './logger.js';
 import { startNodeAgent, type NodeAgent, type NodeAgentOptions } from './node-agent.js';
 import { dig, endpointSlice, must, openTestCluster, poll, revisionOf, service, type TestCluster } from './node-agent.fixtures.js';
 
@@ -21,14 +20,13 @@ afterEach(async () => {
   cluster = undefined;
 });
 
-async function start(options: Partial<NodeAgentOptions> = {}): Promise<{ cluster: TestCluster; agent: NodeAgent; logs: { message: string; fields?: NodeAgentLogFields }[] }> {
+async function start(options: Partial<NodeAgentOptions> = {}): Promise<{ cluster: TestCluster; agent: NodeAgent; logs: string[] }> {
   cluster = await openTestCluster(options.clock ?? systemClock);
-  const logs: { message: string; fields?: NodeAgentLogFields }[] = [];
-  const log = (message: string, fields?: NodeAgentLogFields) => logs.push(fields === undefined ? { message } : { message, fields });
+  const logs: string[] = [];
   const started = await startNodeAgent({
     source: cluster.informer,
     clock: systemClock,
-    logger: { info: log, warn: log },
+    logger: { log: (_level, message) => logs.push(message) },
     nodeName: 'node-1',
     nodeIP: '192.0.2.10',
     clusterCIDR: '10.244.0.0/16',
@@ -105,7 +103,7 @@ describe('cluster DNS from live objects', () => {
   it('coalesces a burst of changes into one rebuild on the virtual clock, and builds nothing before coalesceMs', async () => {
     const clock = virtualClock(Date.UTC(2026, 0, 1));
     const { cluster: c, agent: a, logs } = await start({ clock, dns: { coalesceMs: 10 } });
-    const swapsBefore = logs.filter((l) => l.message === 'dns zone swapped').length;
+    const swapsBefore = logs.filter((l) => l.startsWith('dns zone swapped ')).length;
     let last = 0;
     for (const name of ['a', 'b', 'c']) last = revisionOf(await must(c.registry.create('services', 'default', service(name, { selector: { app: name }, ports: [{ port: 80 }] }))));
     await c.informer.waitFor(last);
@@ -115,7 +113,8 @@ describe('cluster DNS from live objects', () => {
     clock.advance(1);
     const zone = a.dnsZone();
     expect(['a', 'b', 'c'].map((n) => zone?.services.has(`${n}.default`))).toStrictEqual([true, true, true]);
-    expect(logs.filter((l) => l.message === 'dns zone swapped').length).toBe(swapsBefore + 1);
+    expect(logs.filter((l) => l.startsWith('dns zone swapped ')).length).toBe(swapsBefore + 1);
+    expect(logs.at(-1)).toMatch(/^dns zone swapped revision=\d+ services=3 buildMs=[\d.]+ latencyMs=10$/);
     expect(a.lastDnsRebuild()?.latencyMs).toBe(10);
     expect(a.dnsRevision()).toBe(last);
   });

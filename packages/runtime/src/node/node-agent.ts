@@ -15,7 +15,7 @@ import type { Informer } from '../host/informer.js';
 import type { CacheChange } from '../host/types.js';
 import { ClusterDns, type DnsRebuild } from './cluster-dns.js';
 import { IptablesProxy, type IptablesFiles, type IptablesSyncReport } from './iptables-proxy.js';
-import { silentLogger, type NodeAgentLogger } from './logger.js';
+import { logLine, quietNodeLogger, type NodeAgentLogger } from './logger.js';
 import { NetnsDataplane, type ErrDataplane, type NetnsDataplaneOptions } from './netns-dataplane.js';
 import { podEnvironment, podEnvironmentOf, type PodEnvironmentOptions } from './pod-environment.js';
 import { UserspaceProxy, type ProxyPort } from './userspace-proxy.js';
@@ -128,7 +128,7 @@ function configError(message: string): Result<never, ErrNodeAgentConfig> {
  * a DNS port already taken throws, as any failed listen does.
  */
 export async function startNodeAgent(options: NodeAgentOptions): Promise<Result<NodeAgent, ErrNodeAgent>> {
-  const logger = options.logger ?? silentLogger;
+  const logger = options.logger ?? quietNodeLogger;
   const mode = options.proxyMode ?? 'iptables';
   const { source } = options;
   for (const resource of ['services', 'endpointslices'] as const) {
@@ -251,6 +251,6 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<Result<
       return () => (stopping ??= stopAll());
     })(),
   };
-  logger.info('node agent started', { node: options.nodeName, proxyMode: mode, dns: dns === undefined ? 'off' : `${dns.host}:${dns.port}` });
+  logger.log('info', logLine('node agent started', { node: options.nodeName, proxyMode: mode, dns: dns === undefined ? 'off' : `${dns.host}:${dns.port}` }));
   return ok(agent);
 }

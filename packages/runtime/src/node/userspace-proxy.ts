@@ -12,7 +12,7 @@
 import { isServiceIPSet, joinHostPort, LABEL_SERVICE_NAME, servicePortNameString, type EndpointSlice, type Service, type ServicePortName } from '@kubesvc/api-types';
 import { UserspaceProxier } from '@kubesvc/proxy-userspace/node';
 import type { CacheChange, CacheView } from '../host/types.js';
-import type { NodeAgentLogger } from './logger.js';
+import { logLine, type NodeAgentLogger } from './logger.js';
 import { proxiedObjects } from './proxied-objects.js';
 
 export interface ProxyPort {
@@ -211,7 +211,7 @@ export class UserspaceProxy {
       // Gone, or its protocol or affinity changed: upstream stops the listener (and opens a new one below).
       this.open.delete(key);
       await this.proxier.removeService(o.spn);
-      this.options.logger.info('userspace proxy port closed', { servicePort: key, listen: joinHostPort(o.host, o.listenPort) });
+      this.options.logger.log('info', logLine('userspace proxy port closed', { servicePort: key, listen: joinHostPort(o.host, o.listenPort) }));
     }
     for (const [key, w] of wanted) {
       if (this.stopped) return;
@@ -220,7 +220,7 @@ export class UserspaceProxy {
         if (!sameEndpoints(o.endpoints, w.endpoints)) {
           this.proxier.setEndpoints(w.spn, w.endpoints);
           this.open.set(key, { ...o, ...w, host: o.host, listenPort: o.listenPort });
-          this.options.logger.info('userspace proxy endpoints', { servicePort: key, endpoints: w.endpoints.length });
+          this.options.logger.log('info', logLine('userspace proxy endpoints', { servicePort: key, endpoints: w.endpoints.length }));
         }
         continue;
       }
@@ -233,10 +233,10 @@ export class UserspaceProxy {
           endpoints: w.endpoints,
         });
         this.open.set(key, { ...w, host: address.host, listenPort: address.port });
-        this.options.logger.info('userspace proxy port opened', { servicePort: key, protocol: w.protocol, listen: joinHostPort(address.host, address.port), endpoints: w.endpoints.length });
+        this.options.logger.log('info', logLine('userspace proxy port opened', { servicePort: key, protocol: w.protocol, listen: joinHostPort(address.host, address.port), endpoints: w.endpoints.length }));
       } catch (error) {
         if (this.stopped) return;
-        this.options.logger.warn('userspace proxy port not opened', { servicePort: key, error: String(error) });
+        this.options.logger.log('warning', logLine('userspace proxy port not opened', { servicePort: key, error: String(error) }));
       }
     }
   }

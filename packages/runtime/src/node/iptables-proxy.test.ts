@@ -3,7 +3,7 @@
 // fullSyncPeriod is full, and the files hold the tables (rules.txt: what a full render of the
 // same objects writes), their iptables-save view, and each sync's --noflush input.
 import { readdirSync, readFileSync } from 'node:fs';
-import type { EndpointSlice, Service } from '@kubesvc/api-types';
+import type { EndpointSlice, KubeObject, Service } from '@kubesvc/api-types';
 import { generateRules, iptablesSaveView } from '@kubesvc/proxy-iptables';
 import { afterEach, describe, expect, it } from 'vitest';
 import { virtualClock, type VirtualClock } from '../virtual-clock.js';
@@ -71,9 +71,9 @@ function fullRender(s: Started): ReturnType<typeof generateRules> {
   return generateRules(s.c.informer.list<Service>('services'), s.c.informer.list<EndpointSlice>('endpointslices'), config);
 }
 
-async function apply(s: Started, write: () => Promise<{ metadata: { resourceVersion?: string } }>): Promise<void> {
+async function apply(s: Started, write: () => Promise<KubeObject>): Promise<void> {
   const object = await write();
-  await s.c.informer.waitFor(revisionOf(object as never));
+  await s.c.informer.waitFor(revisionOf(object));
 }
 
 describe('iptables proxy mode', () => {

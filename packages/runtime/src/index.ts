@@ -44,3 +44,21 @@ export { BOOTSTRAP_RESOURCES, reducerError, startBootstrapHost } from './host/bo
 export type { BootstrapHost, BootstrapHostOptions } from './host/bootstrap-host.js';
 export { startControlPlane } from './control-plane.js';
 export type { ControlPlane, ControlPlaneError, ControlPlaneOptions, ControlPlaneResult } from './control-plane.js';
+// The node agent (node/): cluster DNS, kube-proxy (iptables or userspace) and the pod environment, fed by an informer.
+export { DEFAULT_DNS_PORT, startNodeAgent } from './node/node-agent.js';
+export type { ErrNodeAgent, ErrNodeAgentConfig, NodeAgent, NodeAgentOptions, NodeAgentSource, ProxyMode } from './node/node-agent.js';
+export type { NodeAgentLogFields, NodeAgentLogger, NodeAgentLogLevel } from './node/logger.js';
+export { logLine, quietNodeLogger } from './node/logger.js';
+export type { DnsRebuild } from './node/cluster-dns.js';
+export {
+  DEFAULT_BURST_SYNCS,
+  DEFAULT_FULL_SYNC_PERIOD_MS,
+  DEFAULT_MIN_SYNC_PERIOD_MS,
+  DEFAULT_SYNC_PERIOD_MS,
+  iptablesFiles,
+} from './node/iptables-proxy.js';
+export type { IptablesFiles, IptablesSyncReport } from './node/iptables-proxy.js';
+export type { ProxyPort } from './node/userspace-proxy.js';
+export type { PodEnvironmentOptions } from './node/pod-environment.js';
+export type { ErrDataplane } from './node/netns-dataplane.js';
+export { netnsUnavailable } from './node/netns-dataplane.js';

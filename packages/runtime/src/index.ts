@@ -1,5 +1,5 @@
 // Public API of @kubesvc/runtime: the store (etcd v3's model) with its memory and SQLite
-// backends, its typed errors, the clocks the shell runs on, and the registry.
+// backends, its typed errors, the clocks the shell runs on, the registry and the HTTP API.
 export type { CancelTimer, Clock } from './clock.js';
 export { systemClock } from './system-clock.js';
 export { virtualClock } from './virtual-clock.js';
@@ -29,3 +29,4 @@ export type { MemoryStoreOptions } from './store/memory/memory-store.js';
 export { openSqliteStore } from './store/sqlite/sqlite-store.js';
 export type { SqliteStoreOptions, SqliteSynchronous } from './store/sqlite/sqlite-store.js';
 export * from './registry/index.js';
+export * from './api/index.js';

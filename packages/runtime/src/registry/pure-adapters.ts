@@ -178,17 +178,19 @@ export function validateObjectUpdate<T extends KubeObject>(object: T, old: T): V
 
 /**
  * A status update (the /status subresource) of a Service or a Pod: the metadata update
- * rules, and for a Service its load balancer status. Wraps: validateServiceStatusUpdate,
- * validateObjectMetaUpdate.
+ * rules, and for a Service its load balancer status, after v1 defaulting. Wraps: defaultObject,
+ * validateServiceStatusUpdate, validateObjectMetaUpdate.
  * upstream: pkg/registry/core/service/strategy.go (serviceStatusStrategy.ValidateUpdate),
  *           pkg/registry/core/pod/strategy.go (podStatusStrategy.ValidateUpdate)
  */
 export function validateStatusUpdate<T extends KubeObject>(object: T, old: T): ValidationResult<T> {
+  // The body is defaulted as it is decoded (a load balancer ingress IP gets ipMode VIP).
+  const defaulted = defaultObject(object);
   const errors =
-    object.kind === 'Service' && old.kind === 'Service'
-      ? validateServiceStatusUpdate(object, old)
-      : validateObjectMetaUpdate((object as { metadata?: ObjectMetaInput }).metadata ?? {}, (old as { metadata?: ObjectMetaInput }).metadata ?? {}, fieldPath('metadata'));
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: object };
+    defaulted.kind === 'Service' && old.kind === 'Service'
+      ? validateServiceStatusUpdate(defaulted, old)
+      : validateObjectMetaUpdate((defaulted as { metadata?: ObjectMetaInput }).metadata ?? {}, (old as { metadata?: ObjectMetaInput }).metadata ?? {}, fieldPath('metadata'));
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: defaulted };
 }
 
 /** The 422 Status body for field errors (errors.NewInvalid). Wraps: invalidError. */

@@ -168,6 +168,15 @@ describe('routing errors', () => {
     expect(bad.json['message']).toBe('the object provided is unrecognized (must be of type Service): couldn\'t get version/kind; json parse error: unexpected end of JSON input ({"kind":)');
     expect(await store.revision()).toBeGreaterThan(0);
   });
+
+  it('treats a field named like an Object.prototype member as unknown, not as a 500 (found by INV-API-FUZZ)', async () => {
+    const body = JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'x' }, spec: { toString: 0, ports: [{ port: 80 }] } });
+    const strict = await call('POST', '/api/v1/namespaces/default/services?fieldValidation=Strict', { body });
+    expect(strict.status).toBe(400);
+    expect(strict.json['message']).toBe('Service in version "v1" cannot be handled as a Service: strict decoding error: unknown field "spec.toString"');
+    const ns = await call('PUT', '/api/v1/namespaces/default', { body: '{"spec":{"toString":0}}' });
+    expect(ns.status).toBeLessThan(500);
+  });
 });
 
 describe('verbs', () => {

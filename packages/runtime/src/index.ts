@@ -1,4 +1,4 @@
-// Public API of @kubesvc/runtime: the store (etcd v3's model) with its memory and SQLite
+// Public API of @kubesvc/runtime: the store (etcd v3's model) with its memory, SQLite and etcd
 // backends, its typed errors, the clocks the shell runs on, and the registry.
 export type { CancelTimer, Clock } from './clock.js';
 export { systemClock } from './system-clock.js';
@@ -28,4 +28,6 @@ export { openMemoryStore } from './store/memory/memory-store.js';
 export type { MemoryStoreOptions } from './store/memory/memory-store.js';
 export { openSqliteStore } from './store/sqlite/sqlite-store.js';
 export type { SqliteStoreOptions, SqliteSynchronous } from './store/sqlite/sqlite-store.js';
+export { openEtcdStore } from './store/etcd/etcd-store.js';
+export type { EtcdStoreOptions } from './store/etcd/etcd-store.js';
 export * from './registry/index.js';

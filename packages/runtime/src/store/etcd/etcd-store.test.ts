@@ -6,7 +6,7 @@
 // same data directory, as a durable backend's restart.
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeStoreConformance } from '../store.conformance.js';
+import { describeStoreConformance, WatchReader } from '../store.conformance.js';
 import type { Store } from '../types.js';
 import { startEtcd, type EtcdFixture } from './etcd-fixture.js';
 import { openEtcdStore, prefixEnd } from './etcd-store.js';
@@ -72,5 +72,29 @@ describe('etcd store: prefix ranges', () => {
     // Empty, or all 0xff: to the end of the keyspace, which etcd writes as a single zero byte.
     expect([...prefixEnd(Buffer.alloc(0))]).toEqual([0]);
     expect([...prefixEnd(Buffer.from([0xff]))]).toEqual([0]);
+  });
+});
+
+describe('etcd store: a watch without fromRevision', () => {
+  it('starts after the compacted revision when another client compacted past what this store saw', async () => {
+    const idle = await openEtcdStore({ endpoints: [etcd.endpoint] });
+    const busy = await openEtcdStore({ endpoints: [etcd.endpoint] });
+    try {
+      for (let i = 0; i < 5; i++) await busy.txn([], [{ kind: 'put', key: `/live/k${i}`, value: String(i) }]);
+      const compacted = await busy.revision();
+      await busy.compact(compacted);
+      // idle's last seen revision is below the compaction: etcd refuses a watch from there.
+      const w = new WatchReader(idle.watch('/live/'), 5000);
+      const after = await busy.txn([], [{ kind: 'put', key: '/live/after', value: 'x' }]);
+      expect(after.revision).toBe(compacted + 1);
+      const [event] = await w.take(1);
+      expect(event && `${event.type} ${event.kv.key}@${event.kv.modRevision}`).toBe(`put /live/after@${compacted + 1}`);
+      expect(await w.peek(200)).toBe('quiet');
+      w.watch.close();
+    } finally {
+      await idle.close();
+      await busy.close();
+      await wipe(etcd.endpoint);
+    }
   });
 });

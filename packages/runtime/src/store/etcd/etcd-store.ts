@@ -8,6 +8,8 @@
 //   (every response header raises it), so a watch opened right after a write can neither miss a
 //   later write nor see that one: etcd's own "start at 0" would be the revision at the time the
 //   server gets the create request, which races with writes already on their way.
+//   If another client compacted past that revision meanwhile, it starts after the compacted
+//   revision instead of failing, as it asked for no history.
 // - A watch from revision r asks etcd for r - 1 and drops the events below r, so that a watch
 //   from exactly the compacted revision fails with ErrCompacted, as the other backends do
 //   (docs/deviations.md); etcd only refuses a start below the compacted revision.
@@ -16,6 +18,8 @@
 //   response), so nothing is skipped or repeated. etcd3's own Watcher resumes from the create
 //   response's header revision, which is the server's current revision and not what was
 //   delivered, so a watch replaying history could skip events; it is not used here.
+// - Calls made while the connection is down wait for it, up to their deadline (gRPC
+//   wait-for-ready), as etcd's Go client's calls do.
 // - Unary calls are not retried (etcd3's default retries UNAVAILABLE three times): a txn that
 //   reached etcd before the connection broke would be applied twice. The caller decides.
 import { InterceptingCall, type Interceptor } from '@grpc/grpc-js';
@@ -328,8 +332,9 @@ class EtcdStore implements Store {
       refused.fail(new ErrStoreClosed());
       return refused;
     }
-    const from = options.fromRevision !== undefined && options.fromRevision > 0 ? options.fromRevision : this.seen + 1;
-    const watch = new EtcdWatch(this, Buffer.from(prefix, 'utf8'), from, (w) => this.watches.delete(w));
+    const live = options.fromRevision === undefined || options.fromRevision <= 0;
+    const from = live ? this.seen + 1 : (options.fromRevision as number);
+    const watch = new EtcdWatch(this, Buffer.from(prefix, 'utf8'), from, live, (w) => this.watches.delete(w));
     this.watches.add(watch);
     watch.connect();
     return watch.stream;
@@ -415,14 +420,16 @@ class EtcdWatch {
   /** The revision to ask etcd for: events from here on are still owed. */
   private next: number;
   /** Events below this revision are dropped (the watch asked for one revision earlier). */
-  private readonly minRevision: number;
-  /** Reconnects so far (for tests and diagnostics). */
-  reconnects = 0;
+  private minRevision: number;
+  /** Whether any event was delivered yet. */
+  private delivered = false;
 
   constructor(
     private readonly store: EtcdStore,
     private readonly prefix: Buffer,
     from: number,
+    /** Started without fromRevision: `from` is one past the highest revision the store saw. */
+    private readonly live: boolean,
     onClosed: (watch: EtcdWatch) => void,
   ) {
     this.stream = new WatchStream(() => {
@@ -430,7 +437,10 @@ class EtcdWatch {
       onClosed(this);
     });
     this.minRevision = from;
-    this.next = from > 1 ? from - 1 : from;
+    // The revision before `from`, so that etcd's compaction check (start below the compacted
+    // revision) refuses a start at the compacted revision too. Not for a live watch, which
+    // asked for no history.
+    this.next = !live && from > 1 ? from - 1 : from;
     this.delay = store.backoff.initial;
   }
 
@@ -465,6 +475,18 @@ class EtcdWatch {
     const revision = this.store.observe(res.header);
     if (res.canceled) {
       const compacted = Number(res.compact_revision);
+      if (compacted > 0 && this.live && !this.delivered) {
+        // A watch without fromRevision asked for no history: when another client compacted
+        // past the last revision this store saw, it starts again after the compacted revision
+        // rather than failing. Those revisions were written before etcd got the watch, so
+        // etcd's own "from now" watch would not have sent them either.
+        this.minRevision = compacted + 1;
+        this.next = compacted + 1;
+        this.hangUp(grpc);
+        this.grpc = undefined;
+        this.connect();
+        return;
+      }
       const requested = Math.max(this.minRevision, this.next);
       this.fail(compacted > 0 ? new ErrCompacted(requested, compacted) : mapError(new Error(`etcdserver: watch canceled: ${res.cancel_reason}`), { revision: requested }));
       return;
@@ -482,6 +504,7 @@ class EtcdWatch {
     for (const ev of res.events) {
       const event = toEvent(ev);
       if (event.kv.modRevision < this.minRevision) continue;
+      this.delivered = true;
       this.stream.push(event);
     }
     const last = Number(res.events[res.events.length - 1]?.kv.mod_revision ?? 0);
@@ -497,7 +520,6 @@ class EtcdWatch {
     this.delay = Math.min(this.delay * 2, this.store.backoff.max);
     this.cancelTimer = this.store.clock.setTimer(this.store.clock.now() + wait, () => {
       this.cancelTimer = undefined;
-      this.reconnects++;
       this.connect();
     });
   }

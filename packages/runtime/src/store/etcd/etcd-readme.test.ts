@@ -2,7 +2,7 @@
 // started for it: what it prints must be the README's output block.
 import { runReadmeExample } from '@kubesvc/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEtcd, type EtcdFixture } from './etcd-fixture.js';
+import { startEtcd, type EtcdFixture } from './etcd.fixtures.js';
 
 let etcd: EtcdFixture;
 const before = process.env['ETCD_ENDPOINT'];

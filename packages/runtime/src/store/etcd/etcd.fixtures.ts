@@ -2,7 +2,8 @@
 // with a fresh data directory. start() waits until GET /health says {"health":"true"}; stop()
 // sends SIGTERM and waits for the exit (restart() starts it again on the same data and ports,
 // as a restarted member would); dispose() stops it and removes the data directory, on a failed
-// start too. Not part of the published package (package.json `files`, tsconfig.lib.json).
+// start too. Not part of the published package (`*.fixtures.ts`: left out by package.json `files`
+// and tsconfig.lib.json).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';

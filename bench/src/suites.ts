@@ -5,8 +5,9 @@
 import type { BenchSuite } from './harness.js';
 import { allocatorsSuite } from './allocators.js';
 import { discoverySuite } from './discovery.js';
+import { nodeAgentSuite } from './node-agent.js';
 import { proxyIptablesSuite } from './proxy-iptables.js';
 import { proxyUserspaceSuite } from './proxy-userspace.js';
 import { runtimeSuite } from './runtime.js';
 
-export const suites: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>> = [allocatorsSuite, discoverySuite, proxyIptablesSuite, proxyUserspaceSuite, runtimeSuite];
+export const suites: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>> = [allocatorsSuite, discoverySuite, proxyIptablesSuite, proxyUserspaceSuite, runtimeSuite, nodeAgentSuite];

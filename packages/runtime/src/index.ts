@@ -31,3 +31,36 @@ export type { SqliteStoreOptions, SqliteSynchronous } from './store/sqlite/sqlit
 export { openEtcdStore } from './store/etcd/etcd-store.js';
 export type { EtcdStoreOptions } from './store/etcd/etcd-store.js';
 export * from './registry/index.js';
+export { printTable, printWatchEventTable, type PrintTableContext, type Table } from './api/table/index.js';
+export { startInformer } from './host/informer.js';
+export type { Informer, InformerOptions } from './host/informer.js';
+export type { CacheChange, CacheView, KeyedController, ReconcileAction } from './host/types.js';
+export { consoleLogger, recordingLogger, silentLogger } from './host/logger.js';
+export type { Logger, LogLevel, RecordingLogger } from './host/logger.js';
+export { BACKOFF_BASE_MS, BACKOFF_MAX_MS, BUCKET_BURST, BUCKET_QPS, ControllerRateLimiter, WorkQueue } from './host/workqueue.js';
+export type { RateLimiterOptions } from './host/workqueue.js';
+export { startControllerRunner } from './host/controller-runner.js';
+export type { ControllerRunner, ControllerRunnerOptions } from './host/controller-runner.js';
+export { NAMESPACE_CONTROLLER_NAME, namespaceController } from './host/namespace-controller.js';
+export { BOOTSTRAP_RESOURCES, reducerError, startBootstrapHost } from './host/bootstrap-host.js';
+export type { BootstrapHost, BootstrapHostOptions } from './host/bootstrap-host.js';
+export { startControlPlane } from './control-plane.js';
+export type { ControlPlane, ControlPlaneError, ControlPlaneOptions, ControlPlaneResult } from './control-plane.js';
+// The node agent (node/): cluster DNS, kube-proxy (iptables or userspace) and the pod environment, fed by an informer.
+export { DEFAULT_DNS_PORT, startNodeAgent } from './node/node-agent.js';
+export type { ErrNodeAgent, ErrNodeAgentConfig, NodeAgent, NodeAgentOptions, NodeAgentSource, ProxyMode } from './node/node-agent.js';
+export type { NodeAgentLogFields, NodeAgentLogger, NodeAgentLogLevel } from './node/logger.js';
+export { logLine, quietNodeLogger } from './node/logger.js';
+export type { DnsRebuild } from './node/cluster-dns.js';
+export {
+  DEFAULT_BURST_SYNCS,
+  DEFAULT_FULL_SYNC_PERIOD_MS,
+  DEFAULT_MIN_SYNC_PERIOD_MS,
+  DEFAULT_SYNC_PERIOD_MS,
+  iptablesFiles,
+} from './node/iptables-proxy.js';
+export type { IptablesFiles, IptablesSyncReport } from './node/iptables-proxy.js';
+export type { ProxyPort } from './node/userspace-proxy.js';
+export type { PodEnvironmentOptions } from './node/pod-environment.js';
+export type { ErrDataplane } from './node/netns-dataplane.js';
+export { netnsUnavailable } from './node/netns-dataplane.js';

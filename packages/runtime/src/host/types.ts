@@ -41,7 +41,12 @@ export type ReconcileAction =
     }
   | { readonly kind: 'delete'; readonly resource: ResourceName; readonly namespace: string; readonly name: string; readonly resourceVersion?: string }
   /** Reconcile this key again after `afterMs` (a pod's readiness delay, say), even if nothing changes. */
-  | { readonly kind: 'requeue-after'; readonly key: string; readonly afterMs: number };
+  | { readonly kind: 'requeue-after'; readonly key: string; readonly afterMs: number }
+  /**
+   * The namespace controller's one step that is not a single write: delete everything in a
+   * Terminating namespace, then the namespace (the registry's `finalizeNamespace`).
+   */
+  | { readonly kind: 'finalize-namespace'; readonly name: string };
 
 export interface KeyedController {
   readonly name: string;

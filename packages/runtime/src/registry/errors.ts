@@ -134,6 +134,14 @@ export function badRequestError(message: string): ApiError<'BadRequest'> {
   return make({ tag: 'BadRequest', code: 400, message }) as ApiError<'BadRequest'>;
 }
 
+/**
+ * NewGenericServerResponse(422, ...) with the server's own text dropped, as the apiserver
+ * sends a failed JSON patch operation or a strategic merge patch with a list of lists.
+ */
+export function genericUnprocessableError(): ApiError<'Invalid'> {
+  return make({ tag: 'Invalid', code: 422, message: 'the server rejected our request due to an error in our request', details: {} }) as ApiError<'Invalid'>;
+}
+
 /** NewGone (deprecated upstream, still used for too-old watches). */
 export function goneError(message: string): ApiError<'Gone'> {
   return make({ tag: 'Gone', code: 410, message }) as ApiError<'Gone'>;

@@ -29,6 +29,7 @@ export type { ApiError, ApiErrorTag, GroupResource } from './errors.js';
 export { crashAt, isSimulatedCrash, SimulatedCrash } from './crash.js';
 export type { CrashContext, CrashHook, CrashPoint } from './crash.js';
 export { DEFAULT_PATCHERS, jsonPatch, mergePatch } from './patch.js';
+export { strategicMergePatch } from './strategic-merge-patch-patcher.js';
 export type { Patcher, PatchResult, PatchType } from './patch.js';
 export { NO_LEAKS, repairOnce } from './repair.js';
 export type { RepairLeaks, RepairRun } from './repair.js';

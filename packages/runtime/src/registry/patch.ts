@@ -1,12 +1,12 @@
-// The patch step, pluggable by patch type. The registry brings JSON merge patch (RFC 7386)
-// and JSON patch (RFC 6902); strategic merge patch needs per-field merge keys and comes with
-// the HTTP API, which registers it here.
+// The patch step, pluggable by patch type. The registry brings JSON merge patch (RFC 7386),
+// JSON patch (RFC 6902) and strategic merge patch (strategic-merge-patch.ts).
 // upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go (jsonPatcher:
 //           DecodePatch errors are 400, Apply errors are 422; merge patch errors are 400)
 import fastJsonPatch from 'fast-json-patch';
 import jsonMergePatch from 'json-merge-patch';
-import { badRequestError, type ApiError } from './errors.js';
+import { badRequestError, genericUnprocessableError, type ApiError } from './errors.js';
 import { goJSONSyntaxError } from './go-json-error.js';
+import { strategicMergePatch } from './strategic-merge-patch-patcher.js';
 
 export type PatchType = 'application/merge-patch+json' | 'application/json-patch+json' | 'application/strategic-merge-patch+json' | (string & {});
 
@@ -14,17 +14,6 @@ export type PatchResult = { readonly ok: true; readonly value: unknown } | { rea
 
 /** Applies a patch document (text) to the current object (a JSON value); never mutates it. */
 export type Patcher = (current: unknown, patch: string) => PatchResult;
-
-/** upstream NewGenericServerResponse(422, ...): the text says nothing more than this. */
-function unprocessable(): ApiError {
-  const message = 'the server rejected our request due to an error in our request';
-  return {
-    _tag: 'Invalid',
-    message,
-    code: 422,
-    status: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'Invalid', details: {}, code: 422 },
-  };
-}
 
 function parse(patch: string): { ok: true; value: unknown } | { ok: false; message: string } {
   try {
@@ -52,17 +41,18 @@ export const jsonPatch: Patcher = (current, patch) => {
   if (invalid !== undefined) {
     // A malformed operation is a bad patch document; a failed test or a missing path is 422.
     const applying = invalid.name === 'TEST_OPERATION_FAILED' || invalid.name === 'OPERATION_PATH_UNRESOLVABLE' || invalid.name === 'OPERATION_FROM_UNRESOLVABLE';
-    return { ok: false, error: applying ? unprocessable() : badRequestError(invalid.message.split('\n')[0] ?? invalid.message) };
+    return { ok: false, error: applying ? genericUnprocessableError() : badRequestError(invalid.message.split('\n')[0] ?? invalid.message) };
   }
   try {
     return { ok: true, value: fastJsonPatch.applyPatch(structuredClone(current), operations, false, true).newDocument as unknown };
   } catch {
-    return { ok: false, error: unprocessable() };
+    return { ok: false, error: genericUnprocessableError() };
   }
 };
 
-/** The patch types every registry serves; the HTTP layer adds strategic merge patch. */
+/** The patch types every registry serves. */
 export const DEFAULT_PATCHERS: Readonly<Record<string, Patcher>> = {
   'application/merge-patch+json': mergePatch,
   'application/json-patch+json': jsonPatch,
+  'application/strategic-merge-patch+json': strategicMergePatch,
 };

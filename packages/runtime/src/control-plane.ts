@@ -1,0 +1,193 @@
+// The control plane `kubesvc up` starts: kube-apiserver's flags checked as kube-apiserver checks
+// them, the registry over the caller's store, one informer shared by everything, the bootstrap
+// controller (the kubernetes Service, its endpoints, the system namespaces, the ClusterIP and
+// NodePort repair loops) and the keyed controllers (the namespace controller, and whatever the
+// caller adds: endpoints, EndpointSlices, the simulated kubelet).
+// upstream: cmd/kube-apiserver/app/server.go (Run: validate the options, build the storage,
+//           start the post-start hooks; on SIGTERM the pre-shutdown hooks, among them the
+//           bootstrap controller's Stop), pkg/controlplane/controller.go,
+//           cmd/kube-controller-manager (the controllers, each with its workqueue)
+import type { TaggedError } from '@kubesvc/api-types';
+import { bootstrapConfig, type BootstrapConfig, type ErrBootstrapConfig } from '@kubesvc/bootstrap-controller';
+import type { ReconcilerType } from '@kubesvc/reconcilers';
+import type { Clock } from './clock.js';
+import { BOOTSTRAP_RESOURCES, startBootstrapHost, type BootstrapHost } from './host/bootstrap-host.js';
+import { startControllerRunner, type ControllerRunner } from './host/controller-runner.js';
+import { startInformer, type Informer } from './host/informer.js';
+import { consoleLogger, type Logger } from './host/logger.js';
+import { namespaceController } from './host/namespace-controller.js';
+import type { KeyedController } from './host/types.js';
+import type { RateLimiterOptions } from './host/workqueue.js';
+import type { CrashHook } from './registry/crash.js';
+import { openRegistry, type Registry } from './registry/registry.js';
+import type { ResourceName } from './registry/resources.js';
+import type { Store } from './store/types.js';
+
+export interface ControlPlaneOptions {
+  /** The caller's store; the control plane never closes it. */
+  readonly store: Store;
+  readonly clock: Clock;
+  /** Default: one line per message on stderr. */
+  readonly logger?: Logger;
+  /** Seeds the registry's allocation draws, generated names and UIDs. Default: the clock's time. */
+  readonly seed?: number;
+  /** --service-cluster-ip-range: one CIDR, or two of different families (a comma-separated string or a list). Unset: 10.0.0.0/24, upstream's default. */
+  readonly serviceClusterIPRange?: string | readonly string[];
+  /** --service-node-port-range. Default 30000-32767. */
+  readonly serviceNodePortRange?: string;
+  /** --advertise-address: this apiserver's address in the kubernetes Endpoints. */
+  readonly advertiseAddress: string;
+  /** --secure-port. Default 6443. */
+  readonly securePort?: number;
+  /** --endpoint-reconciler-type. Default lease, as upstream since 1.11. */
+  readonly endpointReconcilerType?: ReconcilerType;
+  /** --kubernetes-service-node-port. Default 0: the kubernetes Service is a ClusterIP Service. */
+  readonly kubernetesServiceNodePort?: number;
+  /** --apiserver-count, for the master-count reconciler. Default 1. */
+  readonly masterCount?: number;
+  /** The repair loops' interval. Default 3 minutes. */
+  readonly repairIntervalMs?: number;
+  /** The kubernetes Service's reconcile interval. Default 10 s. */
+  readonly endpointIntervalMs?: number;
+  /** The system namespaces' interval. Default 1 minute. */
+  readonly systemNamespacesIntervalMs?: number;
+  /** The master lease TTL. Default 15 s. */
+  readonly leaseTtlSeconds?: number;
+  /** Reset a hand-edited kubernetes Service on the first pass after start (upstream until 1.16; default true). */
+  readonly reconcileServiceOnStart?: boolean;
+  /** Keyed controllers to run beside the namespace controller, over the same informer. */
+  readonly controllers?: readonly KeyedController[];
+  /** The controllers' rate limiter. Default client-go's. */
+  readonly rateLimiter?: RateLimiterOptions;
+  /** The events' reportingInstance suffix. Default os.hostname(). */
+  readonly hostname?: string;
+  /** The registry's crash points, for tests. */
+  readonly crashHook?: CrashHook;
+  /** Called once if the bootstrap controller asks the apiserver to exit; the control plane has stopped its controllers. */
+  readonly onFatal?: (message: string) => void;
+}
+
+export interface ControlPlane {
+  readonly registry: Registry;
+  readonly informer: Informer;
+  readonly config: BootstrapConfig;
+  readonly bootstrap: BootstrapHost;
+  readonly controllers: ControllerRunner;
+  /** The API server's readiness: the bootstrap controller has reconciled the kubernetes Service once. */
+  isReady(): boolean;
+  whenReady(): Promise<void>;
+  /** Resolves once nothing is left to do: the caches have caught up with the store, and no controller has work queued (timers aside). */
+  idle(): Promise<void>;
+  /** The message of the fatal error the bootstrap controller raised, if it did. */
+  fatalError(): string | undefined;
+  /** kube-apiserver's SIGTERM: this apiserver's endpoint and lease are removed, then the controllers stop. The store stays open. */
+  stop(): Promise<void>;
+  /** SIGKILL: everything stops writing at once; a master lease is left to expire. The store stays open. */
+  kill(): Promise<void>;
+}
+
+export type ControlPlaneError = ErrBootstrapConfig | TaggedError;
+export type ControlPlaneResult = { readonly ok: true; readonly value: ControlPlane } | { readonly ok: false; readonly error: ControlPlaneError };
+
+function rangeList(range: string | readonly string[] | undefined): readonly string[] | undefined {
+  if (range === undefined) return undefined;
+  const list = typeof range === 'string' ? range.split(',') : range;
+  const trimmed = list.map((c) => c.trim()).filter((c) => c !== '');
+  return trimmed.length === 0 ? undefined : trimmed;
+}
+
+/** Checks the options, opens the registry, and starts the informer, the bootstrap controller and the controllers. */
+export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlaneResult> {
+  const ranges = rangeList(options.serviceClusterIPRange);
+  const checked = bootstrapConfig({
+    ...(ranges === undefined ? {} : { serviceClusterIPRange: ranges.join(',') }),
+    publicIP: options.advertiseAddress,
+    ...(options.securePort === undefined ? {} : { securePort: options.securePort }),
+    ...(options.kubernetesServiceNodePort === undefined ? {} : { kubernetesServiceNodePort: options.kubernetesServiceNodePort }),
+    ...(options.serviceNodePortRange === undefined ? {} : { serviceNodePortRange: options.serviceNodePortRange }),
+    ...(options.endpointReconcilerType === undefined ? {} : { endpointReconcilerType: options.endpointReconcilerType }),
+    ...(options.masterCount === undefined ? {} : { masterCount: options.masterCount }),
+    ...(options.leaseTtlSeconds === undefined ? {} : { leaseTtlMs: options.leaseTtlSeconds * 1000 }),
+    ...(options.endpointIntervalMs === undefined ? {} : { endpointIntervalMs: options.endpointIntervalMs }),
+    ...(options.systemNamespacesIntervalMs === undefined ? {} : { systemNamespacesIntervalMs: options.systemNamespacesIntervalMs }),
+    ...(options.repairIntervalMs === undefined ? {} : { repairIntervalMs: options.repairIntervalMs }),
+    ...(options.reconcileServiceOnStart === undefined ? {} : { reconcileServiceOnStart: options.reconcileServiceOnStart }),
+  });
+  if (!checked.ok) return checked;
+  const config = checked.value;
+  const logger = options.logger ?? consoleLogger;
+  const { store, clock } = options;
+
+  const opened = await openRegistry({
+    store,
+    clock,
+    seed: options.seed ?? clock.now(),
+    ...(ranges === undefined ? {} : { serviceClusterIPRanges: ranges }),
+    ...(options.serviceNodePortRange === undefined ? {} : { serviceNodePortRange: options.serviceNodePortRange }),
+    ...(options.crashHook === undefined ? {} : { crashHook: options.crashHook }),
+  });
+  if (!opened.ok) return { ok: false, error: opened.error };
+  const registry = opened.value;
+
+  const controllers = [namespaceController, ...(options.controllers ?? [])];
+  const resources = new Set<ResourceName>(BOOTSTRAP_RESOURCES);
+  for (const c of controllers) for (const r of c.watches) resources.add(r);
+  const informer = await startInformer({
+    store,
+    resources: [...resources],
+    onRelist: (e) => logger.log('warning', `informer: watch ended, listing again: ${e instanceof Error ? e.message : String(e)}`),
+  });
+
+  let fatal: string | undefined;
+  const runner = startControllerRunner({ registry, informer, clock, controllers, logger, ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }) });
+  const bootstrap = startBootstrapHost({
+    registry,
+    informer,
+    clock,
+    config,
+    logger,
+    ...(options.hostname === undefined ? {} : { hostname: options.hostname }),
+    onFatal: (message) => {
+      fatal = message;
+      void runner.stop().then(() => informer.stop());
+      options.onFatal?.(message);
+    },
+  });
+  const started = runner;
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (graceful: boolean) => {
+    stopping ??= (async () => {
+      if (graceful) await bootstrap.stop();
+      else await bootstrap.kill();
+      await started.stop();
+      informer.stop();
+    })();
+    return stopping;
+  };
+
+  const plane: ControlPlane = {
+    registry,
+    informer,
+    config,
+    bootstrap,
+    controllers: started,
+    isReady: () => bootstrap.isReady(),
+    whenReady: () => bootstrap.whenReady(),
+    fatalError: () => fatal,
+    async idle() {
+      // Bounded: a control plane that never settles (two master-count apiservers flapping on a
+      // real clock, say) still returns.
+      for (let round = 0; round < 1000; round++) {
+        const revision = await store.revision();
+        await informer.waitFor(revision);
+        await started.idle();
+        await bootstrap.idle();
+        if ((await store.revision()) === revision) return;
+      }
+    },
+    stop: () => shutdown(true),
+    kill: () => shutdown(false),
+  };
+  return { ok: true, value: plane };
+}

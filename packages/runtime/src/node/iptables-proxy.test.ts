@@ -1,0 +1,169 @@
+// The iptables mode through the agent, on a virtual clock: the first sync is full, changes are
+// synced partially through the bounded-frequency runner (minSyncPeriod, burst 2), a sync after
+// fullSyncPeriod is full, and the files hold the tables (rules.txt: what a full render of the
+// same objects writes), their iptables-save view, and each sync's --noflush input.
+import { readdirSync, readFileSync } from 'node:fs';
+import type { EndpointSlice, KubeObject, Service } from '@kubesvc/api-types';
+import { generateRules, iptablesSaveView } from '@kubesvc/proxy-iptables';
+import { afterEach, describe, expect, it } from 'vitest';
+import { virtualClock, type VirtualClock } from '../virtual-clock.js';
+import { startNodeAgent, type NodeAgent, type NodeAgentOptions } from './node-agent.js';
+import { endpointSlice, must, openTestCluster, revisionOf, service, type TestCluster } from './node-agent.fixtures.js';
+
+let cluster: TestCluster | undefined;
+let agent: NodeAgent | undefined;
+
+afterEach(async () => {
+  await agent?.stop();
+  agent = undefined;
+  await cluster?.close();
+  cluster = undefined;
+});
+
+interface Started {
+  readonly c: TestCluster;
+  readonly a: NodeAgent;
+  readonly clock: VirtualClock;
+  /** The 'iptables sync' log lines' figures. */
+  readonly syncs: Record<string, string | number>[];
+}
+
+async function start(options: Partial<NodeAgentOptions> = {}): Promise<Started> {
+  const clock = virtualClock(Date.UTC(2026, 0, 1));
+  cluster = await openTestCluster(clock, 'memory');
+  const c = cluster;
+  await must(c.registry.create('services', 'default', service('kubernetes', { clusterIP: '10.96.0.1', ports: [{ name: 'https', port: 443, protocol: 'TCP' }] })));
+  const ep = await must(c.registry.create('endpointslices', 'default', endpointSlice('kubernetes', ['192.0.2.10'], [{ name: 'https', port: 6443, protocol: 'TCP' }], { name: 'kubernetes' })));
+  await c.informer.waitFor(revisionOf(ep));
+  const syncs: Record<string, string | number>[] = [];
+  const started = await startNodeAgent({
+    source: c.informer,
+    clock,
+    logger: { log: (_level, message) => (message.startsWith('iptables sync ') ? syncs.push(fieldsOf(message)) : undefined) },
+    nodeName: 'node-1',
+    nodeIP: '192.0.2.10',
+    clusterCIDR: '10.244.0.0/16',
+    dataDir: c.dir,
+    dnsPort: false,
+    ...options,
+  });
+  if (!started.ok) throw new Error(started.error.message);
+  agent = started.value;
+  return { c, a: agent, clock, syncs };
+}
+
+/** The key=value figures of a log line (strings are JSON-quoted, numbers bare). */
+function fieldsOf(line: string): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const m of line.matchAll(/ (\w+)=("(?:[^"\\]|\\.)*"|\S+)/g)) {
+    const [, key = '', raw = ''] = m;
+    out[key] = raw.startsWith('"') ? (JSON.parse(raw) as string) : Number(raw);
+  }
+  return out;
+}
+
+const read = (path: string | undefined) => readFileSync(path ?? '', 'utf8');
+
+/** proxy-iptables' own full render of what the informer holds now. */
+function fullRender(s: Started): ReturnType<typeof generateRules> {
+  const config = s.a.proxierConfig;
+  if (config === undefined) throw new Error('no proxier config');
+  return generateRules(s.c.informer.list<Service>('services'), s.c.informer.list<EndpointSlice>('endpointslices'), config);
+}
+
+async function apply(s: Started, write: () => Promise<KubeObject>): Promise<void> {
+  const object = await write();
+  await s.c.informer.waitFor(revisionOf(object));
+}
+
+describe('iptables proxy mode', () => {
+  it('writes a full first sync, then partial syncs paced by minSyncPeriod with a burst of 2, each logged', async () => {
+    const s = await start();
+    const files = s.a.iptablesFiles;
+    expect(files?.rules).toBe(`${s.c.dir}/iptables/rules.txt`);
+    expect(s.syncs).toStrictEqual([expect.objectContaining({ mode: 'full', servicesChanged: 1 })]);
+    expect(read(files?.rules)).toBe(fullRender(s).restoreText);
+    expect(read(files?.lastSync)).toBe(fullRender(s).restoreText);
+    expect(read(files?.rules)).toContain('-A KUBE-SERVICES -m comment --comment "default/kubernetes:https cluster IP" -m tcp -p tcp -d 10.96.0.1 --dport 443 -j KUBE-SVC-NPX46M4PTMTKRN6Y');
+
+    // The first sync is made directly, as upstream's OnServiceSynced does, and takes no token:
+    // two syncs may follow back to back, then one per minSyncPeriod (1 s).
+    await apply(s, () => must(s.c.registry.create('services', 'default', service('web', { clusterIP: '10.96.0.20', selector: { app: 'web' }, ports: [{ name: 'http', port: 80 }] }))));
+    // The sync is due now, and runs when the timer fires, never inside the informer's callback.
+    expect(s.syncs.length).toBe(1);
+    s.clock.advance(0);
+    await s.a.idle();
+    expect(s.syncs[1]).toMatchObject({ mode: 'partial', servicesChanged: 1 });
+    // web has no endpoints: REJECT in filter, no chain of its own.
+    expect(read(files?.lastSync)).toContain('-A KUBE-SERVICES -m comment --comment "default/web:http has no endpoints" -m tcp -p tcp -d 10.96.0.20 --dport 80 -j REJECT');
+    expect(read(files?.rules)).toBe(fullRender(s).restoreText);
+
+    await apply(s, () => must(s.c.registry.create('endpointslices', 'default', endpointSlice('web', ['10.244.1.5'], [{ name: 'http', port: 8080, protocol: 'TCP' }]))));
+    s.clock.advance(0);
+    expect(s.syncs.length).toBe(3);
+    const slice = await must(s.c.registry.get<EndpointSlice>('endpointslices', 'default', 'web-1'));
+    await apply(s, () => must(s.c.registry.update('endpointslices', 'default', 'web-1', { ...slice, endpoints: [...(slice.endpoints ?? []), { addresses: ['10.244.2.6'], conditions: { ready: true } }] })));
+    // No token left: this one waits until one is due, 1 s after the burst.
+    s.clock.advance(999);
+    expect(s.syncs.length).toBe(3);
+    s.clock.advance(1);
+    await s.a.idle();
+    expect(s.syncs.length).toBe(4);
+    expect(s.syncs[3]).toMatchObject({ mode: 'partial', servicesChanged: 1 });
+    const partial = read(files?.lastSync);
+    // Only web's chains are written; kubernetes' SVC chain is not.
+    expect(partial).toMatch(/^:KUBE-SVC-[A-Z0-9]{16} - \[0:0\]$/m);
+    expect(partial).not.toContain(':KUBE-SVC-NPX46M4PTMTKRN6Y');
+    expect(partial).toContain('-m statistic --mode random --probability 0.5000000000');
+    const render = fullRender(s);
+    expect(read(files?.rules)).toBe(render.restoreText);
+    expect(s.a.lastIptablesSync()).toMatchObject({ full: false, tableLines: render.restoreText.split('\n').length - 1, syncs: 4 });
+    // rules.save.txt: the same tables as iptables-nft-save prints them.
+    const saved = iptablesSaveView(render.restoreText, { backend: 'nft' });
+    expect(saved.ok && read(files?.save)).toBe(saved.ok ? saved.value : 'unreachable');
+    expect(read(files?.save)).toMatch(/^\*filter\n:INPUT ACCEPT \[0:0\]\n/);
+    // Only the three files: every temporary file was renamed.
+    expect(readdirSync(files?.dir ?? '').sort()).toStrictEqual(['last-sync.txt', 'rules.save.txt', 'rules.txt']);
+  });
+
+  it('makes a full sync once fullSyncPeriod has passed, and deletes the chains of a deleted Service', async () => {
+    const s = await start({ iptables: { fullSyncPeriodMs: 60_000, minSyncPeriodMs: 1000 } });
+    await apply(s, () => must(s.c.registry.create('services', 'default', service('web', { clusterIP: '10.96.0.20', selector: { app: 'web' }, ports: [{ name: 'http', port: 80 }] }))));
+    await apply(s, () => must(s.c.registry.create('endpointslices', 'default', endpointSlice('web', ['10.244.1.5'], [{ name: 'http', port: 8080, protocol: 'TCP' }]))));
+    s.clock.advance(0);
+    expect(s.syncs.map((f) => f['mode'])).toStrictEqual(['full', 'partial']);
+    s.clock.advance(60_000);
+    await apply(s, () => must(s.c.registry.delete('services', 'default', 'web')).then((d) => d.object as Service));
+    s.clock.advance(1000);
+    await s.a.idle();
+    expect(s.syncs.map((f) => f['mode'])).toStrictEqual(['full', 'partial', 'full']);
+    const last = read(s.a.iptablesFiles?.lastSync);
+    expect(last).toMatch(/^-X KUBE-SVC-[A-Z0-9]{16}$/m);
+    expect(last).toMatch(/^-X KUBE-SEP-[A-Z0-9]{16}$/m);
+    expect(read(s.a.iptablesFiles?.rules)).toBe(fullRender(s).restoreText);
+    expect(read(s.a.iptablesFiles?.rules)).not.toContain('default/web');
+  });
+
+  it('leaves out a Service that names another proxy (service.kubernetes.io/service-proxy-name), as kube-proxy\'s informers do', async () => {
+    const s = await start();
+    const other: Service = { ...service('other', { clusterIP: '10.96.0.30', selector: { app: 'o' }, ports: [{ port: 80 }] }), metadata: { name: 'other', namespace: 'default', labels: { 'service.kubernetes.io/service-proxy-name': 'elsewhere' } } };
+    await apply(s, () => must(s.c.registry.create('services', 'default', other)));
+    s.clock.advance(0);
+    await s.a.idle();
+    expect(read(s.a.iptablesFiles?.rules)).not.toContain('10.96.0.30');
+    // Taking the label off brings it in, as an add.
+    const current = await must(s.c.registry.get<Service>('services', 'default', 'other'));
+    await apply(s, () => must(s.c.registry.update('services', 'default', 'other', { ...current, metadata: { ...current.metadata, labels: {} } })));
+    s.clock.advance(1000);
+    await s.a.idle();
+    expect(read(s.a.iptablesFiles?.rules)).toContain('"default/other has no endpoints" -m tcp -p tcp -d 10.96.0.30 --dport 80 -j REJECT');
+  });
+
+  it('writes the legacy save view when asked', async () => {
+    const s = await start({ iptables: { saveBackend: 'legacy' } });
+    const saved = iptablesSaveView(read(s.a.iptablesFiles?.rules), { backend: 'legacy' });
+    expect(saved.ok && read(s.a.iptablesFiles?.save)).toBe(saved.ok ? saved.value : 'unreachable');
+    // iptables-legacy-save lists tables in reverse order of first use: nat was used last.
+    expect(read(s.a.iptablesFiles?.save)).toMatch(/^\*nat\n/);
+  });
+});

@@ -1,0 +1,60 @@
+// `--dataplane netns`: the iptables proxy's syncs loaded into a real kernel, in the node
+// namespace of a network-namespace lab (@kubesvc/netlab), with `iptables-restore --noflush`
+// as kube-proxy loads each sync, and kube-proxy's jump rules after the first.
+// Needs root: the lab creates namespaces and loads rules. Without it the agent refuses the
+// option with an error value instead of starting.
+import { err, ok, type Result } from '@kubesvc/api-types';
+import { jumpRulesText, Lab, labUnavailable, type IptablesBackend } from '@kubesvc/netlab';
+import { syncedRuleset, type SyncState } from '@kubesvc/proxy-iptables';
+import type { IptablesLoader } from './iptables-proxy.js';
+
+export interface ErrDataplane {
+  readonly _tag: 'ErrDataplane';
+  readonly message: string;
+}
+
+export interface NetnsDataplaneOptions {
+  readonly nodeName: string;
+  /** Backend pods the lab starts (each answers with its name on TCP and UDP). Default none. */
+  readonly backends?: readonly string[];
+  /** Client pods. Default `['client']`. */
+  readonly clients?: readonly string[];
+  /** Which iptables-restore loads the rules. Default nft. */
+  readonly iptables?: IptablesBackend;
+}
+
+/** Why `--dataplane netns` cannot run here, or undefined. */
+export function netnsUnavailable(backend: IptablesBackend = 'nft'): ErrDataplane | undefined {
+  if (typeof process.getuid === 'function' && process.getuid() !== 0) {
+    return { _tag: 'ErrDataplane', message: '--dataplane netns needs root (CAP_NET_ADMIN)' };
+  }
+  const why = labUnavailable(backend);
+  return why === undefined ? undefined : { _tag: 'ErrDataplane', message: `--dataplane netns: ${why}` };
+}
+
+/** A lab whose node namespace receives every sync. */
+export class NetnsDataplane implements IptablesLoader {
+  private constructor(readonly lab: Lab) {}
+
+  static async create(options: NetnsDataplaneOptions): Promise<Result<NetnsDataplane, ErrDataplane>> {
+    const refused = netnsUnavailable(options.iptables);
+    if (refused !== undefined) return err(refused);
+    const lab = await Lab.create({
+      backends: options.backends ?? [],
+      nodeName: options.nodeName,
+      ...(options.clients !== undefined ? { clients: options.clients } : {}),
+      ...(options.iptables !== undefined ? { iptables: options.iptables } : {}),
+    });
+    return ok(new NetnsDataplane(lab));
+  }
+
+  load(restoreText: string, state: SyncState, first: boolean): void {
+    this.lab.restore(restoreText);
+    if (first) this.lab.restore(jumpRulesText(syncedRuleset(state)));
+  }
+
+  /** Kills the lab's processes and deletes its namespaces. */
+  async close(): Promise<void> {
+    await this.lab.teardown();
+  }
+}

@@ -1,0 +1,64 @@
+// `--dataplane netns`: the node agent's iptables syncs loaded into a real kernel, in the node
+// namespace of a network-namespace lab, and checked with real TCP connections from a client pod
+// to a ClusterIP whose EndpointSlice (written through the registry) names two backend pods.
+//
+// Needs root, iproute2 and iptables, like the lab's own kernel tests: without them the test
+// FAILS with the message saying what is missing (.ci/run installs them, and CI runs as root).
+// Every load loop is bounded in count and time (the client agent's count and deadline).
+import { BACKEND_TCP_PORT } from '@kubesvc/netlab';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { systemClock } from '../system-clock.js';
+import { startNodeAgent, type NodeAgent } from './node-agent.js';
+import { endpointSlice, must, openTestCluster, poll, revisionOf, service, type TestCluster } from './node-agent.fixtures.js';
+
+let cluster: TestCluster | undefined;
+let agent: NodeAgent | undefined;
+
+beforeAll(async () => {
+  cluster = await openTestCluster(systemClock, 'memory');
+  const started = await startNodeAgent({
+    source: cluster.informer,
+    clock: systemClock,
+    nodeName: 'node-1',
+    nodeIP: '192.0.2.10',
+    dataDir: cluster.dir,
+    dnsPort: false,
+    dataplane: 'netns',
+    netns: { backends: ['be0', 'be1'] },
+  });
+  if (!started.ok) throw new Error(started.error.message);
+  agent = started.value;
+}, 60_000);
+
+afterAll(async () => {
+  const lab = agent?.netnsLab;
+  await agent?.stop();
+  await cluster?.close();
+  // The lab's namespaces and processes are gone with the agent.
+  if (lab !== undefined) expect(lab.namespaceNames).toStrictEqual([]);
+});
+
+test('a Service created through the registry reaches both backend pods through the kernel, and is rejected once its endpoints go', async () => {
+  const c = cluster;
+  const lab = agent?.netnsLab;
+  if (c === undefined || lab === undefined || agent === undefined) throw new Error('the agent did not start (see the beforeAll error)');
+  const a = agent;
+  // The first sync (no Services yet) is loaded with kube-proxy's jump rules.
+  expect(lab.iptablesSave()).toMatch(/^-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES$/m);
+
+  await must(c.registry.create('services', 'default', service('echo', { clusterIP: '10.96.0.50', ports: [{ name: 'tcp', port: 80, protocol: 'TCP', targetPort: BACKEND_TCP_PORT }] })));
+  const slice = await must(c.registry.create('endpointslices', 'default', endpointSlice('echo', lab.backendIPs, [{ name: 'tcp', port: BACKEND_TCP_PORT, protocol: 'TCP' }])));
+  await c.informer.waitFor(revisionOf(slice));
+  const loaded = await poll(async () => (/KUBE-SEP-/.test(lab.iptablesSave()) && a.lastIptablesSync()?.servicesChanged === 1 ? true : undefined), 5_000, 50);
+  expect(loaded).toBe(true);
+
+  const report = await lab.connect('client', { protocol: 'tcp', host: '10.96.0.50', port: 80, count: 40, concurrency: 4, timeoutMs: 2_000, deadlineMs: 20_000 });
+  expect(report.failures).toStrictEqual([]);
+  expect(Object.keys(report.counts).sort()).toStrictEqual(['be0', 'be1']);
+
+  await must(c.registry.delete('endpointslices', 'default', 'echo-1'));
+  const rejected = await poll(async () => (/has no endpoints" .*-j REJECT/.test(lab.iptablesSave()) ? true : undefined), 5_000, 50);
+  expect(rejected).toBe(true);
+  const after = await lab.connect('client', { protocol: 'tcp', host: '10.96.0.50', port: 80, count: 3, timeoutMs: 2_000, deadlineMs: 10_000 });
+  expect(after.results.every((r) => !r.ok)).toBe(true);
+}, 120_000);

@@ -1,0 +1,256 @@
+// The node agent: what runs on every node of a cluster besides the kubelet's pod work, fed by
+// one informer. Cluster DNS (CoreDNS's job, here on the node's loopback), kube-proxy in
+// iptables mode (rules written to files, or loaded into a network-namespace lab's kernel) or
+// userspace mode (loopback listeners), and the service environment the kubelet injects.
+//
+// The agent subscribes to the informer before it builds anything, so no change is missed
+// between the first look at the cache and the first event; each part then follows the changes:
+// the DNS zone is rebuilt and swapped within coalesceMs, the iptables proxy syncs through a
+// bounded-frequency runner, the userspace proxy reconciles its listeners.
+import { err, ok, parseCIDR, parseIP, type Pod, type Result } from '@kubesvc/api-types';
+import type { EnvVar, PodMode, Zone } from '@kubesvc/discovery';
+import { proxierConfig, type KubeProxyVersion, type ProxierConfig, type SaveBackend, type SyncState } from '@kubesvc/proxy-iptables';
+import type { Clock } from '../clock.js';
+import type { Informer } from '../host/informer.js';
+import type { CacheChange } from '../host/types.js';
+import { ClusterDns, type DnsRebuild } from './cluster-dns.js';
+import { IptablesProxy, type IptablesFiles, type IptablesSyncReport } from './iptables-proxy.js';
+import { logLine, quietNodeLogger, type NodeAgentLogger } from './logger.js';
+import { NetnsDataplane, type ErrDataplane, type NetnsDataplaneOptions } from './netns-dataplane.js';
+import { podEnvironment, podEnvironmentOf, type PodEnvironmentOptions } from './pod-environment.js';
+import { UserspaceProxy, type ProxyPort } from './userspace-proxy.js';
+
+/** The default port of the agent's DNS server (an unprivileged stand-in for 53). */
+export const DEFAULT_DNS_PORT = 10053;
+
+/** What the agent reads: an informer watching services and endpointslices (and namespaces and pods, when present, for DNS). */
+export type NodeAgentSource = Pick<Informer, 'resources' | 'revision' | 'list' | 'get' | 'onChange'>;
+
+export type ProxyMode = 'iptables' | 'userspace' | 'none';
+
+export interface NodeAgentOptions {
+  readonly source: NodeAgentSource;
+  readonly clock: Clock;
+  readonly logger?: NodeAgentLogger;
+  readonly nodeName: string;
+  /** The node's IP: kube-proxy's node IP, the NodePort addresses with 127.0.0.1. */
+  readonly nodeIP: string;
+  /** The pods' CIDR (kube-proxy --cluster-cidr): traffic from outside it is masqueraded. */
+  readonly clusterCIDR?: string;
+  /** Where the iptables files go (`<dataDir>/iptables/`). Required for the iptables mode. */
+  readonly dataDir?: string;
+  /** Default iptables. */
+  readonly proxyMode?: ProxyMode;
+  /** Default 10053; 0 picks a free port; false: no DNS server. */
+  readonly dnsPort?: number | false;
+  readonly dns?: {
+    /** Default cluster.local. */
+    readonly domain?: string;
+    /** Default 30 (kubeadm's Corefile). */
+    readonly ttl?: number;
+    /** Default insecure (kubeadm's Corefile). */
+    readonly pods?: PodMode;
+    /** Changes gathered before one rebuild, ms. Default 10. */
+    readonly coalesceMs?: number;
+  };
+  readonly iptables?: {
+    /** --iptables-min-sync-period. Default 1000. */
+    readonly minSyncPeriodMs?: number;
+    /** --iptables-sync-period (the retry delay after a failed sync). Default 30000. */
+    readonly syncPeriodMs?: number;
+    /** Default 3600000 (upstream's FullSyncPeriod). */
+    readonly fullSyncPeriodMs?: number;
+    /** Default 2. */
+    readonly burstSyncs?: number;
+    /** rules.save.txt mirrors iptables-nft-save (default) or iptables-legacy-save. */
+    readonly saveBackend?: SaveBackend;
+    /** Default '1.31'. */
+    readonly kubeProxyVersion?: KubeProxyVersion;
+  };
+  /** Default `files`: the rules are only written. `netns` also loads them into a lab's kernel (root only). */
+  readonly dataplane?: 'files' | 'netns';
+  /** The lab's pods, with `dataplane: 'netns'`. */
+  readonly netns?: Omit<NetnsDataplaneOptions, 'nodeName'>;
+  readonly userspace?: {
+    readonly seed?: number;
+    readonly udpIdleTimeoutMs?: number;
+  };
+}
+
+export interface ErrNodeAgentConfig {
+  readonly _tag: 'ErrNodeAgentConfig';
+  readonly message: string;
+}
+
+export type ErrNodeAgent = ErrNodeAgentConfig | ErrDataplane;
+
+export interface NodeAgent {
+  readonly nodeName: string;
+  readonly proxyMode: ProxyMode;
+  /** Where the DNS server listens, if it runs. */
+  readonly dns: { readonly host: string; readonly port: number } | undefined;
+  /** The zone DNS answers from now. */
+  dnsZone(): Zone | undefined;
+  /** The informer revision the served zone reflects. */
+  dnsRevision(): number;
+  lastDnsRebuild(): DnsRebuild | undefined;
+  /** The iptables files (iptables mode). */
+  readonly iptablesFiles: IptablesFiles | undefined;
+  lastIptablesSync(): IptablesSyncReport | undefined;
+  /** proxy-iptables' sync state after the last sync (iptables mode). */
+  iptablesState(): SyncState | undefined;
+  /** The kube-proxy settings in use (iptables mode). */
+  readonly proxierConfig: ProxierConfig | undefined;
+  /** The loopback listeners of the userspace mode, by service port. */
+  proxyPorts(): readonly ProxyPort[];
+  /** The lab, with `dataplane: 'netns'`. */
+  readonly netnsLab: NetnsDataplane['lab'] | undefined;
+  /** The service variables a pod in `namespace` gets. */
+  podEnvironment(namespace: string, options?: PodEnvironmentOptions): EnvVar[];
+  /** The service variables of one pod. */
+  podEnvironmentOf(pod: Pod): EnvVar[];
+  /**
+   * Resolves when the work already started has finished: file writes, userspace reconciles.
+   * Scheduled work (a DNS rebuild or a sync waiting for its timer) is not waited for.
+   */
+  idle(): Promise<void>;
+  /** Stops everything: timers, the DNS server, the listeners and their connections, the lab. */
+  stop(): Promise<void>;
+}
+
+function configError(message: string): Result<never, ErrNodeAgentConfig> {
+  return err({ _tag: 'ErrNodeAgentConfig', message });
+}
+
+/**
+ * Starts the parts the options ask for. Settings that cannot work (an unparsable IP, the
+ * iptables mode without a dataDir, the netns data plane without root) are an error value;
+ * a DNS port already taken throws, as any failed listen does.
+ */
+export async function startNodeAgent(options: NodeAgentOptions): Promise<Result<NodeAgent, ErrNodeAgent>> {
+  const logger = options.logger ?? quietNodeLogger;
+  const mode = options.proxyMode ?? 'iptables';
+  const { source } = options;
+  for (const resource of ['services', 'endpointslices'] as const) {
+    if (!source.resources.includes(resource)) return configError(`the node agent's informer must watch ${resource}`);
+  }
+  if (!parseIP(options.nodeIP).ok) return configError(`nodeIP: ${JSON.stringify(options.nodeIP)} is not an IP address`);
+  if (options.clusterCIDR !== undefined && !parseCIDR(options.clusterCIDR).ok) return configError(`clusterCIDR: ${JSON.stringify(options.clusterCIDR)} is not a CIDR`);
+
+  let config: ProxierConfig | undefined;
+  let dataplane: NetnsDataplane | undefined;
+  if (mode === 'iptables') {
+    if (options.dataDir === undefined) return configError('the iptables proxy mode needs a dataDir for its rules files');
+    if (options.dataplane === 'netns') {
+      const created = await NetnsDataplane.create({ ...options.netns, nodeName: options.nodeName });
+      if (!created.ok) return created;
+      dataplane = created.value;
+      // The rules must fit the lab's node: its addresses and pod network.
+      config = dataplane.lab.config;
+    } else {
+      const checked = proxierConfig({
+        nodeName: options.nodeName,
+        nodeIPs: [options.nodeIP, '127.0.0.1'],
+        nodeIP: options.nodeIP,
+        localDetector: options.clusterCIDR === undefined ? { kind: 'none' } : { kind: 'cidr', cidr: options.clusterCIDR },
+        ...(options.iptables?.kubeProxyVersion !== undefined ? { kubeProxyVersion: options.iptables.kubeProxyVersion } : {}),
+      });
+      if (!checked.ok) return configError(checked.error.message);
+      config = checked.value;
+    }
+  } else if (options.dataplane === 'netns') {
+    return configError('--dataplane netns needs the iptables proxy mode');
+  }
+
+  let dns: ClusterDns | undefined;
+  let iptables: IptablesProxy | undefined;
+  let userspace: UserspaceProxy | undefined;
+  let stopped = false;
+  const unsubscribe = source.onChange((change: CacheChange) => {
+    if (stopped) return;
+    dns?.onChange(change);
+    iptables?.onChange(change);
+    userspace?.onChange(change);
+  });
+
+  const stopAll = async (): Promise<void> => {
+    stopped = true;
+    unsubscribe();
+    await Promise.all([dns?.stop(), iptables?.stop(), userspace?.stop()]);
+    await dataplane?.close();
+  };
+
+  try {
+    if (config !== undefined && options.dataDir !== undefined) {
+      iptables = IptablesProxy.start({
+        source,
+        clock: options.clock,
+        logger,
+        config,
+        dataDir: options.dataDir,
+        ...(options.iptables?.saveBackend !== undefined ? { saveBackend: options.iptables.saveBackend } : {}),
+        ...(options.iptables?.minSyncPeriodMs !== undefined ? { minSyncPeriodMs: options.iptables.minSyncPeriodMs } : {}),
+        ...(options.iptables?.syncPeriodMs !== undefined ? { syncPeriodMs: options.iptables.syncPeriodMs } : {}),
+        ...(options.iptables?.fullSyncPeriodMs !== undefined ? { fullSyncPeriodMs: options.iptables.fullSyncPeriodMs } : {}),
+        ...(options.iptables?.burstSyncs !== undefined ? { burstSyncs: options.iptables.burstSyncs } : {}),
+        ...(dataplane !== undefined ? { loader: dataplane } : {}),
+      });
+    }
+    if (mode === 'userspace') {
+      userspace = await UserspaceProxy.start({
+        source,
+        logger,
+        ...(options.userspace?.seed !== undefined ? { seed: options.userspace.seed } : {}),
+        ...(options.userspace?.udpIdleTimeoutMs !== undefined ? { udpIdleTimeoutMs: options.userspace.udpIdleTimeoutMs } : {}),
+      });
+      // Changes that came while the first listeners opened.
+      void userspace.reconcile();
+    }
+    const dnsPort = options.dnsPort ?? DEFAULT_DNS_PORT;
+    if (dnsPort !== false) {
+      dns = await ClusterDns.start({
+        source,
+        clock: options.clock,
+        logger,
+        port: dnsPort,
+        ...(options.dns?.domain !== undefined ? { domain: options.dns.domain } : {}),
+        ...(options.dns?.ttl !== undefined ? { ttl: options.dns.ttl } : {}),
+        ...(options.dns?.pods !== undefined ? { pods: options.dns.pods } : {}),
+        ...(options.dns?.coalesceMs !== undefined ? { coalesceMs: options.dns.coalesceMs } : {}),
+      });
+      // Changes that came while the server bound.
+      if (source.revision !== dns.revision) dns.requestRebuild();
+    }
+    await iptables?.flushed();
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+
+  const running = { dns, iptables, userspace };
+  const agent: NodeAgent = {
+    nodeName: options.nodeName,
+    proxyMode: mode,
+    dns: dns === undefined ? undefined : { host: dns.host, port: dns.port },
+    dnsZone: () => running.dns?.zone(),
+    dnsRevision: () => running.dns?.revision ?? 0,
+    lastDnsRebuild: () => running.dns?.lastRebuild(),
+    iptablesFiles: iptables?.files,
+    lastIptablesSync: () => running.iptables?.lastSync(),
+    iptablesState: () => running.iptables?.syncState(),
+    proxierConfig: config,
+    proxyPorts: () => running.userspace?.proxyPorts() ?? [],
+    netnsLab: dataplane?.lab,
+    podEnvironment: (namespace, envOptions) => podEnvironment(source, namespace, envOptions),
+    podEnvironmentOf: (pod) => podEnvironmentOf(source, pod),
+    async idle() {
+      await Promise.all([running.iptables?.flushed(), running.userspace?.idle()]);
+    },
+    stop: (() => {
+      let stopping: Promise<void> | undefined;
+      return () => (stopping ??= stopAll());
+    })(),
+  };
+  logger.log('info', logLine('node agent started', { node: options.nodeName, proxyMode: mode, dns: dns === undefined ? 'off' : `${dns.host}:${dns.port}` }));
+  return ok(agent);
+}

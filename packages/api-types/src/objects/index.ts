@@ -3,6 +3,7 @@ export * from './service.js';
 export * from './endpoints.js';
 export * from './endpoint-slice.js';
 export * from './pod.js';
+export * from './node.js';
 export * from './namespace.js';
 export * from './event.js';
 export * from './range-allocation.js';

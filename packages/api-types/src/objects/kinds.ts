@@ -6,6 +6,7 @@ import { EndpointsSchema, type Endpoints } from './endpoints.js';
 import { EventSchema, type Event } from './event.js';
 import { ListMetaSchema, type ListMeta } from './meta.js';
 import { NamespaceSchema, type Namespace } from './namespace.js';
+import { NodeSchema, type Node } from './node.js';
 import { PodSchema, type Pod } from './pod.js';
 import { RangeAllocationSchema, type RangeAllocation } from './range-allocation.js';
 import { ServiceSchema, type Service } from './service.js';
@@ -17,6 +18,7 @@ export type KubeObject =
   | Endpoints
   | EndpointSlice
   | Pod
+  | Node
   | Event
   | RangeAllocation
   | Status;
@@ -33,6 +35,7 @@ export const KINDS: Readonly<Record<Kind, KindInfo>> = {
   Endpoints: { apiVersion: 'v1', schema: EndpointsSchema },
   EndpointSlice: { apiVersion: 'discovery.k8s.io/v1', schema: EndpointSliceSchema },
   Pod: { apiVersion: 'v1', schema: PodSchema },
+  Node: { apiVersion: 'v1', schema: NodeSchema },
   Event: { apiVersion: 'v1', schema: EventSchema },
   RangeAllocation: { apiVersion: 'v1', schema: RangeAllocationSchema },
   Status: { apiVersion: 'v1', schema: StatusSchema },

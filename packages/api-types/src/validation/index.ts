@@ -76,6 +76,7 @@ export { validateEndpoints, validateEndpointsUpdate } from './endpoints.js';
 export { validateEndpointSlice, validateEndpointSliceUpdate } from './endpoint-slice.js';
 export { validateNamespace, validateNamespaceStatusUpdate, validateNamespaceUpdate } from './namespace.js';
 export { validatePod } from './pod.js';
+export { validateNode, validateNodeUpdate } from './node.js';
 export type { ErrInvalid } from './validate.js';
 export { errInvalid, groupKindOf, invalidMessage, invalidStatus, validateObject } from './validate.js';
 export type { ServiceClusterConfig, ServiceRequestResult } from './service-request.js';

@@ -16,6 +16,7 @@ import { validateEndpointSlice, validateEndpointSliceUpdate } from './endpoint-s
 import { validateEndpoints, validateEndpointsUpdate } from './endpoints.js';
 import { invalidError, type ApiStatus, type FieldError, type GroupKindInput } from './field-errors.js';
 import { validateNamespace, validateNamespaceUpdate } from './namespace.js';
+import { validateNode, validateNodeUpdate } from './node.js';
 import { validatePod } from './pod.js';
 import { validateService, validatePreparedServiceUpdate } from './service.js';
 
@@ -53,6 +54,8 @@ export function validateObject(object: KubeObject, old?: KubeObject): FieldError
     case 'Pod':
       if (old !== undefined) sameKind(object, old);
       return validatePod(object);
+    case 'Node':
+      return old === undefined ? validateNode(object) : validateNodeUpdate(object, sameKind(object, old));
     default:
       return [];
   }

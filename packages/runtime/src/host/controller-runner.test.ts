@@ -12,7 +12,7 @@ import { virtualClock, type VirtualClock } from '../virtual-clock.js';
 import { startControllerRunner, type ControllerRunner } from './controller-runner.js';
 import { startInformer, type Informer } from './informer.js';
 import { recordingLogger, type RecordingLogger } from './logger.js';
-import type { CacheView, KeyedController, ReconcileAction } from './types.js';
+import type { CacheChange, CacheView, KeyedController, ReconcileAction } from './types.js';
 import { ControllerRateLimiter } from './workqueue.js';
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 0);
@@ -67,7 +67,7 @@ async function settle(f: Fixture, runner: ControllerRunner): Promise<void> {
   throw new Error('the runner did not settle');
 }
 
-function keyOf(change: { object: { metadata?: { namespace?: string; name?: string } } }): string {
+function keyOf(change: CacheChange): string {
   return `${change.object.metadata?.namespace ?? ''}/${change.object.metadata?.name ?? ''}`;
 }
 

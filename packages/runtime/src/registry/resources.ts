@@ -7,12 +7,12 @@
 import type { Kind } from '@kubesvc/api-types';
 import type { GroupResource } from './errors.js';
 
-export type ResourceName = 'namespaces' | 'services' | 'endpoints' | 'endpointslices' | 'pods' | 'events';
+export type ResourceName = 'namespaces' | 'services' | 'endpoints' | 'endpointslices' | 'pods' | 'nodes' | 'events';
 
 export interface ResourceInfo {
   readonly resource: ResourceName;
   readonly group: '' | 'discovery.k8s.io';
-  readonly kind: Extract<Kind, 'Namespace' | 'Service' | 'Endpoints' | 'EndpointSlice' | 'Pod' | 'Event'>;
+  readonly kind: Extract<Kind, 'Namespace' | 'Service' | 'Endpoints' | 'EndpointSlice' | 'Pod' | 'Node' | 'Event'>;
   readonly apiVersion: 'v1' | 'discovery.k8s.io/v1';
   readonly namespaced: boolean;
   /** The store prefix every object of the resource is under, ending in `/`. */
@@ -37,10 +37,13 @@ export const RESOURCES: Readonly<Record<ResourceName, ResourceInfo>> = {
     createOnUpdate: false,
   },
   pods: { resource: 'pods', group: '', kind: 'Pod', apiVersion: 'v1', namespaced: true, prefix: '/registry/pods/', createOnUpdate: false },
+  // upstream: pkg/registry/core/node/storage/storage.go (the "minions" key root, kept from the
+  // old name of nodes)
+  nodes: { resource: 'nodes', group: '', kind: 'Node', apiVersion: 'v1', namespaced: false, prefix: '/registry/minions/', createOnUpdate: false },
   events: { resource: 'events', group: '', kind: 'Event', apiVersion: 'v1', namespaced: true, prefix: '/registry/events/', createOnUpdate: true },
 };
 
-export const RESOURCE_NAMES: readonly ResourceName[] = ['namespaces', 'services', 'endpoints', 'endpointslices', 'pods', 'events'];
+export const RESOURCE_NAMES: readonly ResourceName[] = ['namespaces', 'services', 'endpoints', 'endpointslices', 'pods', 'nodes', 'events'];
 
 /** The namespaced resources, in the order the namespace controller deletes them. */
 export const NAMESPACED_RESOURCES: readonly ResourceName[] = ['services', 'endpoints', 'endpointslices', 'pods', 'events'];

@@ -38,6 +38,20 @@ export const OPEN_PATHS: Readonly<Record<string, OpenPaths>> = {
   // A Pod's containers, volumes and most of its status are real fields api-types leaves alone.
   Pod: new Set([...COMMON_OPEN, 'spec', 'status']),
   Event: new Set([...COMMON_OPEN, 'series', 'related']),
+  // A Node's status carries images, volumes, runtime handlers and more that api-types leaves alone.
+  Node: new Set([
+    ...COMMON_OPEN,
+    'spec.configSource',
+    'spec.externalID',
+    'status.images',
+    'status.volumesInUse',
+    'status.volumesAttached',
+    'status.config',
+    'status.runtimeHandlers',
+    'status.features',
+    'status.declaredFeatures',
+    'status.nodeInfo.swap',
+  ]),
 };
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -1,0 +1,406 @@
+// The EndpointSlice controller: for each Service with a selector, EndpointSlices of at most
+// 100 endpoints, one set per IP family of the Service, each endpoint a selected pod with its
+// ready, serving and terminating conditions.
+// upstream: pkg/controller/endpointslice/endpointslice_controller.go (syncService, the pod,
+//           service, slice and node handlers), staging/src/k8s.io/endpointslice/reconciler.go
+//           (Reconcile, reconcileByAddressType, reconcileByPortMapping, finalize, the
+//           placeholder slice), staging/src/k8s.io/endpointslice/utils.go (podToEndpoint,
+//           getEndpointPorts, getEndpointAddresses, newEndpointSlice, setEndpointSliceLabels,
+//           getAddressTypesForService, getSliceToFill, ownedBy)
+import {
+  CLUSTER_IP_NONE,
+  formatIP,
+  isPodReady,
+  isServiceIPSet,
+  LABEL_MANAGED_BY,
+  LABEL_SERVICE_NAME,
+  LABEL_TOPOLOGY_ZONE,
+  parseIPSloppy,
+  type DiscoveryEndpoint,
+  type DiscoveryEndpointPort,
+  type EndpointSlice,
+  type Node,
+  type Pod,
+  type Service,
+} from '@kubesvc/api-types';
+import { semanticEqual } from '@kubesvc/reconcilers';
+import type { CacheChange, CacheView, KeyedController, ReconcileAction } from '../host/types.js';
+import { namespacedKey, splitKey } from './keys.js';
+import { findPort, hasSelector, isPodDeleting, podChangeServiceKeys, podIPs, podServiceKeys, selectedPods, shouldPodBeInEndpoints, shouldSetHostname } from './pod-membership.js';
+import { deleteSlice, endpointHash, endpointsEqual, managedSlices, portMapKey, sliceServiceKey, writeSlice, type EndpointSet } from './slice-util.js';
+import { ENDPOINTSLICE_CONTROLLER_NAME, LABEL_HEADLESS } from './well-known.js';
+
+/** --max-endpoints-per-slice's default. upstream: pkg/controller/endpointslice/config/v1alpha1/defaults.go */
+export const DEFAULT_MAX_ENDPOINTS_PER_SLICE = 100;
+
+type AddressType = 'IPv4' | 'IPv6';
+
+export interface EndpointSliceControllerOptions {
+  /** The most endpoints in one slice (upstream's --max-endpoints-per-slice, 1 to 1000). */
+  readonly maxEndpointsPerSlice?: number;
+}
+
+/** getAddressTypesForService: the Service's ipFamilies; without them, its clusterIP's family, or both when headless. */
+export function addressTypesForService(service: Service): AddressType[] {
+  const types = new Set<AddressType>();
+  for (const family of service.spec?.ipFamilies ?? []) {
+    if (family === 'IPv4') types.add('IPv4');
+    if (family === 'IPv6') types.add('IPv6');
+  }
+  if (types.size > 0) return [...types];
+  const clusterIP = service.spec?.clusterIP ?? '';
+  if (clusterIP !== '' && clusterIP !== CLUSTER_IP_NONE) {
+    const parsed = parseIPSloppy(clusterIP);
+    return [parsed.ok && parsed.value.family === 6 ? 'IPv6' : 'IPv4'];
+  }
+  return ['IPv4', 'IPv6'];
+}
+
+/** getEndpointAddresses: the pod's IPs of this address type, written canonically. */
+function endpointAddresses(pod: Pod, addressType: AddressType): string[] {
+  const out: string[] = [];
+  for (const text of podIPs(pod)) {
+    const parsed = parseIPSloppy(text);
+    if (!parsed.ok) continue;
+    if ((parsed.value.family === 6) === (addressType === 'IPv6')) out.push(formatIP(parsed.value));
+  }
+  return out;
+}
+
+/** podToEndpoint. */
+export function podToEndpoint(pod: Pod, node: Node | undefined, service: Service, addressType: AddressType): DiscoveryEndpoint {
+  const serving = isPodReady(pod);
+  const terminating = isPodDeleting(pod);
+  // A terminating pod is never ready, unless the Service publishes not-ready addresses.
+  const ready = service.spec?.publishNotReadyAddresses === true || (serving && !terminating);
+  const nodeName = pod.spec?.nodeName ?? '';
+  const zone = node?.metadata.labels?.[LABEL_TOPOLOGY_ZONE] ?? '';
+  return {
+    addresses: endpointAddresses(pod, addressType),
+    conditions: { ready, serving, terminating },
+    ...(shouldSetHostname(pod, service) ? { hostname: pod.spec?.hostname ?? '' } : {}),
+    targetRef: { kind: 'Pod', namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', uid: pod.metadata.uid ?? '' },
+    ...(nodeName === '' ? {} : { nodeName }),
+    ...(zone === '' ? {} : { zone }),
+  };
+}
+
+/** getEndpointPorts: the Service's ports with the pod's target port; a port the pod does not name is left out. */
+export function endpointPorts(service: Service, pod: Pod): DiscoveryEndpointPort[] {
+  const ports = service.spec?.ports ?? [];
+  if (ports.length === 0 && service.spec?.clusterIP === CLUSTER_IP_NONE) return [];
+  const out: DiscoveryEndpointPort[] = [];
+  for (const sp of ports) {
+    const port = findPort(pod, sp);
+    if (port === undefined) continue;
+    out.push({ name: sp.name ?? '', port, protocol: sp.protocol ?? 'TCP', ...(sp.appProtocol !== undefined ? { appProtocol: sp.appProtocol } : {}) });
+  }
+  return out;
+}
+
+function isReservedLabel(key: string): boolean {
+  return key === LABEL_SERVICE_NAME || key === LABEL_MANAGED_BY || key === LABEL_HEADLESS;
+}
+
+function withoutReserved(labels: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(labels ?? {})) if (!isReservedLabel(k)) out[k] = v;
+  return out;
+}
+
+/** setEndpointSliceLabels: the Service's labels but the reserved ones, then headless, service-name and managed-by. */
+function sliceLabels(slice: EndpointSlice | undefined, service: Service): { readonly labels: Record<string, string>; readonly changed: boolean } {
+  const svcLabels = withoutReserved(service.metadata.labels);
+  const changed = !semanticEqual(withoutReserved(slice?.metadata.labels), svcLabels);
+  const labels: Record<string, string> = { ...svcLabels };
+  if (!isServiceIPSet(service.spec)) labels[LABEL_HEADLESS] = '';
+  labels[LABEL_SERVICE_NAME] = service.metadata.name ?? '';
+  labels[LABEL_MANAGED_BY] = ENDPOINTSLICE_CONTROLLER_NAME;
+  return { labels, changed };
+}
+
+/** ownedBy: an owner reference to this Service (by UID, kind Service, apiVersion v1). */
+function ownedBy(slice: EndpointSlice, service: Service): boolean {
+  return (slice.metadata.ownerReferences ?? []).some((o) => o.uid === (service.metadata.uid ?? '') && o.kind === 'Service' && o.apiVersion === 'v1');
+}
+
+/** newEndpointSlice: named by the registry from `<service>-`, owned by the Service. */
+function newSlice(service: Service, ports: readonly DiscoveryEndpointPort[], addressType: AddressType): EndpointSlice {
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: {
+      generateName: `${service.metadata.name ?? ''}-`,
+      namespace: service.metadata.namespace ?? '',
+      labels: sliceLabels(undefined, service).labels,
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Service', name: service.metadata.name ?? '', uid: service.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
+    },
+    addressType,
+    endpoints: [],
+    ports: [...ports],
+  };
+}
+
+interface Plan {
+  readonly toCreate: EndpointSlice[];
+  readonly toUpdate: EndpointSlice[];
+  readonly toDelete: EndpointSlice[];
+}
+
+function popFirst(set: EndpointSet): DiscoveryEndpoint | undefined {
+  for (const [key, ep] of set) {
+    set.delete(key);
+    return ep;
+  }
+  return undefined;
+}
+
+/** getSliceToFill: the slice that would be closest to full with `n` more endpoints. */
+function sliceToFill(slices: readonly EndpointSlice[], n: number, max: number): EndpointSlice | undefined {
+  let closestDiff = max;
+  let closest: EndpointSlice | undefined;
+  for (const slice of slices) {
+    const diff = max - (n + (slice.endpoints ?? []).length);
+    if (diff >= 0 && diff < closestDiff) {
+      closestDiff = diff;
+      closest = slice;
+      if (diff === 0) return closest;
+    }
+  }
+  return closest;
+}
+
+/** reconcileByPortMapping: keep what is still desired in place, fill changed slices, then fit or create. */
+function reconcileByPortMapping(service: Service, existing: readonly EndpointSlice[], desired: EndpointSet, ports: readonly DiscoveryEndpointPort[], addressType: AddressType, max: number): Plan {
+  const byName = new Map<string, EndpointSlice>();
+  const unchanged: string[] = [];
+  const toUpdate: string[] = [];
+  const toDelete: string[] = [];
+  // 1. Drop endpoints no longer desired, refresh those that changed, check the labels.
+  for (const slice of existing) {
+    const name = slice.metadata.name ?? '';
+    byName.set(name, slice);
+    const kept: DiscoveryEndpoint[] = [];
+    let endpointUpdated = false;
+    for (const ep of slice.endpoints ?? []) {
+      const hash = endpointHash(ep);
+      const got = desired.get(hash);
+      if (got === undefined) continue;
+      kept.push(got);
+      if (!endpointsEqual(got, ep)) endpointUpdated = true;
+      desired.delete(hash);
+    }
+    const { labels, changed } = sliceLabels(slice, service);
+    if (endpointUpdated || (slice.endpoints ?? []).length !== kept.length) {
+      if (kept.length === 0) toDelete.push(name);
+      else {
+        byName.set(name, { ...slice, metadata: { ...slice.metadata, labels }, endpoints: kept });
+        toUpdate.push(name);
+      }
+    } else if (changed) {
+      byName.set(name, { ...slice, metadata: { ...slice.metadata, labels } });
+      toUpdate.push(name);
+    } else {
+      unchanged.push(name);
+    }
+  }
+
+  // 2. Fill the slices being updated anyway, fullest first.
+  if (desired.size > 0 && toUpdate.length > 0) {
+    const fill = toUpdate.map((n) => byName.get(n)).filter((s): s is EndpointSlice => s !== undefined);
+    fill.sort((a, b) => (b.endpoints ?? []).length - (a.endpoints ?? []).length);
+    for (const slice of fill) {
+      const endpoints = [...(slice.endpoints ?? [])];
+      while (desired.size > 0 && endpoints.length < max) {
+        const ep = popFirst(desired);
+        if (ep !== undefined) endpoints.push(ep);
+      }
+      byName.set(slice.metadata.name ?? '', { ...slice, endpoints });
+    }
+  }
+
+  // 3. Fit what is left into an unchanged slice when it fits, else into new slices.
+  const toCreate: EndpointSlice[] = [];
+  while (desired.size > 0) {
+    let target: EndpointSlice | undefined;
+    if (desired.size < max && unchanged.length > 0) {
+      target = sliceToFill(
+        unchanged.map((n) => byName.get(n)).filter((s): s is EndpointSlice => s !== undefined),
+        desired.size,
+        max,
+      );
+    }
+    const slice = target ?? newSlice(service, ports, addressType);
+    const endpoints = [...(slice.endpoints ?? [])];
+    while (desired.size > 0 && endpoints.length < max) {
+      const ep = popFirst(desired);
+      if (ep !== undefined) endpoints.push(ep);
+    }
+    const filled = { ...slice, endpoints };
+    const name = filled.metadata.name ?? '';
+    if (name !== '') {
+      byName.set(name, filled);
+      if (!toUpdate.includes(name)) toUpdate.push(name);
+      const at = unchanged.indexOf(name);
+      if (at >= 0) unchanged.splice(at, 1);
+    } else {
+      toCreate.push(filled);
+    }
+  }
+  const pick = (names: readonly string[]): EndpointSlice[] => names.map((n) => byName.get(n)).filter((s): s is EndpointSlice => s !== undefined);
+  return { toCreate, toUpdate: pick(toUpdate), toDelete: pick(toDelete) };
+}
+
+/** The placeholder compare: namespace, labels, owner references, addressType, endpoints and ports. */
+function samePlaceholder(a: EndpointSlice, b: EndpointSlice): boolean {
+  return (
+    (a.metadata.namespace ?? '') === (b.metadata.namespace ?? '') &&
+    semanticEqual(a.metadata.labels, b.metadata.labels) &&
+    semanticEqual(a.metadata.ownerReferences, b.metadata.ownerReferences) &&
+    a.addressType === b.addressType &&
+    semanticEqual(a.endpoints, b.endpoints) &&
+    semanticEqual(a.ports, b.ports)
+  );
+}
+
+function reconcileByAddressType(service: Service, pods: readonly Pod[], existing: readonly EndpointSlice[], addressType: AddressType, cache: CacheView, max: number): Plan {
+  const plan: Plan = { toCreate: [], toUpdate: [], toDelete: [] };
+  const existingByPorts = new Map<string, EndpointSlice[]>();
+  for (const slice of existing) {
+    if (!ownedBy(slice, service)) {
+      plan.toDelete.push(slice);
+      continue;
+    }
+    const key = portMapKey(slice.ports);
+    existingByPorts.set(key, [...(existingByPorts.get(key) ?? []), slice]);
+  }
+
+  const desiredByPorts = new Map<string, { readonly ports: DiscoveryEndpointPort[]; readonly set: EndpointSet }>();
+  const publishNotReady = service.spec?.publishNotReadyAddresses === true;
+  for (const pod of pods) {
+    if (!shouldPodBeInEndpoints(pod, true)) continue;
+    const ports = endpointPorts(service, pod);
+    const key = portMapKey(ports);
+    let entry = desiredByPorts.get(key);
+    if (entry === undefined) {
+      entry = { ports, set: new Map() };
+      desiredByPorts.set(key, entry);
+    }
+    const node = cache.get<Node>('nodes', '', pod.spec?.nodeName ?? '');
+    // A pod on a node the cache does not know is left out (and retried when the node shows
+    // up), unless the Service publishes not-ready addresses.
+    if (node === undefined && !publishNotReady) continue;
+    const ep = podToEndpoint(pod, node, service, addressType);
+    if (ep.addresses.length > 0) entry.set.set(endpointHash(ep), ep);
+  }
+
+  for (const [key, { ports, set }] of desiredByPorts) {
+    const p = reconcileByPortMapping(service, existingByPorts.get(key) ?? [], set, ports, addressType, max);
+    plan.toCreate.push(...p.toCreate);
+    plan.toUpdate.push(...p.toUpdate);
+    plan.toDelete.push(...p.toDelete);
+  }
+  for (const [key, slices] of existingByPorts) if (!desiredByPorts.has(key)) plan.toDelete.push(...slices);
+
+  // With no slice left, a placeholder without endpoints or ports stands for the Service.
+  if (existing.length === plan.toDelete.length && plan.toCreate.length === 0) {
+    const placeholder = newSlice(service, [], addressType);
+    const [only] = plan.toDelete;
+    if (plan.toDelete.length === 1 && only !== undefined && samePlaceholder(only, placeholder)) plan.toDelete.length = 0;
+    else plan.toCreate.push(placeholder);
+  }
+  return plan;
+}
+
+/** finalize: turn creates into updates of slices about to be deleted (same type, owned), then write. */
+function finalize(service: Service, plan: Plan): ReconcileAction[] {
+  const toCreate = [...plan.toCreate];
+  const toUpdate = [...plan.toUpdate];
+  const toDelete = [...plan.toDelete];
+  for (let i = 0; i < toDelete.length; ) {
+    const last = toCreate[toCreate.length - 1];
+    const victim = toDelete[i];
+    if (last === undefined || victim === undefined) break;
+    if (victim.addressType === last.addressType && ownedBy(victim, service)) {
+      const { generateName: _g, ...meta } = last.metadata;
+      toUpdate.push({ ...victim, metadata: { ...victim.metadata, ...meta, name: victim.metadata.name ?? '' }, endpoints: last.endpoints ?? [], ports: last.ports ?? [] });
+      toCreate.pop();
+      toDelete.splice(i, 1);
+    } else {
+      i++;
+    }
+  }
+  const actions: ReconcileAction[] = [];
+  // No new slices for a Service being deleted: the garbage collector is removing them.
+  const deleting = service.metadata.deletionTimestamp !== undefined && service.metadata.deletionTimestamp !== null;
+  if (!deleting) for (const slice of toCreate) actions.push(writeSlice(slice));
+  for (const slice of toUpdate) actions.push(writeSlice(slice));
+  for (const slice of toDelete) actions.push(deleteSlice(slice));
+  return actions;
+}
+
+function syncService(key: string, cache: CacheView, max: number): ReconcileAction[] {
+  const { namespace, name } = splitKey(key);
+  const service = cache.get<Service>('services', namespace, name);
+  const slices = managedSlices(cache, namespace, name, ENDPOINTSLICE_CONTROLLER_NAME);
+  if (service === undefined) {
+    // Upstream leaves this to the garbage collector, through the slices' owner reference;
+    // there is none here, so the controller deletes them (docs/deviations.md).
+    return slices.map(deleteSlice);
+  }
+  if (service.spec?.type === 'ExternalName' || !hasSelector(service)) return [];
+  const pods = selectedPods(service, cache);
+  const supported = addressTypesForService(service);
+  const plan: Plan = { toCreate: [], toUpdate: [], toDelete: [] };
+  const byType = new Map<string, EndpointSlice[]>();
+  for (const slice of slices) {
+    if (!(supported as string[]).includes(slice.addressType)) plan.toDelete.push(slice);
+    else byType.set(slice.addressType, [...(byType.get(slice.addressType) ?? []), slice]);
+  }
+  const actions: ReconcileAction[] = [];
+  for (const addressType of supported) {
+    actions.push(...finalize(service, reconcileByAddressType(service, pods, byType.get(addressType) ?? [], addressType, cache, max)));
+  }
+  actions.push(...plan.toDelete.map(deleteSlice));
+  return actions;
+}
+
+function keysFor(change: CacheChange, cache: CacheView): string[] {
+  const { object } = change;
+  switch (change.resource) {
+    case 'services':
+      return [namespacedKey(object.metadata.namespace ?? '', object.metadata.name ?? '')];
+    case 'pods':
+      return object.kind === 'Pod' ? podChangeServiceKeys(object, change.old?.kind === 'Pod' ? change.old : undefined, cache) : [];
+    case 'endpointslices': {
+      const keys = new Set<string>();
+      for (const slice of [object, change.old]) {
+        if (slice?.kind !== 'EndpointSlice' || slice.metadata.labels?.[LABEL_MANAGED_BY] !== ENDPOINTSLICE_CONTROLLER_NAME) continue;
+        const key = sliceServiceKey(slice);
+        if (key !== undefined) keys.add(key);
+      }
+      return [...keys];
+    }
+    case 'nodes': {
+      // Pods on a node that was unknown are left out; a node change brings their Services back.
+      const nodeName = object.metadata.name ?? '';
+      const keys = new Set<string>();
+      for (const pod of cache.list<Pod>('pods')) if (pod.spec?.nodeName === nodeName) for (const k of podServiceKeys(pod, cache)) keys.add(k);
+      return [...keys];
+    }
+    default:
+      return [];
+  }
+}
+
+/** The EndpointSlice controller as a keyed controller (keys are Service keys). */
+export function endpointSliceController(options: EndpointSliceControllerOptions = {}): KeyedController {
+  const max = options.maxEndpointsPerSlice ?? DEFAULT_MAX_ENDPOINTS_PER_SLICE;
+  if (!Number.isInteger(max) || max < 1 || max > 1000) throw new RangeError(`maxEndpointsPerSlice must be between 1 and 1000, got ${max}`);
+  return {
+    name: 'endpointslice-controller',
+    watches: ['services', 'pods', 'endpointslices', 'nodes'],
+    keysFor,
+    reconcile: (key, cache) => syncService(key, cache, max),
+  };
+}

@@ -1,0 +1,10 @@
+// The README's controllers example, run as written (testkit's runReadmeExample): what it prints
+// must be the README's output block.
+import { runReadmeExample } from '@kubesvc/testkit';
+import { expect, it } from 'vitest';
+
+it('the README controllers example prints what the README says', async () => {
+  const { printed, expected } = await runReadmeExample(new URL('../..', import.meta.url), /^## Example: the controllers/m);
+  expect(expected.length).toBeGreaterThan(0);
+  expect(printed).toBe(expected);
+});

@@ -1,0 +1,135 @@
+// The simulated kubelet: node registration, binding, pod IPs from the node's pod CIDR,
+// readiness after a delay, and a readiness flip that sticks.
+import type { Node, Pod } from '@kubesvc/api-types';
+import { describe, expect, it } from 'vitest';
+import { ClusterModel, ControllerLoop } from './cluster-model.fixtures.js';
+import { NOW } from './objects.fixtures.js';
+import { simulatedKubelet, type SimulatedKubeletOptions } from './simulated-kubelet.js';
+
+function newPod(name: string, nodeName?: string): Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default', labels: { app: 'web' } },
+    spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'app', image: 'nginx:1.27' }] },
+    status: { phase: 'Pending' },
+  } as Pod;
+}
+
+function setup(options: SimulatedKubeletOptions, pods: readonly Pod[] = []): { model: ClusterModel; loop: ControllerLoop } {
+  const model = new ClusterModel();
+  for (const p of pods) model.put('pods', p, NOW);
+  const loop = new ControllerLoop(model, [simulatedKubelet(options)], NOW);
+  loop.start();
+  loop.run();
+  expect(model.invalidWrites).toEqual([]);
+  return { model, loop };
+}
+
+const getPod = (model: ClusterModel, name: string): Pod | undefined => model.get<Pod>('pods', 'default', name);
+
+describe('simulated kubelet', () => {
+  it('registers a node named after the host with a Ready condition, addresses and pod CIDR', () => {
+    const { model } = setup({ hostName: 'laptop' });
+    const node = model.get<Node>('nodes', '', 'laptop');
+    expect(node?.spec).toEqual({ podCIDR: '10.244.0.0/16', podCIDRs: ['10.244.0.0/16'] });
+    expect(node?.status?.addresses).toEqual([
+      { type: 'InternalIP', address: '127.0.0.1' },
+      { type: 'Hostname', address: 'laptop' },
+    ]);
+    expect(node?.status?.conditions?.map((c) => [c.type, c.status, c.reason])).toEqual([['Ready', 'True', 'KubeletReady']]);
+    expect(node?.status?.nodeInfo?.kubeletVersion).toBe('v1.33.0');
+    expect(node?.metadata.labels?.['kubernetes.io/hostname']).toBe('laptop');
+  });
+
+  it('gives several nodes a /24 each out of 10.244.0.0/16 and registers a deleted node again', () => {
+    const { model, loop } = setup({ hostName: 'h', nodes: [{ name: 'n1' }, { name: 'n2', internalIP: '192.168.0.12' }] });
+    expect(model.list<Node>('nodes').map((n) => [n.metadata.name, n.spec?.podCIDR, n.status?.addresses?.[0]?.address])).toEqual([
+      ['n1', '10.244.0.0/24', '127.0.0.1'],
+      ['n2', '10.244.1.0/24', '192.168.0.12'],
+    ]);
+    loop.remove('nodes', '', 'n2');
+    loop.run();
+    expect(model.get<Node>('nodes', '', 'n2')).toBeDefined();
+  });
+
+  it('binds new pods to the node with the fewest pods, then by name, and starts them', () => {
+    const { model } = setup({ hostName: 'h', nodes: [{ name: 'b' }, { name: 'a' }] }, [newPod('p1'), newPod('p2'), newPod('p3'), newPod('p4', 'b')]);
+    expect(['p1', 'p2', 'p3', 'p4'].map((n) => getPod(model, n)?.spec?.nodeName)).toEqual(['a', 'a', 'b', 'b']);
+    const p1 = getPod(model, 'p1');
+    expect(p1?.status?.phase).toBe('Running');
+    expect(p1?.status?.hostIP).toBe('127.0.0.2');
+    expect(p1?.status?.hostIPs).toEqual([{ ip: '127.0.0.2' }]);
+  });
+
+  it('hands out the lowest free IP past the network address and the bridge, and reuses freed ones', () => {
+    const { model, loop } = setup({ hostName: 'h', nodes: [{ name: 'n', podCIDR: '10.244.3.0/24' }] }, [newPod('a'), newPod('b')]);
+    expect(getPod(model, 'a')?.status?.podIPs).toEqual([{ ip: '10.244.3.2' }]);
+    expect(getPod(model, 'b')?.status?.podIP).toBe('10.244.3.3');
+    loop.remove('pods', 'default', 'a');
+    loop.put('pods', newPod('c'));
+    loop.run();
+    expect(getPod(model, 'c')?.status?.podIP).toBe('10.244.3.2');
+  });
+
+  it('leaves a pod Pending when its node has no address left, never the broadcast address', () => {
+    // A /29 has 8 addresses: network, bridge, 5 for pods, broadcast.
+    const pods = ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => newPod(n));
+    const { model } = setup({ hostName: 'h', nodes: [{ name: 'n', podCIDR: '10.0.0.0/29' }] }, pods);
+    expect(pods.map((p) => getPod(model, p.metadata.name ?? '')?.status?.podIP)).toEqual(['10.0.0.2', '10.0.0.3', '10.0.0.4', '10.0.0.5', '10.0.0.6', undefined]);
+    expect(getPod(model, 'f')?.status?.phase).toBe('Pending');
+  });
+
+  it('reports Ready only readyAfterMs after the start, with upstream\'s not-ready reason meanwhile', () => {
+    const { model, loop } = setup({ hostName: 'h', readyAfterMs: 5000 }, [newPod('a')]);
+    const before = getPod(model, 'a');
+    expect(before?.status?.startTime).toBe('2025-01-02T03:04:05Z');
+    expect(before?.status?.conditions?.map((c) => [c.type, c.status])).toEqual([
+      ['Initialized', 'True'],
+      ['Ready', 'False'],
+      ['ContainersReady', 'False'],
+      ['PodScheduled', 'True'],
+    ]);
+    expect(before?.status?.conditions?.[1]).toMatchObject({ reason: 'ContainersNotReady', message: 'containers with unready status: [app]' });
+    expect((before?.status as Record<string, unknown>)['containerStatuses']).toEqual([
+      { name: 'app', image: 'nginx:1.27', imageID: '', ready: false, restartCount: 0, started: true, state: { running: { startedAt: '2025-01-02T03:04:05Z' } } },
+    ]);
+    // Not yet: 4.9 s later nothing changes.
+    loop.run({ until: NOW + 4900 });
+    expect(getPod(model, 'a')?.status?.conditions?.[1]?.status).toBe('False');
+    loop.run({ until: NOW + 5000 });
+    const after = getPod(model, 'a');
+    expect(after?.status?.conditions?.map((c) => [c.type, c.status])).toEqual([
+      ['Initialized', 'True'],
+      ['Ready', 'True'],
+      ['ContainersReady', 'True'],
+      ['PodScheduled', 'True'],
+    ]);
+    expect(after?.status?.conditions?.[1]?.lastTransitionTime).toBe('2025-01-02T03:04:10Z');
+    expect(after?.status?.podIP).toBe(before?.status?.podIP);
+  });
+
+  it('keeps a readiness flip made on the status subresource after it made the pod ready', () => {
+    const { model, loop } = setup({ hostName: 'h' }, [newPod('a')]);
+    const pod = getPod(model, 'a');
+    if (pod?.status?.conditions === undefined) throw new Error('not started');
+    const flipped = { ...pod, status: { ...pod.status, conditions: pod.status.conditions.map((c) => (c.type === 'Ready' ? { ...c, status: 'False' } : c)) } };
+    loop.put('pods', flipped);
+    expect(loop.run({ until: NOW + 60_000 }).writes).toBe(0);
+    expect(getPod(model, 'a')?.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('False');
+  });
+
+  it('leaves pods on other nodes, terminal pods and pods being deleted alone', () => {
+    const done = { ...newPod('done', 'h'), status: { phase: 'Succeeded' } } as Pod;
+    const { model } = setup({ hostName: 'h' }, [newPod('elsewhere', 'other-node'), done]);
+    expect(getPod(model, 'elsewhere')?.status).toEqual({ phase: 'Pending' });
+    expect(getPod(model, 'done')?.status).toEqual({ phase: 'Succeeded' });
+  });
+
+  it('refuses a configuration it cannot run', () => {
+    expect(() => simulatedKubelet({ hostName: 'h', nodes: [] })).toThrow('a simulated kubelet needs at least one node');
+    expect(() => simulatedKubelet({ hostName: 'h', nodes: [{ name: 'n', podCIDR: '10.0.0.0/33' }] })).toThrow('invalid CIDR address: 10.0.0.0/33');
+    expect(() => simulatedKubelet({ hostName: 'h', nodes: [{ name: 'n' }, { name: 'n' }] })).toThrow('node n is listed twice');
+    expect(() => simulatedKubelet({ hostName: 'h', readyAfterMs: -1 })).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,286 @@
+// A simulated kubelet, as kwok simulates one: it registers its Node objects, binds new pods to
+// its nodes (the scheduler's job), and reports each bound pod as running, with an IP from its
+// node's pod CIDR and readiness after a delay. No container runs.
+// upstream: pkg/kubelet/kubelet_node_status.go (the Node a kubelet registers: addresses,
+//           the Ready condition, nodeInfo), pkg/kubelet/status/generate.go (GeneratePodReadyCondition,
+//           "containers with unready status"), pkg/kubelet/kubelet_pods.go (generateAPIPodStatus:
+//           hostIP, podIPs, startTime, containerStatuses), pkg/registry/core/pod/storage/storage.go
+//           (the binding subresource sets spec.nodeName); kwok's fake node and pod stages
+import {
+  addressAtOffset,
+  cidrSize,
+  compareCodePoints,
+  formatCIDR,
+  formatIP,
+  parseCIDRSloppy,
+  parseIPSloppy,
+  type CIDR,
+  type KubeObject,
+  type Node,
+  type Pod,
+  type PodCondition,
+} from '@kubesvc/api-types';
+import type { CacheChange, CacheView, KeyedController, ReconcileAction } from '../host/types.js';
+import { namespacedKey, splitKey } from './keys.js';
+import { isPodDeleting, isPodTerminal, podIPs } from './pod-membership.js';
+
+/** One node the kubelet runs. */
+export interface SimulatedNode {
+  readonly name: string;
+  /** The node's pod CIDR. Default: 10.244.0.0/16 for a single node, else 10.244.<i>.0/24. */
+  readonly podCIDR?: string;
+  /** The node's InternalIP and the pods' hostIP. Default: 127.0.0.1 for a single node, else 127.0.0.<i+1>. */
+  readonly internalIP?: string;
+}
+
+export interface SimulatedKubeletOptions {
+  /** The host's name: the one node's name when `nodes` is not given. */
+  readonly hostName: string;
+  readonly nodes?: readonly SimulatedNode[];
+  /** How long after a pod starts it turns Ready. Default 0: ready at once. */
+  readonly readyAfterMs?: number;
+  /** status.nodeInfo.kubeletVersion. Default v1.33.0, the version kubesvc follows. */
+  readonly kubeletVersion?: string;
+}
+
+interface ResolvedNode {
+  readonly name: string;
+  readonly cidr: CIDR;
+  readonly internalIP: string;
+}
+
+/** RFC 3339 in whole seconds, as metav1.Time prints. */
+function rfc3339(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+function resolveNodes(options: SimulatedKubeletOptions): ResolvedNode[] {
+  const given = options.nodes ?? [{ name: options.hostName }];
+  if (given.length === 0) throw new RangeError('a simulated kubelet needs at least one node');
+  if (given.length > 256) throw new RangeError('at most 256 nodes get default pod CIDRs; give podCIDR for more');
+  const names = new Set<string>();
+  return given.map((n, i) => {
+    if (n.name === '' || n.name.includes('/')) throw new RangeError(`invalid node name ${JSON.stringify(n.name)}`);
+    if (names.has(n.name)) throw new RangeError(`node ${n.name} is listed twice`);
+    names.add(n.name);
+    const cidrText = n.podCIDR ?? (given.length === 1 ? '10.244.0.0/16' : `10.244.${i}.0/24`);
+    const parsed = parseCIDRSloppy(cidrText);
+    if (!parsed.ok) throw new RangeError(parsed.error.message);
+    // Network, bridge and (IPv4) broadcast are not handed out: at least one address must be left.
+    if (cidrSize(parsed.value.cidr) < 4n) throw new RangeError(`pod CIDR ${cidrText} of node ${n.name} is too small`);
+    const internalIP = n.internalIP ?? (given.length === 1 ? '127.0.0.1' : `127.0.0.${i + 1}`);
+    if (!parseIPSloppy(internalIP).ok) throw new RangeError(`invalid internalIP ${JSON.stringify(internalIP)} for node ${n.name}`);
+    return { name: n.name, cidr: parsed.value.cidr, internalIP };
+  });
+}
+
+/** The Node a kubelet registers for itself. */
+function nodeObject(node: ResolvedNode, kubeletVersion: string, now: number): Node {
+  const t = rfc3339(now);
+  const cidr = formatCIDR(node.cidr);
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name: node.name,
+      labels: { 'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': node.name, 'kubernetes.io/os': 'linux', type: 'kwok' },
+      annotations: { 'node.alpha.kubernetes.io/ttl': '0' },
+    },
+    spec: { podCIDR: cidr, podCIDRs: [cidr] },
+    status: {
+      addresses: [
+        { type: 'InternalIP', address: node.internalIP },
+        { type: 'Hostname', address: node.name },
+      ],
+      allocatable: { cpu: '32', memory: '256Gi', pods: '110' },
+      capacity: { cpu: '32', memory: '256Gi', pods: '110' },
+      conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: t, lastTransitionTime: t, reason: 'KubeletReady', message: 'kubelet is posting ready status' }],
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      nodeInfo: {
+        architecture: 'amd64',
+        bootID: '',
+        containerRuntimeVersion: 'kwok',
+        kernelVersion: '',
+        kubeProxyVersion: '',
+        kubeletVersion,
+        machineID: '',
+        operatingSystem: 'linux',
+        osImage: '',
+        systemUUID: '',
+      },
+    },
+  };
+}
+
+interface ContainerSpec {
+  readonly name?: unknown;
+  readonly image?: unknown;
+}
+
+function containersOf(pod: Pod): { readonly name: string; readonly image: string }[] {
+  const list = (pod.spec as Record<string, unknown> | undefined)?.['containers'];
+  if (!Array.isArray(list)) return [];
+  return (list as ContainerSpec[]).map((c) => ({ name: typeof c.name === 'string' ? c.name : '', image: typeof c.image === 'string' ? c.image : '' }));
+}
+
+function condition(pod: Pod, type: string): PodCondition | undefined {
+  return pod.status?.conditions?.find((c) => c.type === type);
+}
+
+/** The status a running pod reports: ready or not, from its start. */
+function runningStatus(pod: Pod, ip: string, node: ResolvedNode, startTime: string, ready: boolean, readyAt: number): Pod['status'] {
+  const containers = containersOf(pod);
+  const readyTime = ready ? rfc3339(readyAt) : startTime;
+  const notReady = ready ? {} : { reason: 'ContainersNotReady', message: `containers with unready status: [${containers.map((c) => c.name).join(' ')}]` };
+  return {
+    ...pod.status,
+    phase: 'Running',
+    conditions: [
+      { type: 'Initialized', status: 'True', lastProbeTime: null, lastTransitionTime: startTime },
+      { type: 'Ready', status: ready ? 'True' : 'False', lastProbeTime: null, lastTransitionTime: readyTime, ...notReady },
+      { type: 'ContainersReady', status: ready ? 'True' : 'False', lastProbeTime: null, lastTransitionTime: readyTime, ...notReady },
+      { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: startTime },
+    ],
+    hostIP: node.internalIP,
+    hostIPs: [{ ip: node.internalIP }],
+    podIP: ip,
+    podIPs: [{ ip }],
+    startTime,
+    containerStatuses: containers.map((c) => ({
+      name: c.name,
+      image: c.image,
+      imageID: '',
+      ready,
+      restartCount: 0,
+      started: true,
+      state: { running: { startedAt: startTime } },
+    })),
+  } as Pod['status'];
+}
+
+function isLive(pod: Pod): boolean {
+  return !isPodTerminal(pod) && !isPodDeleting(pod);
+}
+
+function byAge(a: Pod, b: Pod): number {
+  return (
+    compareCodePoints(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? '') ||
+    compareCodePoints(a.metadata.namespace ?? '', b.metadata.namespace ?? '') ||
+    compareCodePoints(a.metadata.name ?? '', b.metadata.name ?? '')
+  );
+}
+
+/** The lowest address of the CIDR not in `used`, past the network address and the bridge (offset 1); never the IPv4 broadcast. */
+function lowestFreeIP(cidr: CIDR, used: ReadonlySet<string>): string | undefined {
+  const size = cidrSize(cidr);
+  const last = cidr.network.family === 4 ? size - 1n : size;
+  // A pod CIDR of a node is at most a few thousand pods; the scan stops at the first free one.
+  for (let offset = 2n; offset < last; offset++) {
+    const ip = addressAtOffset(cidr, offset);
+    if (!ip.ok) return undefined;
+    const text = formatIP(ip.value);
+    if (!used.has(text)) return text;
+  }
+  return undefined;
+}
+
+function canonical(ip: string): string {
+  const parsed = parseIPSloppy(ip);
+  return parsed.ok ? formatIP(parsed.value) : ip;
+}
+
+function updateStatus(pod: Pod, status: Pod['status']): ReconcileAction {
+  return { kind: 'update', resource: 'pods', namespace: pod.metadata.namespace ?? '', object: { ...pod, status } as KubeObject, subresource: 'status' };
+}
+
+function syncNode(node: ResolvedNode, cache: CacheView, now: number, readyAfterMs: number, kubeletVersion: string): ReconcileAction[] {
+  const actions: ReconcileAction[] = [];
+  if (cache.get<Node>('nodes', '', node.name) === undefined) actions.push({ kind: 'create', resource: 'nodes', namespace: '', object: nodeObject(node, kubeletVersion, now) });
+
+  const pods = cache
+    .list<Pod>('pods')
+    .filter((p) => p.spec?.nodeName === node.name && isLive(p))
+    .sort(byAge);
+  const used = new Set<string>();
+  for (const p of pods) for (const ip of podIPs(p)) used.add(canonical(ip));
+
+  let nextCheck = Infinity;
+  for (const pod of pods) {
+    const startTime = pod.status?.startTime ?? rfc3339(now);
+    const readyAt = Date.parse(startTime) + readyAfterMs;
+    const ready = now >= readyAt;
+    const started = podIPs(pod).length > 0 && (pod.status?.hostIP ?? '') !== '' && pod.status?.startTime !== undefined && pod.status.startTime !== null;
+    if (!started) {
+      // Start the pod: an IP (the one it has, or the lowest free), Running, ready or not yet.
+      let ip = podIPs(pod)[0];
+      if (ip === undefined) {
+        ip = lowestFreeIP(node.cidr, used);
+        // No address left: the pod stays Pending, as a real node's IPAM would leave it.
+        if (ip === undefined) continue;
+        used.add(ip);
+      }
+      actions.push(updateStatus(pod, runningStatus(pod, ip, node, startTime, ready, readyAt)));
+      if (!ready) nextCheck = Math.min(nextCheck, readyAt);
+      continue;
+    }
+    // Once the containers are ready the kubelet is done: a Ready condition set by someone else
+    // afterwards (a readiness flip on the status subresource) stays as it was set.
+    if (condition(pod, 'ContainersReady')?.status === 'True') continue;
+    if (ready) actions.push(updateStatus(pod, runningStatus(pod, podIPs(pod)[0] ?? '', node, startTime, true, readyAt)));
+    else nextCheck = Math.min(nextCheck, readyAt);
+  }
+  if (nextCheck !== Infinity) actions.push({ kind: 'requeue-after', key: node.name, afterMs: Math.max(0, nextCheck - now) });
+  return actions;
+}
+
+/** Binds an unscheduled pod to the node with the fewest live pods (then the first by name). */
+function bindPod(key: string, nodes: readonly ResolvedNode[], cache: CacheView): ReconcileAction[] {
+  const { namespace, name } = splitKey(key);
+  const pod = cache.get<Pod>('pods', namespace, name);
+  if (pod === undefined || (pod.spec?.nodeName ?? '') !== '' || !isLive(pod)) return [];
+  const counts = new Map(nodes.map((n) => [n.name, 0]));
+  for (const p of cache.list<Pod>('pods')) {
+    const n = p.spec?.nodeName ?? '';
+    if (counts.has(n) && isLive(p)) counts.set(n, (counts.get(n) ?? 0) + 1);
+  }
+  const [target] = [...nodes].sort((a, b) => (counts.get(a.name) ?? 0) - (counts.get(b.name) ?? 0) || compareCodePoints(a.name, b.name));
+  if (target === undefined) return [];
+  // Upstream binds through the pods/binding subresource; a plain update of spec.nodeName
+  // stands for it (docs/deviations.md).
+  return [{ kind: 'update', resource: 'pods', namespace, object: { ...pod, spec: { ...pod.spec, nodeName: target.name } } }];
+}
+
+/** The simulated kubelet as a keyed controller: `namespace/name` keys bind pods, node-name keys run a node. */
+export function simulatedKubelet(options: SimulatedKubeletOptions): KeyedController {
+  const nodes = resolveNodes(options);
+  const readyAfterMs = options.readyAfterMs ?? 0;
+  if (!Number.isFinite(readyAfterMs) || readyAfterMs < 0) throw new RangeError(`readyAfterMs must be a non-negative number, got ${readyAfterMs}`);
+  const kubeletVersion = options.kubeletVersion ?? 'v1.33.0';
+  const byName = new Map(nodes.map((n) => [n.name, n]));
+
+  const keysFor = (change: CacheChange): string[] => {
+    const { object, old } = change;
+    if (change.resource === 'nodes') return byName.has(object.metadata.name ?? '') ? [object.metadata.name ?? ''] : [];
+    if (change.resource !== 'pods' || object.kind !== 'Pod') return [];
+    const keys = new Set<string>();
+    const nodeName = object.spec?.nodeName ?? '';
+    if (nodeName === '' && change.type !== 'DELETED') keys.add(namespacedKey(object.metadata.namespace ?? '', object.metadata.name ?? ''));
+    if (byName.has(nodeName)) keys.add(nodeName);
+    const oldNode = old?.kind === 'Pod' ? (old.spec?.nodeName ?? '') : '';
+    if (byName.has(oldNode)) keys.add(oldNode);
+    return [...keys];
+  };
+
+  return {
+    name: 'simulated-kubelet',
+    watches: ['pods', 'nodes'],
+    keysFor,
+    initialKeys: () => nodes.map((n) => n.name),
+    reconcile: (key, cache, now) => {
+      if (key.includes('/')) return bindPod(key, nodes, cache);
+      const node = byName.get(key);
+      return node === undefined ? [] : syncNode(node, cache, now, readyAfterMs, kubeletVersion);
+    },
+  };
+}
+

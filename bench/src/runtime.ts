@@ -1,13 +1,15 @@
 // Bench suite "runtime": the store. Watch latency from a write to its event (memory and SQLite),
-// one write of a Service-sized value, a list of 10,000 Services from SQLite, and the SQLite
-// file's size for those Services before and after compaction.
+// one write of a Service-sized value (memory, SQLite, and a real single-member etcd), a list of
+// 10,000 Services from SQLite, and the SQLite file's size for those Services before and after
+// compaction.
 //
 // The SQLite database lives in a temporary folder made by the task's setup; metrics() (the last
 // call the harness makes on a task) closes the store and removes the folder.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openMemoryStore, openSqliteStore, type Store, type WatchEvent } from '@kubesvc/runtime';
+import { openEtcdStore, openMemoryStore, openSqliteStore, type Store, type WatchEvent } from '@kubesvc/runtime';
+import { startBenchEtcd, type BenchEtcd } from './etcd-server.js';
 import type { BenchSuite, BenchTask } from './harness.js';
 import { registryTasks } from './runtime-registry.js';
 
@@ -127,6 +129,30 @@ function putTask(name: string, open: (dir: string) => Store): BenchTask {
   };
 }
 
+/** One put of a Service-sized value to a real single-member etcd: one Raft commit with its fsync. */
+function etcdPutTask(): BenchTask {
+  let etcd: BenchEtcd | undefined;
+  let store: Store | undefined;
+  let n = 0;
+  const value = serviceJson(2);
+  return {
+    name: 'etcd: put one Service',
+    setup: async () => {
+      etcd = await startBenchEtcd();
+      store = await openEtcdStore({ endpoints: [etcd.endpoint] });
+    },
+    fn: async () => {
+      if (store === undefined) throw new Error('setup did not run');
+      await store.txn([], [{ kind: 'put', key: `/registry/services/specs/default/put-${n++}`, value }]);
+    },
+    metrics: () => {
+      const stop = etcd?.stop;
+      void store?.close().finally(() => stop?.());
+      return { writes: n, valueBytes: value.length };
+    },
+  };
+}
+
 /**
  * List 10,000 Services from SQLite. The setup writes them, rewrites each once (so half the log
  * is superseded history), and measures the file before and after compacting that history.
@@ -182,6 +208,7 @@ export function runtimeSuite(): BenchSuite {
       putTask('memory: put one Service', memory),
       putTask('sqlite: put one Service (synchronous=NORMAL)', sqlite),
       putTask('sqlite: put one Service (synchronous=FULL)', (dir) => openSqliteStore({ path: join(dir, 'store.db'), synchronous: 'FULL' })),
+      etcdPutTask(),
       listTask(),
       ...registryTasks(),
     ],

@@ -1,5 +1,6 @@
-// Public API of @kubesvc/runtime: the store (etcd v3's model) with its memory and SQLite
-// backends, its typed errors, the clocks the shell runs on, the registry and the HTTP API.
+// Public API of @kubesvc/runtime: the store (etcd v3's model) with its memory, SQLite and etcd
+// backends, its typed errors, the clocks the shell runs on, the registry, the controller host,
+// the controllers, the node agent and the HTTP API.
 export type { CancelTimer, Clock } from './clock.js';
 export { systemClock } from './system-clock.js';
 export { virtualClock } from './virtual-clock.js';
@@ -28,6 +29,8 @@ export { openMemoryStore } from './store/memory/memory-store.js';
 export type { MemoryStoreOptions } from './store/memory/memory-store.js';
 export { openSqliteStore } from './store/sqlite/sqlite-store.js';
 export type { SqliteStoreOptions, SqliteSynchronous } from './store/sqlite/sqlite-store.js';
+export { openEtcdStore } from './store/etcd/etcd-store.js';
+export type { EtcdStoreOptions } from './store/etcd/etcd-store.js';
 export * from './registry/index.js';
 export { printTable, printWatchEventTable, type PrintTableContext, type Table } from './api/table/index.js';
 export { startInformer } from './host/informer.js';

@@ -1,36 +1,22 @@
 // `kubesvc rules -f dump.yaml`: the iptables-restore text kube-proxy would write.
 import { Option, type Command } from 'commander';
-import { KUBE_PROXY_VERSIONS, type KubeProxyVersion, type SaveBackend } from '@kubesvc/proxy-iptables';
-import { inputError, usageError } from '../cli-error.js';
-import { DEFAULT_NODE_NAME, formatRuleDiagnostic, rulesConfig, rulesDiffOf, rulesOf } from '../logic/rules.js';
+import type { SaveBackend } from '@kubesvc/proxy-iptables';
+import { inputError } from '../cli-error.js';
+import { formatRuleDiagnostic, rulesDiffOf, rulesOf } from '../logic/rules.js';
 import { startProgress } from '../progress.js';
 import type { CliCommand, CommandContext } from './command.js';
+import { addProxierOptions, proxierConfigOf, type ProxierCommandOptions } from './proxier-options.js';
 import { addFilenameOption, dumpFromText, readInputText } from './shared-options.js';
 
-interface RulesCommandOptions {
+interface RulesCommandOptions extends ProxierCommandOptions {
   readonly filename: string;
-  readonly nodeName: string;
-  readonly nodeIp: readonly string[];
-  readonly clusterCidr?: string;
-  readonly masqueradeAll?: boolean;
   readonly saveView?: SaveBackend;
   readonly diff?: string;
-  readonly kubeProxyVersion: KubeProxyVersion;
 }
-
-const collect = (value: string, previous: readonly string[]): string[] => [...previous, ...value.split(',').filter((v) => v !== '')];
 
 async function run(context: CommandContext, options: RulesCommandOptions): Promise<void> {
   const { io } = context;
-  const config = rulesConfig({
-    nodeName: options.nodeName,
-    nodeIPs: options.nodeIp,
-    ...(options.clusterCidr !== undefined ? { clusterCIDR: options.clusterCidr } : {}),
-    masqueradeAll: options.masqueradeAll === true,
-    kubeProxyVersion: options.kubeProxyVersion,
-  });
-  if (!config.ok) throw usageError(config.error.message);
-
+  const config = proxierConfigOf(options);
   const text = await readInputText(io, options.filename);
   const oldText = options.diff === undefined ? undefined : await readInputText(io, options.diff);
   const progress = startProgress(io, text.length + (oldText?.length ?? 0), ['parse', 'rules', 'write']);
@@ -38,7 +24,7 @@ async function run(context: CommandContext, options: RulesCommandOptions): Promi
     const dump = dumpFromText(io, options.filename, text);
     const before = options.diff === undefined || oldText === undefined ? undefined : dumpFromText(io, options.diff, oldText);
     progress.stage('rules');
-    const result = before === undefined ? rulesOf(dump, config.value, options.saveView) : rulesDiffOf(before, dump, config.value, options.saveView);
+    const result = before === undefined ? rulesOf(dump, config, options.saveView) : rulesDiffOf(before, dump, config, options.saveView);
     if (!result.ok) throw inputError(result.error.message);
     progress.stage('write');
     progress.stop();
@@ -60,14 +46,9 @@ export const rulesCommand: CliCommand = {
           '(Endpoints stand in for a Service without EndpointSlices, as the mirroring controller makes them). ' +
           'Objects kube-proxy skips are reported on standard error.',
       );
-    addFilenameOption(command)
-      .option('--node-name <name>', 'the node kube-proxy runs on: endpoints with this nodeName are local', DEFAULT_NODE_NAME)
-      .option('--node-ip <ip>', "the node's addresses (repeat, or separate with commas)", collect, [])
-      .option('--cluster-cidr <cidr>', 'the pod CIDR: traffic from outside it is masqueraded')
-      .option('--masquerade-all', 'masquerade every packet to a cluster IP')
+    addProxierOptions(addFilenameOption(command))
       .addOption(new Option('--save-view <backend>', 'print what iptables-save shows once the text is loaded').choices(['nft', 'legacy']))
       .option('--diff <old-file>', 'print what a partial sync writes when the cluster goes from <old-file> to the input')
-      .addOption(new Option('--kube-proxy-version <version>', 'the kube-proxy release whose rules to write').choices([...KUBE_PROXY_VERSIONS]).default('1.31'))
       .action(async (options: RulesCommandOptions) => run(context, options));
   },
 };

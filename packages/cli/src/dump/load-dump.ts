@@ -20,6 +20,7 @@ import {
   type Service,
   type TaggedError,
 } from '@kubesvc/api-types';
+import { parseSingleJsonDocument } from './fast-json.js';
 
 export interface Dump {
   /** The file name as given, or `-` for standard input. */
@@ -88,6 +89,8 @@ export function dumpOf(source: string, objects: readonly KubeObject[], skipped: 
 
 /** Reads a dump. Never throws: an input that does not decode is ErrDump naming every problem. */
 export function loadDump(source: string, text: string): Result<Dump, ErrDump> {
+  const fast = parseSingleJsonDocument(text);
+  if (fast !== undefined) return ok(dumpOf(source, fast.objects, fast.skipped));
   const parsed = parseManifests(text, { tolerant: true });
   if (!parsed.ok) {
     const causes = parsed.error.causes.map((issue) => formatIssueAt(source, issue));

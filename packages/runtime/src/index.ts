@@ -1,5 +1,6 @@
 // Public API of @kubesvc/runtime: the store (etcd v3's model) with its memory, SQLite and etcd
-// backends, its typed errors, the clocks the shell runs on, and the registry.
+// backends, its typed errors, the clocks the shell runs on, the registry, the controller host,
+// the controllers, the node agent and the HTTP API.
 export type { CancelTimer, Clock } from './clock.js';
 export { systemClock } from './system-clock.js';
 export { virtualClock } from './virtual-clock.js';
@@ -71,3 +72,4 @@ export { DEFAULT_MIRRORING_MAX_ENDPOINTS_PER_SUBSET, endpointSliceMirroringContr
 export type { EndpointSliceMirroringControllerOptions } from './controllers/endpoint-slice-mirroring-controller.js';
 export { simulatedKubelet } from './controllers/simulated-kubelet.js';
 export type { SimulatedKubeletOptions, SimulatedNode } from './controllers/simulated-kubelet.js';
+export * from './api/index.js';

@@ -9,6 +9,16 @@ import type { PatchType } from './patch.js';
 import type { DeleteOptions, ObjectList, Registry, RegistryResult } from './registry.js';
 import { RESOURCES, type ResourceName } from './resources.js';
 
+/** Keeps the objects a list, watch or deletecollection selects (label and field selectors). */
+export type ObjectPredicate = (object: KubeObject) => boolean;
+
+/**
+ * The resources whose storage answers a delete with the deleted object (ReturnDeletedObject);
+ * the others answer with a Status Success naming it.
+ * upstream: pkg/registry/core/{service,pod,namespace}/storage/storage.go
+ */
+export const RETURNS_DELETED_OBJECT: ReadonlySet<string> = new Set(['services', 'pods', 'namespaces']);
+
 interface Target {
   readonly resource: ResourceName;
   /** The request's namespace; '' for cluster-scoped resources or all namespaces (list). */
@@ -18,17 +28,26 @@ interface Target {
 export type ApiRequest =
   | (Target & { readonly verb: 'create'; readonly body: Body; readonly name?: string; readonly fieldValidation?: FieldValidation })
   | (Target & { readonly verb: 'get'; readonly name: string })
-  | (Target & { readonly verb: 'list'; readonly limit?: number; readonly continue?: string })
-  | (Target & { readonly verb: 'update'; readonly name: string; readonly body: Body; readonly fieldValidation?: FieldValidation })
-  | (Target & { readonly verb: 'patch'; readonly name: string; readonly patchType: PatchType; readonly body: string; readonly fieldValidation?: FieldValidation })
-  | (Target & { readonly verb: 'delete'; readonly name: string; readonly preconditions?: DeleteOptions['preconditions'] });
+  | (Target & { readonly verb: 'list'; readonly limit?: number; readonly continue?: string; readonly predicate?: ObjectPredicate })
+  | (Target & { readonly verb: 'update'; readonly name: string; readonly body: Body; readonly fieldValidation?: FieldValidation; readonly subresource?: 'status' })
+  | (Target & {
+      readonly verb: 'patch';
+      readonly name: string;
+      readonly patchType: PatchType;
+      readonly body: string;
+      readonly fieldValidation?: FieldValidation;
+      readonly subresource?: 'status';
+    })
+  | (Target & { readonly verb: 'delete'; readonly name: string; readonly preconditions?: DeleteOptions['preconditions'] })
+  | (Target & { readonly verb: 'deletecollection'; readonly predicate?: ObjectPredicate });
 
 export type ApiVerb = ApiRequest['verb'];
 
 /** What the HTTP layer sends back: the status code, the body, and warning headers. */
 export interface ApiResponse {
   readonly code: 200 | 201;
-  readonly body: KubeObject | ObjectList;
+  /** The object, a list, or (a delete of endpoints, slices, events) a Status Success. */
+  readonly body: KubeObject | ObjectList | Readonly<Record<string, unknown>>;
   readonly warnings: readonly string[];
 }
 
@@ -47,19 +66,50 @@ export async function dispatch(registry: Registry, request: ApiRequest): Promise
     })
     .with({ verb: 'get' }, async (r) => respond(200, await registry.get(r.resource, r.namespace, r.name)))
     .with({ verb: 'list' }, async (r) =>
-      respond(200, await registry.list(r.resource, r.namespace, { ...(r.limit === undefined ? {} : { limit: r.limit }), ...(r.continue === undefined ? {} : { continue: r.continue }) })),
+      respond(
+        200,
+        await registry.list(r.resource, r.namespace, {
+          ...(r.limit === undefined ? {} : { limit: r.limit }),
+          ...(r.continue === undefined ? {} : { continue: r.continue }),
+          ...(r.predicate === undefined ? {} : { predicate: r.predicate }),
+        }),
+      ),
     )
     .with({ verb: 'update' }, async (r) => {
       const decoded = decodeBody(RESOURCES[r.resource], r.body, r.fieldValidation ?? DEFAULT_FIELD_VALIDATION);
       if (!decoded.ok) return decoded;
-      return respond(200, await registry.update(r.resource, r.namespace, r.name, decoded.value.object), decoded.value.warnings);
+      const updated =
+        r.subresource === 'status'
+          ? await registry.updateStatus(r.resource, r.namespace, r.name, decoded.value.object)
+          : await registry.update(r.resource, r.namespace, r.name, decoded.value.object);
+      return respond(200, updated, decoded.value.warnings);
     })
     .with({ verb: 'patch' }, async (r) =>
-      respond(200, await registry.patch(r.resource, r.namespace, r.name, r.patchType, r.body, r.fieldValidation === undefined ? {} : { fieldValidation: r.fieldValidation })),
+      respond(
+        200,
+        await registry.patch(r.resource, r.namespace, r.name, r.patchType, r.body, {
+          ...(r.fieldValidation === undefined ? {} : { fieldValidation: r.fieldValidation }),
+          ...(r.subresource === undefined ? {} : { subresource: r.subresource }),
+        }),
+      ),
     )
     .with({ verb: 'delete' }, async (r) => {
       const deleted = await registry.delete(r.resource, r.namespace, r.name, r.preconditions === undefined ? {} : { preconditions: r.preconditions });
-      return deleted.ok ? { ok: true as const, value: { code: 200 as const, body: deleted.value.object, warnings: [] } } : deleted;
+      if (!deleted.ok) return deleted;
+      const { object } = deleted.value;
+      // upstream finalizeDelete: the object itself, or a Status naming it (Kind is the resource).
+      if (RETURNS_DELETED_OBJECT.has(r.resource) || !deleted.value.deleted) return { ok: true as const, value: { code: 200 as const, body: object, warnings: [] } };
+      const info = RESOURCES[r.resource];
+      const meta = (object as { metadata?: { name?: string; uid?: string } }).metadata ?? {};
+      const status = {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Success',
+        details: { name: meta.name ?? r.name, ...(info.group === '' ? {} : { group: info.group }), kind: info.resource, ...(meta.uid ? { uid: meta.uid } : {}) },
+      };
+      return { ok: true as const, value: { code: 200 as const, body: status, warnings: [] } };
     })
+    .with({ verb: 'deletecollection' }, async (r) => respond(200, await registry.deleteCollection(r.resource, r.namespace, r.predicate === undefined ? {} : { predicate: r.predicate })))
     .exhaustive();
 }

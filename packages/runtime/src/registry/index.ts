@@ -1,8 +1,20 @@
 // The registry's public API (re-exported by the package index).
-export { createRegistry, openRegistry, Registry } from './registry.js';
-export type { CreateOptions, DeleteOptions, DeleteOutcome, ListOptions, ObjectList, RegistryOptions, RegistryResult, UpdateOptions } from './registry.js';
-export { dispatch } from './dispatch.js';
-export type { ApiRequest, ApiResponse, ApiVerb } from './dispatch.js';
+export { createRegistry, openRegistry, Registry, STATUS_RESOURCES } from './registry.js';
+export type {
+  CreateOptions,
+  DeleteCollectionOptions,
+  DeleteOptions,
+  DeleteOutcome,
+  ListOptions,
+  ObjectList,
+  PatchOptions,
+  RegistryOptions,
+  RegistryResult,
+  StatusUpdateOptions,
+  UpdateOptions,
+} from './registry.js';
+export { dispatch, RETURNS_DELETED_OBJECT } from './dispatch.js';
+export type { ApiRequest, ApiResponse, ApiVerb, ObjectPredicate } from './dispatch.js';
 export { decodeBody, decodeValue } from './decode.js';
 export type { Body, Decoded, DecodeResult, FieldValidation } from './decode.js';
 export {

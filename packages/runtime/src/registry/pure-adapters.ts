@@ -12,7 +12,10 @@ import {
   isServiceIPSet,
   needsHealthCheck,
   parseIPSloppy,
+  fieldPath,
   validateObject,
+  validateObjectMetaUpdate,
+  validateServiceStatusUpdate,
   validateServiceCreate as validateServiceCreateInApiTypes,
   validateServiceUpdate as validateServiceUpdateInApiTypes,
   type ApiStatus,
@@ -23,6 +26,7 @@ import {
   type IPFamily,
   type Kind,
   type KubeObject,
+  type ObjectMetaInput,
   type RangeAllocation,
   type Rng,
   type Service,
@@ -169,6 +173,23 @@ export function validateObjectCreate<T extends KubeObject>(object: T): Validatio
 export function validateObjectUpdate<T extends KubeObject>(object: T, old: T): ValidationResult<T> {
   const defaulted = defaultObject(object);
   const errors = validateObject(defaulted, old);
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: defaulted };
+}
+
+/**
+ * A status update (the /status subresource) of a Service or a Pod: the metadata update
+ * rules, and for a Service its load balancer status, after v1 defaulting. Wraps: defaultObject,
+ * validateServiceStatusUpdate, validateObjectMetaUpdate.
+ * upstream: pkg/registry/core/service/strategy.go (serviceStatusStrategy.ValidateUpdate),
+ *           pkg/registry/core/pod/strategy.go (podStatusStrategy.ValidateUpdate)
+ */
+export function validateStatusUpdate<T extends KubeObject>(object: T, old: T): ValidationResult<T> {
+  // The body is defaulted as it is decoded (a load balancer ingress IP gets ipMode VIP).
+  const defaulted = defaultObject(object);
+  const errors =
+    defaulted.kind === 'Service' && old.kind === 'Service'
+      ? validateServiceStatusUpdate(defaulted, old)
+      : validateObjectMetaUpdate((defaulted as { metadata?: ObjectMetaInput }).metadata ?? {}, (old as { metadata?: ObjectMetaInput }).metadata ?? {}, fieldPath('metadata'));
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: defaulted };
 }
 

@@ -52,6 +52,7 @@ import {
   validateObjectUpdate,
   validateServiceCreate,
   validateServiceUpdate,
+  validateStatusUpdate,
   type AdapterError,
   type ClusterNetworking,
   type IPAllocator,
@@ -102,6 +103,25 @@ export interface ListOptions {
   readonly limit?: number;
   /** The token a previous page returned. */
   readonly continue?: string;
+  /**
+   * Keeps only the objects it accepts (label and field selectors). With a limit, the page is
+   * filled with accepted objects, reading on as the etcd3 store's GetList does, and the
+   * continue token resumes after the last object read.
+   */
+  readonly predicate?: (object: KubeObject) => boolean;
+}
+
+export interface StatusUpdateOptions {
+  readonly fieldValidation?: FieldValidation;
+}
+
+export interface PatchOptions extends UpdateOptions {
+  /** `'status'` patches through the /status subresource (registry.updateStatus). */
+  readonly subresource?: 'status';
+}
+
+export interface DeleteCollectionOptions {
+  readonly predicate?: (object: KubeObject) => boolean;
 }
 
 export interface ObjectList<T extends KubeObject = KubeObject> {
@@ -120,6 +140,20 @@ export interface DeleteOutcome<T extends KubeObject = KubeObject> {
   readonly object: T;
   /** False when the object still exists, being finalized (a namespace). */
   readonly deleted: boolean;
+}
+
+/** The resources with a /status subresource. */
+export const STATUS_RESOURCES: ReadonlySet<string> = new Set(['services', 'pods', 'nodes']);
+
+/** The patch types in the order kube-apiserver lists them in its 415 (upstream: endpoints/installer.go). */
+const PATCH_TYPE_ORDER = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+
+function patchTypesInOrder(types: readonly string[]): string[] {
+  const rank = (t: string) => {
+    const i = PATCH_TYPE_ORDER.indexOf(t);
+    return i < 0 ? PATCH_TYPE_ORDER.length : i;
+  };
+  return [...types].sort((a, b) => rank(a) - rank(b));
 }
 
 const MAX_GENERATE_NAME_ATTEMPTS = 8;
@@ -232,18 +266,41 @@ export class Registry {
       revision = token.rv;
       start = token.start;
     }
+    const accept = options.predicate;
     try {
       const limit = options.limit ?? 0;
-      const page = await this.store.range(prefix, {
-        ...(limit > 0 ? { limit } : {}),
-        ...(start === undefined ? {} : { continueKey: start }),
-        ...(revision === undefined ? {} : { revision }),
-      });
-      const items = page.kvs.map((kv) => deserializeObject<T>(kv));
-      const last = page.kvs[page.kvs.length - 1];
-      const rv = revision ?? page.revision;
+      const items: T[] = [];
+      let more = false;
+      let nextKey: string | undefined;
+      // upstream etcd3 store GetList: with a predicate, read on (at the same revision) until the
+      // page holds `limit` matching objects or the keys run out.
+      for (;;) {
+        const page = await this.store.range(prefix, {
+          ...(limit > 0 ? { limit: accept === undefined ? limit : Math.max(limit, 64) } : {}),
+          ...(start === undefined ? {} : { continueKey: start }),
+          ...(revision === undefined ? {} : { revision }),
+        });
+        revision ??= page.revision;
+        let cut = false;
+        for (const [i, kv] of page.kvs.entries()) {
+          const object = deserializeObject<T>(kv);
+          if (accept !== undefined && !accept(object)) continue;
+          items.push(object);
+          if (limit > 0 && items.length >= limit) {
+            cut = true;
+            more = i < page.kvs.length - 1 || page.more;
+            nextKey = `${kv.key}\u0000`;
+            break;
+          }
+        }
+        if (cut || !page.more) break;
+        const last = page.kvs[page.kvs.length - 1];
+        if (last === undefined) break;
+        start = `${last.key}\u0000`;
+      }
+      const rv = revision;
       const metadata: { resourceVersion: string; continue?: string } = { resourceVersion: String(rv) };
-      if (page.more && last !== undefined) metadata.continue = encodeContinue(rv, `${last.key}\u0000`, prefix);
+      if (more && nextKey !== undefined) metadata.continue = encodeContinue(rv, nextKey, prefix);
       return ok({ apiVersion: info.apiVersion, kind: `${info.kind}List`, metadata, items });
     } catch (e) {
       if (e instanceof ErrCompacted && options.continue !== undefined) {
@@ -460,11 +517,86 @@ export class Registry {
       out = { ...out, spec: { ...out.spec, ...(old.spec?.finalizers ? { finalizers: old.spec.finalizers } : {}) } };
       out = old.status === undefined ? out : { ...out, status: old.status };
     }
+    // The main resource never writes status; /status does (PrepareForUpdate of both kinds).
+    // upstream: pkg/registry/core/pod/strategy.go, pkg/registry/core/service/strategy.go
     if (out.kind === 'Pod' && old.kind === 'Pod') {
       const { status: _s, ...rest } = out;
       out = old.status === undefined ? rest : { ...rest, status: old.status };
     }
+    if (out.kind === 'Service' && old.kind === 'Service') {
+      const { status: _s, ...rest } = out;
+      out = old.status === undefined ? rest : { ...rest, status: old.status };
+    }
     return out as T;
+  }
+
+  /**
+   * The status strategy's PrepareForUpdate: everything but the status comes from the stored
+   * object's spec (a Pod's owner references too); metadata follows rest.BeforeUpdate.
+   * upstream: pkg/registry/core/service/strategy.go (serviceStatusStrategy.PrepareForUpdate),
+   *           pkg/registry/core/pod/strategy.go (podStatusStrategy.PrepareForUpdate)
+   */
+  private prepareStatusUpdate<T extends KubeObject>(info: ResourceInfo, object: T, old: T): T {
+    const base = this.prepareUpdate(info, object, old) as unknown as Record<string, unknown>;
+    const stored = old as unknown as Record<string, unknown>;
+    const incoming = object as unknown as Record<string, unknown>;
+    const out: Record<string, unknown> = { ...base };
+    if (stored['spec'] === undefined) delete out['spec'];
+    else out['spec'] = stored['spec'];
+    if (incoming['status'] === undefined) delete out['status'];
+    else out['status'] = incoming['status'];
+    if (info.kind === 'Pod') {
+      const meta: ObjectMeta = { ...metaOf(base as unknown as KubeObject) };
+      const oldOwners = metaOf(old).ownerReferences;
+      if (oldOwners === undefined) delete meta.ownerReferences;
+      else meta.ownerReferences = oldOwners;
+      out['metadata'] = meta;
+    }
+    return out as unknown as T;
+  }
+
+  /**
+   * Writes an object through its /status subresource (services, pods): the status is taken
+   * from `object`, the spec stays as stored. Preconditions as for update.
+   */
+  async updateStatus<T extends KubeObject>(resource: ResourceName, namespace: string, name: string, object: T): Promise<RegistryResult<T>> {
+    const info = RESOURCES[resource];
+    const gr = groupResource(info);
+    if (!STATUS_RESOURCES.has(resource)) return fail(notFoundError(gr, name));
+    const meta = metaOf(object);
+    if ((meta.name ?? '') !== name) {
+      return fail(badRequestError(`the name of the object (${meta.name ?? ''}) does not match the name on the URL (${name})`));
+    }
+    const ns = info.namespaced ? namespace : '';
+    if (info.namespaced && meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== ns) {
+      return fail(badRequestError('the namespace of the provided object does not match the namespace sent on the request'));
+    }
+    const wanted = meta.resourceVersion ?? '';
+    const uid = meta.uid ?? '';
+    const key = objectKey(info, ns, name);
+    try {
+      for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
+        const { kv } = await this.store.get(key);
+        if (kv === undefined) return fail(notFoundError(gr, name));
+        const old = deserializeObject<T>(kv);
+        const storedUID = metaOf(old).uid ?? '';
+        if (uid !== '' && uid !== storedUID) return fail(uidPreconditionFailed(gr, name, key, uid, storedUID));
+        if (wanted !== '' && wanted !== String(kv.modRevision)) return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
+        const prepared = this.prepareStatusUpdate(info, object, old);
+        const validated = validateStatusUpdate(prepared, old);
+        if (!validated.ok) return fail(invalidError(info.kind, name, validated.errors));
+        const result = await this.persistUpdate(info, validated.value, kv);
+        if (result === 'conflict') {
+          if (wanted !== '') return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
+          continue;
+        }
+        return result;
+      }
+      return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
+    } catch (e) {
+      if (e instanceof Error && e.name === 'SimulatedCrash') throw e;
+      return fail(storeFailure(e));
+    }
   }
 
   private async updateOnce<T extends KubeObject>(info: ResourceInfo, object: T, old: T, kv: KeyValue): Promise<RegistryResult<T> | 'conflict'> {
@@ -526,11 +658,12 @@ export class Registry {
     name: string,
     patchType: PatchType,
     patch: string,
-    options: UpdateOptions = {},
+    options: PatchOptions = {},
   ): Promise<RegistryResult<T>> {
     const info = RESOURCES[resource];
     const patcher = this.patchers[patchType];
-    if (patcher === undefined) return fail(unsupportedMediaTypeError(Object.keys(this.patchers)));
+    if (patcher === undefined) return fail(unsupportedMediaTypeError(patchTypesInOrder(Object.keys(this.patchers))));
+    if (options.subresource === 'status' && !STATUS_RESOURCES.has(resource)) return fail(notFoundError(groupResource(info), name));
     for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
       const current = await this.get<T>(resource, namespace, name);
       if (!current.ok) return current;
@@ -541,7 +674,10 @@ export class Registry {
       if (!decoded.ok) return decoded;
       const patchedRV = metaOf(decoded.value.object).resourceVersion ?? '';
       const pinned = patchedRV !== metaOf(current.value).resourceVersion;
-      const result = await this.update(resource, namespace, name, decoded.value.object as T);
+      const result =
+        options.subresource === 'status'
+          ? await this.updateStatus(resource, namespace, name, decoded.value.object as T)
+          : await this.update(resource, namespace, name, decoded.value.object as T);
       if (!result.ok && result.error._tag === 'Conflict' && !pinned) continue;
       return result;
     }
@@ -585,6 +721,24 @@ export class Registry {
       if (e instanceof Error && e.name === 'SimulatedCrash') throw e;
       return fail(storeFailure(e));
     }
+  }
+
+  /**
+   * Deletes every object of the list (one namespace, or all) that `predicate` accepts, one by
+   * one, and returns the list of what it deleted; an object gone meanwhile is skipped.
+   * upstream: staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go DeleteCollection
+   */
+  async deleteCollection<T extends KubeObject = KubeObject>(resource: ResourceName, namespace: string, options: DeleteCollectionOptions = {}): Promise<RegistryResult<ObjectList<T>>> {
+    const listed = await this.list<T>(resource, namespace, options.predicate === undefined ? {} : { predicate: options.predicate });
+    if (!listed.ok) return listed;
+    const deleted: T[] = [];
+    for (const item of listed.value.items) {
+      const meta = metaOf(item);
+      const r = await this.delete<T>(resource, meta.namespace ?? '', meta.name ?? '', { preconditions: { uid: meta.uid ?? '' } });
+      if (r.ok) deleted.push(r.value.object);
+      else if (r.error._tag !== 'NotFound' && r.error._tag !== 'Conflict') return r;
+    }
+    return ok({ ...listed.value, items: deleted });
   }
 
   /** Namespace Delete: the first makes it Terminating; with finalizers left, later ones conflict. */

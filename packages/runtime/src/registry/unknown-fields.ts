@@ -81,7 +81,8 @@ function walk(schema: z.ZodType, value: unknown, path: string, generic: string, 
       for (const [key, child] of Object.entries(value)) {
         const childPath = path === '' ? key : `${path}.${key}`;
         const childGeneric = generic === '' ? key : `${generic}.${key}`;
-        const field = def.shape[key];
+        // Own keys only: a field named like an Object.prototype member ("toString") is unknown.
+        const field = Object.hasOwn(def.shape, key) ? def.shape[key] : undefined;
         if (field === undefined) {
           if (!open.has(childGeneric)) out.push(childPath);
           continue;

@@ -1,0 +1,115 @@
+// Discovery: /version, /api, /api/v1, /apis and the discovery.k8s.io group, built from the
+// registry's RESOURCES table so that a resource added there is served and listed with no change
+// here. kubectl needs the short names (`svc`) and the `all` category from these lists.
+// upstream: staging/src/k8s.io/apiserver/pkg/endpoints/discovery (legacy.go, group.go, version.go),
+//           pkg/registry/core/*/storage/storage.go (ShortNames, Categories),
+//           staging/src/k8s.io/apimachinery/pkg/version/types.go (Info)
+import { RESOURCES, type ResourceInfo } from '../registry/resources.js';
+import { STATUS_RESOURCES } from '../registry/registry.js';
+
+/** What kube-apiserver's storages say about each resource beyond the registry's table. */
+interface ResourceExtras {
+  readonly singularName: string;
+  readonly shortNames?: readonly string[];
+  readonly categories?: readonly string[];
+}
+
+// upstream: ShortNames() and Categories() of each REST storage.
+const EXTRAS: Readonly<Record<string, ResourceExtras>> = {
+  namespaces: { singularName: 'namespace', shortNames: ['ns'] },
+  services: { singularName: 'service', shortNames: ['svc'], categories: ['all'] },
+  endpoints: { singularName: 'endpoints', shortNames: ['ep'] },
+  endpointslices: { singularName: 'endpointslice' },
+  pods: { singularName: 'pod', shortNames: ['po'], categories: ['all'] },
+  events: { singularName: 'event', shortNames: ['ev'] },
+  nodes: { singularName: 'node', shortNames: ['no'] },
+};
+
+const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
+const STATUS_VERBS = ['get', 'patch', 'update'] as const;
+
+export const KUBE_VERSION = { major: '1', minor: '33', gitVersion: 'v1.33.0-kubesvc.0' } as const;
+
+/** /version: version.Info, with kubectl's dispatcher reading `minor` to pick kubectl 1.33. */
+export function versionInfo(): Record<string, string> {
+  return {
+    major: KUBE_VERSION.major,
+    minor: KUBE_VERSION.minor,
+    gitVersion: KUBE_VERSION.gitVersion,
+    gitCommit: '0000000000000000000000000000000000000000',
+    gitTreeState: 'clean',
+    buildDate: '1970-01-01T00:00:00Z',
+    goVersion: `node${process.versions.node}`,
+    compiler: 'tsc',
+    platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+  };
+}
+
+function served(): ResourceInfo[] {
+  return Object.values(RESOURCES);
+}
+
+/** The groupVersion a resource is served at (`v1`, `discovery.k8s.io/v1`). */
+export function groupVersionOf(info: ResourceInfo): string {
+  return info.apiVersion;
+}
+
+/** The APIResourceList of one group version, with each resource's status subresource. */
+export function apiResourceList(groupVersion: string): Record<string, unknown> | undefined {
+  const infos = served()
+    .filter((info) => groupVersionOf(info) === groupVersion)
+    .sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
+  if (infos.length === 0) return undefined;
+  const resources: Record<string, unknown>[] = [];
+  for (const info of infos) {
+    const extras = EXTRAS[info.resource];
+    resources.push({
+      name: info.resource,
+      singularName: extras?.singularName ?? info.kind.toLowerCase(),
+      namespaced: info.namespaced,
+      kind: info.kind,
+      verbs: [...VERBS],
+      ...(extras?.shortNames ? { shortNames: [...extras.shortNames] } : {}),
+      ...(extras?.categories ? { categories: [...extras.categories] } : {}),
+    });
+    if (STATUS_RESOURCES.has(info.resource)) {
+      resources.push({ name: `${info.resource}/status`, singularName: '', namespaced: info.namespaced, kind: info.kind, verbs: [...STATUS_VERBS] });
+    }
+  }
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources };
+}
+
+/** The API groups other than the core one, from the registry's resources. */
+export function apiGroupNames(): string[] {
+  const groups = new Set<string>();
+  for (const info of served()) if (info.group !== '') groups.add(info.group);
+  return [...groups].sort();
+}
+
+function versionsOf(group: string): string[] {
+  const versions = new Set<string>();
+  for (const info of served()) if (info.group === group) versions.add(info.apiVersion.slice(group.length + 1));
+  return [...versions].sort();
+}
+
+/** One APIGroup (for /apis/<group> and inside /apis). */
+export function apiGroup(group: string, withTypeMeta: boolean): Record<string, unknown> | undefined {
+  const versions = versionsOf(group);
+  const preferred = versions[versions.length - 1];
+  if (preferred === undefined) return undefined;
+  return {
+    ...(withTypeMeta ? { kind: 'APIGroup', apiVersion: 'v1' } : {}),
+    name: group,
+    versions: versions.map((version) => ({ groupVersion: `${group}/${version}`, version })),
+    preferredVersion: { groupVersion: `${group}/${preferred}`, version: preferred },
+  };
+}
+
+export function apiGroupList(): Record<string, unknown> {
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: apiGroupNames().map((g) => apiGroup(g, false)) };
+}
+
+/** /api: the legacy group's versions; the server address is the one the client reached. */
+export function apiVersions(serverAddress: string): Record<string, unknown> {
+  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+}

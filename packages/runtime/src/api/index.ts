@@ -1,0 +1,10 @@
+// The HTTP API's public surface (re-exported by the package index).
+export { generateToken, startApiServer } from './server.js';
+export type { ApiServer, ApiServerOptions } from './server.js';
+export { generateServingCertificate } from './serving-cert.js';
+export type { ServingCertificate, ServingCertificateOptions } from './serving-cert.js';
+export type { ApiTable, IncludeObject, TableContext, TablePrinter } from './table-hook.js';
+export { formatLabelSelector, labelsMatch, parseLabelSelector } from './label-selector.js';
+export type { LabelOperator, LabelRequirement, LabelSelectorResult } from './label-selector.js';
+export { checkFieldSelector, fieldsMatch, parseFieldSelector } from './field-selector.js';
+export type { FieldRequirement, FieldSelectorResult } from './field-selector.js';

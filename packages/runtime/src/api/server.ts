@@ -1,0 +1,499 @@
+// The kube-apiserver wire protocol on node:http, enough for an unmodified kubectl: bearer-token
+// authentication, discovery, OpenAPI stubs, the verbs on every resource of the registry
+// (namespaced, all-namespaces and cluster-scoped paths, the /status subresource), selectors,
+// pagination, watch streams, Table output through an injected printer, and a Status body for
+// every failure.
+// upstream: staging/src/k8s.io/apiserver/pkg/endpoints/installer.go (routes and verbs per path),
+//           staging/src/k8s.io/apiserver/pkg/endpoints/handlers/{get,create,update,patch,delete,
+//           watch,rest}.go, staging/src/k8s.io/apiserver/pkg/server/healthz (healthz, livez,
+//           readyz), staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/warning.go
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { ApiStatus, KubeObject } from '@kubesvc/api-types';
+import { dispatch } from '../registry/dispatch.js';
+import { badRequestError, internalError, isApiError, MAX_REQUEST_BODY_BYTES, requestEntityTooLargeError, type ApiError } from '../registry/errors.js';
+import type { ObjectList, Registry } from '../registry/registry.js';
+import { RESOURCES, type ResourceInfo, type ResourceName } from '../registry/resources.js';
+import { STATUS_RESOURCES } from '../registry/registry.js';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.js';
+import { openApiV3Document, openApiV3Index } from './openapi.js';
+import { deleteOptions, listOptions, writeOptions, type Parsed } from './query-options.js';
+import { methodNotAllowedStatus, pathNotFoundStatus, unauthorizedStatus } from './status-bodies.js';
+import type { IncludeObject, TableContext, TablePrinter } from './table-hook.js';
+import { startWatch, type WatchSession } from './watch.js';
+
+export interface ApiServerOptions {
+  readonly registry: Registry;
+  /** Default 127.0.0.1. */
+  readonly host?: string;
+  /** 0 (the default) picks a free port. */
+  readonly port?: number;
+  /** The bearer token every request but the health and version endpoints must carry. */
+  readonly token: string;
+  /**
+   * Serve HTTPS with this key pair (generateServingCertificate makes one). kubectl sends a
+   * kubeconfig's token only over TLS; without it the server speaks plain HTTP.
+   */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
+  /** /readyz answers 200 `ok` only while this is true. Default: always ready. */
+  readonly ready?: () => boolean;
+  /** The Table printer for `Accept: ...;as=Table`; without it (or when it declines) the plain object or list is sent. */
+  readonly tables?: TablePrinter;
+  /** How often a watch with allowWatchBookmarks sends a BOOKMARK. Default 60 s (the watch cache's pace). */
+  readonly bookmarkIntervalMs?: number;
+}
+
+export interface ApiServer {
+  /** `http://host:port` */
+  readonly url: string;
+  readonly port: number;
+  /** Ends every watch stream and closes the listener and its connections. */
+  close(): Promise<void>;
+}
+
+/** A bearer token for the CLI: 32 random bytes, base64url. */
+export function generateToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+const UNAUTHENTICATED_PATHS = new Set(['/healthz', '/readyz', '/livez', '/version']);
+
+const JSON_TYPE = 'application/json';
+const TABLE_TYPE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
+
+type Route =
+  | { readonly kind: 'collection'; readonly info: ResourceInfo; readonly namespace: string | undefined }
+  | { readonly kind: 'item'; readonly info: ResourceInfo; readonly namespace: string; readonly name: string; readonly subresource?: 'status' };
+
+function infoAt(groupVersion: string, resource: string): ResourceInfo | undefined {
+  if (!Object.hasOwn(RESOURCES, resource)) return undefined;
+  const info = RESOURCES[resource as ResourceName];
+  return info.apiVersion === groupVersion ? info : undefined;
+}
+
+/** The resource route of a path below /api/v1 or /apis/<group>/<version>, or undefined (404). */
+function resourceRoute(groupVersion: string, rest: readonly string[]): Route | undefined {
+  if (rest.length === 0 || rest.some((s) => s === '')) return undefined;
+  const [first, second, third, fourth, fifth] = rest;
+  if (first === 'namespaces' && third !== undefined) {
+    const info = infoAt(groupVersion, third);
+    if (info === undefined || !info.namespaced || second === undefined || rest.length > 5) return undefined;
+    if (fourth === undefined) return { kind: 'collection', info, namespace: second };
+    if (fifth === undefined) return { kind: 'item', info, namespace: second, name: fourth };
+    if (fifth === 'status' && STATUS_RESOURCES.has(info.resource)) return { kind: 'item', info, namespace: second, name: fourth, subresource: 'status' };
+    return undefined;
+  }
+  const info = first === undefined ? undefined : infoAt(groupVersion, first);
+  if (info === undefined || rest.length > 3) return undefined;
+  if (second === undefined) return { kind: 'collection', info, namespace: undefined };
+  if (info.namespaced) return undefined;
+  if (third === undefined) return { kind: 'item', info, namespace: '', name: second };
+  if (third === 'status' && STATUS_RESOURCES.has(info.resource)) return { kind: 'item', info, namespace: '', name: second, subresource: 'status' };
+  return undefined;
+}
+
+/** Whether the Accept header asks for a meta.k8s.io/v1 Table. */
+function wantsTable(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  return accept.split(',').some((part) => {
+    const params = part
+      .split(';')
+      .slice(1)
+      .map((p) => p.trim());
+    return params.includes('as=Table') && params.includes('g=meta.k8s.io') && params.includes('v=v1');
+  });
+}
+
+function includeObjectOf(query: URLSearchParams): IncludeObject | undefined {
+  const v = query.get('includeObject');
+  return v === 'None' || v === 'Metadata' || v === 'Object' ? v : undefined;
+}
+
+/** RFC 7234 warn-text, quoted as upstream's warning writer does. */
+function warningHeader(message: string): string {
+  return `299 - "${message.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[\r\n]/g, ' ')}"`;
+}
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  if (header === undefined || !header.startsWith('Bearer ')) return false;
+  const given = Buffer.from(header.slice('Bearer '.length).trim());
+  const want = Buffer.from(token);
+  return given.length === want.length && timingSafeEqual(given, want);
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? '0');
+    if (Number.isFinite(declared) && declared > MAX_REQUEST_BODY_BYTES) {
+      reject(new BodyTooLarge());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > MAX_REQUEST_BODY_BYTES) {
+        failed = true;
+        chunks.length = 0;
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!failed) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', (e) => {
+      if (!failed) reject(e);
+    });
+  });
+}
+
+interface Reply {
+  readonly code: number;
+  readonly body: unknown;
+  readonly contentType?: string;
+  readonly warnings?: readonly string[];
+}
+
+function statusReply(status: ApiStatus): Reply {
+  return { code: status.code ?? 500, body: status };
+}
+
+function errorReply(error: ApiError): Reply {
+  return { code: error.code, body: error.status };
+}
+
+/** Starts the API server; resolves once it listens. */
+export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
+  const { registry, token } = options;
+  const host = options.host ?? '127.0.0.1';
+  const ready = options.ready ?? (() => true);
+  const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
+  const watches = new Set<WatchSession>();
+  let closing = false;
+  let address = '';
+
+  const send = (res: ServerResponse, reply: Reply): void => {
+    if (res.headersSent) {
+      if (!res.writableEnded) res.end();
+      return;
+    }
+    const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+    const headers: Record<string, string | string[]> = { 'Content-Type': reply.contentType ?? JSON_TYPE, 'Cache-Control': 'no-cache, private' };
+    const connection = res.getHeader('Connection');
+    if (typeof connection === 'string') headers['Connection'] = connection;
+    if (reply.warnings !== undefined && reply.warnings.length > 0) headers['Warning'] = reply.warnings.map(warningHeader);
+    res.writeHead(reply.code, headers);
+    res.end(text);
+  };
+
+  const asTable = (req: IncomingMessage, query: URLSearchParams, resource: ResourceName, objects: readonly KubeObject[], meta: { resourceVersion?: string; continue?: string }): Reply | undefined => {
+    if (options.tables === undefined || !wantsTable(req.headers.accept)) return undefined;
+    const ctx: TableContext = { now: registry.clock.now(), resourceVersion: meta.resourceVersion, continue: meta.continue, includeObject: includeObjectOf(query) };
+    const table = options.tables(resource, objects, ctx);
+    return table === undefined ? undefined : { code: 200, body: table, contentType: TABLE_TYPE };
+  };
+
+  const handleResource = async (req: IncomingMessage, res: ServerResponse, route: Route, query: URLSearchParams): Promise<Reply | undefined> => {
+    const method = req.method ?? 'GET';
+    const { info } = route;
+    const resource = info.resource;
+    if (route.kind === 'collection') {
+      const namespace = route.namespace ?? '';
+      const allNamespaces = info.namespaced && route.namespace === undefined;
+      if (method === 'GET') {
+        const opts = listOptions(query, resource);
+        if (!opts.ok) return errorReply(opts.error);
+        const o = opts.value;
+        if (o.watch) {
+          const table = options.tables !== undefined && wantsTable(req.headers.accept);
+          let headersSent = false;
+          const started = await startWatch(
+            {
+              registry,
+              resource,
+              namespace,
+              predicate: o.predicate,
+              resourceVersion: o.resourceVersion,
+              allowWatchBookmarks: o.allowWatchBookmarks,
+              timeoutSeconds: o.timeoutSeconds,
+              bookmarkIntervalMs,
+              contentType: JSON_TYPE,
+              encode: (_type, object) => {
+                if (!table || options.tables === undefined) return object;
+                const rendered = options.tables(resource, [object], { now: registry.clock.now(), includeObject: includeObjectOf(query), noHeaders: headersSent });
+                if (rendered === undefined) return object;
+                headersSent = true;
+                return rendered;
+              },
+            },
+            res,
+          );
+          if (!started.ok) return errorReply(started.error);
+          const session = started.value;
+          watches.add(session);
+          if (closing) session.stop();
+          await session.done;
+          watches.delete(session);
+          return undefined;
+        }
+        const listed = await dispatch(registry, {
+          verb: 'list',
+          resource,
+          namespace,
+          ...(o.limit === undefined ? {} : { limit: o.limit }),
+          ...(o.continue === undefined ? {} : { continue: o.continue }),
+          ...(o.predicate === undefined ? {} : { predicate: o.predicate }),
+        });
+        if (!listed.ok) return errorReply(listed.error);
+        const list = listed.value.body as ObjectList;
+        return asTable(req, query, resource, list.items, list.metadata) ?? { code: 200, body: list };
+      }
+      if (allNamespaces) return statusReply(methodNotAllowedStatus());
+      if (method === 'POST') {
+        const write = writeOptions(query, 'CreateOptions');
+        if (!write.ok) return errorReply(write.error);
+        if (write.value.dryRun) return errorReply(dryRunRefused());
+        const body = await readBody(req);
+        return fromDispatch(
+          await dispatch(registry, {
+            verb: 'create',
+            resource,
+            namespace,
+            body: new Uint8Array(body.buffer, body.byteOffset, body.length),
+            ...(write.value.fieldValidation === undefined ? {} : { fieldValidation: write.value.fieldValidation }),
+          }),
+        );
+      }
+      if (method === 'DELETE') {
+        const body = await readBody(req);
+        const del = deleteOptions(query, body.toString('utf8'));
+        if (!del.ok) return errorReply(del.error);
+        if (del.value.dryRun) return errorReply(dryRunRefused());
+        const opts = listOptions(query, resource);
+        if (!opts.ok) return errorReply(opts.error);
+        return fromDispatch(await dispatch(registry, { verb: 'deletecollection', resource, namespace, ...(opts.value.predicate === undefined ? {} : { predicate: opts.value.predicate }) }));
+      }
+      return statusReply(methodNotAllowedStatus());
+    }
+
+    const { namespace, name } = route;
+    const sub = route.subresource;
+    switch (method) {
+      case 'GET': {
+        const got = await dispatch(registry, { verb: 'get', resource, namespace, name });
+        if (!got.ok) return errorReply(got.error);
+        const object = got.value.body as KubeObject;
+        const rv = (object as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
+        return asTable(req, query, resource, [object], rv === undefined ? {} : { resourceVersion: rv }) ?? { code: 200, body: object };
+      }
+      case 'PUT': {
+        const write = writeOptions(query, 'UpdateOptions');
+        if (!write.ok) return errorReply(write.error);
+        if (write.value.dryRun) return errorReply(dryRunRefused());
+        const body = await readBody(req);
+        return fromDispatch(
+          await dispatch(registry, {
+            verb: 'update',
+            resource,
+            namespace,
+            name,
+            body: new Uint8Array(body.buffer, body.byteOffset, body.length),
+            ...(write.value.fieldValidation === undefined ? {} : { fieldValidation: write.value.fieldValidation }),
+            ...(sub === undefined ? {} : { subresource: sub }),
+          }),
+        );
+      }
+      case 'PATCH': {
+        const write = writeOptions(query, 'PatchOptions');
+        if (!write.ok) return errorReply(write.error);
+        if (write.value.dryRun) return errorReply(dryRunRefused());
+        const contentType = req.headers['content-type'] ?? '';
+        const semicolon = contentType.indexOf(';');
+        const patchType = (semicolon > 0 ? contentType.slice(0, semicolon) : contentType).trim();
+        const body = await readBody(req);
+        return fromDispatch(
+          await dispatch(registry, {
+            verb: 'patch',
+            resource,
+            namespace,
+            name,
+            patchType,
+            body: body.toString('utf8'),
+            ...(write.value.fieldValidation === undefined ? {} : { fieldValidation: write.value.fieldValidation }),
+            ...(sub === undefined ? {} : { subresource: sub }),
+          }),
+        );
+      }
+      case 'DELETE': {
+        if (sub !== undefined) return statusReply(methodNotAllowedStatus());
+        const body = await readBody(req);
+        const del = deleteOptions(query, body.toString('utf8'));
+        if (!del.ok) return errorReply(del.error);
+        if (del.value.dryRun) return errorReply(dryRunRefused());
+        return fromDispatch(
+          await dispatch(registry, { verb: 'delete', resource, namespace, name, ...(del.value.preconditions === undefined ? {} : { preconditions: del.value.preconditions }) }),
+        );
+      }
+      default:
+        return statusReply(methodNotAllowedStatus());
+    }
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<Reply | undefined> => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      return errorReply(badRequestError('malformed request URL'));
+    }
+    // Paths compare after one trailing slash is dropped, as the mux does for /api/v1/.
+    const path = url.pathname.length > 1 && url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname;
+    const method = req.method ?? 'GET';
+    if (!UNAUTHENTICATED_PATHS.has(path) && !tokenMatches(req.headers.authorization, token)) return statusReply(unauthorizedStatus());
+
+    switch (path) {
+      case '/healthz':
+      case '/livez':
+        return { code: 200, body: 'ok', contentType: 'text/plain; charset=utf-8' };
+      case '/readyz':
+        return ready()
+          ? { code: 200, body: 'ok', contentType: 'text/plain; charset=utf-8' }
+          : { code: 500, body: '[+]ping ok\n[-]kubesvc-ready failed: reason withheld\nreadyz check failed\n', contentType: 'text/plain; charset=utf-8' };
+      case '/version':
+        return { code: 200, body: versionInfo() };
+      case '/api':
+        return { code: 200, body: apiVersions(address) };
+      case '/apis':
+        return { code: 200, body: apiGroupList() };
+      case '/openapi/v2':
+        // An empty protobuf Document: kubectl accepts it (and the proper protobuf media type is refused by its mime parser).
+        return { code: 200, body: '', contentType: 'application/octet-stream' };
+      case '/openapi/v3':
+        return { code: 200, body: openApiV3Index() };
+      default:
+        break;
+    }
+    if (path.startsWith('/openapi/v3/')) {
+      const doc = openApiV3Document(path.slice('/openapi/v3/'.length));
+      return doc === undefined ? statusReply(pathNotFoundStatus()) : { code: 200, body: doc };
+    }
+    const segments = path.split('/').slice(1);
+    let groupVersion: string | undefined;
+    let rest: string[] = [];
+    if (segments[0] === 'api' && segments[1] === 'v1') {
+      groupVersion = 'v1';
+      rest = segments.slice(2);
+    } else if (segments[0] === 'apis' && segments.length >= 2) {
+      const group = segments[1] ?? '';
+      if (segments.length === 2) {
+        const g = apiGroup(group, true);
+        if (g === undefined) return statusReply(pathNotFoundStatus());
+        return method === 'GET' ? { code: 200, body: g } : statusReply(methodNotAllowedStatus());
+      }
+      groupVersion = `${group}/${segments[2] ?? ''}`;
+      rest = segments.slice(3);
+    }
+    if (groupVersion === undefined) return statusReply(pathNotFoundStatus());
+    if (rest.length === 0) {
+      const list = apiResourceList(groupVersion);
+      if (list === undefined) return statusReply(pathNotFoundStatus());
+      return method === 'GET' ? { code: 200, body: list } : statusReply(methodNotAllowedStatus());
+    }
+    let decodedRest: string[];
+    try {
+      decodedRest = rest.map((s) => decodeURIComponent(s));
+    } catch {
+      return statusReply(pathNotFoundStatus());
+    }
+    const route = resourceRoute(groupVersion, decodedRest);
+    if (route === undefined) return statusReply(pathNotFoundStatus());
+    return handleResource(req, res, route, url.searchParams);
+  };
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    handle(req, res).then(
+      (reply) => {
+        // Answered before its body was read (refused early): the connection is not reused, so
+        // a client cannot send its next request into the rest of this body.
+        if (!req.complete && !res.headersSent) res.setHeader('Connection', 'close');
+        if (reply !== undefined) send(res, reply);
+        if (!req.complete) req.resume();
+      },
+      (e: unknown) => {
+        if (e instanceof BodyTooLarge) {
+          res.setHeader('Connection', 'close');
+          send(res, errorReply(requestEntityTooLargeError(MAX_REQUEST_BODY_BYTES)));
+          req.resume();
+          return;
+        }
+        send(res, errorReply(isApiError(e) ? e : internalError(e instanceof Error ? e.message : String(e))));
+      },
+    );
+  };
+  const server: Server = options.tls === undefined ? createServer(onRequest) : createTlsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest);
+  server.keepAliveTimeout = 65_000;
+  // A request Node's parser refuses (a character not allowed in a URL, oversized headers) gets
+  // a Status like every other failure, instead of Node's bare 400 with no body.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const code = tooLarge ? 431 : 400;
+    const body = JSON.stringify({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: tooLarge ? 'Request Header Fields Too Large' : 'the request could not be parsed',
+      reason: 'BadRequest',
+      code,
+    });
+    socket.end(`HTTP/1.1 ${code} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const hostForUrl = host.includes(':') ? `[${host}]` : host;
+  address = `${hostForUrl}:${port}`;
+
+  return {
+    url: `${options.tls === undefined ? 'http' : 'https'}://${address}`,
+    port,
+    close: async () => {
+      closing = true;
+      const pending = [...watches];
+      for (const w of pending) w.stop();
+      await Promise.all(pending.map((w) => w.done));
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+/** dryRun=All is refused rather than ignored: this server has no dry-run path through allocation. */
+function dryRunRefused(): ApiError {
+  return badRequestError('dryRun is not supported by this server');
+}
+
+function fromDispatch(r: Parsed<{ code: number; body: unknown; warnings: readonly string[] }>): Reply {
+  return r.ok ? { code: r.value.code, body: r.value.body, warnings: r.value.warnings } : errorReply(r.error);
+}
+

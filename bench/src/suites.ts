@@ -4,11 +4,11 @@
 // cheap: large inputs are built in a task's setup.
 import type { BenchSuite } from './harness.js';
 import { allocatorsSuite } from './allocators.js';
-import { apiSuite } from './api.js';
+export const suites: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>> = [allocatorsSuite, apiSuite, cliSuite, discoverySuite, proxyIptablesSuite, proxyUserspaceSuite, runtimeSuite, nodeAgentSuite];
 import { discoverySuite } from './discovery.js';
 import { nodeAgentSuite } from './node-agent.js';
 import { proxyIptablesSuite } from './proxy-iptables.js';
 import { proxyUserspaceSuite } from './proxy-userspace.js';
 import { runtimeSuite } from './runtime.js';
 
-export const suites: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>> = [allocatorsSuite, apiSuite, discoverySuite, proxyIptablesSuite, proxyUserspaceSuite, runtimeSuite, nodeAgentSuite];
+export const suites: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>> = [allocatorsSuite, apiSuite, cliSuite, discoverySuite, proxyIptablesSuite, proxyUserspaceSuite, runtimeSuite, nodeAgentSuite];

@@ -30,11 +30,13 @@ export const PUBLISHED_FILES: readonly string[] = [
 
 /**
  * Folders of plain JavaScript that a package starts as separate processes (the network lab's
- * agents run inside network namespaces under `node`, not imported), shipped beside `dist`.
+ * agents run inside network namespaces under `node`, not imported; the cli's `bin/kubesvc.mjs`
+ * is what npm links as the `kubesvc` command), shipped beside `dist`.
  * They are listed in `files` just before README.md.
  */
 export const PUBLISHED_ASSET_FOLDERS: Readonly<Record<string, readonly string[]>> = {
   '@kubesvc/netlab': ['agents'],
+  '@kubesvc/cli': ['bin'],
 };
 
 /** The `files` list a public package must have: PUBLISHED_FILES with its asset folders. */

@@ -1,6 +1,7 @@
 // The HTTP API against kube-apiserver's answers: authentication, discovery, routing errors,
 // the verbs, the /status subresource, selectors, pagination, patch types and Table output.
 // Each test talks to a real server on 127.0.0.1 over a real socket.
+import { connect } from 'node:net';
 import type { KubeObject } from '@kubesvc/api-types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openRegistry, type Registry } from '../registry/registry.js';
@@ -167,6 +168,21 @@ describe('routing errors', () => {
     expect(bad.status).toBe(400);
     expect(bad.json['message']).toBe('the object provided is unrecognized (must be of type Service): couldn\'t get version/kind; json parse error: unexpected end of JSON input ({"kind":)');
     expect(await store.revision()).toBeGreaterThan(0);
+  });
+
+  it('answers a request Node cannot parse with a 400 Status too (found by INV-API-FUZZ)', async () => {
+    const port = server.port;
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write('GET /api/v1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\ngarbage after close\r\n\r\n'));
+      let data = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => (data += d));
+      socket.on('end', () => resolve(data));
+      socket.on('error', reject);
+    });
+    const statuses = raw.match(/^HTTP\/1\.1 \d+/gm) ?? [];
+    expect(statuses).toContain('HTTP/1.1 400');
+    expect(raw).toContain('{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the request could not be parsed","reason":"BadRequest","code":400}');
   });
 
   it('treats a field named like an Object.prototype member as unknown, not as a 500 (found by INV-API-FUZZ)', async () => {

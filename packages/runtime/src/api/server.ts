@@ -187,6 +187,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     }
     const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
     const headers: Record<string, string | string[]> = { 'Content-Type': reply.contentType ?? JSON_TYPE, 'Cache-Control': 'no-cache, private' };
+    const connection = res.getHeader('Connection');
+    if (typeof connection === 'string') headers['Connection'] = connection;
     if (reply.warnings !== undefined && reply.warnings.length > 0) headers['Warning'] = reply.warnings.map(warningHeader);
     res.writeHead(reply.code, headers);
     res.end(text);
@@ -419,8 +421,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).then(
       (reply) => {
+        // Answered before its body was read (refused early): the connection is not reused, so
+        // a client cannot send its next request into the rest of this body.
+        if (!req.complete && !res.headersSent) res.setHeader('Connection', 'close');
         if (reply !== undefined) send(res, reply);
-        // A refused request whose body was not read: drop the rest so the socket is not stuck.
         if (!req.complete) req.resume();
       },
       (e: unknown) => {
@@ -436,6 +440,26 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   };
   const server: Server = options.tls === undefined ? createServer(onRequest) : createTlsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest);
   server.keepAliveTimeout = 65_000;
+  // A request Node's parser refuses (a character not allowed in a URL, oversized headers) gets
+  // a Status like every other failure, instead of Node's bare 400 with no body.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const code = tooLarge ? 431 : 400;
+    const body = JSON.stringify({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: tooLarge ? 'Request Header Fields Too Large' : 'the request could not be parsed',
+      reason: 'BadRequest',
+      code,
+    });
+    socket.end(`HTTP/1.1 ${code} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -3,6 +3,7 @@
 // transitions as ADDED/DELETED, bookmarks, timeoutSeconds, and no store watch left open after
 // a client disconnects or the server closes.
 import { request, type IncomingMessage } from 'node:http';
+import type { Service } from '@kubesvc/api-types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openRegistry, type Registry } from '../registry/registry.js';
 import { openMemoryStore } from '../store/memory/memory-store.js';
@@ -134,7 +135,7 @@ function openWatch(path: string): Promise<{ next: () => Promise<Event>; ended: P
   });
 }
 
-const svc = (name: string, labels: Record<string, string> = {}) => ({ apiVersion: 'v1' as const, kind: 'Service' as const, metadata: { name, labels }, spec: { ports: [{ port: 80 }] } });
+const svc = (name: string, labels: Record<string, string> = {}): Service => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, labels }, spec: { ports: [{ port: 80 }] } });
 
 async function waitFor(cond: () => boolean): Promise<void> {
   const deadline = Date.now() + 3000;

@@ -177,10 +177,14 @@ class Runner implements ControllerRunner {
           return res.ok ? undefined : describe('create', action.resource, action.namespace, metaOf(action.object).name ?? metaOf(action.object).generateName ?? '', res.error);
         }
         case 'update': {
-          // The registry has no status subresource yet: a plain update, whose precondition is
-          // the object's resourceVersion, writes what the object carries.
+          // The precondition is the object's resourceVersion. A status write goes to /status,
+          // which keeps the stored spec; a plain update keeps the stored status (pods,
+          // services, nodes), as the apiserver's strategies do.
           const name = metaOf(action.object).name ?? '';
-          const res = await r.update(action.resource, action.namespace, name, action.object);
+          const res =
+            action.subresource === 'status'
+              ? await r.updateStatus(action.resource, action.namespace, name, action.object)
+              : await r.update(action.resource, action.namespace, name, action.object);
           return res.ok ? undefined : describe(action.subresource === 'status' ? 'update status of' : 'update', action.resource, action.namespace, name, res.error);
         }
         case 'delete': {

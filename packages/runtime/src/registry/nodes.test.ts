@@ -68,3 +68,24 @@ describe('nodes', () => {
     }
   });
 });
+
+describe('node status', () => {
+  it('a plain update keeps the stored status and /status keeps the stored spec (nodeStrategy and nodeStatusStrategy PrepareForUpdate)', async () => {
+    const clock = virtualClock(Date.UTC(2025, 0, 2));
+    const created = createRegistry({ store: openMemoryStore({ clock }), clock, seed: 1 });
+    if (!created.ok) throw new Error(created.error.message);
+    const registry = created.value;
+    const node = KUBELET_NODE as unknown as Node;
+    const stored = await registry.create('nodes', '', node);
+    if (!stored.ok) throw new Error(stored.error.message);
+    const cordoned = await registry.update('nodes', '', 'kind-worker', { ...stored.value, spec: { ...stored.value.spec, unschedulable: true }, status: { ...stored.value.status, addresses: [] } });
+    if (!cordoned.ok) throw new Error(cordoned.error.message);
+    expect(cordoned.value.spec?.unschedulable).toBe(true);
+    expect(cordoned.value.status?.addresses).toEqual(KUBELET_NODE.status.addresses);
+    const reported = await registry.updateStatus('nodes', '', 'kind-worker', { ...cordoned.value, spec: { podCIDR: '10.244.9.0/24' }, status: { ...cordoned.value.status, addresses: [{ type: 'InternalIP', address: '172.18.0.9' }] } });
+    if (!reported.ok) throw new Error(reported.error.message);
+    expect(reported.value.spec?.podCIDR).toBe('10.244.1.0/24');
+    expect(reported.value.spec?.unschedulable).toBe(true);
+    expect(reported.value.status?.addresses).toEqual([{ type: 'InternalIP', address: '172.18.0.9' }]);
+  });
+});

@@ -517,8 +517,13 @@ export class Registry {
       out = { ...out, spec: { ...out.spec, ...(old.spec?.finalizers ? { finalizers: old.spec.finalizers } : {}) } };
       out = old.status === undefined ? out : { ...out, status: old.status };
     }
-    // The main resource never writes status; /status does (PrepareForUpdate of both kinds).
-    // upstream: pkg/registry/core/pod/strategy.go, pkg/registry/core/service/strategy.go
+    // The main resource never writes status; /status does (PrepareForUpdate of all three kinds).
+    // upstream: pkg/registry/core/pod/strategy.go, pkg/registry/core/service/strategy.go,
+    //           pkg/registry/core/node/strategy.go
+    if (out.kind === 'Node' && old.kind === 'Node') {
+      const { status: _s, ...rest } = out;
+      out = old.status === undefined ? rest : { ...rest, status: old.status };
+    }
     if (out.kind === 'Pod' && old.kind === 'Pod') {
       const { status: _s, ...rest } = out;
       out = old.status === undefined ? rest : { ...rest, status: old.status };

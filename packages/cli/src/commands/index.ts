@@ -1,0 +1,11 @@
+// The one place where subcommands are registered, in the order `kubesvc --help` lists them.
+// A new subcommand is a module in this folder exporting a CliCommand, added here.
+import type { CliCommand } from './command.js';
+import { dnsCommand } from './dns.js';
+import { envCommand } from './env.js';
+import { ipsCommand } from './ips.js';
+import { rulesCommand } from './rules.js';
+import { traceCommand } from './trace.js';
+import { validateCommand } from './validate.js';
+
+export const COMMANDS: readonly CliCommand[] = [rulesCommand, traceCommand, dnsCommand, envCommand, validateCommand, ipsCommand];

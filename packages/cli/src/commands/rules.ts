@@ -1,0 +1,54 @@
+// `kubesvc rules -f dump.yaml`: the iptables-restore text kube-proxy would write.
+import { Option, type Command } from 'commander';
+import type { SaveBackend } from '@kubesvc/proxy-iptables';
+import { inputError } from '../cli-error.js';
+import { formatRuleDiagnostic, rulesDiffOf, rulesOf } from '../logic/rules.js';
+import { startProgress } from '../progress.js';
+import type { CliCommand, CommandContext } from './command.js';
+import { addProxierOptions, proxierConfigOf, type ProxierCommandOptions } from './proxier-options.js';
+import { addFilenameOption, dumpFromText, readInputText } from './shared-options.js';
+
+interface RulesCommandOptions extends ProxierCommandOptions {
+  readonly filename: string;
+  readonly saveView?: SaveBackend;
+  readonly diff?: string;
+}
+
+async function run(context: CommandContext, options: RulesCommandOptions): Promise<void> {
+  const { io } = context;
+  const config = proxierConfigOf(options);
+  const text = await readInputText(io, options.filename);
+  const oldText = options.diff === undefined ? undefined : await readInputText(io, options.diff);
+  const progress = startProgress(io, text.length + (oldText?.length ?? 0), ['parse', 'rules', 'write']);
+  try {
+    const dump = dumpFromText(io, options.filename, text);
+    const before = options.diff === undefined || oldText === undefined ? undefined : dumpFromText(io, options.diff, oldText);
+    progress.stage('rules');
+    const result = before === undefined ? rulesOf(dump, config, options.saveView) : rulesDiffOf(before, dump, config, options.saveView);
+    if (!result.ok) throw inputError(result.error.message);
+    progress.stage('write');
+    progress.stop();
+    for (const d of result.value.diagnostics) io.err(`warning: ${formatRuleDiagnostic(d)}\n`);
+    io.out(result.value.text);
+  } finally {
+    progress.stop();
+  }
+}
+
+export const rulesCommand: CliCommand = {
+  name: 'rules',
+  register(program: Command, context: CommandContext): void {
+    const command = program
+      .command('rules')
+      .summary('the iptables-restore text kube-proxy would write for a dump')
+      .description(
+        'Prints the iptables-restore input kube-proxy (iptables mode) writes on a full sync of the Services and EndpointSlices of the input ' +
+          '(Endpoints stand in for a Service without EndpointSlices, as the mirroring controller makes them). ' +
+          'Objects kube-proxy skips are reported on standard error.',
+      );
+    addProxierOptions(addFilenameOption(command))
+      .addOption(new Option('--save-view <backend>', 'print what iptables-save shows once the text is loaded').choices(['nft', 'legacy']))
+      .option('--diff <old-file>', 'print what a partial sync writes when the cluster goes from <old-file> to the input')
+      .action(async (options: RulesCommandOptions) => run(context, options));
+  },
+};

@@ -1,0 +1,48 @@
+// `kubesvc validate -f FILE`: upstream's field errors for every object; exit 1 when one is invalid.
+import { Option, type Command } from 'commander';
+import { EXIT_INVALID } from '../cli-error.js';
+import { formatValidation, validateText, validationData, validationTable } from '../logic/validate.js';
+import { formatData } from '../output/output-format.js';
+import type { CliCommand, CommandContext } from './command.js';
+import { clusterIPFamiliesOf, DEFAULT_SERVICE_CLUSTER_IP_RANGE } from './service-range-option.js';
+import { addFilenameOption, readInputText } from './shared-options.js';
+
+interface ValidateCommandOptions {
+  readonly filename: string;
+  readonly serviceClusterIpRange: string;
+  readonly output: 'text' | 'table' | 'json' | 'yaml';
+}
+
+async function run(context: CommandContext, options: ValidateCommandOptions): Promise<void> {
+  const { io } = context;
+  const families = clusterIPFamiliesOf(options.serviceClusterIpRange);
+  const text = await readInputText(io, options.filename);
+  const report = validateText(options.filename, text, families);
+  switch (options.output) {
+    case 'text':
+      io.out(formatValidation(report));
+      break;
+    case 'table':
+      io.out(validationTable(report));
+      break;
+    default:
+      io.out(formatData(options.output, validationData(report)));
+  }
+  if (report.invalid > 0) context.exitCode = EXIT_INVALID;
+}
+
+export const validateCommand: CliCommand = {
+  name: 'validate',
+  register(program: Command, context: CommandContext): void {
+    const command = program
+      .command('validate')
+      .summary("upstream's field errors for every object of a file")
+      .description(
+        'Checks every object as the apiserver checks a create: v1 defaulting, then validation (for a Service also its cluster IPs and IP families), and prints the field errors as upstream words them. Exit code 1 when an object is invalid or does not decode.',
+      );
+    addFilenameOption(command)
+      .option('--service-cluster-ip-range <cidrs>', "the cluster's service CIDRs (their families decide a Service's ipFamilies)", DEFAULT_SERVICE_CLUSTER_IP_RANGE)
+      .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'table', 'json', 'yaml']).default('text'))
+      .action(async (options: ValidateCommandOptions) => run(context, options));
+  },
+};

@@ -1,0 +1,108 @@
+// A cluster dump, read: the objects of a `-f FILE|-` input sorted by kind. Pure.
+//
+// The input is anything api-types' parseManifests reads (multi-document YAML, a stream of
+// JSON objects, `kind: List`, typed lists: `kubectl get svc,endpointslices -A -o yaml`), read
+// tolerantly: kinds this project does not model (a Deployment in a dump) are skipped and
+// counted, never an error. Every problem names the input, the document and the field.
+import {
+  err,
+  formatManifestIssue,
+  ok,
+  parseManifests,
+  type EndpointSlice,
+  type Endpoints,
+  type KubeObject,
+  type ManifestIssue,
+  type Namespace,
+  type Pod,
+  type RangeAllocation,
+  type Result,
+  type Service,
+  type TaggedError,
+} from '@kubesvc/api-types';
+import { parseSingleJsonDocument } from './fast-json.js';
+
+export interface Dump {
+  /** The file name as given, or `-` for standard input. */
+  readonly source: string;
+  readonly objects: readonly KubeObject[];
+  readonly services: readonly Service[];
+  readonly endpointSlices: readonly EndpointSlice[];
+  readonly endpoints: readonly Endpoints[];
+  readonly pods: readonly Pod[];
+  readonly namespaces: readonly Namespace[];
+  readonly rangeAllocations: readonly RangeAllocation[];
+  /** Documents of kinds this project does not model. */
+  readonly skipped: readonly ManifestIssue[];
+}
+
+/** An input that does not read: every cause printed as `SOURCE: document N (...): field: message`. */
+export interface ErrDump extends TaggedError<'ErrDump'> {
+  readonly causes: readonly string[];
+}
+
+/** Bytes as text: UTF-8, a byte-order mark dropped, invalid sequences replaced (never an exception). */
+export function decodeText(bytes: Uint8Array): string {
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** `SOURCE: document 2, items[3] (Service default/web): spec.ports[0].port: ...` */
+export function formatIssueAt(source: string, issue: ManifestIssue): string {
+  return `${source}: ${formatManifestIssue(issue)}`;
+}
+
+/** Sorts decoded objects by kind. */
+export function dumpOf(source: string, objects: readonly KubeObject[], skipped: readonly ManifestIssue[] = []): Dump {
+  const services: Service[] = [];
+  const endpointSlices: EndpointSlice[] = [];
+  const endpoints: Endpoints[] = [];
+  const pods: Pod[] = [];
+  const namespaces: Namespace[] = [];
+  const rangeAllocations: RangeAllocation[] = [];
+  for (const object of objects) {
+    switch (object.kind) {
+      case 'Service':
+        services.push(object);
+        break;
+      case 'EndpointSlice':
+        endpointSlices.push(object);
+        break;
+      case 'Endpoints':
+        endpoints.push(object);
+        break;
+      case 'Pod':
+        pods.push(object);
+        break;
+      case 'Namespace':
+        namespaces.push(object);
+        break;
+      case 'RangeAllocation':
+        rangeAllocations.push(object);
+        break;
+      default:
+        break;
+    }
+  }
+  return { source, objects, services, endpointSlices, endpoints, pods, namespaces, rangeAllocations, skipped };
+}
+
+/** Reads a dump. Never throws: an input that does not decode is ErrDump naming every problem. */
+export function loadDump(source: string, text: string): Result<Dump, ErrDump> {
+  const fast = parseSingleJsonDocument(text);
+  if (fast !== undefined) return ok(dumpOf(source, fast.objects, fast.skipped));
+  const parsed = parseManifests(text, { tolerant: true });
+  if (!parsed.ok) {
+    const causes = parsed.error.causes.map((issue) => formatIssueAt(source, issue));
+    return err({ _tag: 'ErrDump', message: causes.join('\n'), causes });
+  }
+  return ok(dumpOf(source, parsed.value.objects, parsed.value.skipped));
+}
+
+/** One line for stderr about what was skipped, or undefined: `skipped 3 objects of kinds not modelled here (ConfigMap, Deployment)`. */
+export function skippedNote(dump: Dump): string | undefined {
+  if (dump.skipped.length === 0) return undefined;
+  const kinds = [...new Set(dump.skipped.map((s) => s.kind ?? '?'))].sort();
+  const n = dump.skipped.length;
+  return `${dump.source}: skipped ${n} object${n === 1 ? '' : 's'} of kinds not modelled here (${kinds.join(', ')})`;
+}

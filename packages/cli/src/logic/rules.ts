@@ -1,0 +1,91 @@
+// `kubesvc rules`: the proxier settings from the flags, and the text kube-proxy would write
+// for a dump (or, with an old dump, what a partial sync writes). Pure.
+import { err, ok, type Result, type TaggedError } from '@kubesvc/api-types';
+import {
+  applyRestore,
+  emptyTables,
+  generateRules,
+  iptablesSaveView,
+  printTables,
+  proxierConfig,
+  sync,
+  type KubeProxyVersion,
+  type ProxierConfig,
+  type RuleDiagnostic,
+  type SaveBackend,
+} from '@kubesvc/proxy-iptables';
+import { endpointSlicesForProxy } from '../dump/endpoint-slices.js';
+import type { Dump } from '../dump/load-dump.js';
+
+export interface RulesFlags {
+  readonly nodeName: string;
+  readonly nodeIPs: readonly string[];
+  readonly clusterCIDR?: string;
+  readonly masqueradeAll: boolean;
+  readonly kubeProxyVersion: KubeProxyVersion;
+}
+
+/** The node this offline kube-proxy runs on, unless `--node-name` says otherwise. */
+export const DEFAULT_NODE_NAME = 'node-1';
+
+/**
+ * kube-proxy's settings for the flags, checked by proxy-iptables (its ErrProxierConfig names
+ * each bad field). The family is the cluster CIDR's (IPv4 without one), as a kube-proxy with
+ * `--cluster-cidr` of that family runs its one proxier of that family.
+ */
+export function rulesConfig(flags: RulesFlags): ReturnType<typeof proxierConfig> {
+  const family = flags.clusterCIDR?.includes(':') ? 6 : 4;
+  return proxierConfig({
+    nodeName: flags.nodeName,
+    nodeIPs: [...flags.nodeIPs],
+    ...(family === 6 ? { family } : {}),
+    localDetector: flags.clusterCIDR === undefined ? { kind: 'none' } : { kind: 'cidr', cidr: flags.clusterCIDR },
+    masqueradeAll: flags.masqueradeAll,
+    kubeProxyVersion: flags.kubeProxyVersion,
+  });
+}
+
+/** A save view that could not be made: the rules did not load (never for generated rules). */
+export type ErrRulesView = TaggedError<'ErrRulesView'>;
+
+export interface RulesOutput {
+  readonly text: string;
+  readonly diagnostics: readonly RuleDiagnostic[];
+}
+
+function view(restoreText: string, config: ProxierConfig, backend: SaveBackend | undefined): Result<string, ErrRulesView> {
+  if (backend === undefined) return ok(restoreText);
+  const saved = iptablesSaveView(restoreText, { family: config.family, backend });
+  return saved.ok ? ok(saved.value) : err({ _tag: 'ErrRulesView', message: `line ${saved.error.line}: ${saved.error.message}` });
+}
+
+/** The iptables-restore text of a full sync of the dump, or its iptables-save view. */
+export function rulesOf(dump: Dump, config: ProxierConfig, backend?: SaveBackend): Result<RulesOutput, ErrRulesView> {
+  const { restoreText, diagnostics } = generateRules(dump.services, endpointSlicesForProxy(dump), config);
+  const text = view(restoreText, config, backend);
+  return text.ok ? ok({ text: text.value, diagnostics }) : text;
+}
+
+/**
+ * What kube-proxy writes when the cluster goes from `before` to `after`: the text of the
+ * partial sync that follows a full sync of `before` (`iptables-restore --noflush` input). With
+ * a save view: what `iptables-save` prints once both are applied to empty tables.
+ */
+export function rulesDiffOf(before: Dump, after: Dump, config: ProxierConfig, backend?: SaveBackend): Result<RulesOutput, ErrRulesView> {
+  const first = sync(undefined, before.services, endpointSlicesForProxy(before), config);
+  const second = sync(first.state, after.services, endpointSlicesForProxy(after), config);
+  const { diagnostics } = generateRules(after.services, endpointSlicesForProxy(after), config);
+  if (backend === undefined) return ok({ text: second.restoreText, diagnostics });
+  let tables = emptyTables(config.family, { backend });
+  for (const text of [first.restoreText, second.restoreText]) {
+    const applied = applyRestore(tables, text, { noflush: true });
+    if (!applied.ok) return err({ _tag: 'ErrRulesView', message: `line ${applied.error.line}: ${applied.error.message}` });
+    tables = applied.value;
+  }
+  return ok({ text: printTables(tables), diagnostics });
+}
+
+/** A diagnostic as a warning line: `Service default/broken spec.clusterIP "10.96.0.999": ...`. */
+export function formatRuleDiagnostic(d: RuleDiagnostic): string {
+  return `${d.object.kind} ${d.object.namespace}/${d.object.name} ${d.field} ${JSON.stringify(d.value)}: ${d.reason}`;
+}

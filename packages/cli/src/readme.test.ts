@@ -1,0 +1,38 @@
+// Every `console` block of the README is a command and what it prints: this runs each command
+// through the real bin from the repository root and compares the output (standard error, then
+// standard output, as a terminal shows a warning written before the answer) and the exit code
+// (`# exit N` at the end of the command; 0 without).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { PACKAGE_ROOT, REPO_ROOT, runBin } from './run-bin.fixtures.js';
+
+interface ConsoleBlock {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly exitCode: number;
+  readonly output: string;
+}
+
+function consoleBlocks(markdown: string): ConsoleBlock[] {
+  const blocks: ConsoleBlock[] = [];
+  for (const match of markdown.matchAll(/^```console\n\$ (npx kubesvc [^\n]*)\n([\s\S]*?)^```$/gm)) {
+    const [, command = '', output = ''] = match;
+    const [words = '', exit] = command.split(' # exit ');
+    blocks.push({ command, args: words.split(' ').slice(2), exitCode: exit === undefined ? 0 : Number(exit), output });
+  }
+  return blocks;
+}
+
+const blocks = consoleBlocks(readFileSync(join(PACKAGE_ROOT, 'README.md'), 'utf8'));
+
+test('the README has a console example for every offline command', () => {
+  const commands = new Set(blocks.map((b) => b.args[0]));
+  expect([...commands].sort()).toEqual(['dns', 'env', 'ips', 'rules', 'trace', 'validate']);
+});
+
+test.each(blocks.map((b) => [b.command, b] as const))('README: %s', async (_command, block) => {
+  const run = await runBin(block.args, { cwd: REPO_ROOT });
+  expect(run.stderr + run.stdout).toBe(block.output);
+  expect(run.code).toBe(block.exitCode);
+});

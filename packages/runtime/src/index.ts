@@ -72,4 +72,5 @@ export { DEFAULT_MIRRORING_MAX_ENDPOINTS_PER_SUBSET, endpointSliceMirroringContr
 export type { EndpointSliceMirroringControllerOptions } from './controllers/endpoint-slice-mirroring-controller.js';
 export { simulatedKubelet } from './controllers/simulated-kubelet.js';
 export type { SimulatedKubeletOptions, SimulatedNode } from './controllers/simulated-kubelet.js';
+export { standardControllers } from './controllers/standard.js';
 export * from './api/index.js';

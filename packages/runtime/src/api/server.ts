@@ -13,7 +13,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { ApiStatus, KubeObject } from '@kubesvc/api-types';
 import { dispatch } from '../registry/dispatch.js';
-import { badRequestError, internalError, isApiError, MAX_REQUEST_BODY_BYTES, requestEntityTooLargeError, type ApiError } from '../registry/errors.js';
+import { badRequestError, internalError, isApiError, MAX_REQUEST_BODY_BYTES, requestEntityTooLargeError, unsupportedMediaTypeError, type ApiError } from '../registry/errors.js';
 import type { ObjectList, Registry } from '../registry/registry.js';
 import { RESOURCES, type ResourceInfo, type ResourceName } from '../registry/resources.js';
 import { STATUS_RESOURCES } from '../registry/registry.js';
@@ -121,6 +121,23 @@ function tokenMatches(header: string | undefined, token: string): boolean {
   const given = Buffer.from(header.slice('Bearer '.length).trim());
   const want = Buffer.from(token);
   return given.length === want.length && timingSafeEqual(given, want);
+}
+
+/**
+ * The media types a create or update body may have. A body in any other type (kubectl's typed
+ * clients send `application/vnd.kubernetes.protobuf`, as `kubectl create service` does) is a
+ * 415 naming them, as the apiserver answers for a type it has no serializer for.
+ * upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/negotiation/negotiate.go
+ *           (NegotiateInputSerializerForMediaType)
+ */
+const BODY_MEDIA_TYPES = ['application/json'] as const;
+
+function unsupportedBody(req: IncomingMessage): ApiError | undefined {
+  const header = req.headers['content-type'];
+  if (header === undefined || header === '') return undefined;
+  const semicolon = header.indexOf(';');
+  const media = (semicolon >= 0 ? header.slice(0, semicolon) : header).trim().toLowerCase();
+  return (BODY_MEDIA_TYPES as readonly string[]).includes(media) || media === '*/*' ? undefined : unsupportedMediaTypeError(BODY_MEDIA_TYPES);
 }
 
 class BodyTooLarge extends Error {}
@@ -261,6 +278,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         const write = writeOptions(query, 'CreateOptions');
         if (!write.ok) return errorReply(write.error);
         if (write.value.dryRun) return errorReply(dryRunRefused());
+        const media = unsupportedBody(req);
+        if (media !== undefined) return errorReply(media);
         const body = await readBody(req);
         return fromDispatch(
           await dispatch(registry, {
@@ -298,6 +317,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         const write = writeOptions(query, 'UpdateOptions');
         if (!write.ok) return errorReply(write.error);
         if (write.value.dryRun) return errorReply(dryRunRefused());
+        const media = unsupportedBody(req);
+        if (media !== undefined) return errorReply(media);
         const body = await readBody(req);
         return fromDispatch(
           await dispatch(registry, {

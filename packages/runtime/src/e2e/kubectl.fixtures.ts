@@ -18,7 +18,7 @@ export interface KubectlResult {
 }
 
 /** A kubeconfig with one cluster, one user (a bearer token) and one context, as `kubesvc up` writes. */
-export function kubeconfigYaml(server: string, token: string): string {
+export function kubeconfigYaml(server: string, token: string, caPem?: string): string {
   return [
     'apiVersion: v1',
     'kind: Config',
@@ -26,6 +26,7 @@ export function kubeconfigYaml(server: string, token: string): string {
     '- name: kubesvc',
     '  cluster:',
     `    server: ${server}`,
+    ...(caPem === undefined ? [] : [`    certificate-authority-data: ${Buffer.from(caPem).toString('base64')}`]),
     'users:',
     '- name: kubesvc',
     '  user:',
@@ -46,10 +47,11 @@ export class Kubectl {
   readonly kubeconfig: string;
   private readonly watchers = new Set<ChildProcess>();
 
-  constructor(server: string, token: string) {
+  /** `caPem`: the serving certificate's CA; kubectl sends a bearer token only over TLS. */
+  constructor(server: string, token: string, caPem?: string) {
     this.dir = mkdtempSync(join(tmpdir(), 'kubesvc-kubectl-'));
     this.kubeconfig = join(this.dir, 'kubeconfig');
-    writeFileSync(this.kubeconfig, kubeconfigYaml(server, token), { mode: 0o600 });
+    writeFileSync(this.kubeconfig, kubeconfigYaml(server, token, caPem), { mode: 0o600 });
   }
 
   private args(args: readonly string[]): string[] {

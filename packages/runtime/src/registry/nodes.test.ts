@@ -82,7 +82,7 @@ describe('node status', () => {
     if (!cordoned.ok) throw new Error(cordoned.error.message);
     expect(cordoned.value.spec?.unschedulable).toBe(true);
     expect(cordoned.value.status?.addresses).toEqual(KUBELET_NODE.status.addresses);
-    const reported = await registry.updateStatus('nodes', '', 'kind-worker', { ...cordoned.value, spec: { podCIDR: '10.244.9.0/24' }, status: { ...cordoned.value.status, addresses: [{ type: 'InternalIP', address: '172.18.0.9' }] } });
+    const reported = await registry.updateStatus('nodes', '', 'kind-worker', { ...cordoned.value, spec: { ...cordoned.value.spec, podCIDR: '10.244.9.0/24', unschedulable: false }, status: { ...cordoned.value.status, addresses: [{ type: 'InternalIP', address: '172.18.0.9' }] } });
     if (!reported.ok) throw new Error(reported.error.message);
     expect(reported.value.spec?.podCIDR).toBe('10.244.1.0/24');
     expect(reported.value.spec?.unschedulable).toBe(true);

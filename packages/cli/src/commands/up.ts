@@ -1,0 +1,152 @@
+// `kubesvc up` (= `npm start`): a local control plane that kubectl, dig and curl talk to. The
+// flags are kube-apiserver's where it has one (--service-cluster-ip-range, --secure-port, ...);
+// the startup checks and their messages are upstream's (bootstrapConfig). It runs until Ctrl-C
+// or SIGTERM, then stops as kube-apiserver does.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Option, type Command } from 'commander';
+import ora from 'ora';
+import type { Logger } from '@kubesvc/runtime';
+import { usageError } from '../cli-error.js';
+import type { CliIo } from '../cli-io.js';
+import { defaultNodeName, startCluster, UP_DEFAULTS, type RunningCluster, type StepReporter, type UpOptions } from '../up/start-cluster.js';
+import type { CliCommand, CommandContext } from './command.js';
+
+interface UpCommandOptions {
+  readonly dataDir: string;
+  readonly bindAddress: string;
+  readonly securePort: string;
+  readonly port?: string;
+  readonly serviceClusterIpRange: string;
+  readonly serviceNodePortRange: string;
+  readonly advertiseAddress?: string;
+  readonly endpointReconcilerType: UpOptions['endpointReconcilerType'];
+  readonly kubernetesServiceNodePort: string;
+  readonly dnsPort: string;
+  readonly proxyMode: UpOptions['proxyMode'];
+  readonly dataplane: 'none' | 'netns';
+  readonly nodeName: string;
+  readonly clusterCidr: string;
+}
+
+function port(flag: string, value: string, allowZero: boolean): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535 || (!allowZero && n === 0)) throw usageError(`${flag} must be a port number${allowZero ? ' (0 picks a free one)' : ''}, not "${value}"`);
+  return n;
+}
+
+/** Steps as spinner lines on a terminal, as plain lines elsewhere (a pipe, a log file, a test). */
+function stepReporter(io: CliIo): StepReporter {
+  return {
+    async step(title, work, done) {
+      const spinner = io.stderrIsTTY ? ora({ text: title, stream: process.stderr }).start() : undefined;
+      try {
+        const value = await work();
+        const line = done === undefined ? title : done(value);
+        if (spinner !== undefined) spinner.succeed(line);
+        else io.err(`✓ ${line}\n`);
+        return value;
+      } catch (error) {
+        if (spinner !== undefined) spinner.fail(title);
+        else io.err(`✗ ${title}\n`);
+        throw error;
+      }
+    },
+    note(text) {
+      io.err(`✓ ${text}\n`);
+    },
+  };
+}
+
+function logger(io: CliIo): Logger {
+  return {
+    log(level, message) {
+      if (level === 'info' && io.env['KUBESVC_VERBOSE'] === undefined) return;
+      io.err(`${level === 'error' ? 'E' : level === 'warning' ? 'W' : 'I'} ${message}\n`);
+    },
+  };
+}
+
+function summary(cluster: RunningCluster): string {
+  const lines = [
+    '',
+    'kubesvc is up.',
+    `  API server       ${cluster.apiURL}  (advertised as ${cluster.advertiseAddress})`,
+    `  kubernetes       default/kubernetes at ${cluster.kubernetesClusterIP}:443`,
+  ];
+  const dns = cluster.agent.dns;
+  if (dns !== undefined) lines.push(`  cluster DNS      ${dns.host}:${dns.port}  (dig @${dns.host} -p ${dns.port} kubernetes.default.svc.cluster.local)`);
+  if (cluster.agent.iptablesFiles !== undefined) lines.push(`  kube-proxy       iptables rules in ${cluster.agent.iptablesFiles.rules}`);
+  if (cluster.agent.proxyMode === 'userspace') lines.push(`  kube-proxy       userspace: kubesvc proxy-ports --data-dir ${cluster.dataDir}`);
+  lines.push(`  data             ${cluster.dataDir}`, '', 'Use it with:', `  export KUBECONFIG=${cluster.kubeconfig}`, '  kubectl get svc -A', '', 'Ctrl-C stops it; a restart on the same data dir keeps everything.', '');
+  return lines.join('\n');
+}
+
+/** The userspace proxy's ports, written for `kubesvc proxy-ports` each time they change. */
+export const PROXY_PORTS_FILE = 'proxy-ports.json';
+
+async function run(context: CommandContext, options: UpCommandOptions): Promise<void> {
+  const { io } = context;
+  const up: UpOptions = {
+    dataDir: options.dataDir,
+    bindAddress: options.bindAddress,
+    securePort: options.port === undefined ? port('--secure-port', options.securePort, true) : port('--port', options.port, true),
+    serviceClusterIPRange: options.serviceClusterIpRange,
+    serviceNodePortRange: options.serviceNodePortRange,
+    ...(options.advertiseAddress === undefined ? {} : { advertiseAddress: options.advertiseAddress }),
+    endpointReconcilerType: options.endpointReconcilerType,
+    kubernetesServiceNodePort: port('--kubernetes-service-node-port', options.kubernetesServiceNodePort, true),
+    dnsPort: port('--dns-port', options.dnsPort, true),
+    proxyMode: options.proxyMode,
+    dataplane: options.dataplane === 'netns' ? 'netns' : 'files',
+    nodeName: options.nodeName,
+    clusterCIDR: options.clusterCidr,
+  };
+  const cluster = await startCluster(up, stepReporter(io), logger(io));
+  io.out(summary(cluster));
+  const portsFile = join(cluster.dataDir, PROXY_PORTS_FILE);
+  const writePorts = (): void => writeFileSync(portsFile, `${JSON.stringify(cluster.agent.proxyPorts(), null, 2)}\n`);
+  writePorts();
+  const timer = setInterval(writePorts, 500);
+  await new Promise<void>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      io.err(`\n${signal}: stopping (removing this apiserver's endpoint and lease, stopping the controllers, closing the store)\n`);
+      clearInterval(timer);
+      void cluster.stop().then(() => {
+        io.err('stopped\n');
+        resolve();
+      });
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+export const upCommand: CliCommand = {
+  name: 'up',
+  register(program: Command, context: CommandContext): void {
+    program
+      .command('up')
+      .summary('run a local control plane that kubectl, dig and curl talk to (npm start)')
+      .description(
+        'Starts, in one process: the store (SQLite in --data-dir), the API server over TLS on --bind-address:--secure-port with a bearer token, the controllers (the kubernetes Service at the first IP of the range, the repair loops, endpoints, EndpointSlices, a simulated kubelet), and a node agent with the cluster DNS and kube-proxy. Writes <data-dir>/kubeconfig. Ctrl-C or SIGTERM stops it cleanly; a restart on the same data dir keeps everything.',
+      )
+      .option('--data-dir <dir>', 'where the state, the token, the certificate and the kubeconfig live', UP_DEFAULTS.dataDir)
+      .option('--bind-address <ip>', 'the address the API listens on', UP_DEFAULTS.bindAddress)
+      .option('--secure-port <port>', 'the port the API listens on (HTTPS)', String(UP_DEFAULTS.securePort))
+      .option('--port <port>', 'the same as --secure-port')
+      .option('--service-cluster-ip-range <cidrs>', 'the Service CIDR (two, comma-separated, for dual-stack); at least a /29', UP_DEFAULTS.serviceClusterIPRange)
+      .option('--service-node-port-range <range>', 'the NodePort range', UP_DEFAULTS.serviceNodePortRange)
+      .option('--advertise-address <ip>', "the address in the kubernetes Service's endpoints (default: this host's first non-loopback IPv4 address)")
+      .addOption(new Option('--endpoint-reconciler-type <type>', "how the kubernetes Service's endpoints are kept").choices(['lease', 'master-count', 'none']).default(UP_DEFAULTS.endpointReconcilerType))
+      .option('--kubernetes-service-node-port <port>', 'make the kubernetes Service a NodePort on this port (0: ClusterIP)', String(UP_DEFAULTS.kubernetesServiceNodePort))
+      .option('--dns-port <port>', 'the cluster DNS port on 127.0.0.1 (0 picks a free one)', String(UP_DEFAULTS.dnsPort))
+      .addOption(new Option('--proxy-mode <mode>', "kube-proxy's mode").choices(['iptables', 'userspace', 'none']).default(UP_DEFAULTS.proxyMode))
+      .addOption(new Option('--dataplane <where>', 'where the iptables rules go: files in the data dir, or a real kernel in network namespaces (root)').choices(['none', 'netns']).default('none'))
+      .option('--node-name <name>', 'the simulated node', defaultNodeName())
+      .option('--cluster-cidr <cidr>', "the node's pod CIDR", UP_DEFAULTS.clusterCIDR)
+      .action(async (options: UpCommandOptions) => run(context, options));
+  },
+};

@@ -1,0 +1,266 @@
+// `kubesvc up`: one process with the store (SQLite in the data dir), the control plane (the
+// bootstrap controller, repair loops, endpoint controllers, the simulated kubelet), the HTTP API
+// over TLS on a loopback address, and the node agent (cluster DNS and kube-proxy). It writes a
+// kubeconfig beside the data, and stops as kube-apiserver does on SIGTERM: its own endpoint and
+// lease first, then the controllers, then the store.
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { hostname, networkInterfaces } from 'node:os';
+import { join, resolve } from 'node:path';
+import {
+  generateServingCertificate,
+  generateToken,
+  openSqliteStore,
+  printTable,
+  standardControllers,
+  startApiServer,
+  startControlPlane,
+  startInformer,
+  startNodeAgent,
+  systemClock,
+  type ApiServer,
+  type ControlPlane,
+  type Informer,
+  type Logger,
+  type NodeAgent,
+  type ProxyMode,
+  type Store,
+} from '@kubesvc/runtime';
+import type { Service } from '@kubesvc/api-types';
+import { usageError } from '../cli-error.js';
+
+export interface UpOptions {
+  readonly dataDir: string;
+  readonly bindAddress: string;
+  readonly securePort: number;
+  readonly serviceClusterIPRange: string;
+  readonly serviceNodePortRange: string;
+  /** Absent: the first non-loopback IPv4 address of this host, as kube-apiserver picks one. */
+  readonly advertiseAddress?: string;
+  readonly endpointReconcilerType: 'lease' | 'master-count' | 'none';
+  readonly kubernetesServiceNodePort: number;
+  readonly dnsPort: number;
+  readonly proxyMode: ProxyMode;
+  readonly dataplane: 'files' | 'netns';
+  readonly nodeName: string;
+  readonly clusterCIDR: string;
+}
+
+export const UP_DEFAULTS = {
+  dataDir: '.kubesvc',
+  bindAddress: '127.0.0.1',
+  securePort: 6443,
+  // kubeadm's default; kube-apiserver's own is 10.0.0.0/24.
+  serviceClusterIPRange: '10.96.0.0/12',
+  serviceNodePortRange: '30000-32767',
+  endpointReconcilerType: 'lease',
+  kubernetesServiceNodePort: 0,
+  dnsPort: 10053,
+  proxyMode: 'iptables',
+  dataplane: 'files',
+  clusterCIDR: '10.244.0.0/16',
+} as const;
+
+/** What `kubesvc up` reports as it starts: one line per step. */
+export interface StepReporter {
+  /** Shows `title` while `work` runs, then `done(value)` (or the title) as finished, or the failure. */
+  step<T>(title: string, work: () => Promise<T>, done?: (value: T) => string): Promise<T>;
+  /** A finished fact worth its own line. */
+  note(text: string): void;
+}
+
+export interface RunningCluster {
+  readonly dataDir: string;
+  readonly kubeconfig: string;
+  readonly apiURL: string;
+  readonly kubernetesClusterIP: string;
+  readonly advertiseAddress: string;
+  readonly agent: NodeAgent;
+  readonly plane: ControlPlane;
+  /** Stops everything, in kube-apiserver's shutdown order; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** kube-apiserver's default advertise address: the host's first non-loopback IPv4 address. */
+export function defaultAdvertiseAddress(): string | undefined {
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return undefined;
+}
+
+function writeAtomically(path: string, text: string, mode: number): void {
+  const temp = `${path}.tmp`;
+  writeFileSync(temp, text, { mode });
+  renameSync(temp, path);
+}
+
+/** The token and the serving certificate, made at first start and kept in the data dir. */
+async function credentials(dir: string, bindAddress: string): Promise<{ token: string; cert: string; key: string }> {
+  const pki = join(dir, 'pki');
+  mkdirSync(pki, { recursive: true, mode: 0o700 });
+  const tokenFile = join(dir, 'token');
+  const certFile = join(pki, 'apiserver.crt');
+  const keyFile = join(pki, 'apiserver.key');
+  if (!existsSync(tokenFile)) writeAtomically(tokenFile, `${generateToken()}\n`, 0o600);
+  if (!existsSync(certFile) || !existsSync(keyFile)) {
+    const ips = [...new Set(['127.0.0.1', '::1', bindAddress])];
+    const made = await generateServingCertificate({ ips, dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'] });
+    writeAtomically(keyFile, made.key, 0o600);
+    writeAtomically(certFile, made.cert, 0o644);
+  }
+  return { token: readFileSync(tokenFile, 'utf8').trim(), cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
+}
+
+/** A kubeconfig with one cluster (its CA), one user (the token) and one context. */
+export function kubeconfigText(server: string, caPem: string, token: string): string {
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- name: kubesvc',
+    '  cluster:',
+    `    server: ${server}`,
+    `    certificate-authority-data: ${Buffer.from(caPem).toString('base64')}`,
+    'users:',
+    '- name: kubesvc',
+    '  user:',
+    `    token: ${token}`,
+    'contexts:',
+    '- name: kubesvc',
+    '  context:',
+    '    cluster: kubesvc',
+    '    user: kubesvc',
+    '    namespace: default',
+    'current-context: kubesvc',
+    '',
+  ].join('\n');
+}
+
+export async function startCluster(options: UpOptions, steps: StepReporter, logger: Logger): Promise<RunningCluster> {
+  const dataDir = resolve(options.dataDir);
+  const advertiseAddress = options.advertiseAddress ?? defaultAdvertiseAddress();
+  if (advertiseAddress === undefined) throw usageError('this host has no non-loopback IPv4 address to advertise: give one with --advertise-address');
+
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const unwind = async (): Promise<void> => {
+    for (const c of cleanups.splice(0).reverse()) {
+      try {
+        await c();
+      } catch (error) {
+        logger.log('error', `shutdown: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  };
+  try {
+    const store: Store = await steps.step(
+      `Opening the store in ${dataDir}`,
+      async () => {
+        mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+        return openSqliteStore({ path: join(dataDir, 'state.db') });
+      },
+      () => `Store opened: ${join(dataDir, 'state.db')} (SQLite, schema applied)`,
+    );
+    cleanups.push(() => store.close());
+    const revision = await store.revision();
+    const creds = await steps.step('Loading the token and the serving certificate', () => credentials(dataDir, options.bindAddress), () => `Token and serving certificate in ${dataDir}`);
+
+    const plane: ControlPlane = await steps.step(
+      'Starting the controllers',
+      async () => {
+        const started = await startControlPlane({
+          store,
+          clock: systemClock,
+          logger,
+          serviceClusterIPRange: options.serviceClusterIPRange,
+          serviceNodePortRange: options.serviceNodePortRange,
+          advertiseAddress,
+          securePort: options.securePort,
+          endpointReconcilerType: options.endpointReconcilerType,
+          kubernetesServiceNodePort: options.kubernetesServiceNodePort,
+          hostname: options.nodeName,
+          controllers: standardControllers({ hostName: options.nodeName, nodes: [{ name: options.nodeName, podCIDR: options.clusterCIDR, internalIP: advertiseAddress }] }),
+        });
+        if (!started.ok) throw usageError(started.error.message);
+        return started.value;
+      },
+      () => `Controllers started (store at revision ${revision})`,
+    );
+    cleanups.push(() => plane.stop());
+
+    const api: ApiServer = await steps.step(
+      `Starting the API on ${options.bindAddress}:${options.securePort}`,
+      async () => {
+        try {
+          return await startApiServer({
+            registry: plane.registry,
+            host: options.bindAddress,
+            port: options.securePort,
+            token: creds.token,
+            tls: { cert: creds.cert, key: creds.key },
+            ready: () => plane.isReady(),
+            tables: printTable,
+          });
+        } catch (error) {
+          const code = (error as { code?: string }).code;
+          if (code === 'EADDRINUSE') throw usageError(`${options.bindAddress}:${options.securePort} is already in use: stop what listens there, or pick another port with --secure-port`);
+          if (code === 'EADDRNOTAVAIL') throw usageError(`${options.bindAddress} is not an address of this host (--bind-address)`);
+          throw error;
+        }
+      },
+      (a) => `API listening on ${a.url}`,
+    );
+    cleanups.push(() => api.close());
+
+    await steps.step('Waiting for the first reconcile', () => plane.whenReady(), () => 'First reconcile done');
+    const kubernetes = await plane.registry.get<Service>('services', 'default', 'kubernetes');
+    const kubernetesClusterIP = kubernetes.ok ? (kubernetes.value.spec?.clusterIP ?? '') : '';
+    steps.note(`default/kubernetes at ${kubernetesClusterIP}`);
+
+    const informer: Informer = await startInformer({ store, resources: ['services', 'endpointslices', 'pods', 'namespaces'] });
+    cleanups.push(() => informer.stop());
+    const agent: NodeAgent = await steps.step(
+      `Starting the node agent (DNS on 127.0.0.1:${options.dnsPort}, kube-proxy ${options.proxyMode})`,
+      async () => {
+        const started = await startNodeAgent({
+          source: informer,
+          clock: systemClock,
+          logger,
+          nodeName: options.nodeName,
+          nodeIP: advertiseAddress,
+          clusterCIDR: options.clusterCIDR,
+          dataDir,
+          proxyMode: options.proxyMode,
+          dnsPort: options.dnsPort,
+          dataplane: options.dataplane,
+        });
+        if (!started.ok) throw usageError(started.error.message);
+        return started.value;
+      },
+      (a) => `Node agent started: DNS on ${a.dns === undefined ? 'none' : `${a.dns.host}:${a.dns.port}`}, kube-proxy ${a.proxyMode}`,
+    );
+    cleanups.push(() => agent.stop());
+
+    const kubeconfig = join(dataDir, 'kubeconfig');
+    writeAtomically(kubeconfig, kubeconfigText(api.url, creds.cert, creds.token), 0o600);
+    let stopped: Promise<void> | undefined;
+    return {
+      dataDir,
+      kubeconfig,
+      apiURL: api.url,
+      kubernetesClusterIP,
+      advertiseAddress,
+      agent,
+      plane,
+      stop: () => (stopped ??= unwind()),
+    };
+  } catch (error) {
+    await unwind();
+    throw error;
+  }
+}
+
+/** The node name kubesvc up uses by default: the host's name, lower-cased as a DNS label. */
+export function defaultNodeName(): string {
+  const name = hostname().toLowerCase().replace(/[^a-z0-9.-]/g, '-');
+  return name === '' ? 'node-1' : name;
+}

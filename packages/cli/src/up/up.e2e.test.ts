@@ -1,0 +1,122 @@
+// `kubesvc up` as a newcomer runs it (`npm start` runs `kubesvc up`): the real bin in a child
+// process, then the real kubectl with the kubeconfig it wrote, the real dig against its DNS,
+// SIGTERM, and a restart on the same data dir. Ports are picked free (0) and read back from
+// the summary it prints.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, REPO_ROOT, runBin } from '../run-bin.fixtures.js';
+
+const exec = promisify(execFile);
+const children = new Set<ChildProcess>();
+const dirs: string[] = [];
+
+afterEach(() => {
+  for (const c of children) c.kill('SIGKILL');
+  children.clear();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+interface Up {
+  readonly child: ChildProcess;
+  readonly stdout: () => string;
+  readonly stderr: () => string;
+  readonly exited: Promise<number | null>;
+}
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'kubesvc-up-'));
+  dirs.push(d);
+  return d;
+}
+
+/** Starts `kubesvc up` and resolves once it printed its summary (or fails with what it printed). */
+async function up(dataDir: string, extra: readonly string[] = []): Promise<Up> {
+  const child = spawn(process.execPath, [BIN, 'up', '--data-dir', dataDir, '--secure-port', '0', '--dns-port', '0', '--advertise-address', '192.0.2.10', ...extra], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let out = '';
+  let err = '';
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => (err += c));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  while (!out.includes('Ctrl-C stops it')) {
+    if (child.exitCode !== null) throw new Error(`kubesvc up exited ${child.exitCode}:\n${err}`);
+    if (Date.now() > deadline) throw new Error(`kubesvc up did not start within 60 s:\n${err}\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+async function kubectl(kubeconfig: string, cacheDir: string, ...args: string[]): Promise<string> {
+  const { stdout } = await exec('/usr/bin/kubectl', ['--kubeconfig', kubeconfig, `--cache-dir=${cacheDir}`, ...args], { timeout: 30_000 });
+  return stdout;
+}
+
+describe('kubesvc up', () => {
+  it('starts the control plane, kubectl and dig work with what it prints, SIGTERM stops it cleanly, and a restart keeps everything', async () => {
+    const dataDir = tempDir();
+    const cache = tempDir();
+    const first = await up(dataDir);
+    const steps = first.stderr();
+    for (const step of ['✓ Store opened', '✓ API listening on https://127.0.0.1:', '✓ First reconcile done', '✓ default/kubernetes at 10.96.0.1', '✓ Node agent started: DNS on 127.0.0.1:']) {
+      expect(steps).toContain(step);
+    }
+    const summary = first.stdout();
+    const kubeconfig = join(dataDir, 'kubeconfig');
+    expect(summary).toContain(`export KUBECONFIG=${kubeconfig}`);
+    const dnsPort = /cluster DNS\s+127\.0\.0\.1:(\d+)/.exec(summary)?.[1];
+    expect(dnsPort).toMatch(/^\d+$/);
+
+    const svc = await kubectl(kubeconfig, cache, 'get', 'svc', 'kubernetes', '--no-headers');
+    expect(svc.trim().split(/\s{2,}/).slice(0, 5)).toEqual(['kubernetes', 'ClusterIP', '10.96.0.1', '<none>', '443/TCP']);
+    const { stdout: answer } = await exec('dig', ['+short', '@127.0.0.1', '-p', dnsPort ?? '', 'kubernetes.default.svc.cluster.local'], { timeout: 10_000 });
+    expect(answer.trim()).toBe('10.96.0.1');
+
+    const web = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } };
+    const file = join(cache, 'web.json');
+    await import('node:fs').then((fs) => fs.writeFileSync(file, JSON.stringify(web)));
+    await kubectl(kubeconfig, cache, 'create', '-f', file);
+    const ip = (await kubectl(kubeconfig, cache, 'get', 'svc', 'web', '-o', 'jsonpath={.spec.clusterIP}')).trim();
+    expect(ip).toMatch(/^10\.(9[6-9]|10\d|11[01])\.\d+\.\d+$/);
+
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(first.stderr()).toContain('SIGTERM: stopping');
+    expect(first.stderr()).toContain('stopped');
+
+    const second = await up(dataDir);
+    const again = (await kubectl(kubeconfig, tempDir(), 'get', 'svc', 'web', '-o', 'jsonpath={.spec.clusterIP}')).trim();
+    expect(again).toBe(ip);
+    const services = await kubectl(kubeconfig, tempDir(), 'get', 'svc', '--no-headers', '-o', 'custom-columns=NAME:.metadata.name');
+    expect(services.trim().split('\n').sort()).toEqual(['kubernetes', 'web']);
+    second.child.kill('SIGINT');
+    expect(await second.exited).toBe(0);
+  }, 180_000);
+
+  it("refuses a /30 service range with kube-apiserver's message and exit code 2", async () => {
+    const r = await runBin(['up', '--data-dir', tempDir(), '--secure-port', '0', '--dns-port', '0', '--advertise-address', '192.0.2.10', '--service-cluster-ip-range', '10.96.0.0/30'], { timeoutMs: 60_000 });
+    expect(r.code).toBe(2);
+    // upstream: pkg/controlplane/apiserver/options (ServiceIPRange): a range of fewer than 8
+    // addresses refuses to start.
+    expect(r.stderr.trim().split('\n').at(-1)).toBe('error: the service cluster IP range must be at least 8 IP addresses');
+    expect(r.stderr).toContain('✗ Starting the controllers');
+  }, 90_000);
+
+  it('says which address and flag when the API port is taken', async () => {
+    const dataDir = tempDir();
+    const first = await up(dataDir);
+    const port = /API server\s+https:\/\/127\.0\.0\.1:(\d+)/.exec(first.stdout())?.[1] ?? '';
+    const r = await runBin(['up', '--data-dir', tempDir(), '--secure-port', port, '--dns-port', '0', '--advertise-address', '192.0.2.10'], { timeoutMs: 60_000 });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`error: 127.0.0.1:${port} is already in use: stop what listens there, or pick another port with --secure-port`);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+  }, 120_000);
+});

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import {
   generateServingCertificate,
   generateToken,
+  kubeconfigYaml,
   openSqliteStore,
   printTable,
   standardControllers,
@@ -109,31 +110,6 @@ async function credentials(dir: string, bindAddress: string): Promise<{ token: s
     writeAtomically(certFile, made.cert, 0o644);
   }
   return { token: readFileSync(tokenFile, 'utf8').trim(), cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
-}
-
-/** A kubeconfig with one cluster (its CA), one user (the token) and one context. */
-export function kubeconfigText(server: string, caPem: string, token: string): string {
-  return [
-    'apiVersion: v1',
-    'kind: Config',
-    'clusters:',
-    '- name: kubesvc',
-    '  cluster:',
-    `    server: ${server}`,
-    `    certificate-authority-data: ${Buffer.from(caPem).toString('base64')}`,
-    'users:',
-    '- name: kubesvc',
-    '  user:',
-    `    token: ${token}`,
-    'contexts:',
-    '- name: kubesvc',
-    '  context:',
-    '    cluster: kubesvc',
-    '    user: kubesvc',
-    '    namespace: default',
-    'current-context: kubesvc',
-    '',
-  ].join('\n');
 }
 
 export async function startCluster(options: UpOptions, steps: StepReporter, logger: Logger): Promise<RunningCluster> {
@@ -241,7 +217,7 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
     cleanups.push(() => agent.stop());
 
     const kubeconfig = join(dataDir, 'kubeconfig');
-    writeAtomically(kubeconfig, kubeconfigText(api.url, creds.cert, creds.token), 0o600);
+    writeAtomically(kubeconfig, kubeconfigYaml(api.url, creds.cert, creds.token), 0o600);
     let stopped: Promise<void> | undefined;
     return {
       dataDir,

@@ -8,3 +8,4 @@ export { formatLabelSelector, labelsMatch, parseLabelSelector } from './label-se
 export type { LabelOperator, LabelRequirement, LabelSelectorResult } from './label-selector.js';
 export { checkFieldSelector, fieldsMatch, parseFieldSelector } from './field-selector.js';
 export type { FieldRequirement, FieldSelectorResult } from './field-selector.js';
+export { kubeconfigYaml } from './kubeconfig.js';

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { kubeconfigYaml } from '../api/kubeconfig.js';
 
 const run = promisify(execFile);
 
@@ -17,41 +18,16 @@ export interface KubectlResult {
   readonly stderr: string;
 }
 
-/** A kubeconfig with one cluster, one user (a bearer token) and one context, as `kubesvc up` writes. */
-export function kubeconfigYaml(server: string, token: string, caPem?: string): string {
-  return [
-    'apiVersion: v1',
-    'kind: Config',
-    'clusters:',
-    '- name: kubesvc',
-    '  cluster:',
-    `    server: ${server}`,
-    ...(caPem === undefined ? [] : [`    certificate-authority-data: ${Buffer.from(caPem).toString('base64')}`]),
-    'users:',
-    '- name: kubesvc',
-    '  user:',
-    `    token: ${token}`,
-    'contexts:',
-    '- name: kubesvc',
-    '  context:',
-    '    cluster: kubesvc',
-    '    user: kubesvc',
-    '    namespace: default',
-    'current-context: kubesvc',
-    '',
-  ].join('\n');
-}
-
 export class Kubectl {
   readonly dir: string;
   readonly kubeconfig: string;
   private readonly watchers = new Set<ChildProcess>();
 
   /** `caPem`: the serving certificate's CA; kubectl sends a bearer token only over TLS. */
-  constructor(server: string, token: string, caPem?: string) {
+  constructor(server: string, token: string, caPem: string) {
     this.dir = mkdtempSync(join(tmpdir(), 'kubesvc-kubectl-'));
     this.kubeconfig = join(this.dir, 'kubeconfig');
-    writeFileSync(this.kubeconfig, kubeconfigYaml(server, token, caPem), { mode: 0o600 });
+    writeFileSync(this.kubeconfig, kubeconfigYaml(server, caPem, token), { mode: 0o600 });
   }
 
   private args(args: readonly string[]): string[] {

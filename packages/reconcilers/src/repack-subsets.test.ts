@@ -43,3 +43,38 @@ describe('repackSubsets', () => {
     ])).toHaveLength(2);
   });
 });
+
+// mapAddressByPort writes a port's ready state only when none is recorded yet or the recorded
+// one is ready: "not ready always trumps ready", whichever subset or list comes first.
+describe('repackSubsets: not ready wins over ready in either order', () => {
+  const a = { ip: '1.1.1.1' };
+  const expected = [{ notReadyAddresses: [a], ports: [p] }];
+
+  it('ready first, then not ready (one subset)', () => {
+    expect(repackSubsets([{ addresses: [a], notReadyAddresses: [a], ports: [p] }])).toEqual(expected);
+  });
+
+  it('not ready first, then ready (two subsets)', () => {
+    expect(repackSubsets([
+      { notReadyAddresses: [a], ports: [p] },
+      { addresses: [a], ports: [p] },
+    ])).toEqual(expected);
+  });
+
+  it('ready first, then not ready (two subsets)', () => {
+    expect(repackSubsets([
+      { addresses: [a], ports: [p] },
+      { notReadyAddresses: [a], ports: [p] },
+    ])).toEqual(expected);
+  });
+
+  it('per port: an address not ready on one port stays ready on another', () => {
+    expect(repackSubsets([
+      { addresses: [a], ports: [p, q] },
+      { notReadyAddresses: [a], ports: [q] },
+    ])).toEqual([
+      { addresses: [a], ports: [p] },
+      { notReadyAddresses: [a], ports: [q] },
+    ]);
+  });
+});

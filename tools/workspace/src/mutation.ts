@@ -7,6 +7,7 @@
 // the copy, and the report and the incremental file are copied back. The copy is removed when
 // Stryker ends, fails, or is interrupted; the developer's tree is never mutated.
 import { spawn, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   copyFileSync,
   cpSync,
@@ -15,9 +16,11 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   rmSync,
   symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
@@ -93,18 +96,80 @@ export function copyWorkspace(root: string, to: string): void {
   }
 }
 
+export interface MutationSummary {
+  readonly killed: number;
+  readonly survived: number;
+  readonly timeout: number;
+  readonly noCoverage: number;
+  readonly ignored: number;
+  readonly errors: number;
+  /** (killed + timeout) / (killed + timeout + survived + noCoverage), in percent. */
+  readonly score: number;
+}
+
+/** Counts the mutants of a Stryker JSON report (mutation-testing-report-schema) by status. */
+export function summarizeReport(report: { files: Record<string, { mutants: readonly { status: string }[] }> }): MutationSummary {
+  const count = { killed: 0, survived: 0, timeout: 0, noCoverage: 0, ignored: 0, errors: 0 };
+  for (const file of Object.values(report.files)) {
+    for (const { status } of file.mutants) {
+      if (status === 'Killed') count.killed += 1;
+      else if (status === 'Survived') count.survived += 1;
+      else if (status === 'Timeout') count.timeout += 1;
+      else if (status === 'NoCoverage') count.noCoverage += 1;
+      else if (status === 'Ignored') count.ignored += 1;
+      else count.errors += 1;
+    }
+  }
+  const detected = count.killed + count.timeout;
+  const valid = detected + count.survived + count.noCoverage;
+  return { ...count, score: valid === 0 ? 100 : Math.round((detected / valid) * 10_000) / 100 };
+}
+
+/**
+ * What a run depends on: every working-tree file (sources, tests, configs, the lockfile) and
+ * the Stryker options other than the concurrency. An unchanged fingerprint gives the same
+ * result, so the wrapper reports the last run instead of starting Stryker again.
+ */
+export function inputFingerprint(root: string, strykerArgs: readonly string[]): string {
+  const hash = createHash('sha256');
+  const args = strykerArgs.filter((a, i) => a !== '--force' && !a.startsWith('--concurrency') && strykerArgs[i - 1] !== '--concurrency');
+  hash.update(JSON.stringify(args));
+  for (const file of workingTreeFiles(root).sort()) {
+    hash.update(`\0${file}\0`);
+    hash.update(lstatSync(join(root, file)).isSymbolicLink() ? readlinkSync(join(root, file)) : readFileSync(join(root, file)));
+  }
+  return hash.digest('hex');
+}
+
+function printSummary(pkg: string, reports: string): void {
+  const file = join(reports, 'mutation.json');
+  if (!existsSync(file)) return;
+  const s = summarizeReport(JSON.parse(readFileSync(file, 'utf8')) as Parameters<typeof summarizeReport>[0]);
+  console.log(
+    `mutation: packages/${pkg}: score ${s.score} % (killed ${s.killed}, timeout ${s.timeout}, survived ${s.survived}, no coverage ${s.noCoverage}, ignored ${s.ignored}); report ${relative(process.cwd(), join(reports, 'index.html'))}`,
+  );
+}
+
 /** Runs Stryker on one package in a fresh copy; resolves to its exit code. */
 export async function mutatePackage(pkg: string, strykerArgs: readonly string[], root: string = workspaceRoot): Promise<number> {
   const packageDir = join(root, 'packages', pkg);
   if (!existsSync(join(packageDir, 'stryker.config.mjs'))) {
     throw new Error(`packages/${pkg} has no stryker.config.mjs; configured: ${configuredPackages(root).join(', ')}`);
   }
+  const reports = join(packageDir, REPORT_DIR);
+  const fingerprintFile = join(reports, 'inputs.sha256');
+  const fingerprint = inputFingerprint(root, strykerArgs);
+  const forced = strykerArgs.includes('--force');
+  if (!forced && existsSync(fingerprintFile) && readFileSync(fingerprintFile, 'utf8').trim() === fingerprint && existsSync(join(reports, 'mutation.json'))) {
+    console.log(`mutation: packages/${pkg}: nothing changed since the last run (pass --force to run Stryker again)`);
+    printSummary(pkg, reports);
+    return 0;
+  }
   const copy = mkdtempSync(join(tmpdir(), `kubesvc-mutation-${pkg}-`));
   const removeCopy = (): void => rmSync(copy, { recursive: true, force: true });
   process.once('exit', removeCopy);
   try {
     copyWorkspace(root, copy);
-    const reports = join(packageDir, REPORT_DIR);
     const copyReports = join(copy, 'packages', pkg, REPORT_DIR);
     if (existsSync(reports)) cpSync(reports, copyReports, { recursive: true });
 
@@ -126,7 +191,10 @@ export async function mutatePackage(pkg: string, strykerArgs: readonly string[],
 
     if (existsSync(copyReports)) {
       mkdirSync(reports, { recursive: true });
+      rmSync(fingerprintFile, { force: true });
       cpSync(copyReports, reports, { recursive: true });
+      if (code === 0) writeFileSync(fingerprintFile, `${fingerprint}\n`);
+      printSummary(pkg, reports);
     }
     return code;
   } finally {

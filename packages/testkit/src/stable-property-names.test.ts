@@ -28,8 +28,8 @@ async function collectedNames(file: string, seed: string | undefined): Promise<s
 }
 
 describe('property test names', () => {
-  test.prop([fc.integer()])('are the names written in the file', () => {
-    expect(expect.getState().currentTestName).toBe('property test names > are the names written in the file');
+  test.prop([fc.integer()])('INV-TESTKIT-NAME: are the names written in the file', () => {
+    expect(expect.getState().currentTestName).toBe('property test names > INV-TESTKIT-NAME: are the names written in the file');
   });
 
   // Without FC_SEED, fast-check draws a seed per run: the second collection has another one.

@@ -99,3 +99,16 @@ describe('EnsureEndpointSliceFromEndpoints as writes', () => {
     ]);
   });
 });
+
+describe('EnsureEndpointSliceFromEndpoints: an Endpoints without a namespace', () => {
+  it('is read as default: the slice of the wrong addressType is deleted in default', () => {
+    const bare: Endpoints = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'kubernetes' }, subsets: [{ addresses: [{ ip: '10.0.0.1' }], ports: [https] }] };
+    const slice = endpointSliceFor(bare);
+    expect(endpointSliceWrites(bare, { ...slice, addressType: 'IPv6' })[0]).toEqual({
+      kind: 'delete-endpointslice',
+      namespace: 'default',
+      name: 'kubernetes',
+      resourceVersion: undefined,
+    });
+  });
+});

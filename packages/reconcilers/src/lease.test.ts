@@ -363,3 +363,33 @@ describe('lease ReconcileEndpoints: an Endpoints object that is not default/<ser
     expect(o.action).toBe('none');
   });
 });
+
+describe('lease ReconcileEndpoints: only what is wrong is rewritten', () => {
+  // doReconcile re-lists the addresses only when the format or the IPs are wrong; wrong ports
+  // alone replace the ports and leave the addresses in their stored order.
+  it('right IPs in another order with wrong ports: the ports change, the order stays', () => {
+    const existing = endpoints('foo', ['4.3.2.1', '1.2.3.4'], [{ name: 'foo', port: 9090, protocol: 'TCP' }]);
+    expect(written(reconcile({ name: '', ip: '1.2.3.4', ports: foo, keys: ['4.3.2.1'], existing }, true))).toEqual(endpoints('foo', ['4.3.2.1', '1.2.3.4'], foo));
+  });
+
+  it('ports without a name or protocol equal the same ports (Go compares "" with "")', () => {
+    const bare: EndpointPort[] = [{ port: 8080 }];
+    expect(written(reconcile({ name: '', ip: '1.2.3.4', ports: bare, existing: endpoints('foo', ['1.2.3.4'], bare) }, true))).toBeUndefined();
+  });
+
+  it('a subset without ports, reconciling ports: the given ports are written', () => {
+    const existing: Endpoints = { ...endpoints('foo', [], []), subsets: [{ addresses: [{ ip: '1.2.3.4' }] }] };
+    expect(written(reconcile({ name: '', ip: '1.2.3.4', ports: foo, existing }, true))).toEqual(endpoints('foo', ['1.2.3.4'], foo));
+  });
+});
+
+describe('listLeases', () => {
+  // ListLeases skips a lease object that holds no address.
+  it('skips a live lease without an IP', () => {
+    const leases: Leases = new Map([
+      ['1.2.3.4', { ip: '1.2.3.4', expiresAt: 10 }],
+      ['4.3.2.1', { ip: '', expiresAt: 10 }],
+    ]);
+    expect(listLeases(leases, 0)).toEqual(['1.2.3.4']);
+  });
+});

@@ -34,6 +34,7 @@ describe('semanticEqual', () => {
     expect(semanticEqual([], [1])).toBe(false);
     expect(semanticEqual([1, 2], [2, 1])).toBe(false);
     expect(semanticEqual([1, 2], [1, 2, 3])).toBe(false);
+    expect(semanticEqual([1, 2], [1, 3])).toBe(false);
     expect(semanticEqual(['a', 'b'], ['a', 'b'])).toBe(true);
   });
 

@@ -141,5 +141,9 @@ describe('compareEndpointAddresses (LessEndpointAddress)', () => {
     expect(compareEndpointAddresses({ ip: '1.1.1.1', targetRef: { uid: 'b' } }, { ip: '1.1.1.1', targetRef: { uid: 'a' } })).toBeGreaterThan(0);
     expect(compareEndpointAddresses({ ip: '1.1.1.1', targetRef: {} }, { ip: '1.1.1.1', targetRef: { uid: 'a' } })).toBeLessThan(0);
     expect(compareEndpointAddresses({ ip: '1.1.1.1', targetRef: { uid: 'a' } }, { ip: '1.1.1.1', targetRef: {} })).toBeGreaterThan(0);
+    // A targetRef without a UID still sorts after no targetRef, and its UID "" before any other.
+    expect(compareEndpointAddresses({ ip: '1.1.1.1', targetRef: {} }, { ip: '1.1.1.1' })).toBeGreaterThan(0);
+    expect(compareEndpointAddresses({ ip: '1.1.1.1', targetRef: {} }, { ip: '1.1.1.1', targetRef: { uid: '0' } })).toBeLessThan(0);
+    expect(compareEndpointAddresses({ ip: '1.1.1.1', targetRef: { uid: '0' } }, { ip: '1.1.1.1', targetRef: {} })).toBeGreaterThan(0);
   });
 });

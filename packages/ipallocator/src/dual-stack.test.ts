@@ -120,4 +120,27 @@ describe('dual-stack allocators', () => {
     expect(v4.value).toHaveLength(1);
     expect(hasIPInFamily(v4.value, ip('10.0.0.5'))).toBe(true);
   });
+
+  it('a full family answers ErrFull with the generator, and the allocators stay as they were', () => {
+    // A /30 holds two usable addresses: the network and broadcast addresses are never given out.
+    const small = newIPAllocators([cidr('10.0.0.0/30'), cidr('fd00::/120')]);
+    if (!small.ok) throw new Error(small.error.message);
+    let allocators = small.value;
+    let rng = seededRng(5);
+    for (let i = 0; i < 2; i += 1) {
+      const next = allocateNextIPInFamily(allocators, 'IPv4', rng);
+      if (!next.ok) throw new Error(next.error.message);
+      ({ allocators, rng } = next.value);
+    }
+    const full = allocateNextIPInFamily(allocators, 'IPv4', rng);
+    expect(full.ok ? 'ok' : full.error._tag).toBe('ErrFull');
+    expect(full.ok ? 'ok' : full.error.message).toBe('range is full');
+    const v6 = allocateNextIPInFamily(allocators, 'IPv6', rng);
+    expect(v6.ok && v6.value.ip.family).toBe(6);
+  });
+
+  it('refuses what is not an array of CIDR values, naming what it got', () => {
+    const r = newIPAllocators('10.0.0.0/24' as never);
+    expect(r.ok ? 'ok' : r.error.message).toBe('newIPAllocators: expected an array of CIDRs (parseCIDR\'s value), got the string "10.0.0.0/24"');
+  });
 });

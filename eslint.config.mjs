@@ -92,8 +92,9 @@ export default [
     },
   },
   {
-    // Each project's vitest.config.ts is a two-line call into the shared root configuration.
-    files: ['**/vitest.config.ts'],
+    // Each project's vitest.config.ts (and stryker.config.mjs) is a short call into the shared
+    // root configuration.
+    files: ['**/vitest.config.ts', '**/stryker.config.mjs'],
     rules: { '@nx/enforce-module-boundaries': 'off' },
   },
   {

@@ -2,6 +2,8 @@
 // - Workspace packages are resolved through the `@kubesvc/source` export condition, so tests
 //   run against source with no build step.
 // - Every test file runs under the shared fast-check harness (FC_NUM_RUNS, FC_SEED, FC_PATH).
+// - `@fast-check/vitest` resolves to testkit's version of it, which keeps the seed out of the
+//   names of property tests (tools that select tests by name must find them again).
 // - Results are also written as JSON for tools/workspace's CI summary.
 import { fileURLToPath } from 'node:url';
 import { defaultServerConditions } from 'vite';
@@ -9,11 +11,13 @@ import { defineConfig, type ViteUserConfig } from 'vitest/config';
 import { RESULTS_FILE } from './tools/workspace/src/test-summary.ts';
 
 const propertySetup = fileURLToPath(new URL('./packages/testkit/src/vitest-setup.ts', import.meta.url));
+const fastCheckVitest = fileURLToPath(new URL('./packages/testkit/src/fast-check-vitest.ts', import.meta.url));
 
 export function packageTestConfig(projectDir: URL): ViteUserConfig {
   return defineConfig({
     root: fileURLToPath(projectDir),
     ssr: { resolve: { conditions: ['@kubesvc/source', ...defaultServerConditions] } },
+    resolve: { alias: [{ find: /^@fast-check\/vitest$/, replacement: fastCheckVitest }] },
     test: {
       include: ['src/**/*.test.ts'],
       // Packages whose issue has not landed have no tests yet; tools/workspace checks that

@@ -34,8 +34,9 @@ describe('the reconciler value', () => {
 
   it('defaults: --apiserver-count 1, lease TTL 15 s; a non-positive count is refused', () => {
     expect(newEndpointReconciler('lease')).toEqual({ type: 'lease', stopped: false, masterCount: 1, leaseTtlMs: 15_000 });
-    expect(() => newEndpointReconciler('master-count', { masterCount: 0 })).toThrow(RangeError);
-    expect(() => newEndpointReconciler('lease', { leaseTtlMs: 0 })).toThrow(RangeError);
+    expect(() => newEndpointReconciler('master-count', { masterCount: 0 })).toThrow(new RangeError('masterCount must be a positive integer, got 0'));
+    expect(() => newEndpointReconciler('master-count', { masterCount: 1.5 })).toThrow(RangeError);
+    expect(() => newEndpointReconciler('lease', { leaseTtlMs: 0 })).toThrow(new RangeError('leaseTtlMs must be positive, got 0'));
   });
 
   it('stopReconciling returns a new value and leaves the old one as it was', () => {
@@ -90,5 +91,8 @@ describe('alreadyExistsIgnored', () => {
     expect(alreadyExistsIgnored('master-count', recreated, 1)).toBe(false);
     expect(alreadyExistsIgnored('lease', recreated, 0)).toBe(false);
     expect(alreadyExistsIgnored('lease', created, 5)).toBe(false);
+    // The no-change path ensures only the slice: its create is the first write.
+    expect(alreadyExistsIgnored('lease', created.slice(1), 0)).toBe(true);
+    expect(alreadyExistsIgnored('master-count', created.slice(1), 0)).toBe(true);
   });
 });

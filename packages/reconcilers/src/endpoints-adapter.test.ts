@@ -3,7 +3,7 @@
 // out by hand from that code.
 import type { EndpointSlice, Endpoints } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
-import { endpointSliceFor, endpointSliceWrites } from './endpoints-adapter.js';
+import { endpointPortsEqual, endpointSliceFor, endpointSliceWrites } from './endpoints-adapter.js';
 
 function ep(subsets: Endpoints['subsets']): Endpoints {
   return { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'kubernetes', namespace: 'default', resourceVersion: '7' }, ...(subsets === undefined ? {} : { subsets }) };
@@ -97,5 +97,25 @@ describe('EnsureEndpointSliceFromEndpoints as writes', () => {
       { kind: 'delete-endpointslice', namespace: 'default', name: 'kubernetes', resourceVersion: undefined },
       { kind: 'create-endpointslice', endpointSlice: desired },
     ]);
+  });
+});
+
+describe('EnsureEndpointSliceFromEndpoints: an Endpoints without a namespace', () => {
+  it('is read as default: the slice of the wrong addressType is deleted in default', () => {
+    const bare: Endpoints = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'kubernetes' }, subsets: [{ addresses: [{ ip: '10.0.0.1' }], ports: [https] }] };
+    const slice = endpointSliceFor(bare);
+    expect(endpointSliceWrites(bare, { ...slice, addressType: 'IPv6' })[0]).toEqual({
+      kind: 'delete-endpointslice',
+      namespace: 'default',
+      name: 'kubernetes',
+      resourceVersion: undefined,
+    });
+  });
+});
+
+describe('endpointPortsEqual (the port check of checkEndpointSubsetFormat)', () => {
+  it('no ports (nil) and an empty list are equal, as len(nil) is 0 in Go', () => {
+    expect(endpointPortsEqual(undefined, [])).toBe(true);
+    expect(endpointPortsEqual(undefined, [https])).toBe(false);
   });
 });

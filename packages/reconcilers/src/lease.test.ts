@@ -266,3 +266,130 @@ describe('deviation: a subset without ports (upstream writes an empty Endpoints,
     expect(written(reconcile({ name: '', ip: '1.2.3.4', ports: foo, keys: ['4.3.2.2'], existing }, false))).toEqual(endpoints('foo', ['1.2.3.4', '4.3.2.2'], foo));
   });
 });
+
+// Shapes of the stored Endpoints that upstream's table does not list, with what
+// checkEndpointSubsetFormatWithLease and doReconcile (lease.go) make of them. The properties
+// find these only with thousands of runs; here they run every time.
+describe('lease ReconcileEndpoints on Endpoints upstream would call wrongly formatted', () => {
+  const keys = ['1.2.3.4', '4.3.2.1'];
+  const withSubsets = (subsets: Endpoints['subsets']): Endpoints => ({ ...endpoints('foo', [], foo), subsets });
+
+  it('several subsets: the format is wrong, one subset of the live lease IPs with our ports is written', () => {
+    const existing = withSubsets([
+      { addresses: [{ ip: '1.2.3.4' }], ports: [...foo] },
+      { addresses: [{ ip: '4.3.2.1' }], ports: [...foo] },
+    ]);
+    expect(written(reconcile({ name: '', ip: '1.2.3.4', ports: foo, keys, existing }, true))).toEqual(endpoints('foo', keys, foo));
+    expect(written(reconcile({ name: '', ip: '1.2.3.4', ports: foo, keys, existing }, false))).toEqual(endpoints('foo', keys, foo));
+  });
+
+  it('several subsets with other ports: the given ports replace them', () => {
+    const other = [{ name: 'other', port: 1, protocol: 'UDP' as const }];
+    const existing = withSubsets([
+      { addresses: [{ ip: '1.2.3.4' }], ports: other },
+      { addresses: [{ ip: '4.3.2.1' }], ports: other },
+    ]);
+    expect(written(reconcile({ name: '', ip: '1.2.3.4', ports: foo, keys, existing }, false))).toEqual(endpoints('foo', keys, foo));
+  });
+
+  it('as many addresses as leases but one listed twice: the IPs are wrong, the lease IPs are written', () => {
+    const existing = endpoints('foo', ['1.2.3.4', '1.2.3.4'], foo);
+    expect(written(reconcile({ name: '', ip: '1.2.3.4', ports: foo, keys, existing }, true))).toEqual(endpoints('foo', keys, foo));
+  });
+
+  it('as many addresses as leases but one without a lease: the lease IPs are written', () => {
+    const existing = endpoints('foo', ['1.2.3.4', '9.9.9.9'], foo);
+    expect(written(reconcile({ name: '', ip: '1.2.3.4', ports: foo, keys, existing }, true))).toEqual(endpoints('foo', keys, foo));
+  });
+
+  it('the lease IPs in another order are correct: nothing is written', () => {
+    const existing = endpoints('foo', ['4.3.2.1', '1.2.3.4'], foo);
+    const o = reconcile({ name: '', ip: '1.2.3.4', ports: foo, keys, existing }, true);
+    expect(written(o)).toBeUndefined();
+    expect(o.action).toBe('none');
+  });
+});
+
+// checkEndpointSubsetFormatWithLease compares ports with Go's `port != sub.Ports[i]`: one
+// EndpointPort after the other, name, port, protocol by value and AppProtocol (a *string) by
+// pointer, so that a port with an appProtocol never equals the one the apiserver wants.
+describe('lease ReconcileEndpoints: which ports are correct', () => {
+  const keys = ['1.2.3.4'];
+  const check = (existingPorts: readonly EndpointPort[], wanted: readonly EndpointPort[]) =>
+    written(reconcile({ name: '', ip: '1.2.3.4', ports: wanted, keys, existing: endpoints('foo', keys, existingPorts) }, true));
+
+  it('the same ports in the same order are correct', () => {
+    expect(check(two, two)).toBeUndefined();
+  });
+
+  it('an extra port is wrong: the ports are reset', () => {
+    expect(check(two, foo)).toEqual(endpoints('foo', keys, foo));
+  });
+
+  it('the right number of ports with only the first matching is wrong', () => {
+    expect(check([...foo, { name: 'bar', port: 1001, protocol: 'TCP' }], two)).toEqual(endpoints('foo', keys, two));
+  });
+
+  it('the same ports in another order are wrong', () => {
+    expect(check([...two].reverse(), two)).toEqual(endpoints('foo', keys, two));
+  });
+
+  it('a port with the same appProtocol on both sides is still wrong, so the Endpoints are written again', () => {
+    const https: EndpointPort[] = [{ name: 'https', port: 6443, protocol: 'TCP', appProtocol: 'https' }];
+    expect(check(https, https)).toEqual(endpoints('foo', keys, https));
+  });
+
+  it('an appProtocol on either side only is wrong', () => {
+    const plain: EndpointPort[] = [{ name: 'https', port: 6443, protocol: 'TCP' }];
+    const tagged: EndpointPort[] = [{ ...plain[0], port: 6443, appProtocol: 'https' }];
+    expect(check(tagged, plain)).toEqual(endpoints('foo', keys, plain));
+    expect(check(plain, tagged)).toEqual(endpoints('foo', keys, tagged));
+  });
+});
+
+// Get(default, <serviceName>) does not see an object of another namespace or name: the
+// reconciler creates its own, as when nothing is stored.
+describe('lease ReconcileEndpoints: an Endpoints object that is not default/<serviceName>', () => {
+  it('in another namespace it is ignored and default/foo is created', () => {
+    const elsewhere: Endpoints = { ...endpoints('foo', ['1.2.3.4'], foo), metadata: { name: 'foo', namespace: 'kube-system' } };
+    const o = reconcile({ name: '', ip: '1.2.3.4', ports: foo, existing: elsewhere }, true);
+    expect(o.action).toBe('create');
+    expect(written(o)).toEqual(endpoints('foo', ['1.2.3.4'], foo));
+  });
+
+  it('without a namespace it is taken as default', () => {
+    const bare: Endpoints = { ...endpoints('foo', ['1.2.3.4'], foo), metadata: { name: 'foo', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } } };
+    const o = reconcile({ name: '', ip: '1.2.3.4', ports: foo, existing: bare }, true);
+    expect(o.action).toBe('none');
+  });
+});
+
+describe('lease ReconcileEndpoints: only what is wrong is rewritten', () => {
+  // doReconcile re-lists the addresses only when the format or the IPs are wrong; wrong ports
+  // alone replace the ports and leave the addresses in their stored order.
+  it('right IPs in another order with wrong ports: the ports change, the order stays', () => {
+    const existing = endpoints('foo', ['4.3.2.1', '1.2.3.4'], [{ name: 'foo', port: 9090, protocol: 'TCP' }]);
+    expect(written(reconcile({ name: '', ip: '1.2.3.4', ports: foo, keys: ['4.3.2.1'], existing }, true))).toEqual(endpoints('foo', ['4.3.2.1', '1.2.3.4'], foo));
+  });
+
+  it('ports without a name or protocol equal the same ports (Go compares "" with "")', () => {
+    const bare: EndpointPort[] = [{ port: 8080 }];
+    expect(written(reconcile({ name: '', ip: '1.2.3.4', ports: bare, existing: endpoints('foo', ['1.2.3.4'], bare) }, true))).toBeUndefined();
+  });
+
+  it('a subset without ports, reconciling ports: the given ports are written', () => {
+    const existing: Endpoints = { ...endpoints('foo', [], []), subsets: [{ addresses: [{ ip: '1.2.3.4' }] }] };
+    expect(written(reconcile({ name: '', ip: '1.2.3.4', ports: foo, existing }, true))).toEqual(endpoints('foo', ['1.2.3.4'], foo));
+  });
+});
+
+describe('listLeases', () => {
+  // ListLeases skips a lease object that holds no address.
+  it('skips a live lease without an IP', () => {
+    const leases: Leases = new Map([
+      ['1.2.3.4', { ip: '1.2.3.4', expiresAt: 10 }],
+      ['4.3.2.1', { ip: '', expiresAt: 10 }],
+    ]);
+    expect(listLeases(leases, 0)).toEqual(['1.2.3.4']);
+  });
+});

@@ -326,6 +326,7 @@ describe('master-count RemoveEndpoints', () => {
 
   it('removing the last IP leaves no subsets and an empty slice', () => {
     const o = remove(both('foo', ['1.2.3.4'], foo), '1.2.3.4');
+    expect(o.action).toBe('update');
     // RepackSubsets drops the subset once it has no address left.
     expect(o.writes).toEqual([
       { kind: 'update-endpoints', endpoints: { ...makeEndpoints('foo', [], []), subsets: [] }, resourceVersion: undefined },
@@ -338,6 +339,7 @@ describe('deviation: a subset without ports (upstream panics)', () => {
   it('is rebuilt from our own IP and the given ports', () => {
     const e: Endpoints = { ...makeEndpoints('foo', [], []), subsets: [{ addresses: [{ ip: '4.3.2.1' }] }] };
     const o = run({ endpoints: e }, 'foo', '1.2.3.4', foo, 3, false);
+    expect(o.action).toBe('update');
     expect(o.writes[0]).toEqual({ kind: 'update-endpoints', endpoints: makeEndpoints('foo', ['1.2.3.4'], foo), resourceVersion: undefined });
   });
 });

@@ -4,7 +4,8 @@
 // cheap: large inputs are built in a task's setup.
 import type { BenchSuite } from './harness.js';
 import { allocatorsSuite } from './allocators.js';
-export const suites: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>> = [allocatorsSuite, apiSuite, cliSuite, discoverySuite, proxyIptablesSuite, proxyUserspaceSuite, runtimeSuite, nodeAgentSuite];
+import { apiSuite } from './api.js';
+import { cliSuite } from './kubesvc-cli.js';
 import { discoverySuite } from './discovery.js';
 import { nodeAgentSuite } from './node-agent.js';
 import { proxyIptablesSuite } from './proxy-iptables.js';

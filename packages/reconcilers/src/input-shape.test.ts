@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { newEndpointReconciler, reconcileEndpoints, removeEndpoints } from './endpoint-reconciler.js';
 import { reconcileLease } from './lease.js';
-import type { Leases, ReconcileRequest, ReconcileStep } from './types.js';
+import type { ReconcileStep } from './endpoint-reconciler.js';
+import type { Leases, ReconcileRequest } from './types.js';
 
 const good: ReconcileRequest = {
   serviceName: 'kubernetes',

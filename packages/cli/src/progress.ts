@@ -34,8 +34,10 @@ export function startProgress(io: CliIo, inputBytes: number, stages: readonly st
       if (stopped) return;
       const index = stages.indexOf(label);
       done = index < 0 ? done : index;
-      // update() redraws at once when the last draw is 200 ms old (synchronousUpdate), which every stage of a large input is.
+      // update() alone redraws only when the last draw is 200 ms old (synchronousUpdate); a stage
+      // that follows a quick one would then never be shown, so each stage is drawn at once.
       bar.update(done, { stage: label });
+      bar.render();
     },
     stop: () => {
       if (stopped) return;

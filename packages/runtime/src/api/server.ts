@@ -20,6 +20,7 @@ import { STATUS_RESOURCES } from '../registry/registry.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.js';
 import { openApiV3Document, openApiV3Index } from './openapi.js';
 import { deleteOptions, listOptions, writeOptions, type Parsed } from './query-options.js';
+import type { FieldValidation } from '../registry/decode.js';
 import { methodNotAllowedStatus, pathNotFoundStatus, unauthorizedStatus } from './status-bodies.js';
 import type { IncludeObject, TableContext, TablePrinter } from './table-hook.js';
 import { startWatch, type WatchSession } from './watch.js';
@@ -138,6 +139,24 @@ function unsupportedBody(req: IncomingMessage): ApiError | undefined {
   const semicolon = header.indexOf(';');
   const media = (semicolon >= 0 ? header.slice(0, semicolon) : header).trim().toLowerCase();
   return (BODY_MEDIA_TYPES as readonly string[]).includes(media) || media === '*/*' ? undefined : unsupportedMediaTypeError(BODY_MEDIA_TYPES);
+}
+
+/** What a create or update (POST, PUT) hands the registry: the object's bytes and the field validation asked for. */
+interface ObjectWrite {
+  readonly body: Uint8Array;
+  readonly fieldValidation?: FieldValidation;
+}
+
+/** The query's write options, the body's media type, then the body: each refusal as upstream answers it. */
+async function objectWrite(req: IncomingMessage, query: URLSearchParams, kind: 'CreateOptions' | 'UpdateOptions'): Promise<Parsed<ObjectWrite>> {
+  const write = writeOptions(query, kind);
+  if (!write.ok) return write;
+  if (write.value.dryRun) return { ok: false, error: dryRunRefused() };
+  const media = unsupportedBody(req);
+  if (media !== undefined) return { ok: false, error: media };
+  const body = await readBody(req);
+  const bytes = new Uint8Array(body.buffer, body.byteOffset, body.length);
+  return { ok: true, value: write.value.fieldValidation === undefined ? { body: bytes } : { body: bytes, fieldValidation: write.value.fieldValidation } };
 }
 
 class BodyTooLarge extends Error {}
@@ -275,21 +294,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       }
       if (allNamespaces) return statusReply(methodNotAllowedStatus());
       if (method === 'POST') {
-        const write = writeOptions(query, 'CreateOptions');
+        const write = await objectWrite(req, query, 'CreateOptions');
         if (!write.ok) return errorReply(write.error);
-        if (write.value.dryRun) return errorReply(dryRunRefused());
-        const media = unsupportedBody(req);
-        if (media !== undefined) return errorReply(media);
-        const body = await readBody(req);
-        return fromDispatch(
-          await dispatch(registry, {
-            verb: 'create',
-            resource,
-            namespace,
-            body: new Uint8Array(body.buffer, body.byteOffset, body.length),
-            ...(write.value.fieldValidation === undefined ? {} : { fieldValidation: write.value.fieldValidation }),
-          }),
-        );
+        return fromDispatch(await dispatch(registry, { verb: 'create', resource, namespace, ...write.value }));
       }
       if (method === 'DELETE') {
         const body = await readBody(req);
@@ -314,23 +321,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         return asTable(req, query, resource, [object], rv === undefined ? {} : { resourceVersion: rv }) ?? { code: 200, body: object };
       }
       case 'PUT': {
-        const write = writeOptions(query, 'UpdateOptions');
+        const write = await objectWrite(req, query, 'UpdateOptions');
         if (!write.ok) return errorReply(write.error);
-        if (write.value.dryRun) return errorReply(dryRunRefused());
-        const media = unsupportedBody(req);
-        if (media !== undefined) return errorReply(media);
-        const body = await readBody(req);
-        return fromDispatch(
-          await dispatch(registry, {
-            verb: 'update',
-            resource,
-            namespace,
-            name,
-            body: new Uint8Array(body.buffer, body.byteOffset, body.length),
-            ...(write.value.fieldValidation === undefined ? {} : { fieldValidation: write.value.fieldValidation }),
-            ...(sub === undefined ? {} : { subresource: sub }),
-          }),
-        );
+        return fromDispatch(await dispatch(registry, { verb: 'update', resource, namespace, name, ...write.value, ...(sub === undefined ? {} : { subresource: sub }) }));
       }
       case 'PATCH': {
         const write = writeOptions(query, 'PatchOptions');

@@ -59,10 +59,10 @@ class ResourceCache {
     return old;
   }
 
-  entries(): readonly (readonly [string, KubeObject])[] {
-    // Keys compare as bytes, as the store orders them; the /registry keys are ASCII.
+  /** The keys in store order: bytes, as the store orders them (the /registry keys are ASCII). */
+  keys(): readonly string[] {
     this.sortedKeys ??= [...this.objects.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    return this.sortedKeys.map((key) => [key, this.objects.get(key) as KubeObject] as const);
+    return this.sortedKeys;
   }
 }
 
@@ -87,11 +87,10 @@ class StoreInformer implements Informer {
 
   list<T extends KubeObject = KubeObject>(resource: ResourceName, namespace?: string): readonly T[] {
     const cache = this.cacheOf(resource);
-    const entries = cache.entries();
-    if (namespace === undefined || namespace === '' || !cache.info.namespaced) return entries.map(([, o]) => o as T);
-    const prefix = `${cache.info.prefix}${namespace}/`;
+    const all = namespace === undefined || namespace === '' || !cache.info.namespaced;
+    const prefix = `${cache.info.prefix}${namespace ?? ''}/`;
     const out: T[] = [];
-    for (const [key, object] of entries) if (key.startsWith(prefix)) out.push(object as T);
+    for (const key of cache.keys()) if (all || key.startsWith(prefix)) out.push(cache.objects.get(key) as T);
     return out;
   }
 

@@ -14,7 +14,7 @@ import { apiGet } from '../live/api-get.js';
 import { kubeconfigPath, kubeconfigTarget, type KubeconfigTarget } from '../live/kubeconfig.js';
 import { envData, envOf, envTable, formatEnvLines } from '../logic/env.js';
 import { formatData } from '../output/output-format.js';
-import { UP_DEFAULTS } from '../up/start-cluster.js';
+import { UP_DEFAULTS } from '../up/up-defaults.js';
 import type { CliCommand, CommandContext } from './command.js';
 import { FILENAME_HELP, readDump } from './shared-options.js';
 

@@ -5,11 +5,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
-import ora from 'ora';
 import type { Logger } from '@kubesvc/runtime';
 import { usageError } from '../cli-error.js';
 import type { CliIo } from '../cli-io.js';
-import { defaultNodeName, startCluster, UP_DEFAULTS, type RunningCluster, type StepReporter, type UpOptions } from '../up/start-cluster.js';
+import type { RunningCluster, StepReporter, UpOptions } from '../up/start-cluster.js';
+import { defaultNodeName, PROXY_PORTS_FILE, UP_DEFAULTS } from '../up/up-defaults.js';
 import type { CliCommand, CommandContext } from './command.js';
 
 interface UpCommandOptions {
@@ -36,7 +36,7 @@ function port(flag: string, value: string, allowZero: boolean): number {
 }
 
 /** Steps as spinner lines on a terminal, as plain lines elsewhere (a pipe, a log file, a test). */
-function stepReporter(io: CliIo): StepReporter {
+function stepReporter(io: CliIo, ora: typeof import('ora').default): StepReporter {
   return {
     async step(title, work, done) {
       const spinner = io.stderrIsTTY ? ora({ text: title, stream: process.stderr }).start() : undefined;
@@ -82,8 +82,7 @@ function summary(cluster: RunningCluster): string {
   return lines.join('\n');
 }
 
-/** The userspace proxy's ports, written for `kubesvc proxy-ports` each time they change. */
-export const PROXY_PORTS_FILE = 'proxy-ports.json';
+export { PROXY_PORTS_FILE } from '../up/up-defaults.js';
 
 async function run(context: CommandContext, options: UpCommandOptions): Promise<void> {
   const { io } = context;
@@ -102,7 +101,9 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
     nodeName: options.nodeName,
     clusterCIDR: options.clusterCidr,
   };
-  const cluster = await startCluster(up, stepReporter(io), logger(io));
+  // Loaded here, not at the top: the offline commands share this module graph and need neither.
+  const [{ startCluster }, { default: ora }] = await Promise.all([import('../up/start-cluster.js'), import('ora')]);
+  const cluster = await startCluster(up, stepReporter(io, ora), logger(io));
   io.out(summary(cluster));
   const portsFile = join(cluster.dataDir, PROXY_PORTS_FILE);
   const writePorts = (): void => writeFileSync(portsFile, `${JSON.stringify(cluster.agent.proxyPorts(), null, 2)}\n`);

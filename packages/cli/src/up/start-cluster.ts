@@ -4,7 +4,7 @@
 // kubeconfig beside the data, and stops as kube-apiserver does on SIGTERM: its own endpoint and
 // lease first, then the controllers, then the store.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { hostname, networkInterfaces } from 'node:os';
+import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
   generateServingCertificate,
@@ -46,20 +46,8 @@ export interface UpOptions {
   readonly clusterCIDR: string;
 }
 
-export const UP_DEFAULTS = {
-  dataDir: '.kubesvc',
-  bindAddress: '127.0.0.1',
-  securePort: 6443,
-  // kubeadm's default; kube-apiserver's own is 10.0.0.0/24.
-  serviceClusterIPRange: '10.96.0.0/12',
-  serviceNodePortRange: '30000-32767',
-  endpointReconcilerType: 'lease',
-  kubernetesServiceNodePort: 0,
-  dnsPort: 10053,
-  proxyMode: 'iptables',
-  dataplane: 'files',
-  clusterCIDR: '10.244.0.0/16',
-} as const;
+// The defaults live in up-defaults.ts, which loads nothing heavy: every command's options read them.
+export { UP_DEFAULTS, defaultNodeName } from './up-defaults.js';
 
 /** What `kubesvc up` reports as it starts: one line per step. */
 export interface StepReporter {
@@ -233,10 +221,4 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
     await unwind();
     throw error;
   }
-}
-
-/** The node name kubesvc up uses by default: the host's name, lower-cased as a DNS label. */
-export function defaultNodeName(): string {
-  const name = hostname().toLowerCase().replace(/[^a-z0-9.-]/g, '-');
-  return name === '' ? 'node-1' : name;
 }

@@ -197,6 +197,21 @@ interface RangeView {
   readonly mirrors: ({ readonly range: string; readonly bytes: Uint8Array } | undefined)[];
 }
 
+/** A Service create's or update's allocation: planned against the ranges, then written. */
+type AllocPlan = (state: AllocState, rng: Rng) => PlanResult;
+
+interface Allocated {
+  readonly service: Service;
+  readonly held: Held;
+  readonly toRelease: Held;
+}
+
+interface PendingAlloc {
+  readonly plan: AllocPlan;
+  readonly resolve: (r: RegistryResult<Allocated>) => void;
+  readonly reject: (e: unknown) => void;
+}
+
 /** What an operation set and cleared, to flip in the snapshot bytes. */
 interface Delta {
   readonly set: Held;
@@ -228,6 +243,9 @@ export class Registry {
   private readonly crashHook: CrashHook | undefined;
   private readonly patchers: Readonly<Record<string, Patcher>>;
   private rangeCache: RangeView | undefined;
+  /** Allocations waiting for the next batch (see allocate). */
+  private readonly allocQueue: PendingAlloc[] = [];
+  private allocRunning = false;
   /** The RangeAllocation keys: one per service CIDR (primary first), then the node ports. */
   private readonly rangeKeys: readonly string[];
 
@@ -839,30 +857,83 @@ export class Registry {
   /**
    * Runs `plan` against the ranges and writes its result with a CAS on every range key, retried
    * with fresh ranges on conflict. Nothing is written when the plan fails or changes nothing.
+   *
+   * Plans are queued and run in batches: the allocations that arrive within one turn of the
+   * event loop (concurrent API requests) are planned one after the other, each against the state
+   * the previous one left, and written in ONE compare-and-swap of the range objects. A
+   * RangeAllocation of a /12 is 128 KiB of bitmap, so one write per batch instead of one per
+   * Service is most of a create's cost under load; each plan still sees exactly the state a
+   * sequential run would give it, and a failed plan fails alone.
    */
-  private async allocate(plan: (state: AllocState, rng: Rng) => PlanResult): Promise<RegistryResult<{ service: Service; held: Held; toRelease: Held }>> {
+  private allocate(plan: AllocPlan): Promise<RegistryResult<Allocated>> {
+    return new Promise((resolve, reject) => {
+      this.allocQueue.push({ plan, resolve, reject });
+      if (this.allocQueue.length === 1 && !this.allocRunning) setImmediate(() => void this.drainAllocations());
+    });
+  }
+
+  private async drainAllocations(): Promise<void> {
+    this.allocRunning = true;
+    try {
+      while (this.allocQueue.length > 0) {
+        const batch = this.allocQueue.splice(0);
+        try {
+          await this.allocateBatch(batch);
+        } catch (e) {
+          // A store failure or a simulated crash: every caller of the batch sees it.
+          for (const p of batch) p.reject(e);
+        }
+      }
+    } finally {
+      this.allocRunning = false;
+    }
+  }
+
+  private async allocateBatch(batch: readonly PendingAlloc[]): Promise<void> {
     const keys = this.rangeKeys;
     let view = this.rangeCache;
+    let pending = batch;
     for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
       if (view === undefined) {
         const read = await this.readRanges();
-        if (!read.ok) return read;
+        if (!read.ok) {
+          for (const p of pending) p.resolve(read);
+          return;
+        }
         view = read.value;
       }
-      const planned = plan(view.state, this.rng);
-      this.rng = planned.rng;
-      if (!planned.ok) return fail(planned.error);
-      if (isEmpty(planned.allocated)) {
-        return ok({ service: planned.service, held: planned.allocated, toRelease: planned.toRelease });
+      let state = view.state;
+      const writing: { readonly p: PendingAlloc; readonly value: Allocated }[] = [];
+      const ips: Held['ips'][number][] = [];
+      const ports: number[] = [];
+      for (const p of pending) {
+        const planned = p.plan(state, this.rng);
+        this.rng = planned.rng;
+        if (!planned.ok) {
+          p.resolve(fail(planned.error));
+          continue;
+        }
+        const value = { service: planned.service, held: planned.allocated, toRelease: planned.toRelease };
+        if (isEmpty(planned.allocated)) {
+          p.resolve(ok(value));
+          continue;
+        }
+        state = planned.state;
+        ips.push(...planned.allocated.ips);
+        ports.push(...planned.allocated.ports);
+        writing.push({ p, value });
       }
-      const written = await this.writeRanges(keys, view, planned.state, { set: planned.allocated, clear: NOTHING }, 'allocate');
+      if (writing.length === 0) return;
+      const written = await this.writeRanges(keys, view, state, { set: { ips, ports }, clear: NOTHING }, 'allocate');
       if (written.ok) {
         this.rangeCache = written.value;
-        return ok({ service: planned.service, held: planned.allocated, toRelease: planned.toRelease });
+        for (const { p, value } of writing) p.resolve(ok(value));
+        return;
       }
       view = written.fresh;
+      pending = writing.map((w) => w.p);
     }
-    return fail(internalError('failed to allocate: too many conflicts on the range allocations'));
+    for (const p of pending) p.resolve(fail(internalError('failed to allocate: too many conflicts on the range allocations')));
   }
 
   private async writeRanges(

@@ -37,7 +37,7 @@ import {
   type GroupResource,
 } from './errors.js';
 import { formatTimestamp, generateName, generateUID } from './names.js';
-import { deserializeObject, serializeObject } from './stored-object.js';
+import { deserializeObject, serializedForReader, serializeObject } from './stored-object.js';
 import { DEFAULT_PATCHERS, type Patcher, type PatchType } from './patch.js';
 import {
   clusterIPOffset,
@@ -177,6 +177,16 @@ function withMeta<T extends KubeObject>(object: T, meta: ObjectMeta): T {
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A list's store failure: a continue token past the compaction is 410 Expired with upstream's text. */
+function listFailure(e: unknown, token: string | undefined): ApiError {
+  if (e instanceof ErrCompacted && token !== undefined) {
+    return expiredError(
+      'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+    );
+  }
+  return storeFailure(e);
 }
 
 function storeFailure(e: unknown): ApiError {
@@ -321,14 +331,42 @@ export class Registry {
       if (more && nextKey !== undefined) metadata.continue = encodeContinue(rv, nextKey, prefix);
       return ok({ apiVersion: info.apiVersion, kind: `${info.kind}List`, metadata, items });
     } catch (e) {
-      if (e instanceof ErrCompacted && options.continue !== undefined) {
-        return fail(
-          expiredError(
-            'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
-          ),
-        );
-      }
-      return fail(storeFailure(e));
+      return fail(listFailure(e, options.continue));
+    }
+  }
+
+  /**
+   * The JSON text of what list() returns without a predicate, written from the stored values
+   * without parsing them (serializedForReader): the API's plain list, where every object
+   * would be parsed only to be written out again.
+   */
+  async listJson(resource: ResourceName, namespace?: string, options: Omit<ListOptions, 'predicate'> = {}): Promise<RegistryResult<string>> {
+    const info = RESOURCES[resource];
+    const prefix = listPrefix(info, namespace);
+    let revision: number | undefined;
+    let start: string | undefined;
+    if (options.continue !== undefined && options.continue !== '') {
+      const token = decodeContinue(options.continue, prefix);
+      if (token === undefined) return fail(badRequestError(`invalid continue token`));
+      revision = token.rv;
+      start = token.start;
+    }
+    try {
+      // Without a predicate, one read is the page (list() reads on only to fill a filtered page).
+      const limit = options.limit ?? 0;
+      const page = await this.store.range(prefix, {
+        ...(limit > 0 ? { limit } : {}),
+        ...(start === undefined ? {} : { continueKey: start }),
+        ...(revision === undefined ? {} : { revision }),
+      });
+      const rv = revision ?? page.revision;
+      const last = page.kvs[page.kvs.length - 1];
+      const metadata: { resourceVersion: string; continue?: string } = { resourceVersion: String(rv) };
+      if (limit > 0 && page.kvs.length >= limit && page.more && last !== undefined) metadata.continue = encodeContinue(rv, `${last.key}\u0000`, prefix);
+      const items = page.kvs.map(serializedForReader).join(',');
+      return ok(`{"apiVersion":${JSON.stringify(info.apiVersion)},"kind":${JSON.stringify(`${info.kind}List`)},"metadata":${JSON.stringify(metadata)},"items":[${items}]}`);
+    } catch (e) {
+      return fail(listFailure(e, options.continue));
     }
   }
 

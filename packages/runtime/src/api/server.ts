@@ -280,6 +280,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
           watches.delete(session);
           return undefined;
         }
+        if (o.predicate === undefined && !(options.tables !== undefined && wantsTable(req.headers.accept))) {
+          // The plain list: written from the stored values without parsing each object.
+          const text = await registry.listJson(resource, namespace, {
+            ...(o.limit === undefined ? {} : { limit: o.limit }),
+            ...(o.continue === undefined ? {} : { continue: o.continue }),
+          });
+          return text.ok ? { code: 200, body: text.value } : errorReply(text.error);
+        }
         const listed = await dispatch(registry, {
           verb: 'list',
           resource,

@@ -4,7 +4,7 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { ResolveOptions, Zone } from '../index.js';
-import { handleQuery } from './wire.js';
+import { cachedAnswerer } from './answer-cache.js';
 
 export interface DnsServerOptions {
   /** The address to listen on, e.g. 127.0.0.1 or ::1. */
@@ -130,8 +130,7 @@ function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
 
 /** Starts the server; resolves once both sockets listen. */
 export async function startDnsServer(options: DnsServerOptions): Promise<DnsServer> {
-  let current = options.zone;
-  const forward = options.forward === undefined ? {} : { forward: options.forward };
+  const answerer = cachedAnswerer(options.zone, options.forward);
   const connections = new Set<Socket>();
   const idleMs = options.tcpIdleTimeoutMs ?? 10_000;
 
@@ -141,7 +140,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     conn.on(
       'data',
       tcpMessages((request) => {
-        const response = handleQuery(current, request, { transport: 'tcp', ...forward });
+        const response = answerer.answer(request, 'tcp');
         const framed = new Uint8Array(response.length + 2);
         framed[0] = response.length >> 8;
         framed[1] = response.length & 0xff;
@@ -155,7 +154,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
 
   const { udpSocket, port } = await bindBoth(tcp, options.host, options.port);
   udpSocket.on('message', (message, remote) => {
-    const response = handleQuery(current, message, { transport: 'udp', ...forward });
+    const response = answerer.answer(message, 'udp');
     udpSocket.send(response, remote.port, remote.address);
   });
   udpSocket.on('error', () => undefined);
@@ -164,10 +163,8 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   return {
     host: options.host,
     port,
-    zone: () => current,
-    setZone(zone) {
-      current = zone;
-    },
+    zone: answerer.zone,
+    setZone: answerer.setZone,
     close() {
       closing ??= Promise.all([
         closeUdp(udpSocket),

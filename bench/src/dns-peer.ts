@@ -87,8 +87,9 @@ async function answers(port: number, name: string): Promise<boolean> {
   }
 }
 
-async function dnsperf(binary: string, port: number, queryFile: string): Promise<DnsperfRun> {
-  const peer = startPeer(binary, ['-s', HOST, '-p', String(port), '-d', queryFile, '-l', String(PEER_SECONDS)], (PEER_SECONDS + 20) * 1000);
+/** dnsperf against HOST:port for `seconds`, with its default 100 queries in flight. */
+export async function dnsperf(binary: string, port: number, queryFile: string, seconds: number = PEER_SECONDS): Promise<DnsperfRun> {
+  const peer = startPeer(binary, ['-s', HOST, '-p', String(port), '-d', queryFile, '-l', String(seconds)], (seconds + 20) * 1000);
   const code = await peer.exited;
   const run = parseDnsperf(peer.output());
   if (code !== 0 || run === undefined) throw new Error(`dnsperf exited ${code}: ${peer.output().slice(-400)}`);
@@ -133,13 +134,17 @@ const median = (xs: readonly number[]): number => {
  * the rounds, and each round), the ratio, lost queries, NOERROR share, and the load average
  * before and after. Returns {} with a console line when dnsperf is not installed.
  */
-export async function compareWithDnsmasq(zone: Zone, records: readonly ARecordSet[]): Promise<Record<string, number>> {
-  const perf = findBinary('dnsperf');
+export async function compareWithDnsmasq(
+  zone: Zone,
+  records: readonly ARecordSet[],
+  binaries: { readonly dnsperf: string | undefined; readonly dnsmasq: string | undefined } = { dnsperf: findBinary('dnsperf'), dnsmasq: findBinary('dnsmasq') },
+): Promise<Record<string, number>> {
+  const perf = binaries.dnsperf;
   if (perf === undefined) {
     console.log('discovery: dnsperf not installed (apt-get install dnsperf); no dnsmasq comparison');
     return {};
   }
-  const dnsmasq = findBinary('dnsmasq');
+  const dnsmasq = binaries.dnsmasq;
   if (dnsmasq === undefined) console.log('discovery: dnsmasq not installed (apt-get install dnsmasq-base); kubesvc row only');
   const first = records[0];
   if (first === undefined) throw new Error('no records to serve');

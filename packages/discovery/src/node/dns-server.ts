@@ -2,7 +2,8 @@
 // handleQuery; this file only moves bytes. TCP messages carry a 2-byte length prefix
 // (RFC 1035 §4.2.2), and one connection may carry several.
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import { createServer, type Server, type Socket } from 'node:net';
+import { lookup, type LookupOneOptions } from 'node:dns';
+import { createServer, isIP, type Server, type Socket } from 'node:net';
 import type { ResolveOptions, Zone } from '../index.js';
 import { cachedAnswerer } from './answer-cache.js';
 
@@ -32,9 +33,22 @@ export interface DnsServer {
 /** Attempts at finding a port free for both UDP and TCP when asked for port 0. */
 const PORT_ATTEMPTS = 20;
 
+/**
+ * dgram's address lookup for each send: a reply goes to the address the query came from,
+ * always an IP literal, so it is passed on at once; dns.lookup would check it the same way
+ * and call back on the next tick, for every reply. Names (a host option of "localhost") still
+ * go to dns.lookup.
+ */
+function lookupLiteral(address: string, options: LookupOneOptions | number, callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void): void {
+  const literal = isIP(address);
+  // Node 20's dgram passes the family as a number (lib/internal/dgram.js lookup4, lookup6).
+  if (literal !== 0) callback(null, address, literal);
+  else lookup(address, typeof options === 'number' ? { family: options } : options, callback);
+}
+
 function bindUdp(host: string, port: number): Promise<UdpSocket> {
   return new Promise((resolve, reject) => {
-    const socket = createSocket({ type: host.includes(':') ? 'udp6' : 'udp4' });
+    const socket = createSocket({ type: host.includes(':') ? 'udp6' : 'udp4', lookup: lookupLiteral });
     const onError = (err: Error): void => {
       socket.close();
       reject(err);

@@ -22,19 +22,21 @@ const service = (name: string, clusterIP: string): Service => ({
 const zone = zoneOf([service('web', '10.96.0.20'), service('api', '10.96.0.30'), service('db', 'None')]);
 
 const NAMES = ['web.default.svc.cluster.local', 'WEB.default.svc.cluster.local', 'api.default.svc.cluster.local', 'nope.default.svc.cluster.local', 'cluster.local', 'example.com', '20.0.96.10.in-addr.arpa', '_http._tcp.web.default.svc.cluster.local'];
-const TYPES: dnsPacket.RecordType[] = ['A', 'AAAA', 'SRV', 'PTR', 'TXT', 'SOA', 'NS', 'ANY'];
+/** dns-packet encodes ANY (255) although its type declarations leave it out. */
+type QuestionType = dnsPacket.RecordType | 'ANY';
+const TYPES: QuestionType[] = ['A', 'AAAA', 'SRV', 'PTR', 'TXT', 'SOA', 'NS', 'ANY'];
 
-/** An EDNS option as dig and resolvers send them: a cookie, padding, or one dns-packet decodes field by field. */
-const optionArb = fc.oneof(
+/** An EDNS option as dig and resolvers send them: a cookie, padding, or one dns-packet decodes field by field (raw data, which dns-packet encodes as given; its declarations want the decoded fields). */
+const optionArb: fc.Arbitrary<dnsPacket.PacketOpt> = fc.oneof(
   fc.uint8Array({ minLength: 8, maxLength: 8 }).map((data) => ({ code: 10, data: Buffer.from(data) })),
   fc.nat({ max: 8 }).map((n) => ({ code: 12, data: Buffer.alloc(n) })),
   fc.uint8Array({ maxLength: 3 }).map((data) => ({ code: 8, data: Buffer.from(data) })),
   fc.uint8Array({ maxLength: 3 }).map((data) => ({ code: 11, data: Buffer.from(data) })),
-);
+).map((option) => option as unknown as dnsPacket.PacketOpt);
 
 interface Shape {
   readonly name: string;
-  readonly type: dnsPacket.RecordType;
+  readonly type: QuestionType;
   readonly flags: number;
   /** The EDNS UDP payload size, or undefined for a request without OPT. */
   readonly size: number | undefined;
@@ -51,10 +53,10 @@ const shapeArb: fc.Arbitrary<Shape> = fc.record({
 /** What it must not depend on: the ID, the DO bit and the EDNS options. */
 const varianceArb = fc.record({ id: fc.nat({ max: 0xffff }), doBit: fc.boolean(), options: fc.array(optionArb, { maxLength: 2 }) });
 
-function encode(shape: Shape, v: { id: number; doBit: boolean; options: dnsPacket.OptAnswer['options'] }): Uint8Array {
+function encode(shape: Shape, v: { id: number; doBit: boolean; options: dnsPacket.PacketOpt[] }): Uint8Array {
   const additionals: dnsPacket.Answer[] =
-    shape.size === undefined ? [] : [{ type: 'OPT', name: '.', udpPayloadSize: shape.size, extendedRcode: 0, ednsVersion: 0, flags: v.doBit ? dnsPacket.DNSSEC_OK : 0, options: v.options }];
-  return new Uint8Array(dnsPacket.encode({ type: 'query', id: v.id, flags: shape.flags, questions: [{ name: shape.name, type: shape.type, class: 'IN' }], additionals }));
+    shape.size === undefined ? [] : [{ type: 'OPT', name: '.', udpPayloadSize: shape.size, extendedRcode: 0, ednsVersion: 0, flags: v.doBit ? dnsPacket.DNSSEC_OK : 0, flag_do: v.doBit, options: v.options }];
+  return new Uint8Array(dnsPacket.encode({ type: 'query', id: v.id, flags: shape.flags, questions: [{ name: shape.name, type: shape.type as dnsPacket.RecordType, class: 'IN' }], additionals }));
 }
 
 /** A few bytes overwritten (what a broken client or the network does), or none. */
@@ -89,7 +91,8 @@ describe('cachedAnswerer', () => {
 
   it('answers from the new zone after setZone, for a name it had cached', () => {
     const answerer = cachedAnswerer(zone, undefined);
-    expect(dnsPacket.decode(Buffer.from(answerer.answer(ask('new.default.svc.cluster.local'), 'udp'))).rcode).toBe('NXDOMAIN');
+    // The rcode is the low four bits of the flags' second byte: 3 is NXDOMAIN.
+    expect((answerer.answer(ask('new.default.svc.cluster.local'), 'udp')[3] ?? 0) & 0xf).toBe(3);
     answerer.setZone(zoneOf([service('new', '10.96.0.99')]));
     expect(answersOf(answerer.answer(ask('new.default.svc.cluster.local', 2), 'udp'))).toStrictEqual(['10.96.0.99']);
   });
@@ -114,7 +117,7 @@ describe('cachedAnswerer', () => {
     // The same question with another ID has the same key; with another EDNS size, another.
     expect(answerCacheKey(ask('web.default.svc.cluster.local', 9))).toBe(answerCacheKey(plain));
     const edns = (size: number): Uint8Array =>
-      new Uint8Array(dnsPacket.encode({ type: 'query', id: 1, questions: [{ name: 'web.default.svc.cluster.local', type: 'A' }], additionals: [{ type: 'OPT', name: '.', udpPayloadSize: size }] }));
+      new Uint8Array(dnsPacket.encode({ type: 'query', id: 1, questions: [{ name: 'web.default.svc.cluster.local', type: 'A' }], additionals: [{ type: 'OPT', name: '.', udpPayloadSize: size, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] }] }));
     expect(answerCacheKey(edns(1232))).not.toBe(answerCacheKey(edns(4096)));
   });
 

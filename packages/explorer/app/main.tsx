@@ -18,6 +18,8 @@ function useRoute(): string {
   useEffect(() => {
     const on = (): void => setRoute(location.hash.replace(/^#/, '') || '/services');
     addEventListener('hashchange', on);
+    // A change between the first render and this effect (which runs after paint) is caught here.
+    on();
     return () => removeEventListener('hashchange', on);
   }, []);
   return route;

@@ -129,8 +129,10 @@ export interface TraceOutcomeView {
   /** `dnat`, `accept`, `drop`, `reject` or `no-match`. */
   readonly outcome: string;
   readonly destination: string;
-  /** Exact fraction (`1/3`), its decimal, and the kernel's decimal. */
+  /** The probability kube-proxy means (each `--probability` read as the 1/n it stands for), as a fraction: `1/3`. */
   readonly probability: string;
+  /** The exact probability with the decimals as written (`3333333333/10000000000`), its decimal, and the kernel's decimal. */
+  readonly written: string;
   readonly decimal: string;
   readonly kernel: string;
   readonly masqueraded: boolean;

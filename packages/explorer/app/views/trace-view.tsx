@@ -58,6 +58,7 @@ export function TraceView({ model, token }: { model: ExplorerModel; token: strin
                 <th scope="col">OUTCOME</th>
                 <th scope="col">DESTINATION</th>
                 <th scope="col">PROBABILITY</th>
+                <th scope="col">AS WRITTEN</th>
                 <th scope="col">DECIMAL</th>
                 <th scope="col">KERNEL</th>
                 <th scope="col">MASQUERADED</th>
@@ -70,6 +71,7 @@ export function TraceView({ model, token }: { model: ExplorerModel; token: strin
                   <td>{o.outcome === 'no-match' ? 'no rule matches: the packet goes on unchanged' : o.outcome.toUpperCase()}</td>
                   <td>{o.destination}</td>
                   <td>{o.probability}</td>
+                  <td>{o.written}</td>
                   <td>{o.decimal}</td>
                   <td>{o.kernel}</td>
                   <td>{o.masqueraded ? 'yes' : 'no'}</td>

@@ -88,12 +88,14 @@ it('streams the model, and again after a change', async () => {
   const controller = new AbortController();
   const res = await fetch(`${server.url}/ui/api/events`, { headers: auth, signal: controller.signal });
   expect(res.headers.get('content-type')).toBe('text/event-stream');
-  const reader = (res.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  const next = async (): Promise<string> => decoder.decode((await reader.read()).value, { stream: true });
   let text = '';
   const generations = (): number[] => [...text.matchAll(/^data: (.*)$/gm)].map((m) => (JSON.parse(m[1] ?? '{}') as ExplorerModel).generation);
-  while (generations().length < 1) text += (await reader.read()).value ?? '';
+  while (generations().length < 1) text += await next();
   change();
-  while (generations().length < 2) text += (await reader.read()).value ?? '';
+  while (generations().length < 2) text += await next();
   expect(generations()).toEqual([1, 2]);
   expect(text).toMatch(/^event: model$/m);
   controller.abort();

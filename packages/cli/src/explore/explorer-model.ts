@@ -216,9 +216,10 @@ export function allocationOf(dump: Dump, networks: readonly CIDR[]): AllocationM
     }
   }
   const leaked = new Set(run.ok ? Object.values(run.value.leaks).flatMap((l) => Object.keys(l ?? {})) : []);
+  // The bitmap the repair run writes: IPs it found missing added, leaks kept until their 3rd run.
+  const written = run.ok ? run.value.snapshots : snapshots;
   const ranges = networks.map((network, i) => {
-    // The bitmap the repair run started from: what the allocator holds, leaks included.
-    const snapshot = snapshots[i];
+    const snapshot = written[i];
     const restored = snapshot === undefined ? undefined : ipAllocatorFromSnapshot(snapshot);
     const allocator: IPAllocator = restored?.ok === true ? restored.value : newIPAllocator(network);
     const { range } = allocator;

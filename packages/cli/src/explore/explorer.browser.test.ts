@@ -174,21 +174,33 @@ describe('the explorer of kubesvc up', () => {
     await onPage('services', 'light', async (page) => {
       await page.goto(link);
       await page.locator('[data-testid="services-table"] tr[data-service="default/docs"]').waitFor();
-      // The Age cells tick every second on both sides: compare again if a second went by between the two reads.
-      let pageRows: string[][] = [];
-      let cliRows: string[][] = [];
-      for (let attempt = 0; attempt < 4; attempt++) {
-        const text = await kubectl('get', 'svc', '-o', 'wide');
-        pageRows = await page.locator('[data-testid="services-table"] tr').evaluateAll((rows) =>
-          rows.map((r) => Array.from(r.querySelectorAll('th,td')).map((c) => (c.textContent ?? '').trim())),
-        );
-        cliRows = text
-          .trimEnd()
-          .split('\n')
-          .map((line) => line.trim().split(/\s{2,}/));
-        if (JSON.stringify(pageRows) === JSON.stringify(cliRows)) break;
-      }
-      expect(pageRows).toEqual(cliRows);
+      // Every cell equal, the Age cells too: the server computes kubectl's at some moment of the
+      // kubectl call, so each must lie between the page's Age read just before and just after it.
+      const readPage = (): Promise<string[][]> =>
+        page.locator('[data-testid="services-table"] tr').evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll('th,td')).map((c) => (c.textContent ?? '').trim())));
+      const before = await readPage();
+      const text = await kubectl('get', 'svc', '-o', 'wide');
+      const after = await readPage();
+      const cliRows = text
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.trim().split(/\s{2,}/));
+      const age = cliRows[0]?.indexOf('AGE') ?? -1;
+      expect(age).toBe(5);
+      const withoutAge = (rows: string[][]) => rows.map((r) => r.filter((_, i) => i !== age));
+      expect(withoutAge(before)).toEqual(withoutAge(cliRows));
+      expect(withoutAge(after)).toEqual(withoutAge(cliRows));
+      const seconds = (cell: string | undefined) => Number(/^(\d+)s$/.exec(cell ?? '')?.[1] ?? Number.NaN);
+      cliRows.slice(1).forEach((row, i) => {
+        const [low, mid, high] = [before[i + 1]?.[age], row[age], after[i + 1]?.[age]];
+        if (low === high) {
+          expect(mid).toBe(low);
+        } else {
+          expect(seconds(mid)).toBeGreaterThanOrEqual(seconds(low));
+          expect(seconds(mid)).toBeLessThanOrEqual(seconds(high));
+        }
+      });
+      expect(before[0]).toEqual(cliRows[0]);
       expect(cliRows.map((r) => r[0])).toEqual(['NAME', 'docs', 'kubernetes', 'shop', 'web']);
       await page.screenshot({ path: join(SHOTS, 'services.png') });
 

@@ -202,6 +202,7 @@ describe('the explorer of kubesvc up', () => {
       });
       expect(before[0]).toEqual(cliRows[0]);
       expect(cliRows.map((r) => r[0])).toEqual(['NAME', 'docs', 'kubernetes', 'shop', 'web']);
+      expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(255, 255, 255)');
       await page.screenshot({ path: join(SHOTS, 'services.png') });
 
       // Keyboard: Tab reaches the row's link, Enter opens the service page.
@@ -253,6 +254,8 @@ describe('the explorer of kubesvc up', () => {
       const blockOf = (ip: string) => Math.floor((ipNumber(ip) - ipNumber('10.96.0.1')) / 1024);
       const usedBlocks = await page.locator('[data-testid="allocation-blocks"] button.used').evaluateAll((bs) => bs.map((b) => Number(b.getAttribute('data-block'))));
       expect(usedBlocks.sort((a, b) => a - b)).toEqual([...new Set([0, ...ips.map(blockOf)])].sort((a, b) => a - b));
+      // This page was opened with the system set to dark: the dark theme's colours are in force.
+      expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(13, 17, 23)');
       await page.screenshot({ path: join(SHOTS, 'allocation-dark.png') });
       await page.locator('[data-testid="allocation-blocks"] button[data-block="0"]').click();
       const first = page.locator('[data-testid="allocation-cells"] [data-offset="0"]');

@@ -4,7 +4,6 @@ import { randomBytes } from 'node:crypto';
 import { type Command } from 'commander';
 import { createExplorerHandler, ensureUiBuilt, startExplorerServer } from '@kubesvc/explorer';
 import { inputError, usageError } from '../cli-error.js';
-import { dumpExplorerSource } from '../explore/explorer-sources.js';
 import type { CliCommand, CommandContext } from './command.js';
 import { addProxierOptions, proxierConfigOf, type ProxierCommandOptions } from './proxier-options.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, serviceCIDRsOf } from './service-range-option.js';
@@ -27,6 +26,9 @@ async function run(context: CommandContext, options: ExploreCommandOptions): Pro
   const proxier = proxierConfigOf(options);
   const dump = await readDump(io, options.filename);
   if (!(await ensureUiBuilt())) throw inputError('the explorer page is not built: this copy of @kubesvc/explorer has no ui/ folder');
+  // Loaded here, not at the top: the model's Table printer is the runtime's, which the other
+  // offline commands must not load (offline-modules.e2e.test.ts).
+  const { dumpExplorerSource } = await import('../explore/explorer-sources.js');
   const source = dumpExplorerSource(dump, { proxier, serviceCIDRs: options.serviceClusterIpRange.split(','), now: () => Date.now() });
   const token = randomBytes(32).toString('base64url');
   let server;

@@ -70,6 +70,18 @@ describe('over cluster.yaml', () => {
   });
 });
 
+it('draws the filter REJECT of a Service with no endpoints (upstream writes "has no endpoints" rules in filter KUBE-SERVICES)', () => {
+  const yaml = 'apiVersion: v1\nkind: Service\nmetadata: {name: lonely, namespace: default}\nspec: {clusterIP: 10.96.0.77, clusterIPs: [10.96.0.77], selector: {app: none}, ports: [{name: http, port: 80, protocol: TCP}]}\n';
+  const loaded = loadDump('lonely.yaml', yaml);
+  if (!loaded.ok) throw new Error(loaded.error.message);
+  const model = explorerModelOf(loaded.value, options);
+  const rejects = model.rules.edges.filter((e) => e.from === 'filter:KUBE-SERVICES' && model.rules.nodes.find((n) => n.id === e.to)?.label === 'REJECT');
+  expect(rejects.map((e) => e.rule)).toEqual(['-A KUBE-SERVICES -m comment --comment "default/lonely:http has no endpoints" -m tcp -p tcp -d 10.96.0.77 --dport 80 -j REJECT']);
+  expect(model.rules.nodes.find((n) => n.id === rejects[0]?.to)?.service).toBe('default/lonely');
+  // No endpoints: kube-proxy writes no service chain in nat.
+  expect(model.rules.nodes.filter((n) => n.id.startsWith('KUBE-SVC-'))).toEqual([]);
+});
+
 describe('over ips.yaml (a stored bitmap with a duplicate, a leak and a missing IP)', () => {
   const model = explorerModelOf(fixture('ips.yaml'), { ...options, serviceCIDRs: ['10.96.0.0/24'] });
 

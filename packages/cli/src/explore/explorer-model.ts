@@ -126,59 +126,67 @@ function detailOf(service: Service, slices: readonly EndpointSlice[], zone: Zone
 const COMMENT_SERVICE = /^([^/\s]+\/[^:\s]+)/;
 
 /**
- * The nat table as a graph: a node per chain, an edge per rule that jumps, a DNAT node per
- * endpoint chain's DNAT, and MASQUERADE / DROP / REJECT / ACCEPT verdict nodes. A chain belongs
- * to the Service named at the start of its rules' comments (`ns/name:port`).
+ * The nat and filter tables as a graph: a node per chain, an edge per rule that jumps, a DNAT
+ * node per endpoint chain's DNAT, and MASQUERADE / DROP / REJECT / ACCEPT verdict nodes. A chain
+ * belongs to the Service named at the start of its rules' comments (`ns/name:port`). The nat
+ * chains keep their names as ids (the tracer's path names them); the filter chains (where a
+ * Service without endpoints is rejected) are `filter:NAME`.
  */
 export function ruleGraphOf(ruleset: Ruleset): RuleGraph {
-  const nat = rulesetTable(ruleset, 'nat');
   const nodes = new Map<string, RuleGraphNode>();
-  const serviceOf = new Map<string, string>();
   const edges: RuleGraphEdge[] = [];
   const into = new Map<string, string>();
-  for (const rule of nat.rules) {
-    const comment = rule.matches.find((m) => m.kind === 'comment');
-    const owner = comment?.kind === 'comment' ? COMMENT_SERVICE.exec(comment.text)?.[1] : undefined;
-    if (owner !== undefined && /^KUBE-(SVC|SVL|SEP|EXT|FW|XLB)-/.test(rule.chain) && !serviceOf.has(rule.chain)) serviceOf.set(rule.chain, owner);
-  }
-  const chainNode = (chain: string): RuleGraphNode => {
-    const owner = serviceOf.get(chain);
-    return { id: chain, kind: 'chain', label: chain, ...(owner !== undefined ? { service: owner } : {}) };
-  };
-  for (const chain of nat.chains) nodes.set(chain, chainNode(chain));
-  nat.rules.forEach((rule, index) => {
-    const target = rule.target;
-    if (target === undefined || target.kind === 'return' || target.kind === 'mark') return;
-    const owner = serviceOf.get(rule.chain);
-    let to: string;
-    if (target.kind === 'jump') {
-      to = target.chain;
-      if (!nodes.has(to)) nodes.set(to, chainNode(to));
-    } else if (target.kind === 'dnat') {
-      to = `DNAT ${target.destination} (${rule.chain})`;
-      nodes.set(to, { id: to, kind: 'dnat', label: `DNAT ${target.destination}`, ...(owner !== undefined ? { service: owner } : {}) });
-    } else {
-      to = `${target.kind.toUpperCase()} (${rule.chain})`;
-      nodes.set(to, { id: to, kind: 'verdict', label: target.kind.toUpperCase(), ...(owner !== undefined ? { service: owner } : {}) });
+  for (const tableName of ['nat', 'filter'] as const) {
+    const table = rulesetTable(ruleset, tableName);
+    const idOf = (chain: string): string => (tableName === 'nat' ? chain : `filter:${chain}`);
+    const serviceOf = new Map<string, string>();
+    for (const rule of table.rules) {
+      const comment = rule.matches.find((m) => m.kind === 'comment');
+      const owner = comment?.kind === 'comment' ? COMMENT_SERVICE.exec(comment.text)?.[1] : undefined;
+      if (owner !== undefined && /^KUBE-(SVC|SVL|SEP|EXT|FW|XLB)-/.test(rule.chain) && !serviceOf.has(rule.chain)) serviceOf.set(rule.chain, owner);
     }
-    const statistic = rule.matches.find((m) => m.kind === 'statistic');
-    const kernel = statistic?.kind === 'statistic' ? kernelProbability(statistic.probability) : undefined;
-    const probability = statistic?.kind === 'statistic' ? { written: statistic.probability, kernel: kernel === undefined ? '?' : formatSavedProbability(kernel) } : undefined;
-    edges.push({
-      id: `r${index}`,
-      from: rule.chain,
-      to,
-      match: rule.matches
-        .filter((m) => m.kind !== 'comment')
-        .map(printMatch)
-        .join(' '),
-      rule: printRule(rule),
-      ...(probability !== undefined ? { probability } : {}),
+    const chainNode = (chain: string): RuleGraphNode => {
+      const owner = serviceOf.get(chain);
+      return { id: idOf(chain), kind: 'chain', label: tableName === 'nat' ? chain : `${chain} (filter)`, ...(owner !== undefined ? { service: owner } : {}) };
+    };
+    for (const chain of table.chains) nodes.set(idOf(chain), chainNode(chain));
+    table.rules.forEach((rule, index) => {
+      const target = rule.target;
+      if (target === undefined || target.kind === 'return' || target.kind === 'mark') return;
+      const comment = rule.matches.find((m) => m.kind === 'comment');
+      // A filter rule names its Service in its comment (`ns/name:port has no endpoints`).
+      const owner = serviceOf.get(rule.chain) ?? (tableName === 'filter' && comment?.kind === 'comment' ? COMMENT_SERVICE.exec(comment.text)?.[1] : undefined);
+      const from = idOf(rule.chain);
+      let to: string;
+      if (target.kind === 'jump') {
+        to = idOf(target.chain);
+        if (!nodes.has(to)) nodes.set(to, chainNode(target.chain));
+      } else if (target.kind === 'dnat') {
+        to = `DNAT ${target.destination} (${rule.chain})`;
+        nodes.set(to, { id: to, kind: 'dnat', label: `DNAT ${target.destination}`, ...(owner !== undefined ? { service: owner } : {}) });
+      } else {
+        to = `${target.kind.toUpperCase()} (${from}${owner === undefined ? '' : ` ${owner}`})`;
+        nodes.set(to, { id: to, kind: 'verdict', label: target.kind.toUpperCase(), ...(owner !== undefined ? { service: owner } : {}) });
+      }
+      const statistic = rule.matches.find((m) => m.kind === 'statistic');
+      const kernel = statistic?.kind === 'statistic' ? kernelProbability(statistic.probability) : undefined;
+      const probability = statistic?.kind === 'statistic' ? { written: statistic.probability, kernel: kernel === undefined ? '?' : formatSavedProbability(kernel) } : undefined;
+      edges.push({
+        id: `${tableName}${index}`,
+        from,
+        to,
+        match: rule.matches
+          .filter((m) => m.kind !== 'comment')
+          .map(printMatch)
+          .join(' '),
+        rule: printRule(rule),
+        ...(probability !== undefined ? { probability } : {}),
+      });
+      if (to.startsWith('KUBE-SEP-') && rule.chain.startsWith('KUBE-SVC-') && !rule.matches.some((m) => m.kind === 'recent-check')) {
+        into.set(to, probability?.written ?? '1');
+      }
     });
-    if (to.startsWith('KUBE-SEP-') && rule.chain.startsWith('KUBE-SVC-') && !rule.matches.some((m) => m.kind === 'recent-check')) {
-      into.set(to, probability?.written ?? '1');
-    }
-  });
+  }
   const withProbability = [...nodes.values()].map((n) => {
     const p = into.get(n.id);
     return p === undefined ? n : { ...n, probability: p };

@@ -8,11 +8,20 @@ export function serviceHref(namespace: string, name: string): string {
   return `#/service/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
 }
 
+/**
+ * The time, updated just after each whole second: creation timestamps have whole seconds, so
+ * every Age changes then, and the page shows the new one at once rather than up to a second late.
+ */
 function useNow(): number {
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
+    let timer: ReturnType<typeof setTimeout>;
+    const tick = (): void => {
+      setNow(Date.now());
+      timer = setTimeout(tick, 1005 - (Date.now() % 1000));
+    };
+    timer = setTimeout(tick, 1005 - (Date.now() % 1000));
+    return () => clearTimeout(timer);
   }, []);
   return now;
 }

@@ -27,7 +27,10 @@ import {
   type Store,
 } from '@kubesvc/runtime';
 import type { Service } from '@kubesvc/api-types';
+import { createExplorerHandler, ensureUiBuilt, explorerLink, type ExplorerHandler } from '@kubesvc/explorer';
+import { proxierConfig } from '@kubesvc/proxy-iptables';
 import { usageError } from '../cli-error.js';
+import { startLiveExplorerSource } from '../explore/explorer-sources.js';
 
 export interface UpOptions {
   readonly dataDir: string;
@@ -65,6 +68,8 @@ export interface RunningCluster {
   readonly advertiseAddress: string;
   readonly agent: NodeAgent;
   readonly plane: ControlPlane;
+  /** The explorer page, with the token in its fragment; absent when the page is not built. */
+  readonly explorerURL?: string;
   /** Stops everything, in kube-apiserver's shutdown order; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -151,6 +156,30 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
     );
     cleanups.push(() => plane.stop());
 
+    // The explorer reads the same objects the node agent does, from its own informer, and
+    // computes the rules with the node agent's kube-proxy settings.
+    const informer: Informer = await startInformer({ store, resources: ['services', 'endpointslices', 'pods', 'namespaces'] });
+    cleanups.push(() => informer.stop());
+    let explorer: ExplorerHandler | undefined;
+    if (await ensureUiBuilt()) {
+      const proxier = proxierConfig({
+        nodeName: options.nodeName,
+        nodeIPs: [advertiseAddress, '127.0.0.1'],
+        nodeIP: advertiseAddress,
+        localDetector: { kind: 'cidr', cidr: options.clusterCIDR },
+      });
+      if (!proxier.ok) throw usageError(proxier.error.message);
+      const live = await startLiveExplorerSource(informer, store, `kubesvc up (${dataDir})`, {
+        proxier: proxier.value,
+        serviceCIDRs: options.serviceClusterIPRange.split(','),
+        now: () => systemClock.now(),
+      });
+      cleanups.push(() => live.stop());
+      explorer = createExplorerHandler({ source: live });
+    } else {
+      steps.note('The explorer page is not built: /ui/ is not served');
+    }
+
     const api: ApiServer = await steps.step(
       `Starting the API on ${options.bindAddress}:${options.securePort}`,
       async () => {
@@ -163,6 +192,7 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
             tls: { cert: creds.cert, key: creds.key },
             ready: () => plane.isReady(),
             tables: printTable,
+            ...(explorer === undefined ? {} : { extensions: [explorer] }),
           });
         } catch (error) {
           const code = (error as { code?: string }).code;
@@ -180,8 +210,6 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
     const kubernetesClusterIP = kubernetes.ok ? (kubernetes.value.spec?.clusterIP ?? '') : '';
     steps.note(`default/kubernetes at ${kubernetesClusterIP}`);
 
-    const informer: Informer = await startInformer({ store, resources: ['services', 'endpointslices', 'pods', 'namespaces'] });
-    cleanups.push(() => informer.stop());
     const agent: NodeAgent = await steps.step(
       `Starting the node agent (DNS on 127.0.0.1:${options.dnsPort}, kube-proxy ${options.proxyMode})`,
       async () => {
@@ -215,6 +243,7 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
       advertiseAddress,
       agent,
       plane,
+      ...(explorer === undefined ? {} : { explorerURL: explorerLink(api.url, creds.token) }),
       stop: () => (stopped ??= unwind()),
     };
   } catch (error) {

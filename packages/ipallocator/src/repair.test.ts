@@ -164,6 +164,12 @@ describe('repairClusterIPs', () => {
     expect(result.events.map((e) => [e.service.name, e.reason])).toEqual([['old', 'ClusterIPNotAllocated']]);
   });
 
+  it('an event about a Service listed without a namespace names the empty namespace, as Go\'s zero ObjectMeta does', () => {
+    const bare = { metadata: { name: 'nons' }, spec: { clusterIP: '10.0.0.7', clusterIPs: ['10.0.0.7'] } };
+    const result = repaired({ networks: [cidr('10.0.0.0/24')], services: [bare] as never });
+    expect(result.events.map((e) => e.service)).toEqual([{ namespace: '', name: 'nons' }]);
+  });
+
   it('a stored snapshot of an older range: its IPs inside the new range are kept, the others dropped', () => {
     const old = snapshotIPAllocator(withIPs('10.0.0.0/16', ['10.0.0.5', '10.0.9.9']));
     const result = repaired({ networks: [cidr('10.0.0.0/24')], snapshots: [old], services: [] });

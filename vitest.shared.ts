@@ -5,6 +5,10 @@
 // - `@fast-check/vitest` resolves to testkit's version of it, which keeps the seed out of the
 //   names of property tests (tools that select tests by name must find them again).
 // - Results are also written as JSON for tools/workspace's CI summary.
+// - Under `npm run mutation` (KUBESVC_MUTATION=1) the test files of one run share their
+//   modules (`isolate: false`): Stryker starts a run per mutant, and evaluating the package
+//   and fast-check again for every test file was most of a mutant's time. Each run still
+//   starts from fresh modules, so a mutant in top-level code is seen.
 import { fileURLToPath } from 'node:url';
 import { defaultServerConditions } from 'vite';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
@@ -24,6 +28,7 @@ export function packageTestConfig(projectDir: URL): ViteUserConfig {
       // the workspace as a whole ran some.
       passWithNoTests: true,
       setupFiles: [propertySetup],
+      isolate: process.env['KUBESVC_MUTATION'] !== '1',
       reporters: ['default', ['json', { outputFile: RESULTS_FILE }]],
       // Properties at FC_NUM_RUNS=2000 take far longer than the 5 s default.
       testTimeout: 120_000,

@@ -133,6 +133,14 @@ describe('dry run', () => {
     const dry = allocateIPDryRun(a, ip('10.0.0.5'));
     expect(dry.ok && dry.value).toBe(a);
     expect(allocateIPDryRun(a, ip('10.0.1.5')).ok).toBe(false);
+    // upstream contains(): base is network + 1, so offset 0 is .1 and the network address is out;
+    // max excludes the broadcast address; an IPv6 address is never in an IPv4 range, even
+    // when its number falls inside (::a00:5 is 10.0.0.5 as a number).
+    const dryTag = (text: string): string => {
+      const r = allocateIPDryRun(a, ip(text));
+      return r.ok ? 'ok' : r.error._tag;
+    };
+    expect(['10.0.0.1', '10.0.0.254', '10.0.0.0', '10.0.0.255', '::a00:5'].map(dryTag)).toEqual(['ok', 'ok', 'ErrNotInRange', 'ErrNotInRange', 'ErrNotInRange']);
     const nextDry = allocateNextIPDryRun(a);
     expect(formatIP(nextDry.value.ip)).toBe('10.0.0.0');
     expect(nextDry.value.allocator).toBe(a);
@@ -191,6 +199,13 @@ describe('snapshot and restore', () => {
       expect(back.ok && snapshotIPAllocator(back.value)).toEqual(object);
       expect(back.ok && ipAllocatorSnapshotData(back.value)).toEqual(bytes);
     }
+  });
+
+  it('data that is not base64 is ErrInvalidSnapshot, from a stored object and on restore', () => {
+    // The Data field is []byte: upstream's JSON decoding refuses text that is not base64.
+    const bad = { range: '192.168.1.0/24', data: 'A*E=' };
+    expect(ipAllocatorFromSnapshot(bad)).toMatchObject({ ok: false, error: { _tag: 'ErrInvalidSnapshot' } });
+    expect(restoreIPAllocator(newIPAllocator(cidr('192.168.1.0/24')), bad)).toMatchObject({ ok: false, error: { _tag: 'ErrInvalidSnapshot' } });
   });
 
   it('builds an allocator from a stored object, reading its range sloppily', () => {

@@ -153,6 +153,23 @@ describe('repairClusterIPs', () => {
     expect(result.events.map((e) => [e.service.name, e.reason])).toEqual([['bare', 'ClusterIPNotAllocated']]);
   });
 
+  it('a Service without a spec, or with only the old clusterIP field, is read as upstream reads it', () => {
+    // Go's Spec is a struct: absent in JSON it is the zero value, with no cluster IP to
+    // repair. A Service written before clusterIPs existed has only spec.clusterIP, which
+    // defaulting copies into clusterIPs (upstream: pkg/apis/core/v1/defaults.go SetDefaults_Service).
+    const noSpec = { metadata: { namespace: 'one', name: 'nospec' } };
+    const onlyOld = { metadata: { namespace: 'one', name: 'old' }, spec: { clusterIP: '10.0.0.8' } };
+    const result = repaired({ networks: [cidr('10.0.0.0/24')], services: [noSpec, onlyOld] as never });
+    expect(held(result.snapshots[0])).toEqual(['10.0.0.8']);
+    expect(result.events.map((e) => [e.service.name, e.reason])).toEqual([['old', 'ClusterIPNotAllocated']]);
+  });
+
+  it('an event about a Service listed without a namespace names the empty namespace, as Go\'s zero ObjectMeta does', () => {
+    const bare = { metadata: { name: 'nons' }, spec: { clusterIP: '10.0.0.7', clusterIPs: ['10.0.0.7'] } };
+    const result = repaired({ networks: [cidr('10.0.0.0/24')], services: [bare] as never });
+    expect(result.events.map((e) => e.service)).toEqual([{ namespace: '', name: 'nons' }]);
+  });
+
   it('a stored snapshot of an older range: its IPs inside the new range are kept, the others dropped', () => {
     const old = snapshotIPAllocator(withIPs('10.0.0.0/16', ['10.0.0.5', '10.0.9.9']));
     const result = repaired({ networks: [cidr('10.0.0.0/24')], snapshots: [old], services: [] });

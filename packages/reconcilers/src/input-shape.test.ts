@@ -58,6 +58,9 @@ describe('ErrReconcileInput names the wrong field', () => {
     expect(reconcile({ ...good, observed: null })).toMatch(/^request\.observed: expected \{ endpoints, endpointSlice \}, got /);
     expect(reconcile({ ...good, observed: { endpoints: { kind: 'Endpoints' }, endpointSlice: undefined } })).toMatch(/^request\.observed\.endpoints/);
     expect(reconcile({ ...good, observed: { endpoints: undefined, endpointSlice: { kind: 'EndpointSlice' } } })).toMatch(/^request\.observed\.endpointSlice/);
+    // A valid Endpoints does not end the check: the slice beside it is checked too.
+    const endpoints = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'kubernetes', namespace: 'default' } };
+    expect(reconcile({ ...good, observed: { endpoints, endpointSlice: { kind: 'EndpointSlice' } } })).toMatch(/^request\.observed\.endpointSlice/);
   });
 
   it('leases must be a Map of string to { ip, expiresAt }', () => {

@@ -283,6 +283,15 @@ describe('master-count details from instancecount.go', () => {
     expect(o.writes[0]?.kind === 'update-endpoints' && o.writes[0].endpoints.subsets).toEqual([{ addresses: [{ ip: '1.2.3.4' }], ports: foo }]);
   });
 
+  it('one subset with ports and no addresses is kept, and our IP is added to it', () => {
+    // checkEndpointSubsetFormat: one subset is the right format; our IP is missing, so
+    // ReconcileEndpoints appends it to Subsets[0].Addresses and repacks.
+    const e: Endpoints = { ...makeEndpoints('kubernetes', [], []), subsets: [{ ports: foo }] };
+    const o = run({ endpoints: e, slice: makeEndpointSlice('kubernetes', [], foo) }, 'kubernetes', '1.2.3.4', foo, 1, false);
+    expect(o.action).toBe('update');
+    expect(o.writes[0]?.kind === 'update-endpoints' && o.writes[0].endpoints.subsets).toEqual([{ addresses: [{ ip: '1.2.3.4' }], ports: foo }]);
+  });
+
   it('a missing skip-mirror label alone causes an update that adds it, keeping the other labels', () => {
     const e = makeEndpoints('kubernetes', ['1.2.3.4'], foo);
     const unlabelled = { ...e, metadata: { ...e.metadata, labels: { team: 'a' } } };

@@ -4,8 +4,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, test } from 'vitest';
-import { configuredPackages, copyWorkspace, inputFingerprint, parseMutationArgs, summarizeReport } from './mutation.js';
+import { configuredPackages, copyWorkspace, inputFingerprint, NOT_MUTATED, parseMutationArgs, summarizeReport, withNotMutated } from './mutation.js';
 import { workspaceRoot } from './workspace.js';
 
 const temps: string[] = [];
@@ -44,6 +45,21 @@ describe('parseMutationArgs', () => {
     expect(parseMutationArgs(['reconcilers', 'ipallocator', '--concurrency', '1'])).toEqual({ packages: ['reconcilers', 'ipallocator'], strykerArgs: ['--concurrency', '1'] });
     expect(parseMutationArgs([])).toEqual({ packages: [], strykerArgs: [] });
     expect(parseMutationArgs(['--', '--force'])).toEqual({ packages: [], strykerArgs: ['--force'] });
+  });
+});
+
+describe('withNotMutated', () => {
+  test('a --mutate list keeps the tests, fixtures and barrels out; other options pass unchanged', () => {
+    const rest = NOT_MUTATED.join(',');
+    expect(withNotMutated(['--mutate', 'src/trace/**/*.ts', '--concurrency', '1'])).toEqual(['--mutate', `src/trace/**/*.ts,${rest}`, '--concurrency', '1']);
+    expect(withNotMutated(['-m', 'src/a.ts,src/b.ts'])).toEqual(['-m', `src/a.ts,src/b.ts,${rest}`]);
+    expect(withNotMutated(['--mutate=src/a.ts:10-20'])).toEqual([`--mutate=src/a.ts:10-20,${rest}`]);
+    expect(withNotMutated(['--force'])).toEqual(['--force']);
+  });
+
+  test('is the list every stryker.config.mjs leaves out', async () => {
+    const shared = (await import(pathToFileURL(join(workspaceRoot, 'stryker.shared.mjs')).href)) as { NOT_MUTATED: string[] };
+    expect(shared.NOT_MUTATED).toEqual(NOT_MUTATED);
   });
 });
 

@@ -251,6 +251,10 @@ class RestoreTextSink implements RuleSink {
     this.natStream.add(ruleLineAfter(this.lastHead, matches, target));
     this.natRules++;
   }
+  natPrinted(_chain: string, text: string, lines: number): void {
+    this.natStream.add(text);
+    this.natRules += lines;
+  }
 
   /** The whole restore text, one flat string, with the fixed chains declared first. */
   text(filterChains: readonly string[], natChains: readonly string[]): string {

@@ -113,6 +113,43 @@ export function ruleLineAfter(head: string, matches: readonly Match[], target: T
   return line + (target === undefined ? '\n' : spacedTargetLine(target));
 }
 
+/**
+ * The two rules of a KUBE-SEP- chain without session affinity, as one template: the hairpin
+ * rule (`-s IP -j KUBE-MARK-MASQ`) and the DNAT rule, each after the service port's optional
+ * comment. The pieces that are the same for every endpoint of a service port are joined and
+ * flattened once, so an endpoint's two lines take eight pieces instead of some twenty pieces
+ * and four match and target objects. Prints exactly what ruleLine prints for the same rules.
+ */
+export interface EndpointChainTemplate {
+  /** The comment (or nothing) and ` -s `. */
+  readonly beforeIP: string;
+  /** The comment (or nothing), the protocol match and ` -j DNAT --to-destination `. */
+  readonly beforeHostPort: string;
+}
+
+export function endpointChainTemplate(comment: Match | undefined, protocol: L4Protocol): EndpointChainTemplate {
+  const spacedComment = comment === undefined ? '' : spacedMatch(comment);
+  return {
+    beforeIP: flat(spacedComment + ' -s '),
+    beforeHostPort: flat(spacedComment + PROTOCOL_TEXT[protocol] + ' -j DNAT --to-destination '),
+  };
+}
+
+/** The two lines of `chain` (see EndpointChainTemplate), with their newlines. */
+export function endpointChainLines(template: EndpointChainTemplate, chain: string, ip: string, hostPort: string): string {
+  return '-A ' + chain + template.beforeIP + ip + MASQ_THEN_HEAD + chain + template.beforeHostPort + hostPort + '\n';
+}
+
+const MASQ_THEN_HEAD = ' -j KUBE-MARK-MASQ\n-A ';
+
+/**
+ * ` -m statistic --mode random --probability P -j `: what a large cluster's load-balancing rule
+ * prints between its chain and the endpoint's chain (the rule's only match and its jump).
+ */
+export function statisticJumpText(statistic: Match): string {
+  return flat(spacedMatch(statistic) + ' -j ');
+}
+
 export function printMatch(match: Match): string {
   return spacedMatch(match).slice(1);
 }

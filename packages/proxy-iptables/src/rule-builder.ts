@@ -12,7 +12,7 @@
 import { cidrContains, formatIP, isLoopback, parseCIDRSloppy, parseIPSloppy, type IP } from '@kubesvc/api-types';
 import { categorizeEndpoints, type EndpointInfo } from './endpoints.js';
 import { nodePortAddresses, nodePortIPs } from './node-port-addresses.js';
-import { flat } from './print-restore.js';
+import { endpointChainLines, endpointChainTemplate, flat, ruleHead, statisticJumpText } from './print-restore.js';
 import { probabilityText } from './probability.js';
 import type { ProxierConfig } from './proxier-config.js';
 import type { L4Protocol, Match, Target } from './ruleset.js';
@@ -43,6 +43,13 @@ export interface RuleSink {
   natChain(chain: string): void;
   /** A rule of a per-service nat chain. */
   nat(chain: string, matches: readonly Match[], target?: Target): void;
+  /**
+   * Optional, for sinks that only print: `lines` rules of the per-service nat chain `chain`,
+   * already printed (`-A chain ...` lines with their newlines, exactly what `nat` would have
+   * printed). The builder then writes the per-endpoint rules from templates, without a match
+   * or target object per rule. Sinks that keep typed rules leave it out and get `nat` calls.
+   */
+  natPrinted?(chain: string, text: string, lines: number): void;
 }
 
 /** What the rules of every service port depend on besides the service port and its endpoints. */
@@ -57,6 +64,8 @@ export interface RuleContext {
   readonly statistic: (n: number) => Match;
   /** `[statistic(n)]`, made once per n: the whole match list of a large cluster's load-balancing rule. */
   readonly statisticMatches: (n: number) => readonly Match[];
+  /** statisticJumpText(statistic(n)), made once per n: a large cluster's load-balancing rule, printed. */
+  readonly statisticJump: (n: number) => string;
 }
 
 /** A cache of statistic matches for one probability format; share it between contexts of one config. */
@@ -75,6 +84,7 @@ export function ruleContext(config: ProxierConfig, largeClusterMode: boolean, ca
     return match;
   };
   const lists = new Map<number, readonly Match[]>();
+  const jumps = new Map<number, string>();
   return {
     config,
     largeClusterMode,
@@ -91,6 +101,14 @@ export function ruleContext(config: ProxierConfig, largeClusterMode: boolean, ca
       }
       return list;
     },
+    statisticJump: (n) => {
+      let text = jumps.get(n);
+      if (text === undefined) {
+        text = statisticJumpText(statistic(n));
+        jumps.set(n, text);
+      }
+      return text;
+    },
   };
 }
 
@@ -105,6 +123,7 @@ const PROTOCOL: Readonly<Record<L4Protocol, Match>> = {
   sctp: { kind: 'protocol', protocol: 'sctp' },
 };
 const NO_MATCHES: readonly Match[] = [];
+const JUMP_ONLY = ' -j ';
 
 /** The filter chains declared on every sync, in upstream's order. */
 export function fixedFilterChains(config: ProxierConfig): string[] {
@@ -397,6 +416,15 @@ export function writeServicePortRules(
   // allocates is most of a large first sync's garbage.
   const spnComment: Match | undefined = ctx.largeClusterMode ? undefined : comment(spn);
   const dnatMatches: readonly Match[] = spnComment === undefined ? [proto] : [spnComment, proto];
+  if (sink.natPrinted !== undefined && !svc.clientIPAffinity) {
+    const template = endpointChainTemplate(spnComment, svc.protocol);
+    for (const ep of allReachableEndpoints) {
+      const chain = sepChain(ep);
+      sink.natChain(chain);
+      sink.natPrinted(chain, endpointChainLines(template, chain, ep.ip, ep.hostPort), 2);
+    }
+    return;
+  }
   for (const ep of allReachableEndpoints) {
     const chain = sepChain(ep);
     sink.natChain(chain);
@@ -432,6 +460,17 @@ function writeServiceToEndpointRules(
   }
   // Then load balancing: endpoint i of n takes 1/(n-i) of what is left; the last takes the rest.
   const n = endpoints.length;
+  if (large && sink.natPrinted !== undefined) {
+    // The same lines as below, printed from the per-n text: no target object per endpoint.
+    const head = ruleHead(svcChain);
+    for (let i = 0; i < n; i++) {
+      const ep = endpoints[i];
+      if (ep === undefined) continue;
+      const jumpText = i < n - 1 ? ctx.statisticJump(n - i) : JUMP_ONLY;
+      sink.natPrinted(svcChain, head + jumpText + sepChain(ep) + '\n', 1);
+    }
+    return;
+  }
   for (let i = 0; i < n; i++) {
     const ep = endpoints[i];
     if (ep === undefined) continue;

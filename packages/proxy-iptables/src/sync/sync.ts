@@ -317,6 +317,13 @@ class TextSink implements RuleSink {
     this.full += ruleLineAfter(this.lastHead, matches, target);
     item.fullLines++;
   }
+  natPrinted(_chain: string, text: string, lines: number): void {
+    const item = this.current;
+    if (item === undefined) return;
+    this.closeTop();
+    this.full += text;
+    item.fullLines += lines;
+  }
   private closeTop(): void {
     if (this.inTop) {
       this.current?.top.push(this.full.length);

@@ -1,0 +1,212 @@
+// Several `kubesvc up` processes (the real bin) on one real etcd (Debian's etcd-server, started
+// on free loopback ports with a temp data dir): each an apiserver bound to its own loopback
+// address (127.0.0.2-4, all routed to lo) and advertising a documentation address (192.0.2.10-12:
+// only data in the kubernetes Endpoints). Only the first runs the controllers (--controllers):
+// the apiservers run the bootstrap controller and the repair loops, as every kube-apiserver does.
+// Counts: KUBESVC_HA_SERVICES Services per apiserver (default 100 to keep CI short; the full run
+// is 1,000, docs/performance.md has its figures).
+// upstream facts: pkg/registry/core/service/ipallocator and portallocator (the 422 for a taken
+// static value, the static band at the bottom of each range that dynamic allocation avoids while
+// it can), pkg/registry/core/service/ipallocator/controller/repair.go (a leak is freed after
+// numRepairsBeforeLeakCleanup = 3 runs), pkg/controlplane/reconcilers/lease.go (Endpoints list
+// the live masters' leases, sorted; RemoveEndpoints on shutdown), instancecount.go (master-count).
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { openEtcdStore } from '@kubesvc/runtime';
+import { startEtcd, type EtcdFixture } from '@kubesvc/testkit';
+import { freePort, killAll, startUp, type ApiReply, type UpProcess } from './ha.fixtures.js';
+
+const PER_SERVER = Number(process.env['KUBESVC_HA_SERVICES'] ?? 100);
+const CLIENTS = 4;
+const CONTESTED = 100;
+const STATIC_IP = '10.96.0.200';
+const STATIC_PORT = 30050;
+const REPAIR_MS = 1000;
+const ENDPOINT_MS = 500;
+const TTL_S = 3;
+const ADDRS = ['192.0.2.10', '192.0.2.11', '192.0.2.12'];
+
+let etcd: EtcdFixture | undefined;
+afterEach(async () => {
+  killAll();
+  await etcd?.dispose();
+  etcd = undefined;
+});
+afterAll(() => killAll());
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function upArgs(endpoint: string, port: number, i: number, extra: readonly string[] = []): string[] {
+  return [
+    ...['--etcd-servers', endpoint, '--bind-address', `127.0.0.${i + 2}`, '--secure-port', String(port), '--advertise-address', ADDRS[i] ?? ''],
+    ...['--node-name', `node-${i}`, '--controllers', i === 0 ? 'true' : 'false'],
+    ...['--repair-interval', `${REPAIR_MS}ms`, '--endpoint-reconcile-interval', `${ENDPOINT_MS}ms`, '--master-lease-ttl', `${TTL_S}s`],
+    ...extra,
+  ];
+}
+
+async function cluster(n: number, extra: readonly string[] = []): Promise<{ endpoint: string; servers: UpProcess[] }> {
+  etcd = await startEtcd({ name: 'kubesvc-ha' });
+  const port = await freePort();
+  const endpoint = etcd.endpoint;
+  const servers = await Promise.all(Array.from({ length: n }, (_, i) => startUp(upArgs(endpoint, port, i, extra), { clients: CLIENTS })));
+  return { endpoint, servers };
+}
+
+type Kind = 'static-ip' | 'static-port' | 'clusterip' | 'nodeport';
+interface Outcome {
+  readonly name: string;
+  readonly kind: Kind;
+  readonly server: number;
+  readonly reply?: ApiReply;
+  readonly error?: string;
+}
+
+function job(g: number): { name: string; kind: Kind; body: unknown } {
+  const kind: Kind = g < 2 * CONTESTED ? (g % 2 === 0 ? 'static-ip' : 'static-port') : g % 4 === 0 ? 'nodeport' : 'clusterip';
+  const name = `${kind}-${g}`;
+  const spec =
+    kind === 'static-ip'
+      ? { clusterIP: STATIC_IP, ports: [{ port: 80 }] }
+      : kind === 'static-port'
+        ? { type: 'NodePort', ports: [{ port: 80, nodePort: STATIC_PORT }] }
+        : kind === 'nodeport'
+          ? { type: 'NodePort', ports: [{ port: 80 }] }
+          : { ports: [{ port: 80 }] };
+  return { name, kind, body: { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec } };
+}
+
+/** Every apiserver gets PER_SERVER creates (global index g % servers), CLIENTS at a time. */
+async function createAll(servers: readonly UpProcess[], perServer: number, onProgress?: (done: number) => void): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  const total = servers.length * perServer;
+  let done = 0;
+  await Promise.all(
+    servers.map(async (server, s) => {
+      const queue: number[] = [];
+      for (let g = s; g < total; g += servers.length) queue.push(g);
+      const worker = async (): Promise<void> => {
+        for (let g = queue.shift(); g !== undefined; g = queue.shift()) {
+          const { name, kind, body } = job(g);
+          try {
+            outcomes.push({ name, kind, server: s, reply: await server.api('POST', '/api/v1/namespaces/default/services', body) });
+          } catch (error) {
+            outcomes.push({ name, kind, server: s, error: error instanceof Error ? error.message : String(error) });
+          }
+          onProgress?.(++done);
+        }
+      };
+      await Promise.all(Array.from({ length: CLIENTS }, worker));
+    }),
+  );
+  return outcomes;
+}
+
+interface ServiceItem {
+  metadata: { name: string };
+  spec: { clusterIP?: string; ports?: { nodePort?: number }[] };
+}
+
+async function services(server: UpProcess): Promise<ServiceItem[]> {
+  const r = await server.api('GET', '/api/v1/services');
+  expect(r.status).toBe(200);
+  return (r.body as { items: ServiceItem[] }).items;
+}
+
+/** Bits set in a RangeAllocation's data (big-endian big.Int bytes, bit i = offset i), as upstream's bitmap allocator stores it. */
+function offsets(value: string): number[] {
+  const data = Buffer.from((JSON.parse(value) as { data: string }).data, 'base64');
+  const set: number[] = [];
+  for (let i = 0; i < data.length * 8; i++) if (((data[data.length - 1 - (i >> 3)] ?? 0) >> (i & 7)) & 1) set.push(i);
+  return set;
+}
+
+/** Allocated values that no Service holds (leaks), and held values the ranges do not mark (should be none). */
+async function leaks(endpoint: string, list: readonly ServiceItem[]): Promise<{ ips: string[]; ports: number[]; unmarked: number }> {
+  const store = await openEtcdStore({ endpoints: [endpoint] });
+  try {
+    const ipKv = (await store.get('/registry/ranges/serviceips')).kv;
+    const portKv = (await store.get('/registry/ranges/servicenodeports')).kv;
+    // 10.96.0.0/12: offset 0 is 10.96.0.1 (the network address is never handed out); ports from 30000.
+    const ip = (o: number) => `10.${96 + ((o + 1) >> 16)}.${((o + 1) >> 8) & 255}.${(o + 1) & 255}`;
+    const allocatedIps = new Set((ipKv === undefined ? [] : offsets(ipKv.value)).map(ip));
+    const allocatedPorts = new Set((portKv === undefined ? [] : offsets(portKv.value)).map((o) => 30000 + o));
+    const heldIps = new Set(list.map((s) => s.spec.clusterIP ?? '').filter((c) => c !== '' && c !== 'None'));
+    const heldPorts = new Set(list.flatMap((s) => (s.spec.ports ?? []).map((p) => p.nodePort ?? 0)).filter((p) => p !== 0));
+    const unmarked = [...heldIps].filter((i) => !allocatedIps.has(i)).length + [...heldPorts].filter((p) => !allocatedPorts.has(p)).length;
+    return { ips: [...allocatedIps].filter((i) => !heldIps.has(i)), ports: [...allocatedPorts].filter((p) => !heldPorts.has(p)), unmarked };
+  } finally {
+    await store.close();
+  }
+}
+
+function duplicates<T>(values: readonly T[]): T[] {
+  const seen = new Set<T>();
+  return values.filter((v) => (seen.has(v) ? true : (seen.add(v), false)));
+}
+
+async function endpointIps(server: UpProcess): Promise<string[] | undefined> {
+  const r = await server.api('GET', '/api/v1/namespaces/default/endpoints/kubernetes');
+  if (r.status !== 200) return undefined;
+  const subsets = (r.body as { subsets?: { addresses?: { ip: string }[] }[] }).subsets ?? [];
+  return subsets.flatMap((s) => (s.addresses ?? []).map((a) => a.ip));
+}
+
+async function until<T>(what: string, deadlineMs: number, read: () => Promise<T>, ok: (v: T) => boolean): Promise<{ value: T; atMs: number }> {
+  const start = Date.now();
+  let last: T | undefined;
+  while (Date.now() - start < deadlineMs) {
+    last = await read();
+    if (ok(last)) return { value: last, atMs: Date.now() - start };
+    await sleep(50);
+  }
+  throw new Error(`${what}: not within ${deadlineMs} ms; last ${JSON.stringify(last)}`);
+}
+
+const CLEAN_STATUS = (o: Outcome) => o.reply !== undefined && (o.reply.body as { kind?: string; code?: number }).kind === 'Status' && (o.reply.body as { code?: number }).code === o.reply.status;
+
+function checkContested(outcomes: readonly Outcome[], kind: Kind, message: (name: string) => string): void {
+  const mine = outcomes.filter((o) => o.kind === kind && o.reply !== undefined);
+  const winners = mine.filter((o) => o.reply?.status === 201);
+  expect(winners.length, `${kind}: winners`).toBe(1);
+  for (const o of mine.filter((x) => x.reply?.status !== 201)) {
+    expect(o.reply?.status, o.name).toBe(422);
+    expect((o.reply?.body as { message?: string }).message, o.name).toBe(message(o.name));
+  }
+}
+
+const ipTaken = (name: string) => `Service "${name}" is invalid: spec.clusterIPs: Invalid value: []string{"${STATIC_IP}"}: failed to allocate IP ${STATIC_IP}: provided IP is already allocated`;
+const portTaken = (name: string) => `Service "${name}" is invalid: spec.ports[0].nodePort: Invalid value: ${STATIC_PORT}: provided port is already allocated`;
+
+describe('several kubesvc up on one etcd', () => {
+  it(`3 apiservers, ${PER_SERVER} concurrent creates each: no duplicate ClusterIP or NodePort, one winner per static value, no leak after 3 repair runs, Endpoints list all 3`, async () => {
+    const { endpoint, servers } = await cluster(3);
+    const started = Date.now();
+    const outcomes = await createAll(servers, PER_SERVER);
+    const elapsed = Date.now() - started;
+    expect(outcomes).toHaveLength(3 * PER_SERVER);
+    expect(outcomes.filter((o) => o.error !== undefined).map((o) => o.error)).toEqual([]);
+    checkContested(outcomes, 'static-ip', ipTaken);
+    checkContested(outcomes, 'static-port', portTaken);
+    const others = outcomes.filter((o) => o.kind === 'clusterip' || o.kind === 'nodeport');
+    const unclean = others.filter((o) => o.reply?.status !== 201 && !CLEAN_STATUS(o));
+    expect(unclean).toEqual([]);
+    const created = others.filter((o) => o.reply?.status === 201).length;
+    const failures = new Map<string, number>();
+    for (const o of others.filter((x) => x.reply?.status !== 201)) {
+      const k = `${o.reply?.status}: ${(o.reply?.body as { message?: string }).message}`;
+      failures.set(k, (failures.get(k) ?? 0) + 1);
+    }
+    expect([...failures]).toEqual([]);
+
+    const list = await services(servers[1] as UpProcess);
+    expect(list.length).toBe(created + 2 + 1); // the two static winners and default/kubernetes
+    expect(duplicates(list.map((s) => s.spec.clusterIP))).toEqual([]);
+    expect(duplicates(list.flatMap((s) => (s.spec.ports ?? []).map((p) => p.nodePort ?? 0)).filter((p) => p !== 0))).toEqual([]);
+    await sleep(3 * REPAIR_MS + 500);
+    expect(await leaks(endpoint, await services(servers[2] as UpProcess))).toEqual({ ips: [], ports: [], unmarked: 0 });
+
+    const eps = await until('Endpoints list all 3', TTL_S * 1000 + ENDPOINT_MS + 2000, () => endpointIps(servers[0] as UpProcess), (v) => v?.length === 3);
+    expect(eps.value).toEqual(ADDRS);
+    console.log(`HA creates: ${outcomes.length} requests in ${elapsed} ms (${Math.round((outcomes.length * 1000) / elapsed)}/s), ${created} of ${others.length} plain creates succeeded`);
+  }, 300_000);
+});

@@ -10,10 +10,11 @@
 // it can), pkg/registry/core/service/ipallocator/controller/repair.go (a leak is freed after
 // numRepairsBeforeLeakCleanup = 3 runs), pkg/controlplane/reconcilers/lease.go (Endpoints list
 // the live masters' leases, sorted; RemoveEndpoints on shutdown), instancecount.go (master-count).
+import { spawn } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openEtcdStore } from '@kubesvc/runtime';
 import { startEtcd, type EtcdFixture } from '@kubesvc/testkit';
-import { freePort, killAll, startUp, type ApiReply, type UpProcess } from './ha.fixtures.js';
+import { freePort, killAll, startUp, tempDir, type ApiReply, type UpProcess } from './ha.fixtures.js';
 
 const PER_SERVER = Number(process.env['KUBESVC_HA_SERVICES'] ?? 100);
 const CLIENTS = 4;
@@ -61,8 +62,8 @@ interface Outcome {
   readonly error?: string;
 }
 
-function job(g: number): { name: string; kind: Kind; body: unknown } {
-  const kind: Kind = g < 2 * CONTESTED ? (g % 2 === 0 ? 'static-ip' : 'static-port') : g % 4 === 0 ? 'nodeport' : 'clusterip';
+function job(g: number, contested: boolean): { name: string; kind: Kind; body: unknown } {
+  const kind: Kind = contested && g < 2 * CONTESTED ? (g % 2 === 0 ? 'static-ip' : 'static-port') : g % 4 === 0 ? 'nodeport' : 'clusterip';
   const name = `${kind}-${g}`;
   const spec =
     kind === 'static-ip'
@@ -76,7 +77,7 @@ function job(g: number): { name: string; kind: Kind; body: unknown } {
 }
 
 /** Every apiserver gets PER_SERVER creates (global index g % servers), CLIENTS at a time. */
-async function createAll(servers: readonly UpProcess[], perServer: number, onProgress?: (done: number) => void): Promise<Outcome[]> {
+async function createAll(servers: readonly UpProcess[], perServer: number, contested: boolean, onProgress?: (done: number) => void): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   const total = servers.length * perServer;
   let done = 0;
@@ -86,7 +87,7 @@ async function createAll(servers: readonly UpProcess[], perServer: number, onPro
       for (let g = s; g < total; g += servers.length) queue.push(g);
       const worker = async (): Promise<void> => {
         for (let g = queue.shift(); g !== undefined; g = queue.shift()) {
-          const { name, kind, body } = job(g);
+          const { name, kind, body } = job(g, contested);
           try {
             outcomes.push({ name, kind, server: s, reply: await server.api('POST', '/api/v1/namespaces/default/services', body) });
           } catch (error) {
@@ -181,7 +182,7 @@ describe('several kubesvc up on one etcd', () => {
   it(`3 apiservers, ${PER_SERVER} concurrent creates each: no duplicate ClusterIP or NodePort, one winner per static value, no leak after 3 repair runs, Endpoints list all 3`, async () => {
     const { endpoint, servers } = await cluster(3);
     const started = Date.now();
-    const outcomes = await createAll(servers, PER_SERVER);
+    const outcomes = await createAll(servers, PER_SERVER, true);
     const elapsed = Date.now() - started;
     expect(outcomes).toHaveLength(3 * PER_SERVER);
     expect(outcomes.filter((o) => o.error !== undefined).map((o) => o.error)).toEqual([]);
@@ -208,5 +209,113 @@ describe('several kubesvc up on one etcd', () => {
     const eps = await until('Endpoints list all 3', TTL_S * 1000 + ENDPOINT_MS + 2000, () => endpointIps(servers[0] as UpProcess), (v) => v?.length === 3);
     expect(eps.value).toEqual(ADDRS);
     console.log(`HA creates: ${outcomes.length} requests in ${elapsed} ms (${Math.round((outcomes.length * 1000) / elapsed)}/s), ${created} of ${others.length} plain creates succeeded`);
+  }, 300_000);
+
+  it('kill -9 of one apiserver during the creates: survivors answer cleanly, their repair loops free its leaks, Endpoints drop it within TTL + one interval; SIGTERM removes an apiserver at once', async () => {
+    const { endpoint, servers } = await cluster(3);
+    const [first, second, victim] = servers as [UpProcess, UpProcess, UpProcess];
+    const perServer = 60;
+    const budget = TTL_S * 1000 + ENDPOINT_MS;
+    let killedAt = 0;
+    // Watched from the kill on, while the creates go on.
+    let converged: Promise<{ value: string[] | undefined; atMs: number }> | undefined;
+    const outcomes = await createAll(servers, perServer, false, (done) => {
+      if (done === 2 * perServer && killedAt === 0) {
+        victim.child.kill('SIGKILL');
+        killedAt = Date.now();
+        converged = until('Endpoints drop the killed apiserver', budget + 5000, () => endpointIps(first), (v) => v?.length === 2);
+      }
+    });
+    expect(killedAt).toBeGreaterThan(0);
+    const survivors = outcomes.filter((o) => o.server !== 2);
+    expect(survivors.filter((o) => o.reply?.status !== 201 && !CLEAN_STATUS(o))).toEqual([]);
+    const list = await services(first);
+    expect(duplicates(list.map((x) => x.spec.clusterIP))).toEqual([]);
+    expect(duplicates(list.flatMap((x) => (x.spec.ports ?? []).map((p) => p.nodePort ?? 0)).filter((p) => p !== 0))).toEqual([]);
+
+    const eps = await converged;
+    expect(eps?.value).toEqual(ADDRS.slice(0, 2));
+    const droppedAfter = eps?.atMs ?? Infinity;
+    // TTL + one interval, and 2 s of slack: etcd revokes expired leases on its own 500 ms tick,
+    // and on a loaded 2-core machine the survivor's timer and this GET wait for their turn.
+    expect(droppedAfter).toBeLessThanOrEqual(budget + 2000);
+
+    const leakedAtFirstLook = await leaks(endpoint, await services(first));
+    const freed = await until('the survivors free the leaks', 4 * REPAIR_MS + 5000, async () => leaks(endpoint, await services(second)), (l) => l.ips.length === 0 && l.ports.length === 0);
+    expect(freed.value.unmarked).toBe(0);
+    console.log(`churn: Endpoints dropped the killed apiserver ${droppedAfter} ms after kill -9; leaks seen then: ${leakedAtFirstLook.ips.length} IPs, ${leakedAtFirstLook.ports.length} ports; freed ${freed.atMs} ms later`);
+
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    expect(await endpointIps(first)).toEqual([ADDRS[0]]);
+  }, 300_000);
+
+  it('master-count with --apiserver-count below the number of apiservers flaps, as upstream does: each one puts itself back and drops another', async () => {
+    const { servers } = await cluster(3, ['--endpoint-reconciler-type', 'master-count', '--apiserver-count', '2']);
+    const first = servers[0] as UpProcess;
+    const seen = new Set<string>();
+    const versions = new Set<string>();
+    for (const started = Date.now(); Date.now() - started < 8 * ENDPOINT_MS; ) {
+      const r = await first.api('GET', '/api/v1/namespaces/default/endpoints/kubernetes');
+      expect(r.status).toBe(200);
+      const body = r.body as { metadata: { resourceVersion: string }; subsets?: { addresses?: { ip: string }[] }[] };
+      const ips = (body.subsets ?? []).flatMap((x) => (x.addresses ?? []).map((a) => a.ip));
+      expect(ips.length).toBeLessThanOrEqual(2);
+      seen.add(ips.join(','));
+      versions.add(body.metadata.resourceVersion);
+      await sleep(50);
+    }
+    expect(seen.size).toBeGreaterThanOrEqual(2);
+    expect(versions.size).toBeGreaterThanOrEqual(3);
+  }, 300_000);
+
+  it('etcd stopped (SIGTERM) for 5 s and started again on its data dir: no acknowledged write is lost and a kubectl watch sees every change', async () => {
+    const { servers } = await cluster(2);
+    const [first, second] = servers as [UpProcess, UpProcess];
+    const cache = tempDir('kubesvc-ha-kubectl-');
+    const watch = spawn(
+      '/usr/bin/kubectl',
+      ['--kubeconfig', first.kubeconfig, `--cache-dir=${cache}`, 'get', 'svc', '-w', '--output-watch-events', '-o', 'jsonpath={.type} {.object.metadata.name}{"\\n"}'],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: first.kubeconfig } },
+    );
+    let events = '';
+    let watchErr = '';
+    watch.stdout.setEncoding('utf8').on('data', (c: string) => (events += c));
+    watch.stderr.setEncoding('utf8').on('data', (c: string) => (watchErr += c));
+    try {
+      await until('kubectl watch lists', 30_000, () => Promise.resolve(events), (e) => e.includes('ADDED kubernetes'));
+      const acked: string[] = [];
+      const create = async (name: string, server: UpProcess): Promise<void> => {
+        try {
+          const r = await server.api('POST', '/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ port: 80 }] } });
+          if (r.status === 201) acked.push(name);
+        } catch {
+          // no acknowledgement: nothing to check for this one
+        }
+      };
+      for (let i = 0; i < 4; i++) await create(`before-${i}`, i % 2 === 0 ? first : second);
+      await etcd?.stop();
+      const during = [create('during-0', first), create('during-1', second)];
+      await sleep(5000);
+      await etcd?.restart();
+      await Promise.all(during);
+      for (let i = 0; i < 4; i++) await create(`after-${i}`, i % 2 === 0 ? first : second);
+      const deleted = await second.api('DELETE', '/api/v1/namespaces/default/services/before-0');
+      expect(deleted.status).toBe(200);
+
+      const names = (await services(second)).map((x) => x.metadata.name);
+      for (const name of acked.filter((n) => n !== 'before-0')) expect(names).toContain(name);
+      expect(names).not.toContain('before-0');
+      // Every Service that exists, and the delete, reached the watch, in order, once.
+      const wanted = [...names.filter((n) => n !== 'kubernetes').map((n) => `ADDED ${n}`), 'DELETED before-0'];
+      await until('the watch sees every change', 30_000, () => Promise.resolve(events), (e) => wanted.every((w) => e.split('\n').includes(w)));
+      const lines = events.trim().split('\n');
+      expect(duplicates(lines.filter((l) => l.startsWith('ADDED')))).toEqual([]);
+      expect(lines.indexOf('DELETED before-0')).toBeGreaterThan(lines.indexOf('ADDED before-0'));
+      expect(watch.exitCode, watchErr).toBeNull();
+      console.log(`etcd restart: ${acked.length} acknowledged creates (${acked.filter((n) => n.startsWith('during')).length} of 2 made while etcd was down), watch lines: ${lines.length}`);
+    } finally {
+      watch.kill('SIGKILL');
+    }
   }, 300_000);
 });

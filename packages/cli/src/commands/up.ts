@@ -31,7 +31,7 @@ interface UpCommandOptions {
   readonly etcdServers?: string;
   readonly apiserverCount: string;
   readonly controllers: 'true' | 'false';
-  readonly repairInterval?: string;
+  readonly repairServicesInterval?: string;
   readonly endpointReconcileInterval?: string;
   readonly masterLeaseTtl?: string;
 }
@@ -140,7 +140,7 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
     ...optional('etcdServers', etcdServers(options.etcdServers)),
     ...optional('apiserverCount', apiserverCount(options.apiserverCount)),
     runControllers: options.controllers === 'true',
-    ...optional('repairIntervalMs', duration('--repair-interval', options.repairInterval, 100)),
+    ...optional('repairIntervalMs', duration('--repair-services-interval', options.repairServicesInterval, 100)),
     ...optional('endpointIntervalMs', duration('--endpoint-reconcile-interval', options.endpointReconcileInterval, 100)),
     ...optional('leaseTtlSeconds', secondsOf(duration('--master-lease-ttl', options.masterLeaseTtl, 1000))),
   };
@@ -192,7 +192,7 @@ export const upCommand: CliCommand = {
       .option('--etcd-servers <urls>', 'keep the state in etcd at these client URLs (comma-separated) instead of SQLite in --data-dir; several kubesvc up processes can share one etcd')
       .option('--apiserver-count <n>', 'how many apiservers run, for --endpoint-reconciler-type=master-count', '1')
       .addOption(new Option('--controllers <bool>', 'run the controllers and the simulated kubelet in this process (false: another kubesvc up on the same etcd runs them)').choices(['true', 'false']).default('true'))
-      .option('--repair-interval <duration>', 'how often the ClusterIP and NodePort repair loops run (kubesvc only; kube-apiserver: 3m)')
+      .option('--repair-services-interval <duration>', 'how often the ClusterIP and NodePort repair loops run (kube-apiserver\'s flag, default 3m)')
       .option('--endpoint-reconcile-interval <duration>', "how often the kubernetes Service's endpoints are reconciled (kubesvc only; kube-apiserver: 10s)")
       .option('--master-lease-ttl <duration>', "the TTL of each apiserver's lease for the lease reconciler, whole seconds (kubesvc only; kube-apiserver: 15s)")
       .action(async (options: UpCommandOptions) => run(context, options));

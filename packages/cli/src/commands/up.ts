@@ -173,7 +173,7 @@ export const upCommand: CliCommand = {
       .command('up')
       .summary('run a local control plane that kubectl, dig and curl talk to (npm start)')
       .description(
-        'Starts, in one process: the store (SQLite in --data-dir), the API server over TLS on --bind-address:--secure-port with a bearer token, the controllers (the kubernetes Service at the first IP of the range, the repair loops, endpoints, EndpointSlices, a simulated kubelet), and a node agent with the cluster DNS and kube-proxy. Writes <data-dir>/kubeconfig. Ctrl-C or SIGTERM stops it cleanly; a restart on the same data dir keeps everything.',
+        'Starts, in one process: the store (SQLite in --data-dir, or etcd with --etcd-servers, which several kubesvc up processes can share), the API server over TLS on --bind-address:--secure-port with a bearer token, the controllers (the kubernetes Service at the first IP of the range, the repair loops, endpoints, EndpointSlices, a simulated kubelet), and a node agent with the cluster DNS and kube-proxy. Writes <data-dir>/kubeconfig. Ctrl-C or SIGTERM stops it cleanly; a restart on the same data dir keeps everything.',
       )
       .option('--data-dir <dir>', 'where the state, the token, the certificate and the kubeconfig live', UP_DEFAULTS.dataDir)
       .option('--bind-address <ip>', 'the address the API listens on', UP_DEFAULTS.bindAddress)

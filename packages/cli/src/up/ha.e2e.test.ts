@@ -206,7 +206,10 @@ describe('several kubesvc up on one etcd', () => {
     await sleep(3 * REPAIR_MS + 500);
     expect(await leaks(endpoint, await services(servers[2] as UpProcess))).toEqual({ ips: [], ports: [], unmarked: 0 });
 
-    const eps = await until('Endpoints list all 3', TTL_S * 1000 + ENDPOINT_MS + 2000, () => endpointIps(servers[0] as UpProcess), (v) => v?.length === 3);
+    const eps = await until('Endpoints list all 3', TTL_S * 1000 + ENDPOINT_MS + 2000, () => endpointIps(servers[0] as UpProcess), (v) => v?.length === 3).catch((error: unknown) => {
+      // What the apiservers logged (warnings and errors), to tell a starved lease from a stopped loop.
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\n${servers.map((x, i) => `--- apiserver ${i}:\n${x.stderr().slice(-3000)}`).join('\n')}`);
+    });
     expect(eps.value).toEqual(ADDRS);
     console.log(`HA creates: ${outcomes.length} requests in ${elapsed} ms (${Math.round((outcomes.length * 1000) / elapsed)}/s), ${created} of ${others.length} plain creates succeeded`);
   }, Math.max(300_000, 3 * PER_SERVER * 250));

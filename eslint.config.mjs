@@ -77,6 +77,8 @@ export default [
       '**/coverage/**',
       '.nx/**',
       'bench/results/**',
+      // The explorer's built page (Vite's minified output).
+      'packages/explorer/ui/**',
     ],
   },
   ...nx.configs['flat/base'],

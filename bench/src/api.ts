@@ -1,63 +1,122 @@
-// Bench suite "api": the HTTP API over the SQLite store (synchronous=NORMAL), through Node's
-// fetch (undici) with keep-alive connections, on 127.0.0.1 without TLS (the server's own cost;
-// kubectl's TLS handshake is per process, not per request).
+// Bench suite "api": the HTTP API over the SQLite store (synchronous=NORMAL) as `kubesvc up`
+// serves it: HTTPS with its self-signed certificate, the bearer token on every request, a /12
+// service CIDR (10.96.0.0/12, kubesvc up's default: its RangeAllocation is 128 KiB of bitmap),
+// on 127.0.0.1, driven by undici (keep-alive connections, the certificate as its CA) from the
+// same process. The TLS handshake happens once per connection, as for one kubectl process.
 // - Service creates, 16 in flight at a time: each POST is decoded, validated, allocated a
-//   ClusterIP (a /16) and written, and answered with the created object.
+//   ClusterIP and written, and answered with the created object. Once on the bare API (the
+//   registry alone), once with kubesvc up's control plane behind it (the informer, the
+//   bootstrap controller, and the endpoints, EndpointSlice, mirroring and kubelet controllers,
+//   which write an Endpoints and an EndpointSlice for each of these Services, as
+//   kube-controller-manager would).
 // - A list of 10,000 Services across all namespaces, the whole JSON body received.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openRegistry, openSqliteStore, startApiServer, systemClock, type ApiServer, type Store } from '@kubesvc/runtime';
+import {
+  generateServingCertificate,
+  openRegistry,
+  openSqliteStore,
+  silentLogger,
+  standardControllers,
+  startApiServer,
+  startControlPlane,
+  systemClock,
+  type ApiServer,
+  type ControlPlane,
+  type Registry,
+  type ServingCertificate,
+  type Store,
+} from '@kubesvc/runtime';
+import { Agent } from 'undici';
 import type { BenchSuite, BenchTask } from './harness.js';
 
 const TOKEN = 'bench-token';
 const IN_FLIGHT = 16;
 const SERVICES = 10_000;
+const SERVICE_CIDR = '10.96.0.0/12';
 
 interface Fixture {
   dir: string;
   store: Store;
   server: ApiServer;
+  plane: ControlPlane | undefined;
+  client: Agent;
 }
 
-async function open(namespaces: readonly string[]): Promise<Fixture> {
+let certificate: Promise<ServingCertificate> | undefined;
+
+async function open(namespaces: readonly string[], withControlPlane = false): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), 'kubesvc-bench-api-'));
   const store = openSqliteStore({ path: join(dir, 'store.db') });
-  const r = await openRegistry({ store, clock: systemClock, seed: 1, serviceClusterIPRanges: ['10.96.0.0/16'] });
-  if (!r.ok) throw new Error(r.error.message);
-  for (const name of namespaces) {
-    const ns = await r.value.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    if (!ns.ok) throw new Error(ns.error.message);
+  let registry: Registry;
+  let plane: ControlPlane | undefined;
+  if (withControlPlane) {
+    const node = { name: 'bench-node', podCIDR: '10.244.0.0/16', internalIP: '192.0.2.10' };
+    const started = await startControlPlane({
+      store,
+      clock: systemClock,
+      logger: silentLogger,
+      seed: 1,
+      serviceClusterIPRange: SERVICE_CIDR,
+      advertiseAddress: node.internalIP,
+      hostname: node.name,
+      controllers: standardControllers({ hostName: node.name, nodes: [node] }),
+    });
+    if (!started.ok) throw new Error(started.error.message);
+    plane = started.value;
+    registry = plane.registry;
+    await plane.whenReady();
+  } else {
+    const r = await openRegistry({ store, clock: systemClock, seed: 1, serviceClusterIPRanges: [SERVICE_CIDR] });
+    if (!r.ok) throw new Error(r.error.message);
+    registry = r.value;
   }
-  const server = await startApiServer({ registry: r.value, token: TOKEN });
-  return { dir, store, server };
+  for (const name of namespaces) {
+    const ns = await registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    if (!ns.ok && ns.error._tag !== 'AlreadyExists') throw new Error(ns.error.message);
+  }
+  certificate ??= generateServingCertificate();
+  const tls = await certificate;
+  const server = await startApiServer({ registry, token: TOKEN, tls, ...(plane === undefined ? {} : { ready: () => plane.isReady() }) });
+  const client = new Agent({ connections: IN_FLIGHT, connect: { ca: tls.cert } });
+  return { dir, store, server, plane, client };
 }
 
 async function close(f: Fixture | undefined): Promise<void> {
   if (f === undefined) return;
+  await f.client.close();
   await f.server.close();
+  await f.plane?.stop();
   await f.store.close();
   rmSync(f.dir, { recursive: true, force: true });
 }
 
-function createTask(): BenchTask {
+function createTask(withControlPlane: boolean): BenchTask {
   let f: Fixture | undefined;
   let n = 0;
   return {
-    name: `api: create Services over HTTP (sqlite), ${IN_FLIGHT} in flight`,
+    name: `api: create Services over HTTPS + token (sqlite, /12${withControlPlane ? ', kubesvc up control plane' : ''}), ${IN_FLIGHT} in flight`,
     setup: async () => {
-      f = await open(['default']);
+      f = await open(['default'], withControlPlane);
     },
     fn: async () => {
       if (f === undefined) throw new Error('setup did not run');
-      const url = `${f.server.url}/api/v1/namespaces/default/services`;
+      const fixture = f;
+      const path = '/api/v1/namespaces/default/services';
       await Promise.all(
         Array.from({ length: IN_FLIGHT }, async () => {
           const i = n++;
           const body = JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: `svc-${i}`, labels: { app: `svc-${i}` } }, spec: { selector: { app: `svc-${i}` }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] } });
-          const res = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' }, body });
-          await res.text();
-          if (res.status !== 201) throw new Error(`create ${i}: ${res.status}`);
+          const res = await fixture.client.request({
+            origin: fixture.server.url,
+            path,
+            method: 'POST',
+            headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+            body,
+          });
+          await res.body.text();
+          if (res.statusCode !== 201) throw new Error(`create ${i}: ${res.statusCode}`);
         }),
       );
     },
@@ -75,7 +134,7 @@ function listTask(): BenchTask {
   let f: Fixture | undefined;
   let bytes = 0;
   return {
-    name: `api: list ${SERVICES.toLocaleString('en-US')} Services over HTTP (sqlite)`,
+    name: `api: list ${SERVICES.toLocaleString('en-US')} Services over HTTPS + token (sqlite)`,
     setup: async () => {
       f = await open([]);
       // The objects as the registry stores them, written in batches straight to the store.
@@ -98,9 +157,9 @@ function listTask(): BenchTask {
     },
     fn: async () => {
       if (f === undefined) throw new Error('setup did not run');
-      const res = await fetch(`${f.server.url}/api/v1/services`, { headers: { Authorization: `Bearer ${TOKEN}` } });
-      const text = await res.text();
-      if (res.status !== 200) throw new Error(`list: ${res.status}`);
+      const res = await f.client.request({ origin: f.server.url, path: '/api/v1/services', method: 'GET', headers: { authorization: `Bearer ${TOKEN}` } });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`list: ${res.statusCode}`);
       bytes = text.length;
     },
     metrics: () => {
@@ -111,5 +170,5 @@ function listTask(): BenchTask {
 }
 
 export function apiSuite(): BenchSuite {
-  return { name: 'api', description: 'the HTTP API over SQLite: Service creates and a 10,000-Service list', tasks: [createTask(), listTask()] };
+  return { name: 'api', description: 'the HTTPS API over SQLite as kubesvc up serves it: Service creates (bare API and with the control plane) and a 10,000-Service list', tasks: [createTask(false), createTask(true), listTask()] };
 }

@@ -4,12 +4,14 @@
 // The loopback figures: tinybench times one function, which fits one query's round trip but
 // not a rate. So the loopback task's setup measures queries per second once, from one UDP
 // client in this process, bounded in count (LOOPBACK_MAX) and time (LOOPBACK_MS per figure):
-// one query in flight at a time, then a window of LOOPBACK_WINDOW. Its metrics() reports both
-// and closes the server (the harness has no teardown hook; metrics() is the task's last call).
+// one query in flight at a time, then a window of LOOPBACK_WINDOW. Then it runs the side-by-side
+// comparison with dnsmasq under dnsperf (dns-peer.ts). Its metrics() reports all of it and
+// closes the server (the harness has no teardown hook; metrics() is the task's last call).
 import { createSocket, type Socket } from 'node:dgram';
 import type { Endpoints, Service } from '@kubesvc/api-types';
 import { buildZone, resolve, reverseName, type Zone } from '@kubesvc/discovery';
 import { handleQuery, startDnsServer, type DnsServer } from '@kubesvc/discovery/node';
+import { compareWithDnsmasq, type ARecordSet } from './dns-peer.js';
 import type { BenchSuite, BenchTask } from './harness.js';
 
 const SERVICES = 10_000;
@@ -124,7 +126,28 @@ async function rate(client: Client, names: () => string, window: number): Promis
   return { qps: answered / ((performance.now() - start) / 1000), lost };
 }
 
-function loopbackTask(zone: () => Zone, names: () => string): BenchTask {
+/**
+ * The A records of the cluster's zone, as a hosts file states them: each service name with its
+ * ClusterIP, or with its endpoints' addresses when headless; each named endpoint of a headless
+ * service with its own address.
+ */
+function aRecords(c: Cluster): ARecordSet[] {
+  const records: ARecordSet[] = [];
+  c.services.forEach((s, i) => {
+    const name = `${s.metadata.name}.${s.metadata.namespace}.svc.cluster.local`;
+    const clusterIP = s.spec?.clusterIP;
+    if (clusterIP !== 'None' && clusterIP !== undefined) {
+      records.push({ name, addresses: [clusterIP] });
+      return;
+    }
+    const addresses = c.endpoints[i]?.subsets?.flatMap((sub) => sub.addresses ?? []) ?? [];
+    records.push({ name, addresses: addresses.map((a) => a.ip) });
+    for (const a of addresses) if (a.hostname !== undefined) records.push({ name: `${a.hostname}.${name}`, addresses: [a.ip] });
+  });
+  return records;
+}
+
+function loopbackTask(zone: () => Zone, names: () => string, records: () => ARecordSet[]): BenchTask {
   let server: DnsServer | undefined;
   let client: Client | undefined;
   const metrics: Record<string, number> = {};
@@ -136,6 +159,7 @@ function loopbackTask(zone: () => Zone, names: () => string): BenchTask {
       const one = await rate(client, names, 1);
       const many = await rate(client, names, LOOPBACK_WINDOW);
       Object.assign(metrics, { qpsOneInFlight: one.qps, [`qps${LOOPBACK_WINDOW}InFlight`]: many.qps, lost: one.lost + many.lost });
+      Object.assign(metrics, await compareWithDnsmasq(zone(), records()));
     },
     fn: async () => {
       if (client === undefined) throw new Error('loopback task not set up');
@@ -215,6 +239,7 @@ export function discoverySuite(): BenchSuite {
       loopbackTask(
         () => load().zone,
         () => load().loopNames(),
+        () => aRecords(load().cluster),
       ),
     ],
   };

@@ -3,24 +3,31 @@
 // connection and (when /usr/sbin/haproxy or haproxy on PATH exists) against haproxy in TCP mode.
 //
 // How the loopback figures are measured: tinybench times functions, which fits a single
-// connection but not a throughput. So the "loopback" task's setup runs the whole comparison
-// once, bounded in time (each figure samples for FIGURE_MS, at most a few seconds in all), and
-// its metrics() reports MB/s and conn/s per path plus the ratios to direct; its timed fn is one
-// connect-and-reply through the proxy. The load generator and the backend servers run in a
-// worker thread (their own event loop and core), the proxy in the main thread, haproxy in its
-// own process, so that each path is client → [proxy] → server with the proxy on its own loop.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// connection but not a throughput. So the "loopback" task's setup runs the whole comparison,
+// bounded in time (each figure samples for FIGURE_MS), in ROUNDS interleaved rounds (direct,
+// proxy, haproxy, then again) so that every path sees the same load from whatever else runs on
+// the machine; its metrics() reports the medians in MB/s and conn/s per path, the ratios to
+// direct and to haproxy, and the load average; its timed fn is one connect-and-reply through
+// the proxy. The load generator and the backend servers run in a worker thread (their own
+// event loop and core), the proxy in the main thread, haproxy in its own process with one
+// thread (nbthread 1: the proxy is one thread too), so that each path is
+// client → [proxy] → server with the proxy on its own loop. Without haproxy installed the
+// haproxy figures are left out with a line on the console.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { createLoadBalancer, newService, nextEndpoint, setServicePortEndpoints, type LoadBalancer } from '@kubesvc/proxy-userspace';
 import { UserspaceProxier } from '@kubesvc/proxy-userspace/node';
 import type { BenchSuite } from './harness.js';
+import { findBinary, startPeer } from './peer-process.js';
 
 const HOST = '127.0.0.1';
 const FIGURE_MS = 1000;
+const ROUNDS = 5;
+/** haproxy runs for the rounds and is killed after this at the latest. */
+const HAPROXY_LIMIT_MS = ROUNDS * 3 * 2 * (FIGURE_MS + 2000) + 30_000;
 const BULK_MAX_BYTES = 1024 * 1024 * 1024;
 const CONN_MAX = 5000;
 const CONN_CONCURRENCY = 4;
@@ -94,11 +101,6 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function haproxyBinary(): string | undefined {
-  const dirs = ['/usr/sbin', '/usr/local/sbin', ...(process.env['PATH'] ?? '').split(delimiter)];
-  return dirs.map((d) => join(d, 'haproxy')).find((p) => existsSync(p));
-}
-
 async function waitListening(port: number, ms: number): Promise<boolean> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
@@ -125,6 +127,7 @@ async function startHaproxy(binary: string, backends: Ports): Promise<{ ports: P
     [
       'global',
       '  maxconn 4096',
+      '  nbthread 1',
       'defaults',
       '  mode tcp',
       '  timeout connect 2s',
@@ -139,16 +142,9 @@ async function startHaproxy(binary: string, backends: Ports): Promise<{ ports: P
       '',
     ].join('\n'),
   );
-  const child: ChildProcess = spawn(binary, ['-db', '-f', cfg], { stdio: 'ignore' });
-  const kill = () => child.kill('SIGTERM');
-  process.once('exit', kill);
+  const peer = startPeer(binary, ['-db', '-f', cfg], HAPROXY_LIMIT_MS);
   const stop = async (): Promise<void> => {
-    process.removeListener('exit', kill);
-    if (child.exitCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await peer.stop();
     rmSync(dir, { recursive: true, force: true });
   };
   if (!(await waitListening(ports.bulk, 3000)) || !(await waitListening(ports.conn, 3000))) {
@@ -174,6 +170,17 @@ async function measure(worker: Worker, ports: Ports): Promise<Figures> {
   });
   if (c.failed > 0) throw new Error(`${c.failed} of ${c.conns} connections failed`);
   return { mbps: b.bytes / (1024 * 1024) / (b.ms / 1000), connPerSec: c.conns / (c.ms / 1000) };
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
+};
+
+/** The median of each figure over the rounds (each on its own: a round's two need not agree). */
+function medianFigures(rounds: readonly Figures[]): Figures {
+  return { mbps: median(rounds.map((r) => r.mbps)), connPerSec: median(rounds.map((r) => r.connPerSec)) };
 }
 
 function connectOnce(port: number): Promise<void> {
@@ -202,9 +209,27 @@ function loopbackTask(): BenchSuite['tasks'][number] {
         bulk: (await proxier.addService({ servicePort: { ...ns, port: 'bulk' }, endpoints: [`${HOST}:${direct.bulk}`] })).port,
         conn: (await proxier.addService({ servicePort: { ...ns, port: 'conn' }, endpoints: [`${HOST}:${direct.conn}`] })).port,
       };
-      const d = await measure(worker, direct);
-      const p = await measure(worker, proxied);
+      const binary = findBinary('haproxy');
+      const haproxy = binary === undefined ? undefined : await startHaproxy(binary, direct);
+      if (haproxy === undefined) {
+        console.log(binary === undefined ? 'proxy-userspace: haproxy not installed (apt-get install haproxy); no haproxy figures' : 'proxy-userspace: haproxy did not start; no haproxy figures');
+      }
+      const w = worker;
+      const figures = { direct: [] as Figures[], proxy: [] as Figures[], haproxy: [] as Figures[] };
+      const loadBefore = loadavg()[0] ?? 0;
+      try {
+        for (let round = 0; round < ROUNDS; round++) {
+          figures.direct.push(await measure(w, direct));
+          figures.proxy.push(await measure(w, proxied));
+          if (haproxy !== undefined) figures.haproxy.push(await measure(w, haproxy.ports));
+        }
+      } finally {
+        await haproxy?.stop();
+      }
+      const d = medianFigures(figures.direct);
+      const p = medianFigures(figures.proxy);
       Object.assign(metrics, {
+        rounds: ROUNDS,
         directMBps: d.mbps,
         proxyMBps: p.mbps,
         proxyMBpsRatio: p.mbps / d.mbps,
@@ -212,23 +237,18 @@ function loopbackTask(): BenchSuite['tasks'][number] {
         proxyConnPerSec: p.connPerSec,
         proxyConnRatio: p.connPerSec / d.connPerSec,
       });
-      const binary = haproxyBinary();
-      const haproxy = binary === undefined ? undefined : await startHaproxy(binary, direct);
-      if (haproxy === undefined) {
-        console.log(binary === undefined ? 'proxy-userspace: haproxy not installed; no haproxy row' : 'proxy-userspace: haproxy did not start; no haproxy row');
-      } else {
-        try {
-          const h = await measure(worker, haproxy.ports);
-          Object.assign(metrics, {
-            haproxyMBps: h.mbps,
-            haproxyMBpsRatio: h.mbps / d.mbps,
-            haproxyConnPerSec: h.connPerSec,
-            haproxyConnRatio: h.connPerSec / d.connPerSec,
-          });
-        } finally {
-          await haproxy.stop();
-        }
+      if (haproxy !== undefined) {
+        const h = medianFigures(figures.haproxy);
+        Object.assign(metrics, {
+          haproxyMBps: h.mbps,
+          haproxyMBpsRatio: h.mbps / d.mbps,
+          haproxyConnPerSec: h.connPerSec,
+          haproxyConnRatio: h.connPerSec / d.connPerSec,
+          proxyToHaproxyMBps: p.mbps / h.mbps,
+          proxyToHaproxyConn: p.connPerSec / h.connPerSec,
+        });
       }
+      Object.assign(metrics, { loadavgBefore: loadBefore, loadavgAfter: loadavg()[0] ?? 0 });
     },
     fn: () => connectOnce(proxied.conn),
     metrics: () => {

@@ -19,6 +19,8 @@ export interface BinOptions {
   readonly stdin?: string | Uint8Array;
   readonly cwd?: string;
   readonly timeoutMs?: number;
+  /** Variables added to (or, when undefined, removed from) this process's environment. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** `node bin/kubesvc.mjs ...args`, with stdin given or empty. */
@@ -28,7 +30,7 @@ export function runBin(args: readonly string[], options: BinOptions = {}): Promi
 
 export function runCommand(file: string, args: readonly string[], options: BinOptions = {}): Promise<BinRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, [...args], { cwd: options.cwd ?? REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, KUBESVC_DEBUG: '' } });
+    const child = spawn(file, [...args], { cwd: options.cwd ?? REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, KUBESVC_DEBUG: '', ...options.env } });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));

@@ -6,7 +6,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { generateRules } from './generate-rules.js';
 import { clusterArb, configArb } from './generated-clusters.fixtures.js';
-import { printRule } from './print-restore.js';
+import { printRestoreText, printRule } from './print-restore.js';
 import type { Rule, Table } from './ruleset.js';
 
 function spnOf(namespace: string, name: string, port: string): string {
@@ -44,6 +44,22 @@ describe('generateRules properties', () => {
       const shuffled = generateRules(shuffle(cluster.services), shuffle(cluster.slices), config);
       expect(shuffled.restoreText).toBe(first.restoreText);
       expect({ services: cluster.services, slices: cluster.slices }).toStrictEqual(before);
+    },
+  );
+
+  test.prop([clusterArb, configArb])(
+    'INV-IPT-DETERMINISTIC: the text printed straight from the builder is exactly printRestoreText of the typed ruleset (built lazily), and the stats count that ruleset',
+    (cluster, config) => {
+      const result = generateRules(cluster.services, cluster.slices, config);
+      const [filter, nat] = result.ruleset.tables;
+      expect(result.restoreText).toBe(printRestoreText(result.ruleset));
+      expect(result.ruleset).toBe(result.ruleset);
+      expect([result.stats.filterRules, result.stats.natRules, result.stats.filterChains, result.stats.natChains]).toEqual([
+        filter.rules.length,
+        nat.rules.length,
+        filter.chains.length,
+        nat.chains.length,
+      ]);
     },
   );
 

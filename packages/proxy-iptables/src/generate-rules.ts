@@ -9,7 +9,7 @@
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { compareStrings, endpointChain, endpointsMap, servicePortKey, type EndpointInfo } from './endpoints.js';
-import { printRestoreText } from './print-restore.js';
+import { chainLine, flat, printRestoreText, ruleHead, ruleLine, ruleLineAfter } from './print-restore.js';
 import type { ProxierConfig } from './proxier-config.js';
 import {
   fixedFilterChains,
@@ -113,6 +113,13 @@ export class RulesetSink implements RuleSink {
   }
 }
 
+/**
+ * The rules for the Services and EndpointSlices. The restore text is printed straight from the
+ * builder (no Rule values); the typed `ruleset` is built on first access, by running the same
+ * builder again into a RulesetSink, so a caller that wants only the text (`kubesvc rules`)
+ * never pays for half a million Rule objects. Both come from the same builder calls in the same
+ * order, so the text is exactly printRestoreText(ruleset) (INV-IPT-DETERMINISTIC).
+ */
 export function generateRules(
   services: readonly Service[],
   endpointSlices: readonly EndpointSlice[],
@@ -120,37 +127,169 @@ export function generateRules(
 ): IptablesRules {
   const diagnostics = [...serviceDiagnostics(services), ...endpointSliceDiagnostics(endpointSlices, config.family)];
   if (config.kubeProxyVersion === '1.8') return generateRulesV18(services, endpointSlices, config, diagnostics);
+  const sink = new RestoreTextSink();
+  const counts = writeAllRules(sink, services, endpointSlices, config);
+  const filterChains = fixedFilterChains(config);
+  const natChains = fixedNatChains();
+  const restoreText = sink.text(filterChains, natChains);
+  let ruleset: Ruleset | undefined;
+  return {
+    get ruleset(): Ruleset {
+      ruleset ??= rulesetOf(services, endpointSlices, config);
+      return ruleset;
+    },
+    restoreText,
+    stats: {
+      ...counts,
+      filterRules: sink.filterRules,
+      natRules: sink.natRules,
+      filterChains: filterChains.length,
+      natChains: natChains.length + sink.natChains,
+    },
+    diagnostics,
+  };
+}
+
+/** The Ruleset generateRules' text prints: the same builder calls, collected as Rule values. */
+function rulesetOf(services: readonly Service[], endpointSlices: readonly EndpointSlice[], config: ProxierConfig): Ruleset {
+  const sink = new RulesetSink();
+  writeAllRules(sink, services, endpointSlices, config);
+  return {
+    family: config.family,
+    tables: [
+      { name: 'filter', chains: fixedFilterChains(config), rules: sink.filterRules, deletedChains: [] },
+      { name: 'nat', chains: [...fixedNatChains(), ...sink.natChains], rules: sink.natRules, deletedChains: [] },
+    ],
+  };
+}
+
+/** Every rule of a full sync, in upstream's order, into `sink`. */
+function writeAllRules(
+  sink: RuleSink,
+  services: readonly Service[],
+  endpointSlices: readonly EndpointSlice[],
+  config: ProxierConfig,
+): { servicePorts: number; endpoints: number; largeClusterMode: boolean } {
   const ports = orderedServicePorts(services, config.family);
   const epMap = endpointsMap(endpointSlices, config.family, config.nodeName);
-  const portsWithEndpoints = ports.map(
-    (svc) => [svc, epMap.get(servicePortKey(svc.namespace, svc.name, svc.portName, svc.protocol)) ?? []] as const,
-  );
+  const endpointLists: (readonly EndpointInfo[])[] = new Array<readonly EndpointInfo[]>(ports.length);
   let totalEndpoints = 0;
-  for (const [, endpoints] of portsWithEndpoints) totalEndpoints += endpoints.length;
+  for (let i = 0; i < ports.length; i++) {
+    const svc = ports[i] as ServicePortInfo;
+    const endpoints = epMap.get(servicePortKey(svc.namespace, svc.name, svc.portName, svc.protocol)) ?? NO_ENDPOINTS;
+    endpointLists[i] = endpoints;
+    totalEndpoints += endpoints.length;
+  }
   const largeClusterMode = totalEndpoints > config.largeClusterThreshold;
   const ctx = ruleContext(config, largeClusterMode);
-
-  const sink = new RulesetSink();
-  const natChains = fixedNatChains();
   writeHeadRules(sink, config);
-  for (const [svc, endpoints] of portsWithEndpoints) {
-    const sepChains = new Map<EndpointInfo, string>();
-    const sepChain = (ep: EndpointInfo): string => {
-      let chain = sepChains.get(ep);
-      if (chain === undefined) {
-        chain = endpointChain(svc, ep);
-        sepChains.set(ep, chain);
-      }
-      return chain;
-    };
-    writeServicePortRules(sink, svc, endpoints, ctx, sepChain);
+  for (let i = 0; i < ports.length; i++) {
+    const svc = ports[i] as ServicePortInfo;
+    const endpoints = endpointLists[i] as readonly EndpointInfo[];
+    writeServicePortRules(sink, svc, endpoints, ctx, endpointChainMemo(svc, endpoints));
   }
   writeTailRules(sink, config);
-  natChains.push(...sink.natChains);
-  const filterChains = fixedFilterChains(config);
-
-  return assembleRules(config, sink, filterChains, natChains, { servicePorts: ports.length, endpoints: totalEndpoints, largeClusterMode }, diagnostics);
+  return { servicePorts: ports.length, endpoints: totalEndpoints, largeClusterMode };
 }
+
+const NO_ENDPOINTS: readonly EndpointInfo[] = [];
+
+/**
+ * Names each endpoint's KUBE-SEP- chain once (a SHA-256): the builder asks for the names in the
+ * endpoints' order, once for the load-balancing rules and once for the chains, so the next
+ * index is tried before a search by identity.
+ */
+function endpointChainMemo(svc: ServicePortInfo, endpoints: readonly EndpointInfo[]): (ep: EndpointInfo) => string {
+  const names: (string | undefined)[] = [];
+  let next = 0;
+  return (ep) => {
+    const i = endpoints[next] === ep ? next : endpoints.indexOf(ep);
+    if (i < 0) return endpointChain(svc, ep);
+    next = i + 1;
+    let name = names[i];
+    if (name === undefined) {
+      name = endpointChain(svc, ep);
+      names[i] = name;
+    }
+    return name;
+  };
+}
+
+/**
+ * Prints what the builder writes as restore text, keeping the three streams apart (filter
+ * rules, nat chain declarations, nat rules) as printRestoreText orders them. Each stream grows
+ * by concatenation and is flattened in batches (see TEXT_BATCH): a rope of a whole large
+ * ruleset would live through many scavenges before its single flattening.
+ */
+class RestoreTextSink implements RuleSink {
+  filterRules = 0;
+  natRules = 0;
+  natChains = 0;
+  private readonly filterStream = new BatchedText();
+  private readonly declStream = new BatchedText();
+  private readonly natStream = new BatchedText();
+  // The `-A CHAIN` of the last nat rule: most chains get several rules in a row.
+  private lastChain = '';
+  private lastHead = '';
+
+  filter(chain: string, matches: readonly Match[], target?: Target): void {
+    this.filterStream.add(ruleLine(chain, matches, target));
+    this.filterRules++;
+  }
+  natTop(chain: string, matches: readonly Match[], target?: Target): void {
+    this.nat(chain, matches, target);
+  }
+  natChain(chain: string): void {
+    this.declStream.add(chainLine(chain));
+    this.natChains++;
+  }
+  nat(chain: string, matches: readonly Match[], target?: Target): void {
+    if (chain !== this.lastChain) {
+      this.lastChain = chain;
+      this.lastHead = ruleHead(chain);
+    }
+    this.natStream.add(ruleLineAfter(this.lastHead, matches, target));
+    this.natRules++;
+  }
+
+  /** The whole restore text, one flat string, with the fixed chains declared first. */
+  text(filterChains: readonly string[], natChains: readonly string[]): string {
+    const parts = ['*filter\n'];
+    for (const chain of filterChains) parts.push(chainLine(chain));
+    this.filterStream.drainInto(parts);
+    parts.push('COMMIT\n*nat\n');
+    for (const chain of natChains) parts.push(chainLine(chain));
+    this.declStream.drainInto(parts);
+    this.natStream.drainInto(parts);
+    parts.push('COMMIT\n');
+    return parts.join('');
+  }
+}
+
+/** A text built by concatenation, flattened every TEXT_BATCH characters. */
+class BatchedText {
+  private readonly batches: string[] = [];
+  private current = '';
+  add(piece: string): void {
+    this.current += piece;
+    if (this.current.length >= TEXT_BATCH) {
+      this.batches.push(flat(this.current));
+      this.current = '';
+    }
+  }
+  drainInto(parts: string[]): void {
+    for (const batch of this.batches) parts.push(batch);
+    parts.push(this.current);
+    this.batches.length = 0;
+    this.current = '';
+  }
+}
+
+/**
+ * Just past V8's largest regular object (128 KiB): every batch goes to the large-object space,
+ * and the rope awaiting its flattening is small enough to die young (as sync's batches).
+ */
+const TEXT_BATCH = 1 << 17;
 
 /** generateRules for kubeProxyVersion '1.8': the same inputs, v1.8's rules (rule-builder-v1-8.ts). */
 function generateRulesV18(

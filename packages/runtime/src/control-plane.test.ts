@@ -359,6 +359,30 @@ describe('startControlPlane', () => {
     expect(await rangeIPs(store)).toEqual(['10.96.0.1']);
     expect(await kubernetesService(plane)).toBeDefined();
   });
+
+  it("compacts the store's history every --etcd-compaction-interval, to the revision of the round before, and not at all with 0", async () => {
+    const { store, clock } = memory();
+    const { plane, logger } = await start(store, clock, { compactionIntervalMs: 300_000 });
+    await plane.whenReady();
+    must(await plane.registry.create('services', 'default', userService('old')));
+    const early = await store.revision();
+    // The first round (at 5 min) only records the revision; the second (at 10 min) compacts to it.
+    await run(clock, 300_000, [plane]);
+    expect((await store.get(SERVICE_IPS_KEY, { revision: early })).kv).toBeDefined();
+    await run(clock, 300_000, [plane]);
+    await expect(store.get(SERVICE_IPS_KEY, { revision: early })).rejects.toThrow(/compacted/);
+    expect(logger.lines.some((l) => l.level === 'info' && /^compactor: compacted the store to revision \d+$/.test(l.message))).toBe(true);
+    // The live state is untouched.
+    expect(must(await plane.registry.get<Service>('services', 'default', 'old')).metadata.name).toBe('old');
+
+    const off = memory();
+    const second = await start(off.store, off.clock, { compactionIntervalMs: 0 });
+    await second.plane.whenReady();
+    await run(off.clock, 900_000, [second.plane]);
+    // Revision 1 (the first write) still reads after three intervals: nothing was compacted.
+    await expect(off.store.get(SERVICE_IPS_KEY, { revision: 1 })).resolves.toMatchObject({ revision: 1 });
+    expect(second.logger.lines.some((l) => l.message.startsWith('compactor:'))).toBe(false);
+  });
 });
 
 describe('startControlPlane on SQLite', () => {

@@ -17,6 +17,7 @@ import { startInformer, type Informer } from './host/informer.js';
 import { consoleLogger, type Logger } from './host/logger.js';
 import { namespaceController } from './host/namespace-controller.js';
 import type { KeyedController } from './host/types.js';
+import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor } from './host/compactor.js';
 import type { RateLimiterOptions } from './host/workqueue.js';
 import type { CrashHook } from './registry/crash.js';
 import { openRegistry, type Registry } from './registry/registry.js';
@@ -51,6 +52,8 @@ export interface ControlPlaneOptions {
   readonly endpointIntervalMs?: number;
   /** The system namespaces' interval. Default 1 minute. */
   readonly systemNamespacesIntervalMs?: number;
+  /** --etcd-compaction-interval: how often the store's history is compacted (upstream's protocol, one apiserver per round). Default 5 minutes; 0 turns it off. */
+  readonly compactionIntervalMs?: number;
   /** The master lease TTL. Default 15 s. */
   readonly leaseTtlSeconds?: number;
   /** Reset a hand-edited kubernetes Service on the first pass after start (upstream until 1.16; default true). */
@@ -161,10 +164,13 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     },
   });
   const started = runner;
+  const compactionIntervalMs = options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS;
+  const compactor = compactionIntervalMs > 0 ? startCompactor({ store, clock, intervalMs: compactionIntervalMs, logger }) : undefined;
 
   let stopping: Promise<void> | undefined;
   const shutdown = (graceful: boolean) => {
     stopping ??= (async () => {
+      compactor?.stop();
       if (graceful) await bootstrap.stop();
       else await bootstrap.kill();
       await started.stop();

@@ -34,6 +34,8 @@ export type { EtcdStoreOptions } from './store/etcd/etcd-store.js';
 export * from './registry/index.js';
 export { printTable, printWatchEventTable, type PrintTableContext, type Table } from './api/table/index.js';
 export { startInformer } from './host/informer.js';
+export { COMPACT_REV_KEY, DEFAULT_COMPACTION_INTERVAL_MS, compactRound, startCompactor } from './host/compactor.js';
+export type { CompactRoundResult, Compactor, CompactorOptions, CompactorState } from './host/compactor.js';
 export type { Informer, InformerOptions } from './host/informer.js';
 export type { CacheChange, CacheView, KeyedController, ReconcileAction } from './host/types.js';
 export { consoleLogger, recordingLogger, silentLogger } from './host/logger.js';

@@ -31,12 +31,14 @@ export const PUBLISHED_FILES: readonly string[] = [
 /**
  * Folders of plain JavaScript that a package starts as separate processes (the network lab's
  * agents run inside network namespaces under `node`, not imported; the cli's `bin/kubesvc.mjs`
- * is what npm links as the `kubesvc` command), shipped beside `dist`.
+ * is what npm links as the `kubesvc` command), and the explorer's built page (`ui/`, the Vite
+ * bundle its HTTP handler serves to browsers, not imported), shipped beside `dist`.
  * They are listed in `files` just before README.md.
  */
 export const PUBLISHED_ASSET_FOLDERS: Readonly<Record<string, readonly string[]>> = {
   '@kubesvc/netlab': ['agents'],
   '@kubesvc/cli': ['bin'],
+  '@kubesvc/explorer': ['ui'],
 };
 
 /** The `files` list a public package must have: PUBLISHED_FILES with its asset folders. */

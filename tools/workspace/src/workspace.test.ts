@@ -29,6 +29,7 @@ test('the workspace has the packages of DESIGN.md', () => {
       'bootstrap-controller',
       'cli',
       'discovery',
+      'explorer',
       'ipallocator',
       'netlab',
       'portallocator',

@@ -1,4 +1,5 @@
 // `kubesvc dns` and `kubesvc env` through the real bin.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { FIXTURES, runBin } from '../run-bin.fixtures.js';
@@ -63,5 +64,30 @@ describe('kubesvc env', () => {
       'KUBERNETES_PORT_443_TCP_PORT',
       'KUBERNETES_PORT_443_TCP_ADDR',
     ]);
+  });
+
+  test("a pod of the dump: its spec.enableServiceLinks decides, and a pod not in the dump is exit 1", async () => {
+    const pods = `
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: quiet, namespace: shop}
+spec: {enableServiceLinks: false, containers: [{name: main, image: pause}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: chatty, namespace: shop}
+spec: {containers: [{name: main, image: pause}]}
+`;
+    const stdin = readFileSync(CLUSTER, 'utf8') + pods;
+    const quiet = await runBin(['env', '-f', '-', '-n', 'shop', 'quiet'], { stdin });
+    expect(quiet.code).toBe(0);
+    expect(quiet.stdout.trimEnd().split('\n').every((v) => v.startsWith('KUBERNETES_'))).toBe(true);
+    expect(quiet.stdout.trimEnd().split('\n')).toHaveLength(8);
+    const chatty = await runBin(['env', '-f', '-', '-n', 'shop', 'chatty'], { stdin });
+    expect(chatty.stdout.trimEnd().split('\n')).toContain('WEB_SERVICE_HOST=10.96.100.10');
+    const ghost = await runBin(['env', '-f', '-', '-n', 'shop', 'ghost'], { stdin });
+    expect(ghost.code).toBe(1);
+    expect(ghost.stderr.trimEnd().split('\n').at(-1)).toBe('error: -: pod shop/ghost is not in the dump');
   });
 });

@@ -1,48 +1,123 @@
-// `kubesvc env -f dump.yaml --namespace NS`: the service environment variables of a pod in NS.
+// `kubesvc env`: the service environment variables kubelet gives a pod's containers.
+// - Offline: `kubesvc env -f dump.yaml --namespace NS [POD]`, from the Services of a dump.
+// - Live: `kubesvc env POD [-n NS]` or `kubesvc env --namespace NS`, from the Services of the
+//   control plane a kubeconfig names (--kubeconfig, $KUBECONFIG, <data-dir>/kubeconfig).
+// upstream: pkg/kubelet/kubelet_pods.go (getServiceEnvVarMap: every Service of the pod's
+//           namespace when enableServiceLinks is on, default/kubernetes always; a pod's
+//           enableServiceLinks defaults to true)
+import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import { inputError } from '../cli-error.js';
+import { decodeObject, type Pod, type Service } from '@kubesvc/api-types';
+import { serviceEnv, type EnvVar } from '@kubesvc/discovery';
+import { CliError, inputError, usageError } from '../cli-error.js';
+import { apiGet } from '../live/api-get.js';
+import { kubeconfigPath, kubeconfigTarget, type KubeconfigTarget } from '../live/kubeconfig.js';
 import { envData, envOf, envTable, formatEnvLines } from '../logic/env.js';
 import { formatData } from '../output/output-format.js';
+import { UP_DEFAULTS } from '../up/up-defaults.js';
 import type { CliCommand, CommandContext } from './command.js';
-import { addFilenameOption, readDump } from './shared-options.js';
+import { FILENAME_HELP, readDump } from './shared-options.js';
 
 interface EnvCommandOptions {
-  readonly filename: string;
-  readonly namespace: string;
+  readonly filename?: string;
+  readonly namespace?: string;
   readonly serviceLinks: boolean;
+  readonly kubeconfig?: string;
+  readonly dataDir: string;
   readonly output: 'env' | 'table' | 'json' | 'yaml';
 }
 
-async function run(context: CommandContext, options: EnvCommandOptions): Promise<void> {
+/** A pod's own enableServiceLinks (absent or null: true, the apiserver's default), and the flag. */
+function serviceLinksOf(pod: Pod | undefined, flag: boolean): boolean {
+  const own = pod?.spec?.enableServiceLinks;
+  return flag && own !== false;
+}
+
+async function offline(context: CommandContext, file: string, options: EnvCommandOptions, podName: string | undefined): Promise<{ namespace: string; vars: EnvVar[] }> {
+  if (options.namespace === undefined) throw usageError("required option '-n, --namespace <namespace>' not specified");
+  const namespace = options.namespace;
+  const dump = await readDump(context.io, file);
+  let pod: Pod | undefined;
+  if (podName !== undefined) {
+    pod = dump.pods.find((p) => p.metadata.name === podName && (p.metadata.namespace ?? 'default') === namespace);
+    if (pod === undefined) throw new CliError('ErrNotFound', `${file}: pod ${namespace}/${podName} is not in the dump`);
+  }
+  const vars = envOf(dump, namespace, serviceLinksOf(pod, options.serviceLinks));
+  if (!vars.ok) throw inputError(`${file}: ${vars.error.message}`);
+  return { namespace, vars: vars.value };
+}
+
+async function target(context: CommandContext, options: EnvCommandOptions): Promise<KubeconfigTarget> {
+  const path = kubeconfigPath(options.kubeconfig, context.io.env, options.dataDir);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    throw usageError(`${path}: no kubeconfig there: start \`kubesvc up\`, or name one with --kubeconfig or $KUBECONFIG (or give a dump with -f)`);
+  }
+  const read = kubeconfigTarget(text, path);
+  if (!read.ok) throw usageError(read.message);
+  return read.value;
+}
+
+/** The typed object of a list item or a GET answer (list items carry no kind, as the apiserver writes them). */
+function decodeAs<T>(kind: 'Pod' | 'Service', raw: unknown, where: string): T {
+  const filled = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? { apiVersion: 'v1', kind, ...(raw as Record<string, unknown>) } : raw;
+  const decoded = decodeObject(filled);
+  if (!decoded.ok || decoded.value.kind !== kind) throw inputError(`${where}: the server's ${kind} does not decode: ${decoded.ok ? decoded.value.kind : decoded.error.message}`);
+  return decoded.value as T;
+}
+
+async function live(context: CommandContext, options: EnvCommandOptions, podName: string | undefined): Promise<{ namespace: string; vars: EnvVar[] }> {
+  const api = await target(context, options);
+  const namespace = options.namespace ?? api.namespace;
+  let pod: Pod | undefined;
+  if (podName !== undefined) {
+    const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(podName)}`;
+    pod = decodeAs<Pod>('Pod', await apiGet(api, path), path);
+  } else if (options.namespace === undefined) {
+    throw usageError('name a pod (kubesvc env POD) or a namespace (--namespace NS)');
+  }
+  // kubelet lists the Services of every namespace and keeps those the pod sees.
+  const list = (await apiGet(api, '/api/v1/services')) as { items?: unknown };
+  const items = Array.isArray(list.items) ? list.items : [];
+  const services = items.map((item) => decodeAs<Service>('Service', item, '/api/v1/services'));
+  const vars = serviceEnv({ namespace, enableServiceLinks: serviceLinksOf(pod, options.serviceLinks) }, services);
+  if (!vars.ok) throw inputError(`${api.server}: ${vars.error.message}`);
+  return { namespace, vars: vars.value };
+}
+
+async function run(context: CommandContext, podName: string | undefined, options: EnvCommandOptions): Promise<void> {
   const { io } = context;
-  const dump = await readDump(io, options.filename);
-  const vars = envOf(dump, options.namespace, options.serviceLinks);
-  if (!vars.ok) throw inputError(`${options.filename}: ${vars.error.message}`);
+  const { namespace, vars } = options.filename === undefined ? await live(context, options, podName) : await offline(context, options.filename, options, podName);
   switch (options.output) {
     case 'env':
-      io.out(formatEnvLines(vars.value));
+      io.out(formatEnvLines(vars));
       return;
     case 'table':
-      io.out(envTable(vars.value));
+      io.out(envTable(vars));
       return;
     default:
-      io.out(formatData(options.output, envData(options.namespace, vars.value)));
+      io.out(formatData(options.output, envData(namespace, vars)));
   }
 }
 
 export const envCommand: CliCommand = {
   name: 'env',
   register(program: Command, context: CommandContext): void {
-    const command = program
+    program
       .command('env')
-      .summary('the service environment variables a pod in a namespace gets')
+      .argument('[pod]', 'the pod: its namespace (-n) and its spec.enableServiceLinks decide what it sees')
+      .summary('the service environment variables a pod gets')
       .description(
-        "Prints the variables kubelet injects into every container of a pod in NAMESPACE: for each Service it can see (those of its namespace, unless --no-service-links, and default/kubernetes always), <SVC>_SERVICE_HOST and _PORT, and the Docker-link set <SVC>_PORT, <SVC>_PORT_<port>_<PROTO> with _PROTO, _PORT and _ADDR.",
-      );
-    addFilenameOption(command)
-      .requiredOption('-n, --namespace <namespace>', "the pod's namespace")
-      .option('--no-service-links', "the pod's enableServiceLinks is false: only default/kubernetes")
+        "Prints the variables kubelet injects into every container of a pod: for each Service it can see (those of its namespace, unless service links are off, and default/kubernetes always), <SVC>_SERVICE_HOST and _PORT, and the Docker-link set <SVC>_PORT, <SVC>_PORT_<port>_<PROTO> with _PROTO, _PORT and _ADDR. With -f, from the Services of a dump (--namespace required); without, from the running control plane the kubeconfig names (--kubeconfig, else $KUBECONFIG, else <data-dir>/kubeconfig, the one kubesvc up writes).",
+      )
+      .option('-f, --filename <file>', `${FILENAME_HELP}; without it, the live cluster`)
+      .option('-n, --namespace <namespace>', "the pod's namespace (live, default: the kubeconfig context's)")
+      .option('--no-service-links', "as a pod whose enableServiceLinks is false: only default/kubernetes")
+      .option('--kubeconfig <file>', 'live: the kubeconfig (default: $KUBECONFIG, else <data-dir>/kubeconfig)')
+      .option('--data-dir <dir>', 'live: the data dir of kubesvc up, whose kubeconfig is used by default', UP_DEFAULTS.dataDir)
       .addOption(new Option('-o, --output <format>', 'output format: env prints NAME=value lines').choices(['env', 'table', 'json', 'yaml']).default('env'))
-      .action(async (options: EnvCommandOptions) => run(context, options));
+      .action(async (pod: string | undefined, options: EnvCommandOptions) => run(context, pod, options));
   },
 };

@@ -3,6 +3,7 @@
 import type { CliCommand } from './command.js';
 import { dnsCommand } from './dns.js';
 import { envCommand } from './env.js';
+import { exploreCommand } from './explore.js';
 import { ipsCommand } from './ips.js';
 import { proxyPortsCommand } from './proxy-ports.js';
 import { rulesCommand } from './rules.js';
@@ -10,4 +11,4 @@ import { traceCommand } from './trace.js';
 import { upCommand } from './up.js';
 import { validateCommand } from './validate.js';
 
-export const COMMANDS: readonly CliCommand[] = [upCommand, proxyPortsCommand, rulesCommand, traceCommand, dnsCommand, envCommand, validateCommand, ipsCommand];
+export const COMMANDS: readonly CliCommand[] = [upCommand, proxyPortsCommand, rulesCommand, traceCommand, dnsCommand, envCommand, validateCommand, ipsCommand, exploreCommand];

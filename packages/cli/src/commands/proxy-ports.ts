@@ -8,8 +8,7 @@ import type { ProxyPort } from '@kubesvc/runtime';
 import { CliError } from '../cli-error.js';
 import { formatData } from '../output/output-format.js';
 import type { CliCommand, CommandContext } from './command.js';
-import { PROXY_PORTS_FILE } from './up.js';
-import { UP_DEFAULTS } from '../up/start-cluster.js';
+import { PROXY_PORTS_FILE, UP_DEFAULTS } from '../up/up-defaults.js';
 
 interface ProxyPortsOptions {
   readonly dataDir: string;

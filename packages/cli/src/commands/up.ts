@@ -5,12 +5,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
-import ora from 'ora';
 import type { Logger } from '@kubesvc/runtime';
 import { usageError } from '../cli-error.js';
 import type { CliIo } from '../cli-io.js';
 import { parseGoDuration } from '../up/duration.js';
-import { defaultNodeName, startCluster, UP_DEFAULTS, type RunningCluster, type StepReporter, type UpOptions } from '../up/start-cluster.js';
+import type { RunningCluster, StepReporter, UpOptions } from '../up/start-cluster.js';
+import { defaultNodeName, PROXY_PORTS_FILE, UP_DEFAULTS } from '../up/up-defaults.js';
 import type { CliCommand, CommandContext } from './command.js';
 
 interface UpCommandOptions {
@@ -72,7 +72,7 @@ function apiserverCount(value: string): number {
 }
 
 /** Steps as spinner lines on a terminal, as plain lines elsewhere (a pipe, a log file, a test). */
-function stepReporter(io: CliIo): StepReporter {
+function stepReporter(io: CliIo, ora: typeof import('ora').default): StepReporter {
   return {
     async step(title, work, done) {
       const spinner = io.stderrIsTTY ? ora({ text: title, stream: process.stderr }).start() : undefined;
@@ -112,14 +112,14 @@ function summary(cluster: RunningCluster): string {
   ];
   const dns = cluster.agent.dns;
   if (dns !== undefined) lines.push(`  cluster DNS      ${dns.host}:${dns.port}  (dig @${dns.host} -p ${dns.port} kubernetes.default.svc.cluster.local)`);
+  if (cluster.explorerURL !== undefined) lines.push(`  explorer         ${cluster.explorerURL}`);
   if (cluster.agent.iptablesFiles !== undefined) lines.push(`  kube-proxy       iptables rules in ${cluster.agent.iptablesFiles.rules}`);
   if (cluster.agent.proxyMode === 'userspace') lines.push(`  kube-proxy       userspace: kubesvc proxy-ports --data-dir ${cluster.dataDir}`);
   lines.push(`  data             ${cluster.dataDir}`, '', 'Use it with:', `  export KUBECONFIG=${cluster.kubeconfig}`, '  kubectl get svc -A', '', 'Ctrl-C stops it; a restart on the same data dir keeps everything.', '');
   return lines.join('\n');
 }
 
-/** The userspace proxy's ports, written for `kubesvc proxy-ports` each time they change. */
-export const PROXY_PORTS_FILE = 'proxy-ports.json';
+export { PROXY_PORTS_FILE } from '../up/up-defaults.js';
 
 async function run(context: CommandContext, options: UpCommandOptions): Promise<void> {
   const { io } = context;
@@ -144,7 +144,9 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
     ...optional('endpointIntervalMs', duration('--endpoint-reconcile-interval', options.endpointReconcileInterval, 100)),
     ...optional('leaseTtlSeconds', secondsOf(duration('--master-lease-ttl', options.masterLeaseTtl, 1000))),
   };
-  const cluster = await startCluster(up, stepReporter(io), logger(io));
+  // Loaded here, not at the top: the offline commands share this module graph and need neither.
+  const [{ startCluster }, { default: ora }] = await Promise.all([import('../up/start-cluster.js'), import('ora')]);
+  const cluster = await startCluster(up, stepReporter(io, ora), logger(io));
   io.out(summary(cluster));
   const portsFile = join(cluster.dataDir, PROXY_PORTS_FILE);
   const writePorts = (): void => writeFileSync(portsFile, `${JSON.stringify(cluster.agent.proxyPorts(), null, 2)}\n`);

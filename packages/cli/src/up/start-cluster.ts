@@ -5,7 +5,7 @@
 // kubeconfig beside the data, and stops as kube-apiserver does on SIGTERM: its own endpoint and
 // lease first, then the controllers, then the store.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { hostname, networkInterfaces } from 'node:os';
+import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
   generateServingCertificate,
@@ -29,7 +29,10 @@ import {
   type Store,
 } from '@kubesvc/runtime';
 import type { Service } from '@kubesvc/api-types';
+import { createExplorerHandler, ensureUiBuilt, explorerLink, type ExplorerHandler } from '@kubesvc/explorer';
+import { proxierConfig } from '@kubesvc/proxy-iptables';
 import { usageError } from '../cli-error.js';
+import { startLiveExplorerSource } from '../explore/explorer-sources.js';
 
 export interface UpOptions {
   readonly dataDir: string;
@@ -60,20 +63,8 @@ export interface UpOptions {
   readonly leaseTtlSeconds?: number;
 }
 
-export const UP_DEFAULTS = {
-  dataDir: '.kubesvc',
-  bindAddress: '127.0.0.1',
-  securePort: 6443,
-  // kubeadm's default; kube-apiserver's own is 10.0.0.0/24.
-  serviceClusterIPRange: '10.96.0.0/12',
-  serviceNodePortRange: '30000-32767',
-  endpointReconcilerType: 'lease',
-  kubernetesServiceNodePort: 0,
-  dnsPort: 10053,
-  proxyMode: 'iptables',
-  dataplane: 'files',
-  clusterCIDR: '10.244.0.0/16',
-} as const;
+// The defaults live in up-defaults.ts, which loads nothing heavy: every command's options read them.
+export { UP_DEFAULTS, defaultNodeName } from './up-defaults.js';
 
 /** What `kubesvc up` reports as it starts: one line per step. */
 export interface StepReporter {
@@ -91,6 +82,8 @@ export interface RunningCluster {
   readonly advertiseAddress: string;
   readonly agent: NodeAgent;
   readonly plane: ControlPlane;
+  /** The explorer page, with the token in its fragment; absent when the page is not built. */
+  readonly explorerURL?: string;
   /** Stops everything, in kube-apiserver's shutdown order; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -191,6 +184,30 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
     );
     cleanups.push(() => plane.stop());
 
+    // The explorer reads the same objects the node agent does, from its own informer, and
+    // computes the rules with the node agent's kube-proxy settings.
+    const informer: Informer = await startInformer({ store, resources: ['services', 'endpointslices', 'pods', 'namespaces'] });
+    cleanups.push(() => informer.stop());
+    let explorer: ExplorerHandler | undefined;
+    if (await ensureUiBuilt()) {
+      const proxier = proxierConfig({
+        nodeName: options.nodeName,
+        nodeIPs: [advertiseAddress, '127.0.0.1'],
+        nodeIP: advertiseAddress,
+        localDetector: { kind: 'cidr', cidr: options.clusterCIDR },
+      });
+      if (!proxier.ok) throw usageError(proxier.error.message);
+      const live = await startLiveExplorerSource(informer, store, `kubesvc up (${dataDir})`, {
+        proxier: proxier.value,
+        serviceCIDRs: options.serviceClusterIPRange.split(','),
+        now: () => systemClock.now(),
+      });
+      cleanups.push(() => live.stop());
+      explorer = createExplorerHandler({ source: live });
+    } else {
+      steps.note('The explorer page is not built: /ui/ is not served');
+    }
+
     const api: ApiServer = await steps.step(
       `Starting the API on ${options.bindAddress}:${options.securePort}`,
       async () => {
@@ -203,6 +220,7 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
             tls: { cert: creds.cert, key: creds.key },
             ready: () => plane.isReady(),
             tables: printTable,
+            ...(explorer === undefined ? {} : { extensions: [explorer] }),
           });
         } catch (error) {
           const code = (error as { code?: string }).code;
@@ -221,8 +239,6 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
     const kubernetesClusterIP = kubernetes.ok ? (kubernetes.value.spec?.clusterIP ?? '') : '';
     steps.note(`default/kubernetes at ${kubernetesClusterIP}`);
 
-    const informer: Informer = await startInformer({ store, resources: ['services', 'endpointslices', 'pods', 'namespaces'] });
-    cleanups.push(() => informer.stop());
     const agent: NodeAgent = await steps.step(
       `Starting the node agent (DNS on 127.0.0.1:${options.dnsPort}, kube-proxy ${options.proxyMode})`,
       async () => {
@@ -256,16 +272,11 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
       advertiseAddress,
       agent,
       plane,
+      ...(explorer === undefined ? {} : { explorerURL: explorerLink(api.url, creds.token) }),
       stop: () => (stopped ??= unwind()),
     };
   } catch (error) {
     await unwind();
     throw error;
   }
-}
-
-/** The node name kubesvc up uses by default: the host's name, lower-cased as a DNS label. */
-export function defaultNodeName(): string {
-  const name = hostname().toLowerCase().replace(/[^a-z0-9.-]/g, '-');
-  return name === '' ? 'node-1' : name;
 }

@@ -2,9 +2,10 @@
 // handleQuery; this file only moves bytes. TCP messages carry a 2-byte length prefix
 // (RFC 1035 §4.2.2), and one connection may carry several.
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import { createServer, type Server, type Socket } from 'node:net';
+import { lookup, type LookupOneOptions } from 'node:dns';
+import { createServer, isIP, type Server, type Socket } from 'node:net';
 import type { ResolveOptions, Zone } from '../index.js';
-import { handleQuery } from './wire.js';
+import { cachedAnswerer } from './answer-cache.js';
 
 export interface DnsServerOptions {
   /** The address to listen on, e.g. 127.0.0.1 or ::1. */
@@ -32,9 +33,22 @@ export interface DnsServer {
 /** Attempts at finding a port free for both UDP and TCP when asked for port 0. */
 const PORT_ATTEMPTS = 20;
 
+/**
+ * dgram's address lookup for each send: a reply goes to the address the query came from,
+ * always an IP literal, so it is passed on at once; dns.lookup would check it the same way
+ * and call back on the next tick, for every reply. Names (a host option of "localhost") still
+ * go to dns.lookup.
+ */
+function lookupLiteral(address: string, options: LookupOneOptions | number, callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void): void {
+  const literal = isIP(address);
+  // Node 20's dgram passes the family as a number (lib/internal/dgram.js lookup4, lookup6).
+  if (literal !== 0) callback(null, address, literal);
+  else lookup(address, typeof options === 'number' ? { family: options } : options, callback);
+}
+
 function bindUdp(host: string, port: number): Promise<UdpSocket> {
   return new Promise((resolve, reject) => {
-    const socket = createSocket({ type: host.includes(':') ? 'udp6' : 'udp4' });
+    const socket = createSocket({ type: host.includes(':') ? 'udp6' : 'udp4', lookup: lookupLiteral });
     const onError = (err: Error): void => {
       socket.close();
       reject(err);
@@ -130,8 +144,7 @@ function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
 
 /** Starts the server; resolves once both sockets listen. */
 export async function startDnsServer(options: DnsServerOptions): Promise<DnsServer> {
-  let current = options.zone;
-  const forward = options.forward === undefined ? {} : { forward: options.forward };
+  const answerer = cachedAnswerer(options.zone, options.forward);
   const connections = new Set<Socket>();
   const idleMs = options.tcpIdleTimeoutMs ?? 10_000;
 
@@ -141,7 +154,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     conn.on(
       'data',
       tcpMessages((request) => {
-        const response = handleQuery(current, request, { transport: 'tcp', ...forward });
+        const response = answerer.answer(request, 'tcp');
         const framed = new Uint8Array(response.length + 2);
         framed[0] = response.length >> 8;
         framed[1] = response.length & 0xff;
@@ -155,7 +168,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
 
   const { udpSocket, port } = await bindBoth(tcp, options.host, options.port);
   udpSocket.on('message', (message, remote) => {
-    const response = handleQuery(current, message, { transport: 'udp', ...forward });
+    const response = answerer.answer(message, 'udp');
     udpSocket.send(response, remote.port, remote.address);
   });
   udpSocket.on('error', () => undefined);
@@ -164,10 +177,8 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   return {
     host: options.host,
     port,
-    zone: () => current,
-    setZone(zone) {
-      current = zone;
-    },
+    zone: answerer.zone,
+    setZone: answerer.setZone,
     close() {
       closing ??= Promise.all([
         closeUdp(udpSocket),

@@ -945,6 +945,16 @@ function syncObjects(
   const filterParts: string[] = ['*filter\n', frame.filterChainsText, frame.head.filterText];
   const declParts: string[] = ['COMMIT\n*nat\n', frame.natChainsText];
   const natParts: string[] = [frame.head.fullText];
+  // Where the services rendered now land in the decl and nat streams (character offsets), and
+  // how many characters of the text they make: see `repoint` below.
+  const freshEntries = new Set<{ rendered: Rendered }>();
+  for (const { entry } of fresh) freshEntries.add(entry);
+  const placed: { entry: { rendered: Rendered }; declAt: number; natAt: number }[] = [];
+  let declChars = 0;
+  let natChars = 0;
+  for (const part of declParts) declChars += part.length;
+  for (const part of natParts) natChars += part.length;
+  let freshChars = 0;
   let filterLines = frame.filterChains + frame.head.filterLines + frame.tail.filterLines;
   let bytes = 8 + frame.filterChainsText.length + frame.head.filterBytes + frame.tail.filterBytes;
   let natRuleLines = frame.head.fullLines + frame.tail.fullLines;
@@ -967,16 +977,23 @@ function syncObjects(
       bytes += r.filterBytes;
     }
     if (full || written.has(pos)) {
+      if (freshEntries.has(entry)) {
+        placed.push({ entry, declAt: declChars, natAt: natChars });
+        freshChars += r.declText.length + r.fullText.length;
+      }
       if (r.chains.length > 0) {
         declParts.push(r.declText);
+        declChars += r.declText.length;
         chainsWritten += r.chains.length;
         bytes += r.declBytes;
       }
       natParts.push(r.fullText);
+      natChars += r.fullText.length;
       natRuleLines += r.fullLines;
       bytes += r.fullBytes;
     } else if (r.topLines > 0) {
       natParts.push(r.topText);
+      natChars += r.topText.length;
       natRuleLines += r.topLines;
       bytes += r.topBytes;
     }
@@ -1005,6 +1022,30 @@ function syncObjects(
   for (const part of filterParts) restoreText += part;
   for (const part of declParts) restoreText += part;
   for (const part of natParts) restoreText += part;
+  // When most of the text was rendered now (a first or full sync after many changes), the text
+  // is flattened here, which the caller would do anyway before writing it, and the services
+  // rendered now keep slices of it instead of the batches they were rendered into: then the
+  // batches die, and the state and the caller's text share one copy instead of holding two
+  // (at 10000×10, 32 MB less retained). A partial sync keeps its small slices of the batches,
+  // so that an unchanged text never pins a whole sync's text.
+  if (freshChars * 2 >= restoreText.length) {
+    restoreText = flat(restoreText);
+    // The streams' lengths now: the stale chains' lines came after the services'.
+    let declStart = 0;
+    for (const part of filterParts) declStart += part.length;
+    let natStart = declStart;
+    for (const part of declParts) natStart += part.length;
+    for (const { entry, declAt, natAt } of placed) {
+      const r = entry.rendered;
+      const fullText = restoreText.slice(natStart + natAt, natStart + natAt + r.fullText.length);
+      let topText = r.topText;
+      if (topText === r.fullText) topText = fullText;
+      else if (topText !== '' && r.fullText.startsWith(topText)) topText = fullText.slice(0, topText.length);
+      // Otherwise topText is a string of its own (the runs of top-level lines, joined), no batch's slice.
+      const declText = r.declText === '' ? '' : restoreText.slice(declStart + declAt, declStart + declAt + r.declText.length);
+      entry.rendered = { ...r, fullText, topText, declText };
+    }
+  }
   const lines = 4 + filterLines + (chainsWritten - frame.filterChains) + natRuleLines + staleChains.length;
 
   const next: StateData = {

@@ -2,18 +2,19 @@
 // TryConnectEndpoints. upstream: pkg/proxy/userspace/proxysocket.go
 import { connect, type Socket } from 'node:net';
 import { isValidPortNum, splitHostPort } from '@kubesvc/api-types';
+import type { BackendReader } from './splice.js';
 
 /**
  * Resolves with the connected socket, or undefined when the endpoint refused, failed or did
  * not answer within `timeoutMs`. `track` sees the socket as soon as it exists, so that a
- * shutdown can destroy a dial still in flight.
+ * shutdown can destroy a dial still in flight. The socket's reads go to `reader` (splice.ts).
  */
-export function dialTcp(endpoint: string, timeoutMs: number, track: (socket: Socket) => void): Promise<Socket | undefined> {
+export function dialTcp(endpoint: string, timeoutMs: number, track: (socket: Socket) => void, reader: BackendReader): Promise<Socket | undefined> {
   const address = endpointAddress(endpoint);
   if (address === undefined) return Promise.resolve(undefined);
   return new Promise((resolve) => {
     let settled = false;
-    const socket = connect({ host: address.host, port: address.port, allowHalfOpen: true });
+    const socket = connect({ host: address.host, port: address.port, allowHalfOpen: true, onread: reader.onread });
     track(socket);
     const timer = setTimeout(() => socket.destroy(), timeoutMs);
     const onError = (): void => undefined;

@@ -22,7 +22,7 @@ import {
 import type { ErrUserspaceInput } from '../errors.js';
 import type { Shuffle } from '../shuffle.js';
 import { dialTcp, endpointAddress } from './dial.js';
-import { splice } from './splice.js';
+import { backendReader, splice, type BackendReader } from './splice.js';
 
 export interface ProxierOptions {
   /** Where listeners bind unless a service port says otherwise. Default 127.0.0.1. */
@@ -294,13 +294,14 @@ export class UserspaceProxier {
     const pair: TcpPair = { client, backend: undefined };
     l.tcp.pairs.add(pair);
     const clientAddr = joinHostPort(client.remoteAddress ?? '', client.remotePort ?? 0);
-    void this.tryConnect(l, clientAddr, client).then(async (backend) => {
-      if (backend === undefined) {
+    void this.tryConnect(l, clientAddr, client).then(async (dialled) => {
+      if (dialled === undefined) {
         client.destroy();
         await whenClosed(client);
       } else {
+        const { backend, reader } = dialled;
         pair.backend = backend;
-        await splice(client, backend);
+        await splice(client, backend, reader);
         l.counters.bytesToBackend += backend.bytesWritten;
         l.counters.bytesFromBackend += backend.bytesRead;
       }
@@ -313,7 +314,7 @@ export class UserspaceProxier {
    * affinity is reset, so the next attempt takes the next round-robin endpoint (and records it
    * as the client's). A balancer error ends the loop at once.
    */
-  private async tryConnect(l: Listener, clientAddr: string, client: Socket): Promise<Socket | undefined> {
+  private async tryConnect(l: Listener, clientAddr: string, client: Socket): Promise<{ backend: Socket; reader: BackendReader } | undefined> {
     let reset = false;
     for (const [attempt, timeoutMs] of this.dialTimeoutsMs.entries()) {
       if (l.closed || client.destroyed) return undefined;
@@ -321,13 +322,14 @@ export class UserspaceProxier {
       const picked = nextEndpoint(this.lb, l.spn, clientAddr, reset, this.now());
       if (!picked.ok) break;
       this.lb = picked.value.balancer;
-      const backend = await dialTcp(picked.value.endpoint, timeoutMs, (s) => this.track(l, s));
+      const reader = backendReader();
+      const backend = await dialTcp(picked.value.endpoint, timeoutMs, (s) => this.track(l, s), reader);
       if (backend !== undefined) {
         if (l.closed || client.destroyed) {
           backend.destroy();
           return undefined;
         }
-        return backend;
+        return { backend, reader };
       }
       reset = true;
     }

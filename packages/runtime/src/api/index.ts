@@ -1,6 +1,6 @@
 // The HTTP API's public surface (re-exported by the package index).
 export { generateToken, startApiServer } from './server.js';
-export type { ApiServer, ApiServerOptions } from './server.js';
+export type { ApiServer, ApiServerExtension, ApiServerOptions } from './server.js';
 export { generateServingCertificate } from './serving-cert.js';
 export type { ServingCertificate, ServingCertificateOptions } from './serving-cert.js';
 export type { ApiTable, IncludeObject, TableContext, TablePrinter } from './table-hook.js';

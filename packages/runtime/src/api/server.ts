@@ -45,6 +45,23 @@ export interface ApiServerOptions {
   readonly tables?: TablePrinter;
   /** How often a watch with allowWatchBookmarks sends a BOOKMARK. Default 60 s (the watch cache's pace). */
   readonly bookmarkIntervalMs?: number;
+  /** Handlers for paths outside the Kubernetes API (the explorer's `/ui/`), tried before the API's routes. */
+  readonly extensions?: readonly ApiServerExtension[];
+}
+
+/**
+ * A handler mounted at a path prefix beside the API. Every request below the prefix needs the
+ * bearer token unless `isPublic` says otherwise for its path (static files that carry no
+ * cluster data: a browser's navigation cannot send the token in a header).
+ */
+export interface ApiServerExtension {
+  /** Starts and ends with `/`, e.g. `/ui/`; the prefix without its last slash is redirected to it. */
+  readonly prefix: string;
+  readonly isPublic?: (path: string) => boolean;
+  /** Answers the request completely (a stream may stay open until the client or close() ends it). */
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
+  /** Called by the server's close(), before its connections are cut. */
+  close?(): void;
 }
 
 export interface ApiServer {
@@ -197,6 +214,8 @@ interface Reply {
   readonly body: unknown;
   readonly contentType?: string;
   readonly warnings?: readonly string[];
+  /** A redirect's target. */
+  readonly location?: string;
 }
 
 function statusReply(status: ApiStatus): Reply {
@@ -229,6 +248,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     const connection = res.getHeader('Connection');
     if (typeof connection === 'string') headers['Connection'] = connection;
     if (reply.warnings !== undefined && reply.warnings.length > 0) headers['Warning'] = reply.warnings.map(warningHeader);
+    if (reply.location !== undefined) headers['Location'] = reply.location;
     res.writeHead(reply.code, headers);
     res.end(text);
   };
@@ -282,6 +302,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
           await session.done;
           watches.delete(session);
           return undefined;
+        }
+        if (o.predicate === undefined && !(options.tables !== undefined && wantsTable(req.headers.accept))) {
+          // The plain list: written from the stored values without parsing each object.
+          const text = await registry.listJson(resource, namespace, {
+            ...(o.limit === undefined ? {} : { limit: o.limit }),
+            ...(o.continue === undefined ? {} : { continue: o.continue }),
+          });
+          return text.ok ? { code: 200, body: text.value } : errorReply(text.error);
         }
         const listed = await dispatch(registry, {
           verb: 'list',
@@ -374,6 +402,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     // Paths compare after one trailing slash is dropped, as the mux does for /api/v1/.
     const path = url.pathname.length > 1 && url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname;
     const method = req.method ?? 'GET';
+    for (const extension of options.extensions ?? []) {
+      if (url.pathname === extension.prefix.slice(0, -1)) return { code: 301, body: '', contentType: 'text/plain; charset=utf-8', location: extension.prefix };
+      if (!url.pathname.startsWith(extension.prefix)) continue;
+      const open = extension.isPublic?.(url.pathname) ?? false;
+      if (!open && !tokenMatches(req.headers.authorization, token)) return statusReply(unauthorizedStatus());
+      await extension.handle(req, res, url);
+      return undefined;
+    }
     if (!UNAUTHENTICATED_PATHS.has(path) && !tokenMatches(req.headers.authorization, token)) return statusReply(unauthorizedStatus());
 
     switch (path) {
@@ -494,6 +530,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     port,
     close: async () => {
       closing = true;
+      for (const extension of options.extensions ?? []) extension.close?.();
       const pending = [...watches];
       for (const w of pending) w.stop();
       await Promise.all(pending.map((w) => w.done));

@@ -36,8 +36,10 @@ export function endpointsEqual(a: DiscoveryEndpoint, b: DiscoveryEndpoint): bool
 
 /** The slices in `namespace` labelled for the Service `name` and managed by `controller`, not being deleted. */
 export function managedSlices(cache: CacheView, namespace: string, name: string, controller: string): EndpointSlice[] {
-  return cache
-    .list<EndpointSlice>('endpointslices', namespace)
+  // The label index when the view has one (the informer does): a sync reads its own slices
+  // instead of every slice of the namespace.
+  const labelled = cache.listByLabel?.<EndpointSlice>('endpointslices', namespace, LABEL_SERVICE_NAME, name) ?? cache.list<EndpointSlice>('endpointslices', namespace);
+  return labelled
     .filter((s) => s.metadata.labels?.[LABEL_SERVICE_NAME] === name && s.metadata.labels[LABEL_MANAGED_BY] === controller)
     .filter((s) => s.metadata.deletionTimestamp === undefined || s.metadata.deletionTimestamp === null);
 }

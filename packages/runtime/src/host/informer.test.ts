@@ -83,6 +83,31 @@ describe.each(backends)('informer on the %s store', (_name, open) => {
     expect(informer.list('services', 'default').map((s) => s.metadata?.name)).toEqual(['m', 'z']);
   });
 
+  it('keeps list order and the label index right as objects come, change their labels and go', async () => {
+    const { store, registry } = await setup();
+    must(await registry.create('services', 'default', { ...svc('k'), metadata: { name: 'k', labels: { tier: 'web' } } }));
+    const informer = await inform(store);
+    const byLabel = (ns: string | undefined, value: string) => (informer.listByLabel?.<Service>('services', ns, 'tier', value) ?? []).map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`);
+    const filtered = (ns: string | undefined, value: string) =>
+      informer
+        .list<Service>('services', ns)
+        .filter((s) => s.metadata?.labels?.['tier'] === value)
+        .map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`);
+    expect(byLabel(undefined, 'web')).toEqual(['default/k']);
+    // Writes after the index and the key order were built.
+    must(await registry.create('services', 'other', { ...svc('c'), metadata: { name: 'c', labels: { tier: 'web' } } }));
+    must(await registry.create('services', 'default', { ...svc('b'), metadata: { name: 'b', labels: { tier: 'web' } } }));
+    must(await registry.create('services', 'default', { ...svc('q'), metadata: { name: 'q', labels: { tier: 'db' } } }));
+    must(await registry.patch('services', 'default', 'k', 'application/merge-patch+json', '{"metadata":{"labels":{"tier":"db"}}}'));
+    must(await registry.delete('services', 'default', 'q'));
+    await informer.waitFor(await store.revision());
+    expect(informer.list('services').map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`)).toEqual(['default/b', 'default/k', 'other/c']);
+    expect(byLabel(undefined, 'web')).toEqual(['default/b', 'other/c']);
+    expect(byLabel('default', 'web')).toEqual(['default/b']);
+    expect(byLabel(undefined, 'db')).toEqual(['default/k']);
+    for (const ns of [undefined, 'default', 'other']) for (const v of ['web', 'db', 'none']) expect(byLabel(ns, v)).toEqual(filtered(ns, v));
+  });
+
   it('waitFor resolves once the cache holds a write, and at once for a revision it already has', async () => {
     const { store, registry } = await setup();
     const informer = await inform(store);

@@ -36,17 +36,51 @@ export interface InformerOptions {
   readonly onRelist?: (error: unknown) => void;
 }
 
-/** One resource's objects by store key, with the keys in order, re-sorted only when the key set changes. */
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Where `key` is, or would go, in the sorted `keys`. */
+function searchKeys(keys: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((keys[mid] as string) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function labelOf(object: KubeObject | undefined, label: string): string | undefined {
+  const labels = (object as { metadata?: { labels?: Record<string, string> | null } } | undefined)?.metadata?.labels;
+  return labels === undefined || labels === null || !Object.hasOwn(labels, label) ? undefined : labels[label];
+}
+
+/**
+ * One resource's objects by store key, with the keys in order (sorted once, then kept in order
+ * as keys come and go: a controller that lists between writes would otherwise sort the whole
+ * key set again after every create), and indexes by label value, built on first use.
+ */
 class ResourceCache {
   readonly objects = new Map<string, KubeObject>();
-  private sortedKeys: readonly string[] | undefined;
+  private sortedKeys: string[] | undefined;
+  /** label name -> label value -> keys */
+  private readonly labelIndexes = new Map<string, Map<string, Set<string>>>();
 
   constructor(readonly info: ResourceInfo) {}
 
   set(key: string, object: KubeObject): KubeObject | undefined {
     const old = this.objects.get(key);
     this.objects.set(key, object);
-    if (old === undefined) this.sortedKeys = undefined;
+    if (old === undefined && this.sortedKeys !== undefined) this.sortedKeys.splice(searchKeys(this.sortedKeys, key), 0, key);
+    for (const [label, index] of this.labelIndexes) {
+      const before = labelOf(old, label);
+      const after = labelOf(object, label);
+      if (old !== undefined && before === after) continue;
+      if (before !== undefined) index.get(before)?.delete(key);
+      if (after !== undefined) addToIndex(index, after, key);
+    }
     return old;
   }
 
@@ -54,16 +88,43 @@ class ResourceCache {
     const old = this.objects.get(key);
     if (old !== undefined) {
       this.objects.delete(key);
-      this.sortedKeys = undefined;
+      if (this.sortedKeys !== undefined) {
+        const i = searchKeys(this.sortedKeys, key);
+        if (this.sortedKeys[i] === key) this.sortedKeys.splice(i, 1);
+      }
+      for (const [label, index] of this.labelIndexes) {
+        const value = labelOf(old, label);
+        if (value !== undefined) index.get(value)?.delete(key);
+      }
     }
     return old;
   }
 
   /** The keys in store order: bytes, as the store orders them (the /registry keys are ASCII). */
   keys(): readonly string[] {
-    this.sortedKeys ??= [...this.objects.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    this.sortedKeys ??= [...this.objects.keys()].sort(compareKeys);
     return this.sortedKeys;
   }
+
+  /** The keys of the objects whose `label` is `value`, in store order. */
+  keysWithLabel(label: string, value: string): string[] {
+    let index = this.labelIndexes.get(label);
+    if (index === undefined) {
+      index = new Map();
+      for (const [key, object] of this.objects) {
+        const v = labelOf(object, label);
+        if (v !== undefined) addToIndex(index, v, key);
+      }
+      this.labelIndexes.set(label, index);
+    }
+    return [...(index.get(value) ?? [])].sort(compareKeys);
+  }
+}
+
+function addToIndex(index: Map<string, Set<string>>, value: string, key: string): void {
+  const keys = index.get(value);
+  if (keys === undefined) index.set(value, new Set([key]));
+  else keys.add(key);
 }
 
 class StoreInformer implements Informer {
@@ -91,6 +152,15 @@ class StoreInformer implements Informer {
     const prefix = `${cache.info.prefix}${namespace ?? ''}/`;
     const out: T[] = [];
     for (const key of cache.keys()) if (all || key.startsWith(prefix)) out.push(cache.objects.get(key) as T);
+    return out;
+  }
+
+  listByLabel<T extends KubeObject = KubeObject>(resource: ResourceName, namespace: string | undefined, label: string, value: string): readonly T[] {
+    const cache = this.cacheOf(resource);
+    const all = namespace === undefined || namespace === '' || !cache.info.namespaced;
+    const prefix = `${cache.info.prefix}${namespace ?? ''}/`;
+    const out: T[] = [];
+    for (const key of cache.keysWithLabel(label, value)) if (all || key.startsWith(prefix)) out.push(cache.objects.get(key) as T);
     return out;
   }
 

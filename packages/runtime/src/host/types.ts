@@ -15,6 +15,12 @@ export interface CacheView {
   /** The objects of `resource`, in one namespace or (absent) all, in key order. */
   list<T extends KubeObject = KubeObject>(resource: ResourceName, namespace?: string): readonly T[];
   get<T extends KubeObject = KubeObject>(resource: ResourceName, namespace: string, name: string): T | undefined;
+  /**
+   * The objects of `resource` in one namespace or (absent) all whose label `label` is `value`,
+   * in key order: the same as filtering list(), from an index (as upstream's indexers give
+   * listers). Optional: a view without it is filtered.
+   */
+  listByLabel?<T extends KubeObject = KubeObject>(resource: ResourceName, namespace: string | undefined, label: string, value: string): readonly T[];
 }
 
 /** One change an informer saw. `old` is the object before a MODIFIED or DELETED. */

@@ -37,7 +37,7 @@ import {
   type GroupResource,
 } from './errors.js';
 import { formatTimestamp, generateName, generateUID } from './names.js';
-import { deserializeObject, serializeObject } from './stored-object.js';
+import { deserializeObject, serializedForReader, serializeObject } from './stored-object.js';
 import { DEFAULT_PATCHERS, type Patcher, type PatchType } from './patch.js';
 import {
   clusterIPOffset,
@@ -196,6 +196,16 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** A list's store failure: a continue token past the compaction is 410 Expired with upstream's text. */
+function listFailure(e: unknown, token: string | undefined): ApiError {
+  if (e instanceof ErrCompacted && token !== undefined) {
+    return expiredError(
+      'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+    );
+  }
+  return storeFailure(e);
+}
+
 function storeFailure(e: unknown): ApiError {
   if (e instanceof ErrCompacted) {
     return expiredError(`The resourceVersion for the provided list is too old.`);
@@ -212,6 +222,21 @@ interface RangeView {
   readonly revisions: ReadonlyMap<string, number>;
   /** Each key's snapshot bytes at full length, once computed (see fullSnapshotBytes). */
   readonly mirrors: ({ readonly range: string; readonly bytes: Uint8Array } | undefined)[];
+}
+
+/** A Service create's or update's allocation: planned against the ranges, then written. */
+type AllocPlan = (state: AllocState, rng: Rng) => PlanResult;
+
+interface Allocated {
+  readonly service: Service;
+  readonly held: Held;
+  readonly toRelease: Held;
+}
+
+interface PendingAlloc {
+  readonly plan: AllocPlan;
+  readonly resolve: (r: RegistryResult<Allocated>) => void;
+  readonly reject: (e: unknown) => void;
 }
 
 /** What an operation set and cleared, to flip in the snapshot bytes. */
@@ -246,6 +271,9 @@ export class Registry {
   private readonly patchers: Readonly<Record<string, Patcher>>;
   private rangeCache: RangeView | undefined;
   private rangeCas = { attempts: 0, conflicts: 0 };
+  /** Allocations waiting for the next batch (see allocate). */
+  private readonly allocQueue: PendingAlloc[] = [];
+  private allocRunning = false;
   /** The RangeAllocation keys: one per service CIDR (primary first), then the node ports. */
   private readonly rangeKeys: readonly string[];
 
@@ -326,14 +354,42 @@ export class Registry {
       if (more && nextKey !== undefined) metadata.continue = encodeContinue(rv, nextKey, prefix);
       return ok({ apiVersion: info.apiVersion, kind: `${info.kind}List`, metadata, items });
     } catch (e) {
-      if (e instanceof ErrCompacted && options.continue !== undefined) {
-        return fail(
-          expiredError(
-            'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
-          ),
-        );
-      }
-      return fail(storeFailure(e));
+      return fail(listFailure(e, options.continue));
+    }
+  }
+
+  /**
+   * The JSON text of what list() returns without a predicate, written from the stored values
+   * without parsing them (serializedForReader): the API's plain list, where every object
+   * would be parsed only to be written out again.
+   */
+  async listJson(resource: ResourceName, namespace?: string, options: Omit<ListOptions, 'predicate'> = {}): Promise<RegistryResult<string>> {
+    const info = RESOURCES[resource];
+    const prefix = listPrefix(info, namespace);
+    let revision: number | undefined;
+    let start: string | undefined;
+    if (options.continue !== undefined && options.continue !== '') {
+      const token = decodeContinue(options.continue, prefix);
+      if (token === undefined) return fail(badRequestError(`invalid continue token`));
+      revision = token.rv;
+      start = token.start;
+    }
+    try {
+      // Without a predicate, one read is the page (list() reads on only to fill a filtered page).
+      const limit = options.limit ?? 0;
+      const page = await this.store.range(prefix, {
+        ...(limit > 0 ? { limit } : {}),
+        ...(start === undefined ? {} : { continueKey: start }),
+        ...(revision === undefined ? {} : { revision }),
+      });
+      const rv = revision ?? page.revision;
+      const last = page.kvs[page.kvs.length - 1];
+      const metadata: { resourceVersion: string; continue?: string } = { resourceVersion: String(rv) };
+      if (limit > 0 && page.kvs.length >= limit && page.more && last !== undefined) metadata.continue = encodeContinue(rv, `${last.key}\u0000`, prefix);
+      const items = page.kvs.map(serializedForReader).join(',');
+      return ok(`{"apiVersion":${JSON.stringify(info.apiVersion)},"kind":${JSON.stringify(`${info.kind}List`)},"metadata":${JSON.stringify(metadata)},"items":[${items}]}`);
+    } catch (e) {
+      return fail(listFailure(e, options.continue));
     }
   }
 
@@ -862,30 +918,83 @@ export class Registry {
   /**
    * Runs `plan` against the ranges and writes its result with a CAS on every range key, retried
    * with fresh ranges on conflict. Nothing is written when the plan fails or changes nothing.
+   *
+   * Plans are queued and run in batches: the allocations that arrive within one turn of the
+   * event loop (concurrent API requests) are planned one after the other, each against the state
+   * the previous one left, and written in ONE compare-and-swap of the range objects. A
+   * RangeAllocation of a /12 is 128 KiB of bitmap, so one write per batch instead of one per
+   * Service is most of a create's cost under load; each plan still sees exactly the state a
+   * sequential run would give it, and a failed plan fails alone.
    */
-  private async allocate(plan: (state: AllocState, rng: Rng) => PlanResult): Promise<RegistryResult<{ service: Service; held: Held; toRelease: Held }>> {
+  private allocate(plan: AllocPlan): Promise<RegistryResult<Allocated>> {
+    return new Promise((resolve, reject) => {
+      this.allocQueue.push({ plan, resolve, reject });
+      if (this.allocQueue.length === 1 && !this.allocRunning) setImmediate(() => void this.drainAllocations());
+    });
+  }
+
+  private async drainAllocations(): Promise<void> {
+    this.allocRunning = true;
+    try {
+      while (this.allocQueue.length > 0) {
+        const batch = this.allocQueue.splice(0);
+        try {
+          await this.allocateBatch(batch);
+        } catch (e) {
+          // A store failure or a simulated crash: every caller of the batch sees it.
+          for (const p of batch) p.reject(e);
+        }
+      }
+    } finally {
+      this.allocRunning = false;
+    }
+  }
+
+  private async allocateBatch(batch: readonly PendingAlloc[]): Promise<void> {
     const keys = this.rangeKeys;
     let view = this.rangeCache;
+    let pending = batch;
     for (let attempt = 0; attempt < MAX_RANGE_CAS_ATTEMPTS; attempt++) {
       if (view === undefined) {
         const read = await this.readRanges();
-        if (!read.ok) return read;
+        if (!read.ok) {
+          for (const p of pending) p.resolve(read);
+          return;
+        }
         view = read.value;
       }
-      const planned = plan(view.state, this.rng);
-      this.rng = planned.rng;
-      if (!planned.ok) return fail(planned.error);
-      if (isEmpty(planned.allocated)) {
-        return ok({ service: planned.service, held: planned.allocated, toRelease: planned.toRelease });
+      let state = view.state;
+      const writing: { readonly p: PendingAlloc; readonly value: Allocated }[] = [];
+      const ips: Held['ips'][number][] = [];
+      const ports: number[] = [];
+      for (const p of pending) {
+        const planned = p.plan(state, this.rng);
+        this.rng = planned.rng;
+        if (!planned.ok) {
+          p.resolve(fail(planned.error));
+          continue;
+        }
+        const value = { service: planned.service, held: planned.allocated, toRelease: planned.toRelease };
+        if (isEmpty(planned.allocated)) {
+          p.resolve(ok(value));
+          continue;
+        }
+        state = planned.state;
+        ips.push(...planned.allocated.ips);
+        ports.push(...planned.allocated.ports);
+        writing.push({ p, value });
       }
-      const written = await this.writeRanges(keys, view, planned.state, { set: planned.allocated, clear: NOTHING }, 'allocate');
+      if (writing.length === 0) return;
+      const written = await this.writeRanges(keys, view, state, { set: { ips, ports }, clear: NOTHING }, 'allocate');
       if (written.ok) {
         this.rangeCache = written.value;
-        return ok({ service: planned.service, held: planned.allocated, toRelease: planned.toRelease });
+        for (const { p, value } of writing) p.resolve(ok(value));
+        return;
       }
       view = written.fresh;
+      pending = writing.map((w) => w.p);
     }
-    return fail(internalError('failed to allocate: too many conflicts on the range allocations'));
+    for (const p of pending) p.resolve(fail(internalError('failed to allocate: too many conflicts on the range allocations')));
   }
 
   private async writeRanges(

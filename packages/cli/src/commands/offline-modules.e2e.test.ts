@@ -1,0 +1,38 @@
+// The offline commands do not load the runtime: SQLite, the etcd and gRPC clients and the
+// certificate generator are `kubesvc up`'s, and loading them cost every `kubesvc rules` about
+// 0.3 s of CPU (docs/performance.md). A module-resolution hook given to node (--import) names
+// every module the bin resolves; commander, which every command uses, shows the hook works.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, test } from 'vitest';
+import { BIN, FIXTURES, runCommand } from '../run-bin.fixtures.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'kubesvc-modules-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const WATCHED = /node_modules\/(commander|better-sqlite3|etcd3|@grpc\/grpc-js|selfsigned)\/|packages\/runtime\/src\//;
+
+function hookFiles(): string {
+  const hooks = join(dir, 'hooks.mjs');
+  writeFileSync(
+    hooks,
+    `export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  if (${WATCHED.toString()}.test(result.url)) process.stderr.write('resolved ' + result.url + '\\n');
+  return result;
+}
+`,
+  );
+  const register = join(dir, 'register.mjs');
+  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(new URL(`file://${hooks}`).href)});\n`);
+  return register;
+}
+
+test('kubesvc rules loads commander but none of the runtime, SQLite, etcd, gRPC or certificate modules', async () => {
+  const run = await runCommand(process.execPath, ['--import', hookFiles(), BIN, 'rules', '-f', join(FIXTURES, 'kubernetes-2017.yaml')], { timeoutMs: 60_000 });
+  expect(run.code).toBe(0);
+  const resolved = run.stderr.split('\n').filter((l) => l.startsWith('resolved '));
+  expect(resolved.some((l) => l.includes('/commander/'))).toBe(true);
+  expect(resolved.filter((l) => !l.includes('/commander/'))).toEqual([]);
+});

@@ -1,0 +1,334 @@
+// The explorer in a real browser: Debian's chromium driven by playwright-core, against the
+// real `kubesvc up` (a child process on a temp data dir) and the real kubectl. Each scenario
+// saves a screenshot under test-results/explorer/. The page is opened at 1280x800.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureUiBuilt } from '@kubesvc/explorer';
+import { BIN, PACKAGE_ROOT, REPO_ROOT } from '../run-bin.fixtures.js';
+
+const exec = promisify(execFile);
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = join(PACKAGE_ROOT, 'test-results', 'explorer');
+const VIEWPORT = { width: 1280, height: 800 };
+// Generous for a loaded 2-core machine, but bounded.
+const STEP_MS = 15_000;
+
+const children = new Set<ChildProcess>();
+const dirs: string[] = [];
+let browser: Browser | undefined;
+
+function tempDir(prefix: string): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+}
+
+/** Starts the bin with `args` and resolves with what it printed once `ready` appears in its output. */
+async function startBin(args: readonly string[], ready: RegExp): Promise<{ child: ChildProcess; out: () => string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let out = '';
+  let err = '';
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => (err += c));
+  const deadline = Date.now() + 60_000;
+  while (!ready.test(out)) {
+    if (child.exitCode !== null) throw new Error(`kubesvc ${args[0] ?? ''} exited ${child.exitCode}:\n${err}\n${out}`);
+    if (Date.now() > deadline) throw new Error(`kubesvc ${args[0] ?? ''} did not start within 60 s:\n${err}\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, out: () => out };
+}
+
+const ipNumber = (ip: string): number => ip.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  expect(await ensureUiBuilt()).toBe(true);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'], timeout: 60_000 });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close().catch(() => undefined);
+  for (const child of children) await stop(child);
+  children.clear();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+}, 60_000);
+
+/** Runs a scenario on a fresh page; on failure the page is saved as failed-<name>.png first. */
+async function onPage(name: string, scheme: 'light' | 'dark', scenario: (page: Page) => Promise<void>): Promise<void> {
+  const { context, page } = await newPage(scheme);
+  try {
+    await scenario(page);
+  } catch (error) {
+    await page.screenshot({ path: join(SHOTS, `failed-${name}.png`) }).catch(() => undefined);
+    throw error;
+  } finally {
+    await context.close();
+  }
+}
+
+async function newPage(scheme: 'light' | 'dark' = 'light'): Promise<{ context: BrowserContext; page: Page }> {
+  if (browser === undefined) throw new Error('no browser');
+  const context = await browser.newContext({ viewport: VIEWPORT, ignoreHTTPSErrors: true, colorScheme: scheme });
+  context.setDefaultTimeout(STEP_MS);
+  const page = await context.newPage();
+  return { context, page };
+}
+
+const MANIFEST = `apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: default
+spec:
+  sessionAffinity: ClientIP
+  ports:
+  - name: http
+    port: 80
+    targetPort: 8080
+---
+apiVersion: v1
+kind: Endpoints
+metadata:
+  name: web
+  namespace: default
+subsets:
+- addresses:
+  - ip: 10.244.1.5
+  - ip: 10.244.2.7
+  - ip: 10.244.3.9
+  ports:
+  - name: http
+    port: 8080
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: shop
+  namespace: default
+spec:
+  type: NodePort
+  selector:
+    app: shop
+  ports:
+  - port: 8080
+    nodePort: 30080
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: docs
+  namespace: default
+spec:
+  type: ExternalName
+  externalName: docs.example.com
+`;
+
+describe('the explorer of kubesvc up', () => {
+  let link = '';
+  let kubeconfig = '';
+  let cacheDir = '';
+  let workDir = '';
+  const kubectl = async (...args: string[]): Promise<string> =>
+    (await exec('/usr/bin/kubectl', ['--kubeconfig', kubeconfig, `--cache-dir=${cacheDir}`, ...args], { timeout: 30_000, env: { ...process.env, KUBECONFIG: kubeconfig } })).stdout;
+
+  beforeAll(async () => {
+    const dataDir = tempDir('kubesvc-explorer-');
+    cacheDir = tempDir('kubesvc-kubectl-cache-');
+    workDir = tempDir('kubesvc-explorer-work-');
+    const up = await startBin(['up', '--data-dir', dataDir, '--secure-port', '0', '--dns-port', '0', '--advertise-address', '192.0.2.10'], /Ctrl-C stops it/);
+    link = /explorer\s+(https:\/\/\S+)/.exec(up.out())?.[1] ?? '';
+    expect(link).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/ui\/#token=/);
+    kubeconfig = join(dataDir, 'kubeconfig');
+    writeFileSync(join(workDir, 'services.yaml'), MANIFEST);
+    await kubectl('apply', '-f', join(workDir, 'services.yaml'));
+  }, 120_000);
+
+  it('serves the page without the token, and its data only with it', async () => {
+    const base = link.slice(0, link.indexOf('/ui/'));
+    const token = decodeURIComponent(link.slice(link.indexOf('#token=') + '#token='.length));
+    const curl = async (path: string, auth: boolean): Promise<string> =>
+      (await exec('curl', ['-sk', '-o', '/dev/null', '-w', '%{http_code}', ...(auth ? ['-H', `Authorization: Bearer ${token}`] : []), `${base}${path}`], { timeout: 30_000 })).stdout;
+    expect(await curl('/ui/', false)).toBe('200');
+    expect(await curl('/ui/api/model', false)).toBe('401');
+    expect(await curl('/ui/api/model', true)).toBe('200');
+    expect(await curl('/ui/api/trace?destination=10.96.0.1:443', false)).toBe('401');
+  });
+
+  it("shows the services table with kubectl get svc -o wide's cells", async () => {
+    await onPage('services', 'light', async (page) => {
+      await page.goto(link);
+      await page.locator('[data-testid="services-table"] tr[data-service="default/docs"]').waitFor();
+      // Every cell equal, the Age cells too: the server computes kubectl's at some moment of the
+      // kubectl call, so each must lie between the page's Age read just before and just after it.
+      const readPage = (): Promise<string[][]> =>
+        page.locator('[data-testid="services-table"] tr').evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll('th,td')).map((c) => (c.textContent ?? '').trim())));
+      const before = await readPage();
+      const text = await kubectl('get', 'svc', '-o', 'wide');
+      const after = await readPage();
+      const cliRows = text
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.trim().split(/\s{2,}/));
+      const age = cliRows[0]?.indexOf('AGE') ?? -1;
+      expect(age).toBe(5);
+      const withoutAge = (rows: string[][]) => rows.map((r) => r.filter((_, i) => i !== age));
+      expect(withoutAge(before)).toEqual(withoutAge(cliRows));
+      expect(withoutAge(after)).toEqual(withoutAge(cliRows));
+      const seconds = (cell: string | undefined) => Number(/^(\d+)s$/.exec(cell ?? '')?.[1] ?? Number.NaN);
+      cliRows.slice(1).forEach((row, i) => {
+        const [low, mid, high] = [before[i + 1]?.[age], row[age], after[i + 1]?.[age]];
+        if (low === high) {
+          expect(mid).toBe(low);
+        } else {
+          expect(seconds(mid)).toBeGreaterThanOrEqual(seconds(low));
+          expect(seconds(mid)).toBeLessThanOrEqual(seconds(high));
+        }
+      });
+      expect(before[0]).toEqual(cliRows[0]);
+      expect(cliRows.map((r) => r[0])).toEqual(['NAME', 'docs', 'kubernetes', 'shop', 'web']);
+      expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(255, 255, 255)');
+      await page.screenshot({ path: join(SHOTS, 'services.png') });
+
+      // Keyboard: Tab reaches the row's link, Enter opens the service page.
+      await page.locator('tr[data-service="default/web"] a').focus();
+      await page.keyboard.press('Enter');
+      await page.locator('[data-testid="service-page"]').waitFor();
+      await expect.poll(() => page.locator('[data-testid="endpoints"] tbody tr').count(), { timeout: STEP_MS }).toBe(3);
+      expect(await page.locator('[data-testid="env"]').textContent()).toContain('WEB_SERVICE_PORT_HTTP=80');
+      expect(await page.locator('[data-testid="dns"]').textContent()).toMatch(/web\.default\.svc\.cluster\.local\.\s+\d+\s+IN\s+A\s+10\.\d+\.\d+\.\d+/);
+      await page.screenshot({ path: join(SHOTS, 'service-page.png') });
+    });
+  });
+
+  it('draws the rule graph of the 3-endpoint service with 3 SEP nodes at 0.3333333333, 0.5000000000 and 1', async () => {
+    await onPage('rule-graph', 'light', async (page) => {
+      await page.goto(link);
+      await page.goto(link.replace(/#.*$/, '#/rules?service=default%2Fweb'));
+      const seps = page.locator('[data-testid="rule-graph"] [data-testid="graph-node"][data-chain^="KUBE-SEP-"]');
+      await expect.poll(() => seps.count(), { timeout: STEP_MS }).toBe(3);
+      const labels = await seps.evaluateAll((nodes) => nodes.map((n) => Array.from(n.querySelectorAll('text')).map((t) => t.textContent ?? '')));
+      expect(labels.map((l) => l.find((t) => t.startsWith('p '))).sort()).toEqual(['p 0.3333333333', 'p 0.5000000000', 'p 1']);
+      // The ClientIP affinity adds the recent-check edges, and every SEP ends in a DNAT to its endpoint.
+      const dnats = await page.locator('[data-testid="graph-node"][data-chain^="DNAT "]').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-chain') ?? ''));
+      expect(dnats.map((d) => d.split(' ')[1]).sort()).toEqual(['10.244.1.5:8080', '10.244.2.7:8080', '10.244.3.9:8080']);
+      const edgeTitles = await page.locator('[data-testid="graph-edge"] title').allTextContents();
+      expect(edgeTitles.filter((t) => t.includes('--rcheck --seconds 10800'))).toHaveLength(3);
+      // Keyboard: focusing a chain lists its rules.
+      await seps.first().focus();
+      expect(await page.locator('[data-testid="chain-rules"] pre').textContent()).toMatch(/^-A KUBE-SEP-\S+ .*-j /m);
+      await page.screenshot({ path: join(SHOTS, 'rule-graph.png') });
+    });
+  });
+
+  it('shows the allocation map with kubernetes at the first IP and the two allocated IPs', async () => {
+    const ips = (await kubectl('get', 'svc', 'web', 'shop', '-o', 'jsonpath={.items[*].spec.clusterIP}')).trim().split(' ');
+    expect(ips).toHaveLength(2);
+    await onPage('allocation', 'dark', async (page) => {
+      await page.goto(link);
+      await page.goto(link.replace(/#.*$/, '#/allocation'));
+      const rows = page.locator('[data-testid="allocated-ips"] tbody tr');
+      await expect.poll(() => rows.count(), { timeout: STEP_MS }).toBe(3);
+      const cells = await rows.evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => (td.textContent ?? '').trim())));
+      expect(cells[0]).toEqual(['10.96.0.1', 'first', 'default/kubernetes']);
+      const byIP = new Map(cells.map((c) => [c[0], c[2]]));
+      expect(byIP.get(ips[0] ?? '')).toBe('default/web');
+      expect(byIP.get(ips[1] ?? '')).toBe('default/shop');
+      // The /12 is drawn as 1024 blocks of 1024; the held ones are marked, and block 0 zooms in.
+      expect(await page.locator('[data-testid="allocation-blocks"] button').count()).toBe(1024);
+      const blockOf = (ip: string) => Math.floor((ipNumber(ip) - ipNumber('10.96.0.1')) / 1024);
+      const usedBlocks = await page.locator('[data-testid="allocation-blocks"] button.used').evaluateAll((bs) => bs.map((b) => Number(b.getAttribute('data-block'))));
+      expect(usedBlocks.sort((a, b) => a - b)).toEqual([...new Set([0, ...ips.map(blockOf)])].sort((a, b) => a - b));
+      // This page was opened with the system set to dark: the dark theme's colours are in force.
+      expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(13, 17, 23)');
+      await page.screenshot({ path: join(SHOTS, 'allocation-dark.png') });
+      await page.locator('[data-testid="allocation-blocks"] button[data-block="0"]').click();
+      const first = page.locator('[data-testid="allocation-cells"] [data-offset="0"]');
+      expect(await first.getAttribute('data-ip')).toBe('10.96.0.1');
+      expect(await first.getAttribute('aria-label')).toBe('10.96.0.1: default/kubernetes (first IP)');
+    });
+  });
+
+  it('traces a packet to the ClusterIP to the three endpoints at 1/3 each, and an ICMP ping to no rule', async () => {
+    const ip = (await kubectl('get', 'svc', 'web', '-o', 'jsonpath={.spec.clusterIP}')).trim();
+    await onPage('trace', 'light', async (page) => {
+      await page.goto(link);
+      await page.goto(link.replace(/#.*$/, '#/trace'));
+      await page.locator('input[name="destination"]').fill(`${ip}:80`);
+      await page.locator('select[name="protocol"]').selectOption('tcp');
+      await page.locator('input[name="destination"]').press('Enter');
+      const rows = page.locator('[data-testid="trace-outcomes"] tbody tr');
+      await expect.poll(() => rows.count(), { timeout: STEP_MS }).toBe(3);
+      const cells = await rows.evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => (td.textContent ?? '').trim())));
+      expect(cells.map((c) => [c[0], c[1], c[2]])).toEqual([
+        ['DNAT', '10.244.1.5:8080', '1/3'],
+        ['DNAT', '10.244.2.7:8080', '1/3'],
+        ['DNAT', '10.244.3.9:8080', '1/3'],
+      ]);
+      // The path is lit on the graph: the three SEP chains and their service chain.
+      expect(await page.locator('[data-testid="graph-node"].lit[data-chain^="KUBE-SEP-"]').count()).toBe(3);
+      expect(await page.locator('[data-testid="graph-node"].lit[data-chain^="KUBE-SVC-"]').count()).toBe(1);
+      await page.screenshot({ path: join(SHOTS, 'trace.png'), fullPage: true });
+
+      await page.locator('select[name="protocol"]').selectOption('icmp');
+      await page.locator('input[name="destination"]').fill(ip);
+      await page.locator('button[type="submit"]').click();
+      await expect
+        .poll(async () => (await page.locator('[data-testid="trace-outcomes"] tbody').textContent()) ?? '', { timeout: STEP_MS })
+        .toContain('no rule matches');
+      expect(await rows.count()).toBe(1);
+      await page.screenshot({ path: join(SHOTS, 'trace-icmp.png') });
+    });
+  });
+
+  it('shows a Service created with kubectl while the page is open within 1 s', async () => {
+    await onPage('live-update', 'light', async (page) => {
+      await page.goto(link);
+      await page.locator('tr[data-service="default/web"]').waitFor();
+      writeFileSync(join(workDir, 'late.yaml'), 'apiVersion: v1\nkind: Service\nmetadata:\n  name: late\nspec:\n  ports:\n  - port: 9090\n');
+      await kubectl('apply', '-f', join(workDir, 'late.yaml'));
+      const created = Date.now();
+      await page.locator('tr[data-service="default/late"]').waitFor({ timeout: 5_000 });
+      expect(Date.now() - created).toBeLessThan(1_000);
+      await page.screenshot({ path: join(SHOTS, 'live-update.png') });
+    });
+  });
+});
+
+describe('kubesvc explore over a dump', () => {
+  it('serves the docs example read-only: the dump’s services, graph and trace', async () => {
+    // The example of docs/explorer.md, run as written (with a free port).
+    const docs = readFileSync(join(REPO_ROOT, 'docs', 'explorer.md'), 'utf8');
+    const command = /^npx kubesvc (explore -f \S+)/m.exec(docs)?.[1];
+    expect(command).toBeDefined();
+    const args = [...(command ?? '').split(' '), '--port', '0'];
+    expect(existsSync(join(REPO_ROOT, args[2] ?? ''))).toBe(true);
+    const explore = await startBin(args, /Ctrl-C stops it/);
+    const url = /(http:\/\/127\.0\.0\.1:\d+\/ui\/#token=\S+)/.exec(explore.out())?.[1] ?? '';
+    expect(url).not.toBe('');
+    await onPage('explore-dump', 'light', async (page) => {
+      await page.goto(url);
+      await page.locator('[data-testid="namespace"]').selectOption('');
+      await page.locator('tr[data-service="shop/web"]').waitFor();
+      expect(await page.locator('[data-testid="status"]').textContent()).toContain('read-only dump');
+      await page.screenshot({ path: join(SHOTS, 'explore-dump.png') });
+      await page.goto(url.replace(/#.*$/, '#/rules?service=shop%2Fweb'));
+      await expect.poll(() => page.locator('[data-testid="graph-node"][data-chain^="KUBE-SEP-"]').count(), { timeout: STEP_MS }).toBe(3);
+    }).finally(() => stop(explore.child));
+  });
+});

@@ -1,0 +1,42 @@
+// A real `kubesvc up` for e2e tests: the bin in a child process on free ports (0), ready once
+// it printed its summary, and the real kubectl against the kubeconfig it wrote. The caller
+// registers cleanup: every child goes to `children`, to be killed in afterEach.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { BIN, REPO_ROOT } from '../run-bin.fixtures.js';
+
+const exec = promisify(execFile);
+
+export interface RunningUp {
+  readonly child: ChildProcess;
+  readonly stdout: () => string;
+  readonly stderr: () => string;
+  readonly exited: Promise<number | null>;
+}
+
+/** Starts `kubesvc up` and resolves once it printed its summary (or fails with what it printed), within 60 s. */
+export async function startUp(children: Set<ChildProcess>, dataDir: string, extra: readonly string[] = []): Promise<RunningUp> {
+  const child = spawn(process.execPath, [BIN, 'up', '--data-dir', dataDir, '--secure-port', '0', '--dns-port', '0', '--advertise-address', '192.0.2.10', ...extra], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let out = '';
+  let err = '';
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => (err += c));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  while (!out.includes('Ctrl-C stops it')) {
+    if (child.exitCode !== null) throw new Error(`kubesvc up exited ${child.exitCode}:\n${err}`);
+    if (Date.now() > deadline) throw new Error(`kubesvc up did not start within 60 s:\n${err}\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** The real kubectl with its own cache dir and the given kubeconfig (never the user's). */
+export async function kubectl(kubeconfig: string, cacheDir: string, ...args: string[]): Promise<string> {
+  const { stdout } = await exec('/usr/bin/kubectl', ['--kubeconfig', kubeconfig, `--cache-dir=${cacheDir}`, ...args], { timeout: 30_000 });
+  return stdout;
+}

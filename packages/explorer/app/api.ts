@@ -1,0 +1,76 @@
+// The page's only network use: its own server's /ui/api/ paths, with the token from the link's
+// fragment as a bearer token. The model arrives as server-sent events over fetch (EventSource
+// cannot send an Authorization header).
+import type { ExplorerModel, TraceAnswer, TraceRequest } from '../src/explorer-model.js';
+
+const TOKEN_KEY = 'kubesvc-explorer-token';
+
+/** Takes `#token=...` out of the address (into session storage), so it is not left on screen. */
+export function readToken(): string {
+  const match = /(?:^#|&)token=([^&]*)/.exec(location.hash);
+  if (match !== null) {
+    const token = decodeURIComponent(match[1] ?? '');
+    sessionStorage.setItem(TOKEN_KEY, token);
+    history.replaceState(null, '', `${location.pathname}#/services`);
+    return token;
+  }
+  return sessionStorage.getItem(TOKEN_KEY) ?? '';
+}
+
+function headers(token: string): HeadersInit {
+  return token === '' ? {} : { Authorization: `Bearer ${token}` };
+}
+
+/** Calls `onModel` with every model the server sends; reconnects after a second when the stream ends. */
+export function followModel(token: string, onModel: (model: ExplorerModel) => void, onStatus: (status: string) => void): () => void {
+  let stopped = false;
+  let controller = new AbortController();
+  const run = async (): Promise<void> => {
+    while (!stopped) {
+      controller = new AbortController();
+      try {
+        const res = await fetch('api/events', { headers: headers(token), signal: controller.signal });
+        if (res.status === 401) {
+          onStatus('unauthorized: open the link printed at startup (it carries the token)');
+          return;
+        }
+        if (!res.ok || res.body === null) throw new Error(`HTTP ${res.status}`);
+        onStatus('live');
+        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let end = buffer.indexOf('\n\n');
+          while (end >= 0) {
+            const event = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const data = event
+              .split('\n')
+              .filter((line) => line.startsWith('data: '))
+              .map((line) => line.slice(6))
+              .join('\n');
+            if (data !== '') onModel(JSON.parse(data) as ExplorerModel);
+            end = buffer.indexOf('\n\n');
+          }
+        }
+      } catch (error) {
+        if (stopped) return;
+        onStatus(`disconnected (${error instanceof Error ? error.message : String(error)}), retrying`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  };
+  void run();
+  return () => {
+    stopped = true;
+    controller.abort();
+  };
+}
+
+export async function runTrace(token: string, request: TraceRequest): Promise<TraceAnswer> {
+  const query = new URLSearchParams({ source: request.source, destination: request.destination, protocol: request.protocol });
+  const res = await fetch(`api/trace?${query.toString()}`, { headers: headers(token) });
+  return (await res.json()) as TraceAnswer;
+}

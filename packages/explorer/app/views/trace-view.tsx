@@ -1,0 +1,102 @@
+// The packet trace: a form for one packet, the outcomes with their exact probabilities, and the
+// chains of the outcomes highlighted on the rule graph.
+import { useState } from 'preact/hooks';
+import type { ExplorerModel, TraceAnswer, TraceRequest } from '../../src/explorer-model.js';
+import { runTrace } from '../api.js';
+import { RuleGraphView } from './rule-graph-view.js';
+
+export function TraceView({ model, token }: { model: ExplorerModel; token: string }) {
+  const first = model.services.find((s) => s.clusterIPs[0] !== undefined && s.clusterIPs[0] !== 'None' && s.ports[0] !== undefined);
+  const [request, setRequest] = useState<TraceRequest>({
+    source: '10.244.0.2',
+    destination: first === undefined ? '' : `${first.clusterIPs[0] ?? ''}:${first.ports[0]?.port ?? ''}`,
+    protocol: 'tcp',
+  });
+  const [answer, setAnswer] = useState<TraceAnswer | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const set = (field: keyof TraceRequest) => (e: Event) => setRequest({ ...request, [field]: (e.target as HTMLInputElement).value });
+  const path = answer?.ok === true ? [...new Set(answer.outcomes.flatMap((o) => o.chains))] : [];
+  const chainsOfAll = answer?.ok === true ? answer.outcomes.map((o) => o.chains) : [];
+  return (
+    <section aria-labelledby="trace-title">
+      <h2 id="trace-title">Packet trace</h2>
+      <form
+        data-testid="trace-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setBusy(true);
+          runTrace(token, request)
+            .then(setAnswer, (error: unknown) => setAnswer({ ok: false, message: String(error) }))
+            .finally(() => setBusy(false));
+        }}
+      >
+        <label>
+          Source IP <input name="source" value={request.source} onInput={set('source')} required />
+        </label>
+        <label>
+          Destination (IP:port, or IP for ICMP) <input name="destination" value={request.destination} onInput={set('destination')} required />
+        </label>
+        <label>
+          Protocol{' '}
+          <select name="protocol" value={request.protocol} onChange={set('protocol')}>
+            <option value="tcp">TCP</option>
+            <option value="udp">UDP</option>
+            <option value="sctp">SCTP</option>
+            <option value="icmp">ICMP (ping)</option>
+          </select>
+        </label>
+        <button type="submit" disabled={busy}>
+          Trace
+        </button>
+      </form>
+      <div aria-live="polite" data-testid="trace-result">
+        {answer?.ok === false && <p role="alert">{answer.message}</p>}
+        {answer?.ok === true && (
+          <table data-testid="trace-outcomes">
+            <thead>
+              <tr>
+                <th scope="col">OUTCOME</th>
+                <th scope="col">DESTINATION</th>
+                <th scope="col">PROBABILITY</th>
+                <th scope="col">AS WRITTEN</th>
+                <th scope="col">DECIMAL</th>
+                <th scope="col">KERNEL</th>
+                <th scope="col">MASQUERADED</th>
+                <th scope="col">CHAINS</th>
+              </tr>
+            </thead>
+            <tbody>
+              {answer.outcomes.map((o, i) => (
+                <tr key={i}>
+                  <td>{o.outcome === 'no-match' ? 'no rule matches: the packet goes on unchanged' : o.outcome.toUpperCase()}</td>
+                  <td>{o.destination}</td>
+                  <td>{o.probability}</td>
+                  <td>{o.written}</td>
+                  <td>{o.decimal}</td>
+                  <td>{o.kernel}</td>
+                  <td>{o.masqueraded ? 'yes' : 'no'}</td>
+                  <td>{o.chains.join(' > ') || '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+      {path.length > 0 && (
+        <>
+          <h3>The path on the rule graph</h3>
+          <TracedGraph model={model} chains={chainsOfAll} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function TracedGraph({ model, chains }: { model: ExplorerModel; chains: readonly (readonly string[])[] }) {
+  const ids = new Set(chains.flat());
+  const nodes = model.rules.nodes.filter((n) => ids.has(n.id));
+  const service = nodes.find((n) => n.service !== undefined)?.service ?? '';
+  // Every step of every outcome's path, as consecutive pairs, lights its edge.
+  const highlight = chains.flatMap((c) => [...c, '']);
+  return <RuleGraphView model={model} service={service} highlight={highlight} embedded />;
+}

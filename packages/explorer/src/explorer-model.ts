@@ -1,0 +1,143 @@
+// The data the explorer page shows, as the server sends it (JSON). The server computes it with
+// the model packages (proxy-iptables, discovery, ipallocator); the page only draws it, so the
+// page's bundle carries none of them.
+
+/** One column of the services table, as the API's Table for `kubectl get svc` defines it. */
+export interface ServicesTableColumn {
+  readonly name: string;
+  /** 0: shown by `kubectl get svc`; 1: added by `-o wide`. */
+  readonly priority: number;
+}
+
+export interface ServicesTableRow {
+  readonly namespace: string;
+  readonly name: string;
+  readonly cells: readonly string[];
+  /** metadata.creationTimestamp in ms since the epoch: the page keeps the Age cell current. */
+  readonly createdMs?: number;
+}
+
+export interface ServicePort {
+  readonly name: string;
+  readonly protocol: string;
+  readonly port: number;
+  readonly targetPort: string;
+  readonly nodePort?: number;
+}
+
+export interface ServiceEndpoint {
+  readonly ip: string;
+  /** `ready`, `not ready` or `terminating`, from the EndpointSlice conditions. */
+  readonly state: 'ready' | 'not ready' | 'terminating';
+  readonly ports: readonly string[];
+  readonly nodeName?: string;
+  readonly target?: string;
+}
+
+export interface ServiceDetail {
+  readonly namespace: string;
+  readonly name: string;
+  readonly type: string;
+  readonly clusterIPs: readonly string[];
+  readonly externalName?: string;
+  readonly sessionAffinity: string;
+  readonly ports: readonly ServicePort[];
+  readonly endpoints: readonly ServiceEndpoint[];
+  /** The variables a pod started after this Service gets for it, in the kubelet's order. */
+  readonly env: readonly { readonly name: string; readonly value: string }[];
+  /** The records the cluster DNS answers for it, one zone-file line each. */
+  readonly dns: readonly string[];
+}
+
+/** A node of the rule graph: a chain, or where a packet ends (DNAT to an endpoint, a verdict). */
+export interface RuleGraphNode {
+  readonly id: string;
+  readonly kind: 'chain' | 'dnat' | 'verdict';
+  readonly label: string;
+  /** `namespace/name` of the Service the chain belongs to. */
+  readonly service?: string;
+  /** For a KUBE-SEP- chain: the probability of the rule that jumps to it, as written (`1` when none). */
+  readonly probability?: string;
+}
+
+export interface RuleGraphEdge {
+  readonly id: string;
+  readonly from: string;
+  readonly to: string;
+  /** The match part of the rule, as kube-proxy writes it. */
+  readonly match: string;
+  /** The whole rule (`-A CHAIN ... -j TARGET`), shown on hover. */
+  readonly rule: string;
+  /** `--probability` as written, and as the kernel applies it (the fixed-point value, printed as iptables-save does). */
+  readonly probability?: { readonly written: string; readonly kernel: string };
+}
+
+export interface RuleGraph {
+  readonly nodes: readonly RuleGraphNode[];
+  readonly edges: readonly RuleGraphEdge[];
+}
+
+/** An IP the allocator holds, by offset from the range's first address. */
+export interface AllocatedIP {
+  readonly offset: number;
+  readonly ip: string;
+  /** `namespace/name` of each Service that holds it (two or more: a duplicate). */
+  readonly holders: readonly string[];
+  /** Held in the stored bitmap by no Service: the repair run reports it leaked. */
+  readonly leaked: boolean;
+}
+
+export interface AllocationRange {
+  readonly range: string;
+  /** Addresses in the range that can be handed out (offset 0 is the first of them). */
+  readonly size: number;
+  readonly firstIP: string;
+  /** Offsets below this form the static band. */
+  readonly staticSize: number;
+  readonly used: readonly AllocatedIP[];
+}
+
+export interface AllocationMap {
+  readonly ranges: readonly AllocationRange[];
+  /** The repair run's events (duplicates, out of range, not allocated), one line each. */
+  readonly repairEvents: readonly string[];
+  readonly fromStoredSnapshot: boolean;
+}
+
+export interface ExplorerModel {
+  /** `live` for a running control plane, `dump` for a file (read-only). */
+  readonly mode: 'live' | 'dump';
+  /** Where the data comes from: the API's URL or the dump's file name. */
+  readonly source: string;
+  /** Increases with every change the page is sent. */
+  readonly generation: number;
+  readonly servicesTable: { readonly columns: readonly ServicesTableColumn[]; readonly rows: readonly ServicesTableRow[] };
+  readonly services: readonly ServiceDetail[];
+  readonly rules: RuleGraph;
+  readonly allocation: AllocationMap;
+}
+
+/** The trace form's fields. */
+export interface TraceRequest {
+  readonly source: string;
+  /** `IP:PORT`, or an IP for ICMP. */
+  readonly destination: string;
+  readonly protocol: 'tcp' | 'udp' | 'sctp' | 'icmp';
+}
+
+export interface TraceOutcomeView {
+  /** `dnat`, `accept`, `drop`, `reject` or `no-match`. */
+  readonly outcome: string;
+  readonly destination: string;
+  /** The probability kube-proxy means (each `--probability` read as the 1/n it stands for), as a fraction: `1/3`. */
+  readonly probability: string;
+  /** The exact probability with the decimals as written (`3333333333/10000000000`), its decimal, and the kernel's decimal. */
+  readonly written: string;
+  readonly decimal: string;
+  readonly kernel: string;
+  readonly masqueraded: boolean;
+  /** The chains the packet walked for this outcome, in order. */
+  readonly chains: readonly string[];
+}
+
+export type TraceAnswer = { readonly ok: true; readonly outcomes: readonly TraceOutcomeView[] } | { readonly ok: false; readonly message: string };

@@ -23,7 +23,7 @@ const STATIC_IP = '10.96.0.200';
 const STATIC_PORT = 30050;
 const REPAIR_MS = 1000;
 const ENDPOINT_MS = 500;
-const TTL_S = 3;
+const TTL_S = 5;
 const ADDRS = ['192.0.2.10', '192.0.2.11', '192.0.2.12'];
 
 let etcd: EtcdFixture | undefined;
@@ -226,7 +226,7 @@ describe('several kubesvc up on one etcd', () => {
       if (done === 2 * perServer && killedAt === 0) {
         victim.child.kill('SIGKILL');
         killedAt = Date.now();
-        converged = until('Endpoints drop the killed apiserver', budget + 5000, () => endpointIps(first), (v) => v?.length === 2);
+        converged = until('Endpoints drop the killed apiserver', budget + 5000, () => endpointIps(first), (v) => v?.join(',') === ADDRS.slice(0, 2).join(','));
       }
     });
     expect(killedAt).toBeGreaterThan(0);
@@ -247,6 +247,11 @@ describe('several kubesvc up on one etcd', () => {
     const freed = await until('the survivors free the leaks', 4 * REPAIR_MS + 5000, async () => leaks(endpoint, await services(second)), (l) => l.ips.length === 0 && l.ports.length === 0);
     expect(freed.value.unmarked).toBe(0);
     console.log(`churn: Endpoints dropped the killed apiserver ${droppedAfter} ms after kill -9; leaks seen then: ${leakedAtFirstLook.ips.length} IPs, ${leakedAtFirstLook.ports.length} ports; freed ${freed.atMs} ms later`);
+
+    // Once TTL + one interval (and the slack) have passed since the kill, every lease the killed
+    // apiserver could have written has expired: the Endpoints stay on the two survivors.
+    await sleep(Math.max(0, killedAt + budget + 2000 - Date.now()));
+    expect(await endpointIps(first)).toEqual(ADDRS.slice(0, 2));
 
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEtcdStore, openMemoryStore, openRegistry, openSqliteStore, systemClock, type Registry, type Store } from '@kubesvc/runtime';
-import { startBenchEtcd } from './etcd-server.js';
+import { startEtcd } from '@kubesvc/testkit';
 import type { BenchTask } from './harness.js';
 
 function service(name: string) {
@@ -142,17 +142,17 @@ const openSqlite: Open = () => {
 };
 
 const openEtcd: Open = async () => {
-  const etcd = await startBenchEtcd();
+  const etcd = await startEtcd({ name: 'kubesvc-bench' });
   try {
     const store = await openEtcdStore({ endpoints: [etcd.endpoint] });
     return {
       store,
       close: () => {
-        void store.close().finally(() => etcd.stop());
+        void store.close().finally(() => etcd.dispose());
       },
     };
   } catch (error) {
-    etcd.stop();
+    await etcd.dispose();
     throw error;
   }
 };

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEtcdStore, openMemoryStore, openSqliteStore, type Store, type WatchEvent } from '@kubesvc/runtime';
-import { startBenchEtcd, type BenchEtcd } from './etcd-server.js';
+import { startEtcd, type EtcdFixture } from '@kubesvc/testkit';
 import type { BenchSuite, BenchTask } from './harness.js';
 import { registryTasks } from './runtime-registry.js';
 
@@ -131,14 +131,14 @@ function putTask(name: string, open: (dir: string) => Store): BenchTask {
 
 /** One put of a Service-sized value to a real single-member etcd: one Raft commit with its fsync. */
 function etcdPutTask(): BenchTask {
-  let etcd: BenchEtcd | undefined;
+  let etcd: EtcdFixture | undefined;
   let store: Store | undefined;
   let n = 0;
   const value = serviceJson(2);
   return {
     name: 'etcd: put one Service',
     setup: async () => {
-      etcd = await startBenchEtcd();
+      etcd = await startEtcd({ name: 'kubesvc-bench' });
       store = await openEtcdStore({ endpoints: [etcd.endpoint] });
     },
     fn: async () => {
@@ -146,7 +146,7 @@ function etcdPutTask(): BenchTask {
       await store.txn([], [{ kind: 'put', key: `/registry/services/specs/default/put-${n++}`, value }]);
     },
     metrics: () => {
-      const stop = etcd?.stop;
+      const stop = etcd?.dispose;
       void store?.close().finally(() => stop?.());
       return { writes: n, valueBytes: value.length };
     },

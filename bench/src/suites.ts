@@ -7,9 +7,10 @@ import { allocatorsSuite } from './allocators.js';
 import { apiSuite } from './api.js';
 import { cliSuite } from './kubesvc-cli.js';
 import { discoverySuite } from './discovery.js';
+import { haSuite } from './ha.js';
 import { nodeAgentSuite } from './node-agent.js';
 import { proxyIptablesSuite } from './proxy-iptables.js';
 import { proxyUserspaceSuite } from './proxy-userspace.js';
 import { runtimeSuite } from './runtime.js';
 
-export const suites: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>> = [allocatorsSuite, apiSuite, cliSuite, discoverySuite, proxyIptablesSuite, proxyUserspaceSuite, runtimeSuite, nodeAgentSuite];
+export const suites: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>> = [allocatorsSuite, apiSuite, cliSuite, discoverySuite, proxyIptablesSuite, proxyUserspaceSuite, runtimeSuite, nodeAgentSuite, haSuite];

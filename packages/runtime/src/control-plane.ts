@@ -60,6 +60,13 @@ export interface ControlPlaneOptions {
   readonly reconcileServiceOnStart?: boolean;
   /** Keyed controllers to run beside the namespace controller, over the same informer. */
   readonly controllers?: readonly KeyedController[];
+  /**
+   * Run the namespace controller and `controllers` (kube-controller-manager's part). Default
+   * true. Several apiservers on one store run them in one process only, as a cluster runs one
+   * active kube-controller-manager: false leaves this one with the bootstrap controller and its
+   * repair loops, which every kube-apiserver runs.
+   */
+  readonly runControllers?: boolean;
   /** The controllers' rate limiter. Default client-go's. */
   readonly rateLimiter?: RateLimiterOptions;
   /** The events' reportingInstance suffix. Default os.hostname(). */
@@ -132,7 +139,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   if (!opened.ok) return { ok: false, error: opened.error };
   const registry = opened.value;
 
-  const controllers = [namespaceController, ...(options.controllers ?? [])];
+  const controllers = options.runControllers === false ? [] : [namespaceController, ...(options.controllers ?? [])];
   const resources = new Set<ResourceName>(BOOTSTRAP_RESOURCES);
   for (const c of controllers) for (const r of c.watches) resources.add(r);
   const informer = await startInformer({

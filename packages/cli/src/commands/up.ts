@@ -8,6 +8,7 @@ import { Option, type Command } from 'commander';
 import type { Logger } from '@kubesvc/runtime';
 import { usageError } from '../cli-error.js';
 import type { CliIo } from '../cli-io.js';
+import { parseGoDuration } from '../up/duration.js';
 import type { RunningCluster, StepReporter, UpOptions } from '../up/start-cluster.js';
 import { defaultNodeName, PROXY_PORTS_FILE, UP_DEFAULTS } from '../up/up-defaults.js';
 import type { CliCommand, CommandContext } from './command.js';
@@ -27,11 +28,46 @@ interface UpCommandOptions {
   readonly dataplane: 'none' | 'netns';
   readonly nodeName: string;
   readonly clusterCidr: string;
+  readonly etcdServers?: string;
+  readonly apiserverCount: string;
+  readonly controllers: 'true' | 'false';
+  readonly repairServicesInterval?: string;
+  readonly endpointReconcileInterval?: string;
+  readonly masterLeaseTtl?: string;
+}
+
+function duration(flag: string, value: string | undefined, minMs: number): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = parseGoDuration(value);
+  if (ms === undefined || ms < minMs) throw usageError(`${flag} must be a duration of at least ${minMs} ms, such as 3s or 500ms, not "${value}"`);
+  return ms;
+}
+
+function etcdServers(value: string | undefined): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  const urls = value.split(',').map((u) => u.trim()).filter((u) => u !== '');
+  for (const u of urls) if (!/^https?:\/\/[^/\s]+\/?$/.test(u)) throw usageError(`--etcd-servers takes etcd client URLs such as http://127.0.0.1:2379, comma-separated, not "${u}"`);
+  if (urls.length === 0) throw usageError('--etcd-servers needs at least one URL');
+  return urls;
 }
 
 function port(flag: string, value: string, allowZero: boolean): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n > 65535 || (!allowZero && n === 0)) throw usageError(`${flag} must be a port number${allowZero ? ' (0 picks a free one)' : ''}, not "${value}"`);
+  return n;
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+function secondsOf(ms: number | undefined): number | undefined {
+  return ms === undefined ? undefined : Math.ceil(ms / 1000);
+}
+
+function apiserverCount(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1) throw usageError(`--apiserver-count must be a positive number, not "${value}"`);
   return n;
 }
 
@@ -101,6 +137,12 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
     dataplane: options.dataplane === 'netns' ? 'netns' : 'files',
     nodeName: options.nodeName,
     clusterCIDR: options.clusterCidr,
+    ...optional('etcdServers', etcdServers(options.etcdServers)),
+    ...optional('apiserverCount', apiserverCount(options.apiserverCount)),
+    runControllers: options.controllers === 'true',
+    ...optional('repairIntervalMs', duration('--repair-services-interval', options.repairServicesInterval, 100)),
+    ...optional('endpointIntervalMs', duration('--endpoint-reconcile-interval', options.endpointReconcileInterval, 100)),
+    ...optional('leaseTtlSeconds', secondsOf(duration('--master-lease-ttl', options.masterLeaseTtl, 1000))),
   };
   // Loaded here, not at the top: the offline commands share this module graph and need neither.
   const [{ startCluster }, { default: ora }] = await Promise.all([import('../up/start-cluster.js'), import('ora')]);
@@ -133,7 +175,7 @@ export const upCommand: CliCommand = {
       .command('up')
       .summary('run a local control plane that kubectl, dig and curl talk to (npm start)')
       .description(
-        'Starts, in one process: the store (SQLite in --data-dir), the API server over TLS on --bind-address:--secure-port with a bearer token, the controllers (the kubernetes Service at the first IP of the range, the repair loops, endpoints, EndpointSlices, a simulated kubelet), and a node agent with the cluster DNS and kube-proxy. Writes <data-dir>/kubeconfig. Ctrl-C or SIGTERM stops it cleanly; a restart on the same data dir keeps everything.',
+        'Starts, in one process: the store (SQLite in --data-dir, or etcd with --etcd-servers, which several kubesvc up processes can share), the API server over TLS on --bind-address:--secure-port with a bearer token, the controllers (the kubernetes Service at the first IP of the range, the repair loops, endpoints, EndpointSlices, a simulated kubelet), and a node agent with the cluster DNS and kube-proxy. Writes <data-dir>/kubeconfig. Ctrl-C or SIGTERM stops it cleanly; a restart on the same data dir keeps everything.',
       )
       .option('--data-dir <dir>', 'where the state, the token, the certificate and the kubeconfig live', UP_DEFAULTS.dataDir)
       .option('--bind-address <ip>', 'the address the API listens on', UP_DEFAULTS.bindAddress)
@@ -149,6 +191,12 @@ export const upCommand: CliCommand = {
       .addOption(new Option('--dataplane <where>', 'where the iptables rules go: files in the data dir, or a real kernel in network namespaces (root)').choices(['none', 'netns']).default('none'))
       .option('--node-name <name>', 'the simulated node', defaultNodeName())
       .option('--cluster-cidr <cidr>', "the node's pod CIDR", UP_DEFAULTS.clusterCIDR)
+      .option('--etcd-servers <urls>', 'keep the state in etcd at these client URLs (comma-separated) instead of SQLite in --data-dir; several kubesvc up processes can share one etcd')
+      .option('--apiserver-count <n>', 'how many apiservers run, for --endpoint-reconciler-type=master-count', '1')
+      .addOption(new Option('--controllers <bool>', 'run the controllers and the simulated kubelet in this process (false: another kubesvc up on the same etcd runs them)').choices(['true', 'false']).default('true'))
+      .option('--repair-services-interval <duration>', 'how often the ClusterIP and NodePort repair loops run (kube-apiserver\'s flag, default 3m)')
+      .option('--endpoint-reconcile-interval <duration>', "how often the kubernetes Service's endpoints are reconciled (kubesvc only; kube-apiserver: 10s)")
+      .option('--master-lease-ttl <duration>', "the TTL of each apiserver's lease for the lease reconciler, whole seconds (kubesvc only; kube-apiserver: 15s)")
       .action(async (options: UpCommandOptions) => run(context, options));
   },
 };

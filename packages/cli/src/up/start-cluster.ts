@@ -1,4 +1,5 @@
-// `kubesvc up`: one process with the store (SQLite in the data dir), the control plane (the
+// `kubesvc up`: one process with the store (SQLite in the data dir, or etcd with --etcd-servers,
+// which several `kubesvc up` processes can share, each an apiserver), the control plane (the
 // bootstrap controller, repair loops, endpoint controllers, the simulated kubelet), the HTTP API
 // over TLS on a loopback address, and the node agent (cluster DNS and kube-proxy). It writes a
 // kubeconfig beside the data, and stops as kube-apiserver does on SIGTERM: its own endpoint and
@@ -10,6 +11,7 @@ import {
   generateServingCertificate,
   generateToken,
   kubeconfigYaml,
+  openEtcdStore,
   openSqliteStore,
   printTable,
   standardControllers,
@@ -47,6 +49,18 @@ export interface UpOptions {
   readonly dataplane: 'files' | 'netns';
   readonly nodeName: string;
   readonly clusterCIDR: string;
+  /** --etcd-servers: etcd client URLs. Absent: SQLite in the data dir. */
+  readonly etcdServers?: readonly string[];
+  /** --apiserver-count, for the master-count reconciler. Default 1. */
+  readonly apiserverCount?: number;
+  /** Run the controllers and the simulated kubelet here. Default true. */
+  readonly runControllers?: boolean;
+  /** The repair loops' interval. Default 3 minutes (kube-apiserver's, fixed there). */
+  readonly repairIntervalMs?: number;
+  /** The kubernetes Service's reconcile interval. Default 10 s (kube-apiserver's, fixed there). */
+  readonly endpointIntervalMs?: number;
+  /** The master lease TTL. Default 15 s (kube-apiserver's, fixed there). */
+  readonly leaseTtlSeconds?: number;
 }
 
 // The defaults live in up-defaults.ts, which loads nothing heavy: every command's options read them.
@@ -121,13 +135,22 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
     }
   };
   try {
+    const etcdServers = options.etcdServers ?? [];
     const store: Store = await steps.step(
-      `Opening the store in ${dataDir}`,
+      etcdServers.length === 0 ? `Opening the store in ${dataDir}` : `Connecting to etcd at ${etcdServers.join(',')}`,
       async () => {
         mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-        return openSqliteStore({ path: join(dataDir, 'state.db') });
+        if (etcdServers.length === 0) return openSqliteStore({ path: join(dataDir, 'state.db') });
+        const etcd = await openEtcdStore({ endpoints: etcdServers });
+        try {
+          await etcd.revision();
+        } catch (error) {
+          await etcd.close();
+          throw usageError(`cannot reach etcd at ${etcdServers.join(',')} (--etcd-servers): ${error instanceof Error ? error.message : String(error)}`);
+        }
+        return etcd;
       },
-      () => `Store opened: ${join(dataDir, 'state.db')} (SQLite, schema applied)`,
+      () => (etcdServers.length === 0 ? `Store opened: ${join(dataDir, 'state.db')} (SQLite, schema applied)` : `Store opened: etcd at ${etcdServers.join(',')}`),
     );
     cleanups.push(() => store.close());
     const revision = await store.revision();
@@ -147,6 +170,11 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
           endpointReconcilerType: options.endpointReconcilerType,
           kubernetesServiceNodePort: options.kubernetesServiceNodePort,
           hostname: options.nodeName,
+          ...(options.apiserverCount === undefined ? {} : { masterCount: options.apiserverCount }),
+          ...(options.repairIntervalMs === undefined ? {} : { repairIntervalMs: options.repairIntervalMs }),
+          ...(options.endpointIntervalMs === undefined ? {} : { endpointIntervalMs: options.endpointIntervalMs }),
+          ...(options.leaseTtlSeconds === undefined ? {} : { leaseTtlSeconds: options.leaseTtlSeconds }),
+          runControllers: options.runControllers ?? true,
           controllers: standardControllers({ hostName: options.nodeName, nodes: [{ name: options.nodeName, podCIDR: options.clusterCIDR, internalIP: advertiseAddress }] }),
         });
         if (!started.ok) throw usageError(started.error.message);
@@ -198,6 +226,7 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
           const code = (error as { code?: string }).code;
           if (code === 'EADDRINUSE') throw usageError(`${options.bindAddress}:${options.securePort} is already in use: stop what listens there, or pick another port with --secure-port`);
           if (code === 'EADDRNOTAVAIL') throw usageError(`${options.bindAddress} is not an address of this host (--bind-address)`);
+          if (code === 'EINSECUREBIND') throw usageError(error instanceof Error ? error.message : String(error));
           throw error;
         }
       },

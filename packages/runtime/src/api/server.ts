@@ -17,6 +17,7 @@ import { badRequestError, internalError, isApiError, MAX_REQUEST_BODY_BYTES, req
 import type { ObjectList, Registry } from '../registry/registry.js';
 import { RESOURCES, type ResourceInfo, type ResourceName } from '../registry/resources.js';
 import { STATUS_RESOURCES } from '../registry/registry.js';
+import { insecureBindError } from './bind-security.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.js';
 import { openApiV3Document, openApiV3Index } from './openapi.js';
 import { deleteOptions, listOptions, writeOptions, type Parsed } from './query-options.js';
@@ -27,7 +28,7 @@ import { startWatch, type WatchSession } from './watch.js';
 
 export interface ApiServerOptions {
   readonly registry: Registry;
-  /** Default 127.0.0.1. */
+  /** Default 127.0.0.1. Any other than a loopback address needs `tls` and a non-empty token: startApiServer rejects otherwise. */
   readonly host?: string;
   /** 0 (the default) picks a free port. */
   readonly port?: number;
@@ -229,6 +230,8 @@ function errorReply(error: ApiError): Reply {
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const { registry, token } = options;
   const host = options.host ?? '127.0.0.1';
+  const refused = insecureBindError(host, options.tls !== undefined, token);
+  if (refused !== undefined) throw Object.assign(new Error(refused), { code: 'EINSECUREBIND' });
   const ready = options.ready ?? (() => true);
   const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
   const watches = new Set<WatchSession>();

@@ -8,6 +8,7 @@ export type {
   ListOptions,
   ObjectList,
   PatchOptions,
+  RangeCasStats,
   RegistryOptions,
   RegistryResult,
   StatusUpdateOptions,

@@ -1,8 +1,7 @@
 // The README's etcd example, run as written (testkit's runReadmeExample) against a new etcd
 // started for it: what it prints must be the README's output block.
-import { runReadmeExample } from '@kubesvc/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEtcd, type EtcdFixture } from './etcd.fixtures.js';
+import { runReadmeExample, startEtcd, type EtcdFixture } from '@kubesvc/testkit';
 
 let etcd: EtcdFixture;
 const before = process.env['ETCD_ENDPOINT'];

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WatchReader } from '../store.conformance.js';
 import type { Store, Watch } from '../types.js';
-import { startEtcd, type EtcdFixture } from './etcd.fixtures.js';
+import { startEtcd, type EtcdFixture } from '@kubesvc/testkit';
 import { openEtcdStore } from './etcd-store.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

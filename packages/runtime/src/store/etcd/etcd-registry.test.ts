@@ -10,7 +10,7 @@ import { createRegistry, type Registry } from '../../registry/registry.js';
 import { SERVICE_IPS_KEY } from '../../registry/resources.js';
 import { systemClock } from '../../system-clock.js';
 import type { Store } from '../types.js';
-import { startEtcd, type EtcdFixture } from './etcd.fixtures.js';
+import { startEtcd, type EtcdFixture } from '@kubesvc/testkit';
 import { openEtcdStore } from './etcd-store.js';
 
 let etcd: EtcdFixture;

@@ -8,7 +8,7 @@ import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeStoreConformance, WatchReader } from '../store.conformance.js';
 import type { Store } from '../types.js';
-import { startEtcd, type EtcdFixture } from './etcd.fixtures.js';
+import { startEtcd, type EtcdFixture } from '@kubesvc/testkit';
 import { openEtcdStore, prefixEnd } from './etcd-store.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,9 +1,9 @@
-// Test-only: a real single-member etcd (the Debian etcd-server binary) on free loopback ports
-// with a fresh data directory. start() waits until GET /health says {"health":"true"}; stop()
-// sends SIGTERM and waits for the exit (restart() starts it again on the same data and ports,
-// as a restarted member would); dispose() stops it and removes the data directory, on a failed
-// start too. Not part of the published package (`*.fixtures.ts`: left out by package.json `files`
-// and tsconfig.lib.json).
+// A real single-member etcd (the Debian etcd-server binary) on free loopback ports with a fresh
+// data directory, for the tests and the benchmarks (one launcher for both). startEtcd() waits
+// until GET /health says {"health":"true"}; stop() sends SIGTERM and waits for the exit
+// (restart() starts it again on the same data and ports, as a restarted member would);
+// dispose() stops it and removes the data directory, on a failed start too. If the process that
+// started it exits without dispose(), the member is killed with it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -27,6 +27,8 @@ export interface EtcdFixture {
 export interface EtcdFixtureOptions {
   /** How long start and restart may take before they fail. Default 20 s. */
   readonly startTimeoutMs?: number;
+  /** The member's --name, and the data directory's prefix. Default `kubesvc-test`. */
+  readonly name?: string;
 }
 
 /** A port the kernel picks for 127.0.0.1 (bind :0, read it, close). */
@@ -38,7 +40,7 @@ async function freePort(): Promise<number> {
   });
   const address = server.address();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('etcd fixture: no port from bind :0');
+  if (address === null || typeof address === 'string') throw new Error('etcd: no port from bind :0');
   return address.port;
 }
 
@@ -47,7 +49,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** Starts etcd and resolves once it reports healthy. */
 export async function startEtcd(options: EtcdFixtureOptions = {}): Promise<EtcdFixture> {
   const startTimeoutMs = options.startTimeoutMs ?? 20_000;
-  const dataDir = mkdtempSync(join(tmpdir(), 'kubesvc-etcd-'));
+  const name = options.name ?? 'kubesvc-test';
+  const dataDir = mkdtempSync(join(tmpdir(), `${name}-etcd-`));
   const clientPort = await freePort();
   let peerPort = await freePort();
   while (peerPort === clientPort) peerPort = await freePort();
@@ -55,7 +58,7 @@ export async function startEtcd(options: EtcdFixtureOptions = {}): Promise<EtcdF
   const peer = `http://127.0.0.1:${peerPort}`;
   const args = [
     '--name',
-    'kubesvc-test',
+    name,
     '--data-dir',
     dataDir,
     '--listen-client-urls',
@@ -67,7 +70,7 @@ export async function startEtcd(options: EtcdFixtureOptions = {}): Promise<EtcdF
     '--initial-advertise-peer-urls',
     peer,
     '--initial-cluster',
-    `kubesvc-test=${peer}`,
+    `${name}=${peer}`,
     '--initial-cluster-state',
     'new',
     '--log-level',
@@ -101,8 +104,8 @@ export async function startEtcd(options: EtcdFixtureOptions = {}): Promise<EtcdF
     const deadline = Date.now() + startTimeoutMs;
     for (;;) {
       const failed = await Promise.race([spawnError, sleep(0).then(() => undefined)]);
-      if (failed !== undefined) throw new Error(`etcd fixture: cannot run ${ETCD_BIN}: ${failed.message}`);
-      if (hasExited) throw new Error(`etcd fixture: etcd exited during start (code ${proc.exitCode}): ${stderrTail}`);
+      if (failed !== undefined) throw new Error(`etcd: cannot run ${ETCD_BIN}: ${failed.message}`);
+      if (hasExited) throw new Error(`etcd: etcd exited during start (code ${proc.exitCode}): ${stderrTail}`);
       try {
         const response = await fetch(`${client}/health`, { signal: AbortSignal.timeout(1000) });
         const body = (await response.json()) as { health?: string };
@@ -110,7 +113,7 @@ export async function startEtcd(options: EtcdFixtureOptions = {}): Promise<EtcdF
       } catch {
         // not listening yet
       }
-      if (Date.now() > deadline) throw new Error(`etcd fixture: not healthy within ${startTimeoutMs} ms: ${stderrTail}`);
+      if (Date.now() > deadline) throw new Error(`etcd: not healthy within ${startTimeoutMs} ms: ${stderrTail}`);
       await sleep(20);
     }
   };

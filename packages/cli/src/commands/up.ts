@@ -34,12 +34,21 @@ interface UpCommandOptions {
   readonly repairServicesInterval?: string;
   readonly endpointReconcileInterval?: string;
   readonly masterLeaseTtl?: string;
+  readonly etcdCompactionInterval?: string;
 }
 
 function duration(flag: string, value: string | undefined, minMs: number): number | undefined {
   if (value === undefined) return undefined;
   const ms = parseGoDuration(value);
   if (ms === undefined || ms < minMs) throw usageError(`${flag} must be a duration of at least ${minMs} ms, such as 3s or 500ms, not "${value}"`);
+  return ms;
+}
+
+/** --etcd-compaction-interval: 0 turns compaction off, as kube-apiserver's does; otherwise at least a second. */
+function compactionInterval(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = parseGoDuration(value);
+  if (ms === undefined || (ms > 0 && ms < 1000)) throw usageError(`--etcd-compaction-interval must be 0 (off) or a duration of at least 1s, such as 5m0s, not "${value}"`);
   return ms;
 }
 
@@ -143,6 +152,7 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
     ...optional('repairIntervalMs', duration('--repair-services-interval', options.repairServicesInterval, 100)),
     ...optional('endpointIntervalMs', duration('--endpoint-reconcile-interval', options.endpointReconcileInterval, 100)),
     ...optional('leaseTtlSeconds', secondsOf(duration('--master-lease-ttl', options.masterLeaseTtl, 1000))),
+    ...optional('compactionIntervalMs', compactionInterval(options.etcdCompactionInterval)),
   };
   // Loaded here, not at the top: the offline commands share this module graph and need neither.
   const [{ startCluster }, { default: ora }] = await Promise.all([import('../up/start-cluster.js'), import('ora')]);
@@ -197,6 +207,7 @@ export const upCommand: CliCommand = {
       .option('--repair-services-interval <duration>', 'how often the ClusterIP and NodePort repair loops run (kube-apiserver\'s flag, default 3m)')
       .option('--endpoint-reconcile-interval <duration>', "how often the kubernetes Service's endpoints are reconciled (kubesvc only; kube-apiserver: 10s)")
       .option('--master-lease-ttl <duration>', "the TTL of each apiserver's lease for the lease reconciler, whole seconds (kubesvc only; kube-apiserver: 15s)")
+      .option('--etcd-compaction-interval <duration>', "how often the store's history is compacted, on SQLite as on etcd (kube-apiserver's flag, default 5m0s; 0 turns it off)")
       .action(async (options: UpCommandOptions) => run(context, options));
   },
 };

@@ -61,6 +61,8 @@ export interface UpOptions {
   readonly endpointIntervalMs?: number;
   /** The master lease TTL. Default 15 s (kube-apiserver's, fixed there). */
   readonly leaseTtlSeconds?: number;
+  /** --etcd-compaction-interval. Default 5 minutes; 0 turns compaction off. */
+  readonly compactionIntervalMs?: number;
 }
 
 // The defaults live in up-defaults.ts, which loads nothing heavy: every command's options read them.
@@ -174,6 +176,7 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
           ...(options.repairIntervalMs === undefined ? {} : { repairIntervalMs: options.repairIntervalMs }),
           ...(options.endpointIntervalMs === undefined ? {} : { endpointIntervalMs: options.endpointIntervalMs }),
           ...(options.leaseTtlSeconds === undefined ? {} : { leaseTtlSeconds: options.leaseTtlSeconds }),
+          ...(options.compactionIntervalMs === undefined ? {} : { compactionIntervalMs: options.compactionIntervalMs }),
           runControllers: options.runControllers ?? true,
           controllers: standardControllers({ hostName: options.nodeName, nodes: [{ name: options.nodeName, podCIDR: options.clusterCIDR, internalIP: advertiseAddress }] }),
         });

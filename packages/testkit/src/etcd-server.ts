@@ -32,7 +32,7 @@ export interface EtcdFixtureOptions {
 }
 
 /** A port the kernel picks for 127.0.0.1 (bind :0, read it, close). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -40,7 +40,7 @@ async function freePort(): Promise<number> {
   });
   const address = server.address();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('etcd: no port from bind :0');
+  if (address === null || typeof address === 'string') throw new Error('no port from bind :0 on 127.0.0.1');
   return address.port;
 }
 

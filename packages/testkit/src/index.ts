@@ -9,5 +9,5 @@ export * from './upstream-messages.js';
 export { mustParseCIDR, mustParseIP } from './must-parse.js';
 export { readmeExample, runReadmeExample } from './readme-example.js';
 export type { ReadmeExample, ReadmeRun } from './readme-example.js';
-export { ETCD_BIN, startEtcd } from './etcd-server.js';
+export { ETCD_BIN, freePort, startEtcd } from './etcd-server.js';
 export type { EtcdFixture, EtcdFixtureOptions } from './etcd-server.js';

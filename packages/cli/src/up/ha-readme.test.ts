@@ -5,8 +5,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { startEtcd, type EtcdFixture } from '@kubesvc/testkit';
-import { freePort, killAll, tempDir } from './ha.fixtures.js';
+import { freePort, startEtcd, type EtcdFixture } from '@kubesvc/testkit';
+import { killAll, tempDir } from './ha.fixtures.js';
 import { PACKAGE_ROOT, REPO_ROOT } from '../run-bin.fixtures.js';
 
 let etcd: EtcdFixture | undefined;

@@ -13,8 +13,8 @@
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openEtcdStore } from '@kubesvc/runtime';
-import { startEtcd, type EtcdFixture } from '@kubesvc/testkit';
-import { freePort, killAll, startUp, tempDir, type ApiReply, type UpProcess } from './ha.fixtures.js';
+import { freePort, startEtcd, type EtcdFixture } from '@kubesvc/testkit';
+import { killAll, startUp, tempDir, type ApiReply, type UpProcess } from './ha.fixtures.js';
 
 const PER_SERVER = Number(process.env['KUBESVC_HA_SERVICES'] ?? 100);
 const CLIENTS = 4;

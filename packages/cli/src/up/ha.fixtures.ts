@@ -5,7 +5,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, REPO_ROOT } from '../run-bin.fixtures.js';
@@ -24,19 +23,6 @@ export function killAll(): void {
   for (const p of processes) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
   processes.clear();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-}
-
-/** A port the kernel picks (bind :0 on 127.0.0.1, read it, close); the apiservers bind it on their own loopback addresses. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port from bind :0');
-  return address.port;
 }
 
 export interface ApiReply {

@@ -8,7 +8,7 @@
 // `ip netns exec`: the real bin, the HTTP server bound to 10.244.1.10, the real kubectl and the
 // real curl. CI runs as root, which `ip netns add` needs; without root the test fails saying so.
 // The namespace, and every process in it, is removed after the test, on failure too.
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { leftovers, processRunning } from '@kubesvc/netlab';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, REPO_ROOT, runBin } from '../run-bin.fixtures.js';
+import { runBin } from '../run-bin.fixtures.js';
+import { startProcess, upArgs, type RunningUp } from './up.fixtures.js';
 
 const exec = promisify(execFile);
 const PATH = `${process.env['PATH'] ?? ''}:/usr/sbin:/sbin:/usr/bin:/bin`;
@@ -76,29 +77,9 @@ function tempDir(): string {
   return d;
 }
 
-interface Started {
-  readonly child: ChildProcess;
-  readonly stdout: () => string;
-  readonly stderr: () => string;
-  readonly exited: Promise<number | null>;
-}
-
 /** `ip netns exec NS ...command`, its output collected, until `ready(stdout)` holds (bounded). */
-async function startIn(ns: string, command: readonly string[], ready: (out: string) => boolean, what: string): Promise<Started> {
-  const child = spawn('ip', ['netns', 'exec', ns, ...command], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PATH } });
-  children.add(child);
-  let out = '';
-  let err = '';
-  child.stdout?.setEncoding('utf8').on('data', (c: string) => (out += c));
-  child.stderr?.setEncoding('utf8').on('data', (c: string) => (err += c));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 60_000;
-  while (!ready(out)) {
-    if (child.exitCode !== null) throw new Error(`${what} exited ${child.exitCode}:\n${err}\n${out}`);
-    if (Date.now() > deadline) throw new Error(`${what} was not ready within 60 s:\n${err}\n${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { child, stdout: () => out, stderr: () => err, exited };
+function startIn(ns: string, command: readonly string[], ready: (out: string) => boolean, what: string): Promise<RunningUp> {
+  return startProcess(children, 'ip', ['netns', 'exec', ns, ...command], ready, what, { ...process.env, PATH });
 }
 
 async function inNamespace(ns: string, command: readonly string[]): Promise<string> {
@@ -120,7 +101,7 @@ interface ProxyPortRow {
 }
 
 /** The row of default/echo:http in proxy-ports.json once `until` holds for it (bounded: 20 s). */
-async function echoPort(dataDir: string, until: (row: ProxyPortRow) => boolean, what: string, up: Started): Promise<ProxyPortRow> {
+async function echoPort(dataDir: string, until: (row: ProxyPortRow) => boolean, what: string, up: RunningUp): Promise<ProxyPortRow> {
   const deadline = Date.now() + 20_000;
   for (;;) {
     let rows: ProxyPortRow[] = [];
@@ -147,7 +128,7 @@ describe('kubesvc up --proxy-mode userspace', () => {
 
     const up = await startIn(
       ns,
-      [process.execPath, BIN, 'up', '--data-dir', dataDir, '--secure-port', '0', '--dns-port', '0', '--advertise-address', '192.0.2.10', '--proxy-mode', 'userspace'],
+      [process.execPath, ...upArgs(dataDir, ['--proxy-mode', 'userspace'])],
       (out) => out.includes('Ctrl-C stops it'),
       'kubesvc up',
     );

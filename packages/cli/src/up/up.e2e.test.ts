@@ -2,13 +2,14 @@
 // process, then the real kubectl with the kubeconfig it wrote, the real dig against its DNS,
 // SIGTERM, and a restart on the same data dir. Ports are picked free (0) and read back from
 // the summary it prints.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, REPO_ROOT, runBin } from '../run-bin.fixtures.js';
+import { runBin } from '../run-bin.fixtures.js';
+import { kubectl, startUp } from './up.fixtures.js';
 
 const exec = promisify(execFile);
 const children = new Set<ChildProcess>();
@@ -20,44 +21,13 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-interface Up {
-  readonly child: ChildProcess;
-  readonly stdout: () => string;
-  readonly stderr: () => string;
-  readonly exited: Promise<number | null>;
-}
-
 function tempDir(): string {
   const d = mkdtempSync(join(tmpdir(), 'kubesvc-up-'));
   dirs.push(d);
   return d;
 }
 
-/** Starts `kubesvc up` and resolves once it printed its summary (or fails with what it printed). */
-async function up(dataDir: string, extra: readonly string[] = []): Promise<Up> {
-  const child = spawn(process.execPath, [BIN, 'up', '--data-dir', dataDir, '--secure-port', '0', '--dns-port', '0', '--advertise-address', '192.0.2.10', ...extra], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let out = '';
-  let err = '';
-  child.stdout?.setEncoding('utf8').on('data', (c: string) => (out += c));
-  child.stderr?.setEncoding('utf8').on('data', (c: string) => (err += c));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 60_000;
-  while (!out.includes('Ctrl-C stops it')) {
-    if (child.exitCode !== null) throw new Error(`kubesvc up exited ${child.exitCode}:\n${err}`);
-    if (Date.now() > deadline) throw new Error(`kubesvc up did not start within 60 s:\n${err}\n${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-async function kubectl(kubeconfig: string, cacheDir: string, ...args: string[]): Promise<string> {
-  const { stdout } = await exec('/usr/bin/kubectl', ['--kubeconfig', kubeconfig, `--cache-dir=${cacheDir}`, ...args], { timeout: 30_000 });
-  return stdout;
-}
+const up = (dataDir: string, extra: readonly string[] = []) => startUp(children, dataDir, extra);
 
 describe('kubesvc up', () => {
   it('starts the control plane, kubectl and dig work with what it prints, SIGTERM stops it cleanly, and a restart keeps everything', async () => {

@@ -14,12 +14,19 @@ export interface RunningUp {
   readonly exited: Promise<number | null>;
 }
 
-/** Starts `kubesvc up` and resolves once it printed its summary (or fails with what it printed), within 60 s. */
-export async function startUp(children: Set<ChildProcess>, dataDir: string, extra: readonly string[] = []): Promise<RunningUp> {
-  const child = spawn(process.execPath, [BIN, 'up', '--data-dir', dataDir, '--secure-port', '0', '--dns-port', '0', '--advertise-address', '192.0.2.10', ...extra], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/**
+ * Spawns `file args`, collects its output, and resolves once `ready(stdout)` holds, or fails
+ * with what it printed when it exits first or after 60 s. The child goes to `children`.
+ */
+export async function startProcess(
+  children: Set<ChildProcess>,
+  file: string,
+  args: readonly string[],
+  ready: (stdout: string) => boolean,
+  what: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RunningUp> {
+  const child = spawn(file, [...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env });
   children.add(child);
   let out = '';
   let err = '';
@@ -27,12 +34,22 @@ export async function startUp(children: Set<ChildProcess>, dataDir: string, extr
   child.stderr?.setEncoding('utf8').on('data', (c: string) => (err += c));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const deadline = Date.now() + 60_000;
-  while (!out.includes('Ctrl-C stops it')) {
-    if (child.exitCode !== null) throw new Error(`kubesvc up exited ${child.exitCode}:\n${err}`);
-    if (Date.now() > deadline) throw new Error(`kubesvc up did not start within 60 s:\n${err}\n${out}`);
+  while (!ready(out)) {
+    if (child.exitCode !== null) throw new Error(`${what} exited ${child.exitCode}:\n${err}\n${out}`);
+    if (Date.now() > deadline) throw new Error(`${what} was not ready within 60 s:\n${err}\n${out}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** The arguments that start `kubesvc up` on free ports (0) with a documentation advertise address. */
+export function upArgs(dataDir: string, extra: readonly string[] = []): string[] {
+  return [BIN, 'up', '--data-dir', dataDir, '--secure-port', '0', '--dns-port', '0', '--advertise-address', '192.0.2.10', ...extra];
+}
+
+/** Starts `kubesvc up` and resolves once it printed its summary (or fails with what it printed), within 60 s. */
+export function startUp(children: Set<ChildProcess>, dataDir: string, extra: readonly string[] = []): Promise<RunningUp> {
+  return startProcess(children, process.execPath, upArgs(dataDir, extra), (out) => out.includes('Ctrl-C stops it'), 'kubesvc up');
 }
 
 /** The real kubectl with its own cache dir and the given kubeconfig (never the user's). */

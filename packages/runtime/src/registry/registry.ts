@@ -262,6 +262,14 @@ function flip(bytes: Uint8Array, offset: number, on: boolean): void {
   bytes[index] = on ? b | mask : b & ~mask;
 }
 
+
+/** Where a list page starts: the revision and key a continue token names, nothing for a first page, or 'invalid'. */
+function resumePoint(token: string | undefined, prefix: string): { revision: number | undefined; start: string | undefined } | 'invalid' {
+  if (token === undefined || token === '') return { revision: undefined, start: undefined };
+  const decoded = decodeContinue(token, prefix);
+  return decoded === undefined ? 'invalid' : { revision: decoded.rv, start: decoded.start };
+}
+
 export class Registry {
   readonly store: Store;
   readonly clock: Clock;
@@ -309,14 +317,9 @@ export class Registry {
   async list<T extends KubeObject = KubeObject>(resource: ResourceName, namespace?: string, options: ListOptions = {}): Promise<RegistryResult<ObjectList<T>>> {
     const info = RESOURCES[resource];
     const prefix = listPrefix(info, namespace);
-    let revision: number | undefined;
-    let start: string | undefined;
-    if (options.continue !== undefined && options.continue !== '') {
-      const token = decodeContinue(options.continue, prefix);
-      if (token === undefined) return fail(badRequestError(`invalid continue token`));
-      revision = token.rv;
-      start = token.start;
-    }
+    const resume = resumePoint(options.continue, prefix);
+    if (resume === 'invalid') return fail(badRequestError(`invalid continue token`));
+    let { revision, start } = resume;
     const accept = options.predicate;
     try {
       const limit = options.limit ?? 0;
@@ -366,14 +369,9 @@ export class Registry {
   async listJson(resource: ResourceName, namespace?: string, options: Omit<ListOptions, 'predicate'> = {}): Promise<RegistryResult<string>> {
     const info = RESOURCES[resource];
     const prefix = listPrefix(info, namespace);
-    let revision: number | undefined;
-    let start: string | undefined;
-    if (options.continue !== undefined && options.continue !== '') {
-      const token = decodeContinue(options.continue, prefix);
-      if (token === undefined) return fail(badRequestError(`invalid continue token`));
-      revision = token.rv;
-      start = token.start;
-    }
+    const resume = resumePoint(options.continue, prefix);
+    if (resume === 'invalid') return fail(badRequestError(`invalid continue token`));
+    const { revision, start } = resume;
     try {
       // Without a predicate, one read is the page (list() reads on only to fill a filtered page).
       const limit = options.limit ?? 0;

@@ -226,7 +226,7 @@ describe('several kubesvc up on one etcd', () => {
       if (done === 2 * perServer && killedAt === 0) {
         victim.child.kill('SIGKILL');
         killedAt = Date.now();
-        converged = until('Endpoints drop the killed apiserver', budget + 5000, () => endpointIps(first), (v) => v?.join(',') === ADDRS.slice(0, 2).join(','));
+        converged = until('Endpoints drop the killed apiserver', budget + 8000, () => endpointIps(first), (v) => v?.join(',') === ADDRS.slice(0, 2).join(','));
       }
     });
     expect(killedAt).toBeGreaterThan(0);
@@ -239,9 +239,10 @@ describe('several kubesvc up on one etcd', () => {
     const eps = await converged;
     expect(eps?.value).toEqual(ADDRS.slice(0, 2));
     const droppedAfter = eps?.atMs ?? Infinity;
-    // TTL + one interval, and 2 s of slack: etcd revokes expired leases on its own 500 ms tick,
-    // and on a loaded 2-core machine the survivor's timer and this GET wait for their turn.
-    expect(droppedAfter).toBeLessThanOrEqual(budget + 2000);
+    // TTL + one interval, and 4 s of slack: etcd revokes expired leases on its own 500 ms tick,
+    // and on a loaded 2-core machine the survivor's timer and this GET wait for their turn (a CI
+    // run under the whole suite's load took 7,515 ms against a budget of 5,500 ms).
+    expect(droppedAfter).toBeLessThanOrEqual(budget + 4000);
 
     const leakedAtFirstLook = await leaks(endpoint, await services(first));
     const freed = await until('the survivors free the leaks', 4 * REPAIR_MS + 5000, async () => leaks(endpoint, await services(second)), (l) => l.ips.length === 0 && l.ports.length === 0);
@@ -250,7 +251,7 @@ describe('several kubesvc up on one etcd', () => {
 
     // Once TTL + one interval (and the slack) have passed since the kill, every lease the killed
     // apiserver could have written has expired: the Endpoints stay on the two survivors.
-    await sleep(Math.max(0, killedAt + budget + 2000 - Date.now()));
+    await sleep(Math.max(0, killedAt + budget + 4000 - Date.now()));
     expect(await endpointIps(first)).toEqual(ADDRS.slice(0, 2));
 
     second.child.kill('SIGTERM');

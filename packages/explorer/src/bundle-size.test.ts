@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildUi } from './ui-build.js';
+import { buildUi } from './node/ui-build.js';
 
 const LIMIT = 300 * 1024;
 const out = mkdtempSync(join(tmpdir(), 'kubesvc-explorer-bundle-'));

@@ -1,4 +1,5 @@
-// Public API of @kubesvc/explorer.
+// Public API of @kubesvc/explorer: the model the page shows. The HTTP handler, the server and
+// the page's assets, which do I/O, are in @kubesvc/explorer/node.
 export type {
   AllocatedIP,
   AllocationMap,
@@ -16,10 +17,3 @@ export type {
   TraceOutcomeView,
   TraceRequest,
 } from './explorer-model.js';
-export type { ExplorerHandler, ExplorerHandlerOptions, ExplorerSource } from './explorer-handler.js';
-export { EXPLORER_PREFIX, createExplorerHandler } from './explorer-handler.js';
-export type { ExplorerServer, ExplorerServerOptions } from './explorer-server.js';
-export { explorerLink, startExplorerServer } from './explorer-server.js';
-export type { UiAsset } from './ui-assets.js';
-export { UI_DIR, loadUiAssets } from './ui-assets.js';
-export { buildUi, ensureUiBuilt, isCheckout } from './ui-build.js';

@@ -1,7 +1,7 @@
 // The README's example, run as written: what it prints must be the README's output block.
 import { runReadmeExample } from '@kubesvc/testkit';
 import { beforeAll, expect, it } from 'vitest';
-import { ensureUiBuilt } from './ui-build.js';
+import { ensureUiBuilt } from './node/ui-build.js';
 
 beforeAll(async () => {
   expect(await ensureUiBuilt()).toBe(true);

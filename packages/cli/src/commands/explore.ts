@@ -2,7 +2,7 @@
 // 127.0.0.1 with a fresh bearer token that the printed link carries in its fragment.
 import { randomBytes } from 'node:crypto';
 import { type Command } from 'commander';
-import { createExplorerHandler, ensureUiBuilt, startExplorerServer } from '@kubesvc/explorer';
+import { createExplorerHandler, ensureUiBuilt, startExplorerServer } from '@kubesvc/explorer/node';
 import { inputError, usageError } from '../cli-error.js';
 import type { CliCommand, CommandContext } from './command.js';
 import { addProxierOptions, proxierConfigOf, type ProxierCommandOptions } from './proxier-options.js';

@@ -1,7 +1,8 @@
 // Where the explorer's model comes from: a dump (fixed), or the live objects of `kubesvc up`
 // (the informer's cache and the stored ClusterIP bitmap), recomputed after every change.
 import type { KubeObject, RangeAllocation } from '@kubesvc/api-types';
-import type { ExplorerModel, ExplorerSource } from '@kubesvc/explorer';
+import type { ExplorerModel } from '@kubesvc/explorer';
+import type { ExplorerSource } from '@kubesvc/explorer/node';
 import type { ProxierConfig } from '@kubesvc/proxy-iptables';
 import { SERVICE_IPS_KEY, type Informer, type Store } from '@kubesvc/runtime';
 import { dumpOf, type Dump } from '../dump/load-dump.js';

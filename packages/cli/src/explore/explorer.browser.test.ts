@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureUiBuilt } from '@kubesvc/explorer';
+import { ensureUiBuilt } from '@kubesvc/explorer/node';
 import { BIN, PACKAGE_ROOT, REPO_ROOT } from '../run-bin.fixtures.js';
 
 const exec = promisify(execFile);

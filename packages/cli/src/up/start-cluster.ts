@@ -29,7 +29,7 @@ import {
   type Store,
 } from '@kubesvc/runtime';
 import type { Service } from '@kubesvc/api-types';
-import { createExplorerHandler, ensureUiBuilt, explorerLink, type ExplorerHandler } from '@kubesvc/explorer';
+import { createExplorerHandler, ensureUiBuilt, explorerLink, type ExplorerHandler } from '@kubesvc/explorer/node';
 import { proxierConfig } from '@kubesvc/proxy-iptables';
 import { usageError } from '../cli-error.js';
 import { startLiveExplorerSource } from '../explore/explorer-sources.js';

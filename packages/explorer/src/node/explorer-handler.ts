@@ -3,7 +3,7 @@
 // traces. It is mounted by the API server of `kubesvc up` (an ApiServerExtension, matched by
 // shape) and by the read-only server of `kubesvc explore`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ExplorerModel, TraceAnswer, TraceRequest } from './explorer-model.js';
+import type { ExplorerModel, TraceAnswer, TraceRequest } from '../explorer-model.js';
 import { loadUiAssets, type UiAsset } from './ui-assets.js';
 
 export const EXPLORER_PREFIX = '/ui/';

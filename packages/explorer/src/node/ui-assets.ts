@@ -4,8 +4,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The folder `vite build` writes: beside src/ and dist/, so the same path works from either. */
-export const UI_DIR = fileURLToPath(new URL('../ui/', import.meta.url));
+/** The folder `vite build` writes: beside src/ and dist/, so the same path works from src/node/ and dist/node/. */
+export const UI_DIR = fileURLToPath(new URL('../../ui/', import.meta.url));
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',

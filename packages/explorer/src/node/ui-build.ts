@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UI_DIR } from './ui-assets.js';
 
-const PACKAGE_DIR = fileURLToPath(new URL('../', import.meta.url));
+const PACKAGE_DIR = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Whether this copy of the package is a checkout (it has the page's sources and build config). */
 export function isCheckout(): boolean {

@@ -2,7 +2,7 @@
 // fetch: the page's files without the token, the data only with it, the model pushed again as a
 // server-sent event after a change, and the trace's query passed through.
 import { afterEach, beforeAll, expect, it } from 'vitest';
-import type { ExplorerModel, TraceRequest } from './explorer-model.js';
+import type { ExplorerModel, TraceRequest } from '../explorer-model.js';
 import { createExplorerHandler, type ExplorerSource } from './explorer-handler.js';
 import { startExplorerServer, type ExplorerServer } from './explorer-server.js';
 import { ensureUiBuilt } from './ui-build.js';

@@ -205,6 +205,8 @@ const waitForReady: Interceptor = (options, nextCall) =>
     },
   });
 
+const MAX_INT32 = 2 ** 31 - 1;
+
 /** Connects to etcd and reads the current revision (so that a first watch knows where "now" is). */
 export async function openEtcdStore(options: EtcdStoreOptions): Promise<Store> {
   if (options.endpoints.length === 0) throw new Error('openEtcdStore: no endpoints');
@@ -219,6 +221,12 @@ export async function openEtcdStore(options: EtcdStoreOptions): Promise<Store> {
       // Find a dead connection under an open watch within about 40 s (etcd allows pings every 5 s).
       'grpc.keepalive_time_ms': 30_000,
       'grpc.keepalive_timeout_ms': 10_000,
+      // Any response size, as etcd's Go client (clientv3's default MaxCallRecvMsgSize is
+      // math.MaxInt32; upstream: client/v3/options.go). A watcher that is catching up gets up
+      // to 1,000 revisions in one response, with previous values: a few dozen writes of the
+      // /12 range object exceed gRPC's default 4 MiB, and over it the stream broke, reopened
+      // at the same revision, got the same response and broke again, for ever.
+      'grpc.max_receive_message_length': MAX_INT32,
     },
   });
   const store = new EtcdStore(client, options);

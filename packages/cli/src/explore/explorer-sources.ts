@@ -1,7 +1,7 @@
 // Where the explorer's model comes from: a dump (fixed), or the live objects of `kubesvc up`
-// (the informer's cache and the stored ClusterIP bitmap), recomputed after every change.
+// (the informer's cache and the stored ClusterIP bitmap), built again when read after a change.
 import type { KubeObject, RangeAllocation } from '@kubesvc/api-types';
-import type { ExplorerModel } from '@kubesvc/explorer';
+import type { ExplorerModel, TraceAnswer, TraceRequest } from '@kubesvc/explorer';
 import type { ExplorerSource } from '@kubesvc/explorer/node';
 import type { ProxierConfig } from '@kubesvc/proxy-iptables';
 import { SERVICE_IPS_KEY, type Informer, type Store } from '@kubesvc/runtime';
@@ -27,12 +27,26 @@ export function dumpExplorerSource(dump: Dump, options: ExplorerSourceOptions): 
 }
 
 export interface LiveExplorerSource extends ExplorerSource {
+  model(): Promise<ExplorerModel>;
+  trace(request: TraceRequest): Promise<TraceAnswer>;
   stop(): void;
 }
 
 const LIVE_RESOURCES = ['services', 'endpointslices', 'pods', 'namespaces'] as const;
 
-/** The live cluster: the model is rebuilt after each change the informer applies. */
+/**
+ * The page's events come no sooner after a rebuild than this many times the rebuild's own
+ * duration, so that a page left open on a busy cluster costs the control plane at most about a
+ * fifth of its time: a model of thousands of Services takes tens of milliseconds to build.
+ */
+const REBUILD_SPACING = 4;
+
+/**
+ * The live cluster. The model is built on demand: a change only marks it stale, and the next
+ * reader (a page's request, or an open event stream after the change) builds it once for
+ * everyone. Nothing is built while nobody looks, so an apiserver under a burst of writes with
+ * no page open spends nothing on the explorer.
+ */
 export async function startLiveExplorerSource(
   informer: Informer,
   store: Store,
@@ -51,39 +65,66 @@ export async function startLiveExplorerSource(
   const build = (): ExplorerModel =>
     explorerModelOf(dump, { mode: 'live', source, generation: ++generation, now: options.now(), proxier: options.proxier, serviceCIDRs: options.serviceCIDRs });
   let model = build();
-  // One rebuild at a time; changes during a rebuild ask for one more.
-  let running = false;
-  let again = false;
+  let stale = false;
   let stopped = false;
-  const refresh = async (): Promise<void> => {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = true;
+  let building: Promise<void> | undefined;
+  let lastEnd = 0;
+  let lastCost = 0;
+  const rebuild = async (): Promise<void> => {
+    stale = false;
+    const started = performance.now();
     try {
-      do {
-        again = false;
-        dump = await snapshot();
-        model = build();
-      } while (again && !stopped);
+      dump = await snapshot();
+      model = build();
+    } catch (error) {
+      stale = true;
+      throw error;
     } finally {
-      running = false;
+      lastEnd = performance.now();
+      lastCost = lastEnd - started;
     }
+  };
+  /** Builds the model if a change came since the last build; one build at a time, shared. */
+  const fresh = async (): Promise<void> => {
+    for (;;) {
+      if (building !== undefined) {
+        await building;
+        continue;
+      }
+      if (!stale || stopped) return;
+      building = rebuild().finally(() => {
+        building = undefined;
+      });
+    }
+  };
+  let notifyTimer: NodeJS.Timeout | undefined;
+  const notify = (): void => {
+    notifyTimer = undefined;
+    if (stopped) return;
     for (const listener of [...listeners]) listener();
   };
   const unsubscribe = informer.onChange(() => {
-    if (!stopped) void refresh().catch(() => undefined);
+    if (stopped) return;
+    stale = true;
+    if (listeners.size === 0 || notifyTimer !== undefined) return;
+    notifyTimer = setTimeout(notify, Math.max(0, lastEnd + REBUILD_SPACING * lastCost - performance.now()));
   });
   return {
-    model: () => model,
+    model: async () => {
+      await fresh();
+      return model;
+    },
     subscribe: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    trace: (request) => explorerTrace(dump, options.proxier, request),
+    trace: async (request) => {
+      await fresh();
+      return explorerTrace(dump, options.proxier, request);
+    },
     stop: () => {
       stopped = true;
+      if (notifyTimer !== undefined) clearTimeout(notifyTimer);
       unsubscribe();
       listeners.clear();
     },

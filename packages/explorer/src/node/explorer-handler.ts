@@ -10,11 +10,11 @@ export const EXPLORER_PREFIX = '/ui/';
 
 /** Where the model comes from: a live cluster or a dump. */
 export interface ExplorerSource {
-  /** The current model. */
-  model(): ExplorerModel;
+  /** The current model; a live source may build it when asked, after changes. */
+  model(): ExplorerModel | Promise<ExplorerModel>;
   /** Calls `listener` after each change; returns the unsubscribe. A dump never changes. */
   subscribe(listener: () => void): () => void;
-  trace(request: TraceRequest): TraceAnswer;
+  trace(request: TraceRequest): TraceAnswer | Promise<TraceAnswer>;
 }
 
 export interface ExplorerHandlerOptions {
@@ -54,9 +54,32 @@ export function createExplorerHandler(options: ExplorerHandlerOptions): Explorer
   const stream = (req: IncomingMessage, res: ServerResponse): void => {
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
     let timer: NodeJS.Timeout | undefined;
+    // One model in flight per stream, so that an older model never arrives after a newer one;
+    // a change while one is in flight asks for one more.
+    let sending = false;
+    let again = false;
     const push = (): void => {
       timer = undefined;
-      if (!res.writableEnded) res.write(`event: model\ndata: ${JSON.stringify(source.model())}\n\n`);
+      if (sending) {
+        again = true;
+        return;
+      }
+      sending = true;
+      void Promise.resolve()
+        .then(() => source.model())
+        .then(
+          (model) => {
+            if (!res.writableEnded) res.write(`event: model\ndata: ${JSON.stringify(model)}\n\n`);
+          },
+          () => undefined,
+        )
+        .finally(() => {
+          sending = false;
+          if (again && !res.writableEnded) {
+            again = false;
+            push();
+          }
+        });
     };
     const unsubscribe = source.subscribe(() => {
       timer ??= setTimeout(push, coalesceMs);
@@ -86,7 +109,7 @@ export function createExplorerHandler(options: ExplorerHandlerOptions): Explorer
       }
       switch (path) {
         case 'api/model':
-          sendJson(res, 200, source.model());
+          sendJson(res, 200, await source.model());
           return;
         case 'api/events':
           stream(req, res);
@@ -99,7 +122,7 @@ export function createExplorerHandler(options: ExplorerHandlerOptions): Explorer
             return;
           }
           const request: TraceRequest = { source: q.get('source') ?? '', destination: q.get('destination') ?? '', protocol: protocol as TraceRequest['protocol'] };
-          const answer = source.trace(request);
+          const answer = await source.trace(request);
           sendJson(res, answer.ok ? 200 : 400, answer);
           return;
         }

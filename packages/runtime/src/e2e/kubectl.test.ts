@@ -377,18 +377,18 @@ describe('typed kubectl generators (protobuf bodies)', () => {
   const SERVICE_IP = /^10\.(9[6-9]|10[0-9]|11[01])\.\d+\.\d+$/;
 
   async function svcJson(name: string): Promise<{ metadata: { labels?: Record<string, string> }; spec: Record<string, unknown> }> {
-    return JSON.parse(await ok('get', 'svc', name, '-n', 'typed', '-o', 'json')) as { metadata: { labels?: Record<string, string> }; spec: Record<string, unknown> };
+    return JSON.parse(await ok('get', 'svc', name, '-n', 'shop', '-o', 'json')) as { metadata: { labels?: Record<string, string> }; spec: Record<string, unknown> };
   }
 
-  it('kubectl create namespace typed', async () => {
-    expect((await ok('create', 'namespace', 'typed')).trim()).toBe('namespace/typed created');
-    const ns = JSON.parse(await ok('get', 'ns', 'typed', '-o', 'json')) as { metadata: { labels: Record<string, string> }; status: { phase: string } };
+  it('kubectl create namespace shop', async () => {
+    expect((await ok('create', 'namespace', 'shop')).trim()).toBe('namespace/shop created');
+    const ns = JSON.parse(await ok('get', 'ns', 'shop', '-o', 'json')) as { metadata: { labels: Record<string, string> }; status: { phase: string } };
     expect(ns.status.phase).toBe('Active');
-    expect(ns.metadata.labels['kubernetes.io/metadata.name']).toBe('typed');
+    expect(ns.metadata.labels['kubernetes.io/metadata.name']).toBe('shop');
   });
 
   it('kubectl create service clusterip web --tcp=80:8080: selector app=web, 80 -> 8080, a ClusterIP in the range', async () => {
-    expect((await ok('create', 'service', 'clusterip', 'web', '--tcp=80:8080', '-n', 'typed')).trim()).toBe('service/web created');
+    expect((await ok('create', 'service', 'clusterip', 'web', '--tcp=80:8080', '-n', 'shop')).trim()).toBe('service/web created');
     const svc = await svcJson('web');
     expect(svc.metadata.labels).toEqual({ app: 'web' });
     expect(svc.spec['selector']).toEqual({ app: 'web' });
@@ -398,7 +398,7 @@ describe('typed kubectl generators (protobuf bodies)', () => {
   });
 
   it('kubectl create service nodeport --node-port=30080 keeps the requested port', async () => {
-    expect((await ok('create', 'service', 'nodeport', 'web-np', '--tcp=80:8080', '--node-port=30080', '-n', 'typed')).trim()).toBe('service/web-np created');
+    expect((await ok('create', 'service', 'nodeport', 'web-np', '--tcp=80:8080', '--node-port=30080', '-n', 'shop')).trim()).toBe('service/web-np created');
     const svc = await svcJson('web-np');
     expect(svc.spec['type']).toBe('NodePort');
     expect(svc.spec['ports']).toEqual([{ name: '80-8080', protocol: 'TCP', port: 80, targetPort: 8080, nodePort: 30080 }]);
@@ -406,7 +406,7 @@ describe('typed kubectl generators (protobuf bodies)', () => {
   });
 
   it('kubectl create service loadbalancer with a named target port gets a NodePort allocated', async () => {
-    expect((await ok('create', 'service', 'loadbalancer', 'web-lb', '--tcp=443:https', '-n', 'typed')).trim()).toBe('service/web-lb created');
+    expect((await ok('create', 'service', 'loadbalancer', 'web-lb', '--tcp=443:https', '-n', 'shop')).trim()).toBe('service/web-lb created');
     const svc = await svcJson('web-lb');
     expect(svc.spec['type']).toBe('LoadBalancer');
     const [port] = svc.spec['ports'] as { name: string; port: number; targetPort: unknown; nodePort: number }[];
@@ -416,28 +416,28 @@ describe('typed kubectl generators (protobuf bodies)', () => {
   });
 
   it('kubectl create service externalname: no ClusterIP, the external name in the table', async () => {
-    expect((await ok('create', 'service', 'externalname', 'ext', '--external-name=example.com', '-n', 'typed')).trim()).toBe('service/ext created');
+    expect((await ok('create', 'service', 'externalname', 'ext', '--external-name=example.com', '-n', 'shop')).trim()).toBe('service/ext created');
     const svc = await svcJson('ext');
     expect(svc.spec['type']).toBe('ExternalName');
     expect(svc.spec['externalName']).toBe('example.com');
     expect(svc.spec['clusterIP']).toBeUndefined();
-    expect(tableRows(await ok('get', 'svc', 'ext', '-n', 'typed', '--no-headers'))[0]?.slice(1, 4)).toEqual(['ExternalName', '<none>', 'example.com']);
+    expect(tableRows(await ok('get', 'svc', 'ext', '-n', 'shop', '--no-headers'))[0]?.slice(1, 4)).toEqual(['ExternalName', '<none>', 'example.com']);
   });
 
   it("a taken --clusterip gets upstream's 422 text, and nothing is created", async () => {
-    const r = await kubectl.run('create', 'service', 'clusterip', 'taken', '--clusterip=10.96.0.1', '--tcp=80', '-n', 'typed');
+    const r = await kubectl.run('create', 'service', 'clusterip', 'taken', '--clusterip=10.96.0.1', '--tcp=80', '-n', 'shop');
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toBe(
       'error: failed to create ClusterIP service: Service "taken" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.1"}: failed to allocate IP 10.96.0.1: provided IP is already allocated',
     );
-    expect((await kubectl.run('get', 'svc', 'taken', '-n', 'typed')).code).toBe(1);
+    expect((await kubectl.run('get', 'svc', 'taken', '-n', 'shop')).code).toBe(1);
   });
 
   it('--dry-run=server is refused as the API refuses every dry run, and nothing is created', async () => {
-    const r = await kubectl.run('create', 'service', 'clusterip', 'dry', '--tcp=80', '-n', 'typed', '--dry-run=server');
+    const r = await kubectl.run('create', 'service', 'clusterip', 'dry', '--tcp=80', '-n', 'shop', '--dry-run=server');
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toBe('error: failed to create ClusterIP service: dryRun is not supported by this server');
-    expect((await kubectl.run('get', 'svc', 'dry', '-n', 'typed')).code).toBe(1);
+    expect((await kubectl.run('get', 'svc', 'dry', '-n', 'shop')).code).toBe(1);
   });
 
   it('kubectl debug node sends a protobuf Pod, which is not decoded: a 415 naming JSON', async () => {

@@ -4,7 +4,7 @@
 // and the media types a resource does not decode get a 415 naming the ones it does.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PROTOBUF_MEDIA_TYPE } from '../registry/protobuf/envelope.js';
-import { DRAIN_DELETE_OPTIONS_HEX, KUBECTL_CAPTURES, PROTOC_FIXTURES } from '../registry/protobuf/protobuf.fixtures.js';
+import { DEBUG_POD_HEX, DRAIN_DELETE_OPTIONS_HEX, KUBECTL_CAPTURES, PROTOC_FIXTURES } from '../registry/protobuf/protobuf.fixtures.js';
 import { openRegistry, type Registry } from '../registry/registry.js';
 import { openMemoryStore } from '../store/memory/memory-store.js';
 import type { Store } from '../store/types.js';
@@ -109,6 +109,19 @@ describe('creating from protobuf', () => {
     ]);
   });
 
+  it("kubectl debug node's Pod body creates the Pod with its containers and volumes kept, defaulted as a JSON Pod is", async () => {
+    const r = await postProtobuf('/api/v1/namespaces/default/pods', DEBUG_POD_HEX);
+    expect(r.status).toBe(201);
+    expect(r.json['spec']).toMatchObject({
+      volumes: [{ name: 'host-root', hostPath: { path: '/' } }],
+      containers: [{ name: 'debugger', image: 'busybox', volumeMounts: [{ name: 'host-root', mountPath: '/host' }] }],
+      nodeName: 'node-1',
+      hostNetwork: true,
+      dnsPolicy: 'ClusterFirst',
+      enableServiceLinks: true,
+    });
+  });
+
   it('a malformed body is a 400 before anything is written; dryRun is refused as for JSON', async () => {
     const cut = KUBECTL_CAPTURES.clusterip.hex.slice(0, 40);
     const bad = await postProtobuf(SERVICES, cut);
@@ -122,24 +135,17 @@ describe('creating from protobuf', () => {
 });
 
 describe('media types', () => {
-  it('a Pod body in protobuf is a 415 naming JSON only: Pods are not decoded from protobuf', async () => {
-    const r = await call('POST', '/api/v1/namespaces/default/pods', hexBytes(KUBECTL_CAPTURES.clusterip.hex), { 'Content-Type': PROTOBUF_MEDIA_TYPE });
-    expect(r.status).toBe(415);
+  it('a YAML body is a 415 naming JSON and protobuf', async () => {
+    const r = await call('POST', SERVICES, 'apiVersion: v1\nkind: Service\n', { 'Content-Type': 'application/yaml' });
     expect(r.json).toEqual({
       kind: 'Status',
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
-      message: 'the body of the request was in an unknown format - accepted media types include: application/json',
+      message: 'the body of the request was in an unknown format - accepted media types include: application/json, application/vnd.kubernetes.protobuf',
       reason: 'UnsupportedMediaType',
       code: 415,
     });
-  });
-
-  it('a YAML body for a Service is a 415 naming JSON and protobuf', async () => {
-    const r = await call('POST', SERVICES, 'apiVersion: v1\nkind: Service\n', { 'Content-Type': 'application/yaml' });
-    expect(r.status).toBe(415);
-    expect(r.json['message']).toBe('the body of the request was in an unknown format - accepted media types include: application/json, application/vnd.kubernetes.protobuf');
   });
 
   it('an Accept of protobuf alone is a 406 naming JSON, before the body is read or the object looked up', async () => {

@@ -440,10 +440,13 @@ describe('typed kubectl generators (protobuf bodies)', () => {
     expect((await kubectl.run('get', 'svc', 'dry', '-n', 'shop')).code).toBe(1);
   });
 
-  it('kubectl debug node sends a protobuf Pod, which is not decoded: a 415 naming JSON', async () => {
-    const r = await kubectl.run('debug', 'node/node-1', '--image=busybox');
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('Error from server (UnsupportedMediaType): the body of the request was in an unknown format - accepted media types include: application/json');
+  it('kubectl debug node creates its debugging pod on the node, with the host filesystem mounted', async () => {
+    const r = await kubectl.run('debug', 'node/node-1', '--image=busybox', '--profile=general');
+    expect(r.code, r.stderr).toBe(0);
+    const name = /^Creating debugging pod (node-debugger-node-1-[a-z0-9]{5}) with container debugger on node node-1\.$/.exec(r.stdout.trim())?.[1];
+    expect(name).toBeDefined();
+    const pod = JSON.parse(await ok('get', 'pod', name ?? '', '-o', 'json')) as { spec: Record<string, unknown> };
+    expect(pod.spec).toMatchObject({ nodeName: 'node-1', hostNetwork: true, hostPID: true, volumes: [{ name: 'host-root', hostPath: { path: '/' } }] });
   });
 
   // Last: it deletes the pods on node-1 that the sessions above made.

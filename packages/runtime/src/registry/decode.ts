@@ -18,6 +18,7 @@ import type { ResourceInfo } from './resources.js';
 import { OPEN_PATHS, pruneUnknown, unknownFields } from './unknown-fields.js';
 import { openEnvelope, PROTOBUF_MEDIA_TYPE } from './protobuf/envelope.js';
 import { DeleteOptions, Endpoints, EndpointSlice, Event, Namespace, Node, Service } from './protobuf/messages.js';
+import { Pod } from './protobuf/pod-messages.js';
 import type { MessageSpec } from './protobuf/schema.js';
 import { decodeMessage } from './protobuf/unmarshal.js';
 import { ProtoError } from './protobuf/wire.js';
@@ -147,13 +148,14 @@ export function decodeValue(info: ResourceInfo, value: Record<string, unknown>, 
   return { ok: true, value: { object: decoded.value, warnings } };
 }
 
-/** The object messages a protobuf body may carry, by `apiVersion kind`. Pods are not among them: their spec's message tree is not written here. */
+/** The object messages a protobuf body may carry, by `apiVersion kind`: every kind the registry serves. */
 const PROTOBUF_MESSAGES: ReadonlyMap<string, MessageSpec> = new Map([
   ['v1 Namespace', Namespace],
   ['v1 Service', Service],
   ['v1 Endpoints', Endpoints],
   ['v1 Event', Event],
   ['v1 Node', Node],
+  ['v1 Pod', Pod],
   ['discovery.k8s.io/v1 EndpointSlice', EndpointSlice],
 ]);
 

@@ -7,7 +7,8 @@ import { decodeBody, decodeProtobufDeleteOptions, type DecodeResult } from '../d
 import { RESOURCES, type ResourceName } from '../resources.js';
 import { PROTOBUF_MEDIA_TYPE } from './envelope.js';
 import { Service } from './messages.js';
-import { DRAIN_DELETE_OPTIONS_HEX, KUBECTL_CAPTURES, PROTOC_FIXTURES } from './protobuf.fixtures.js';
+import { Pod } from './pod-messages.js';
+import { DEBUG_POD_HEX, DRAIN_DELETE_OPTIONS_HEX, KUBECTL_CAPTURES, PROTOC_FIXTURES } from './protobuf.fixtures.js';
 import { decodeMessage } from './unmarshal.js';
 import { ProtoError } from './wire.js';
 
@@ -52,6 +53,27 @@ describe("kubectl's typed generators: the bytes become the JSON kubectl prints f
       expect(decoded(resource, capture.hex)).toEqual(JSON.parse(capture.dryRunJson));
     });
   }
+});
+
+describe("kubectl debug node's Pod", () => {
+  it('the inline VolumeSource prints in the volume, the empty resources struct as {}, explicit false and "" non-pointers drop out', () => {
+    expect(decoded('pods', DEBUG_POD_HEX)).toEqual({
+      kind: 'Pod',
+      apiVersion: 'v1',
+      metadata: { name: 'node-debugger-node-1-sf6tn', creationTimestamp: null },
+      spec: {
+        volumes: [{ name: 'host-root', hostPath: { path: '/' } }],
+        containers: [{ name: 'debugger', image: 'busybox', resources: {}, volumeMounts: [{ name: 'host-root', mountPath: '/host' }], terminationMessagePolicy: 'File' }],
+        restartPolicy: 'Never',
+        nodeName: 'node-1',
+        hostNetwork: true,
+        hostPID: true,
+        hostIPC: true,
+        tolerations: [{ operator: 'Exists' }],
+      },
+      status: {},
+    });
+  });
 });
 
 describe('other kinds, encoded by protoc from the upstream .proto files', () => {
@@ -280,6 +302,16 @@ describe('the generated Unmarshal semantics', () => {
     // ports [{port: 2^32 + 80}], ports [{port: -1 as ten bytes}]
     expect(service('1208 0a06 18d080808010 120d 0a0b 18ffffffffffffffffff01')).toMatchObject({
       spec: { ports: [{ port: 80 }, { port: -1 }] },
+    });
+  });
+
+  it('a repeated number may come packed or not; a nil pointer without omitempty prints null; an inline struct prints in its parent', () => {
+    // spec {securityContext {supplementalGroups packed [1, 2], then 3 unpacked},
+    //       containers [{name "c", livenessProbe {handler {grpc {port 9}}}}]}
+    const hex = '1215 7206 2202010220 03 120b 0a0163 5206 0a04 22020809';
+    expect(decodeMessage(Pod, bytes(hex))['spec']).toEqual({
+      containers: [{ name: 'c', resources: {}, livenessProbe: { grpc: { port: 9, service: null } } }],
+      securityContext: { supplementalGroups: [1, 2, 3] },
     });
   });
 

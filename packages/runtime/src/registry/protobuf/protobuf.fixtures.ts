@@ -86,6 +86,18 @@ export const KUBECTL_CAPTURES = {
  */
 export const DRAIN_DELETE_OPTIONS_HEX = '6b3873000a130a027631120d44656c6574654f7074696f6e73120208051a002200';
 
+/**
+ * The POST body of `kubectl debug node/node-1 --image=busybox` (kubectl's typed pod client):
+ * a Pod with a hostPath volume, host namespaces and a toleration. There is no dry run for
+ * debug; the fields it sets were read with `protoc --decode=k8s.io.api.core.v1.Pod`.
+ */
+export const DEBUG_POD_HEX =
+  '6b3873000a090a0276311203506f6412d7010a2a0a1a6e6f64652d64656275676765722d6e6f64652d312d736636746e' +
+  '12001a0022002a003200380042001293010a120a09686f73742d726f6f7412050a030a012f12450a0864656275676765' +
+  '72120762757379626f782a0042004a180a09686f73742d726f6f7410001a052f686f7374220032006a00720080010088' +
+  '0100900100a2010446696c651a054e65766572320042004a0052066e6f64652d315801600168018201008a01009a0100' +
+  'b2010e0a0012064578697374731a002200c201001a130a001a0022002a0032004a005a0072008801001a002200';
+
 export interface ProtocFixture {
   /** The object's text message, as given to protoc. */
   readonly text: string;

@@ -3,6 +3,7 @@
 // names it), its type, and the two facts of the Go struct that decide the JSON: whether the Go
 // field is a pointer (present only when the body sets it) and whether its json tag has
 // omitempty. Fields are listed in the Go struct's order, which is the order of the JSON keys.
+// An embedded struct tagged `json:",inline"` prints its fields in the enclosing object.
 
 /** Types whose Go Unmarshal is hand-written upstream, with behaviour of their own. */
 export type CustomMessage =
@@ -37,6 +38,8 @@ export interface FieldSpec {
   /** A Go pointer: rendered whenever the body had it, zero or not. */
   readonly pointer: boolean;
   readonly omitempty: boolean;
+  /** An embedded struct with `json:",inline"`: its fields print in the enclosing object. */
+  readonly inline: boolean;
 }
 
 export interface FieldOptions {
@@ -45,6 +48,8 @@ export interface FieldOptions {
   readonly pointer?: true;
   /** The json tag has no omitempty. */
   readonly keep?: true;
+  /** An embedded struct whose json tag is `,inline` (Probe's ProbeHandler, Volume's VolumeSource). */
+  readonly inline?: true;
 }
 
 function capitalised(json: string): string {
@@ -52,7 +57,7 @@ function capitalised(json: string): string {
 }
 
 function field(number: number, json: string, type: FieldSpec['type'], shape: FieldSpec['shape'], options: FieldOptions): FieldSpec {
-  return { number, json, go: options.go ?? capitalised(json), type, shape, pointer: options.pointer === true, omitempty: options.keep !== true };
+  return { number, json, go: options.go ?? capitalised(json), type, shape, pointer: options.pointer === true, omitempty: options.keep !== true, inline: options.inline === true };
 }
 
 /** A singular field. */

@@ -105,6 +105,10 @@ export function unmarshalInto(spec: MessageSpec, r: WireReader, start: number, e
       r.pos = after;
       continue;
     }
+    if (f.shape === 'list' && wireTypeOf(f) === 0 && wireType === 2) {
+      readPacked(f, r, end, start, into);
+      continue;
+    }
     if (wireType !== wireTypeOf(f)) throw new ProtoError(`proto: wrong wireType = ${wireType} for field ${f.go}`);
     if (f.shape === 'map') {
       readMapEntry(f, r, end, start, into);
@@ -135,6 +139,20 @@ export function unmarshalInto(spec: MessageSpec, r: WireReader, start: number, e
       into.set(f.json, value);
     }
   }
+}
+
+/**
+ * A packed repeated number (the generated code takes packed and unpacked alike). Each varint is
+ * bounded by the message, not the packed run, and reading goes on from where the last one ends.
+ */
+function readPacked(f: FieldSpec, r: WireReader, end: number, msgStart: number, into: GoStruct): void {
+  const post = r.lengthEnd(end, msgStart);
+  let items = into.get(f.json);
+  if (!Array.isArray(items)) {
+    items = [];
+    into.set(f.json, items);
+  }
+  while (r.pos < post) (items as GoValue[]).push(readScalar(r, f.type as Scalar, end, msgStart));
 }
 
 /**
@@ -307,7 +325,13 @@ export function renderStruct(spec: MessageSpec, struct: GoStruct): Record<string
     }
     const sub = messageOf(f);
     if (f.pointer) {
+      // A nil pointer prints null unless omitempty leaves it out (GRPCAction's service).
       if (v !== undefined) out[f.json] = renderElement(f, v);
+      else if (!f.omitempty) out[f.json] = null;
+      continue;
+    }
+    if (sub !== undefined && f.inline) {
+      Object.assign(out, renderStruct(sub, v instanceof Map ? (v as GoStruct) : new Map<string, GoValue>()));
       continue;
     }
     if (sub !== undefined) {

@@ -87,7 +87,7 @@ describe('creating from protobuf', () => {
   it('an update may be protobuf too: PUT of an Endpoints body', async () => {
     const created = await registry.create('endpoints', 'default', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'db' } });
     if (!created.ok) throw new Error(created.error.message);
-    const rv = created.value.metadata?.resourceVersion ?? '';
+    const rv = (created.value as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion ?? '';
     // Without a resourceVersion the update reaches validation, as a JSON body does.
     const unconditional = await call('PUT', '/api/v1/namespaces/default/endpoints/db', hexBytes(PROTOC_FIXTURES.endpoints.hex), { 'Content-Type': PROTOBUF_MEDIA_TYPE });
     expect(unconditional.json['message']).toBe('Endpoints "db" is invalid: metadata.resourceVersion: Invalid value: "": must be specified for an update');

@@ -81,10 +81,13 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The DeleteOptions of a delete: the body (kubectl sends one) and the query, the query last. */
-export function deleteOptions(query: URLSearchParams, body: string): Parsed<DeleteRequestOptions> {
-  let fromBody: Record<string, unknown> = {};
-  if (body.trim() !== '') {
+/**
+ * The DeleteOptions of a delete: the body (kubectl sends one; JSON text, or the object a
+ * protobuf body carried) and the query, the query last.
+ */
+export function deleteOptions(query: URLSearchParams, body: string | Record<string, unknown>): Parsed<DeleteRequestOptions> {
+  let fromBody: Record<string, unknown> = typeof body === 'string' ? {} : body;
+  if (typeof body === 'string' && body.trim() !== '') {
     let raw: unknown;
     try {
       raw = JSON.parse(body);

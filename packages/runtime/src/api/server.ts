@@ -13,7 +13,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { ApiStatus, KubeObject } from '@kubesvc/api-types';
 import { dispatch } from '../registry/dispatch.js';
-import { badRequestError, internalError, isApiError, MAX_REQUEST_BODY_BYTES, requestEntityTooLargeError, unsupportedMediaTypeError, type ApiError } from '../registry/errors.js';
+import { badRequestError, internalError, isApiError, MAX_REQUEST_BODY_BYTES, notAcceptableError, requestEntityTooLargeError, unsupportedMediaTypeError, type ApiError } from '../registry/errors.js';
 import type { ObjectList, Registry } from '../registry/registry.js';
 import { RESOURCES, type ResourceInfo, type ResourceName } from '../registry/resources.js';
 import { STATUS_RESOURCES } from '../registry/registry.js';
@@ -21,7 +21,8 @@ import { insecureBindError } from './bind-security.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.js';
 import { openApiV3Document, openApiV3Index } from './openapi.js';
 import { deleteOptions, listOptions, writeOptions, type Parsed } from './query-options.js';
-import type { FieldValidation } from '../registry/decode.js';
+import { decodeProtobufDeleteOptions, decodesProtobuf, type BodyMediaType, type FieldValidation } from '../registry/decode.js';
+import { PROTOBUF_MEDIA_TYPE } from '../registry/protobuf/envelope.js';
 import { methodNotAllowedStatus, pathNotFoundStatus, unauthorizedStatus } from './status-bodies.js';
 import type { IncludeObject, TableContext, TablePrinter } from './table-hook.js';
 import { startWatch, type WatchSession } from './watch.js';
@@ -143,38 +144,88 @@ function tokenMatches(header: string | undefined, token: string): boolean {
 }
 
 /**
- * The media types a create or update body may have. A body in any other type (kubectl's typed
- * clients send `application/vnd.kubernetes.protobuf`, as `kubectl create service` does) is a
- * 415 naming them, as the apiserver answers for a type it has no serializer for.
+ * The media types a create or update body may have: JSON, and Kubernetes' protobuf for the
+ * kinds the registry has messages for (kubectl's typed clients send it: `kubectl create
+ * service`, `create namespace`). A body in any other type is a 415 naming them, as the
+ * apiserver answers for a type it has no serializer for.
  * upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/negotiation/negotiate.go
  *           (NegotiateInputSerializerForMediaType)
  */
-const BODY_MEDIA_TYPES = ['application/json'] as const;
+function bodyMediaTypes(info: ResourceInfo): readonly BodyMediaType[] {
+  return decodesProtobuf(info) ? ['application/json', PROTOBUF_MEDIA_TYPE] : ['application/json'];
+}
 
-function unsupportedBody(req: IncomingMessage): ApiError | undefined {
+/** The body's media type without parameters, lower-cased; undefined when there is none. */
+function contentMediaType(req: IncomingMessage): string | undefined {
   const header = req.headers['content-type'];
   if (header === undefined || header === '') return undefined;
   const semicolon = header.indexOf(';');
-  const media = (semicolon >= 0 ? header.slice(0, semicolon) : header).trim().toLowerCase();
-  return (BODY_MEDIA_TYPES as readonly string[]).includes(media) || media === '*/*' ? undefined : unsupportedMediaTypeError(BODY_MEDIA_TYPES);
+  return (semicolon >= 0 ? header.slice(0, semicolon) : header).trim().toLowerCase();
 }
 
-/** What a create or update (POST, PUT) hands the registry: the object's bytes and the field validation asked for. */
+function bodyMediaType(req: IncomingMessage, info: ResourceInfo): Parsed<BodyMediaType> {
+  const media = contentMediaType(req);
+  if (media === undefined || media === '*/*') return { ok: true, value: 'application/json' };
+  const accepted = bodyMediaTypes(info);
+  return (accepted as readonly string[]).includes(media) ? { ok: true, value: media as BodyMediaType } : { ok: false, error: unsupportedMediaTypeError(accepted) };
+}
+
+/** What this server writes: JSON only (a Table is JSON too). */
+const RESPONSE_MEDIA_TYPES = ['application/json'] as const;
+
+/**
+ * Whether the Accept header allows a JSON answer: no header, or a clause for application/json,
+ * application/* or *\/* whose parameters the server can honour (`stream` other than watch, or a
+ * server version `sv`, rule a clause out). Clients that accept protobuf list JSON after it
+ * (client-go: `application/vnd.kubernetes.protobuf,application/json`); one that accepts only
+ * protobuf gets a 406.
+ * upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/negotiation/negotiate.go
+ *           (NegotiateMediaTypeOptions, acceptMediaTypeOptions)
+ */
+function acceptsJson(accept: string | undefined): boolean {
+  if (accept === undefined || accept.trim() === '') return true;
+  return accept.split(',').some((clause) => {
+    const [media = '', ...params] = clause.split(';').map((p) => p.trim());
+    const [type = '', subtype = ''] = media.toLowerCase().split('/');
+    const matches = (type === 'application' && (subtype === 'json' || subtype === '*')) || (type === '*' && subtype === '*') || media === '*';
+    if (!matches) return false;
+    return params.every((p) => {
+      const eq = p.indexOf('=');
+      const key = (eq < 0 ? p : p.slice(0, eq)).trim().toLowerCase();
+      const value = eq < 0 ? '' : p.slice(eq + 1).trim();
+      if (key === 'stream') return value === '' || value === 'watch';
+      if (key === 'sv') return value === '';
+      return true;
+    });
+  });
+}
+
+/** What a create or update (POST, PUT) hands the registry: the object's bytes, their media type and the field validation asked for. */
 interface ObjectWrite {
   readonly body: Uint8Array;
+  readonly mediaType: BodyMediaType;
   readonly fieldValidation?: FieldValidation;
 }
 
 /** The query's write options, the body's media type, then the body: each refusal as upstream answers it. */
-async function objectWrite(req: IncomingMessage, query: URLSearchParams, kind: 'CreateOptions' | 'UpdateOptions'): Promise<Parsed<ObjectWrite>> {
+async function objectWrite(req: IncomingMessage, query: URLSearchParams, kind: 'CreateOptions' | 'UpdateOptions', info: ResourceInfo): Promise<Parsed<ObjectWrite>> {
   const write = writeOptions(query, kind);
   if (!write.ok) return write;
   if (write.value.dryRun) return { ok: false, error: dryRunRefused() };
-  const media = unsupportedBody(req);
-  if (media !== undefined) return { ok: false, error: media };
+  const mediaType = bodyMediaType(req, info);
+  if (!mediaType.ok) return mediaType;
   const body = await readBody(req);
   const bytes = new Uint8Array(body.buffer, body.byteOffset, body.length);
-  return { ok: true, value: write.value.fieldValidation === undefined ? { body: bytes } : { body: bytes, fieldValidation: write.value.fieldValidation } };
+  return {
+    ok: true,
+    value: { body: bytes, mediaType: mediaType.value, ...(write.value.fieldValidation === undefined ? {} : { fieldValidation: write.value.fieldValidation }) },
+  };
+}
+
+/** A delete's body: JSON text, or a protobuf DeleteOptions (client-go's typed clients send one) as the JSON object it carries. */
+function deleteBody(req: IncomingMessage, body: Buffer): Parsed<string | Record<string, unknown>> {
+  if (contentMediaType(req) !== PROTOBUF_MEDIA_TYPE || body.length === 0) return { ok: true, value: body.toString('utf8') };
+  return decodeProtobufDeleteOptions(new Uint8Array(body.buffer, body.byteOffset, body.length));
 }
 
 class BodyTooLarge extends Error {}
@@ -264,6 +315,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     const method = req.method ?? 'GET';
     const { info } = route;
     const resource = info.resource;
+    // Every handler negotiates its answer's media type first, before reading anything else.
+    if (!acceptsJson(req.headers.accept)) return errorReply(notAcceptableError(RESPONSE_MEDIA_TYPES));
     if (route.kind === 'collection') {
       const namespace = route.namespace ?? '';
       const allNamespaces = info.namespaced && route.namespace === undefined;
@@ -325,13 +378,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       }
       if (allNamespaces) return statusReply(methodNotAllowedStatus());
       if (method === 'POST') {
-        const write = await objectWrite(req, query, 'CreateOptions');
+        const write = await objectWrite(req, query, 'CreateOptions', info);
         if (!write.ok) return errorReply(write.error);
         return fromDispatch(await dispatch(registry, { verb: 'create', resource, namespace, ...write.value }));
       }
       if (method === 'DELETE') {
-        const body = await readBody(req);
-        const del = deleteOptions(query, body.toString('utf8'));
+        const body = deleteBody(req, await readBody(req));
+        if (!body.ok) return errorReply(body.error);
+        const del = deleteOptions(query, body.value);
         if (!del.ok) return errorReply(del.error);
         if (del.value.dryRun) return errorReply(dryRunRefused());
         const opts = listOptions(query, resource);
@@ -352,7 +406,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         return asTable(req, query, resource, [object], rv === undefined ? {} : { resourceVersion: rv }) ?? { code: 200, body: object };
       }
       case 'PUT': {
-        const write = await objectWrite(req, query, 'UpdateOptions');
+        const write = await objectWrite(req, query, 'UpdateOptions', info);
         if (!write.ok) return errorReply(write.error);
         return fromDispatch(await dispatch(registry, { verb: 'update', resource, namespace, name, ...write.value, ...(sub === undefined ? {} : { subresource: sub }) }));
       }
@@ -379,8 +433,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       }
       case 'DELETE': {
         if (sub !== undefined) return statusReply(methodNotAllowedStatus());
-        const body = await readBody(req);
-        const del = deleteOptions(query, body.toString('utf8'));
+        const body = deleteBody(req, await readBody(req));
+        if (!body.ok) return errorReply(body.error);
+        const del = deleteOptions(query, body.value);
         if (!del.ok) return errorReply(del.error);
         if (del.value.dryRun) return errorReply(dryRunRefused());
         return fromDispatch(

@@ -371,11 +371,94 @@ describe('watch', () => {
   });
 });
 
-describe('typed kubectl generators', () => {
-  it('kubectl create service sends protobuf, which kubesvc does not decode: a 415 naming the accepted type, nothing created', async () => {
-    const r = await kubectl.run('create', 'service', 'clusterip', 'proto', '--tcp', '8080:80');
+// kubectl's typed clients send protobuf bodies (application/vnd.kubernetes.protobuf), with
+// `Accept: application/vnd.kubernetes.protobuf,application/json`; the answers are JSON.
+describe('typed kubectl generators (protobuf bodies)', () => {
+  const SERVICE_IP = /^10\.(9[6-9]|10[0-9]|11[01])\.\d+\.\d+$/;
+
+  async function svcJson(name: string): Promise<{ metadata: { labels?: Record<string, string> }; spec: Record<string, unknown> }> {
+    return JSON.parse(await ok('get', 'svc', name, '-n', 'shop', '-o', 'json')) as { metadata: { labels?: Record<string, string> }; spec: Record<string, unknown> };
+  }
+
+  it('kubectl create namespace shop', async () => {
+    expect((await ok('create', 'namespace', 'shop')).trim()).toBe('namespace/shop created');
+    const ns = JSON.parse(await ok('get', 'ns', 'shop', '-o', 'json')) as { metadata: { labels: Record<string, string> }; status: { phase: string } };
+    expect(ns.status.phase).toBe('Active');
+    expect(ns.metadata.labels['kubernetes.io/metadata.name']).toBe('shop');
+  });
+
+  it('kubectl create service clusterip web --tcp=80:8080: selector app=web, 80 -> 8080, a ClusterIP in the range', async () => {
+    expect((await ok('create', 'service', 'clusterip', 'web', '--tcp=80:8080', '-n', 'shop')).trim()).toBe('service/web created');
+    const svc = await svcJson('web');
+    expect(svc.metadata.labels).toEqual({ app: 'web' });
+    expect(svc.spec['selector']).toEqual({ app: 'web' });
+    expect(svc.spec['type']).toBe('ClusterIP');
+    expect(svc.spec['ports']).toEqual([{ name: '80-8080', protocol: 'TCP', port: 80, targetPort: 8080 }]);
+    expect(svc.spec['clusterIP']).toMatch(SERVICE_IP);
+  });
+
+  it('kubectl create service nodeport --node-port=30080 keeps the requested port', async () => {
+    expect((await ok('create', 'service', 'nodeport', 'web-np', '--tcp=80:8080', '--node-port=30080', '-n', 'shop')).trim()).toBe('service/web-np created');
+    const svc = await svcJson('web-np');
+    expect(svc.spec['type']).toBe('NodePort');
+    expect(svc.spec['ports']).toEqual([{ name: '80-8080', protocol: 'TCP', port: 80, targetPort: 8080, nodePort: 30080 }]);
+    expect(svc.spec['clusterIP']).toMatch(SERVICE_IP);
+  });
+
+  it('kubectl create service loadbalancer with a named target port gets a NodePort allocated', async () => {
+    expect((await ok('create', 'service', 'loadbalancer', 'web-lb', '--tcp=443:https', '-n', 'shop')).trim()).toBe('service/web-lb created');
+    const svc = await svcJson('web-lb');
+    expect(svc.spec['type']).toBe('LoadBalancer');
+    const [port] = svc.spec['ports'] as { name: string; port: number; targetPort: unknown; nodePort: number }[];
+    expect(port).toMatchObject({ name: '443-https', port: 443, targetPort: 'https' });
+    expect(port?.nodePort).toBeGreaterThanOrEqual(30000);
+    expect(port?.nodePort).toBeLessThanOrEqual(32767);
+  });
+
+  it('kubectl create service externalname: no ClusterIP, the external name in the table', async () => {
+    expect((await ok('create', 'service', 'externalname', 'ext', '--external-name=example.com', '-n', 'shop')).trim()).toBe('service/ext created');
+    const svc = await svcJson('ext');
+    expect(svc.spec['type']).toBe('ExternalName');
+    expect(svc.spec['externalName']).toBe('example.com');
+    expect(svc.spec['clusterIP']).toBeUndefined();
+    expect(tableRows(await ok('get', 'svc', 'ext', '-n', 'shop', '--no-headers'))[0]?.slice(1, 4)).toEqual(['ExternalName', '<none>', 'example.com']);
+  });
+
+  it("a taken --clusterip gets upstream's 422 text, and nothing is created", async () => {
+    const r = await kubectl.run('create', 'service', 'clusterip', 'taken', '--clusterip=10.96.0.1', '--tcp=80', '-n', 'shop');
     expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toBe('error: failed to create ClusterIP service: the body of the request was in an unknown format - accepted media types include: application/json');
-    expect((await kubectl.run('get', 'svc', 'proto')).code).toBe(1);
+    expect(r.stderr.trim()).toBe(
+      'error: failed to create ClusterIP service: Service "taken" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.1"}: failed to allocate IP 10.96.0.1: provided IP is already allocated',
+    );
+    expect((await kubectl.run('get', 'svc', 'taken', '-n', 'shop')).code).toBe(1);
+  });
+
+  it('--dry-run=server is refused as the API refuses every dry run, and nothing is created', async () => {
+    const r = await kubectl.run('create', 'service', 'clusterip', 'dry', '--tcp=80', '-n', 'shop', '--dry-run=server');
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe('error: failed to create ClusterIP service: dryRun is not supported by this server');
+    expect((await kubectl.run('get', 'svc', 'dry', '-n', 'shop')).code).toBe(1);
+  });
+
+  it('kubectl debug node creates its debugging pod on the node, with the host filesystem mounted', async () => {
+    const r = await kubectl.run('debug', 'node/node-1', '--image=busybox', '--profile=general');
+    expect(r.code, r.stderr).toBe(0);
+    const name = /^Creating debugging pod (node-debugger-node-1-[a-z0-9]{5}) with container debugger on node node-1\.$/.exec(r.stdout.trim())?.[1];
+    expect(name).toBeDefined();
+    const pod = JSON.parse(await ok('get', 'pod', name ?? '', '-o', 'json')) as { spec: Record<string, unknown> };
+    expect(pod.spec).toMatchObject({ nodeName: 'node-1', hostNetwork: true, hostPID: true, volumes: [{ name: 'host-root', hostPath: { path: '/' } }] });
+  });
+
+  // Last: it deletes the pods on node-1 that the sessions above made.
+  it('kubectl drain deletes pods with protobuf DeleteOptions bodies', async () => {
+    const before = tableRows(await ok('get', 'pods', '--no-headers', '-o', 'custom-columns=NAME:.metadata.name', '--field-selector', 'spec.nodeName=node-1')).map((r) => r[0]);
+    expect(before.length).toBeGreaterThan(0);
+    const r = await kubectl.run('drain', 'node-1', '--disable-eviction', '--force', '--grace-period=1', '--timeout=20s');
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toBe('node/node-1 cordoned');
+    expect(lines.filter((l) => l.endsWith(' deleted')).sort()).toEqual(before.map((name) => `pod/${name} deleted`).sort());
+    expect(lines.at(-1)).toBe('node/node-1 drained');
+    expect((await ok('get', 'pods', '--no-headers', '--field-selector', 'spec.nodeName=node-1', '-A')).trim()).toBe('');
   });
 });

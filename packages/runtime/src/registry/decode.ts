@@ -1,18 +1,27 @@
 // A request body to a typed object, refusing what kube-apiserver refuses before it touches
-// storage: a body over 3 MiB, text that is not JSON, an object of another kind or version,
-// unknown fields under strict field validation, and values of the wrong JSON type.
+// storage: a body over 3 MiB, text that is not JSON (or bytes that are not Kubernetes'
+// protobuf), an object of another kind or version, unknown fields under strict field
+// validation, and values of the wrong JSON type. A protobuf body becomes the JSON Go would print
+// for the object it carries, then takes the JSON path.
 // upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go (limitedReadBody,
 //           transformDecodeError, summarizeData), handlers/create.go and update.go (decode,
 //           fieldValidation, "the API version in the data ... does not match ..."),
 //           apimachinery runtime/serializer/json/meta.go ("couldn't get version/kind; json
 //           parse error"), apimachinery runtime/scheme.go (`no kind %q is registered for
-//           version %q in scheme %q`)
+//           version %q in scheme %q`), apimachinery runtime/serializer/codec_factory.go (the
+//           protobuf serializer is its own strict serializer: no unknown-field errors or warnings)
 import type { KubeObject } from '@kubesvc/api-types';
-import { badRequestError, MAX_REQUEST_BODY_BYTES, requestEntityTooLargeError, type ApiError } from './errors.js';
+import { badRequestError, MAX_REQUEST_BODY_BYTES, requestEntityTooLargeError, unknownError, type ApiError } from './errors.js';
 import { goJSONSyntaxError } from './go-json-error.js';
 import { apiVersionOfKind, decodeKubeObject, schemaOfKind } from './pure-adapters.js';
 import type { ResourceInfo } from './resources.js';
 import { OPEN_PATHS, pruneUnknown, unknownFields } from './unknown-fields.js';
+import { openEnvelope, PROTOBUF_MEDIA_TYPE } from './protobuf/envelope.js';
+import { DeleteOptions, Endpoints, EndpointSlice, Event, Namespace, Node, Service } from './protobuf/messages.js';
+import { Pod } from './protobuf/pod-messages.js';
+import type { MessageSpec } from './protobuf/schema.js';
+import { decodeMessage } from './protobuf/unmarshal.js';
+import { ProtoError } from './protobuf/wire.js';
 
 /** metav1.FieldValidation: Strict refuses unknown fields, Warn (the default) and Ignore drop them. */
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -26,6 +35,9 @@ export const DEFAULT_FIELD_VALIDATION: FieldValidation = 'Warn';
 
 export type Body = string | Uint8Array;
 
+/** The media types a create or update body may have. */
+export type BodyMediaType = 'application/json' | typeof PROTOBUF_MEDIA_TYPE;
+
 export interface Decoded<T extends KubeObject = KubeObject> {
   readonly object: T;
   /** Warnings for the client (`unknown field "spec.foo"` under Warn). */
@@ -38,7 +50,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8');
 
 /** upstream summarizeData(body, 30): the body if it is an object, else its bytes in hex. */
-function summarize(bytes: Uint8Array): string {
+export function summarize(bytes: Uint8Array): string {
   if (bytes.length === 0) return '<empty>';
   const max = 30;
   if (bytes[0] === 0x7b) {
@@ -78,9 +90,10 @@ function goJSONKind(v: unknown): string {
 const TYPE_META_GO = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
 /** Parses a body with upstream's refusals; `object` has the resource's kind and passed its schema. */
-export function decodeBody(info: ResourceInfo, body: Body, fieldValidation: FieldValidation = DEFAULT_FIELD_VALIDATION): DecodeResult {
+export function decodeBody(info: ResourceInfo, body: Body, fieldValidation: FieldValidation = DEFAULT_FIELD_VALIDATION, mediaType: BodyMediaType = 'application/json'): DecodeResult {
   const bytes = typeof body === 'string' ? encoder.encode(body) : body;
   if (bytes.length > MAX_REQUEST_BODY_BYTES) return { ok: false, error: requestEntityTooLargeError(MAX_REQUEST_BODY_BYTES) };
+  if (mediaType === PROTOBUF_MEDIA_TYPE) return decodeProtobuf(info, bytes);
   const text = typeof body === 'string' ? body : decoder.decode(bytes);
   const unrecognized = (why: string): DecodeResult => ({
     ok: false,
@@ -133,4 +146,71 @@ export function decodeValue(info: ResourceInfo, value: Record<string, unknown>, 
   const decoded = decodeKubeObject(candidate);
   if (!decoded.ok) return cannot(decoded.error.message);
   return { ok: true, value: { object: decoded.value, warnings } };
+}
+
+/** The object messages a protobuf body may carry, by `apiVersion kind`: every kind the registry serves. */
+const PROTOBUF_MESSAGES: ReadonlyMap<string, MessageSpec> = new Map([
+  ['v1 Namespace', Namespace],
+  ['v1 Service', Service],
+  ['v1 Endpoints', Endpoints],
+  ['v1 Event', Event],
+  ['v1 Node', Node],
+  ['v1 Pod', Pod],
+  ['discovery.k8s.io/v1 EndpointSlice', EndpointSlice],
+]);
+
+/** Whether a create or update of the resource may send protobuf. */
+export function decodesProtobuf(info: ResourceInfo): boolean {
+  return PROTOBUF_MESSAGES.has(`${info.apiVersion} ${info.kind}`);
+}
+
+/**
+ * A protobuf body: the envelope, then the object's message as the kind it names, then the JSON
+ * path's checks with unknown fields ignored, since upstream's protobuf decoder has no strict
+ * mode whatever fieldValidation asks. A body of a kind this table lacks goes on with its kind
+ * and version only, to the same refusal a JSON body of that kind gets.
+ */
+function decodeProtobuf(info: ResourceInfo, bytes: Uint8Array): DecodeResult {
+  const envelope = openEnvelope(bytes, info);
+  if (!envelope.ok) {
+    return { ok: false, error: badRequestError(`the object provided is unrecognized (must be of type ${info.kind}): ${envelope.error} (${summarize(bytes)})`) };
+  }
+  const { apiVersion, kind, raw } = envelope.value;
+  const spec = PROTOBUF_MESSAGES.get(`${apiVersion} ${kind}`);
+  let fields: Record<string, unknown> = {};
+  if (spec !== undefined) {
+    try {
+      fields = decodeMessage(spec, raw);
+    } catch (e) {
+      if (!(e instanceof ProtoError)) throw e;
+      return { ok: false, error: badRequestError(`${kind} in version ${JSON.stringify(versionOf(apiVersion))} cannot be handled as a ${info.kind}: ${e.message}`) };
+    }
+  }
+  return decodeValue(info, { kind, apiVersion, ...fields }, 'Ignore');
+}
+
+// The scheme DeleteOptions bodies are decoded with (its registration site).
+const META_INTERNAL_SCHEME = 'k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme/register.go:27';
+
+/**
+ * A protobuf DeleteOptions body (client-go's typed clients send one with every delete) as the
+ * JSON object Go would print for it. DeleteOptions is registered in every version, so only the
+ * kind is checked. A failure is a plain Go error upstream, which the apiserver answers with a
+ * 500 and no reason.
+ * upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/delete.go (DeleteResource),
+ *           staging/src/k8s.io/apimachinery/pkg/apis/meta/internalversion/register.go
+ */
+export function decodeProtobufDeleteOptions(bytes: Uint8Array): { readonly ok: true; readonly value: Record<string, unknown> } | { readonly ok: false; readonly error: ApiError } {
+  const envelope = openEnvelope(bytes, { apiVersion: 'meta.k8s.io/v1', kind: 'DeleteOptions' });
+  if (!envelope.ok) return { ok: false, error: unknownError(envelope.error) };
+  const { apiVersion, kind, raw } = envelope.value;
+  if (kind !== 'DeleteOptions') {
+    return { ok: false, error: unknownError(`no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} in scheme ${JSON.stringify(META_INTERNAL_SCHEME)}`) };
+  }
+  try {
+    return { ok: true, value: decodeMessage(DeleteOptions, raw) };
+  } catch (e) {
+    if (!(e instanceof ProtoError)) throw e;
+    return { ok: false, error: unknownError(e.message) };
+  }
 }

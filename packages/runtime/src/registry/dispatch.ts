@@ -4,7 +4,7 @@
 // sees them, so a bad body writes nothing.
 import type { KubeObject } from '@kubesvc/api-types';
 import { match } from 'ts-pattern';
-import { decodeBody, DEFAULT_FIELD_VALIDATION, type Body, type FieldValidation } from './decode.js';
+import { decodeBody, DEFAULT_FIELD_VALIDATION, type Body, type BodyMediaType, type FieldValidation } from './decode.js';
 import type { PatchType } from './patch.js';
 import type { DeleteOptions, ObjectList, Registry, RegistryResult } from './registry.js';
 import { RESOURCES, type ResourceName } from './resources.js';
@@ -26,10 +26,17 @@ interface Target {
 }
 
 export type ApiRequest =
-  | (Target & { readonly verb: 'create'; readonly body: Body; readonly name?: string; readonly fieldValidation?: FieldValidation })
+  | (Target & { readonly verb: 'create'; readonly body: Body; readonly mediaType?: BodyMediaType; readonly name?: string; readonly fieldValidation?: FieldValidation })
   | (Target & { readonly verb: 'get'; readonly name: string })
   | (Target & { readonly verb: 'list'; readonly limit?: number; readonly continue?: string; readonly predicate?: ObjectPredicate })
-  | (Target & { readonly verb: 'update'; readonly name: string; readonly body: Body; readonly fieldValidation?: FieldValidation; readonly subresource?: 'status' })
+  | (Target & {
+      readonly verb: 'update';
+      readonly name: string;
+      readonly body: Body;
+      readonly mediaType?: BodyMediaType;
+      readonly fieldValidation?: FieldValidation;
+      readonly subresource?: 'status';
+    })
   | (Target & {
       readonly verb: 'patch';
       readonly name: string;
@@ -59,7 +66,7 @@ function respond(code: 200 | 201, result: RegistryResult<KubeObject | ObjectList
 export async function dispatch(registry: Registry, request: ApiRequest): Promise<RegistryResult<ApiResponse>> {
   return match(request)
     .with({ verb: 'create' }, async (r) => {
-      const decoded = decodeBody(RESOURCES[r.resource], r.body, r.fieldValidation ?? DEFAULT_FIELD_VALIDATION);
+      const decoded = decodeBody(RESOURCES[r.resource], r.body, r.fieldValidation ?? DEFAULT_FIELD_VALIDATION, r.mediaType);
       if (!decoded.ok) return decoded;
       const created = await registry.create(r.resource, r.namespace, decoded.value.object, r.name === undefined ? {} : { name: r.name });
       return respond(201, created, decoded.value.warnings);
@@ -76,7 +83,7 @@ export async function dispatch(registry: Registry, request: ApiRequest): Promise
       ),
     )
     .with({ verb: 'update' }, async (r) => {
-      const decoded = decodeBody(RESOURCES[r.resource], r.body, r.fieldValidation ?? DEFAULT_FIELD_VALIDATION);
+      const decoded = decodeBody(RESOURCES[r.resource], r.body, r.fieldValidation ?? DEFAULT_FIELD_VALIDATION, r.mediaType);
       if (!decoded.ok) return decoded;
       const updated =
         r.subresource === 'status'

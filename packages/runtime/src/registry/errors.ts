@@ -20,6 +20,7 @@ export type ApiErrorTag =
   | 'InternalError'
   | 'RequestEntityTooLarge'
   | 'UnsupportedMediaType'
+  | 'NotAcceptable'
   | 'MethodNotAllowed'
   /** An error that is not a Status upstream: ErrorToAPIStatus sends it with no reason. */
   | 'Unknown';
@@ -188,6 +189,14 @@ export function unsupportedMediaTypeError(accepted: readonly string[]): ApiError
     code: 415,
     message: `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
   }) as ApiError<'UnsupportedMediaType'>;
+}
+
+/**
+ * The Accept header names no media type the server writes.
+ * upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/negotiation/errors.go (errNotAcceptable)
+ */
+export function notAcceptableError(accepted: readonly string[]): ApiError<'NotAcceptable'> {
+  return make({ tag: 'NotAcceptable', code: 406, message: `only the following media types are accepted: ${accepted.join(', ')}` }) as ApiError<'NotAcceptable'>;
 }
 
 export function methodNotSupportedError(gr: GroupResource, action: string): ApiError<'MethodNotAllowed'> {

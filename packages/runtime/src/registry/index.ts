@@ -17,7 +17,7 @@ export type {
 export { dispatch, RETURNS_DELETED_OBJECT } from './dispatch.js';
 export type { ApiRequest, ApiResponse, ApiVerb, ObjectPredicate } from './dispatch.js';
 export { decodeBody, decodeValue } from './decode.js';
-export type { Body, Decoded, DecodeResult, FieldValidation } from './decode.js';
+export type { Body, BodyMediaType, Decoded, DecodeResult, FieldValidation } from './decode.js';
 export {
   alreadyExistsError,
   badRequestError,
@@ -32,6 +32,7 @@ export {
   isApiError,
   MAX_REQUEST_BODY_BYTES,
   methodNotSupportedError,
+  notAcceptableError,
   notFoundError,
   OPTIMISTIC_LOCK_ERROR_MSG,
   requestEntityTooLargeError,

@@ -88,17 +88,36 @@ describe('creating from protobuf', () => {
     const created = await registry.create('endpoints', 'default', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'db' } });
     if (!created.ok) throw new Error(created.error.message);
     const rv = (created.value as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion ?? '';
-    // Without a resourceVersion the update reaches validation, as a JSON body does.
+    // Without a resourceVersion the update is unconditional, as a JSON body's is.
     const unconditional = await call('PUT', '/api/v1/namespaces/default/endpoints/db', hexBytes(PROTOC_FIXTURES.endpoints.hex), { 'Content-Type': PROTOBUF_MEDIA_TYPE });
-    expect(unconditional.json['message']).toBe('Endpoints "db" is invalid: metadata.resourceVersion: Invalid value: "": must be specified for an update');
-    // The fixture's object with a second metadata message appended, which merges into the
-    // first: metadata {resourceVersion: rv}. The envelope is rebuilt around the longer raw.
+    expect(unconditional.status, JSON.stringify(unconditional.json)).toBe(200);
+    const rv2 = (unconditional.json['metadata'] as { resourceVersion?: string }).resourceVersion ?? '';
+    expect(Number(rv2)).toBeGreaterThan(Number(rv));
+    await expectConditional(rv2);
+  });
+
+  it('a protobuf update carries its resourceVersion: a stale one is a conflict', async () => {
+    const created = await registry.create('endpoints', 'default', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'db' } });
+    if (!created.ok) throw new Error(created.error.message);
+    const rv = (created.value as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion ?? '';
+    await expectConditional(rv);
+    const again = await call('PUT', '/api/v1/namespaces/default/endpoints/db', protobufWithResourceVersion(rv), { 'Content-Type': PROTOBUF_MEDIA_TYPE });
+    expect(again.status).toBe(409);
+  });
+
+  /** The fixture's Endpoints with a second metadata message appended, which merges into the first: metadata {resourceVersion: rv}. */
+  function protobufWithResourceVersion(rv: string): Uint8Array {
+    // The envelope is rebuilt around the longer raw.
     const envelope = Buffer.from(PROTOC_FIXTURES.endpoints.hex, 'hex');
     const typeMetaEnd = 4 + 2 + (envelope[5] ?? 0);
     const raw = Buffer.concat([envelope.subarray(typeMetaEnd + 2), Buffer.from([0x0a, rv.length + 2, 0x32, rv.length]), Buffer.from(rv)]);
     expect(envelope[typeMetaEnd + 1]).toBe(raw.length - rv.length - 4);
-    const body = Buffer.concat([envelope.subarray(0, typeMetaEnd), Buffer.from([0x12, (raw.length & 0x7f) | 0x80, raw.length >> 7]), raw]);
-    const r = await call('PUT', '/api/v1/namespaces/default/endpoints/db', new Uint8Array(body), { 'Content-Type': PROTOBUF_MEDIA_TYPE });
+    return new Uint8Array(Buffer.concat([envelope.subarray(0, typeMetaEnd), Buffer.from([0x12, (raw.length & 0x7f) | 0x80, raw.length >> 7]), raw]));
+  }
+
+  /** A PUT of the fixture with resourceVersion `rv` (the stored one) updates the object to the fixture's subsets. */
+  async function expectConditional(rv: string): Promise<void> {
+    const r = await call('PUT', '/api/v1/namespaces/default/endpoints/db', protobufWithResourceVersion(rv), { 'Content-Type': PROTOBUF_MEDIA_TYPE });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     expect(r.json['subsets']).toEqual([
       {
@@ -107,7 +126,7 @@ describe('creating from protobuf', () => {
         ports: [{ name: 'pg', port: 5432, protocol: 'TCP', appProtocol: 'postgresql' }],
       },
     ]);
-  });
+  }
 
   it("kubectl debug node's Pod body creates the Pod with its containers and volumes kept, defaulted as a JSON Pod is", async () => {
     const r = await postProtobuf('/api/v1/namespaces/default/pods', DEBUG_POD_HEX);

@@ -269,6 +269,20 @@ describe('verbs', () => {
     expect(bad.json['message']).toBe("unable to parse requirement: found '', expected: ',' or ')'");
   });
 
+  it('a PUT that creates an Endpoints object answers 201 Created, a PUT that updates it 200, as upstream', async () => {
+    // upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/update.go answers
+    // StatusCreated when the storage reports wasCreated (Endpoints allow create on update).
+    const body = (ip: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'db' }, subsets: [{ addresses: [{ ip }], ports: [{ port: 5432 }] }] });
+    const created = await call('PUT', '/api/v1/namespaces/default/endpoints/db', { body: body('10.244.0.5') });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ kind: 'Endpoints', metadata: { name: 'db', namespace: 'default' } });
+    const updated = await call('PUT', '/api/v1/namespaces/default/endpoints/db', { body: body('10.244.0.6') });
+    expect(updated.status).toBe(200);
+    expect(updated.json['subsets']).toEqual([{ addresses: [{ ip: '10.244.0.6' }], ports: [{ port: 5432, protocol: 'TCP' }] }]);
+    // A kind without create on update: 404 for a missing object.
+    expect((await call('PUT', '/api/v1/namespaces/default/services/none', { body: svc('none') })).status).toBe(404);
+  });
+
   it('passes the patch type to the registry and answers 415 for one it lacks', async () => {
     await call('POST', '/api/v1/namespaces/default/services', { body: svc('web') });
     const merged = await call('PATCH', '/api/v1/namespaces/default/services/web', { body: '{"metadata":{"labels":{"a":"b"}}}', headers: { 'Content-Type': 'application/merge-patch+json; charset=utf-8' } });

@@ -2,7 +2,7 @@
 // exhaustive match so that a new verb cannot be left unrouted. Bodies are decoded here
 // (size, JSON, kind and version, strict fields, the api-types zod schema) before the registry
 // sees them, so a bad body writes nothing.
-import type { KubeObject } from '@kubesvc/api-types';
+import { ok, type KubeObject } from '@kubesvc/api-types';
 import { match } from 'ts-pattern';
 import { decodeBody, DEFAULT_FIELD_VALIDATION, type Body, type BodyMediaType, type FieldValidation } from './decode.js';
 import type { PatchType } from './patch.js';
@@ -85,11 +85,11 @@ export async function dispatch(registry: Registry, request: ApiRequest): Promise
     .with({ verb: 'update' }, async (r) => {
       const decoded = decodeBody(RESOURCES[r.resource], r.body, r.fieldValidation ?? DEFAULT_FIELD_VALIDATION, r.mediaType);
       if (!decoded.ok) return decoded;
-      const updated =
-        r.subresource === 'status'
-          ? await registry.updateStatus(r.resource, r.namespace, r.name, decoded.value.object)
-          : await registry.update(r.resource, r.namespace, r.name, decoded.value.object);
-      return respond(200, updated, decoded.value.warnings);
+      if (r.subresource === 'status') return respond(200, await registry.updateStatus(r.resource, r.namespace, r.name, decoded.value.object), decoded.value.warnings);
+      const updated = await registry.updateOrCreate(r.resource, r.namespace, r.name, decoded.value.object);
+      if (!updated.ok) return updated;
+      // upstream: endpoints/handlers/update.go answers 201 when the storage created the object.
+      return respond(updated.value.created ? 201 : 200, ok(updated.value.object), decoded.value.warnings);
     })
     .with({ verb: 'patch' }, async (r) =>
       respond(

@@ -248,6 +248,23 @@ describe('update', () => {
     must(await registry.update('services', 'default', 'web', { ...v1, metadata: { ...v1.metadata, labels: { a: 'b' } } }));
   });
 
+  it('an update without a resourceVersion is unconditional: it is given the stored one, for Endpoints as for Services', async () => {
+    // upstream: every served kind's strategy allows unconditional updates, and store.Update
+    // sets the stored resourceVersion before validation (doUnconditionalUpdate); `kubectl
+    // replace -f` of a manifest without one relies on it.
+    const { registry } = await setup();
+    const v1 = must(await registry.create('endpoints', 'default', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'db' } }));
+    const v2 = must(
+      await registry.update('endpoints', 'default', 'db', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'db' }, subsets: [{ addresses: [{ ip: '10.244.0.5' }], ports: [{ port: 5432 }] }] }),
+    );
+    expect(v2.subsets).toEqual([{ addresses: [{ ip: '10.244.0.5' }], ports: [{ port: 5432, protocol: 'TCP' }] }]);
+    expect(Number(v2.metadata.resourceVersion)).toBeGreaterThan(Number(v1.metadata.resourceVersion));
+    expect(v2.metadata.uid).toBe(v1.metadata.uid);
+    // A stale resourceVersion is still a conflict.
+    const stale = await registry.update('endpoints', 'default', 'db', { ...v2, metadata: { ...v2.metadata, resourceVersion: v1.metadata.resourceVersion } });
+    expect(stale.ok || stale.error.code).toBe(409);
+  });
+
   it('refuses a change of clusterIP with the immutable-field text', async () => {
     const { registry } = await setup();
     const v1 = must(await registry.create('services', 'default', svc('web', { clusterIP: '10.96.0.50' })));

@@ -534,6 +534,17 @@ export class Registry {
 
   /** Replaces the object (already decoded); an empty resourceVersion means "whatever is stored". */
   async update<T extends KubeObject>(resource: ResourceName, namespace: string, name: string, object: T): Promise<RegistryResult<T>> {
+    const r = await this.updateOrCreate(resource, namespace, name, object);
+    return r.ok ? ok(r.value.object) : r;
+  }
+
+  /**
+   * update, saying whether the object was created: a kind that allows create on update
+   * (Endpoints, Events) creates a missing object, and the API answers that with 201, as
+   * upstream's update handler does when its storage reports wasCreated.
+   * upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/update.go
+   */
+  async updateOrCreate<T extends KubeObject>(resource: ResourceName, namespace: string, name: string, object: T): Promise<RegistryResult<{ readonly object: T; readonly created: boolean }>> {
     const info = RESOURCES[resource];
     const gr = groupResource(info);
     const meta = metaOf(object);
@@ -557,18 +568,25 @@ export class Registry {
           if (uid !== '') return fail(uidPreconditionFailed(gr, name, key, uid, ''));
           if (wanted !== '') return fail(notFoundError(gr, name));
           const { resourceVersion: _rv, ...rest } = meta;
-          return await this.create(resource, ns, withMeta(object, rest));
+          const created = await this.create(resource, ns, withMeta(object, rest));
+          return created.ok ? ok({ object: created.value, created: true }) : created;
         }
         const old = deserializeObject<T>(kv);
         const storedUID = metaOf(old).uid ?? '';
         if (uid !== '' && uid !== storedUID) return fail(uidPreconditionFailed(gr, name, key, uid, storedUID));
         if (wanted !== '' && wanted !== String(kv.modRevision)) return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
-        const result = await this.updateOnce(info, object, old, kv);
+        // Every kind served here allows unconditional updates (AllowUnconditionalUpdate is true
+        // in each one's strategy): an update without a resourceVersion is given the stored one
+        // before validation, which otherwise refuses it as "must be specified for an update".
+        // upstream: staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go (Update,
+        //           doUnconditionalUpdate)
+        const body = wanted === '' ? withMeta(object, { ...meta, resourceVersion: String(kv.modRevision) }) : object;
+        const result = await this.updateOnce(info, body, old, kv);
         if (result === 'conflict') {
           if (wanted !== '') return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
           continue;
         }
-        return result;
+        return result.ok ? ok({ object: result.value, created: false }) : result;
       }
       return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
     } catch (e) {

@@ -1,6 +1,6 @@
 // The registry against the memory store on a virtual clock: what a create, update, patch or
 // delete stores and allocates, with upstream's answers for what it refuses.
-import type { EndpointSlice, Namespace, Pod, RangeAllocation, Service } from '@kubesvc/api-types';
+import type { Endpoints, EndpointSlice, Namespace, Pod, RangeAllocation, Service } from '@kubesvc/api-types';
 import { allocatedIPs, ipAllocatorFromSnapshot } from '@kubesvc/ipallocator';
 import { allocatedPorts, portAllocatorFromSnapshot } from '@kubesvc/portallocator';
 import { formatIP } from '@kubesvc/api-types';
@@ -253,10 +253,9 @@ describe('update', () => {
     // sets the stored resourceVersion before validation (doUnconditionalUpdate); `kubectl
     // replace -f` of a manifest without one relies on it.
     const { registry } = await setup();
-    const v1 = must(await registry.create('endpoints', 'default', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'db' } }));
-    const v2 = must(
-      await registry.update('endpoints', 'default', 'db', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'db' }, subsets: [{ addresses: [{ ip: '10.244.0.5' }], ports: [{ port: 5432 }] }] }),
-    );
+    const empty: Endpoints = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'db' } };
+    const v1 = must(await registry.create('endpoints', 'default', empty));
+    const v2 = must(await registry.update('endpoints', 'default', 'db', { ...empty, subsets: [{ addresses: [{ ip: '10.244.0.5' }], ports: [{ port: 5432 }] }] }));
     expect(v2.subsets).toEqual([{ addresses: [{ ip: '10.244.0.5' }], ports: [{ port: 5432, protocol: 'TCP' }] }]);
     expect(Number(v2.metadata.resourceVersion)).toBeGreaterThan(Number(v1.metadata.resourceVersion));
     expect(v2.metadata.uid).toBe(v1.metadata.uid);

@@ -16,7 +16,7 @@
 // proxy spent per connection and per MB (the kernel's schedstat of the bench's main thread,
 // where the proxy runs, and of haproxy's process): on a machine shared with other work the
 // rates move with the load, the CPU time much less, so that is the figure to compare changes by.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +24,7 @@ import { Worker } from 'node:worker_threads';
 import { createLoadBalancer, newService, nextEndpoint, setServicePortEndpoints, type LoadBalancer } from '@kubesvc/proxy-userspace';
 import { UserspaceProxier } from '@kubesvc/proxy-userspace/node';
 import type { BenchSuite } from './harness.js';
-import { findBinary, startPeer } from './peer-process.js';
+import { findBinary, mainThreadCpuNs, schedstatNs, startPeer } from './peer-process.js';
 
 const HOST = '127.0.0.1';
 const FIGURE_MS = 1000;
@@ -120,19 +120,6 @@ async function waitListening(port: number, ms: number): Promise<boolean> {
   }
   return false;
 }
-
-/** CPU time the kernel has charged to these threads, ns (Linux's /proc/<pid>/task/<tid>/schedstat); undefined where unreadable. */
-function schedstatNs(pid: number, tids?: readonly number[]): number | undefined {
-  try {
-    const threads = tids ?? readdirSync(`/proc/${pid}/task`).map(Number);
-    return threads.reduce((sum, tid) => sum + Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]), 0);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The bench's main thread (its tid is the pid): the proxy's event loop, without the load generator's worker. */
-const mainThreadCpuNs = (): number | undefined => schedstatNs(process.pid, [process.pid]);
 
 async function startHaproxy(binary: string, backends: Ports): Promise<{ ports: Ports; cpuNs: () => number | undefined; stop: () => Promise<void> } | undefined> {
   const ports = { bulk: await freePort(), conn: await freePort() };

@@ -281,6 +281,14 @@ function loopbackTask(): BenchSuite['tasks'][number] {
           proxyToHaproxyConn: p.connPerSec / h.connPerSec,
           ...cpuMetrics('haproxy', h),
         });
+        // Each round's own ratios: the proxy and haproxy of one round ran a second apart, under
+        // much the same load, so these pairs spread less than the medians of either side.
+        figures.haproxy.forEach((hr, i) => {
+          const pr = figures.proxy[i];
+          if (pr === undefined) return;
+          metrics[`proxyToHaproxyMBpsRound${i + 1}`] = pr.mbps / hr.mbps;
+          metrics[`proxyToHaproxyConnRound${i + 1}`] = pr.connPerSec / hr.connPerSec;
+        });
       }
       Object.assign(metrics, { loadavgBefore: loadBefore, loadavgAfter: loadavg()[0] ?? 0 });
     },

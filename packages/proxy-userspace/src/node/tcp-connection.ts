@@ -4,10 +4,10 @@
 //
 // Written for the connection rate: a connection is one object, and every socket listener is
 // one of the module's functions, shared by all connections, that finds its connection through
-// the socket (`this[CONN]`). There is no promise and no closure per connection apart from the
-// backend's buffer callback, no `once` wrapper, and no `pipe`: the dial is a chain of socket
-// events, and each direction is a handler that writes what it reads and pauses the reader while
-// the writer's buffer is full.
+// the socket (`this[CONN]`). There is no promise per connection, no closure apart from the two
+// bound functions of the backend's `onread`, no `once` wrapper and no `pipe`: the dial is a
+// chain of socket events, and each direction is a handler that writes what it reads and pauses
+// the reader while the writer's buffer is full.
 //
 // Half-close: both sockets are half-open capable, so an end (FIN) from one side is passed on as
 // an end to the other while the reverse direction keeps flowing: a client that shuts down its

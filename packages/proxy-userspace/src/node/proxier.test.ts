@@ -520,7 +520,9 @@ describe('TCP: the connection path', () => {
     expect(await exchange(port, 'x')).toBe('live|x');
     const elapsed = performance.now() - start;
     expect(elapsed).toBeGreaterThanOrEqual(190);
-    expect(elapsed).toBeLessThan(1000);
+    // the kernel would retry the SYN after a second and then keep dropping it: well before the
+    // exchange's own 5 s limit, only the attempt's timer can have ended the dial
+    expect(elapsed).toBeLessThan(3000);
     expect(proxier.counters(web)).toMatchObject({ connections: 1, retries: 1, failures: 0, activeConnections: 0 });
   });
 

@@ -3,7 +3,9 @@
 // file alone), both are driven by Debian's dnsperf with the same query file for PEER_SECONDS,
 // in interleaved rounds (ours, dnsmasq, ours, dnsmasq, ...) so that both see the same load from
 // whatever else runs on the machine. Each side is one thread: dnsmasq is single-threaded, and
-// the kubesvc server answers from this process's main thread while dnsperf runs.
+// the kubesvc server answers from this process's main thread while dnsperf runs. Besides the
+// rates, each side's CPU time per answered query is reported (this process's main thread,
+// dnsmasq's process, from /proc schedstat): it moves much less with the machine's load.
 //
 // A missing dnsperf skips the comparison and a missing dnsmasq skips its half, each with one
 // line on the console; neither is an error.
@@ -13,7 +15,7 @@ import { loadavg, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { Zone } from '@kubesvc/discovery';
 import { startDnsServer } from '@kubesvc/discovery/node';
-import { findBinary, startPeer } from './peer-process.js';
+import { findBinary, mainThreadCpuNs, schedstatNs, startPeer } from './peer-process.js';
 
 const HOST = '127.0.0.1';
 /** Seconds of load per side and round, as the issue's comparison asks. */
@@ -96,7 +98,16 @@ export async function dnsperf(binary: string, port: number, queryFile: string, s
   return run;
 }
 
-async function withDnsmasq<T>(binary: string, hostsFile: string, probeName: string, use: (port: number) => Promise<T>): Promise<T> {
+/** dnsperf with the server's CPU time read around it: µs per completed query, NaN where unknown. */
+async function dnsperfWithCpu(binary: string, port: number, queryFile: string, cpuNs: () => number | undefined): Promise<DnsperfRun & { readonly cpuUsPerQuery: number }> {
+  const before = cpuNs();
+  const run = await dnsperf(binary, port, queryFile);
+  const after = cpuNs();
+  const cpuUsPerQuery = before === undefined || after === undefined || run.completed === 0 ? Number.NaN : (after - before) / 1000 / run.completed;
+  return { ...run, cpuUsPerQuery };
+}
+
+async function withDnsmasq<T>(binary: string, hostsFile: string, probeName: string, use: (port: number, cpuNs: () => number | undefined) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const port = await freeUdpPort();
     const args = [
@@ -115,7 +126,8 @@ async function withDnsmasq<T>(binary: string, hostsFile: string, probeName: stri
     ];
     const peer = startPeer(binary, args, (PEER_SECONDS + 60) * 1000);
     try {
-      if (await answers(port, probeName)) return await use(port);
+      const pid = peer.child.pid;
+      if (await answers(port, probeName)) return await use(port, () => (pid === undefined ? undefined : schedstatNs(pid)));
       if (attempt >= 3) throw new Error(`dnsmasq did not answer on ${HOST}:${port}: ${peer.output().slice(-400)}`);
     } finally {
       await peer.stop();
@@ -155,12 +167,12 @@ export async function compareWithDnsmasq(
     const queryFile = join(dir, 'queries');
     writeFileSync(hostsFile, records.flatMap((r) => r.addresses.map((a) => `${a} ${r.name}\n`)).join(''));
     writeFileSync(queryFile, records.map((r) => `${r.name} A\n`).join(''));
-    const ours: DnsperfRun[] = [];
-    const theirs: DnsperfRun[] = [];
+    const ours: (DnsperfRun & { readonly cpuUsPerQuery: number })[] = [];
+    const theirs: (DnsperfRun & { readonly cpuUsPerQuery: number })[] = [];
     const loadBefore = loadavg()[0] ?? 0;
     for (let round = 0; round < PEER_ROUNDS; round++) {
-      ours.push(await dnsperf(perf, server.port, queryFile));
-      if (dnsmasq !== undefined) theirs.push(await withDnsmasq(dnsmasq, hostsFile, first.name, (port) => dnsperf(perf, port, queryFile)));
+      ours.push(await dnsperfWithCpu(perf, server.port, queryFile, mainThreadCpuNs));
+      if (dnsmasq !== undefined) theirs.push(await withDnsmasq(dnsmasq, hostsFile, first.name, (port, cpuNs) => dnsperfWithCpu(perf, port, queryFile, cpuNs)));
     }
     const loadAfter = loadavg()[0] ?? 0;
     const oursQps = median(ours.map((r) => r.qps));
@@ -174,6 +186,8 @@ export async function compareWithDnsmasq(
       loadavgAfter: loadAfter,
     };
     ours.forEach((r, i) => (metrics[`kubesvcQpsRound${i + 1}`] = r.qps));
+    const oursCpu = median(ours.map((r) => r.cpuUsPerQuery));
+    if (Number.isFinite(oursCpu)) metrics['kubesvcCpuUsPerQuery'] = oursCpu;
     if (theirs.length > 0) {
       const theirQps = median(theirs.map((r) => r.qps));
       Object.assign(metrics, {
@@ -183,6 +197,8 @@ export async function compareWithDnsmasq(
         ratioToDnsmasq: oursQps / theirQps,
       });
       theirs.forEach((r, i) => (metrics[`dnsmasqQpsRound${i + 1}`] = r.qps));
+      const theirCpu = median(theirs.map((r) => r.cpuUsPerQuery));
+      if (Number.isFinite(theirCpu)) metrics['dnsmasqCpuUsPerQuery'] = theirCpu;
     }
     return metrics;
   } finally {

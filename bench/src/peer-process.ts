@@ -1,8 +1,25 @@
 // The peer programs the side-by-side suites compare against (dnsmasq, haproxy, dnsperf): where
-// their binaries are, and child processes that are killed however the bench ends.
+// their binaries are, child processes that are killed however the bench ends, and the CPU time
+// a process or thread has used (the figure that a machine shared with other work disturbs least).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+
+/** CPU time the kernel has charged to these threads, ns (Linux's /proc/<pid>/task/<tid>/schedstat); undefined where unreadable. */
+export function schedstatNs(pid: number, tids?: readonly number[]): number | undefined {
+  try {
+    const threads = tids ?? readdirSync(`/proc/${pid}/task`).map(Number);
+    return threads.reduce((sum, tid) => sum + Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]), 0);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The bench's main thread (its tid is the pid), where the userspace proxy and the DNS server
+ * run: without worker threads (the proxy suite's load generator) or V8's helper threads.
+ */
+export const mainThreadCpuNs = (): number | undefined => schedstatNs(process.pid, [process.pid]);
 
 /** The binary's path in the sbin folders or on PATH, or undefined when it is not installed. */
 export function findBinary(name: string): string | undefined {

@@ -12,7 +12,10 @@
 // event loop and core), the proxy in the main thread, haproxy in its own process with one
 // thread (nbthread 1: the proxy is one thread too), so that each path is
 // client → [proxy] → server with the proxy on its own loop. Without haproxy installed the
-// haproxy figures are left out with a line on the console.
+// haproxy figures are left out with a line on the console. It also reports the CPU time each
+// proxy spent per connection and per MB (the kernel's schedstat of the bench's main thread,
+// where the proxy runs, and of haproxy's process): on a machine shared with other work the
+// rates move with the load, the CPU time much less, so that is the figure to compare changes by.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -21,7 +24,7 @@ import { Worker } from 'node:worker_threads';
 import { createLoadBalancer, newService, nextEndpoint, setServicePortEndpoints, type LoadBalancer } from '@kubesvc/proxy-userspace';
 import { UserspaceProxier } from '@kubesvc/proxy-userspace/node';
 import type { BenchSuite } from './harness.js';
-import { findBinary, startPeer } from './peer-process.js';
+import { findBinary, mainThreadCpuNs, schedstatNs, startPeer } from './peer-process.js';
 
 const HOST = '127.0.0.1';
 const FIGURE_MS = 1000;
@@ -118,7 +121,7 @@ async function waitListening(port: number, ms: number): Promise<boolean> {
   return false;
 }
 
-async function startHaproxy(binary: string, backends: Ports): Promise<{ ports: Ports; stop: () => Promise<void> } | undefined> {
+async function startHaproxy(binary: string, backends: Ports): Promise<{ ports: Ports; cpuNs: () => number | undefined; stop: () => Promise<void> } | undefined> {
   const ports = { bulk: await freePort(), conn: await freePort() };
   const dir = mkdtempSync(join(tmpdir(), 'kubesvc-haproxy-'));
   const cfg = join(dir, 'haproxy.cfg');
@@ -151,16 +154,23 @@ async function startHaproxy(binary: string, backends: Ports): Promise<{ ports: P
     await stop();
     return undefined;
   }
-  return { ports, stop };
+  const pid = peer.child.pid;
+  return { ports, cpuNs: () => (pid === undefined ? undefined : schedstatNs(pid)), stop };
 }
 
 interface Figures {
   readonly mbps: number;
   readonly connPerSec: number;
+  /** CPU time of the proxy, µs per MB and per connection; NaN when not measured. */
+  readonly cpuUsPerMB: number;
+  readonly cpuUsPerConn: number;
 }
 
-async function measure(worker: Worker, ports: Ports): Promise<Figures> {
+/** `cpuNs` reads the CPU time of the proxy being measured (undefined: not measured). */
+async function measure(worker: Worker, ports: Ports, cpuNs: () => number | undefined = () => undefined): Promise<Figures> {
+  const cpu0 = cpuNs();
   const b = await ask<{ bytes: number; ms: number }>(worker, { kind: 'bulk', port: ports.bulk, ms: FIGURE_MS, max: BULK_MAX_BYTES });
+  const cpu1 = cpuNs();
   const c = await ask<{ conns: number; failed: number; ms: number }>(worker, {
     kind: 'conns',
     port: ports.conn,
@@ -168,8 +178,17 @@ async function measure(worker: Worker, ports: Ports): Promise<Figures> {
     max: CONN_MAX,
     concurrency: CONN_CONCURRENCY,
   });
+  const cpu2 = cpuNs();
   if (c.failed > 0) throw new Error(`${c.failed} of ${c.conns} connections failed`);
-  return { mbps: b.bytes / (1024 * 1024) / (b.ms / 1000), connPerSec: c.conns / (c.ms / 1000) };
+  const mb = b.bytes / (1024 * 1024);
+  const perUnit = (from: number | undefined, to: number | undefined, units: number): number =>
+    from === undefined || to === undefined || units === 0 ? Number.NaN : (to - from) / 1000 / units;
+  return {
+    mbps: mb / (b.ms / 1000),
+    connPerSec: c.conns / (c.ms / 1000),
+    cpuUsPerMB: perUnit(cpu0, cpu1, mb),
+    cpuUsPerConn: perUnit(cpu1, cpu2, c.conns),
+  };
 }
 
 const median = (xs: readonly number[]): number => {
@@ -178,9 +197,22 @@ const median = (xs: readonly number[]): number => {
   return s.length % 2 === 1 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
 };
 
-/** The median of each figure over the rounds (each on its own: a round's two need not agree). */
+/** The median of each figure over the rounds (each on its own: a round's figures need not agree). */
 function medianFigures(rounds: readonly Figures[]): Figures {
-  return { mbps: median(rounds.map((r) => r.mbps)), connPerSec: median(rounds.map((r) => r.connPerSec)) };
+  return {
+    mbps: median(rounds.map((r) => r.mbps)),
+    connPerSec: median(rounds.map((r) => r.connPerSec)),
+    cpuUsPerMB: median(rounds.map((r) => r.cpuUsPerMB)),
+    cpuUsPerConn: median(rounds.map((r) => r.cpuUsPerConn)),
+  };
+}
+
+/** The CPU figures that were measured, under their metric names. */
+function cpuMetrics(prefix: string, f: Figures): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (Number.isFinite(f.cpuUsPerMB)) out[`${prefix}CpuUsPerMB`] = f.cpuUsPerMB;
+  if (Number.isFinite(f.cpuUsPerConn)) out[`${prefix}CpuUsPerConn`] = f.cpuUsPerConn;
+  return out;
 }
 
 function connectOnce(port: number): Promise<void> {
@@ -220,8 +252,8 @@ function loopbackTask(): BenchSuite['tasks'][number] {
       try {
         for (let round = 0; round < ROUNDS; round++) {
           figures.direct.push(await measure(w, direct));
-          figures.proxy.push(await measure(w, proxied));
-          if (haproxy !== undefined) figures.haproxy.push(await measure(w, haproxy.ports));
+          figures.proxy.push(await measure(w, proxied, mainThreadCpuNs));
+          if (haproxy !== undefined) figures.haproxy.push(await measure(w, haproxy.ports, haproxy.cpuNs));
         }
       } finally {
         await haproxy?.stop();
@@ -236,6 +268,7 @@ function loopbackTask(): BenchSuite['tasks'][number] {
         directConnPerSec: d.connPerSec,
         proxyConnPerSec: p.connPerSec,
         proxyConnRatio: p.connPerSec / d.connPerSec,
+        ...cpuMetrics('proxy', p),
       });
       if (haproxy !== undefined) {
         const h = medianFigures(figures.haproxy);
@@ -246,6 +279,15 @@ function loopbackTask(): BenchSuite['tasks'][number] {
           haproxyConnRatio: h.connPerSec / d.connPerSec,
           proxyToHaproxyMBps: p.mbps / h.mbps,
           proxyToHaproxyConn: p.connPerSec / h.connPerSec,
+          ...cpuMetrics('haproxy', h),
+        });
+        // Each round's own ratios: the proxy and haproxy of one round ran a second apart, under
+        // much the same load, so these pairs spread less than the medians of either side.
+        figures.haproxy.forEach((hr, i) => {
+          const pr = figures.proxy[i];
+          if (pr === undefined) return;
+          metrics[`proxyToHaproxyMBpsRound${i + 1}`] = pr.mbps / hr.mbps;
+          metrics[`proxyToHaproxyConnRound${i + 1}`] = pr.connPerSec / hr.connPerSec;
         });
       }
       Object.assign(metrics, { loadavgBefore: loadBefore, loadavgAfter: loadavg()[0] ?? 0 });

@@ -1,39 +1,6 @@
-// One TCP dial with a timeout, as Go's net.DialTimeout does for each attempt of upstream's
-// TryConnectEndpoints. upstream: pkg/proxy/userspace/proxysocket.go
-import { connect, type Socket } from 'node:net';
+// Where an endpoint string can be dialled, checked as Go's Dial checks it before any socket
+// exists. upstream: pkg/proxy/userspace/proxysocket.go (TryConnectEndpoints)
 import { isValidPortNum, splitHostPort } from '@kubesvc/api-types';
-import type { BackendReader } from './splice.js';
-
-/**
- * Resolves with the connected socket, or undefined when the endpoint refused, failed or did
- * not answer within `timeoutMs`. `track` sees the socket as soon as it exists, so that a
- * shutdown can destroy a dial still in flight. The socket's reads go to `reader` (splice.ts).
- */
-export function dialTcp(endpoint: string, timeoutMs: number, track: (socket: Socket) => void, reader: BackendReader): Promise<Socket | undefined> {
-  const address = endpointAddress(endpoint);
-  if (address === undefined) return Promise.resolve(undefined);
-  return new Promise((resolve) => {
-    let settled = false;
-    const socket = connect({ host: address.host, port: address.port, allowHalfOpen: true, onread: reader.onread });
-    track(socket);
-    const timer = setTimeout(() => socket.destroy(), timeoutMs);
-    const onError = (): void => undefined;
-    socket.on('error', onError);
-    socket.once('connect', () => {
-      clearTimeout(timer);
-      socket.removeListener('error', onError);
-      settled = true;
-      resolve(socket);
-    });
-    socket.once('close', () => {
-      clearTimeout(timer);
-      if (!settled) {
-        settled = true;
-        resolve(undefined);
-      }
-    });
-  });
-}
 
 /**
  * The host and port of an endpoint string, or undefined when it cannot be dialled. Go's Dial

@@ -1,6 +1,8 @@
 // End-to-end on loopback: real TCP and UDP servers behind a UserspaceProxier. Every server and
 // socket binds 127.0.0.1 with port 0 and is closed after each test; every wait is bounded.
+import { spawn } from 'node:child_process';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { readFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { keepOrder } from '../shuffle.js';
@@ -269,6 +271,283 @@ describe('TCP', () => {
       'connect after removal',
     );
     expect(refused).toBe('ECONNREFUSED');
+  });
+});
+
+/** Bytes 0..n-1 of a fixed pattern, so that a reordered, lost or repeated chunk shows. */
+function pattern(n: number, offset = 0): Buffer {
+  const b = Buffer.allocUnsafe(n);
+  for (let i = 0; i < n; i++) b[i] = (offset + i) % 251;
+  return b;
+}
+
+/** Starts a TCP server on 127.0.0.1 whose sockets `onSocket` handles; closed after the test. */
+async function server(onSocket: (s: Socket) => void, opts: { allowHalfOpen?: boolean } = {}): Promise<string> {
+  const sockets = new Set<Socket>();
+  const srv = createServer({ allowHalfOpen: opts.allowHalfOpen ?? false }, (s) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+    s.on('error', () => undefined);
+    onSocket(s);
+  });
+  await new Promise<void>((r) => srv.listen(0, HOST, r));
+  cleanups.push(() => closeServer(srv, sockets));
+  return `${HOST}:${(srv.address() as AddressInfo).port}`;
+}
+
+/**
+ * An endpoint whose dials neither connect nor fail: a listener in a stopped child process whose
+ * accept queue is full, so that the kernel drops further SYNs (they would be retried only after
+ * a second). The child is killed after the test.
+ */
+async function stalledEndpoint(): Promise<string> {
+  const script = `const s = require('node:net').createServer();
+s.listen({ port: 0, host: '${HOST}', backlog: 1 }, () => process.stdout.write(s.address().port + '\\n'));`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const exited = new Promise((r) => child.once('exit', r));
+  const fillers: Socket[] = [];
+  cleanups.push(async () => {
+    for (const f of fillers) f.destroy();
+    child.kill('SIGKILL');
+    await exited;
+  });
+  const port = await within(
+    5000,
+    new Promise<number>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim())))),
+    'stalled listener port',
+  );
+  child.kill('SIGSTOP');
+  const stopped = (): boolean => readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.startsWith('T') === true;
+  await within(
+    3000,
+    (async () => {
+      while (!stopped()) await new Promise((r) => setTimeout(r, 10));
+    })(),
+    'child stopped',
+  );
+  // Fill the accept queue: connect until a connection is left hanging.
+  for (let i = 0; i < 8; i++) {
+    const f = connect({ host: HOST, port });
+    f.on('error', () => undefined);
+    fillers.push(f);
+    const connected = await new Promise<boolean>((resolve) => {
+      const t = setTimeout(() => resolve(false), 300);
+      f.once('connect', () => {
+        clearTimeout(t);
+        resolve(true);
+      });
+    });
+    if (!connected) return `${HOST}:${port}`;
+  }
+  throw new Error('the stopped listener kept accepting connections');
+}
+
+describe('TCP: the connection path', () => {
+  it('client → backend keeps back-pressure: a backend that does not read stops the proxy reading the client', async () => {
+    const TOTAL = 64 * 1024 * 1024;
+    let backendSocket: Socket | undefined;
+    let received = 0;
+    let mismatch = -1;
+    const endpoint = await server((s) => {
+      backendSocket = s;
+      s.pause();
+      s.on('data', (d: Buffer) => {
+        for (let i = 0; i < d.length && mismatch < 0; i++) if (d[i] !== (received + i) % 251) mismatch = received + i;
+        received += d.length;
+      });
+    });
+    const proxier = await startProxier();
+    const { port } = await proxier.addService({ servicePort: web, endpoints: [endpoint] });
+    const client = connect({ host: HOST, port });
+    cleanups.push(async () => void client.destroy());
+    client.on('error', () => undefined);
+    const data = pattern(TOTAL);
+    const CHUNK = 1024 * 1024;
+    let offset = 0;
+    const write = (): void => {
+      while (offset < TOTAL) {
+        const more = client.write(data.subarray(offset, offset + CHUNK));
+        offset += CHUNK;
+        if (!more) {
+          client.once('drain', write);
+          return;
+        }
+      }
+      client.end();
+    };
+    write();
+    await new Promise((r) => setTimeout(r, 500));
+    // without back-pressure the proxy would have read everything into the backend's buffer
+    expect(backendSocket).toBeDefined();
+    expect(proxier.counters(web)?.bytesToBackend ?? 0).toBeLessThan(TOTAL / 2);
+    expect(offset).toBeLessThan(TOTAL);
+    const ended = new Promise((r) => backendSocket?.once('end', r));
+    backendSocket?.resume();
+    await within(20_000, ended, 'client → backend transfer');
+    expect(mismatch).toBe(-1);
+    expect(received).toBe(TOTAL);
+  });
+
+  it('a backend that half-closes first still gets what the client sends after that', async () => {
+    let got = '';
+    let backendEnded = (): void => undefined;
+    const backendDone = new Promise<void>((resolve) => (backendEnded = resolve));
+    const endpoint = await server(
+      (s) => {
+        s.end('bye');
+        s.on('data', (d: Buffer) => (got += d.toString()));
+        s.on('end', () => backendEnded());
+      },
+      { allowHalfOpen: true },
+    );
+    const proxier = await startProxier();
+    const { port } = await proxier.addService({ servicePort: web, endpoints: [endpoint] });
+    const reply = await within(
+      5000,
+      new Promise<string>((resolve) => {
+        const c = connect({ host: HOST, port, allowHalfOpen: true });
+        let text = '';
+        c.on('data', (d: Buffer) => (text += d.toString()));
+        // the backend's FIN has arrived: only now does the client speak, then end
+        c.on('end', () => c.end('late'));
+        c.on('close', () => resolve(text));
+      }),
+      'client after the backend FIN',
+    );
+    await within(3000, backendDone, 'backend sees the client end');
+    expect(reply).toBe('bye');
+    expect(got).toBe('late');
+    expect(proxier.counters(web)).toMatchObject({ activeConnections: 0, bytesToBackend: 4, bytesFromBackend: 3 });
+  });
+
+  it('a backend that ends first: the client gets its bytes and the FIN, and its own FIN closes both', async () => {
+    let backendSawEnd = false;
+    const endpoint = await server(
+      (s) => {
+        s.end('gone');
+        s.resume();
+        s.on('end', () => (backendSawEnd = true));
+      },
+      { allowHalfOpen: true },
+    );
+    const proxier = await startProxier();
+    const { port } = await proxier.addService({ servicePort: web, endpoints: [endpoint] });
+    // the client answers a FIN with its own (allowHalfOpen false), as the bench's clients do
+    const seen = await within(
+      5000,
+      new Promise<string>((resolve) => {
+        const c = connect({ host: HOST, port });
+        let text = '';
+        c.on('data', (d: Buffer) => (text += d.toString()));
+        c.on('error', () => undefined);
+        c.on('close', () => resolve(text));
+      }),
+      'client closed',
+    );
+    expect(seen).toBe('gone');
+    await within(
+      3000,
+      (async () => {
+        while (proxier.counters(web)?.activeConnections !== 0) await new Promise((r) => setTimeout(r, 5));
+      })(),
+      'both sides closed',
+    );
+    expect(backendSawEnd).toBe(true);
+  });
+
+  it('a backend that resets mid-connection takes the client with it', async () => {
+    const endpoint = await server((s) => {
+      s.write('x');
+      s.once('data', () => s.resetAndDestroy());
+    });
+    const proxier = await startProxier();
+    const { port } = await proxier.addService({ servicePort: web, endpoints: [endpoint] });
+    // The client keeps its side open (allowHalfOpen): a FIN passed on would leave the proxy's
+    // client socket open, a reset taken over closes it.
+    const c = connect({ host: HOST, port, allowHalfOpen: true });
+    cleanups.push(async () => void c.destroy());
+    c.on('error', () => undefined);
+    const ended = new Promise((r) => c.once('end', r));
+    await within(3000, new Promise((r) => c.once('data', r)), 'first byte');
+    c.write('ping');
+    await within(3000, ended, 'the proxy closes the client');
+    await within(
+      3000,
+      (async () => {
+        while (proxier.counters(web)?.activeConnections !== 0) await new Promise((r) => setTimeout(r, 5));
+      })(),
+      'both proxy sockets closed',
+    );
+    expect(proxier.counters(web)).toMatchObject({ connections: 1, activeConnections: 0, retries: 0, failures: 0 });
+  });
+
+  it('a large reply after the client has half-closed arrives whole before the FIN', async () => {
+    const SIZE = 8 * 1024 * 1024;
+    const endpoint = await server(
+      (s) => {
+        s.resume();
+        s.on('end', () => s.end(pattern(SIZE)));
+      },
+      { allowHalfOpen: true },
+    );
+    const proxier = await startProxier();
+    const { port } = await proxier.addService({ servicePort: web, endpoints: [endpoint] });
+    const reply = await within(
+      10_000,
+      new Promise<Buffer>((resolve, reject) => {
+        const c = connect({ host: HOST, port, allowHalfOpen: true });
+        const chunks: Buffer[] = [];
+        c.on('data', (d: Buffer) => chunks.push(d));
+        c.on('error', reject);
+        c.on('end', () => {
+          c.end();
+          resolve(Buffer.concat(chunks));
+        });
+        c.end('request');
+      }),
+      'large reply',
+    );
+    expect(reply.length).toBe(SIZE);
+    expect(reply.equals(pattern(SIZE))).toBe(true);
+  });
+
+  it("a dial that gets no answer is abandoned at its attempt's timeout and the next endpoint is tried", async () => {
+    const stalled = await stalledEndpoint();
+    const live = await tcpBackend('live');
+    const proxier = await startProxier({ dialTimeoutsMs: [200, 200, 200, 200] });
+    const { port } = await proxier.addService({ servicePort: web, endpoints: [stalled, live] });
+    const start = performance.now();
+    expect(await exchange(port, 'x')).toBe('live|x');
+    const elapsed = performance.now() - start;
+    expect(elapsed).toBeGreaterThanOrEqual(190);
+    // the kernel would retry the SYN after a second and then keep dropping it: well before the
+    // exchange's own 5 s limit, only the attempt's timer can have ended the dial
+    expect(elapsed).toBeLessThan(3000);
+    expect(proxier.counters(web)).toMatchObject({ connections: 1, retries: 1, failures: 0, activeConnections: 0 });
+  });
+
+  it('stop() during a dial in flight closes the client and leaves no socket or timer behind', async () => {
+    const stalled = await stalledEndpoint();
+    const settle = () => new Promise((r) => setTimeout(r, 50));
+    await settle();
+    const count = (kind: string): number => process.getActiveResourcesInfo().filter((r) => r === kind).length;
+    const before = { tcp: count('TCPSocketWrap') + count('TCPServerWrap'), timers: count('Timeout') };
+    const proxier = new UserspaceProxier({ dialTimeoutsMs: [60_000] });
+    const { port } = await proxier.addService({ servicePort: web, endpoints: [stalled] });
+    const client = connect({ host: HOST, port });
+    client.on('error', () => undefined);
+    const closed = new Promise((r) => client.once('close', r));
+    await within(
+      3000,
+      (async () => {
+        while (proxier.counters(web)?.activeConnections !== 1) await new Promise((r) => setTimeout(r, 5));
+      })(),
+      'connection accepted',
+    );
+    await within(3000, proxier.stop(), 'stop with a dial in flight');
+    await within(3000, closed, 'client closed');
+    await settle();
+    expect({ tcp: count('TCPSocketWrap') + count('TCPServerWrap'), timers: count('Timeout') }).toEqual(before);
   });
 });
 

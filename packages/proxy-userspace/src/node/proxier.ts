@@ -8,9 +8,11 @@ import { createServer, isIPv6, type AddressInfo, type Server, type Socket } from
 import { joinHostPort, ok, servicePortNameString, type Endpoints, type Result, type ServicePortName } from '@kubesvc/api-types';
 import { DEFAULT_UDP_IDLE_TIMEOUT_MS, ENDPOINT_DIAL_TIMEOUTS_MS } from '../constants.js';
 import {
+  balancerState,
   cleanupStaleStickySessions,
   createLoadBalancer,
   deleteService,
+  isSessionAffinity,
   newService,
   nextEndpoint,
   onEndpointsAdd,
@@ -21,8 +23,8 @@ import {
 } from '../load-balancer.js';
 import type { ErrUserspaceInput } from '../errors.js';
 import type { Shuffle } from '../shuffle.js';
-import { dialTcp, endpointAddress } from './dial.js';
-import { backendReader, splice, type BackendReader } from './splice.js';
+import { endpointAddress } from './dial.js';
+import { TcpConnection, type ConnectionOwner } from './tcp-connection.js';
 
 export interface ProxierOptions {
   /** Where listeners bind unless a service port says otherwise. Default 127.0.0.1. */
@@ -80,11 +82,6 @@ interface Counters {
   failures: number;
 }
 
-interface TcpPair {
-  readonly client: Socket;
-  backend: Socket | undefined;
-}
-
 interface UdpAssociation {
   readonly backend: UdpSocket;
   readonly timer: NodeJS.Timeout;
@@ -101,12 +98,8 @@ interface Listener {
   readonly address: ListenAddress;
   closed: boolean;
   readonly counters: Counters;
-  readonly tcp?: { readonly server: Server; readonly pairs: Set<TcpPair>; readonly sockets: Set<Socket> };
+  readonly tcp?: { readonly server: Server; readonly connections: Set<TcpConnection>; readonly owner: ConnectionOwner; sticky: boolean };
   readonly udp?: { readonly socket: UdpSocket; readonly clients: Map<string, UdpAssociation> };
-}
-
-function whenClosed(socket: Socket): Promise<void> {
-  return socket.closed ? Promise.resolve() : new Promise((resolve) => socket.once('close', () => resolve()));
 }
 
 export class UserspaceProxier {
@@ -164,8 +157,7 @@ export class UserspaceProxier {
       socket.on('message', (msg, rinfo) => this.onDatagram(udp, msg, rinfo));
       socket.on('error', () => undefined);
     } else {
-      const pairs = new Set<TcpPair>();
-      const sockets = new Set<Socket>();
+      const connections = new Set<TcpConnection>();
       const server = createServer({ allowHalfOpen: true, pauseOnConnect: true });
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -174,13 +166,24 @@ export class UserspaceProxier {
           resolve();
         });
       });
-      listener = { spn: spec.servicePort, key, address: { host, port: (server.address() as AddressInfo).port }, closed: false, counters, tcp: { server, pairs, sockets } };
-      const tcp = listener;
+      const tcp: Listener = {
+        spn: spec.servicePort,
+        key,
+        address: { host, port: (server.address() as AddressInfo).port },
+        closed: false,
+        counters,
+        tcp: { server, connections, owner: this.connectionOwner(() => tcp, connections), sticky: false },
+      };
+      listener = tcp;
       server.on('connection', (client) => this.onConnection(tcp, client));
       server.on('error', () => undefined);
     }
     this.listeners.set(key, listener);
     this.lb = newService(this.lb, spec.servicePort, spec.sessionAffinity ?? 'None', spec.affinityTimeoutSeconds ?? 0);
+    // The balancer reads a client's address only under ClientIP affinity, and only this call sets
+    // a port's affinity: without it, a connection costs no getpeername.
+    const state = balancerState(this.lb, spec.servicePort);
+    if (listener.tcp !== undefined) listener.tcp.sticky = state !== undefined && isSessionAffinity(state.affinity);
     if (spec.endpoints !== undefined) this.setEndpoints(spec.servicePort, spec.endpoints);
     return listener.address;
   }
@@ -225,10 +228,10 @@ export class UserspaceProxier {
     let toBackend = l.counters.bytesToBackend;
     let fromBackend = l.counters.bytesFromBackend;
     let active = 0;
-    for (const pair of l.tcp?.pairs ?? []) {
+    for (const connection of l.tcp?.connections ?? []) {
       active++;
-      toBackend += pair.backend?.bytesWritten ?? 0;
-      fromBackend += pair.backend?.bytesRead ?? 0;
+      toBackend += connection.backend?.bytesWritten ?? 0;
+      fromBackend += connection.backend?.bytesRead ?? 0;
     }
     for (const assoc of l.udp?.clients.values() ?? []) {
       active++;
@@ -260,12 +263,9 @@ export class UserspaceProxier {
     l.closed = true;
     const waits: Promise<unknown>[] = [];
     if (l.tcp !== undefined) {
-      const { server, sockets } = l.tcp;
+      const { server, connections } = l.tcp;
       waits.push(new Promise<void>((resolve) => server.close(() => resolve())));
-      for (const s of sockets) {
-        waits.push(whenClosed(s));
-        s.destroy();
-      }
+      for (const c of connections) waits.push(c.destroy());
     }
     if (l.udp !== undefined) {
       const { socket, clients } = l.udp;
@@ -275,66 +275,52 @@ export class UserspaceProxier {
     await Promise.all(waits);
   }
 
-  private track(l: Listener, socket: Socket): void {
-    const sockets = l.tcp?.sockets;
-    if (sockets === undefined) return;
-    if (l.closed) {
-      socket.destroy();
-      return;
-    }
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+  /** The listener's side of its connections: the balancer, the counters, the dial timeouts. */
+  private connectionOwner(listener: () => Listener, connections: Set<TcpConnection>): ConnectionOwner {
+    // A dialled address is parsed once per endpoint string, not once per connection; the map is
+    // emptied now and then so that endpoints long gone do not stay in it.
+    const addresses = new Map<string, { readonly host: string; readonly port: number } | null>();
+    return {
+      get closed(): boolean {
+        return listener().closed;
+      },
+      dialTimeoutsMs: this.dialTimeoutsMs,
+      pick: (clientAddr: string, reset: boolean) => {
+        const picked = nextEndpoint(this.lb, listener().spn, clientAddr, reset, this.now());
+        if (!picked.ok) return undefined;
+        this.lb = picked.value.balancer;
+        const endpoint = picked.value.endpoint;
+        let address = addresses.get(endpoint);
+        if (address === undefined) {
+          if (addresses.size >= 1024) addresses.clear();
+          address = endpointAddress(endpoint) ?? null;
+          addresses.set(endpoint, address);
+        }
+        return address;
+      },
+      retried: () => void listener().counters.retries++,
+      failed: () => void listener().counters.failures++,
+      finished: (connection: TcpConnection, toBackend: number, fromBackend: number) => {
+        const counters = listener().counters;
+        counters.bytesToBackend += toBackend;
+        counters.bytesFromBackend += fromBackend;
+        connections.delete(connection);
+      },
+    };
   }
 
   private onConnection(l: Listener, client: Socket): void {
-    this.track(l, client);
-    client.on('error', () => undefined);
-    if (l.closed || l.tcp === undefined) return;
-    l.counters.connections++;
-    const pair: TcpPair = { client, backend: undefined };
-    l.tcp.pairs.add(pair);
-    const clientAddr = joinHostPort(client.remoteAddress ?? '', client.remotePort ?? 0);
-    void this.tryConnect(l, clientAddr, client).then(async (dialled) => {
-      if (dialled === undefined) {
-        client.destroy();
-        await whenClosed(client);
-      } else {
-        const { backend, reader } = dialled;
-        pair.backend = backend;
-        await splice(client, backend, reader);
-        l.counters.bytesToBackend += backend.bytesWritten;
-        l.counters.bytesFromBackend += backend.bytesRead;
-      }
-      l.tcp?.pairs.delete(pair);
-    });
-  }
-
-  /**
-   * upstream: TryConnectEndpoints — one attempt per dial timeout; after a failed attempt the
-   * affinity is reset, so the next attempt takes the next round-robin endpoint (and records it
-   * as the client's). A balancer error ends the loop at once.
-   */
-  private async tryConnect(l: Listener, clientAddr: string, client: Socket): Promise<{ backend: Socket; reader: BackendReader } | undefined> {
-    let reset = false;
-    for (const [attempt, timeoutMs] of this.dialTimeoutsMs.entries()) {
-      if (l.closed || client.destroyed) return undefined;
-      if (attempt > 0) l.counters.retries++;
-      const picked = nextEndpoint(this.lb, l.spn, clientAddr, reset, this.now());
-      if (!picked.ok) break;
-      this.lb = picked.value.balancer;
-      const reader = backendReader();
-      const backend = await dialTcp(picked.value.endpoint, timeoutMs, (s) => this.track(l, s), reader);
-      if (backend !== undefined) {
-        if (l.closed || client.destroyed) {
-          backend.destroy();
-          return undefined;
-        }
-        return { backend, reader };
-      }
-      reset = true;
+    const tcp = l.tcp;
+    if (l.closed || tcp === undefined) {
+      client.on('error', () => undefined);
+      client.destroy();
+      return;
     }
-    if (!l.closed) l.counters.failures++;
-    return undefined;
+    l.counters.connections++;
+    const clientAddr = tcp.sticky ? joinHostPort(client.remoteAddress ?? '', client.remotePort ?? 0) : '';
+    const connection = new TcpConnection(tcp.owner, client, clientAddr);
+    tcp.connections.add(connection);
+    connection.start();
   }
 
   private onDatagram(l: Listener, msg: Buffer, rinfo: RemoteInfo): void {

@@ -7,6 +7,7 @@
 
 import { sha256Base32Prefix16 } from './hash/sha256.js';
 import { shortPrefixedHash9 } from './hash/short-hash.js';
+import { hashSlots, putMessage, simdHashing, slotName, SLOTS } from './hash/sha256x4.js';
 import { flat } from './print-restore.js';
 
 export const SVC_PREFIX = 'KUBE-SVC-';
@@ -54,6 +55,38 @@ export function endpointChainName(servicePortName: string, protocol: string, end
     shortPrefixedHash9(SEP_PREFIX, servicePortName, protocol, endpoint) ??
     chainName(SEP_PREFIX, sha256Base32Prefix16(servicePortName, protocol, endpoint))
   );
+}
+
+/**
+ * The KUBE-SEP- names of many endpoints (`ip:port` in hostPort) of one service port, index by
+ * index: what endpointChainName gives for each, hashed four at a time where WebAssembly SIMD is
+ * there.
+ */
+export function endpointChainNames(
+  servicePortName: string,
+  protocol: string,
+  endpoints: readonly { readonly hostPort: string }[],
+): string[] {
+  const n = endpoints.length;
+  const names = new Array<string>(n);
+  if (!simdHashing()) {
+    for (let i = 0; i < n; i++) names[i] = endpointChainName(servicePortName, protocol, (endpoints[i] as { hostPort: string }).hostPort);
+    return names;
+  }
+  for (let start = 0; start < n; start += SLOTS) {
+    const count = Math.min(SLOTS, n - start);
+    // Slots whose message the SIMD path cannot take (long or not ASCII): named one by one.
+    let others: number[] | undefined;
+    for (let slot = 0; slot < count; slot++) {
+      if (!putMessage(slot, servicePortName, protocol, (endpoints[start + slot] as { hostPort: string }).hostPort)) (others ??= []).push(slot);
+    }
+    hashSlots(count);
+    for (let slot = 0; slot < count; slot++) names[start + slot] = slotName(SEP_PREFIX, slot);
+    if (others !== undefined) {
+      for (const slot of others) names[start + slot] = endpointChainName(servicePortName, protocol, (endpoints[start + slot] as { hostPort: string }).hostPort);
+    }
+  }
+  return names;
 }
 
 /** True for the chains kube-proxy creates per service or endpoint (and deletes when stale). */

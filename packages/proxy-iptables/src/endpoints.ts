@@ -5,7 +5,7 @@
 // pkg/proxy/topology.go (CategorizeEndpoints)
 
 import { familyName, formatIP, joinHostPort, LABEL_SERVICE_NAME, parseIPSloppy, type EndpointSlice } from '@kubesvc/api-types';
-import { endpointChainName } from './chain-names.js';
+import { endpointChainName, endpointChainNames } from './chain-names.js';
 import { flat } from './print-restore.js';
 import type { L4Protocol } from './ruleset.js';
 import { isCanonicalIPv4, lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
@@ -230,4 +230,9 @@ export function categorizeEndpoints(endpoints: readonly EndpointInfo[], svc: Ser
 /** The KUBE-SEP- chain of an endpoint of a service port. */
 export function endpointChain(svc: ServicePortInfo, ep: EndpointInfo): string {
   return endpointChainName(svc.nameString, svc.protocol, ep.hostPort);
+}
+
+/** endpointChain of each of `endpoints`, by index (hashed together: see endpointChainNames). */
+export function endpointChains(svc: ServicePortInfo, endpoints: readonly EndpointInfo[]): string[] {
+  return endpointChainNames(svc.nameString, svc.protocol, endpoints);
 }

@@ -8,7 +8,7 @@
 // inside one service port is written in upstream's order. See the README, "Ordering".
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
-import { compareStrings, endpointChain, endpointsMap, servicePortKey, type EndpointInfo } from './endpoints.js';
+import { compareStrings, endpointChain, endpointChains, endpointsMap, servicePortKey, type EndpointInfo } from './endpoints.js';
 import { chainLine, flat, printRestoreText, ruleHead, ruleLine, ruleLineAfter } from './print-restore.js';
 import type { ProxierConfig } from './proxier-config.js';
 import {
@@ -195,23 +195,20 @@ function writeAllRules(
 const NO_ENDPOINTS: readonly EndpointInfo[] = [];
 
 /**
- * Names each endpoint's KUBE-SEP- chain once (a SHA-256): the builder asks for the names in the
- * endpoints' order, once for the load-balancing rules and once for the chains, so the next
- * index is tried before a search by identity.
+ * Names each endpoint's KUBE-SEP- chain once (a SHA-256), all of a service port's together (they
+ * are hashed four at a time): the builder asks for the names in the endpoints' order, once for
+ * the load-balancing rules and once for the chains, so the next index is tried before a search
+ * by identity.
  */
 function endpointChainMemo(svc: ServicePortInfo, endpoints: readonly EndpointInfo[]): (ep: EndpointInfo) => string {
-  const names: (string | undefined)[] = [];
+  let names: readonly string[] | undefined;
   let next = 0;
   return (ep) => {
     const i = endpoints[next] === ep ? next : endpoints.indexOf(ep);
     if (i < 0) return endpointChain(svc, ep);
     next = i + 1;
-    let name = names[i];
-    if (name === undefined) {
-      name = endpointChain(svc, ep);
-      names[i] = name;
-    }
-    return name;
+    names ??= endpointChains(svc, endpoints);
+    return names[i] as string;
   };
 }
 

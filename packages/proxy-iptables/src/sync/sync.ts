@@ -14,7 +14,7 @@
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { LABEL_SERVICE_NAME, familyName } from '@kubesvc/api-types';
 import { serviceChainNames, type ServiceChainNames } from '../chain-names.js';
-import { compareStrings, endpointChain, endpointsMap, servicePortKey, type EndpointInfo } from '../endpoints.js';
+import { compareStrings, endpointChain, endpointChains, endpointsMap, servicePortKey, type EndpointInfo } from '../endpoints.js';
 import { compareServices, generateRules, objectKey, RulesetSink, type RuleStats } from '../generate-rules.js';
 import { chainLine, deleteChainLine, flat, printRestoreText, ruleHead, ruleLine, ruleLineAfter } from '../print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
@@ -532,7 +532,7 @@ function deriveService(
     const old = oldPorts.size === 0 ? undefined : oldPorts.get(info.nameString + info.protocol);
     let sepNames: readonly string[];
     if (old === undefined) {
-      sepNames = endpoints.map((ep) => endpointChain(info, ep));
+      sepNames = endpointChains(info, endpoints);
     } else if (sameEndpoints(old.endpoints, endpoints)) {
       sepNames = old.sepNames;
     } else {
@@ -541,7 +541,10 @@ function deriveService(
         const name = old.sepNames[i];
         if (name !== undefined) known.set(ep.hostPort, name);
       });
-      sepNames = endpoints.map((ep) => known.get(ep.hostPort) ?? endpointChain(info, ep));
+      const unknown = endpoints.filter((ep) => !known.has(ep.hostPort));
+      const hashed = endpointChains(info, unknown);
+      unknown.forEach((ep, i) => known.set(ep.hostPort, hashed[i] as string));
+      sepNames = endpoints.map((ep) => known.get(ep.hostPort) as string);
     }
     return { info, endpoints, sepNames };
   });

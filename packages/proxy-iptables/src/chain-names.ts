@@ -7,7 +7,7 @@
 
 import { sha256Base32Prefix16 } from './hash/sha256.js';
 import { shortPrefixedHash9 } from './hash/short-hash.js';
-import { hashSlots, putMessage, simdHashing, slotName, SLOTS } from './hash/sha256x4.js';
+import { beginRecords, hashedInKernel, hashRecords, kernelReady, putRecord, recordName } from './wasm/kernel.js';
 import { flat } from './print-restore.js';
 
 export const SVC_PREFIX = 'KUBE-SVC-';
@@ -59,8 +59,8 @@ export function endpointChainName(servicePortName: string, protocol: string, end
 
 /**
  * The KUBE-SEP- names of many endpoints (`ip:port` in hostPort) of one service port, index by
- * index: what endpointChainName gives for each, hashed four at a time where WebAssembly SIMD is
- * there.
+ * index: what endpointChainName gives for each, hashed four at a time by the WebAssembly kernel
+ * where it is there (names it cannot take, long or not ASCII, are hashed one by one).
  */
 export function endpointChainNames(
   servicePortName: string,
@@ -69,23 +69,25 @@ export function endpointChainNames(
 ): string[] {
   const n = endpoints.length;
   const names = new Array<string>(n);
-  if (!simdHashing()) {
-    for (let i = 0; i < n; i++) names[i] = endpointChainName(servicePortName, protocol, (endpoints[i] as { hostPort: string }).hostPort);
+  const head = servicePortName + protocol;
+  const hostPort = (i: number): string => (endpoints[i] as { hostPort: string }).hostPort;
+  // Endpoints the kernel cannot name: hashed one by one.
+  let others: number[] | undefined;
+  let kernel = n > 0 && kernelReady();
+  if (kernel) {
+    beginRecords(n);
+    for (let i = 0; i < n; i++) {
+      const text = hostPort(i);
+      if (!putRecord(i, text, 0, 0) || !hashedInKernel(head.length, text.length)) (others ??= []).push(i);
+    }
+    kernel = hashRecords(head, n);
+  }
+  if (!kernel) {
+    for (let i = 0; i < n; i++) names[i] = endpointChainName(servicePortName, protocol, hostPort(i));
     return names;
   }
-  for (let start = 0; start < n; start += SLOTS) {
-    const count = Math.min(SLOTS, n - start);
-    // Slots whose message the SIMD path cannot take (long or not ASCII): named one by one.
-    let others: number[] | undefined;
-    for (let slot = 0; slot < count; slot++) {
-      if (!putMessage(slot, servicePortName, protocol, (endpoints[start + slot] as { hostPort: string }).hostPort)) (others ??= []).push(slot);
-    }
-    hashSlots(count);
-    for (let slot = 0; slot < count; slot++) names[start + slot] = slotName(SEP_PREFIX, slot);
-    if (others !== undefined) {
-      for (const slot of others) names[start + slot] = endpointChainName(servicePortName, protocol, (endpoints[start + slot] as { hostPort: string }).hostPort);
-    }
-  }
+  for (let i = 0; i < n; i++) names[i] = recordName(i);
+  for (const i of others ?? []) names[i] = endpointChainName(servicePortName, protocol, hostPort(i));
   return names;
 }
 

@@ -18,8 +18,10 @@ import {
   writeHeadRules,
   writeServicePortRules,
   writeTailRules,
+  type EndpointBlock,
   type RuleSink,
 } from './rule-builder.js';
+import { printEndpointBlock } from './endpoint-block.js';
 import type { Match, Rule, Ruleset, Target } from './ruleset.js';
 import { servicePortInfos, type ServicePortInfo } from './service-ports.js';
 import { endpointSliceDiagnostics, serviceDiagnostics, type RuleDiagnostic } from './diagnostics.js';
@@ -251,6 +253,15 @@ class RestoreTextSink implements RuleSink {
   natPrinted(_chain: string, text: string, lines: number): void {
     this.natStream.add(text);
     this.natRules += lines;
+  }
+  natEndpointBlock(block: EndpointBlock): boolean {
+    const printed = printEndpointBlock(block);
+    if (printed === undefined) return false;
+    this.declStream.add(printed.declarations);
+    this.natChains += block.endpoints.length;
+    this.natStream.add(printed.rules);
+    this.natRules += printed.ruleLines;
+    return true;
   }
 
   /** The whole restore text, one flat string, with the fixed chains declared first. */

@@ -25,12 +25,14 @@ import {
   writeHeadRules,
   writeServicePortRules,
   writeTailRules,
+  type EndpointBlock,
   type RuleContext,
   type RuleSink,
   type StatisticCache,
 } from '../rule-builder.js';
 import type { L4Protocol, Match, Ruleset, Target } from '../ruleset.js';
 import { servicePortInfos, type ServicePortInfo } from '../service-ports.js';
+import { printEndpointBlock } from '../endpoint-block.js';
 
 export interface SyncOptions {
   /** Force a full sync (every chain written, stale chains deleted). */
@@ -323,6 +325,21 @@ class TextSink implements RuleSink {
     this.closeTop();
     this.full += text;
     item.fullLines += lines;
+  }
+  natEndpointBlock(block: EndpointBlock): boolean {
+    const item = this.current;
+    if (item === undefined) return false;
+    // The names the state keeps, in the endpoints' order (sepChainOf looks each up once).
+    const names = block.endpoints.map(block.sepChain);
+    let i = 0;
+    const printed = printEndpointBlock(block, () => names[i++] as string);
+    if (printed === undefined) return false;
+    this.closeTop();
+    this.full += printed.rules;
+    item.fullLines += printed.ruleLines;
+    this.decl += printed.declarations;
+    for (const name of names) item.chains.push(name);
+    return true;
   }
   private closeTop(): void {
     if (this.inTop) {

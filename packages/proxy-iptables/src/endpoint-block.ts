@@ -1,0 +1,82 @@
+// A large cluster's per-endpoint lines of one service port, printed by the WebAssembly kernel
+// (wasm/kernel-emitter.ts): the load-balancing rules of the KUBE-SVC-/KUBE-SVL- chains, and each
+// endpoint's KUBE-SEP- chain declaration and two rules. These lines are most of a large sync's
+// text; printed as strings they were two million concatenations at 10000×10. The kernel writes
+// them as bytes from the endpoints' `ip:port` and chain names, and they come back as two strings
+// per service port, exactly what the string printers give (the property tests compare them).
+
+import { endpointChain, type EndpointInfo } from './endpoints.js';
+import type { EndpointBlock } from './rule-builder.js';
+import {
+  beginRecords,
+  hashedInKernel,
+  hashRecords,
+  kernelReady,
+  printEndpointChains,
+  printLoadBalancing,
+  putIndex,
+  putRecord,
+  putRecordName,
+  takeDeclarations,
+  takeRules,
+} from './wasm/kernel.js';
+
+export interface PrintedBlock {
+  /** The nat rules: the load-balancing rules, then every endpoint chain's two rules. */
+  readonly rules: string;
+  readonly ruleLines: number;
+  /** The endpoint chains' declarations. */
+  readonly declarations: string;
+}
+
+/**
+ * `block` printed by the kernel, or undefined (nothing printed) when the kernel is not there or
+ * cannot take it. `names` gives known chain names (a sync keeps them); without it the kernel
+ * hashes them, and they are never made into strings.
+ */
+export function printEndpointBlock(block: EndpointBlock, names?: (ep: EndpointInfo) => string): PrintedBlock | undefined {
+  const { endpoints, svc, ctx } = block;
+  const n = endpoints.length;
+  if (n === 0 || !kernelReady()) return undefined;
+  beginRecords(n);
+  for (let i = 0; i < n; i++) {
+    const ep = endpoints[i] as EndpointInfo;
+    const ipOffset = ep.hostPort.charCodeAt(0) === 91 ? 1 : 0; // `[ip]:port`
+    if (!putRecord(i, ep.hostPort, ipOffset, ep.ip.length)) return undefined;
+  }
+  if (names !== undefined) {
+    for (let i = 0; i < n; i++) putRecordName(i, names(endpoints[i] as EndpointInfo));
+  } else {
+    const head = svc.nameString + svc.protocol;
+    const hashed = hashRecords(head, n);
+    for (let i = 0; i < n; i++) {
+      const ep = endpoints[i] as EndpointInfo;
+      if (!hashed || !hashedInKernel(head.length, ep.hostPort.length)) putRecordName(i, endpointChain(svc, ep));
+    }
+  }
+  let ruleLines = 2 * n;
+  for (const [chain, list] of [
+    [block.clusterChain, block.clusterEndpoints],
+    [block.localChain, block.localEndpoints],
+  ] as const) {
+    if (chain === undefined || list.length === 0) continue;
+    const indexed = list !== endpoints;
+    if (indexed && !putIndexes(list, endpoints)) return undefined;
+    if (!printLoadBalancing('-A ' + chain, list.length, indexed, ctx.statisticJump, ctx.config.probabilityFormat)) return undefined;
+    ruleLines += list.length;
+  }
+  if (!printEndpointChains(block.template.beforeIP, block.template.beforeHostPort, n)) return undefined;
+  return { rules: takeRules(), ruleLines, declarations: takeDeclarations() };
+}
+
+/** The record index of each endpoint of `list`, a subsequence of `endpoints` (both are sorted by `ip:port`). */
+function putIndexes(list: readonly EndpointInfo[], endpoints: readonly EndpointInfo[]): boolean {
+  let j = 0;
+  for (let k = 0; k < list.length; k++) {
+    const ep = list[k];
+    while (j < endpoints.length && endpoints[j] !== ep) j++;
+    if (j === endpoints.length) return false;
+    putIndex(k, j);
+  }
+  return true;
+}

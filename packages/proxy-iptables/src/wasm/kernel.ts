@@ -1,0 +1,305 @@
+// The JavaScript side of the WebAssembly kernel (kernel-emitter.ts): instantiation, the memory
+// map of kernel-layout.ts, and the calls a service port makes. Callers put one record per
+// endpoint (its `ip:port`), have the records' chain names hashed or put known names in, and print
+// the endpoints' lines, which come back as two strings (the nat rules and the chain
+// declarations), decoded once per service port.
+//
+// WebAssembly is a global of the language's host, like TextDecoder: the kernel does no I/O and
+// works on its own memory. Where it is missing or refuses the module (a runtime without SIMD,
+// `node --jitless`), kernelReady() is false and callers take the string paths. The module is
+// instantiated on first use, so that a caller that never syncs a large cluster never pays for it.
+
+import {
+  CONSTANT_TEXTS,
+  DECL_LINE,
+  HASH_HEAD_AT,
+  HOSTPORT_MAX,
+  MESSAGE_MAX,
+  QUADS_PER_CALL,
+  RECORD,
+  RECORD_HOSTPORT,
+  RECORD_HOSTPORT_LENGTH,
+  RECORD_IP_LENGTH,
+  RECORD_IP_OFFSET,
+  RECORD_NAME,
+  RULE_HEAD_AT,
+  STATISTIC_ENTRY,
+  STATISTICS,
+  TEMPLATE_A_AT,
+  TEMPLATE_B_AT,
+  TEXT_MAX,
+} from './kernel-layout.js';
+import { KERNEL_MODULE_BASE64 } from './kernel-module.js';
+
+/** The part of the WebAssembly API used here (the package's TypeScript libraries do not declare it). */
+interface WasmApi {
+  readonly Module: new (bytes: Uint8Array) => object;
+  readonly Instance: new (module: object, imports: object) => { readonly exports: Record<string, unknown> };
+}
+
+interface Memory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+
+interface Kernel {
+  readonly memory: Memory;
+  readonly hash: (quads: number) => void;
+  readonly prepare: (headLength: number, records: number, count: number) => void;
+  readonly stash: (records: number, count: number) => void;
+  readonly printLoadBalancing: (out: number, headLength: number, records: number, indices: number, count: number) => number;
+  readonly printEndpointChains: (out: number, decl: number, records: number, count: number, lengthA: number, lengthB: number) => number;
+}
+
+/** Endpoints one hash call takes. */
+export const SLOTS = QUADS_PER_CALL * 4;
+/** The longest statistic text a table entry holds. */
+const STATISTIC_MAX = STATISTIC_ENTRY - 2;
+const PAGE = 65536;
+
+// No byte-order mark is ever printed; ignoreBOM keeps a text's first bytes as they are regardless.
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** undefined: not tried yet; null: unavailable. */
+let kernel: Kernel | null | undefined;
+let enabled = true;
+let bytes = new Uint8Array(0);
+let words = new Int32Array(0);
+
+// The statistic table: entries 2 .. statisticFilled hold the texts for `statisticKey`.
+let statisticCapacity = 0;
+let statisticFilled = 1;
+let statisticKey: unknown;
+
+// The current batch of records (kernel-layout.ts: records, indices, declarations, rules).
+let records = 0;
+let indices = 0;
+let declStart = 0;
+let declAt = 0;
+let natStart = 0;
+let natAt = 0;
+
+function instantiate(): Kernel | null {
+  const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  if (wasm === undefined) return null;
+  try {
+    const { exports } = new wasm.Instance(new wasm.Module(base64Bytes(KERNEL_MODULE_BASE64)), {});
+    const k: Kernel = {
+      memory: exports['memory'] as Memory,
+      hash: exports['hash'] as Kernel['hash'],
+      prepare: exports['prepare'] as Kernel['prepare'],
+      stash: exports['stash'] as Kernel['stash'],
+      printLoadBalancing: exports['printLoadBalancing'] as Kernel['printLoadBalancing'],
+      printEndpointChains: exports['printEndpointChains'] as Kernel['printEndpointChains'],
+    };
+    refreshViews(k);
+    for (const [at, text] of CONSTANT_TEXTS) putText(at, text);
+    return k;
+  } catch {
+    return null;
+  }
+}
+
+function refreshViews(k: Kernel): void {
+  bytes = new Uint8Array(k.memory.buffer);
+  words = new Int32Array(k.memory.buffer);
+}
+
+/** Whether the kernel is there (and not turned off); callers take their string paths otherwise. */
+export function kernelReady(): boolean {
+  if (!enabled) return false;
+  if (kernel === undefined) kernel = instantiate();
+  return kernel !== null;
+}
+
+/** Turns the kernel off (or on again), so that tests and benchmarks can compare it with the string paths in one process. */
+export function setKernel(on: boolean): void {
+  enabled = on;
+}
+
+/** Grows the memory to at least `size` bytes. */
+function ensureMemory(size: number): void {
+  const k = kernel as Kernel;
+  if (size <= bytes.length) return;
+  k.memory.grow(Math.ceil((size - bytes.length) / PAGE));
+  refreshViews(k);
+}
+
+function align16(at: number): number {
+  return (at + 15) & ~15;
+}
+
+/**
+ * Starts a batch of `count` endpoint records, the records of one service port. The printed
+ * text of a previous batch that was not taken is dropped.
+ */
+export function beginRecords(count: number): void {
+  if (count + 1 > statisticCapacity) {
+    // The table sits before the records: it grows only here, between batches.
+    statisticCapacity = Math.max(count + 1, statisticCapacity * 2, 64);
+  }
+  records = align16(STATISTICS + STATISTIC_ENTRY * statisticCapacity);
+  indices = records + RECORD * count + 64;
+  declStart = align16(indices + 4 * count + 16);
+  declAt = declStart;
+  natStart = align16(declStart + DECL_LINE * count + 64);
+  natAt = natStart;
+  ensureMemory(natStart + 1024);
+}
+
+/** Copies `text` into memory at `at` if it is ASCII; false (memory then undefined there) if not. */
+function putText(at: number, text: string): boolean {
+  const b = bytes;
+  let units = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    units |= unit;
+    b[at + i] = unit;
+  }
+  return units <= 0x7f;
+}
+
+/**
+ * Record i: `hostPort` (`ip:port`, `[ip]:port` for IPv6) and where the IP is in it. False when
+ * the kernel cannot take it (too long, not ASCII).
+ */
+export function putRecord(i: number, hostPort: string, ipOffset: number, ipLength: number): boolean {
+  if (hostPort.length > HOSTPORT_MAX) return false;
+  const at = records + RECORD * i;
+  const b = bytes;
+  b[at + RECORD_HOSTPORT_LENGTH] = hostPort.length;
+  b[at + RECORD_IP_OFFSET] = ipOffset;
+  b[at + RECORD_IP_LENGTH] = ipLength;
+  return putText(at + RECORD_HOSTPORT, hostPort);
+}
+
+/** Puts a known chain name (`KUBE-SEP-` and 16 characters) into record i. */
+export function putRecordName(i: number, name: string): void {
+  const at = records + RECORD * i + RECORD_NAME;
+  const b = bytes;
+  for (let k = 0; k < 16; k++) b[at + k] = name.charCodeAt(9 + k);
+}
+
+/** The record's chain name, `KUBE-SEP-` and its 16 characters. */
+export function recordName(i: number): string {
+  const at = records + RECORD * i + RECORD_NAME;
+  const b = bytes;
+  return String.fromCharCode(
+    75, 85, 66, 69, 45, 83, 69, 80, 45, // KUBE-SEP-
+    b[at] as number, b[at + 1] as number, b[at + 2] as number, b[at + 3] as number,
+    b[at + 4] as number, b[at + 5] as number, b[at + 6] as number, b[at + 7] as number,
+    b[at + 8] as number, b[at + 9] as number, b[at + 10] as number, b[at + 11] as number,
+    b[at + 12] as number, b[at + 13] as number, b[at + 14] as number, b[at + 15] as number,
+  );
+}
+
+/**
+ * Hashes `head` + record i's `ip:port` for records 0 .. count-1 into the records' names. False,
+ * doing nothing, when `head` is not ASCII or too long; a record whose message is longer than
+ * MESSAGE_MAX gets a meaningless name, which the caller replaces (hashedInKernel says which).
+ */
+export function hashRecords(head: string, count: number): boolean {
+  const k = kernel as Kernel;
+  if (head.length > TEXT_MAX || !putText(HASH_HEAD_AT, head)) return false;
+  for (let first = 0; first < count; first += SLOTS) {
+    const n = Math.min(SLOTS, count - first);
+    const at = records + RECORD * first;
+    k.prepare(head.length, at, n);
+    k.hash((n + 3) >> 2);
+    k.stash(at, n);
+  }
+  return true;
+}
+
+/** Whether hashRecords names a record whose `ip:port` has `hostPortLength` characters after a head of `headLength`. */
+export function hashedInKernel(headLength: number, hostPortLength: number): boolean {
+  return headLength + hostPortLength <= MESSAGE_MAX;
+}
+
+/** Record indices of a load-balancing list that is not the records' own order. */
+export function putIndex(k: number, record: number): void {
+  words[(indices >> 2) + k] = record;
+}
+
+/**
+ * Prints a large cluster's load-balancing rules into the batch's nat text: `ruleHead`
+ * (`-A KUBE-SVC-…`), then per endpoint k of `count` the statistic text `statistic(count - k)`
+ * (none for the last), the chain name of record k (of record putIndex(k) when `indexed`). False,
+ * printing nothing, when a text is too long for the kernel or not ASCII. `statisticKey` says
+ * which texts `statistic` gives (the table is kept while it is the same).
+ */
+export function printLoadBalancing(
+  ruleHead: string,
+  count: number,
+  indexed: boolean,
+  statistic: (denominator: number) => string,
+  key: unknown,
+): boolean {
+  const k = kernel as Kernel;
+  if (ruleHead.length > TEXT_MAX || !putText(RULE_HEAD_AT, ruleHead)) return false;
+  if (key !== statisticKey) {
+    statisticKey = key;
+    statisticFilled = 1;
+  }
+  for (let n = statisticFilled + 1; n <= count; n++) {
+    const text = statistic(n);
+    const entry = STATISTICS + STATISTIC_ENTRY * n;
+    if (text.length > STATISTIC_MAX || !putText(entry, text)) {
+      statisticFilled = 1;
+      return false;
+    }
+    bytes[entry + STATISTIC_ENTRY - 1] = text.length;
+    statisticFilled = n;
+  }
+  ensureMemory(natAt + count * (ruleHead.length + STATISTIC_ENTRY + 48) + 64);
+  natAt = k.printLoadBalancing(natAt, ruleHead.length, records, indexed ? indices : 0, count);
+  return true;
+}
+
+/**
+ * Prints the chain declarations and the two rules of the chains of records 0 .. count-1 (see
+ * printEndpointChains in kernel-emitter.ts). False, printing nothing, when a template is too long
+ * for the kernel or not ASCII.
+ */
+export function printEndpointChains(templateA: string, templateB: string, count: number): boolean {
+  const k = kernel as Kernel;
+  if (templateA.length > TEXT_MAX || templateB.length > TEXT_MAX) return false;
+  if (!putText(TEMPLATE_A_AT, templateA) || !putText(TEMPLATE_B_AT, templateB)) return false;
+  ensureMemory(natAt + count * (templateA.length + templateB.length + 2 * HOSTPORT_MAX + 96) + 64);
+  natAt = k.printEndpointChains(natAt, declAt, records, count, templateA.length, templateB.length);
+  declAt += DECL_LINE * count;
+  return true;
+}
+
+/** The nat rules printed since beginRecords, as one string. */
+export function takeRules(): string {
+  return natAt === natStart ? '' : decoder.decode(bytes.subarray(natStart, natAt));
+}
+
+/** The chain declarations printed since beginRecords, as one string. */
+export function takeDeclarations(): string {
+  return declAt === declStart ? '' : decoder.decode(bytes.subarray(declStart, declAt));
+}
+
+const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** The bytes of standard base64 text. */
+export function base64Bytes(text: string): Uint8Array {
+  const values = new Uint8Array(128);
+  for (let i = 0; i < BASE64.length; i++) values[BASE64.charCodeAt(i)] = i;
+  let length = text.length;
+  while (length > 0 && text.charCodeAt(length - 1) === 61) length--;
+  const out = new Uint8Array((length * 3) >> 2);
+  let buffer = 0;
+  let bits = 0;
+  let o = 0;
+  for (let i = 0; i < length; i++) {
+    buffer = ((buffer << 6) | (values[text.charCodeAt(i) & 127] as number)) & 0xffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (buffer >> bits) & 0xff;
+    }
+  }
+  return out;
+}

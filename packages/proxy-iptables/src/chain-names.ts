@@ -7,7 +7,7 @@
 
 import { sha256Base32Prefix16 } from './hash/sha256.js';
 import { shortPrefixedHash9 } from './hash/short-hash.js';
-import { beginRecords, hashedInKernel, hashRecords, kernelReady, putRecord, recordName } from './wasm/kernel.js';
+import { beginRecords, hashedInKernel, hashRecords, kernelReady, putRecord, recordHash, recordName } from './wasm/kernel.js';
 import { flat } from './print-restore.js';
 
 export const SVC_PREFIX = 'KUBE-SVC-';
@@ -46,6 +46,52 @@ export function serviceChainNames(servicePortName: string, protocol: string): Se
     firewall: chainName(FW_PREFIX, hash),
     external: chainName(EXT_PREFIX, hash),
   };
+}
+
+type MutableChainNames = { -readonly [K in keyof ServiceChainNames]: ServiceChainNames[K] };
+
+/**
+ * The chain names of many service ports, hashed together (four at a time by the WebAssembly
+ * kernel where it is there): `defer` stands in for serviceChainNames and returns names that
+ * `name()` fills in. A large cluster has a service port per Service.
+ */
+export class ServiceChainBatch {
+  private readonly pending: { readonly spn: string; readonly protocol: string; readonly chains: MutableChainNames }[] = [];
+
+  readonly defer = (servicePortName: string, protocol: string): ServiceChainNames => {
+    const chains: MutableChainNames = { cluster: '', local: '', firewall: '', external: '' };
+    this.pending.push({ spn: servicePortName, protocol, chains });
+    return chains;
+  };
+
+  /** Fills in the names `defer` gave out. */
+  name(): void {
+    const pending = this.pending;
+    const n = pending.length;
+    const hashes = new Array<string | undefined>(n);
+    if (n > 1 && kernelReady()) {
+      beginRecords(n);
+      for (let i = 0; i < n; i++) {
+        const { spn, protocol } = pending[i] as (typeof pending)[number];
+        // The whole text is the record's: no head.
+        if (putRecord(i, spn + protocol, 0, 0) && hashedInKernel(0, spn.length + protocol.length)) hashes[i] = '';
+      }
+      if (hashRecords('', n)) {
+        for (let i = 0; i < n; i++) if (hashes[i] === '') hashes[i] = recordHash(i);
+      } else {
+        hashes.fill(undefined);
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      const { spn, protocol, chains } = pending[i] as (typeof pending)[number];
+      const hash = hashes[i] ?? portProtoHash(spn, protocol);
+      chains.cluster = chainName(SVC_PREFIX, hash);
+      chains.local = chainName(SVL_PREFIX, hash);
+      chains.firewall = chainName(FW_PREFIX, hash);
+      chains.external = chainName(EXT_PREFIX, hash);
+    }
+    pending.length = 0;
+  }
 }
 
 /** KUBE-SEP- name; `endpoint` is `ip:port` (`[ip]:port` for IPv6). */

@@ -9,6 +9,7 @@ import { endpointChain, type EndpointInfo } from './endpoints.js';
 import type { EndpointBlock } from './rule-builder.js';
 import {
   beginRecords,
+  declarationMark,
   hashedInKernel,
   hashRecords,
   kernelReady,
@@ -16,33 +17,30 @@ import {
   printLoadBalancing,
   putIndex,
   putRecord,
+  outputMark,
   putRecordName,
-  takeDeclarations,
-  takeRules,
+  resetOutput,
 } from './wasm/kernel.js';
 
-export interface PrintedBlock {
-  /** The nat rules: the load-balancing rules, then every endpoint chain's two rules. */
-  readonly rules: string;
-  readonly ruleLines: number;
-  /** The endpoint chains' declarations. */
-  readonly declarations: string;
-}
-
 /**
- * `block` printed by the kernel, or undefined (nothing printed) when the kernel is not there or
- * cannot take it. `names` gives known chain names (a sync keeps them); without it the kernel
- * hashes them, and they are never made into strings.
+ * Prints `block` with the kernel: its nat rules (the load-balancing rules, then every endpoint
+ * chain's two rules) and its chain declarations, into the kernel's output (a text session's
+ * regions, or the batch's output that takeRules and takeDeclarations give). Returns the number
+ * of rules, or -1 (nothing printed) when the kernel is not there or cannot take the block.
+ * `names` gives known chain names (a sync keeps them); without it the kernel hashes them, and
+ * they are never made into strings.
  */
-export function printEndpointBlock(block: EndpointBlock, names?: (ep: EndpointInfo) => string): PrintedBlock | undefined {
+export function printEndpointBlock(block: EndpointBlock, names?: (ep: EndpointInfo) => string): number {
   const { endpoints, svc, ctx } = block;
   const n = endpoints.length;
-  if (n === 0 || !kernelReady()) return undefined;
+  if (n === 0 || !kernelReady()) return -1;
   beginRecords(n);
+  const natMark = outputMark();
+  const declMark = declarationMark();
   for (let i = 0; i < n; i++) {
     const ep = endpoints[i] as EndpointInfo;
     const ipOffset = ep.hostPort.charCodeAt(0) === 91 ? 1 : 0; // `[ip]:port`
-    if (!putRecord(i, ep.hostPort, ipOffset, ep.ip.length)) return undefined;
+    if (!putRecord(i, ep.hostPort, ipOffset, ep.ip.length)) return -1;
   }
   if (names !== undefined) {
     for (let i = 0; i < n; i++) putRecordName(i, names(endpoints[i] as EndpointInfo));
@@ -61,12 +59,20 @@ export function printEndpointBlock(block: EndpointBlock, names?: (ep: EndpointIn
   ] as const) {
     if (chain === undefined || list.length === 0) continue;
     const indexed = list !== endpoints;
-    if (indexed && !putIndexes(list, endpoints)) return undefined;
-    if (!printLoadBalancing('-A ' + chain, list.length, indexed, ctx.statisticJump, ctx.config.probabilityFormat)) return undefined;
+    if (
+      (indexed && !putIndexes(list, endpoints)) ||
+      !printLoadBalancing('-A ' + chain, list.length, indexed, ctx.statisticJump, ctx.config.probabilityFormat)
+    ) {
+      resetOutput(natMark, declMark);
+      return -1;
+    }
     ruleLines += list.length;
   }
-  if (!printEndpointChains(block.template.beforeIP, block.template.beforeHostPort, n)) return undefined;
-  return { rules: takeRules(), ruleLines, declarations: takeDeclarations() };
+  if (!printEndpointChains(block.template.beforeIP, block.template.beforeHostPort, n)) {
+    resetOutput(natMark, declMark);
+    return -1;
+  }
+  return ruleLines;
 }
 
 /** The record index of each endpoint of `list`, a subsequence of `endpoints` (both are sorted by `ip:port`). */

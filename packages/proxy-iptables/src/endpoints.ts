@@ -8,7 +8,7 @@ import { familyName, formatIP, joinHostPort, LABEL_SERVICE_NAME, parseIPSloppy, 
 import { endpointChainName, endpointChainNames } from './chain-names.js';
 import { flat } from './print-restore.js';
 import type { L4Protocol } from './ruleset.js';
-import { isCanonicalIPv4, lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
+import { isCanonicalIPv4, isPortNumber, lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
 
 export interface EndpointInfo {
   /** The IP, as Go prints it. */
@@ -33,7 +33,10 @@ export function compareStrings(a: string, b: string): number {
 }
 
 /**
- * All endpoints per service port, sorted by `ip:port` string as upstream sorts them. Slices of
+ * All endpoints per service port, sorted by `ip:port` string as upstream sorts them. With
+ * `anomalies`, sets `anomalies.found` when a slice holds anything endpointSliceDiagnostics
+ * reports (and possibly when it does not): the caller then runs the diagnostics, which a large
+ * cluster's well-formed slices spare a second pass over every endpoint. Slices of
  * another address family, or without the service-name label, are ignored. Upstream walks the
  * slices of a service in Go map order; here they are taken in slice-name order (this only
  * matters when one address appears twice with different conditions). A port without a name is
@@ -43,6 +46,7 @@ export function endpointsMap(
   slices: readonly EndpointSlice[],
   family: 4 | 6,
   nodeName: string,
+  anomalies?: { found: boolean },
 ): ReadonlyMap<string, readonly EndpointInfo[]> {
   const addressType = familyName(family);
   // A slice listed twice (same namespace and name) counts once, the last listing winning.
@@ -52,10 +56,15 @@ export function endpointsMap(
     ordered = [only];
   } else {
     const byName = new Map<string, EndpointSlice>();
+    let ofFamily = 0;
     for (const slice of slices) {
-      if (slice.addressType === addressType) byName.set(`${slice.metadata.namespace ?? 'default'}/${slice.metadata.name ?? ''}`, slice);
+      if (slice.addressType !== addressType) continue;
+      ofFamily++;
+      byName.set(`${slice.metadata.namespace ?? 'default'}/${slice.metadata.name ?? ''}`, slice);
     }
     ordered = [...byName.values()];
+    // The listing left out might hold what diagnostics report.
+    if (anomalies !== undefined && ordered.length < ofFamily) anomalies.found = true;
   }
   if (ordered.length > 1) {
     ordered.sort(
@@ -68,11 +77,23 @@ export function endpointsMap(
   for (const slice of ordered) {
     const serviceName = slice.metadata.labels?.[LABEL_SERVICE_NAME];
     const namespace = slice.metadata.namespace ?? 'default';
-    if (serviceName === undefined || serviceName === '') continue;
+    if (serviceName === undefined || serviceName === '') {
+      if (anomalies !== undefined) anomalies.found = true;
+      continue;
+    }
+    let examined = false;
     for (const port of slice.ports ?? []) {
-      if (port.port === undefined || port.port === 0) continue;
+      if (port.port === undefined || port.port === 0) {
+        if (anomalies !== undefined) anomalies.found = true;
+        continue;
+      }
+      if (anomalies !== undefined && !isPortNumber(port.port)) anomalies.found = true;
       const protocol = lowerProtocol(port.protocol);
-      if (protocol === undefined) continue;
+      if (protocol === undefined) {
+        if (anomalies !== undefined) anomalies.found = true;
+        continue;
+      }
+      examined = true;
       const key = servicePortKey(namespace, serviceName, port.name ?? '', protocol);
       let list = bySP.get(key);
       if (list === undefined) {
@@ -82,11 +103,13 @@ export function endpointsMap(
       const portSuffix = ':' + String(port.port);
       for (const endpoint of slice.endpoints ?? []) {
         const address = endpoint.addresses[0];
-        if (address === undefined) continue;
-        const ip = goIPString(address);
+        const ip = address === undefined ? undefined : goIPString(address);
         // Go's ParseIPSloppy(...).String() prints "<nil>" for garbage; such an endpoint could
         // never be programmed, so it is left out.
-        if (ip === undefined) continue;
+        if (ip === undefined) {
+          if (anomalies !== undefined) anomalies.found = true;
+          continue;
+        }
         const ready = endpoint.conditions?.ready ?? true;
         const serving = endpoint.conditions?.serving ?? true;
         const terminating = endpoint.conditions?.terminating ?? false;
@@ -105,6 +128,8 @@ export function endpointsMap(
         list.push(info);
       }
     }
+    // Endpoints no port made this look at: diagnostics look at them.
+    if (anomalies !== undefined && !examined && (slice.endpoints ?? []).length > 0) anomalies.found = true;
   }
   // The lists are sorted and de-duplicated in place of the map that collected them: one map per call.
   const out = bySP as Map<string, readonly EndpointInfo[]>;

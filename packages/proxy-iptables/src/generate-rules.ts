@@ -9,8 +9,12 @@
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { compareStrings, endpointChain, endpointChains, endpointsMap, servicePortKey, type EndpointInfo } from './endpoints.js';
-import { chainLine, flat, printRestoreText, ruleHead, ruleLine, ruleLineAfter } from './print-restore.js';
+import { chainLine, flat, isAscii, printRestoreText, ruleHead, ruleLine, ruleLineAfter } from './print-restore.js';
+import { TextBytes, writeChainLine, writeRuleLine } from './text-bytes.js';
+import { abortText, beginText, declStream, finishText, kernelReady, natStream, takeDeclarations, takeRules } from './wasm/kernel.js';
+import { DECL_LINE } from './wasm/kernel-layout.js';
 import type { ProxierConfig } from './proxier-config.js';
+import { ServiceChainBatch } from './chain-names.js';
 import {
   fixedFilterChains,
   fixedNatChains,
@@ -19,6 +23,7 @@ import {
   writeServicePortRules,
   writeTailRules,
   type EndpointBlock,
+  type RuleContext,
   type RuleSink,
 } from './rule-builder.js';
 import { printEndpointBlock } from './endpoint-block.js';
@@ -93,7 +98,10 @@ export function orderedServices(services: readonly Service[]): Service[] {
 
 /** The service ports of all services for the proxier's family, in our deterministic order. */
 export function orderedServicePorts(services: readonly Service[], family: 4 | 6): ServicePortInfo[] {
-  return orderedServices(services).flatMap((service) => servicePortInfos(service, family));
+  const batch = new ServiceChainBatch();
+  const ports = orderedServices(services).flatMap((service) => servicePortInfos(service, family, batch.defer));
+  batch.name();
+  return ports;
 }
 
 /** A sink that collects Rule values, in writing order. */
@@ -127,35 +135,124 @@ export function generateRules(
   endpointSlices: readonly EndpointSlice[],
   config: ProxierConfig,
 ): IptablesRules {
-  const diagnostics = [...serviceDiagnostics(services), ...endpointSliceDiagnostics(endpointSlices, config.family)];
-  if (config.kubeProxyVersion === '1.8') return generateRulesV18(services, endpointSlices, config, diagnostics);
-  const sink = new RestoreTextSink();
-  const counts = writeAllRules(sink, services, endpointSlices, config);
+  if (config.kubeProxyVersion === '1.8') {
+    const diagnostics = [...serviceDiagnostics(services), ...endpointSliceDiagnostics(endpointSlices, config.family)];
+    return generateRulesV18(services, endpointSlices, config, diagnostics);
+  }
+  const anomalies = { found: false };
+  const prepared = prepareRules(services, endpointSlices, config, anomalies);
+  const diagnostics = serviceDiagnostics(services);
+  if (anomalies.found) diagnostics.push(...endpointSliceDiagnostics(endpointSlices, config.family));
   const filterChains = fixedFilterChains(config);
   const natChains = fixedNatChains();
-  const restoreText = sink.text(filterChains, natChains);
+  const printed = printWithKernel(prepared, filterChains, natChains) ?? printWithStrings(prepared, filterChains, natChains);
   let ruleset: Ruleset | undefined;
   return {
     get ruleset(): Ruleset {
       ruleset ??= rulesetOf(services, endpointSlices, config);
       return ruleset;
     },
-    restoreText,
+    restoreText: printed.text,
     stats: {
-      ...counts,
-      filterRules: sink.filterRules,
-      natRules: sink.natRules,
+      servicePorts: prepared.ports.length,
+      endpoints: prepared.totalEndpoints,
+      largeClusterMode: prepared.ctx.largeClusterMode,
+      filterRules: printed.sink.filterRules,
+      natRules: printed.sink.natRules,
       filterChains: filterChains.length,
-      natChains: natChains.length + sink.natChains,
+      natChains: natChains.length + printed.sink.natChains,
     },
     diagnostics,
   };
 }
 
+interface PrintedRules {
+  readonly text: string;
+  readonly sink: { readonly filterRules: number; readonly natRules: number; readonly natChains: number };
+}
+
+function printWithStrings(prepared: PreparedRules, filterChains: readonly string[], natChains: readonly string[]): PrintedRules {
+  const sink = new RestoreTextSink();
+  writePreparedRules(sink, prepared);
+  return { text: sink.text(filterChains, natChains), sink };
+}
+
+/**
+ * The text assembled in the WebAssembly kernel's memory and decoded once (wasm/kernel.ts):
+ * for ASCII input, where the kernel is there. Undefined otherwise.
+ */
+function printWithKernel(prepared: PreparedRules, filterChains: readonly string[], natChains: readonly string[]): PrintedRules | undefined {
+  if (!kernelReady() || !asciiInput(prepared)) return undefined;
+  let maxEndpoints = 0;
+  for (const list of prepared.endpointLists) if (list.length > maxEndpoints) maxEndpoints = list.length;
+  // Every declaration is `:CHAIN - [0:0]\n` with a chain of at most 25 characters: per service
+  // port at most its four chains and one per endpoint.
+  beginText(maxEndpoints, DECL_LINE * (4 * prepared.ports.length + prepared.totalEndpoints) + 64);
+  const sink = new KernelTextSink();
+  try {
+    writePreparedRules(sink, prepared);
+  } catch (error) {
+    abortText();
+    throw error;
+  }
+  let before = '*filter\n';
+  for (const chain of filterChains) before += chainLine(chain);
+  let between = 'COMMIT\n*nat\n';
+  for (const chain of natChains) between += chainLine(chain);
+  const finished = sink.filterOut.failed ? (abortText(), undefined) : finishText(before, sink.filterOut.view(), between, '', 'COMMIT\n');
+  return finished === undefined ? undefined : { text: finished.text, sink };
+}
+
+/** Whether every text the rules can hold is ASCII: the names of the service ports and the config's strings (everything else is printed by the package). */
+function asciiInput(prepared: PreparedRules): boolean {
+  if (!isAscii(JSON.stringify(prepared.ctx.config))) return false;
+  for (const svc of prepared.ports) if (!isAscii(svc.nameString)) return false;
+  return true;
+}
+
+/**
+ * Prints into the kernel's text session: the filter rules into bytes of their own, the chain
+ * declarations and the nat rules into the session's regions, a large cluster's endpoints by the
+ * kernel itself.
+ */
+class KernelTextSink implements RuleSink {
+  filterRules = 0;
+  natRules = 0;
+  natChains = 0;
+  readonly filterOut = new TextBytes();
+
+  filter(chain: string, matches: readonly Match[], target?: Target): void {
+    writeRuleLine(this.filterOut, chain, matches, target);
+    this.filterRules++;
+  }
+  natTop(chain: string, matches: readonly Match[], target?: Target): void {
+    this.nat(chain, matches, target);
+  }
+  natChain(chain: string): void {
+    writeChainLine(declStream, chain);
+    this.natChains++;
+  }
+  nat(chain: string, matches: readonly Match[], target?: Target): void {
+    writeRuleLine(natStream, chain, matches, target);
+    this.natRules++;
+  }
+  natPrinted(_chain: string, text: string, lines: number): void {
+    natStream.text(text);
+    this.natRules += lines;
+  }
+  natEndpointBlock(block: EndpointBlock): boolean {
+    const ruleLines = printEndpointBlock(block);
+    if (ruleLines < 0) return false;
+    this.natChains += block.endpoints.length;
+    this.natRules += ruleLines;
+    return true;
+  }
+}
+
 /** The Ruleset generateRules' text prints: the same builder calls, collected as Rule values. */
 function rulesetOf(services: readonly Service[], endpointSlices: readonly EndpointSlice[], config: ProxierConfig): Ruleset {
   const sink = new RulesetSink();
-  writeAllRules(sink, services, endpointSlices, config);
+  writePreparedRules(sink, prepareRules(services, endpointSlices, config));
   return {
     family: config.family,
     tables: [
@@ -165,15 +262,22 @@ function rulesetOf(services: readonly Service[], endpointSlices: readonly Endpoi
   };
 }
 
-/** Every rule of a full sync, in upstream's order, into `sink`. */
-function writeAllRules(
-  sink: RuleSink,
+/** What the rules of a full sync are written from: the service ports in order and their endpoints. */
+interface PreparedRules {
+  readonly ports: readonly ServicePortInfo[];
+  readonly endpointLists: readonly (readonly EndpointInfo[])[];
+  readonly totalEndpoints: number;
+  readonly ctx: RuleContext;
+}
+
+function prepareRules(
   services: readonly Service[],
   endpointSlices: readonly EndpointSlice[],
   config: ProxierConfig,
-): { servicePorts: number; endpoints: number; largeClusterMode: boolean } {
+  anomalies?: { found: boolean },
+): PreparedRules {
   const ports = orderedServicePorts(services, config.family);
-  const epMap = endpointsMap(endpointSlices, config.family, config.nodeName);
+  const epMap = endpointsMap(endpointSlices, config.family, config.nodeName, anomalies);
   const endpointLists: (readonly EndpointInfo[])[] = new Array<readonly EndpointInfo[]>(ports.length);
   let totalEndpoints = 0;
   for (let i = 0; i < ports.length; i++) {
@@ -182,16 +286,20 @@ function writeAllRules(
     endpointLists[i] = endpoints;
     totalEndpoints += endpoints.length;
   }
-  const largeClusterMode = totalEndpoints > config.largeClusterThreshold;
-  const ctx = ruleContext(config, largeClusterMode);
-  writeHeadRules(sink, config);
+  const ctx = ruleContext(config, totalEndpoints > config.largeClusterThreshold);
+  return { ports, endpointLists, totalEndpoints, ctx };
+}
+
+/** Every rule of a full sync, in upstream's order, into `sink`. */
+function writePreparedRules(sink: RuleSink, prepared: PreparedRules): void {
+  const { ports, endpointLists, ctx } = prepared;
+  writeHeadRules(sink, ctx.config);
   for (let i = 0; i < ports.length; i++) {
     const svc = ports[i] as ServicePortInfo;
     const endpoints = endpointLists[i] as readonly EndpointInfo[];
     writeServicePortRules(sink, svc, endpoints, ctx, endpointChainMemo(svc, endpoints));
   }
-  writeTailRules(sink, config);
-  return { servicePorts: ports.length, endpoints: totalEndpoints, largeClusterMode };
+  writeTailRules(sink, ctx.config);
 }
 
 const NO_ENDPOINTS: readonly EndpointInfo[] = [];
@@ -255,12 +363,12 @@ class RestoreTextSink implements RuleSink {
     this.natRules += lines;
   }
   natEndpointBlock(block: EndpointBlock): boolean {
-    const printed = printEndpointBlock(block);
-    if (printed === undefined) return false;
-    this.declStream.add(printed.declarations);
+    const ruleLines = printEndpointBlock(block);
+    if (ruleLines < 0) return false;
+    this.declStream.add(takeDeclarations());
     this.natChains += block.endpoints.length;
-    this.natStream.add(printed.rules);
-    this.natRules += printed.ruleLines;
+    this.natStream.add(takeRules());
+    this.natRules += ruleLines;
     return true;
   }
 

@@ -13,7 +13,7 @@
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { LABEL_SERVICE_NAME, familyName } from '@kubesvc/api-types';
-import { serviceChainNames, type ServiceChainNames } from '../chain-names.js';
+import { ServiceChainBatch, type ServiceChainNames } from '../chain-names.js';
 import { compareStrings, endpointChain, endpointChains, endpointsMap, servicePortKey, type EndpointInfo } from '../endpoints.js';
 import { compareServices, generateRules, objectKey, RulesetSink, type RuleStats } from '../generate-rules.js';
 import { chainLine, deleteChainLine, flat, printRestoreText, ruleHead, ruleLine, ruleLineAfter } from '../print-restore.js';
@@ -33,6 +33,7 @@ import {
 import type { L4Protocol, Match, Ruleset, Target } from '../ruleset.js';
 import { servicePortInfos, type ServicePortInfo } from '../service-ports.js';
 import { printEndpointBlock } from '../endpoint-block.js';
+import { takeDeclarations, takeRules } from '../wasm/kernel.js';
 
 export interface SyncOptions {
   /** Force a full sync (every chain written, stale chains deleted). */
@@ -332,12 +333,12 @@ class TextSink implements RuleSink {
     // The names the state keeps, in the endpoints' order (sepChainOf looks each up once).
     const names = block.endpoints.map(block.sepChain);
     let i = 0;
-    const printed = printEndpointBlock(block, () => names[i++] as string);
-    if (printed === undefined) return false;
+    const ruleLines = printEndpointBlock(block, () => names[i++] as string);
+    if (ruleLines < 0) return false;
     this.closeTop();
-    this.full += printed.rules;
-    item.fullLines += printed.ruleLines;
-    this.decl += printed.declarations;
+    this.full += takeRules();
+    item.fullLines += ruleLines;
+    this.decl += takeDeclarations();
     for (const name of names) item.chains.push(name);
     return true;
   }
@@ -528,6 +529,7 @@ function deriveService(
   slices: readonly EndpointSlice[],
   config: ProxierConfig,
   previous: ServiceEntry | undefined,
+  batch: ServiceChainBatch,
 ): { ports: PortEntry[]; endpointCount: number } {
   // A first sync has nothing to reuse: no map per Service then.
   let oldPorts: ReadonlyMap<string, PortEntry> = NO_PORTS;
@@ -538,8 +540,8 @@ function deriveService(
   }
   const chainNames =
     oldPorts.size === 0
-      ? serviceChainNames
-      : (spn: string, protocol: L4Protocol): ServiceChainNames => oldPorts.get(spn + protocol)?.info.chains ?? serviceChainNames(spn, protocol);
+      ? batch.defer
+      : (spn: string, protocol: L4Protocol): ServiceChainNames => oldPorts.get(spn + protocol)?.info.chains ?? batch.defer(spn, protocol);
   const infos = servicePortInfos(service, config.family, chainNames);
   const epMap = slices.length === 0 ? undefined : endpointsMap(slices, config.family, config.nodeName);
   let endpointCount = 0;
@@ -881,15 +883,18 @@ function syncObjects(
   }
   let totalEndpoints = prev?.totalEndpoints ?? 0;
   const pending = new Map<number, Pending>();
+  // The chain names of new service ports are hashed together once all are known (before rendering).
+  const batch = new ServiceChainBatch();
   for (const [pos, candidate] of matched.work) {
     const previous = candidate.previous;
     if (previous !== undefined && previous.service === candidate.service && sameObjects(previous.slices, candidate.slices)) continue;
-    const { ports, endpointCount } = deriveService(candidate.service, candidate.slices, config, previous);
+    const { ports, endpointCount } = deriveService(candidate.service, candidate.slices, config, previous, batch);
     const changed = previous === undefined || !samePorts(previous.ports, ports);
     totalEndpoints += endpointCount - (previous?.endpointCount ?? 0);
     pending.set(pos, { ports, endpointCount, changed });
   }
   for (const gone of matched.removed) totalEndpoints -= gone.endpointCount;
+  batch.name();
 
   const largeClusterMode = totalEndpoints > config.largeClusterThreshold;
   // A largeClusterMode flip changes the comments of every chain. Upstream's partial sync would

@@ -79,6 +79,17 @@ let declAt = 0;
 let natStart = 0;
 let natAt = 0;
 
+// A text session (beginText … finishText): the records area is laid out once for the largest
+// service port, the chain declarations and the nat rules of the whole text accumulate in two
+// regions, and the text is decoded once at the end.
+let session = false;
+let sessionCapacity = 0;
+let declLimit = 0;
+/** Set when a session's text could not be kept (a region's bound exceeded, a text that is not ASCII): finishText then gives undefined. */
+let sessionFailed = false;
+/** Room before the declarations for the text that finishText puts before them (the filter table). */
+const PREFIX_ROOM = 1 << 18;
+
 function instantiate(): Kernel | null {
   const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
   if (wasm === undefined) return null;
@@ -134,6 +145,11 @@ function align16(at: number): number {
  * text of a previous batch that was not taken is dropped.
  */
 export function beginRecords(count: number): void {
+  if (session) {
+    // The session's records area was laid out for its largest service port.
+    if (count > sessionCapacity) throw new Error(`beginRecords: ${count} records in a session laid out for ${sessionCapacity}`);
+    return;
+  }
   if (count + 1 > statisticCapacity) {
     // The table sits before the records: it grows only here, between batches.
     statisticCapacity = Math.max(count + 1, statisticCapacity * 2, 64);
@@ -186,6 +202,18 @@ export function recordName(i: number): string {
   const b = bytes;
   return String.fromCharCode(
     75, 85, 66, 69, 45, 83, 69, 80, 45, // KUBE-SEP-
+    b[at] as number, b[at + 1] as number, b[at + 2] as number, b[at + 3] as number,
+    b[at + 4] as number, b[at + 5] as number, b[at + 6] as number, b[at + 7] as number,
+    b[at + 8] as number, b[at + 9] as number, b[at + 10] as number, b[at + 11] as number,
+    b[at + 12] as number, b[at + 13] as number, b[at + 14] as number, b[at + 15] as number,
+  );
+}
+
+/** The record's 16 hash characters (after hashRecords). */
+export function recordHash(i: number): string {
+  const at = records + RECORD * i + RECORD_NAME;
+  const b = bytes;
+  return String.fromCharCode(
     b[at] as number, b[at + 1] as number, b[at + 2] as number, b[at + 3] as number,
     b[at + 4] as number, b[at + 5] as number, b[at + 6] as number, b[at + 7] as number,
     b[at + 8] as number, b[at + 9] as number, b[at + 10] as number, b[at + 11] as number,
@@ -264,6 +292,7 @@ export function printLoadBalancing(
 export function printEndpointChains(templateA: string, templateB: string, count: number): boolean {
   const k = kernel as Kernel;
   if (templateA.length > TEXT_MAX || templateB.length > TEXT_MAX) return false;
+  if (session && declAt + DECL_LINE * count > declLimit) return false;
   if (!putText(TEMPLATE_A_AT, templateA) || !putText(TEMPLATE_B_AT, templateB)) return false;
   ensureMemory(natAt + count * (templateA.length + templateB.length + 2 * HOSTPORT_MAX + 96) + 64);
   natAt = k.printEndpointChains(natAt, declAt, records, count, templateA.length, templateB.length);
@@ -279,6 +308,141 @@ export function takeRules(): string {
 /** The chain declarations printed since beginRecords, as one string. */
 export function takeDeclarations(): string {
   return declAt === declStart ? '' : decoder.decode(bytes.subarray(declStart, declAt));
+}
+
+/** Where the printed output stands, to undo a block that failed half way. */
+export function outputMark(): number {
+  return natAt;
+}
+
+/** Undoes what was printed since `natMark` and `declMark` (outputMark and declarationMark). */
+export function resetOutput(natMark: number, declMark: number): void {
+  natAt = natMark;
+  declAt = declMark;
+}
+
+export function declarationMark(): number {
+  return declAt;
+}
+
+/** Something text is printed into: the kernel's streams, or a byte buffer (text-bytes.ts). */
+export interface TextOut {
+  /** Appends `text`, which should be ASCII (a text that is not fails the session). */
+  text(text: string): void;
+}
+
+/**
+ * Starts a text session for a render whose service ports have at most `maxEndpoints`
+ * endpoints and whose chain declarations take at most `declBound` bytes. Until finishText, the
+ * kernel's blocks and the declStream/natStream writers print into the session's regions.
+ */
+export function beginText(maxEndpoints: number, declBound: number): void {
+  if (maxEndpoints + 1 > statisticCapacity) statisticCapacity = Math.max(maxEndpoints + 1, statisticCapacity * 2, 64);
+  records = align16(STATISTICS + STATISTIC_ENTRY * statisticCapacity);
+  indices = records + RECORD * maxEndpoints + 64;
+  declStart = align16(indices + 4 * maxEndpoints + 16) + PREFIX_ROOM;
+  declAt = declStart;
+  declLimit = declStart + declBound;
+  natStart = align16(declLimit + 64 + PREFIX_ROOM);
+  natAt = natStart;
+  ensureMemory(natStart + (1 << 16));
+  session = true;
+  sessionCapacity = maxEndpoints;
+  sessionFailed = false;
+}
+
+/** Ends a session without a text (a render that gave up). */
+export function abortText(): void {
+  session = false;
+}
+
+/** The chain declarations' stream of the session (bounded by beginText's declBound). */
+export const declStream: TextOut = {
+  text(text: string): void {
+    const n = text.length;
+    const at = declAt;
+    if (at + n > declLimit) {
+      sessionFailed = true;
+      return;
+    }
+    const b = bytes;
+    let units = 0;
+    for (let i = 0; i < n; i++) {
+      const unit = text.charCodeAt(i);
+      units |= unit;
+      b[at + i] = unit;
+    }
+    if (units > 0x7f) sessionFailed = true;
+    declAt = at + n;
+  },
+};
+
+/** The nat rules' stream of the session (grows the memory as it needs). */
+export const natStream: TextOut = {
+  text(text: string): void {
+    const n = text.length;
+    const at = natAt;
+    if (at + n + 64 > bytes.length) ensureMemory(Math.max(at + n + 64, bytes.length * 2));
+    const b = bytes;
+    let units = 0;
+    for (let i = 0; i < n; i++) {
+      const unit = text.charCodeAt(i);
+      units |= unit;
+      b[at + i] = unit;
+    }
+    if (units > 0x7f) sessionFailed = true;
+    natAt = at + n;
+  },
+};
+
+/** Byte offsets of the session's declarations and nat rules so far, from their regions' starts. */
+export function declOffset(): number {
+  return declAt - declStart;
+}
+export function natOffset(): number {
+  return natAt - natStart;
+}
+
+/** Where finishText put each part in the text (character offsets; the text is ASCII). */
+export interface FinishedText {
+  readonly text: string;
+  readonly filterAt: number;
+  readonly declAt: number;
+  readonly natAt: number;
+}
+
+/**
+ * Ends the session: the text `before` + `filter` (bytes) + `between` + the declarations +
+ * `middle` + the nat rules + `after`, decoded once. Undefined when the session failed or a part
+ * is not ASCII: the caller then renders again without the kernel.
+ */
+export function finishText(before: string, filter: Uint8Array, between: string, middle: string, after: string): FinishedText | undefined {
+  session = false;
+  if (sessionFailed) return undefined;
+  ensureMemory(natAt + after.length + 64);
+  const b = bytes;
+  // Right before the nat rules: `middle`; before it the declarations, moved up to it; before
+  // them `between`, the filter bytes and `before`. The records area is free by now.
+  const declLength = declAt - declStart;
+  const middleAt = natStart - middle.length;
+  const declTo = middleAt - declLength;
+  const betweenAt = declTo - between.length;
+  const filterAt = betweenAt - filter.length;
+  const start = filterAt - before.length;
+  if (start < records) {
+    // No room for that much filter text: decoded part by part instead.
+    const filterText = decoder.decode(filter);
+    const declText = decoder.decode(b.subarray(declStart, declAt));
+    const text = before + filterText + between + declText + middle + decoder.decode(b.subarray(natStart, natAt)) + after;
+    text.charCodeAt(0);
+    const declOut = before.length + filterText.length + between.length;
+    return { text, filterAt: before.length, declAt: declOut, natAt: declOut + declText.length + middle.length };
+  }
+  if (!putText(middleAt, middle) || !putText(betweenAt, between) || !putText(start, before) || !putText(natAt, after)) return undefined;
+  b.copyWithin(declTo, declStart, declAt);
+  b.set(filter, filterAt);
+  const text = decoder.decode(bytes.subarray(start, natAt + after.length));
+  return { text, filterAt: filterAt - start, declAt: declTo - start, natAt: natStart - start };
 }
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';

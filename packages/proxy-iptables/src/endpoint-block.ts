@@ -5,7 +5,7 @@
 // them as bytes from the endpoints' `ip:port` and chain names, and they come back as two strings
 // per service port, exactly what the string printers give (the property tests compare them).
 
-import { endpointChain, type EndpointInfo } from './endpoints.js';
+import { endpointChain, hostPortLength, type EndpointInfo } from './endpoints.js';
 import type { EndpointBlock } from './rule-builder.js';
 import {
   beginRecords,
@@ -16,7 +16,7 @@ import {
   printEndpointChains,
   printLoadBalancing,
   putIndex,
-  putRecord,
+  putEndpoint,
   outputMark,
   putRecordName,
   resetOutput,
@@ -39,8 +39,7 @@ export function printEndpointBlock(block: EndpointBlock, names?: (ep: EndpointIn
   const declMark = declarationMark();
   for (let i = 0; i < n; i++) {
     const ep = endpoints[i] as EndpointInfo;
-    const ipOffset = ep.hostPort.charCodeAt(0) === 91 ? 1 : 0; // `[ip]:port`
-    if (!putRecord(i, ep.hostPort, ipOffset, ep.ip.length)) return -1;
+    if (!putEndpoint(i, ep.ip, ep.portSuffix, ep.bracketed)) return -1;
   }
   if (names !== undefined) {
     for (let i = 0; i < n; i++) putRecordName(i, names(endpoints[i] as EndpointInfo));
@@ -49,7 +48,7 @@ export function printEndpointBlock(block: EndpointBlock, names?: (ep: EndpointIn
     const hashed = hashRecords(head, n);
     for (let i = 0; i < n; i++) {
       const ep = endpoints[i] as EndpointInfo;
-      if (!hashed || !hashedInKernel(head.length, ep.hostPort.length)) putRecordName(i, endpointChain(svc, ep));
+      if (!hashed || !hashedInKernel(head.length, hostPortLength(ep))) putRecordName(i, endpointChain(svc, ep));
     }
   }
   let ruleLines = 2 * n;

@@ -4,23 +4,72 @@
 // endpointsMapFromEndpointInfo), pkg/proxy/endpoint.go (BaseEndpointInfo),
 // pkg/proxy/topology.go (CategorizeEndpoints)
 
-import { familyName, formatIP, joinHostPort, LABEL_SERVICE_NAME, parseIPSloppy, type EndpointSlice } from '@kubesvc/api-types';
-import { endpointChainName, endpointChainNames } from './chain-names.js';
+import { familyName, formatIP, LABEL_SERVICE_NAME, parseIPSloppy, type EndpointSlice } from '@kubesvc/api-types';
+import { endpointChainName } from './chain-names.js';
+import { beginRecords, hashedInKernel, hashRecords, kernelReady, putEndpoint, recordName } from './wasm/kernel.js';
 import { flat } from './print-restore.js';
 import type { L4Protocol } from './ruleset.js';
 import { isCanonicalIPv4, isPortNumber, lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
 
-export interface EndpointInfo {
-  /** The IP, as Go prints it. */
-  readonly ip: string;
-  readonly port: number;
+/**
+ * One endpoint of a service port (BaseEndpointInfo). Its `ip:port` text is made on first use:
+ * a large sync never needs it as a string (sorting compares the IP and port as the text would
+ * compare, the kernel writes the IP and the port), and making 110,000 of them was a third of
+ * reading the slices.
+ */
+export class EndpointInfo {
+  private text: string | undefined;
+
+  constructor(
+    /** The IP, as Go prints it. */
+    readonly ip: string,
+    readonly port: number,
+    /** `:port`, shared by the endpoints of one slice port. */
+    readonly portSuffix: string,
+    /** Whether `ip:port` brackets the IP (IPv6). */
+    readonly bracketed: boolean,
+    readonly isLocal: boolean,
+    readonly ready: boolean,
+    readonly serving: boolean,
+    readonly terminating: boolean,
+  ) {}
+
   /** `ip:port`, `[ip]:port` for IPv6 (BaseEndpointInfo.String()). */
-  readonly hostPort: string;
-  readonly isLocal: boolean;
-  readonly ready: boolean;
-  readonly serving: boolean;
-  readonly terminating: boolean;
+  get hostPort(): string {
+    // One flat string: it is hashed and printed, and a rope would be walked each time.
+    this.text ??= flat(this.bracketed ? '[' + this.ip + ']' + this.portSuffix : this.ip + this.portSuffix);
+    return this.text;
+  }
 }
+
+/** An endpoint's EndpointInfo: `ip` as Go prints it (IPv6 when it holds a colon). */
+export function endpointInfo(ip: string, port: number, isLocal: boolean, ready: boolean, serving: boolean, terminating: boolean): EndpointInfo {
+  return new EndpointInfo(ip, port, ':' + String(port), ip.includes(':'), isLocal, ready, serving, terminating);
+}
+
+/** Whether two endpoints have the same `ip:port`. */
+export function sameHostPort(a: EndpointInfo, b: EndpointInfo): boolean {
+  return a.ip === b.ip && a.port === b.port;
+}
+
+/**
+ * compareStrings(a.hostPort, b.hostPort) without the strings when both have the same port and
+ * form: the IPs compared code unit by code unit, the end of an IP reading as the `:` (or `]`)
+ * that follows it in the text.
+ */
+export function compareHostPorts(a: EndpointInfo, b: EndpointInfo): number {
+  if (a.port !== b.port || a.bracketed !== b.bracketed) return compareStrings(a.hostPort, b.hostPort);
+  const x = a.ip;
+  const y = b.ip;
+  if (x === y) return 0;
+  // Where neither IP starts the other, they compare as their texts do (native comparisons).
+  const end = a.bracketed ? 93 : 58; // `]` or `:`
+  if (x.length < y.length && y.startsWith(x)) return end < y.charCodeAt(x.length) ? -1 : 1;
+  if (y.length < x.length && x.startsWith(y)) return x.charCodeAt(y.length) < end ? -1 : 1;
+  return x < y ? -1 : 1;
+}
+
+const NO_ENDPOINTS: readonly NonNullable<EndpointSlice['endpoints']>[number][] = [];
 
 /** Key of a service port: namespace, service name, port name, protocol. */
 export function servicePortKey(namespace: string, name: string, portName: string, protocol: L4Protocol): string {
@@ -74,6 +123,7 @@ export function endpointsMap(
     );
   }
   const bySP = new Map<string, EndpointInfo[]>();
+  const local = nodeName !== '';
   for (const slice of ordered) {
     const serviceName = slice.metadata.labels?.[LABEL_SERVICE_NAME];
     const namespace = slice.metadata.namespace ?? 'default';
@@ -100,32 +150,40 @@ export function endpointsMap(
         list = [];
         bySP.set(key, list);
       }
-      const portSuffix = ':' + String(port.port);
-      for (const endpoint of slice.endpoints ?? []) {
+      const portNumber = port.port;
+      const portSuffix = ':' + String(portNumber);
+      const endpoints = slice.endpoints ?? NO_ENDPOINTS;
+      for (let e = 0; e < endpoints.length; e++) {
+        const endpoint = endpoints[e] as (typeof endpoints)[number];
         const address = endpoint.addresses[0];
-        const ip = address === undefined ? undefined : goIPString(address);
-        // Go's ParseIPSloppy(...).String() prints "<nil>" for garbage; such an endpoint could
-        // never be programmed, so it is left out.
-        if (ip === undefined) {
-          if (anomalies !== undefined) anomalies.found = true;
-          continue;
+        let ip: string | undefined;
+        let bracketed = false;
+        if (address !== undefined && isCanonicalIPv4(address)) {
+          // A dotted quad as Go prints it, most endpoints: the general parser is BigInt based.
+          ip = address;
+        } else {
+          ip = address === undefined ? undefined : goIPString(address);
+          // Go's ParseIPSloppy(...).String() prints "<nil>" for garbage; such an endpoint could
+          // never be programmed, so it is left out.
+          if (ip === undefined) {
+            if (anomalies !== undefined) anomalies.found = true;
+            continue;
+          }
+          bracketed = ip.includes(':');
         }
-        const ready = endpoint.conditions?.ready ?? true;
-        const serving = endpoint.conditions?.serving ?? true;
-        const terminating = endpoint.conditions?.terminating ?? false;
-        const info: EndpointInfo = {
-          ip,
-          port: port.port,
-          // One flat string: it is sorted on, hashed and printed, and an unflattened `+` would
-          // make a rope that each of those walks. Flattening the concatenation at once is about
-          // three times as fast as joining an array (the scavenger drops the emptied rope).
-          hostPort: ip.includes(':') ? joinHostPort(ip, port.port) : flat(ip + portSuffix),
-          isLocal: nodeName !== '' && endpoint.nodeName === nodeName,
-          ready,
-          serving,
-          terminating,
-        };
-        list.push(info);
+        const conditions = endpoint.conditions;
+        list.push(
+          new EndpointInfo(
+            ip,
+            portNumber,
+            portSuffix,
+            bracketed,
+            local && endpoint.nodeName === nodeName,
+            conditions?.ready ?? true,
+            conditions?.serving ?? true,
+            conditions?.terminating ?? false,
+          ),
+        );
       }
     }
     // Endpoints no port made this look at: diagnostics look at them.
@@ -147,7 +205,7 @@ export function endpointsMap(
 function dedupeSorted(sorted: EndpointInfo[]): EndpointInfo[] {
   let duplicates = false;
   for (let i = 1; i < sorted.length; i++) {
-    if (sorted[i]?.hostPort === sorted[i - 1]?.hostPort) {
+    if (sameHostPort(sorted[i] as EndpointInfo, sorted[i - 1] as EndpointInfo)) {
       duplicates = true;
       break;
     }
@@ -156,15 +214,12 @@ function dedupeSorted(sorted: EndpointInfo[]): EndpointInfo[] {
   const out: EndpointInfo[] = [];
   for (const info of sorted) {
     const last = out[out.length - 1];
-    if (last === undefined || last.hostPort !== info.hostPort) out.push(info);
+    if (last === undefined || !sameHostPort(last, info)) out.push(info);
     else if (!info.terminating) out[out.length - 1] = info;
   }
   return out;
 }
 
-function byHostPort(a: EndpointInfo, b: EndpointInfo): number {
-  return compareStrings(a.hostPort, b.hostPort);
-}
 
 /**
  * Sorts by `ip:port`, stably, in place. Short lists (a slice holds up to 100 endpoints, most
@@ -172,12 +227,11 @@ function byHostPort(a: EndpointInfo, b: EndpointInfo): number {
  * more than the comparisons themselves, once per endpoint of a large sync.
  */
 function sortByHostPort(list: EndpointInfo[]): EndpointInfo[] {
-  if (list.length > 32) return list.sort(byHostPort);
+  if (list.length > 32) return list.sort(compareHostPorts);
   for (let i = 1; i < list.length; i++) {
     const item = list[i] as EndpointInfo;
-    const key = item.hostPort;
     let j = i - 1;
-    while (j >= 0 && (list[j] as EndpointInfo).hostPort > key) {
+    while (j >= 0 && compareHostPorts(list[j] as EndpointInfo, item) > 0) {
       list[j + 1] = list[j] as EndpointInfo;
       j--;
     }
@@ -257,7 +311,35 @@ export function endpointChain(svc: ServicePortInfo, ep: EndpointInfo): string {
   return endpointChainName(svc.nameString, svc.protocol, ep.hostPort);
 }
 
-/** endpointChain of each of `endpoints`, by index (hashed together: see endpointChainNames). */
+/** The length of `ep.hostPort`, without making it. */
+export function hostPortLength(ep: EndpointInfo): number {
+  return ep.ip.length + ep.portSuffix.length + (ep.bracketed ? 2 : 0);
+}
+
+/**
+ * endpointChain of each of `endpoints`, by index: hashed four at a time by the WebAssembly kernel
+ * where it is there (as chain-names.ts's endpointChainNames, from the IPs and ports).
+ */
 export function endpointChains(svc: ServicePortInfo, endpoints: readonly EndpointInfo[]): string[] {
-  return endpointChainNames(svc.nameString, svc.protocol, endpoints);
+  const n = endpoints.length;
+  const names = new Array<string>(n);
+  const head = svc.nameString + svc.protocol;
+  // Endpoints the kernel cannot name: hashed one by one.
+  let others: number[] | undefined;
+  let kernel = n > 0 && kernelReady();
+  if (kernel) {
+    beginRecords(n);
+    for (let i = 0; i < n; i++) {
+      const ep = endpoints[i] as EndpointInfo;
+      if (!putEndpoint(i, ep.ip, ep.portSuffix, ep.bracketed) || !hashedInKernel(head.length, hostPortLength(ep))) (others ??= []).push(i);
+    }
+    kernel = hashRecords(head, n);
+  }
+  if (!kernel) {
+    for (let i = 0; i < n; i++) names[i] = endpointChain(svc, endpoints[i] as EndpointInfo);
+    return names;
+  }
+  for (let i = 0; i < n; i++) names[i] = recordName(i);
+  for (const i of others ?? []) names[i] = endpointChain(svc, endpoints[i] as EndpointInfo);
+  return names;
 }

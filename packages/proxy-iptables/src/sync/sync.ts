@@ -14,7 +14,7 @@
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { LABEL_SERVICE_NAME, familyName } from '@kubesvc/api-types';
 import { ServiceChainBatch, type ServiceChainNames } from '../chain-names.js';
-import { compareStrings, endpointChain, endpointChains, endpointsMap, servicePortKey, type EndpointInfo } from '../endpoints.js';
+import { compareStrings, endpointChain, endpointChains, endpointsMap, sameHostPort, servicePortKey, type EndpointInfo } from '../endpoints.js';
 import { compareServices, generateRules, objectKey, RulesetSink, type RuleStats } from '../generate-rules.js';
 import { chainLine, deleteChainLine, flat, printRestoreText, ruleHead, ruleLine, ruleLineAfter } from '../print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
@@ -716,7 +716,7 @@ function sameEndpoints(a: readonly EndpointInfo[], b: readonly EndpointInfo[]): 
     const y = b[i];
     if (x === undefined || y === undefined) return false;
     if (
-      x.hostPort !== y.hostPort ||
+      !sameHostPort(x, y) ||
       x.isLocal !== y.isLocal ||
       x.ready !== y.ready ||
       x.serving !== y.serving ||

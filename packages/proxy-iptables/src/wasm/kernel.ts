@@ -189,6 +189,33 @@ export function putRecord(i: number, hostPort: string, ipOffset: number, ipLengt
   return putText(at + RECORD_HOSTPORT, hostPort);
 }
 
+/**
+ * Record i: the endpoint `ip` + `portSuffix` (`:port`), the IP bracketed for IPv6, as putRecord
+ * takes its `ip:port` text (without making that text). False when the kernel cannot take it.
+ */
+export function putEndpoint(i: number, ip: string, portSuffix: string, bracketed: boolean): boolean {
+  const open = bracketed ? 1 : 0;
+  const length = ip.length + portSuffix.length + 2 * open;
+  if (length > HOSTPORT_MAX) return false;
+  const at = records + RECORD * i;
+  const b = bytes;
+  b[at + RECORD_HOSTPORT_LENGTH] = length;
+  b[at + RECORD_IP_OFFSET] = open;
+  b[at + RECORD_IP_LENGTH] = ip.length;
+  let to = at + RECORD_HOSTPORT;
+  if (bracketed) b[to++] = 91; // [
+  let units = 0;
+  for (let k = 0; k < ip.length; k++) {
+    const unit = ip.charCodeAt(k);
+    units |= unit;
+    b[to + k] = unit;
+  }
+  to += ip.length;
+  if (bracketed) b[to++] = 93; // ]
+  for (let k = 0; k < portSuffix.length; k++) b[to + k] = portSuffix.charCodeAt(k);
+  return units <= 0x7f;
+}
+
 /** Puts a known chain name (`KUBE-SEP-` and 16 characters) into record i. */
 export function putRecordName(i: number, name: string): void {
   const at = records + RECORD * i + RECORD_NAME;

@@ -10,6 +10,7 @@ import type { EndpointBlock } from './rule-builder.js';
 import {
   beginRecords,
   declarationMark,
+  expandRecords,
   hashedInKernel,
   hashRecords,
   kernelReady,
@@ -39,8 +40,9 @@ export function printEndpointBlock(block: EndpointBlock, names?: (ep: EndpointIn
   const declMark = declarationMark();
   for (let i = 0; i < n; i++) {
     const ep = endpoints[i] as EndpointInfo;
-    if (!putEndpoint(i, ep.ip, ep.portSuffix, ep.bracketed)) return -1;
+    if (!putEndpoint(i, ep.ip, ep.ipv4, ep.port, ep.portSuffix, ep.bracketed)) return -1;
   }
+  expandRecords(n);
   if (names !== undefined) {
     for (let i = 0; i < n; i++) putRecordName(i, names(endpoints[i] as EndpointInfo));
   } else {

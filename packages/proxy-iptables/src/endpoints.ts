@@ -6,10 +6,10 @@
 
 import { familyName, formatIP, LABEL_SERVICE_NAME, parseIPSloppy, type EndpointSlice } from '@kubesvc/api-types';
 import { endpointChainName } from './chain-names.js';
-import { beginRecords, hashedInKernel, hashRecords, kernelReady, putEndpoint, recordName } from './wasm/kernel.js';
+import { beginRecords, expandRecords, hashedInKernel, hashRecords, kernelReady, putEndpoint, recordName } from './wasm/kernel.js';
 import { flat } from './print-restore.js';
 import type { L4Protocol } from './ruleset.js';
-import { isCanonicalIPv4, isPortNumber, lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
+import { canonicalIPv4Value, isCanonicalIPv4, isPortNumber, lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
 
 /**
  * One endpoint of a service port (BaseEndpointInfo). Its `ip:port` text is made on first use:
@@ -23,6 +23,8 @@ export class EndpointInfo {
   constructor(
     /** The IP, as Go prints it. */
     readonly ip: string,
+    /** Its value when it is IPv4 (the kernel prints it from the number), else -1. */
+    readonly ipv4: number,
     readonly port: number,
     /** `:port`, shared by the endpoints of one slice port. */
     readonly portSuffix: string,
@@ -44,7 +46,7 @@ export class EndpointInfo {
 
 /** An endpoint's EndpointInfo: `ip` as Go prints it (IPv6 when it holds a colon). */
 export function endpointInfo(ip: string, port: number, isLocal: boolean, ready: boolean, serving: boolean, terminating: boolean): EndpointInfo {
-  return new EndpointInfo(ip, port, ':' + String(port), ip.includes(':'), isLocal, ready, serving, terminating);
+  return new EndpointInfo(ip, canonicalIPv4Value(ip), port, ':' + String(port), ip.includes(':'), isLocal, ready, serving, terminating);
 }
 
 /** Whether two endpoints have the same `ip:port`. */
@@ -158,9 +160,10 @@ export function endpointsMap(
         const address = endpoint.addresses[0];
         let ip: string | undefined;
         let bracketed = false;
-        if (address !== undefined && isCanonicalIPv4(address)) {
+        const ipv4 = address === undefined ? -1 : canonicalIPv4Value(address);
+        if (ipv4 >= 0) {
           // A dotted quad as Go prints it, most endpoints: the general parser is BigInt based.
-          ip = address;
+          ip = address as string;
         } else {
           ip = address === undefined ? undefined : goIPString(address);
           // Go's ParseIPSloppy(...).String() prints "<nil>" for garbage; such an endpoint could
@@ -175,6 +178,7 @@ export function endpointsMap(
         list.push(
           new EndpointInfo(
             ip,
+            ipv4,
             portNumber,
             portSuffix,
             bracketed,
@@ -331,8 +335,9 @@ export function endpointChains(svc: ServicePortInfo, endpoints: readonly Endpoin
     beginRecords(n);
     for (let i = 0; i < n; i++) {
       const ep = endpoints[i] as EndpointInfo;
-      if (!putEndpoint(i, ep.ip, ep.portSuffix, ep.bracketed) || !hashedInKernel(head.length, hostPortLength(ep))) (others ??= []).push(i);
+      if (!putEndpoint(i, ep.ip, ep.ipv4, ep.port, ep.portSuffix, ep.bracketed) || !hashedInKernel(head.length, hostPortLength(ep))) (others ??= []).push(i);
     }
+    expandRecords(n);
     kernel = hashRecords(head, n);
   }
   if (!kernel) {

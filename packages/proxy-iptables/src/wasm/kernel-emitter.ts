@@ -16,6 +16,8 @@ import {
   I32,
   I32_ADD,
   I32_AND,
+  I32_DIV_U,
+  I32_REM_U,
   I32_EQ,
   I32_EQZ,
   I32_GE_U,
@@ -52,7 +54,10 @@ import {
   RECORD_HOSTPORT_LENGTH,
   RECORD_IP_LENGTH,
   RECORD_IP_OFFSET,
+  RECORD_IPV4,
   RECORD_NAME,
+  RECORD_NUMERIC,
+  RECORD_PORT,
   RULE_HEAD_AT,
   SCRATCH,
   SEP_HEAD_AT,
@@ -407,6 +412,68 @@ function endpointChainsFunction(): FunctionCode {
   return code;
 }
 
+/**
+ * Appends the decimal digits of `value` (a local, consumed) at the address in `target` (a
+ * local, advanced past them).
+ */
+function writeDecimal(code: FunctionCode, target: number, value: number, at: number): void {
+  // The number of digits: 1 + (value ≥ 10) + (value ≥ 100) + … for values below 100000.
+  code.get(target).i32(1).op(I32_ADD);
+  for (const limit of [10, 100, 1000, 10000]) code.get(value).i32(limit).op(I32_GE_U).op(I32_ADD);
+  code.tee(at).set(target);
+  code.loop(() => {
+    code.get(at).i32(1).op(I32_SUB).tee(at);
+    code.get(value).i32(10).op(I32_REM_U).i32(48).op(I32_ADD).storeU8();
+    code.get(value).i32(10).op(I32_DIV_U).tee(value).brIf(0);
+  });
+}
+
+/**
+ * `expand(records, count)`: for the records JavaScript gave as numbers (RECORD_NUMERIC), the
+ * `ip:port` text of the IPv4 address and port, with the IP's place in it.
+ */
+function expandFunction(): FunctionCode {
+  const code = new FunctionCode([I32, I32], []);
+  const [records, count] = [0, 1];
+  const i = code.local(I32);
+  const record = code.local(I32);
+  const out = code.local(I32);
+  const address = code.local(I32);
+  const value = code.local(I32);
+  const at = code.local(I32);
+  code.get(records).set(record);
+  code.block(() => {
+    code.loop(() => {
+      code.get(i).get(count).op(I32_GE_U).brIf(1);
+      code.get(record).loadU8(RECORD_NUMERIC);
+      code.ifElse(() => {
+        code.get(record).i32(RECORD_HOSTPORT).op(I32_ADD).set(out);
+        code.get(record).loadI32(RECORD_IPV4).set(address);
+        for (const shift of [24, 16, 8, 0]) {
+          code.get(address).i32(shift).op(I32_SHR_U).i32(255).op(I32_AND).set(value);
+          writeDecimal(code, out, value, at);
+          if (shift > 0) {
+            code.get(out).i32(46).storeU8(); // .
+            code.get(out).i32(1).op(I32_ADD).set(out);
+          }
+        }
+        // The IP's length, then `:port`.
+        code.get(record).get(out).get(record).i32(RECORD_HOSTPORT).op(I32_ADD).op(I32_SUB).storeU8(RECORD_IP_LENGTH);
+        code.get(record).i32(0).storeU8(RECORD_IP_OFFSET);
+        code.get(out).i32(58).storeU8(); // :
+        code.get(out).i32(1).op(I32_ADD).set(out);
+        code.get(record).loadI32(RECORD_PORT).set(value);
+        writeDecimal(code, out, value, at);
+        code.get(record).get(out).get(record).i32(RECORD_HOSTPORT).op(I32_ADD).op(I32_SUB).storeU8(RECORD_HOSTPORT_LENGTH);
+      });
+      code.get(record).i32(RECORD).op(I32_ADD).set(record);
+      code.get(i).i32(1).op(I32_ADD).set(i);
+      code.br(0);
+    });
+  });
+  return code;
+}
+
 /** The kernel's bytes. */
 export function emitKernelModule(): Uint8Array {
   return assembleModule(
@@ -416,6 +483,7 @@ export function emitKernelModule(): Uint8Array {
       { name: 'stash', code: stashFunction() },
       { name: 'printLoadBalancing', code: loadBalancingFunction() },
       { name: 'printEndpointChains', code: endpointChainsFunction() },
+      { name: 'expand', code: expandFunction() },
     ],
     1,
   );

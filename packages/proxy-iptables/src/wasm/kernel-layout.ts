@@ -56,14 +56,22 @@ export const TEXT_MAX = TEXT_SLOT - 16;
 export const STATISTICS = TEMPLATE_B_AT + TEXT_SLOT;
 export const STATISTIC_ENTRY = 64;
 
-/** An endpoint record: its chain name's 16 hash characters, the lengths, then `ip:port` (`[ip]:port` for IPv6). */
-export const RECORD = 80;
+/**
+ * An endpoint record: its chain name's 16 hash characters, the lengths, the IPv4 address and
+ * port as numbers when JavaScript gave them so (the kernel then writes the text, expand), and
+ * `ip:port` (`[ip]:port` for IPv6).
+ */
+export const RECORD = 96;
 export const RECORD_NAME = 0;
 export const RECORD_HOSTPORT_LENGTH = 16;
 export const RECORD_IP_OFFSET = 17;
 export const RECORD_IP_LENGTH = 18;
-export const RECORD_HOSTPORT = 20;
-export const HOSTPORT_MAX = RECORD - RECORD_HOSTPORT;
+/** 1: the text is to be written from RECORD_IPV4 and RECORD_PORT. */
+export const RECORD_NUMERIC = 19;
+export const RECORD_IPV4 = 20;
+export const RECORD_PORT = 24;
+export const RECORD_HOSTPORT = 32;
+export const HOSTPORT_MAX = 60;
 
 /** An endpoint's chain declaration, `:KUBE-SEP-XXXXXXXXXXXXXXXX - [0:0]\n`: always this long. */
 export const DECL_LINE = 35;

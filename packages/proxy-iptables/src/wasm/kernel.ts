@@ -21,7 +21,10 @@ import {
   RECORD_HOSTPORT_LENGTH,
   RECORD_IP_LENGTH,
   RECORD_IP_OFFSET,
+  RECORD_IPV4,
   RECORD_NAME,
+  RECORD_NUMERIC,
+  RECORD_PORT,
   RULE_HEAD_AT,
   STATISTIC_ENTRY,
   STATISTICS,
@@ -49,6 +52,7 @@ interface Kernel {
   readonly stash: (records: number, count: number) => void;
   readonly printLoadBalancing: (out: number, headLength: number, records: number, indices: number, count: number) => number;
   readonly printEndpointChains: (out: number, decl: number, records: number, count: number, lengthA: number, lengthB: number) => number;
+  readonly expand: (records: number, count: number) => void;
 }
 
 /** Endpoints one hash call takes. */
@@ -102,6 +106,7 @@ function instantiate(): Kernel | null {
       stash: exports['stash'] as Kernel['stash'],
       printLoadBalancing: exports['printLoadBalancing'] as Kernel['printLoadBalancing'],
       printEndpointChains: exports['printEndpointChains'] as Kernel['printEndpointChains'],
+      expand: exports['expand'] as Kernel['expand'],
     };
     refreshViews(k);
     for (const [at, text] of CONSTANT_TEXTS) putText(at, text);
@@ -183,6 +188,7 @@ export function putRecord(i: number, hostPort: string, ipOffset: number, ipLengt
   if (hostPort.length > HOSTPORT_MAX) return false;
   const at = records + RECORD * i;
   const b = bytes;
+  b[at + RECORD_NUMERIC] = 0;
   b[at + RECORD_HOSTPORT_LENGTH] = hostPort.length;
   b[at + RECORD_IP_OFFSET] = ipOffset;
   b[at + RECORD_IP_LENGTH] = ipLength;
@@ -190,15 +196,24 @@ export function putRecord(i: number, hostPort: string, ipOffset: number, ipLengt
 }
 
 /**
- * Record i: the endpoint `ip` + `portSuffix` (`:port`), the IP bracketed for IPv6, as putRecord
- * takes its `ip:port` text (without making that text). False when the kernel cannot take it.
+ * Record i: an endpoint's `ip:port`, as putRecord takes it, without making that text: from the
+ * IPv4 address's value and the port when `ipv4` is not -1 (the kernel writes the text, see
+ * expandRecords), else from `ip` + `portSuffix` (`:port`), the IP bracketed for IPv6. False
+ * when the kernel cannot take it.
  */
-export function putEndpoint(i: number, ip: string, portSuffix: string, bracketed: boolean): boolean {
+export function putEndpoint(i: number, ip: string, ipv4: number, port: number, portSuffix: string, bracketed: boolean): boolean {
+  const at = records + RECORD * i;
+  const b = bytes;
+  if (ipv4 >= 0 && port >= 0 && port <= 0xffff) {
+    b[at + RECORD_NUMERIC] = 1;
+    words[(at + RECORD_IPV4) >> 2] = ipv4 | 0;
+    words[(at + RECORD_PORT) >> 2] = port;
+    return true;
+  }
+  b[at + RECORD_NUMERIC] = 0;
   const open = bracketed ? 1 : 0;
   const length = ip.length + portSuffix.length + 2 * open;
   if (length > HOSTPORT_MAX) return false;
-  const at = records + RECORD * i;
-  const b = bytes;
   b[at + RECORD_HOSTPORT_LENGTH] = length;
   b[at + RECORD_IP_OFFSET] = open;
   b[at + RECORD_IP_LENGTH] = ip.length;
@@ -214,6 +229,11 @@ export function putEndpoint(i: number, ip: string, portSuffix: string, bracketed
   if (bracketed) b[to++] = 93; // ]
   for (let k = 0; k < portSuffix.length; k++) b[to + k] = portSuffix.charCodeAt(k);
   return units <= 0x7f;
+}
+
+/** Writes the `ip:port` text of records 0 .. count-1 that putEndpoint gave as numbers. */
+export function expandRecords(count: number): void {
+  (kernel as Kernel).expand(records, count);
 }
 
 /** Puts a known chain name (`KUBE-SEP-` and 16 characters) into record i. */

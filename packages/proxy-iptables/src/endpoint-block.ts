@@ -21,6 +21,7 @@ import {
   outputMark,
   putRecordName,
   resetOutput,
+  usePlacedRecords,
 } from './wasm/kernel.js';
 
 /**
@@ -29,28 +30,33 @@ import {
  * regions, or the batch's output that takeRules and takeDeclarations give). Returns the number
  * of rules, or -1 (nothing printed) when the kernel is not there or cannot take the block.
  * `names` gives known chain names (a sync keeps them); without it the kernel hashes them, and
- * they are never made into strings.
+ * they are never made into strings. `placed` is where an open arena holds the endpoints'
+ * records, written and named already (wasm/kernel.ts, openArena): then nothing is written again.
  */
-export function printEndpointBlock(block: EndpointBlock, names?: (ep: EndpointInfo) => string): number {
+export function printEndpointBlock(block: EndpointBlock, names?: (ep: EndpointInfo) => string, placed?: number): number {
   const { endpoints, svc, ctx } = block;
   const n = endpoints.length;
   if (n === 0 || !kernelReady()) return -1;
   beginRecords(n);
   const natMark = outputMark();
   const declMark = declarationMark();
-  for (let i = 0; i < n; i++) {
-    const ep = endpoints[i] as EndpointInfo;
-    if (!putEndpoint(i, ep.ip, ep.ipv4, ep.port, ep.portSuffix, ep.bracketed)) return -1;
-  }
-  expandRecords(n);
-  if (names !== undefined) {
-    for (let i = 0; i < n; i++) putRecordName(i, names(endpoints[i] as EndpointInfo));
+  if (placed !== undefined) {
+    usePlacedRecords(placed);
   } else {
-    const head = svc.nameString + svc.protocol;
-    const hashed = hashRecords(head, n);
     for (let i = 0; i < n; i++) {
       const ep = endpoints[i] as EndpointInfo;
-      if (!hashed || !hashedInKernel(head.length, hostPortLength(ep))) putRecordName(i, endpointChain(svc, ep));
+      if (!putEndpoint(i, ep.ip, ep.ipv4, ep.port, ep.portSuffix, ep.bracketed)) return -1;
+    }
+    expandRecords(n);
+    if (names !== undefined) {
+      for (let i = 0; i < n; i++) putRecordName(i, names(endpoints[i] as EndpointInfo));
+    } else {
+      const head = svc.nameString + svc.protocol;
+      const hashed = hashRecords(head, n);
+      for (let i = 0; i < n; i++) {
+        const ep = endpoints[i] as EndpointInfo;
+        if (!hashed || !hashedInKernel(head.length, hostPortLength(ep))) putRecordName(i, endpointChain(svc, ep));
+      }
     }
   }
   let ruleLines = 2 * n;

@@ -6,7 +6,7 @@
 
 import { familyName, formatIP, LABEL_SERVICE_NAME, parseIPSloppy, type EndpointSlice } from '@kubesvc/api-types';
 import { endpointChainName } from './chain-names.js';
-import { beginRecords, expandRecords, hashedInKernel, hashRecords, kernelReady, putEndpoint, recordName } from './wasm/kernel.js';
+import { beginRecords, expandRecords, hashedInKernel, hashRecords, kernelReady, putEndpoint, putRecordName, recordName, recordsAt } from './wasm/kernel.js';
 import { flat } from './print-restore.js';
 import type { L4Protocol } from './ruleset.js';
 import { canonicalIPv4Value, isCanonicalIPv4, isPortNumber, lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
@@ -324,18 +324,22 @@ export function hostPortLength(ep: EndpointInfo): number {
  * endpointChain of each of `endpoints`, by index: hashed four at a time by the WebAssembly kernel
  * where it is there (as chain-names.ts's endpointChainNames, from the IPs and ports).
  */
-export function endpointChains(svc: ServicePortInfo, endpoints: readonly EndpointInfo[]): string[] {
+export function endpointChains(svc: ServicePortInfo, endpoints: readonly EndpointInfo[], placed?: (at: number) => void): string[] {
   const n = endpoints.length;
   const names = new Array<string>(n);
   const head = svc.nameString + svc.protocol;
   // Endpoints the kernel cannot name: hashed one by one.
   let others: number[] | undefined;
+  // Set when a record could not take its endpoint: then the records cannot be printed from.
+  let unplaced = false;
   let kernel = n > 0 && kernelReady();
   if (kernel) {
     beginRecords(n);
     for (let i = 0; i < n; i++) {
       const ep = endpoints[i] as EndpointInfo;
-      if (!putEndpoint(i, ep.ip, ep.ipv4, ep.port, ep.portSuffix, ep.bracketed) || !hashedInKernel(head.length, hostPortLength(ep))) (others ??= []).push(i);
+      const put = putEndpoint(i, ep.ip, ep.ipv4, ep.port, ep.portSuffix, ep.bracketed);
+      if (!put) unplaced = true;
+      if (!put || !hashedInKernel(head.length, hostPortLength(ep))) (others ??= []).push(i);
     }
     expandRecords(n);
     kernel = hashRecords(head, n);
@@ -345,6 +349,11 @@ export function endpointChains(svc: ServicePortInfo, endpoints: readonly Endpoin
     return names;
   }
   for (let i = 0; i < n; i++) names[i] = recordName(i);
-  for (const i of others ?? []) names[i] = endpointChain(svc, endpoints[i] as EndpointInfo);
+  for (const i of others ?? []) {
+    names[i] = endpointChain(svc, endpoints[i] as EndpointInfo);
+    putRecordName(i, names[i]);
+  }
+  // The records now hold every endpoint and its name: an open arena keeps them for printing.
+  if (placed !== undefined && !unplaced) placed(recordsAt());
   return names;
 }

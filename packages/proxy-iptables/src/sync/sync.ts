@@ -40,8 +40,10 @@ import {
   declOffset,
   declStream,
   finishText,
+  closeArena,
   kernelReady,
   natOffset,
+  openArena,
   natStream,
   takeDeclarations,
   takeRules,
@@ -408,6 +410,7 @@ class TextSink implements RuleSink {
  * TextSink for what each service's Rendered holds. For ASCII input only (callers check).
  */
 class KernelSink implements RuleSink {
+  constructor(private readonly placed: ReadonlyMap<readonly EndpointInfo[], Placed> | undefined) {}
   private readonly filterOut = new TextBytes();
   private readonly items: KernelItem[] = [];
   private current: KernelItem | undefined;
@@ -479,10 +482,12 @@ class KernelSink implements RuleSink {
   natEndpointBlock(block: EndpointBlock): boolean {
     const item = this.current;
     if (item === undefined) return false;
-    const names = block.endpoints.map(block.sepChain);
+    // Endpoints derived in this sync: printed from the records the hashing left (the arena).
+    const placed = this.placed?.get(block.endpoints);
+    const names = placed?.names ?? block.endpoints.map(block.sepChain);
     let i = 0;
     this.closeTop();
-    const ruleLines = printEndpointBlock(block, () => names[i++] as string);
+    const ruleLines = printEndpointBlock(block, () => names[i++] as string, placed?.at);
     if (ruleLines < 0) return false;
     item.fullLines += ruleLines;
     for (const name of names) item.chains.push(name);
@@ -642,6 +647,7 @@ function renderWithKernel(
   ctx: RuleContext,
   frame: Frame,
   configAscii: boolean,
+  placed: ReadonlyMap<readonly EndpointInfo[], Placed> | undefined,
 ): FinishedText | undefined {
   if (!configAscii || !kernelReady()) return undefined;
   let maxEndpoints = 0;
@@ -655,7 +661,7 @@ function renderWithKernel(
     }
   }
   beginText(maxEndpoints, DECL_LINE * chains + 64);
-  const sink = new KernelSink();
+  const sink = new KernelSink(placed);
   try {
     for (const { entry, ports } of toRender) {
       sink.begin(entry);
@@ -745,6 +751,7 @@ function deriveService(
   config: ProxierConfig,
   previous: ServiceEntry | undefined,
   batch: ServiceChainBatch,
+  placed: Map<readonly EndpointInfo[], Placed> | undefined,
 ): { ports: PortEntry[]; endpointCount: number } {
   // A first sync has nothing to reuse: no map per Service then.
   let oldPorts: ReadonlyMap<string, PortEntry> = NO_PORTS;
@@ -766,7 +773,9 @@ function deriveService(
     const old = oldPorts.size === 0 ? undefined : oldPorts.get(info.nameString + info.protocol);
     let sepNames: readonly string[];
     if (old === undefined) {
-      sepNames = endpointChains(info, endpoints);
+      let at = -1;
+      sepNames = endpointChains(info, endpoints, placed === undefined ? undefined : (where) => (at = where));
+      if (placed !== undefined && at >= 0) placed.set(endpoints, { at, names: sepNames });
     } else if (sameEndpoints(old.endpoints, endpoints)) {
       sepNames = old.sepNames;
     } else {
@@ -784,6 +793,25 @@ function deriveService(
   });
   return { ports, endpointCount };
 }
+
+/** Where an open kernel arena holds a port's endpoint records (hashed and named), and their names. */
+interface Placed {
+  readonly at: number;
+  readonly names: readonly string[];
+}
+
+/** The most endpoints the slices of one Service hold: a bound on any of its service ports' endpoints. */
+function mostEndpoints(candidates: Iterable<Candidate>): number {
+  let most = 0;
+  for (const { slices } of candidates) {
+    let count = 0;
+    for (const slice of slices) count += (slice.endpoints ?? EMPTY_LIST).length * Math.max(1, (slice.ports ?? EMPTY_LIST).length);
+    if (count > most) most = count;
+  }
+  return most;
+}
+
+const EMPTY_LIST: readonly never[] = [];
 
 /** What the sync found per Service before rendering. */
 interface Candidate {
@@ -1100,10 +1128,14 @@ function syncObjects(
   const pending = new Map<number, Pending>();
   // The chain names of new service ports are hashed together once all are known (before rendering).
   const batch = new ServiceChainBatch();
+  // A first sync renders every port it derives: the kernel keeps the endpoints' records from the
+  // hashing to the printing (an arena), laid out for the most endpoints a Service's slices hold.
+  const arenaRecords = prev0 === undefined && kernelReady() ? new Map<readonly EndpointInfo[], Placed>() : undefined;
+  if (arenaRecords !== undefined) openArena(mostEndpoints(matched.work.values()));
   for (const [pos, candidate] of matched.work) {
     const previous = candidate.previous;
     if (previous !== undefined && previous.service === candidate.service && sameObjects(previous.slices, candidate.slices)) continue;
-    const { ports, endpointCount } = deriveService(candidate.service, candidate.slices, config, previous, batch);
+    const { ports, endpointCount } = deriveService(candidate.service, candidate.slices, config, previous, batch, arenaRecords);
     const changed = previous === undefined || !samePorts(previous.ports, ports);
     totalEndpoints += endpointCount - (previous?.endpointCount ?? 0);
     pending.set(pos, { ports, endpointCount, changed });
@@ -1180,7 +1212,12 @@ function syncObjects(
   }
   // A first sync renders everything, in the text's order: its whole text is made in the kernel
   // and decoded once. Other syncs render into batches of strings.
-  const session = prev0 === undefined ? renderWithKernel(toRender, ctx, frame, configAscii) : undefined;
+  let session: FinishedText | undefined;
+  try {
+    session = prev0 === undefined ? renderWithKernel(toRender, ctx, frame, configAscii, arenaRecords) : undefined;
+  } finally {
+    if (arenaRecords !== undefined) closeArena();
+  }
   if (session === undefined) {
     const sink = new TextSink();
     for (const { entry, ports } of toRender) render(sink, entry, ports, ctx, configAscii);

@@ -91,6 +91,14 @@ let sessionCapacity = 0;
 let declLimit = 0;
 /** Set when a session's text could not be kept (a region's bound exceeded, a text that is not ASCII): finishText then gives undefined. */
 let sessionFailed = false;
+/** Where a session's printEndpointBlock puts records it writes itself. */
+let sessionRecords = 0;
+
+// An arena (openArena … closeArena): batches of records stay, one after the other, so that a
+// sync renders the endpoints its derivation hashed without writing or naming them again.
+let arena = false;
+let arenaTop = 0;
+
 /** Room before the declarations for the text that finishText puts before them (the filter table). */
 const PREFIX_ROOM = 1 << 18;
 
@@ -153,6 +161,13 @@ export function beginRecords(count: number): void {
   if (session) {
     // The session's records area was laid out for its largest service port.
     if (count > sessionCapacity) throw new Error(`beginRecords: ${count} records in a session laid out for ${sessionCapacity}`);
+    records = sessionRecords;
+    return;
+  }
+  if (arena) {
+    records = arenaTop;
+    arenaTop = align16(arenaTop + RECORD * count);
+    layOutOutput(arenaTop, count);
     return;
   }
   if (count + 1 > statisticCapacity) {
@@ -160,12 +175,43 @@ export function beginRecords(count: number): void {
     statisticCapacity = Math.max(count + 1, statisticCapacity * 2, 64);
   }
   records = align16(STATISTICS + STATISTIC_ENTRY * statisticCapacity);
-  indices = records + RECORD * count + 64;
+  layOutOutput(records + RECORD * count, count);
+}
+
+/** The index list and the batch's output after `at`, for `count` records. */
+function layOutOutput(at: number, count: number): void {
+  indices = at + 64;
   declStart = align16(indices + 4 * count + 16);
   declAt = declStart;
   natStart = align16(declStart + DECL_LINE * count + 64);
   natAt = natStart;
   ensureMemory(natStart + 1024);
+}
+
+/**
+ * Opens an arena: until closeArena, every batch's records stay where beginRecords put them
+ * (recordsAt says where), and usePlacedRecords prints from them again. Service ports printed
+ * from the arena may have at most `maxEndpoints` endpoints (the statistic table is laid out for
+ * them before it).
+ */
+export function openArena(maxEndpoints: number): void {
+  if (maxEndpoints + 1 > statisticCapacity) statisticCapacity = Math.max(maxEndpoints + 1, statisticCapacity * 2, 64);
+  arenaTop = align16(STATISTICS + STATISTIC_ENTRY * statisticCapacity);
+  arena = true;
+}
+
+export function closeArena(): void {
+  arena = false;
+}
+
+/** Where the current batch's records are. */
+export function recordsAt(): number {
+  return records;
+}
+
+/** Makes the records put at `at` (recordsAt of an earlier batch in the open arena) the current batch. */
+export function usePlacedRecords(at: number): void {
+  records = at;
 }
 
 /** Copies `text` into memory at `at` if it is ASCII; false (memory then undefined there) if not. */
@@ -311,6 +357,8 @@ export function printLoadBalancing(
   key: unknown,
 ): boolean {
   const k = kernel as Kernel;
+  // The table was laid out for the batch (or, in an arena, for the ports it expects).
+  if (count + 1 > statisticCapacity) return false;
   if (ruleHead.length > TEXT_MAX || !putText(RULE_HEAD_AT, ruleHead)) return false;
   if (key !== statisticKey) {
     statisticKey = key;
@@ -384,8 +432,16 @@ export interface TextOut {
  * kernel's blocks and the declStream/natStream writers print into the session's regions.
  */
 export function beginText(maxEndpoints: number, declBound: number): void {
-  if (maxEndpoints + 1 > statisticCapacity) statisticCapacity = Math.max(maxEndpoints + 1, statisticCapacity * 2, 64);
-  records = align16(STATISTICS + STATISTIC_ENTRY * statisticCapacity);
+  let base: number;
+  if (arena) {
+    // After the arena's records, which the render prints from.
+    base = arenaTop;
+  } else {
+    if (maxEndpoints + 1 > statisticCapacity) statisticCapacity = Math.max(maxEndpoints + 1, statisticCapacity * 2, 64);
+    base = align16(STATISTICS + STATISTIC_ENTRY * statisticCapacity);
+  }
+  sessionRecords = base;
+  records = base;
   indices = records + RECORD * maxEndpoints + 64;
   declStart = align16(indices + 4 * maxEndpoints + 16) + PREFIX_ROOM;
   declAt = declStart;

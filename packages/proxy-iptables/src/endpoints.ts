@@ -125,7 +125,6 @@ export function endpointsMap(
     );
   }
   const bySP = new Map<string, EndpointInfo[]>();
-  const local = nodeName !== '';
   for (const slice of ordered) {
     const serviceName = slice.metadata.labels?.[LABEL_SERVICE_NAME];
     const namespace = slice.metadata.namespace ?? 'default';
@@ -152,43 +151,7 @@ export function endpointsMap(
         list = [];
         bySP.set(key, list);
       }
-      const portNumber = port.port;
-      const portSuffix = ':' + String(portNumber);
-      const endpoints = slice.endpoints ?? NO_ENDPOINTS;
-      for (let e = 0; e < endpoints.length; e++) {
-        const endpoint = endpoints[e] as (typeof endpoints)[number];
-        const address = endpoint.addresses[0];
-        let ip: string | undefined;
-        let bracketed = false;
-        const ipv4 = address === undefined ? -1 : canonicalIPv4Value(address);
-        if (ipv4 >= 0) {
-          // A dotted quad as Go prints it, most endpoints: the general parser is BigInt based.
-          ip = address as string;
-        } else {
-          ip = address === undefined ? undefined : goIPString(address);
-          // Go's ParseIPSloppy(...).String() prints "<nil>" for garbage; such an endpoint could
-          // never be programmed, so it is left out.
-          if (ip === undefined) {
-            if (anomalies !== undefined) anomalies.found = true;
-            continue;
-          }
-          bracketed = ip.includes(':');
-        }
-        const conditions = endpoint.conditions;
-        list.push(
-          new EndpointInfo(
-            ip,
-            ipv4,
-            portNumber,
-            portSuffix,
-            bracketed,
-            local && endpoint.nodeName === nodeName,
-            conditions?.ready ?? true,
-            conditions?.serving ?? true,
-            conditions?.terminating ?? false,
-          ),
-        );
-      }
+      appendEndpoints(list, slice, port.port, nodeName, anomalies);
     }
     // Endpoints no port made this look at: diagnostics look at them.
     if (anomalies !== undefined && !examined && (slice.endpoints ?? []).length > 0) anomalies.found = true;
@@ -200,6 +163,200 @@ export function endpointsMap(
     else out.set(key, dedupeSorted(sortByHostPort(list)));
   }
   return out;
+}
+
+/**
+ * Appends the endpoints of `slice` for its port numbered `portNumber` to `list`, as endpointsMap
+ * reads them; sets `anomalies.found` for an endpoint it leaves out (no address, or one that does
+ * not parse).
+ */
+function appendEndpoints(list: EndpointInfo[], slice: EndpointSlice, portNumber: number, nodeName: string, anomalies: { found: boolean } | undefined): void {
+  const local = nodeName !== '';
+  const portSuffix = ':' + String(portNumber);
+  const endpoints = slice.endpoints ?? NO_ENDPOINTS;
+  for (let e = 0; e < endpoints.length; e++) {
+    const endpoint = endpoints[e] as (typeof endpoints)[number];
+    const address = endpoint.addresses[0];
+    let ip: string | undefined;
+    let bracketed = false;
+    const ipv4 = address === undefined ? -1 : canonicalIPv4Value(address);
+    if (ipv4 >= 0) {
+      // A dotted quad as Go prints it, most endpoints: the general parser is BigInt based.
+      ip = address as string;
+    } else {
+      ip = address === undefined ? undefined : goIPString(address);
+      // Go's ParseIPSloppy(...).String() prints "<nil>" for garbage; such an endpoint could
+      // never be programmed, so it is left out.
+      if (ip === undefined) {
+        if (anomalies !== undefined) anomalies.found = true;
+        continue;
+      }
+      bracketed = ip.includes(':');
+    }
+    const conditions = endpoint.conditions;
+    list.push(
+      new EndpointInfo(
+        ip,
+        ipv4,
+        portNumber,
+        portSuffix,
+        bracketed,
+        local && endpoint.nodeName === nodeName,
+        conditions?.ready ?? true,
+        conditions?.serving ?? true,
+        conditions?.terminating ?? false,
+      ),
+    );
+  }
+}
+
+/** The EndpointSlices of each Service, by namespace, then Service name. */
+export type SlicesByService = ReadonlyMap<string, ReadonlyMap<string, readonly EndpointSlice[]>>;
+
+/**
+ * The slices of the proxier's family grouped by the Service they feed (their service-name
+ * label), each group in slice-name order, a slice listed twice counted once (the last listing):
+ * the slices endpointsMap reads, without reading their endpoints. servicePortEndpoints then reads
+ * one service port's. Sets `anomalies.found` for a slice without the label or listed twice.
+ */
+export function slicesByService(slices: readonly EndpointSlice[], family: 4 | 6, anomalies?: { found: boolean }): SlicesByService {
+  const addressType = familyName(family);
+  // By namespace, then slice name: the last listing of a slice wins.
+  const byName = new Map<string, Map<string, EndpointSlice>>();
+  let ofFamily = 0;
+  let kept = 0;
+  for (const slice of slices) {
+    if (slice.addressType !== addressType) continue;
+    ofFamily++;
+    const namespace = slice.metadata.namespace ?? 'default';
+    let names = byName.get(namespace);
+    if (names === undefined) {
+      names = new Map();
+      byName.set(namespace, names);
+    }
+    const name = slice.metadata.name ?? '';
+    if (!names.has(name)) kept++;
+    names.set(name, slice);
+  }
+  if (anomalies !== undefined && kept < ofFamily) anomalies.found = true;
+  const groups = new Map<string, Map<string, EndpointSlice[]>>();
+  for (const [namespace, names] of byName) {
+    const services = new Map<string, EndpointSlice[]>();
+    groups.set(namespace, services);
+    for (const slice of names.values()) {
+      const serviceName = slice.metadata.labels?.[LABEL_SERVICE_NAME];
+      if (serviceName === undefined || serviceName === '') {
+        if (anomalies !== undefined) anomalies.found = true;
+        continue;
+      }
+      const group = services.get(serviceName);
+      if (group === undefined) services.set(serviceName, [slice]);
+      else group.push(slice);
+    }
+    for (const group of services.values()) {
+      if (group.length > 1) group.sort((a, b) => compareStrings(a.metadata.name ?? '', b.metadata.name ?? ''));
+    }
+  }
+  return groups;
+}
+
+/** The slices of one Service, in slice-name order. */
+export function serviceSlices(groups: SlicesByService, namespace: string, name: string): readonly EndpointSlice[] {
+  return groups.get(namespace)?.get(name) ?? NO_SLICES;
+}
+
+const NO_SLICES: readonly EndpointSlice[] = [];
+
+/**
+ * Calls `each` with every port of the slices that belongs to the service port `portName` /
+ * `protocol`, as endpointsMap keys them (a port without a number or with an unsupported
+ * protocol belongs to none; it sets `anomalies.found`).
+ */
+function forEachSlicePort(
+  group: readonly EndpointSlice[],
+  portName: string,
+  protocol: L4Protocol,
+  anomalies: { found: boolean } | undefined,
+  each: (slice: EndpointSlice, portNumber: number) => void,
+): void {
+  for (const slice of group) {
+    for (const port of slice.ports ?? NO_PORTS) {
+      if (port.port === undefined || port.port === 0) {
+        if (anomalies !== undefined) anomalies.found = true;
+        continue;
+      }
+      if (anomalies !== undefined && !isPortNumber(port.port)) anomalies.found = true;
+      const portProtocol = lowerProtocol(port.protocol);
+      if (portProtocol === undefined) {
+        if (anomalies !== undefined) anomalies.found = true;
+        continue;
+      }
+      if (portProtocol === protocol && (port.name ?? '') === portName) each(slice, port.port);
+    }
+  }
+}
+
+const NO_PORTS: readonly NonNullable<EndpointSlice['ports']>[number][] = [];
+
+/**
+ * The endpoints of one service port from its Service's slices (serviceSlices): exactly the list
+ * endpointsMap gives for its key, or an empty list. `examined` collects the slices whose
+ * endpoints were read (checkUnexamined looks at the others).
+ */
+export function servicePortEndpoints(
+  group: readonly EndpointSlice[],
+  portName: string,
+  protocol: L4Protocol,
+  nodeName: string,
+  examined?: Set<EndpointSlice>,
+  anomalies?: { found: boolean },
+): readonly EndpointInfo[] {
+  if (group.length === 0) return NO_ENDPOINT_INFOS;
+  const list: EndpointInfo[] = [];
+  forEachSlicePort(group, portName, protocol, anomalies, (slice, portNumber) => {
+    examined?.add(slice);
+    appendEndpoints(list, slice, portNumber, nodeName, anomalies);
+  });
+  return list.length === 0 ? NO_ENDPOINT_INFOS : dedupeSorted(sortByHostPort(list));
+}
+
+const NO_ENDPOINT_INFOS: readonly EndpointInfo[] = [];
+
+/** At least as many endpoints as servicePortEndpoints gives for the service port (it leaves out duplicates and addresses that do not parse). */
+export function servicePortEndpointBound(group: readonly EndpointSlice[], portName: string, protocol: L4Protocol): number {
+  let count = 0;
+  forEachSlicePort(group, portName, protocol, undefined, (slice) => {
+    count += (slice.endpoints ?? NO_ENDPOINTS).length;
+  });
+  return count;
+}
+
+/**
+ * Sets `anomalies.found` when a slice of `groups` whose endpoints `examined` says were not read
+ * has a port or an endpoint that endpointSliceDiagnostics reports (the slices of a headless
+ * Service, or of a port no Service has).
+ */
+export function checkUnexamined(groups: SlicesByService, examined: ReadonlySet<EndpointSlice>, anomalies: { found: boolean }): void {
+  for (const services of groups.values()) {
+    for (const group of services.values()) {
+      for (const slice of group) {
+        if (examined.has(slice)) continue;
+        for (const port of slice.ports ?? NO_PORTS) {
+          if (port.port === undefined || port.port === 0 || !isPortNumber(port.port) || lowerProtocol(port.protocol) === undefined) {
+            anomalies.found = true;
+            return;
+          }
+        }
+        for (const endpoint of slice.endpoints ?? NO_ENDPOINTS) {
+          const address = endpoint.addresses[0];
+          if (address === undefined || (canonicalIPv4Value(address) < 0 && goIPString(address) === undefined)) {
+            anomalies.found = true;
+            return;
+          }
+        }
+      }
+    }
+  }
 }
 
 /**

@@ -8,7 +8,20 @@
 // inside one service port is written in upstream's order. See the README, "Ordering".
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
-import { compareStrings, endpointChain, endpointChains, endpointsMap, servicePortKey, type EndpointInfo } from './endpoints.js';
+import {
+  checkUnexamined,
+  compareStrings,
+  endpointChain,
+  endpointChains,
+  endpointsMap,
+  servicePortEndpointBound,
+  servicePortEndpoints,
+  servicePortKey,
+  serviceSlices,
+  slicesByService,
+  type EndpointInfo,
+  type SlicesByService,
+} from './endpoints.js';
 import { chainLine, flat, isAscii, printRestoreText, ruleHead, ruleLine, ruleLineAfter } from './print-restore.js';
 import { TextBytes, writeChainLine, writeRuleLine } from './text-bytes.js';
 import { abortText, beginText, declStream, finishText, kernelReady, natStream, takeDeclarations, takeRules } from './wasm/kernel.js';
@@ -141,22 +154,32 @@ export function generateRules(
   }
   const anomalies = { found: false };
   const prepared = prepareRules(services, endpointSlices, config, anomalies);
-  const diagnostics = serviceDiagnostics(services);
-  if (anomalies.found) diagnostics.push(...endpointSliceDiagnostics(endpointSlices, config.family));
   const filterChains = fixedFilterChains(config);
   const natChains = fixedNatChains();
-  const printed = printWithKernel(prepared, filterChains, natChains) ?? printWithStrings(prepared, filterChains, natChains);
+  // The slices whose endpoints the render reads: the others are checked for what diagnostics report.
+  const examined = new Set<EndpointSlice>();
+  // The mode is the bound's until the endpoints are read: when duplicates or addresses that do
+  // not parse leave the count on the other side of the threshold, the text is printed again.
+  let large = prepared.bound > config.largeClusterThreshold;
+  let printed = print(prepared, large, filterChains, natChains, examined, anomalies);
+  if (printed.endpoints > config.largeClusterThreshold !== large) {
+    large = !large;
+    printed = print(prepared, large, filterChains, natChains);
+  }
+  if (!anomalies.found) checkUnexamined(prepared.groups, examined, anomalies);
+  const diagnostics = serviceDiagnostics(services);
+  if (anomalies.found) diagnostics.push(...endpointSliceDiagnostics(endpointSlices, config.family));
   let ruleset: Ruleset | undefined;
   return {
     get ruleset(): Ruleset {
-      ruleset ??= rulesetOf(services, endpointSlices, config);
+      ruleset ??= rulesetOf(prepared, large);
       return ruleset;
     },
     restoreText: printed.text,
     stats: {
       servicePorts: prepared.ports.length,
-      endpoints: prepared.totalEndpoints,
-      largeClusterMode: prepared.ctx.largeClusterMode,
+      endpoints: printed.endpoints,
+      largeClusterMode: large,
       filterRules: printed.sink.filterRules,
       natRules: printed.sink.natRules,
       filterChains: filterChains.length,
@@ -166,31 +189,58 @@ export function generateRules(
   };
 }
 
+function print(
+  prepared: PreparedRules,
+  large: boolean,
+  filterChains: readonly string[],
+  natChains: readonly string[],
+  examined?: Set<EndpointSlice>,
+  anomalies?: { found: boolean },
+): PrintedRules {
+  const ctx = ruleContext(prepared.config, large);
+  return printWithKernel(prepared, ctx, filterChains, natChains, examined, anomalies) ?? printWithStrings(prepared, ctx, filterChains, natChains, examined, anomalies);
+}
+
 interface PrintedRules {
   readonly text: string;
+  /** Endpoints of the service ports (all conditions). */
+  readonly endpoints: number;
   readonly sink: { readonly filterRules: number; readonly natRules: number; readonly natChains: number };
 }
 
-function printWithStrings(prepared: PreparedRules, filterChains: readonly string[], natChains: readonly string[]): PrintedRules {
+function printWithStrings(
+  prepared: PreparedRules,
+  ctx: RuleContext,
+  filterChains: readonly string[],
+  natChains: readonly string[],
+  examined?: Set<EndpointSlice>,
+  anomalies?: { found: boolean },
+): PrintedRules {
   const sink = new RestoreTextSink();
-  writePreparedRules(sink, prepared);
-  return { text: sink.text(filterChains, natChains), sink };
+  const endpoints = writeAllRules(sink, prepared, ctx, examined, anomalies);
+  return { text: sink.text(filterChains, natChains), endpoints, sink };
 }
 
 /**
  * The text assembled in the WebAssembly kernel's memory and decoded once (wasm/kernel.ts):
  * for ASCII input, where the kernel is there. Undefined otherwise.
  */
-function printWithKernel(prepared: PreparedRules, filterChains: readonly string[], natChains: readonly string[]): PrintedRules | undefined {
+function printWithKernel(
+  prepared: PreparedRules,
+  ctx: RuleContext,
+  filterChains: readonly string[],
+  natChains: readonly string[],
+  examined?: Set<EndpointSlice>,
+  anomalies?: { found: boolean },
+): PrintedRules | undefined {
   if (!kernelReady() || !asciiInput(prepared)) return undefined;
-  let maxEndpoints = 0;
-  for (const list of prepared.endpointLists) if (list.length > maxEndpoints) maxEndpoints = list.length;
   // Every declaration is `:CHAIN - [0:0]\n` with a chain of at most 25 characters: per service
   // port at most its four chains and one per endpoint.
-  beginText(maxEndpoints, DECL_LINE * (4 * prepared.ports.length + prepared.totalEndpoints) + 64);
+  beginText(prepared.mostEndpoints, DECL_LINE * (4 * prepared.ports.length + prepared.bound) + 64);
   const sink = new KernelTextSink();
+  let endpoints: number;
   try {
-    writePreparedRules(sink, prepared);
+    endpoints = writeAllRules(sink, prepared, ctx, examined, anomalies);
   } catch (error) {
     abortText();
     throw error;
@@ -200,12 +250,12 @@ function printWithKernel(prepared: PreparedRules, filterChains: readonly string[
   let between = 'COMMIT\n*nat\n';
   for (const chain of natChains) between += chainLine(chain);
   const finished = sink.filterOut.failed ? (abortText(), undefined) : finishText(before, sink.filterOut.view(), between, '', 'COMMIT\n');
-  return finished === undefined ? undefined : { text: finished.text, sink };
+  return finished === undefined ? undefined : { text: finished.text, endpoints, sink };
 }
 
 /** Whether every text the rules can hold is ASCII: the names of the service ports and the config's strings (everything else is printed by the package). */
 function asciiInput(prepared: PreparedRules): boolean {
-  if (!isAscii(JSON.stringify(prepared.ctx.config))) return false;
+  if (!isAscii(JSON.stringify(prepared.config))) return false;
   for (const svc of prepared.ports) if (!isAscii(svc.nameString)) return false;
   return true;
 }
@@ -250,9 +300,10 @@ class KernelTextSink implements RuleSink {
 }
 
 /** The Ruleset generateRules' text prints: the same builder calls, collected as Rule values. */
-function rulesetOf(services: readonly Service[], endpointSlices: readonly EndpointSlice[], config: ProxierConfig): Ruleset {
+function rulesetOf(prepared: PreparedRules, large: boolean): Ruleset {
   const sink = new RulesetSink();
-  writePreparedRules(sink, prepareRules(services, endpointSlices, config));
+  const config = prepared.config;
+  writeAllRules(sink, prepared, ruleContext(config, large));
   return {
     family: config.family,
     tables: [
@@ -262,12 +313,19 @@ function rulesetOf(services: readonly Service[], endpointSlices: readonly Endpoi
   };
 }
 
-/** What the rules of a full sync are written from: the service ports in order and their endpoints. */
+/**
+ * What the rules of a full sync are written from: the service ports in order and the slices of
+ * each Service. A service port's endpoints are read when its rules are written, and dropped
+ * after: at 10000×10, holding all 110,000 until the end kept them alive through every scavenge.
+ */
 interface PreparedRules {
+  readonly config: ProxierConfig;
   readonly ports: readonly ServicePortInfo[];
-  readonly endpointLists: readonly (readonly EndpointInfo[])[];
-  readonly totalEndpoints: number;
-  readonly ctx: RuleContext;
+  readonly groups: SlicesByService;
+  /** At least the number of endpoints (servicePortEndpointBound, summed). */
+  readonly bound: number;
+  /** At least the most endpoints of one service port. */
+  readonly mostEndpoints: number;
 }
 
 function prepareRules(
@@ -277,32 +335,38 @@ function prepareRules(
   anomalies?: { found: boolean },
 ): PreparedRules {
   const ports = orderedServicePorts(services, config.family);
-  const epMap = endpointsMap(endpointSlices, config.family, config.nodeName, anomalies);
-  const endpointLists: (readonly EndpointInfo[])[] = new Array<readonly EndpointInfo[]>(ports.length);
-  let totalEndpoints = 0;
-  for (let i = 0; i < ports.length; i++) {
-    const svc = ports[i] as ServicePortInfo;
-    const endpoints = epMap.get(servicePortKey(svc.namespace, svc.name, svc.portName, svc.protocol)) ?? NO_ENDPOINTS;
-    endpointLists[i] = endpoints;
-    totalEndpoints += endpoints.length;
+  const groups = slicesByService(endpointSlices, config.family, anomalies);
+  let bound = 0;
+  let mostEndpoints = 0;
+  for (const svc of ports) {
+    const count = servicePortEndpointBound(serviceSlices(groups, svc.namespace, svc.name), svc.portName, svc.protocol);
+    bound += count;
+    if (count > mostEndpoints) mostEndpoints = count;
   }
-  const ctx = ruleContext(config, totalEndpoints > config.largeClusterThreshold);
-  return { ports, endpointLists, totalEndpoints, ctx };
+  return { config, ports, groups, bound, mostEndpoints };
 }
 
-/** Every rule of a full sync, in upstream's order, into `sink`. */
-function writePreparedRules(sink: RuleSink, prepared: PreparedRules): void {
-  const { ports, endpointLists, ctx } = prepared;
-  writeHeadRules(sink, ctx.config);
-  for (let i = 0; i < ports.length; i++) {
-    const svc = ports[i] as ServicePortInfo;
-    const endpoints = endpointLists[i] as readonly EndpointInfo[];
+/** Every rule of a full sync, in upstream's order, into `sink`; returns the number of endpoints. */
+function writeAllRules(
+  sink: RuleSink,
+  prepared: PreparedRules,
+  ctx: RuleContext,
+  examined?: Set<EndpointSlice>,
+  anomalies?: { found: boolean },
+): number {
+  const { ports, groups, config } = prepared;
+  let endpointCount = 0;
+  writeHeadRules(sink, config);
+  for (const svc of ports) {
+    const group = serviceSlices(groups, svc.namespace, svc.name);
+    const endpoints = servicePortEndpoints(group, svc.portName, svc.protocol, config.nodeName, examined, anomalies);
+    endpointCount += endpoints.length;
     writeServicePortRules(sink, svc, endpoints, ctx, endpointChainMemo(svc, endpoints));
   }
-  writeTailRules(sink, ctx.config);
+  writeTailRules(sink, config);
+  return endpointCount;
 }
 
-const NO_ENDPOINTS: readonly EndpointInfo[] = [];
 
 /**
  * Names each endpoint's KUBE-SEP- chain once (a SHA-256), all of a service port's together (they

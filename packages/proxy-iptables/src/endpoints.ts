@@ -12,14 +12,13 @@ import type { L4Protocol } from './ruleset.js';
 import { canonicalIPv4Value, isCanonicalIPv4, isPortNumber, lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
 
 /**
- * One endpoint of a service port (BaseEndpointInfo). Its `ip:port` text is made on first use:
- * a large sync never needs it as a string (sorting compares the IP and port as the text would
- * compare, the kernel writes the IP and the port), and making 110,000 of them was a third of
- * reading the slices.
+ * One endpoint of a service port (BaseEndpointInfo). A large sync keeps 110,000 of them, and
+ * every one the scavenger copies costs: five fields, the conditions packed into one. Its
+ * `ip:port` text is made when asked for, which a large sync never does (sorting compares the IP
+ * and port as the text would compare, the kernel writes the IP and the port): making 110,000 of
+ * them was a third of reading the slices.
  */
 export class EndpointInfo {
-  private text: string | undefined;
-
   constructor(
     /** The IP, as Go prints it. */
     readonly ip: string,
@@ -28,25 +27,47 @@ export class EndpointInfo {
     readonly port: number,
     /** `:port`, shared by the endpoints of one slice port. */
     readonly portSuffix: string,
-    /** Whether `ip:port` brackets the IP (IPv6). */
-    readonly bracketed: boolean,
-    readonly isLocal: boolean,
-    readonly ready: boolean,
-    readonly serving: boolean,
-    readonly terminating: boolean,
+    /** BRACKETED, LOCAL, READY, SERVING, TERMINATING. */
+    private readonly flags: number,
   ) {}
 
-  /** `ip:port`, `[ip]:port` for IPv6 (BaseEndpointInfo.String()). */
+  /** Whether `ip:port` brackets the IP (IPv6). */
+  get bracketed(): boolean {
+    return (this.flags & BRACKETED) !== 0;
+  }
+  get isLocal(): boolean {
+    return (this.flags & LOCAL) !== 0;
+  }
+  get ready(): boolean {
+    return (this.flags & READY) !== 0;
+  }
+  get serving(): boolean {
+    return (this.flags & SERVING) !== 0;
+  }
+  get terminating(): boolean {
+    return (this.flags & TERMINATING) !== 0;
+  }
+
+  /** `ip:port`, `[ip]:port` for IPv6 (BaseEndpointInfo.String()), made anew each time. */
   get hostPort(): string {
     // One flat string: it is hashed and printed, and a rope would be walked each time.
-    this.text ??= flat(this.bracketed ? '[' + this.ip + ']' + this.portSuffix : this.ip + this.portSuffix);
-    return this.text;
+    return flat(this.bracketed ? '[' + this.ip + ']' + this.portSuffix : this.ip + this.portSuffix);
   }
+}
+
+const BRACKETED = 1;
+const LOCAL = 2;
+const READY = 4;
+const SERVING = 8;
+const TERMINATING = 16;
+
+function endpointFlags(bracketed: boolean, isLocal: boolean, ready: boolean, serving: boolean, terminating: boolean): number {
+  return (bracketed ? BRACKETED : 0) | (isLocal ? LOCAL : 0) | (ready ? READY : 0) | (serving ? SERVING : 0) | (terminating ? TERMINATING : 0);
 }
 
 /** An endpoint's EndpointInfo: `ip` as Go prints it (IPv6 when it holds a colon). */
 export function endpointInfo(ip: string, port: number, isLocal: boolean, ready: boolean, serving: boolean, terminating: boolean): EndpointInfo {
-  return new EndpointInfo(ip, canonicalIPv4Value(ip), port, ':' + String(port), ip.includes(':'), isLocal, ready, serving, terminating);
+  return new EndpointInfo(ip, canonicalIPv4Value(ip), port, ':' + String(port), endpointFlags(ip.includes(':'), isLocal, ready, serving, terminating));
 }
 
 /** Whether two endpoints have the same `ip:port`. */
@@ -200,11 +221,13 @@ function appendEndpoints(list: EndpointInfo[], slice: EndpointSlice, portNumber:
         ipv4,
         portNumber,
         portSuffix,
-        bracketed,
-        local && endpoint.nodeName === nodeName,
-        conditions?.ready ?? true,
-        conditions?.serving ?? true,
-        conditions?.terminating ?? false,
+        endpointFlags(
+          bracketed,
+          local && endpoint.nodeName === nodeName,
+          conditions?.ready ?? true,
+          conditions?.serving ?? true,
+          conditions?.terminating ?? false,
+        ),
       ),
     );
   }

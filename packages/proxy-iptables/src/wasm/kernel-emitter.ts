@@ -474,6 +474,16 @@ function expandFunction(): FunctionCode {
   return code;
 }
 
+/** `copyText(target, source, length) → target + length`: copies a registered text into the output (see copy() for the slack it needs). */
+function copyTextFunction(): FunctionCode {
+  const code = new FunctionCode([I32, I32, I32], [I32]);
+  const [target, source, length] = [0, 1, 2];
+  const scratch = code.local(I32);
+  copy(code, target, () => code.get(source), length, scratch);
+  code.get(target);
+  return code;
+}
+
 /** The kernel's bytes. */
 export function emitKernelModule(): Uint8Array {
   return assembleModule(
@@ -484,6 +494,7 @@ export function emitKernelModule(): Uint8Array {
       { name: 'printLoadBalancing', code: loadBalancingFunction() },
       { name: 'printEndpointChains', code: endpointChainsFunction() },
       { name: 'expand', code: expandFunction() },
+      { name: 'copyText', code: copyTextFunction() },
     ],
     1,
   );

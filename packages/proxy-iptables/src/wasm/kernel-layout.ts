@@ -40,8 +40,15 @@ export const CONSTANT_TEXTS: readonly (readonly [number, string])[] = [
   [SEP_PREFIX_AT, 'KUBE-SEP-'],
 ];
 
+/**
+ * The texts JavaScript registers once and has the kernel copy into its output (writeConstant):
+ * the fixed pieces of the rules it prints itself, with a vector of slack after each.
+ */
+export const JS_CONSTANTS = CONSTANTS + 512;
+export const JS_CONSTANTS_SIZE = 4096;
+
 /** Where a message is assembled before it is spread over its quad: two blocks and a vector of slack. */
-export const SCRATCH = CONSTANTS + 512;
+export const SCRATCH = JS_CONSTANTS + JS_CONSTANTS_SIZE;
 
 /** Per service port, written by JavaScript: the hashed text's head (service port name and protocol), a load-balancing rule's head (`-A CHAIN`), the two templates of an endpoint's chain. */
 export const TEXT_SLOT = 256;

@@ -14,6 +14,8 @@ import {
   DECL_LINE,
   HASH_HEAD_AT,
   HOSTPORT_MAX,
+  JS_CONSTANTS,
+  JS_CONSTANTS_SIZE,
   MESSAGE_MAX,
   QUADS_PER_CALL,
   RECORD,
@@ -53,6 +55,7 @@ interface Kernel {
   readonly printLoadBalancing: (out: number, headLength: number, records: number, indices: number, count: number) => number;
   readonly printEndpointChains: (out: number, decl: number, records: number, count: number, lengthA: number, lengthB: number) => number;
   readonly expand: (records: number, count: number) => void;
+  readonly copyText: (target: number, source: number, length: number) => number;
 }
 
 /** Endpoints one hash call takes. */
@@ -89,6 +92,8 @@ let natAt = 0;
 let session = false;
 let sessionCapacity = 0;
 let declLimit = 0;
+/** The texts at TEMPLATE_A_AT and TEMPLATE_B_AT. */
+const templates: (string | undefined)[] = [undefined, undefined];
 /** Set when a session's text could not be kept (a region's bound exceeded, a text that is not ASCII): finishText then gives undefined. */
 let sessionFailed = false;
 /** Where a session's printEndpointBlock puts records it writes itself. */
@@ -115,9 +120,11 @@ function instantiate(): Kernel | null {
       printLoadBalancing: exports['printLoadBalancing'] as Kernel['printLoadBalancing'],
       printEndpointChains: exports['printEndpointChains'] as Kernel['printEndpointChains'],
       expand: exports['expand'] as Kernel['expand'],
+      copyText: exports['copyText'] as Kernel['copyText'],
     };
     refreshViews(k);
     for (const [at, text] of CONSTANT_TEXTS) putText(at, text);
+    for (const constant of constants) putText(constant.at, constant.text);
     return k;
   } catch {
     return null;
@@ -127,6 +134,26 @@ function instantiate(): Kernel | null {
 function refreshViews(k: Kernel): void {
   bytes = new Uint8Array(k.memory.buffer);
   words = new Int32Array(k.memory.buffer);
+}
+
+/** A text the kernel copies into its output (declConstant, natConstant): registered once, at module load. */
+export interface Constant {
+  readonly text: string;
+  /** Where it is in the kernel's memory. */
+  readonly at: number;
+}
+
+const constants: Constant[] = [];
+let constantsTop = JS_CONSTANTS;
+
+/** Registers an ASCII text for the streams' constant() (call at module load: the texts are written when the kernel starts). */
+export function registerConstant(text: string): Constant {
+  if (constantsTop + text.length + 16 > JS_CONSTANTS + JS_CONSTANTS_SIZE) throw new Error('registerConstant: no room left');
+  const constant = { text, at: constantsTop };
+  constantsTop = align16(constantsTop + text.length + 16);
+  constants.push(constant);
+  if (kernel !== undefined && kernel !== null) putText(constant.at, text);
+  return constant;
 }
 
 /** Whether the kernel is there (and not turned off); callers take their string paths otherwise. */
@@ -388,7 +415,13 @@ export function printEndpointChains(templateA: string, templateB: string, count:
   const k = kernel as Kernel;
   if (templateA.length > TEXT_MAX || templateB.length > TEXT_MAX) return false;
   if (session && declAt + DECL_LINE * count > declLimit) return false;
-  if (!putText(TEMPLATE_A_AT, templateA) || !putText(TEMPLATE_B_AT, templateB)) return false;
+  // Most service ports of a large cluster have the same two templates: written when they change.
+  if (templateA !== templates[0] || templateB !== templates[1]) {
+    templates[0] = templates[1] = undefined;
+    if (!putText(TEMPLATE_A_AT, templateA) || !putText(TEMPLATE_B_AT, templateB)) return false;
+    templates[0] = templateA;
+    templates[1] = templateB;
+  }
   ensureMemory(natAt + count * (templateA.length + templateB.length + 2 * HOSTPORT_MAX + 96) + 64);
   natAt = k.printEndpointChains(natAt, declAt, records, count, templateA.length, templateB.length);
   declAt += DECL_LINE * count;
@@ -424,6 +457,8 @@ export function declarationMark(): number {
 export interface TextOut {
   /** Appends `text`, which should be ASCII (a text that is not fails the session). */
   text(text: string): void;
+  /** Appends a registered text (registerConstant). */
+  constant(constant: Constant): void;
 }
 
 /**
@@ -478,7 +513,25 @@ export const declStream: TextOut = {
     if (units > 0x7f) sessionFailed = true;
     declAt = at + n;
   },
+  constant: declConstant,
 };
+
+/** The session's chain declarations, appended a registered text (a kernel copy, no loop over its characters). */
+export function declConstant(constant: Constant): void {
+  const n = constant.text.length;
+  if (declAt + n > declLimit) {
+    sessionFailed = true;
+    return;
+  }
+  declAt = (kernel as Kernel).copyText(declAt, constant.at, n);
+}
+
+/** The session's nat rules, appended a registered text. */
+export function natConstant(constant: Constant): void {
+  const n = constant.text.length;
+  if (natAt + n + 64 > bytes.length) ensureMemory(Math.max(natAt + n + 64, bytes.length * 2));
+  natAt = (kernel as Kernel).copyText(natAt, constant.at, n);
+}
 
 /** The nat rules' stream of the session (grows the memory as it needs). */
 export const natStream: TextOut = {
@@ -496,6 +549,7 @@ export const natStream: TextOut = {
     if (units > 0x7f) sessionFailed = true;
     natAt = at + n;
   },
+  constant: natConstant,
 };
 
 /** Byte offsets of the session's declarations and nat rules so far, from their regions' starts. */

@@ -21,7 +21,7 @@ let scavenges = 0;
 let majors = 0;
 const observer = new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
-    const kind = (entry.detail as { kind?: number } | undefined)?.kind;
+    const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
     if (kind === constants.NODE_PERFORMANCE_GC_MINOR) scavenges++;
     else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++;
   }

@@ -1,6 +1,7 @@
 // Properties of generateRules over generated clusters: INV-IPT-DETERMINISTIC, INV-IPT-NAMES,
 // INV-IPT-NOEP, INV-IPT-AFFINITY, plus upstream's checkIPTablesRuleJumps consistency check
 // (pkg/proxy/iptables/proxier_test.go) and "inputs are never mutated".
+import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { endpointSliceArb, serviceArb } from '@kubesvc/testkit';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
@@ -196,22 +197,26 @@ describe('endpoints read a service port at a time', () => {
       { minLength: 1, maxLength: 3 },
     )
     .map((specs) => {
-      const services = specs.map((_, i) => ({
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { namespace: 'ns', name: `svc${i}` },
-        spec: { clusterIP: `10.96.0.${i + 1}`, ports: [{ name: 'http', port: 80, protocol: 'TCP' as const }] },
-      }));
+      const services = specs.map(
+        (_, i): Service => ({
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { namespace: 'ns', name: `svc${i}` },
+          spec: { clusterIP: `10.96.0.${i + 1}`, ports: [{ name: 'http', port: 80, protocol: 'TCP' }] },
+        }),
+      );
       const slices = specs.flatMap((spec, i) => {
         const parts = spec.split ? [spec.addresses.slice(0, 2), spec.addresses.slice(2)] : [spec.addresses];
-        return parts.map((addresses, j) => ({
-          apiVersion: 'discovery.k8s.io/v1',
-          kind: 'EndpointSlice',
-          metadata: { namespace: 'ns', name: `svc${i}-${j}`, labels: { 'kubernetes.io/service-name': `svc${i}` } },
-          addressType: 'IPv4' as const,
-          endpoints: addresses.map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
-          ports: [{ name: 'http', port: 8080, protocol: 'TCP' as const }],
-        }));
+        return parts.map(
+          (addresses, j): EndpointSlice => ({
+            apiVersion: 'discovery.k8s.io/v1',
+            kind: 'EndpointSlice',
+            metadata: { namespace: 'ns', name: `svc${i}-${j}`, labels: { 'kubernetes.io/service-name': `svc${i}` } },
+            addressType: 'IPv4',
+            endpoints: addresses.map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
+            ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+          }),
+        );
       });
       return { services, slices };
     });

@@ -39,7 +39,7 @@ function withLeadingZeros(cluster: Cluster): Cluster {
   };
 }
 
-describe('the kernel prints what the string printers print', () => {
+describe('INV-IPT-WASM-TEXT: the kernel prints what the string printers print', () => {
   it('is there (so this compares two paths)', () => {
     expect(kernelReady()).toBe(true);
   });

@@ -49,7 +49,7 @@ describe('endpointChainNames', () => {
       fc.boolean(),
     ],
     { numRuns: 60 },
-  )('gives each endpoint the name node:crypto’s SHA-256 gives, with the kernel or without', (spn, protocol, endpoints, kernel) => {
+  )('INV-IPT-WASM-TEXT: gives each endpoint the name node:crypto’s SHA-256 gives, with the kernel or without', (spn, protocol, endpoints, kernel) => {
     setKernel(kernel);
     const names = endpointChainNames(
       spn,

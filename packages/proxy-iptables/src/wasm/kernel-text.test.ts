@@ -100,3 +100,36 @@ describe('INV-IPT-WASM-TEXT: the kernel prints what the string printers print', 
     expect(withKernel).toEqual(withoutKernel);
   });
 });
+
+describe('INV-IPT-WASM-TEXT at the size of a large cluster', () => {
+  // 1,000 Services of 10 endpoints: the chain declarations (420 kB) are longer than the room
+  // left before them, so the text's head lands where they were before they are moved.
+  const ip = (n: number): string => `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+  const services: Service[] = [];
+  const slices: EndpointSlice[] = [];
+  for (let i = 0; i < 1000; i++) {
+    services.push({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { namespace: 'ns', name: `svc${i}` },
+      spec: { type: 'ClusterIP', clusterIP: ip((172 << 24) + (30 << 16) + i + 1), ports: [{ name: 'p80', port: 80, protocol: 'TCP' }] },
+    });
+    slices.push({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { namespace: 'ns', name: `svc${i}-0`, labels: { 'kubernetes.io/service-name': `svc${i}` } },
+      addressType: 'IPv4',
+      endpoints: Array.from({ length: 10 }, (_, j) => ({ addresses: [ip((10 << 24) + (128 << 16) + i * 10 + j + 1)], conditions: { ready: true }, nodeName: `node-${j}` })),
+      ports: [{ name: 'p80', port: 8080, protocol: 'TCP' }],
+    });
+  }
+  const config = validConfig({ nodeName: 'test-hostname', nodeIPs: ['192.168.0.2'], localDetector: { kind: 'cidr', cidr: '10.0.0.0/8' }, localhostNodePorts: false });
+
+  it('prints 1000×10 as the string printers do, in generateRules and a first sync', () => {
+    const { withKernel, withoutKernel } = both(services, slices, config);
+    expect(withKernel.text.length).toBeGreaterThan(3_000_000);
+    expect(withKernel.text).toBe(withoutKernel.text);
+    expect(withKernel.syncText).toBe(withoutKernel.syncText);
+    expect(withKernel).toEqual(withoutKernel);
+  });
+});

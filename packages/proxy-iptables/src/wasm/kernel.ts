@@ -595,8 +595,9 @@ export function finishText(before: string, filter: Uint8Array, between: string, 
     const declOut = before.length + filterText.length + between.length;
     return { text, filterAt: before.length, declAt: declOut, natAt: declOut + declText.length + middle.length };
   }
-  if (!putText(middleAt, middle) || !putText(betweenAt, between) || !putText(start, before) || !putText(natAt, after)) return undefined;
+  // The declarations move first: what goes before them may lie where they were.
   b.copyWithin(declTo, declStart, declAt);
+  if (!putText(middleAt, middle) || !putText(betweenAt, between) || !putText(start, before) || !putText(natAt, after)) return undefined;
   b.set(filter, filterAt);
   const text = decoder.decode(bytes.subarray(start, natAt + after.length));
   return { text, filterAt: filterAt - start, declAt: declTo - start, natAt: natStart - start };

@@ -7,6 +7,7 @@
 
 import { sha256Base32Prefix16 } from './hash/sha256.js';
 import { shortPrefixedHash9 } from './hash/short-hash.js';
+import { beginRecords, hashedInKernel, hashRecords, kernelReady, putRecord, recordHash, recordName } from './wasm/kernel.js';
 import { flat } from './print-restore.js';
 
 export const SVC_PREFIX = 'KUBE-SVC-';
@@ -47,6 +48,52 @@ export function serviceChainNames(servicePortName: string, protocol: string): Se
   };
 }
 
+type MutableChainNames = { -readonly [K in keyof ServiceChainNames]: ServiceChainNames[K] };
+
+/**
+ * The chain names of many service ports, hashed together (four at a time by the WebAssembly
+ * kernel where it is there): `defer` stands in for serviceChainNames and returns names that
+ * `name()` fills in. A large cluster has a service port per Service.
+ */
+export class ServiceChainBatch {
+  private readonly pending: { readonly spn: string; readonly protocol: string; readonly chains: MutableChainNames }[] = [];
+
+  readonly defer = (servicePortName: string, protocol: string): ServiceChainNames => {
+    const chains: MutableChainNames = { cluster: '', local: '', firewall: '', external: '' };
+    this.pending.push({ spn: servicePortName, protocol, chains });
+    return chains;
+  };
+
+  /** Fills in the names `defer` gave out. */
+  name(): void {
+    const pending = this.pending;
+    const n = pending.length;
+    const hashes = new Array<string | undefined>(n);
+    if (n > 1 && kernelReady()) {
+      beginRecords(n);
+      for (let i = 0; i < n; i++) {
+        const { spn, protocol } = pending[i] as (typeof pending)[number];
+        // The whole text is the record's: no head.
+        if (putRecord(i, spn + protocol, 0, 0) && hashedInKernel(0, spn.length + protocol.length)) hashes[i] = '';
+      }
+      if (hashRecords('', n)) {
+        for (let i = 0; i < n; i++) if (hashes[i] === '') hashes[i] = recordHash(i);
+      } else {
+        hashes.fill(undefined);
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      const { spn, protocol, chains } = pending[i] as (typeof pending)[number];
+      const hash = hashes[i] ?? portProtoHash(spn, protocol);
+      chains.cluster = chainName(SVC_PREFIX, hash);
+      chains.local = chainName(SVL_PREFIX, hash);
+      chains.firewall = chainName(FW_PREFIX, hash);
+      chains.external = chainName(EXT_PREFIX, hash);
+    }
+    pending.length = 0;
+  }
+}
+
 /** KUBE-SEP- name; `endpoint` is `ip:port` (`[ip]:port` for IPv6). */
 export function endpointChainName(servicePortName: string, protocol: string, endpoint: string): string {
   // The parts go to the hash separately: a concatenation would be built and flattened per endpoint.
@@ -54,6 +101,40 @@ export function endpointChainName(servicePortName: string, protocol: string, end
     shortPrefixedHash9(SEP_PREFIX, servicePortName, protocol, endpoint) ??
     chainName(SEP_PREFIX, sha256Base32Prefix16(servicePortName, protocol, endpoint))
   );
+}
+
+/**
+ * The KUBE-SEP- names of many endpoints (`ip:port` in hostPort) of one service port, index by
+ * index: what endpointChainName gives for each, hashed four at a time by the WebAssembly kernel
+ * where it is there (names it cannot take, long or not ASCII, are hashed one by one).
+ */
+export function endpointChainNames(
+  servicePortName: string,
+  protocol: string,
+  endpoints: readonly { readonly hostPort: string }[],
+): string[] {
+  const n = endpoints.length;
+  const names = new Array<string>(n);
+  const head = servicePortName + protocol;
+  const hostPort = (i: number): string => (endpoints[i] as { hostPort: string }).hostPort;
+  // Endpoints the kernel cannot name: hashed one by one.
+  let others: number[] | undefined;
+  let kernel = n > 0 && kernelReady();
+  if (kernel) {
+    beginRecords(n);
+    for (let i = 0; i < n; i++) {
+      const text = hostPort(i);
+      if (!putRecord(i, text, 0, 0) || !hashedInKernel(head.length, text.length)) (others ??= []).push(i);
+    }
+    kernel = hashRecords(head, n);
+  }
+  if (!kernel) {
+    for (let i = 0; i < n; i++) names[i] = endpointChainName(servicePortName, protocol, hostPort(i));
+    return names;
+  }
+  for (let i = 0; i < n; i++) names[i] = recordName(i);
+  for (const i of others ?? []) names[i] = endpointChainName(servicePortName, protocol, hostPort(i));
+  return names;
 }
 
 /** True for the chains kube-proxy creates per service or endpoint (and deletes when stale). */

@@ -1,5 +1,7 @@
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
+import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
+import { endpointSliceDiagnostics, serviceDiagnostics } from './diagnostics.js';
 import { generateRules } from './generate-rules.js';
 import { validConfig } from './proxier-config.fixtures.js';
 
@@ -78,3 +80,43 @@ describe('generateRules reports what it leaves out', () => {
     expect(diagnostics).toEqual([]);
   });
 });
+
+// Slices and Services with every kind of defect the diagnostics know, and the well-formed kind.
+const messySlice: fc.Arbitrary<EndpointSlice> = fc
+  .record(
+    {
+      name: fc.constantFrom('a', 'b', 'c'),
+      label: fc.constantFrom<string | undefined>('web', 'api', '', undefined),
+      addressType: fc.constantFrom('IPv4', 'IPv4', 'IPv6'),
+      ports: fc.array(
+        fc.record({
+          port: fc.constantFrom<number | undefined>(8080, 9090, 0, undefined, 70000),
+          protocol: fc.constantFrom<string | undefined>('TCP', 'UDP', undefined, 'ICMP'),
+        }),
+        { maxLength: 2 },
+      ),
+      addresses: fc.array(fc.constantFrom<string[]>(['10.1.2.3'], ['10.1.2.4'], ['010.1.2.5'], ['not-an-ip'], [], ['fd00::1']), { maxLength: 4 }),
+    },
+    { noNullPrototype: true },
+  )
+  .map((s) => ({
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { namespace: 'default', name: s.name, ...(s.label === undefined ? {} : { labels: { 'kubernetes.io/service-name': s.label } }) },
+    addressType: s.addressType as 'IPv4',
+    endpoints: s.addresses.map((addresses) => ({ addresses, conditions: { ready: true } })),
+    ports: s.ports.map((p) => ({ name: 'http', ...(p.port === undefined ? {} : { port: p.port }), ...(p.protocol === undefined ? {} : { protocol: p.protocol as 'TCP' }) })),
+  }));
+const messyService: fc.Arbitrary<Service> = fc
+  .record(
+    { name: fc.constantFrom('web', 'api'), clusterIP: fc.constantFrom('10.96.0.10', '10.96.0.999', 'None'), port: fc.constantFrom(80, 70000) },
+    { noNullPrototype: true },
+  )
+  .map((s) => service(s.name, s.clusterIP, { ports: [{ name: 'http', port: s.port, protocol: 'TCP' }] }));
+
+test.prop([fc.array(messyService, { maxLength: 3 }), fc.array(messySlice, { maxLength: 6 }), fc.constantFrom(config, validConfig({ nodeName: 'node-1', largeClusterThreshold: 1 }))])(
+  'INV-IPT-DIAGNOSTICS: generateRules reports exactly what the full diagnostics passes over all Services and slices report',
+  (services, slices, cfg) => {
+    expect(generateRules(services, slices, cfg).diagnostics).toEqual([...serviceDiagnostics(services), ...endpointSliceDiagnostics(slices, cfg.family)]);
+  },
+);

@@ -35,44 +35,57 @@ function parsesAsIP(text: unknown): boolean {
 /** The malformed parts of the Services (whatever their family): what servicePortInfos drops. */
 export function serviceDiagnostics(services: readonly Service[]): RuleDiagnostic[] {
   const out: RuleDiagnostic[] = [];
+  // Plain loops, nothing allocated for a well-formed Service: a large cluster has tens of thousands.
   for (const service of services) {
-    const object = { kind: 'Service', namespace: service.metadata.namespace ?? 'default', name: service.metadata.name ?? '' } as const;
     const spec = service.spec ?? {};
     const type = spec.type ?? 'ClusterIP';
     if (type === 'ExternalName') continue;
-    const report = (field: string, value: unknown, reason: string): void => {
-      out.push({ object, field, value, reason });
-    };
     const clusterIP = spec.clusterIP ?? '';
     if (clusterIP === '' || clusterIP === CLUSTER_IP_NONE) continue;
-    const clusterIPs = spec.clusterIPs !== undefined && spec.clusterIPs.length > 0 ? spec.clusterIPs : [clusterIP];
-    const badClusterIPs = clusterIPs.map((ip, i) => [ip, i] as const).filter(([ip]) => !parsesAsIP(ip));
-    for (const [ip, i] of badClusterIPs) {
-      const field = spec.clusterIPs !== undefined && spec.clusterIPs.length > 0 ? `spec.clusterIPs[${i}]` : 'spec.clusterIP';
-      report(field, ip, 'not a valid IP address; no rules are written for this cluster IP');
+    const explicit = spec.clusterIPs !== undefined && spec.clusterIPs.length > 0;
+    const clusterIPs = explicit ? (spec.clusterIPs as readonly string[]) : undefined;
+    const count = clusterIPs === undefined ? 1 : clusterIPs.length;
+    for (let i = 0; i < count; i++) {
+      const ip = clusterIPs === undefined ? clusterIP : clusterIPs[i];
+      if (!parsesAsIP(ip)) {
+        report(out, service, explicit ? `spec.clusterIPs[${i}]` : 'spec.clusterIP', ip, 'not a valid IP address; no rules are written for this cluster IP');
+      }
     }
-    (spec.ports ?? []).forEach((port, i) => {
+    const ports = spec.ports ?? [];
+    for (let i = 0; i < ports.length; i++) {
+      const port = ports[i] as (typeof ports)[number];
       if (lowerProtocol(port.protocol) === undefined) {
-        report(`spec.ports[${i}].protocol`, port.protocol, 'unsupported protocol (kube-proxy programs TCP, UDP and SCTP); the port is skipped');
+        report(out, service, `spec.ports[${i}].protocol`, port.protocol, 'unsupported protocol (kube-proxy programs TCP, UDP and SCTP); the port is skipped');
       }
-      if (!validPort(port.port)) report(`spec.ports[${i}].port`, port.port, 'not a port number in 1..65535; the port is skipped');
+      if (!validPort(port.port)) report(out, service, `spec.ports[${i}].port`, port.port, 'not a port number in 1..65535; the port is skipped');
       if (port.nodePort !== undefined && port.nodePort !== 0 && !validPort(port.nodePort)) {
-        report(`spec.ports[${i}].nodePort`, port.nodePort, 'not a port number in 1..65535; the port is skipped');
+        report(out, service, `spec.ports[${i}].nodePort`, port.nodePort, 'not a port number in 1..65535; the port is skipped');
       }
-    });
-    (spec.externalIPs ?? []).forEach((ip, i) => {
-      if (!parsesAsIP(ip.trim())) report(`spec.externalIPs[${i}]`, ip, 'not a valid IP address; left out');
-    });
-    (spec.loadBalancerSourceRanges ?? []).forEach((cidr, i) => {
-      if (!parseCIDRSloppy(cidr.trim()).ok) report(`spec.loadBalancerSourceRanges[${i}]`, cidr, 'not a valid CIDR; left out');
-    });
-    (service.status?.loadBalancer?.ingress ?? []).forEach((ingress, i) => {
-      if (ingress.ip !== undefined && ingress.ip !== '' && !parsesAsIP(ingress.ip.trim())) {
-        report(`status.loadBalancer.ingress[${i}].ip`, ingress.ip, 'not a valid IP address; left out');
+    }
+    const externalIPs = spec.externalIPs ?? [];
+    for (let i = 0; i < externalIPs.length; i++) {
+      const ip = externalIPs[i] as string;
+      if (!parsesAsIP(ip.trim())) report(out, service, `spec.externalIPs[${i}]`, ip, 'not a valid IP address; left out');
+    }
+    const ranges = spec.loadBalancerSourceRanges ?? [];
+    for (let i = 0; i < ranges.length; i++) {
+      const cidr = ranges[i] as string;
+      if (!parseCIDRSloppy(cidr.trim()).ok) report(out, service, `spec.loadBalancerSourceRanges[${i}]`, cidr, 'not a valid CIDR; left out');
+    }
+    const ingress = service.status?.loadBalancer?.ingress ?? [];
+    for (let i = 0; i < ingress.length; i++) {
+      const ip = (ingress[i] as (typeof ingress)[number]).ip;
+      if (ip !== undefined && ip !== '' && !parsesAsIP(ip.trim())) {
+        report(out, service, `status.loadBalancer.ingress[${i}].ip`, ip, 'not a valid IP address; left out');
       }
-    });
+    }
   }
   return out;
+}
+
+function report(out: RuleDiagnostic[], service: Service, field: string, value: unknown, reason: string): void {
+  const object = { kind: 'Service', namespace: service.metadata.namespace ?? 'default', name: service.metadata.name ?? '' } as const;
+  out.push({ object, field, value, reason });
 }
 
 /** The malformed parts of the EndpointSlices of `addressType` (IPv4 or IPv6): what endpointsMap drops. */

@@ -1,8 +1,9 @@
 // EndpointSlices as the proxier sees them. upstream: pkg/proxy/endpointslicecache.go,
 // pkg/proxy/iptables/proxier_test.go TestUpdateEndpointsMap (case 13's ordering).
 import type { EndpointSlice } from '@kubesvc/api-types';
+import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { categorizeEndpoints, endpointsMap, servicePortKey } from './endpoints.js';
+import { categorizeEndpoints, compareHostPorts, endpointInfo, endpointsMap, sameHostPort, servicePortKey, type EndpointInfo } from './endpoints.js';
 import { servicePortInfos } from './service-ports.js';
 import { makeService, makeSlice } from './upstream.fixtures.js';
 
@@ -34,7 +35,8 @@ describe('endpointsMap', () => {
       4,
       'test-node',
     );
-    expect(map.get(servicePortKey('ns1', 'web', 'http', 'tcp'))).toEqual([
+    const fields = ({ ip, port, hostPort, isLocal, ready, serving, terminating }: EndpointInfo) => ({ ip, port, hostPort, isLocal, ready, serving, terminating });
+    expect(map.get(servicePortKey('ns1', 'web', 'http', 'tcp'))?.map(fields)).toEqual([
       { ip: '10.0.0.1', port: 80, hostPort: '10.0.0.1:80', isLocal: false, ready: true, serving: true, terminating: false },
       { ip: '10.0.0.2', port: 80, hostPort: '10.0.0.2:80', isLocal: true, ready: true, serving: true, terminating: false },
     ]);
@@ -52,15 +54,7 @@ describe('endpointsMap', () => {
 });
 
 describe('categorizeEndpoints', () => {
-  const ep = (ip: string, local: boolean, ready: boolean, serving: boolean, terminating: boolean) => ({
-    ip,
-    port: 80,
-    hostPort: `${ip}:80`,
-    isLocal: local,
-    ready,
-    serving,
-    terminating,
-  });
+  const ep = (ip: string, local: boolean, ready: boolean, serving: boolean, terminating: boolean) => endpointInfo(ip, 80, local, ready, serving, terminating);
   const svc = (spec: Parameters<typeof makeService>[2]) => {
     const [info] = servicePortInfos(makeService('ns1', 'svc1', { clusterIP: '10.0.0.1', ports: [{ port: 80 }], ...spec }), 4);
     if (info === undefined) throw new Error('no service port');
@@ -90,5 +84,27 @@ describe('categorizeEndpoints', () => {
     const result = categorizeEndpoints(endpoints, svc({ internalTrafficPolicy: 'Local' }));
     expect(result.clusterEndpoints).toEqual([]);
     expect(result.allReachableEndpoints.map((e) => e.ip)).toEqual(['10.0.1.2']);
+  });
+});
+
+describe('ip:port without the text', () => {
+  // IPs as endpointsMap gives them: dotted quads (some sharing prefixes: 10.0.0.1 and 10.0.0.10)
+  // and IPv6 text, with ports that share digits (8, 80, 8080).
+  const ip = fc.oneof(
+    fc.tuple(fc.constantFrom(10, 100), fc.nat(2), fc.constantFrom(1, 10, 100, 2, 20)).map(([a, b, c]) => `${a}.0.${b}.${c}`),
+    fc.ipV4(),
+    fc.constantFrom('fd00::1', 'fd00::10', 'fd00::1:0', '::1', '2001:db8::'),
+  );
+  const endpoint = fc.tuple(ip, fc.constantFrom(8, 80, 8080, 9)).map(([address, port]) => endpointInfo(address, port, false, true, true, false));
+  const sign = (n: number): number => Math.sign(n);
+
+  test.prop([endpoint, endpoint])('compareHostPorts orders as the `ip:port` texts compare, and sameHostPort is their equality', (a, b) => {
+    expect(sign(compareHostPorts(a, b))).toBe(sign(a.hostPort < b.hostPort ? -1 : a.hostPort > b.hostPort ? 1 : 0));
+    expect(sameHostPort(a, b)).toBe(a.hostPort === b.hostPort);
+  });
+
+  it('brackets IPv6 and keeps the IPv4 text', () => {
+    expect(endpointInfo('fd00::1', 80, false, true, true, false).hostPort).toBe('[fd00::1]:80');
+    expect(endpointInfo('10.0.0.1', 80, false, true, true, false).hostPort).toBe('10.0.0.1:80');
   });
 });

@@ -1,12 +1,15 @@
 // Properties of generateRules over generated clusters: INV-IPT-DETERMINISTIC, INV-IPT-NAMES,
 // INV-IPT-NOEP, INV-IPT-AFFINITY, plus upstream's checkIPTablesRuleJumps consistency check
 // (pkg/proxy/iptables/proxier_test.go) and "inputs are never mutated".
+import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { endpointSliceArb, serviceArb } from '@kubesvc/testkit';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { generateRules } from './generate-rules.js';
 import { clusterArb, configArb } from './generated-clusters.fixtures.js';
 import { printRestoreText, printRule } from './print-restore.js';
+import { validConfig } from './proxier-config.fixtures.js';
+import { sync } from './sync/sync.js';
 import type { Rule, Table } from './ruleset.js';
 
 function spnOf(namespace: string, name: string, port: string): string {
@@ -174,6 +177,60 @@ describe('generateRules properties', () => {
       expect(lines[0]).toBe('*filter');
       for (const table of result.ruleset.tables) for (const rule of table.rules) expect(lines).toContain(printRule(rule));
       expect(lines.filter((l) => l === 'COMMIT')).toHaveLength(2);
+    },
+  );
+});
+
+describe('endpoints read a service port at a time', () => {
+  // Slices that list some endpoints twice, or with addresses that do not parse, so that the
+  // endpoints' count is below what the slices hold: around a threshold of 3, the count and the
+  // bound can fall on either side of it.
+  const messyCluster = fc
+    .array(
+      fc.record(
+        {
+          addresses: fc.array(fc.constantFrom('10.1.0.1', '10.1.0.2', '10.1.0.3', '10.1.0.4', 'not-an-ip', '010.1.0.2'), { maxLength: 5 }),
+          split: fc.boolean(),
+        },
+        { noNullPrototype: true },
+      ),
+      { minLength: 1, maxLength: 3 },
+    )
+    .map((specs) => {
+      const services = specs.map(
+        (_, i): Service => ({
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { namespace: 'ns', name: `svc${i}` },
+          spec: { clusterIP: `10.96.0.${i + 1}`, ports: [{ name: 'http', port: 80, protocol: 'TCP' }] },
+        }),
+      );
+      const slices = specs.flatMap((spec, i) => {
+        const parts = spec.split ? [spec.addresses.slice(0, 2), spec.addresses.slice(2)] : [spec.addresses];
+        return parts.map(
+          (addresses, j): EndpointSlice => ({
+            apiVersion: 'discovery.k8s.io/v1',
+            kind: 'EndpointSlice',
+            metadata: { namespace: 'ns', name: `svc${i}-${j}`, labels: { 'kubernetes.io/service-name': `svc${i}` } },
+            addressType: 'IPv4',
+            endpoints: addresses.map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
+            ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+          }),
+        );
+      });
+      return { services, slices };
+    });
+
+  test.prop([messyCluster, fc.constantFrom(0, 2, 3, 4, 6)])(
+    'the large-cluster mode follows the endpoints counted, not what the slices hold; the text is a first sync’s',
+    ({ services, slices }, threshold) => {
+      const config = validConfig({ nodeName: 'node-a', largeClusterThreshold: threshold });
+      const rules = generateRules(services, slices, config);
+      const first = sync(undefined, services, slices, config);
+      expect(rules.stats.largeClusterMode).toBe(rules.stats.endpoints > threshold);
+      expect(rules.stats.endpoints).toBe(first.stats.rules.endpoints);
+      expect(rules.restoreText).toBe(first.restoreText);
+      expect(rules.restoreText).toBe(printRestoreText(rules.ruleset));
     },
   );
 });

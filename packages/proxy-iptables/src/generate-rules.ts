@@ -8,9 +8,26 @@
 // inside one service port is written in upstream's order. See the README, "Ordering".
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
-import { compareStrings, endpointChain, endpointsMap, servicePortKey, type EndpointInfo } from './endpoints.js';
-import { chainLine, flat, printRestoreText, ruleHead, ruleLine, ruleLineAfter } from './print-restore.js';
+import {
+  checkUnexamined,
+  compareStrings,
+  endpointChain,
+  endpointChains,
+  endpointsMap,
+  servicePortEndpointBound,
+  servicePortEndpoints,
+  servicePortKey,
+  serviceSlices,
+  slicesByService,
+  type EndpointInfo,
+  type SlicesByService,
+} from './endpoints.js';
+import { chainLine, flat, isAscii, printRestoreText, ruleHead, ruleLine, ruleLineAfter } from './print-restore.js';
+import { TextBytes, writeChainLine, writeRuleLine } from './text-bytes.js';
+import { abortText, beginText, declStream, finishText, kernelReady, natStream, takeDeclarations, takeRules } from './wasm/kernel.js';
+import { DECL_LINE } from './wasm/kernel-layout.js';
 import type { ProxierConfig } from './proxier-config.js';
+import { ServiceChainBatch } from './chain-names.js';
 import {
   fixedFilterChains,
   fixedNatChains,
@@ -18,8 +35,11 @@ import {
   writeHeadRules,
   writeServicePortRules,
   writeTailRules,
+  type EndpointBlock,
+  type RuleContext,
   type RuleSink,
 } from './rule-builder.js';
+import { printEndpointBlock } from './endpoint-block.js';
 import type { Match, Rule, Ruleset, Target } from './ruleset.js';
 import { servicePortInfos, type ServicePortInfo } from './service-ports.js';
 import { endpointSliceDiagnostics, serviceDiagnostics, type RuleDiagnostic } from './diagnostics.js';
@@ -91,7 +111,10 @@ export function orderedServices(services: readonly Service[]): Service[] {
 
 /** The service ports of all services for the proxier's family, in our deterministic order. */
 export function orderedServicePorts(services: readonly Service[], family: 4 | 6): ServicePortInfo[] {
-  return orderedServices(services).flatMap((service) => servicePortInfos(service, family));
+  const batch = new ServiceChainBatch();
+  const ports = orderedServices(services).flatMap((service) => servicePortInfos(service, family, batch.defer));
+  batch.name();
+  return ports;
 }
 
 /** A sink that collects Rule values, in writing order. */
@@ -125,35 +148,162 @@ export function generateRules(
   endpointSlices: readonly EndpointSlice[],
   config: ProxierConfig,
 ): IptablesRules {
-  const diagnostics = [...serviceDiagnostics(services), ...endpointSliceDiagnostics(endpointSlices, config.family)];
-  if (config.kubeProxyVersion === '1.8') return generateRulesV18(services, endpointSlices, config, diagnostics);
-  const sink = new RestoreTextSink();
-  const counts = writeAllRules(sink, services, endpointSlices, config);
+  if (config.kubeProxyVersion === '1.8') {
+    const diagnostics = [...serviceDiagnostics(services), ...endpointSliceDiagnostics(endpointSlices, config.family)];
+    return generateRulesV18(services, endpointSlices, config, diagnostics);
+  }
+  const anomalies = { found: false };
+  const prepared = prepareRules(services, endpointSlices, config, anomalies);
   const filterChains = fixedFilterChains(config);
   const natChains = fixedNatChains();
-  const restoreText = sink.text(filterChains, natChains);
+  // The slices whose endpoints the render reads: the others are checked for what diagnostics report.
+  const examined = new Set<EndpointSlice>();
+  // The mode is the bound's until the endpoints are read: when duplicates or addresses that do
+  // not parse leave the count on the other side of the threshold, the text is printed again.
+  let large = prepared.bound > config.largeClusterThreshold;
+  let printed = print(prepared, large, filterChains, natChains, examined, anomalies);
+  if (printed.endpoints > config.largeClusterThreshold !== large) {
+    large = !large;
+    printed = print(prepared, large, filterChains, natChains);
+  }
+  if (!anomalies.found) checkUnexamined(prepared.groups, examined, anomalies);
+  const diagnostics = serviceDiagnostics(services);
+  if (anomalies.found) diagnostics.push(...endpointSliceDiagnostics(endpointSlices, config.family));
   let ruleset: Ruleset | undefined;
   return {
     get ruleset(): Ruleset {
-      ruleset ??= rulesetOf(services, endpointSlices, config);
+      ruleset ??= rulesetOf(prepared, large);
       return ruleset;
     },
-    restoreText,
+    restoreText: printed.text,
     stats: {
-      ...counts,
-      filterRules: sink.filterRules,
-      natRules: sink.natRules,
+      servicePorts: prepared.ports.length,
+      endpoints: printed.endpoints,
+      largeClusterMode: large,
+      filterRules: printed.sink.filterRules,
+      natRules: printed.sink.natRules,
       filterChains: filterChains.length,
-      natChains: natChains.length + sink.natChains,
+      natChains: natChains.length + printed.sink.natChains,
     },
     diagnostics,
   };
 }
 
+function print(
+  prepared: PreparedRules,
+  large: boolean,
+  filterChains: readonly string[],
+  natChains: readonly string[],
+  examined?: Set<EndpointSlice>,
+  anomalies?: { found: boolean },
+): PrintedRules {
+  const ctx = ruleContext(prepared.config, large);
+  return printWithKernel(prepared, ctx, filterChains, natChains, examined, anomalies) ?? printWithStrings(prepared, ctx, filterChains, natChains, examined, anomalies);
+}
+
+interface PrintedRules {
+  readonly text: string;
+  /** Endpoints of the service ports (all conditions). */
+  readonly endpoints: number;
+  readonly sink: { readonly filterRules: number; readonly natRules: number; readonly natChains: number };
+}
+
+function printWithStrings(
+  prepared: PreparedRules,
+  ctx: RuleContext,
+  filterChains: readonly string[],
+  natChains: readonly string[],
+  examined?: Set<EndpointSlice>,
+  anomalies?: { found: boolean },
+): PrintedRules {
+  const sink = new RestoreTextSink();
+  const endpoints = writeAllRules(sink, prepared, ctx, examined, anomalies);
+  return { text: sink.text(filterChains, natChains), endpoints, sink };
+}
+
+/**
+ * The text assembled in the WebAssembly kernel's memory and decoded once (wasm/kernel.ts):
+ * for ASCII input, where the kernel is there. Undefined otherwise.
+ */
+function printWithKernel(
+  prepared: PreparedRules,
+  ctx: RuleContext,
+  filterChains: readonly string[],
+  natChains: readonly string[],
+  examined?: Set<EndpointSlice>,
+  anomalies?: { found: boolean },
+): PrintedRules | undefined {
+  if (!kernelReady() || !asciiInput(prepared)) return undefined;
+  // Every declaration is `:CHAIN - [0:0]\n` with a chain of at most 25 characters: per service
+  // port at most its four chains and one per endpoint.
+  beginText(prepared.mostEndpoints, DECL_LINE * (4 * prepared.ports.length + prepared.bound) + 64);
+  const sink = new KernelTextSink();
+  let endpoints: number;
+  try {
+    endpoints = writeAllRules(sink, prepared, ctx, examined, anomalies);
+  } catch (error) {
+    abortText();
+    throw error;
+  }
+  let before = '*filter\n';
+  for (const chain of filterChains) before += chainLine(chain);
+  let between = 'COMMIT\n*nat\n';
+  for (const chain of natChains) between += chainLine(chain);
+  const finished = sink.filterOut.failed ? (abortText(), undefined) : finishText(before, sink.filterOut.view(), between, '', 'COMMIT\n');
+  return finished === undefined ? undefined : { text: finished.text, endpoints, sink };
+}
+
+/** Whether every text the rules can hold is ASCII: the names of the service ports and the config's strings (everything else is printed by the package). */
+function asciiInput(prepared: PreparedRules): boolean {
+  if (!isAscii(JSON.stringify(prepared.config))) return false;
+  for (const svc of prepared.ports) if (!isAscii(svc.nameString)) return false;
+  return true;
+}
+
+/**
+ * Prints into the kernel's text session: the filter rules into bytes of their own, the chain
+ * declarations and the nat rules into the session's regions, a large cluster's endpoints by the
+ * kernel itself.
+ */
+class KernelTextSink implements RuleSink {
+  filterRules = 0;
+  natRules = 0;
+  natChains = 0;
+  readonly filterOut = new TextBytes();
+
+  filter(chain: string, matches: readonly Match[], target?: Target): void {
+    writeRuleLine(this.filterOut, chain, matches, target);
+    this.filterRules++;
+  }
+  natTop(chain: string, matches: readonly Match[], target?: Target): void {
+    this.nat(chain, matches, target);
+  }
+  natChain(chain: string): void {
+    writeChainLine(declStream, chain);
+    this.natChains++;
+  }
+  nat(chain: string, matches: readonly Match[], target?: Target): void {
+    writeRuleLine(natStream, chain, matches, target);
+    this.natRules++;
+  }
+  natPrinted(_chain: string, text: string, lines: number): void {
+    natStream.text(text);
+    this.natRules += lines;
+  }
+  natEndpointBlock(block: EndpointBlock): boolean {
+    const ruleLines = printEndpointBlock(block);
+    if (ruleLines < 0) return false;
+    this.natChains += block.endpoints.length;
+    this.natRules += ruleLines;
+    return true;
+  }
+}
+
 /** The Ruleset generateRules' text prints: the same builder calls, collected as Rule values. */
-function rulesetOf(services: readonly Service[], endpointSlices: readonly EndpointSlice[], config: ProxierConfig): Ruleset {
+function rulesetOf(prepared: PreparedRules, large: boolean): Ruleset {
   const sink = new RulesetSink();
-  writeAllRules(sink, services, endpointSlices, config);
+  const config = prepared.config;
+  writeAllRules(sink, prepared, ruleContext(config, large));
   return {
     family: config.family,
     tables: [
@@ -163,55 +313,76 @@ function rulesetOf(services: readonly Service[], endpointSlices: readonly Endpoi
   };
 }
 
-/** Every rule of a full sync, in upstream's order, into `sink`. */
-function writeAllRules(
-  sink: RuleSink,
+/**
+ * What the rules of a full sync are written from: the service ports in order and the slices of
+ * each Service. A service port's endpoints are read when its rules are written, and dropped
+ * after: at 10000×10, holding all 110,000 until the end kept them alive through every scavenge.
+ */
+interface PreparedRules {
+  readonly config: ProxierConfig;
+  readonly ports: readonly ServicePortInfo[];
+  readonly groups: SlicesByService;
+  /** At least the number of endpoints (servicePortEndpointBound, summed). */
+  readonly bound: number;
+  /** At least the most endpoints of one service port. */
+  readonly mostEndpoints: number;
+}
+
+function prepareRules(
   services: readonly Service[],
   endpointSlices: readonly EndpointSlice[],
   config: ProxierConfig,
-): { servicePorts: number; endpoints: number; largeClusterMode: boolean } {
+  anomalies?: { found: boolean },
+): PreparedRules {
   const ports = orderedServicePorts(services, config.family);
-  const epMap = endpointsMap(endpointSlices, config.family, config.nodeName);
-  const endpointLists: (readonly EndpointInfo[])[] = new Array<readonly EndpointInfo[]>(ports.length);
-  let totalEndpoints = 0;
-  for (let i = 0; i < ports.length; i++) {
-    const svc = ports[i] as ServicePortInfo;
-    const endpoints = epMap.get(servicePortKey(svc.namespace, svc.name, svc.portName, svc.protocol)) ?? NO_ENDPOINTS;
-    endpointLists[i] = endpoints;
-    totalEndpoints += endpoints.length;
+  const groups = slicesByService(endpointSlices, config.family, anomalies);
+  let bound = 0;
+  let mostEndpoints = 0;
+  for (const svc of ports) {
+    const count = servicePortEndpointBound(serviceSlices(groups, svc.namespace, svc.name), svc.portName, svc.protocol);
+    bound += count;
+    if (count > mostEndpoints) mostEndpoints = count;
   }
-  const largeClusterMode = totalEndpoints > config.largeClusterThreshold;
-  const ctx = ruleContext(config, largeClusterMode);
+  return { config, ports, groups, bound, mostEndpoints };
+}
+
+/** Every rule of a full sync, in upstream's order, into `sink`; returns the number of endpoints. */
+function writeAllRules(
+  sink: RuleSink,
+  prepared: PreparedRules,
+  ctx: RuleContext,
+  examined?: Set<EndpointSlice>,
+  anomalies?: { found: boolean },
+): number {
+  const { ports, groups, config } = prepared;
+  let endpointCount = 0;
   writeHeadRules(sink, config);
-  for (let i = 0; i < ports.length; i++) {
-    const svc = ports[i] as ServicePortInfo;
-    const endpoints = endpointLists[i] as readonly EndpointInfo[];
+  for (const svc of ports) {
+    const group = serviceSlices(groups, svc.namespace, svc.name);
+    const endpoints = servicePortEndpoints(group, svc.portName, svc.protocol, config.nodeName, examined, anomalies);
+    endpointCount += endpoints.length;
     writeServicePortRules(sink, svc, endpoints, ctx, endpointChainMemo(svc, endpoints));
   }
   writeTailRules(sink, config);
-  return { servicePorts: ports.length, endpoints: totalEndpoints, largeClusterMode };
+  return endpointCount;
 }
 
-const NO_ENDPOINTS: readonly EndpointInfo[] = [];
 
 /**
- * Names each endpoint's KUBE-SEP- chain once (a SHA-256): the builder asks for the names in the
- * endpoints' order, once for the load-balancing rules and once for the chains, so the next
- * index is tried before a search by identity.
+ * Names each endpoint's KUBE-SEP- chain once (a SHA-256), all of a service port's together (they
+ * are hashed four at a time): the builder asks for the names in the endpoints' order, once for
+ * the load-balancing rules and once for the chains, so the next index is tried before a search
+ * by identity.
  */
 function endpointChainMemo(svc: ServicePortInfo, endpoints: readonly EndpointInfo[]): (ep: EndpointInfo) => string {
-  const names: (string | undefined)[] = [];
+  let names: readonly string[] | undefined;
   let next = 0;
   return (ep) => {
     const i = endpoints[next] === ep ? next : endpoints.indexOf(ep);
     if (i < 0) return endpointChain(svc, ep);
     next = i + 1;
-    let name = names[i];
-    if (name === undefined) {
-      name = endpointChain(svc, ep);
-      names[i] = name;
-    }
-    return name;
+    names ??= endpointChains(svc, endpoints);
+    return names[i] as string;
   };
 }
 
@@ -254,6 +425,15 @@ class RestoreTextSink implements RuleSink {
   natPrinted(_chain: string, text: string, lines: number): void {
     this.natStream.add(text);
     this.natRules += lines;
+  }
+  natEndpointBlock(block: EndpointBlock): boolean {
+    const ruleLines = printEndpointBlock(block);
+    if (ruleLines < 0) return false;
+    this.declStream.add(takeDeclarations());
+    this.natChains += block.endpoints.length;
+    this.natStream.add(takeRules());
+    this.natRules += ruleLines;
+    return true;
   }
 
   /** The whole restore text, one flat string, with the fixed chains declared first. */

@@ -12,7 +12,13 @@ const WHITESPACE = /\s/;
  * regular expression call costs more than the scan. Text with other code units goes to the
  * expression, which knows Unicode's spaces.
  */
-function hasWhitespace(text: string): boolean {
+/** Whether every code unit of `text` is ASCII. */
+export function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+export function hasWhitespace(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 32 || (c >= 9 && c <= 13)) return true;

@@ -12,7 +12,7 @@
 import { cidrContains, formatIP, isLoopback, parseCIDRSloppy, parseIPSloppy, type IP } from '@kubesvc/api-types';
 import { categorizeEndpoints, type EndpointInfo } from './endpoints.js';
 import { nodePortAddresses, nodePortIPs } from './node-port-addresses.js';
-import { endpointChainLines, endpointChainTemplate, flat, ruleHead, statisticJumpText } from './print-restore.js';
+import { endpointChainLines, endpointChainTemplate, flat, ruleHead, statisticJumpText, type EndpointChainTemplate } from './print-restore.js';
 import { probabilityText } from './probability.js';
 import type { ProxierConfig } from './proxier-config.js';
 import type { L4Protocol, Match, Target } from './ruleset.js';
@@ -50,6 +50,30 @@ export interface RuleSink {
    * or target object per rule. Sinks that keep typed rules leave it out and get `nat` calls.
    */
   natPrinted?(chain: string, text: string, lines: number): void;
+  /**
+   * Optional, for sinks that only print: everything per endpoint of a large cluster's service
+   * port without session affinity (the load-balancing rules of its KUBE-SVC-/KUBE-SVL- chains,
+   * whose declarations the builder has written, and each endpoint's chain declaration and two
+   * rules). True if the sink wrote them all; false if it wrote nothing (the builder then writes
+   * them rule by rule).
+   */
+  natEndpointBlock?(block: EndpointBlock): boolean;
+}
+
+/** What natEndpointBlock prints: see there. */
+export interface EndpointBlock {
+  readonly svc: ServicePortInfo;
+  readonly ctx: RuleContext;
+  /** The endpoints that get a chain, in order (allReachableEndpoints). */
+  readonly endpoints: readonly EndpointInfo[];
+  /** The KUBE-SVC- chain and its endpoints, when it is used. */
+  readonly clusterChain: string | undefined;
+  readonly clusterEndpoints: readonly EndpointInfo[];
+  /** The KUBE-SVL- chain and its endpoints, when it is used. */
+  readonly localChain: string | undefined;
+  readonly localEndpoints: readonly EndpointInfo[];
+  readonly template: EndpointChainTemplate;
+  readonly sepChain: (ep: EndpointInfo) => string;
 }
 
 /** What the rules of every service port depend on besides the service port and its endpoints. */
@@ -402,19 +426,35 @@ export function writeServicePortRules(
     sink.nat(fwChain, [comment(`other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL`)]);
   }
 
-  if (usesClusterPolicyChain) {
-    sink.natChain(clusterPolicyChain);
-    writeServiceToEndpointRules(sink, svc, clusterPolicyChain, clusterEndpoints, ctx, sepChain);
-  }
-  if (usesLocalPolicyChain) {
-    sink.natChain(localPolicyChain);
-    writeServiceToEndpointRules(sink, svc, localPolicyChain, localEndpoints, ctx, sepChain);
-  }
-
-  // Per-endpoint chains. Large clusters leave the comment out. The match lists that are the
-  // same for every endpoint are made once: this loop runs once per endpoint, and what it
-  // allocates is most of a large first sync's garbage.
+  // The declarations of both policy chains come before the endpoints' rules: declarations and
+  // rules are separate streams, so this order writes what the rule-by-rule order writes.
+  if (usesClusterPolicyChain) sink.natChain(clusterPolicyChain);
+  if (usesLocalPolicyChain) sink.natChain(localPolicyChain);
+  // Large clusters leave the comment out of the per-endpoint chains.
   const spnComment: Match | undefined = ctx.largeClusterMode ? undefined : comment(spn);
+  if (
+    ctx.largeClusterMode &&
+    !svc.clientIPAffinity &&
+    sink.natEndpointBlock !== undefined &&
+    sink.natEndpointBlock({
+      svc,
+      ctx,
+      endpoints: allReachableEndpoints,
+      clusterChain: usesClusterPolicyChain ? clusterPolicyChain : undefined,
+      clusterEndpoints,
+      localChain: usesLocalPolicyChain ? localPolicyChain : undefined,
+      localEndpoints,
+      template: endpointChainTemplate(spnComment, svc.protocol),
+      sepChain,
+    })
+  ) {
+    return;
+  }
+  if (usesClusterPolicyChain) writeServiceToEndpointRules(sink, svc, clusterPolicyChain, clusterEndpoints, ctx, sepChain);
+  if (usesLocalPolicyChain) writeServiceToEndpointRules(sink, svc, localPolicyChain, localEndpoints, ctx, sepChain);
+
+  // Per-endpoint chains. The match lists that are the same for every endpoint are made once:
+  // this loop runs once per endpoint, and what it allocates is most of a large first sync's garbage.
   const dnatMatches: readonly Match[] = spnComment === undefined ? [proto] : [spnComment, proto];
   if (sink.natPrinted !== undefined && !svc.clientIPAffinity) {
     const template = endpointChainTemplate(spnComment, svc.protocol);

@@ -87,9 +87,15 @@ export function lowerProtocol(protocol: string | undefined): L4Protocol | undefi
  * A scan, not a regular expression: it runs once per endpoint.
  */
 export function isCanonicalIPv4(text: string): boolean {
+  return canonicalIPv4Value(text) >= 0;
+}
+
+/** The 32-bit value of `text` if it is a dotted quad as Go prints it (see isCanonicalIPv4), else -1. */
+export function canonicalIPv4Value(text: string): number {
   const n = text.length;
-  if (n < 7 || n > 15) return false;
+  if (n < 7 || n > 15) return -1;
   let parts = 0;
+  let address = 0;
   let i = 0;
   while (i < n) {
     const start = i;
@@ -101,14 +107,15 @@ export function isCanonicalIPv4(text: string): boolean {
       i++;
     }
     const digits = i - start;
-    if (digits === 0 || digits > 3 || value > 255 || (digits > 1 && text.charCodeAt(start) === 48)) return false;
+    if (digits === 0 || digits > 3 || value > 255 || (digits > 1 && text.charCodeAt(start) === 48)) return -1;
     parts++;
+    address = address * 256 + value;
     if (i === n) break;
-    if (text.charCodeAt(i) !== 46 || parts === 4) return false;
+    if (text.charCodeAt(i) !== 46 || parts === 4) return -1;
     i++;
-    if (i === n) return false;
+    if (i === n) return -1;
   }
-  return parts === 4;
+  return parts === 4 ? address : -1;
 }
 
 function clusterIPForFamily(service: Service, family: 4 | 6): string | undefined {

@@ -74,9 +74,11 @@ export function compressBlock(state: Int32Array, words: Int32Array, offset: numb
  * this allocates one.
  */
 export function prefixedBase32Prefix16(prefix: string, state: Int32Array): string {
-  const h0 = state[0] as number;
-  const h1 = state[1] as number;
-  const h2 = state[2] as number;
+  return prefixedBase32Words(prefix, state[0] as number, state[1] as number, state[2] as number);
+}
+
+/** prefixedBase32Prefix16 of a digest whose first three words are h0, h1, h2. */
+export function prefixedBase32Words(prefix: string, h0: number, h1: number, h2: number): string {
   return String.fromCharCode(
     prefix.charCodeAt(0),
     prefix.charCodeAt(1),

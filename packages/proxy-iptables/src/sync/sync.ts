@@ -13,8 +13,8 @@
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { LABEL_SERVICE_NAME, familyName } from '@kubesvc/api-types';
-import { serviceChainNames, type ServiceChainNames } from '../chain-names.js';
-import { compareStrings, endpointChain, endpointsMap, servicePortKey, type EndpointInfo } from '../endpoints.js';
+import { ServiceChainBatch, type ServiceChainNames } from '../chain-names.js';
+import { compareStrings, endpointChain, endpointChains, endpointsMap, sameHostPort, servicePortKey, type EndpointInfo } from '../endpoints.js';
 import { compareServices, generateRules, objectKey, RulesetSink, type RuleStats } from '../generate-rules.js';
 import { chainLine, deleteChainLine, flat, printRestoreText, ruleHead, ruleLine, ruleLineAfter } from '../print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
@@ -25,12 +25,31 @@ import {
   writeHeadRules,
   writeServicePortRules,
   writeTailRules,
+  type EndpointBlock,
   type RuleContext,
   type RuleSink,
   type StatisticCache,
 } from '../rule-builder.js';
 import type { L4Protocol, Match, Ruleset, Target } from '../ruleset.js';
 import { servicePortInfos, type ServicePortInfo } from '../service-ports.js';
+import { printEndpointBlock } from '../endpoint-block.js';
+import { TextBytes, writeChainLine, writeRuleLine } from '../text-bytes.js';
+import {
+  abortText,
+  beginText,
+  declOffset,
+  declStream,
+  finishText,
+  closeArena,
+  kernelReady,
+  natOffset,
+  openArena,
+  natStream,
+  takeDeclarations,
+  takeRules,
+  type FinishedText,
+} from '../wasm/kernel.js';
+import { DECL_LINE } from '../wasm/kernel-layout.js';
 
 export interface SyncOptions {
   /** Force a full sync (every chain written, stale chains deleted). */
@@ -324,6 +343,21 @@ class TextSink implements RuleSink {
     this.full += text;
     item.fullLines += lines;
   }
+  natEndpointBlock(block: EndpointBlock): boolean {
+    const item = this.current;
+    if (item === undefined) return false;
+    // The names the state keeps, in the endpoints' order (sepChainOf looks each up once).
+    const names = block.endpoints.map(block.sepChain);
+    let i = 0;
+    const ruleLines = printEndpointBlock(block, () => names[i++] as string);
+    if (ruleLines < 0) return false;
+    this.closeTop();
+    this.full += takeRules();
+    item.fullLines += ruleLines;
+    this.decl += takeDeclarations();
+    for (const name of names) item.chains.push(name);
+    return true;
+  }
   private closeTop(): void {
     if (this.inTop) {
       this.current?.top.push(this.full.length);
@@ -368,6 +402,160 @@ class TextSink implements RuleSink {
     this.decl = '';
     this.items.length = 0;
   }
+}
+
+/**
+ * A first sync's printer: the whole text goes into the WebAssembly kernel's text session
+ * (wasm/kernel.ts) and is decoded once, and every service's texts are slices of it; see
+ * TextSink for what each service's Rendered holds. For ASCII input only (callers check).
+ */
+class KernelSink implements RuleSink {
+  constructor(private readonly placed: ReadonlyMap<readonly EndpointInfo[], Placed> | undefined) {}
+  private readonly filterOut = new TextBytes();
+  private readonly items: KernelItem[] = [];
+  private current: KernelItem | undefined;
+  private inTop = false;
+
+  begin(target: { rendered: Rendered }): void {
+    this.current = {
+      target,
+      fullFrom: natOffset(),
+      fullTo: 0,
+      declFrom: declOffset(),
+      declTo: 0,
+      filterFrom: this.filterOut.length,
+      filterTo: 0,
+      top: [],
+      topFirst: true,
+      filterLines: 0,
+      topLines: 0,
+      fullLines: 0,
+      chains: [],
+    };
+  }
+
+  end(): void {
+    const item = this.current;
+    if (item === undefined) return;
+    this.closeTop();
+    item.fullTo = natOffset();
+    item.declTo = declOffset();
+    item.filterTo = this.filterOut.length;
+    this.items.push(item);
+    this.current = undefined;
+  }
+
+  filter(chain: string, matches: readonly Match[], target?: Target): void {
+    writeRuleLine(this.filterOut, chain, matches, target);
+    if (this.current !== undefined) this.current.filterLines++;
+  }
+  natTop(chain: string, matches: readonly Match[], target?: Target): void {
+    const item = this.current;
+    if (item === undefined) return;
+    if (!this.inTop) {
+      if (item.fullLines > item.topLines) item.topFirst = false;
+      item.top.push(natOffset());
+      this.inTop = true;
+    }
+    writeRuleLine(natStream, chain, matches, target);
+    item.topLines++;
+    item.fullLines++;
+  }
+  natChain(chain: string): void {
+    this.current?.chains.push(chain);
+    writeChainLine(declStream, chain);
+  }
+  nat(chain: string, matches: readonly Match[], target?: Target): void {
+    const item = this.current;
+    if (item === undefined) return;
+    this.closeTop();
+    writeRuleLine(natStream, chain, matches, target);
+    item.fullLines++;
+  }
+  natPrinted(_chain: string, text: string, lines: number): void {
+    const item = this.current;
+    if (item === undefined) return;
+    this.closeTop();
+    natStream.text(text);
+    item.fullLines += lines;
+  }
+  natEndpointBlock(block: EndpointBlock): boolean {
+    const item = this.current;
+    if (item === undefined) return false;
+    // Endpoints derived in this sync: printed from the records the hashing left (the arena).
+    const placed = this.placed?.get(block.endpoints);
+    const names = placed?.names ?? block.endpoints.map(block.sepChain);
+    let i = 0;
+    this.closeTop();
+    const ruleLines = printEndpointBlock(block, () => names[i++] as string, placed?.at);
+    if (ruleLines < 0) return false;
+    item.fullLines += ruleLines;
+    for (const name of names) item.chains.push(name);
+    return true;
+  }
+  private closeTop(): void {
+    if (this.inTop) {
+      this.current?.top.push(natOffset());
+      this.inTop = false;
+    }
+  }
+
+  /** The filter rules printed, as bytes (finishText puts them in place). */
+  filterBytes(): Uint8Array | undefined {
+    return this.filterOut.failed ? undefined : this.filterOut.view();
+  }
+
+  /** Hands every service its Rendered: slices of the session's text. */
+  finish(finished: FinishedText): void {
+    const text = finished.text;
+    for (const item of this.items) {
+      const at = finished.natAt;
+      const fullText = text.slice(at + item.fullFrom, at + item.fullTo);
+      let topText: string;
+      if (item.topLines === item.fullLines) topText = fullText;
+      else if (item.topLines === 0) topText = '';
+      else if (item.topFirst) topText = text.slice(at + item.fullFrom, at + (item.top[1] ?? item.fullFrom));
+      else {
+        topText = '';
+        for (let i = 0; i + 1 < item.top.length; i += 2) topText += text.slice(at + (item.top[i] ?? 0), at + (item.top[i + 1] ?? 0));
+        topText = flat(topText);
+      }
+      const declText = text.slice(finished.declAt + item.declFrom, finished.declAt + item.declTo);
+      const filterText = text.slice(finished.filterAt + item.filterFrom, finished.filterAt + item.filterTo);
+      item.target.rendered = {
+        filterText,
+        filterLines: item.filterLines,
+        filterBytes: filterText.length,
+        topText,
+        topLines: item.topLines,
+        topBytes: topText.length,
+        fullText,
+        fullLines: item.fullLines,
+        fullBytes: fullText.length,
+        declText,
+        declBytes: declText.length,
+        chains: item.chains,
+      };
+    }
+    this.items.length = 0;
+  }
+}
+
+interface KernelItem {
+  readonly target: { rendered: Rendered };
+  readonly fullFrom: number;
+  fullTo: number;
+  readonly declFrom: number;
+  declTo: number;
+  readonly filterFrom: number;
+  filterTo: number;
+  /** Byte offsets in the nat region: start, end, start, end … of the runs of top-level lines. */
+  readonly top: number[];
+  topFirst: boolean;
+  filterLines: number;
+  topLines: number;
+  fullLines: number;
+  readonly chains: string[];
 }
 
 interface SinkItem {
@@ -449,6 +637,57 @@ function render(sink: TextSink, target: { rendered: Rendered }, ports: readonly 
   if (sink.size >= CHARS_PER_BATCH) sink.finish();
 }
 
+/**
+ * Renders a first sync's services in the kernel's text session and decodes the whole text once;
+ * every rendered service gets slices of it. Undefined (nothing rendered) when the session
+ * cannot be had: the kernel is not there, or a name or config string is not ASCII.
+ */
+function renderWithKernel(
+  toRender: readonly { readonly entry: { rendered: Rendered }; readonly ports: readonly PortEntry[] }[],
+  ctx: RuleContext,
+  frame: Frame,
+  configAscii: boolean,
+  placed: ReadonlyMap<readonly EndpointInfo[], Placed> | undefined,
+): FinishedText | undefined {
+  if (!configAscii || !kernelReady()) return undefined;
+  let maxEndpoints = 0;
+  let chains = 0;
+  for (const { ports } of toRender) {
+    for (const port of ports) {
+      if (NON_ASCII.test(port.info.nameString)) return undefined;
+      if (port.endpoints.length > maxEndpoints) maxEndpoints = port.endpoints.length;
+      // At most a service port's four chains and one per endpoint are declared.
+      chains += 4 + port.endpoints.length;
+    }
+  }
+  beginText(maxEndpoints, DECL_LINE * chains + 64);
+  const sink = new KernelSink(placed);
+  try {
+    for (const { entry, ports } of toRender) {
+      sink.begin(entry);
+      for (const port of ports) writeServicePortRules(sink, port.info, port.endpoints, ctx, sepChainOf(port));
+      sink.end();
+    }
+  } catch (error) {
+    abortText();
+    throw error;
+  }
+  const filter = sink.filterBytes();
+  if (filter === undefined) {
+    abortText();
+    return undefined;
+  }
+  const finished = finishText(
+    '*filter\n' + frame.filterChainsText + frame.head.filterText,
+    filter,
+    frame.tail.filterText + 'COMMIT\n*nat\n' + frame.natChainsText,
+    frame.head.fullText,
+    frame.tail.fullText + 'COMMIT\n',
+  );
+  if (finished !== undefined) sink.finish(finished);
+  return finished;
+}
+
 function sameObjects<T>(a: readonly T[], b: readonly T[]): boolean {
   if (a === b) return true;
   if (a.length !== b.length) return false;
@@ -483,7 +722,7 @@ function sameEndpoints(a: readonly EndpointInfo[], b: readonly EndpointInfo[]): 
     const y = b[i];
     if (x === undefined || y === undefined) return false;
     if (
-      x.hostPort !== y.hostPort ||
+      !sameHostPort(x, y) ||
       x.isLocal !== y.isLocal ||
       x.ready !== y.ready ||
       x.serving !== y.serving ||
@@ -511,6 +750,8 @@ function deriveService(
   slices: readonly EndpointSlice[],
   config: ProxierConfig,
   previous: ServiceEntry | undefined,
+  batch: ServiceChainBatch,
+  placed: Map<readonly EndpointInfo[], Placed> | undefined,
 ): { ports: PortEntry[]; endpointCount: number } {
   // A first sync has nothing to reuse: no map per Service then.
   let oldPorts: ReadonlyMap<string, PortEntry> = NO_PORTS;
@@ -521,8 +762,8 @@ function deriveService(
   }
   const chainNames =
     oldPorts.size === 0
-      ? serviceChainNames
-      : (spn: string, protocol: L4Protocol): ServiceChainNames => oldPorts.get(spn + protocol)?.info.chains ?? serviceChainNames(spn, protocol);
+      ? batch.defer
+      : (spn: string, protocol: L4Protocol): ServiceChainNames => oldPorts.get(spn + protocol)?.info.chains ?? batch.defer(spn, protocol);
   const infos = servicePortInfos(service, config.family, chainNames);
   const epMap = slices.length === 0 ? undefined : endpointsMap(slices, config.family, config.nodeName);
   let endpointCount = 0;
@@ -532,7 +773,9 @@ function deriveService(
     const old = oldPorts.size === 0 ? undefined : oldPorts.get(info.nameString + info.protocol);
     let sepNames: readonly string[];
     if (old === undefined) {
-      sepNames = endpoints.map((ep) => endpointChain(info, ep));
+      let at = -1;
+      sepNames = endpointChains(info, endpoints, placed === undefined ? undefined : (where) => (at = where));
+      if (placed !== undefined && at >= 0) placed.set(endpoints, { at, names: sepNames });
     } else if (sameEndpoints(old.endpoints, endpoints)) {
       sepNames = old.sepNames;
     } else {
@@ -541,12 +784,34 @@ function deriveService(
         const name = old.sepNames[i];
         if (name !== undefined) known.set(ep.hostPort, name);
       });
-      sepNames = endpoints.map((ep) => known.get(ep.hostPort) ?? endpointChain(info, ep));
+      const unknown = endpoints.filter((ep) => !known.has(ep.hostPort));
+      const hashed = endpointChains(info, unknown);
+      unknown.forEach((ep, i) => known.set(ep.hostPort, hashed[i] as string));
+      sepNames = endpoints.map((ep) => known.get(ep.hostPort) as string);
     }
     return { info, endpoints, sepNames };
   });
   return { ports, endpointCount };
 }
+
+/** Where an open kernel arena holds a port's endpoint records (hashed and named), and their names. */
+interface Placed {
+  readonly at: number;
+  readonly names: readonly string[];
+}
+
+/** The most endpoints the slices of one Service hold: a bound on any of its service ports' endpoints. */
+function mostEndpoints(candidates: Iterable<Candidate>): number {
+  let most = 0;
+  for (const { slices } of candidates) {
+    let count = 0;
+    for (const slice of slices) count += (slice.endpoints ?? EMPTY_LIST).length * Math.max(1, (slice.ports ?? EMPTY_LIST).length);
+    if (count > most) most = count;
+  }
+  return most;
+}
+
+const EMPTY_LIST: readonly never[] = [];
 
 /** What the sync found per Service before rendering. */
 interface Candidate {
@@ -861,15 +1126,22 @@ function syncObjects(
   }
   let totalEndpoints = prev?.totalEndpoints ?? 0;
   const pending = new Map<number, Pending>();
+  // The chain names of new service ports are hashed together once all are known (before rendering).
+  const batch = new ServiceChainBatch();
+  // A first sync renders every port it derives: the kernel keeps the endpoints' records from the
+  // hashing to the printing (an arena), laid out for the most endpoints a Service's slices hold.
+  const arenaRecords = prev0 === undefined && kernelReady() ? new Map<readonly EndpointInfo[], Placed>() : undefined;
+  if (arenaRecords !== undefined) openArena(mostEndpoints(matched.work.values()));
   for (const [pos, candidate] of matched.work) {
     const previous = candidate.previous;
     if (previous !== undefined && previous.service === candidate.service && sameObjects(previous.slices, candidate.slices)) continue;
-    const { ports, endpointCount } = deriveService(candidate.service, candidate.slices, config, previous);
+    const { ports, endpointCount } = deriveService(candidate.service, candidate.slices, config, previous, batch, arenaRecords);
     const changed = previous === undefined || !samePorts(previous.ports, ports);
     totalEndpoints += endpointCount - (previous?.endpointCount ?? 0);
     pending.set(pos, { ports, endpointCount, changed });
   }
   for (const gone of matched.removed) totalEndpoints -= gone.endpointCount;
+  batch.name();
 
   const largeClusterMode = totalEndpoints > config.largeClusterThreshold;
   // A largeClusterMode flip changes the comments of every chain. Upstream's partial sync would
@@ -894,7 +1166,8 @@ function syncObjects(
     for (const chain of oldChains) if (!keep.has(chain)) staleChains.push(chain);
   };
   let servicesChanged = matched.removed.length;
-  const sink = new TextSink();
+  /** Entries to render, in the order of their text. */
+  const toRender: { entry: { rendered: Rendered }; ports: readonly PortEntry[] }[] = [];
   /** Entries rendered now, with their previous chains: their stale chains are known once rendered. */
   const fresh: { entry: { rendered: Rendered }; previousChains: readonly string[] }[] = [];
   for (const [pos, candidate] of matched.work) {
@@ -922,7 +1195,7 @@ function syncObjects(
     };
     entries[pos] = entry;
     if (!reuse) {
-      if (ports.length > 0) render(sink, entry, ports, ctx, configAscii);
+      if (ports.length > 0) toRender.push({ entry, ports });
       fresh.push({ entry, previousChains: previous?.rendered.chains ?? [] });
     }
   }
@@ -933,11 +1206,23 @@ function syncObjects(
       if (entry === undefined || matched.work.has(pos)) continue;
       const copy: ServiceEntry & { rendered: Rendered } = { ...entry, rendered: EMPTY_RENDERED };
       entries[pos] = copy;
-      if (entry.ports.length > 0) render(sink, copy, entry.ports, ctx, configAscii);
+      if (entry.ports.length > 0) toRender.push({ entry: copy, ports: entry.ports });
       fresh.push({ entry: copy, previousChains: entry.rendered.chains });
     }
   }
-  sink.finish();
+  // A first sync renders everything, in the text's order: its whole text is made in the kernel
+  // and decoded once. Other syncs render into batches of strings.
+  let session: FinishedText | undefined;
+  try {
+    session = prev0 === undefined ? renderWithKernel(toRender, ctx, frame, configAscii, arenaRecords) : undefined;
+  } finally {
+    if (arenaRecords !== undefined) closeArena();
+  }
+  if (session === undefined) {
+    const sink = new TextSink();
+    for (const { entry, ports } of toRender) render(sink, entry, ports, ctx, configAscii);
+    sink.finish();
+  }
   for (const { entry, previousChains } of fresh) retire(previousChains, entry.rendered.chains);
   for (const gone of matched.removed) retire(gone.rendered.chains, []);
   // After a config change the old state's chains are all candidates for deletion.
@@ -979,22 +1264,22 @@ function syncObjects(
     totalNatRules += r.fullLines;
     totalNatChains += r.chains.length;
     if (r.filterLines > 0) {
-      filterParts.push(r.filterText);
+      if (session === undefined) filterParts.push(r.filterText);
       filterLines += r.filterLines;
       bytes += r.filterBytes;
     }
     if (full || written.has(pos)) {
-      if (freshEntries.has(entry)) {
+      if (session === undefined && freshEntries.has(entry)) {
         placed.push({ entry, declAt: declChars, natAt: natChars });
         freshChars += r.declText.length + r.fullText.length;
       }
       if (r.chains.length > 0) {
-        declParts.push(r.declText);
+        if (session === undefined) declParts.push(r.declText);
         declChars += r.declText.length;
         chainsWritten += r.chains.length;
         bytes += r.declBytes;
       }
-      natParts.push(r.fullText);
+      if (session === undefined) natParts.push(r.fullText);
       natChars += r.fullText.length;
       natRuleLines += r.fullLines;
       bytes += r.fullBytes;
@@ -1025,17 +1310,20 @@ function syncObjects(
   // when the caller writes it out, which flattens it in any case (a join of each stream, as
   // before, also left a concatenation of three). So the text is a rope over the cached parts, and
   // costs no memory of its own until it is first read.
-  let restoreText = '';
-  for (const part of filterParts) restoreText += part;
-  for (const part of declParts) restoreText += part;
-  for (const part of natParts) restoreText += part;
+  // A first sync's text was made whole (renderWithKernel); its stale chains are none.
+  let restoreText = session?.text ?? '';
+  if (session === undefined) {
+    for (const part of filterParts) restoreText += part;
+    for (const part of declParts) restoreText += part;
+    for (const part of natParts) restoreText += part;
+  }
   // When most of the text was rendered now (a first or full sync after many changes), the text
   // is flattened here, which the caller would do anyway before writing it, and the services
   // rendered now keep slices of it instead of the batches they were rendered into: then the
   // batches die, and the state and the caller's text share one copy instead of holding two
   // (at 10000×10, 32 MB less retained). A partial sync keeps its small slices of the batches,
   // so that an unchanged text never pins a whole sync's text.
-  if (freshChars * 2 >= restoreText.length) {
+  if (session === undefined && freshChars * 2 >= restoreText.length) {
     restoreText = flat(restoreText);
     // The streams' lengths now: the stale chains' lines came after the services'.
     let declStart = 0;

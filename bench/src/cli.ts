@@ -13,6 +13,16 @@ export const USAGE = `usage: npm run bench -- [suite ...] [--list] [--time MS] [
   --out      folder for the JSON results (default bench/results)
   --strict   exit with status 1 when a task misses its target`;
 
+/**
+ * A registered suite: its name, and how to build it. Only the suites a run names are loaded, so
+ * that one suite's imports (the testkit's fast-check, say, a few hundred MiB of heap) do not
+ * weigh on another's timings; `--list` loads them all for their descriptions.
+ */
+export interface SuiteEntry {
+  readonly name: string;
+  readonly load: () => BenchSuite | Promise<BenchSuite>;
+}
+
 export interface CliIo {
   readonly out: (line: string) => void;
   readonly err: (line: string) => void;
@@ -27,7 +37,7 @@ function positiveMs(name: string, raw: string | undefined, fallback: number): nu
 }
 
 /** Runs the CLI and returns its exit status. */
-export async function main(argv: readonly string[], registry: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>>, io: CliIo): Promise<number> {
+export async function main(argv: readonly string[], registry: readonly SuiteEntry[], io: CliIo): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -63,15 +73,19 @@ export async function main(argv: readonly string[], registry: ReadonlyArray<() =
     return 2;
   }
 
-  const available = await Promise.all(registry.map((make) => make()));
-  const names = available.map((s) => s.name);
+  const names = registry.map((s) => s.name);
   const duplicate = names.find((n, i) => names.indexOf(n) !== i);
   if (duplicate !== undefined) throw new Error(`two bench suites are named "${duplicate}"`);
+  const load = async (entry: SuiteEntry): Promise<BenchSuite> => {
+    const suite = await entry.load();
+    if (suite.name !== entry.name) throw new Error(`the bench suite registered as "${entry.name}" calls itself "${suite.name}"`);
+    return suite;
+  };
 
-  if (values.list || available.length === 0) {
-    if (available.length === 0) io.out('No benchmark suites are registered yet (bench/src/suites.ts).');
-    for (const s of available) io.out(`${s.name.padEnd(24)} ${s.description}`);
-    return available.length === 0 && positionals.length > 0 ? 2 : 0;
+  if (values.list || registry.length === 0) {
+    if (registry.length === 0) io.out('No benchmark suites are registered yet (bench/src/suites.ts).');
+    for (const entry of registry) io.out(`${entry.name.padEnd(24)} ${(await load(entry)).description}`);
+    return registry.length === 0 && positionals.length > 0 ? 2 : 0;
   }
 
   const unknown = positionals.filter((p) => !names.includes(p));
@@ -79,12 +93,13 @@ export async function main(argv: readonly string[], registry: ReadonlyArray<() =
     io.err(`bench: no suite named ${unknown.map((u) => `"${u}"`).join(', ')}; registered: ${names.join(', ')}`);
     return 2;
   }
-  const chosen = positionals.length === 0 ? available : available.filter((s) => positionals.includes(s.name));
+  const chosen = positionals.length === 0 ? registry : registry.filter((s) => positionals.includes(s.name));
 
   const results: SuiteResult[] = [];
   const dir = values.out ?? io.resultsDir;
   mkdirSync(dir, { recursive: true });
-  for (const suite of chosen) {
+  for (const entry of chosen) {
+    const suite = await load(entry);
     const result = await runSuite(suite, options);
     results.push(result);
     io.out(formatResult(result));

@@ -108,13 +108,13 @@ describe('the bench command line', () => {
 
   test('--list names every suite', async () => {
     const { out, io: cli } = io();
-    expect(await main(['--list'], [() => suite(), () => other], cli)).toBe(0);
+    expect(await main(['--list'], [{ name: 'demo', load: () => suite() }, { name: 'other', load: () => other }], cli)).toBe(0);
     expect(out).toEqual([`${'demo'.padEnd(24)} a synthetic suite`, `${'other'.padEnd(24)} another suite`]);
   });
 
   test('runs only the suites named, prints the table and writes the JSON', async () => {
     const { out, dir, io: cli } = io();
-    expect(await main(['other', '--time', '20', '--warmup', '5'], [() => suite(), () => other], cli)).toBe(0);
+    expect(await main(['other', '--time', '20', '--warmup', '5'], [{ name: 'demo', load: () => suite() }, { name: 'other', load: () => other }], cli)).toBe(0);
     expect(out[0]?.split('\n')[0]).toBe('other: another suite');
     const files = readdirSync(dir);
     expect(files).toHaveLength(1);
@@ -126,21 +126,29 @@ describe('the bench command line', () => {
 
   test('a missed target is reported, and fails the run only with --strict', async () => {
     const { out, io: cli } = io();
-    expect(await main(['--time', '20', '--warmup', '5'], [() => suite()], cli)).toBe(0);
+    expect(await main(['--time', '20', '--warmup', '5'], [{ name: 'demo', load: () => suite() }], cli)).toBe(0);
     expect(out).toContain('1 task(s) missed their target.');
-    expect(await main(['--time', '20', '--warmup', '5', '--strict'], [() => suite()], io().io)).toBe(1);
+    expect(await main(['--time', '20', '--warmup', '5', '--strict'], [{ name: 'demo', load: () => suite() }], io().io)).toBe(1);
   });
 
   test('bad input is refused with a clear message', async () => {
     const a = io();
-    expect(await main(['nope'], [() => suite()], a.io)).toBe(2);
+    expect(await main(['nope'], [{ name: 'demo', load: () => suite() }], a.io)).toBe(2);
     expect(a.err).toEqual(['bench: no suite named "nope"; registered: demo']);
     const b = io();
-    expect(await main(['--time', 'soon'], [() => suite()], b.io)).toBe(2);
+    expect(await main(['--time', 'soon'], [{ name: 'demo', load: () => suite() }], b.io)).toBe(2);
     expect(b.err).toEqual(['bench: --time takes a whole number of milliseconds above 0, got "soon"']);
     const c = io();
-    expect(await main(['--fast'], [() => suite()], c.io)).toBe(2);
+    expect(await main(['--fast'], [{ name: 'demo', load: () => suite() }], c.io)).toBe(2);
     expect(c.err[0]).toMatch(/^bench: Unknown option '--fast'/);
-    await expect(main([], [() => suite(), () => suite()], io().io)).rejects.toThrow('two bench suites are named "demo"');
+    await expect(main([], [{ name: 'demo', load: () => suite() }, { name: 'demo', load: () => suite() }], io().io)).rejects.toThrow('two bench suites are named "demo"');
+    await expect(main(['demo'], [{ name: 'demo', load: () => other }], io().io)).rejects.toThrow('the bench suite registered as "demo" calls itself "other"');
+  });
+
+  test('loads only the suites a run names', async () => {
+    const loaded: string[] = [];
+    const entry = (name: string, s: () => BenchSuite) => ({ name, load: () => (loaded.push(name), s()) });
+    expect(await main(['other', '--time', '20', '--warmup', '5'], [entry('demo', () => suite()), entry('other', () => other)], io().io)).toBe(0);
+    expect(loaded).toEqual(['other']);
   });
 });

@@ -1,6 +1,6 @@
-// Bench suite "proxy-iptables": kube-proxy's iptables sync on the shapes of
-// /work/shared/reference/performance-anchors.md §1.3, against the kube-proxy v1.26.0 timings of
-// §1.4 on the same machine kind. Per shape N×M (1000×10, 5000×10, 10000×10, 1000×100):
+// Bench suite "proxy-iptables": kube-proxy's iptables sync on the shapes of kube-proxy's own
+// benchmark, against kube-proxy v1.26.0 timed side by side on the same machine kind (both in
+// docs/performance.md, "Reference: kube-proxy v1.26.0" and "Side by side with kube-proxy"). Per shape N×M (1000×10, 5000×10, 10000×10, 1000×100):
 // - first sync: `sync(undefined, …)` from the Service and EndpointSlice objects (upstream's
 //   InitialSync also turns the objects into its service and endpoint maps);
 // - full resync: `sync(state, …, { full: true })` with nothing changed (FullSync);
@@ -63,7 +63,7 @@ interface Shape {
 /**
  * kube-proxy v1.26.0 timed side by side with this suite (interleaved rounds on one machine,
  * medians; docs/performance.md, "Side by side with kube-proxy"), in ms, and its output size
- * (performance-anchors.md §1.5). The side-by-side run timed PartialSyncSvc; kube-proxy's
+ * (docs/performance.md, "Reference: kube-proxy v1.26.0"). The side-by-side run timed PartialSyncSvc; kube-proxy's
  * PartialSyncEps took within 10 % of it in every earlier run, so both partial targets use it.
  */
 interface Anchor {
@@ -180,7 +180,7 @@ function anchorOf(shape: Shape): Anchor {
   return anchor;
 }
 
-/** kube-proxy's full-sync line count for the shape (performance-anchors.md §1.5). */
+/** kube-proxy's full-sync line count for the shape (docs/performance.md, "Reference: kube-proxy v1.26.0"). */
 function kubeProxyFullLines(shape: Shape): number {
   return 21 + shape.services * (3 + 4 * shape.endpoints);
 }
@@ -447,7 +447,7 @@ export function proxyIptablesSuite(): BenchSuite {
   return {
     name: 'proxy-iptables',
     description:
-      'kube-proxy iptables sync on the performance-anchors.md §1.3 shapes: first sync, full resync, partial syncs; targets vs kube-proxy v1.26.0',
+      'kube-proxy iptables sync on kube-proxy's benchmark shapes (docs/performance.md, "Reference: kube-proxy v1.26.0"): first sync, full resync, partial syncs; targets vs kube-proxy v1.26.0',
     tasks: [
       ...SHAPES.flatMap((shape) => [
         firstSyncTask(shape),

@@ -1,16 +1,18 @@
-// The registry of benchmark suites, by name. Each package's suite is added here by the issue
-// that implements the package (the allocators, proxy-iptables, discovery, proxy-userspace).
-// Every factory is called to learn the suite's name, for `--list` too, so a factory must be
-// cheap: large inputs are built in a task's setup.
-import type { BenchSuite } from './harness.js';
-import { allocatorsSuite } from './allocators.js';
-import { apiSuite } from './api.js';
-import { cliSuite } from './kubesvc-cli.js';
-import { discoverySuite } from './discovery.js';
-import { haSuite } from './ha.js';
-import { nodeAgentSuite } from './node-agent.js';
-import { proxyIptablesSuite } from './proxy-iptables.js';
-import { proxyUserspaceSuite } from './proxy-userspace.js';
-import { runtimeSuite } from './runtime.js';
+// The registry of benchmark suites, by name. Each entry loads its suite's module only when the
+// suite runs (or for --list), so a run of one suite carries none of the others' imports: the
+// runtime and ha suites import the testkit, whose fast-check holds about 240 MiB of heap that
+// every major collection of another suite's task would otherwise mark. Large inputs are built in
+// a task's setup.
+import type { SuiteEntry } from './cli.js';
 
-export const suites: ReadonlyArray<() => BenchSuite | Promise<BenchSuite>> = [allocatorsSuite, apiSuite, cliSuite, discoverySuite, proxyIptablesSuite, proxyUserspaceSuite, runtimeSuite, nodeAgentSuite, haSuite];
+export const suites: readonly SuiteEntry[] = [
+  { name: 'allocators', load: async () => (await import('./allocators.js')).allocatorsSuite() },
+  { name: 'api', load: async () => (await import('./api.js')).apiSuite() },
+  { name: 'cli', load: async () => (await import('./kubesvc-cli.js')).cliSuite() },
+  { name: 'discovery', load: async () => (await import('./discovery.js')).discoverySuite() },
+  { name: 'proxy-iptables', load: async () => (await import('./proxy-iptables.js')).proxyIptablesSuite() },
+  { name: 'proxy-userspace', load: async () => (await import('./proxy-userspace.js')).proxyUserspaceSuite() },
+  { name: 'runtime', load: async () => (await import('./runtime.js')).runtimeSuite() },
+  { name: 'node-agent', load: async () => (await import('./node-agent.js')).nodeAgentSuite() },
+  { name: 'ha', load: async () => (await import('./ha.js')).haSuite() },
+];

@@ -1,6 +1,6 @@
 // Unit tests of sync: what a partial sync writes, change detection by content, stale-chain
 // deletion, the full-sync schedule, the stats (checked against counts taken from the text
-// itself and against the line formula of /work/shared/reference/performance-anchors.md §1.5),
+// itself and against the line formula kube-proxy v1.26.0 gives for these shapes, in docs/performance.md),
 // and persistence. Expected texts are derived from generateRules (the full sync) by upstream's
 // rule for partial syncs (pkg/proxy/iptables/proxier.go: the SVC/SVL/EXT/FW/SEP chains of an
 // unchanged service go to a discarded buffer, everything else is written).

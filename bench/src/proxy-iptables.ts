@@ -447,7 +447,7 @@ export function proxyIptablesSuite(): BenchSuite {
   return {
     name: 'proxy-iptables',
     description:
-      'kube-proxy iptables sync on kube-proxy's benchmark shapes (docs/performance.md, "Reference: kube-proxy v1.26.0"): first sync, full resync, partial syncs; targets vs kube-proxy v1.26.0',
+      'kube-proxy iptables sync on the shapes of kube-proxy\'s own benchmark: first sync, full resync, partial syncs; targets vs kube-proxy v1.26.0',
     tasks: [
       ...SHAPES.flatMap((shape) => [
         firstSyncTask(shape),

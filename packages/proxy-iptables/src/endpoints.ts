@@ -5,8 +5,8 @@
 // pkg/proxy/topology.go (CategorizeEndpoints)
 
 import { familyName, formatIP, LABEL_SERVICE_NAME, parseIPSloppy, type EndpointSlice } from '@kubesvc/api-types';
-import { endpointChainName } from './chain-names.js';
-import { beginRecords, expandRecords, hashedInKernel, hashRecords, kernelReady, putEndpoint, putRecordName, recordName, recordsAt } from './wasm/kernel.js';
+import { endpointChainName, SEP_PREFIX } from './chain-names.js';
+import { beginRecords, expandRecords, hashedInKernel, hashRecords, kernelReady, putEndpoint, putRecordName, recordHashes, recordName, recordsAt } from './wasm/kernel.js';
 import { flat } from './print-restore.js';
 import type { L4Protocol } from './ruleset.js';
 import { canonicalIPv4Value, isCanonicalIPv4, isPortNumber, lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
@@ -536,4 +536,53 @@ export function endpointChains(svc: ServicePortInfo, endpoints: readonly Endpoin
   // The records now hold every endpoint and its name: an open arena keeps them for printing.
   if (placed !== undefined && !unplaced) placed(recordsAt());
   return names;
+}
+
+/** The characters of a KUBE-SEP- name after its prefix (upstream's portProtoHash: 16 of base32). */
+const HASH_CHARS = 16;
+
+/**
+ * endpointChain of each of `endpoints` without its `KUBE-SEP-` prefix, concatenated in their
+ * order: what a sync keeps of its endpoints' names. One string per service port, not one per
+ * endpoint: a first sync's state is young while it is built, and every scavenge copies it.
+ * sepNameAt gives a name back. `placed` as for endpointChains.
+ */
+export function endpointChainHashes(svc: ServicePortInfo, endpoints: readonly EndpointInfo[], placed?: (at: number) => void): string {
+  const n = endpoints.length;
+  if (n === 0) return '';
+  const head = svc.nameString + svc.protocol;
+  let others: number[] | undefined;
+  let unplaced = false;
+  let kernel = kernelReady();
+  if (kernel) {
+    beginRecords(n);
+    for (let i = 0; i < n; i++) {
+      const ep = endpoints[i] as EndpointInfo;
+      const put = putEndpoint(i, ep.ip, ep.ipv4, ep.port, ep.portSuffix, ep.bracketed);
+      if (!put) unplaced = true;
+      if (!put || !hashedInKernel(head.length, hostPortLength(ep))) (others ??= []).push(i);
+    }
+    expandRecords(n);
+    kernel = hashRecords(head, n);
+  }
+  if (!kernel) {
+    let hashes = '';
+    for (let i = 0; i < n; i++) hashes += endpointChain(svc, endpoints[i] as EndpointInfo).slice(SEP_PREFIX.length);
+    return flat(hashes);
+  }
+  for (const i of others ?? []) putRecordName(i, endpointChain(svc, endpoints[i] as EndpointInfo));
+  if (placed !== undefined && !unplaced) placed(recordsAt());
+  return recordHashes(n);
+}
+
+/** The KUBE-SEP- name of endpoint `i` of hashes that endpointChainHashes made. */
+export function sepNameAt(hashes: string, i: number): string {
+  return SEP_PREFIX + hashes.slice(HASH_CHARS * i, HASH_CHARS * (i + 1));
+}
+
+/** endpointChainHashes of names already made. */
+export function joinChainHashes(names: readonly string[]): string {
+  let hashes = '';
+  for (const name of names) hashes += name.slice(SEP_PREFIX.length);
+  return flat(hashes);
 }

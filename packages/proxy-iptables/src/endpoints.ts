@@ -500,41 +500,55 @@ export function hostPortLength(ep: EndpointInfo): number {
   return ep.ip.length + ep.portSuffix.length + (ep.bracketed ? 2 : 0);
 }
 
+/** What hashEndpointRecords left: the endpoints the kernel did not name, and whether every record took its endpoint. */
+interface KernelHashing {
+  /** Endpoints the kernel cannot name: hashed one by one. */
+  readonly others: readonly number[];
+  /** False when a record could not take its endpoint: then the records cannot be printed from. */
+  readonly placed: boolean;
+}
+
 /**
- * endpointChain of each of `endpoints`, by index: hashed four at a time by the WebAssembly kernel
- * where it is there (as chain-names.ts's endpointChainNames, from the IPs and ports).
+ * Puts `endpoints` into the WebAssembly kernel's records and hashes their names there, four at a
+ * time (as chain-names.ts's endpointChainNames, from the IPs and ports). Undefined when the kernel
+ * is not there or could not hash them: then every name is to be made by endpointChain.
+ */
+function hashEndpointRecords(svc: ServicePortInfo, endpoints: readonly EndpointInfo[]): KernelHashing | undefined {
+  const n = endpoints.length;
+  if (n === 0 || !kernelReady()) return undefined;
+  const head = svc.nameString + svc.protocol;
+  const others: number[] = [];
+  let placed = true;
+  beginRecords(n);
+  for (let i = 0; i < n; i++) {
+    const ep = endpoints[i] as EndpointInfo;
+    const put = putEndpoint(i, ep.ip, ep.ipv4, ep.port, ep.portSuffix, ep.bracketed);
+    if (!put) placed = false;
+    if (!put || !hashedInKernel(head.length, hostPortLength(ep))) others.push(i);
+  }
+  expandRecords(n);
+  return hashRecords(head, n) ? { others, placed } : undefined;
+}
+
+/**
+ * endpointChain of each of `endpoints`, by index: hashed by the WebAssembly kernel where it is
+ * there. `placed` is told where the kernel's records are when they hold every endpoint and its
+ * name, so that an open arena can print from them.
  */
 export function endpointChains(svc: ServicePortInfo, endpoints: readonly EndpointInfo[], placed?: (at: number) => void): string[] {
   const n = endpoints.length;
   const names = new Array<string>(n);
-  const head = svc.nameString + svc.protocol;
-  // Endpoints the kernel cannot name: hashed one by one.
-  let others: number[] | undefined;
-  // Set when a record could not take its endpoint: then the records cannot be printed from.
-  let unplaced = false;
-  let kernel = n > 0 && kernelReady();
-  if (kernel) {
-    beginRecords(n);
-    for (let i = 0; i < n; i++) {
-      const ep = endpoints[i] as EndpointInfo;
-      const put = putEndpoint(i, ep.ip, ep.ipv4, ep.port, ep.portSuffix, ep.bracketed);
-      if (!put) unplaced = true;
-      if (!put || !hashedInKernel(head.length, hostPortLength(ep))) (others ??= []).push(i);
-    }
-    expandRecords(n);
-    kernel = hashRecords(head, n);
-  }
-  if (!kernel) {
+  const hashing = hashEndpointRecords(svc, endpoints);
+  if (hashing === undefined) {
     for (let i = 0; i < n; i++) names[i] = endpointChain(svc, endpoints[i] as EndpointInfo);
     return names;
   }
   for (let i = 0; i < n; i++) names[i] = recordName(i);
-  for (const i of others ?? []) {
+  for (const i of hashing.others) {
     names[i] = endpointChain(svc, endpoints[i] as EndpointInfo);
     putRecordName(i, names[i]);
   }
-  // The records now hold every endpoint and its name: an open arena keeps them for printing.
-  if (placed !== undefined && !unplaced) placed(recordsAt());
+  if (placed !== undefined && hashing.placed) placed(recordsAt());
   return names;
 }
 
@@ -549,29 +563,14 @@ const HASH_CHARS = 16;
  */
 export function endpointChainHashes(svc: ServicePortInfo, endpoints: readonly EndpointInfo[], placed?: (at: number) => void): string {
   const n = endpoints.length;
-  if (n === 0) return '';
-  const head = svc.nameString + svc.protocol;
-  let others: number[] | undefined;
-  let unplaced = false;
-  let kernel = kernelReady();
-  if (kernel) {
-    beginRecords(n);
-    for (let i = 0; i < n; i++) {
-      const ep = endpoints[i] as EndpointInfo;
-      const put = putEndpoint(i, ep.ip, ep.ipv4, ep.port, ep.portSuffix, ep.bracketed);
-      if (!put) unplaced = true;
-      if (!put || !hashedInKernel(head.length, hostPortLength(ep))) (others ??= []).push(i);
-    }
-    expandRecords(n);
-    kernel = hashRecords(head, n);
-  }
-  if (!kernel) {
+  const hashing = hashEndpointRecords(svc, endpoints);
+  if (hashing === undefined) {
     let hashes = '';
     for (let i = 0; i < n; i++) hashes += endpointChain(svc, endpoints[i] as EndpointInfo).slice(SEP_PREFIX.length);
     return flat(hashes);
   }
-  for (const i of others ?? []) putRecordName(i, endpointChain(svc, endpoints[i] as EndpointInfo));
-  if (placed !== undefined && !unplaced) placed(recordsAt());
+  for (const i of hashing.others) putRecordName(i, endpointChain(svc, endpoints[i] as EndpointInfo));
+  if (placed !== undefined && hashing.placed) placed(recordsAt());
   return recordHashes(n);
 }
 

@@ -5,8 +5,8 @@
 // pkg/proxy/topology.go (CategorizeEndpoints)
 
 import { familyName, formatIP, LABEL_SERVICE_NAME, parseIPSloppy, type EndpointSlice } from '@kubesvc/api-types';
-import { endpointChainName } from './chain-names.js';
-import { beginRecords, expandRecords, hashedInKernel, hashRecords, kernelReady, putEndpoint, putRecordName, recordName, recordsAt } from './wasm/kernel.js';
+import { endpointChainName, SEP_PREFIX } from './chain-names.js';
+import { beginRecords, expandRecords, hashedInKernel, hashRecords, kernelReady, putEndpoint, putRecordName, recordHashes, recordName, recordsAt } from './wasm/kernel.js';
 import { flat } from './print-restore.js';
 import type { L4Protocol } from './ruleset.js';
 import { canonicalIPv4Value, isCanonicalIPv4, isPortNumber, lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
@@ -500,40 +500,88 @@ export function hostPortLength(ep: EndpointInfo): number {
   return ep.ip.length + ep.portSuffix.length + (ep.bracketed ? 2 : 0);
 }
 
+/** What hashEndpointRecords left: the endpoints the kernel did not name, and whether every record took its endpoint. */
+interface KernelHashing {
+  /** Endpoints the kernel cannot name: hashed one by one. */
+  readonly others: readonly number[];
+  /** False when a record could not take its endpoint: then the records cannot be printed from. */
+  readonly placed: boolean;
+}
+
 /**
- * endpointChain of each of `endpoints`, by index: hashed four at a time by the WebAssembly kernel
- * where it is there (as chain-names.ts's endpointChainNames, from the IPs and ports).
+ * Puts `endpoints` into the WebAssembly kernel's records and hashes their names there, four at a
+ * time (as chain-names.ts's endpointChainNames, from the IPs and ports). Undefined when the kernel
+ * is not there or could not hash them: then every name is to be made by endpointChain.
+ */
+function hashEndpointRecords(svc: ServicePortInfo, endpoints: readonly EndpointInfo[]): KernelHashing | undefined {
+  const n = endpoints.length;
+  if (n === 0 || !kernelReady()) return undefined;
+  const head = svc.nameString + svc.protocol;
+  const others: number[] = [];
+  let placed = true;
+  beginRecords(n);
+  for (let i = 0; i < n; i++) {
+    const ep = endpoints[i] as EndpointInfo;
+    const put = putEndpoint(i, ep.ip, ep.ipv4, ep.port, ep.portSuffix, ep.bracketed);
+    if (!put) placed = false;
+    if (!put || !hashedInKernel(head.length, hostPortLength(ep))) others.push(i);
+  }
+  expandRecords(n);
+  return hashRecords(head, n) ? { others, placed } : undefined;
+}
+
+/**
+ * endpointChain of each of `endpoints`, by index: hashed by the WebAssembly kernel where it is
+ * there. `placed` is told where the kernel's records are when they hold every endpoint and its
+ * name, so that an open arena can print from them.
  */
 export function endpointChains(svc: ServicePortInfo, endpoints: readonly EndpointInfo[], placed?: (at: number) => void): string[] {
   const n = endpoints.length;
   const names = new Array<string>(n);
-  const head = svc.nameString + svc.protocol;
-  // Endpoints the kernel cannot name: hashed one by one.
-  let others: number[] | undefined;
-  // Set when a record could not take its endpoint: then the records cannot be printed from.
-  let unplaced = false;
-  let kernel = n > 0 && kernelReady();
-  if (kernel) {
-    beginRecords(n);
-    for (let i = 0; i < n; i++) {
-      const ep = endpoints[i] as EndpointInfo;
-      const put = putEndpoint(i, ep.ip, ep.ipv4, ep.port, ep.portSuffix, ep.bracketed);
-      if (!put) unplaced = true;
-      if (!put || !hashedInKernel(head.length, hostPortLength(ep))) (others ??= []).push(i);
-    }
-    expandRecords(n);
-    kernel = hashRecords(head, n);
-  }
-  if (!kernel) {
+  const hashing = hashEndpointRecords(svc, endpoints);
+  if (hashing === undefined) {
     for (let i = 0; i < n; i++) names[i] = endpointChain(svc, endpoints[i] as EndpointInfo);
     return names;
   }
   for (let i = 0; i < n; i++) names[i] = recordName(i);
-  for (const i of others ?? []) {
+  for (const i of hashing.others) {
     names[i] = endpointChain(svc, endpoints[i] as EndpointInfo);
     putRecordName(i, names[i]);
   }
-  // The records now hold every endpoint and its name: an open arena keeps them for printing.
-  if (placed !== undefined && !unplaced) placed(recordsAt());
+  if (placed !== undefined && hashing.placed) placed(recordsAt());
   return names;
+}
+
+/** The characters of a KUBE-SEP- name after its prefix (upstream's portProtoHash: 16 of base32). */
+const HASH_CHARS = 16;
+
+/**
+ * endpointChain of each of `endpoints` without its `KUBE-SEP-` prefix, concatenated in their
+ * order: what a sync keeps of its endpoints' names. One string per service port, not one per
+ * endpoint: a first sync's state is young while it is built, and every scavenge copies it.
+ * sepNameAt gives a name back. `placed` as for endpointChains.
+ */
+export function endpointChainHashes(svc: ServicePortInfo, endpoints: readonly EndpointInfo[], placed?: (at: number) => void): string {
+  const n = endpoints.length;
+  const hashing = hashEndpointRecords(svc, endpoints);
+  if (hashing === undefined) {
+    let hashes = '';
+    for (let i = 0; i < n; i++) hashes += endpointChain(svc, endpoints[i] as EndpointInfo).slice(SEP_PREFIX.length);
+    return flat(hashes);
+  }
+  for (const i of hashing.others) putRecordName(i, endpointChain(svc, endpoints[i] as EndpointInfo));
+  if (placed !== undefined && hashing.placed) placed(recordsAt());
+  return recordHashes(n);
+}
+
+/** The KUBE-SEP- name of endpoint `i` of hashes that endpointChainHashes made. */
+export function sepNameAt(hashes: string, i: number): string {
+  return SEP_PREFIX + hashes.slice(HASH_CHARS * i, HASH_CHARS * (i + 1));
+}
+
+/** endpointChainHashes of names already made. */
+export function joinChainHashes(names: readonly string[]): string {
+  let hashes = '';
+  for (const name of names) hashes += name.slice(SEP_PREFIX.length);
+  return flat(hashes);
 }

@@ -14,7 +14,17 @@
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { LABEL_SERVICE_NAME, familyName } from '@kubesvc/api-types';
 import { ServiceChainBatch, type ServiceChainNames } from '../chain-names.js';
-import { compareStrings, endpointChain, endpointChains, endpointsMap, sameHostPort, servicePortKey, type EndpointInfo } from '../endpoints.js';
+import {
+  compareStrings,
+  endpointChain,
+  endpointChainHashes,
+  endpointsMap,
+  joinChainHashes,
+  sameHostPort,
+  sepNameAt,
+  servicePortKey,
+  type EndpointInfo,
+} from '../endpoints.js';
 import { compareServices, generateRules, objectKey, RulesetSink, type RuleStats } from '../generate-rules.js';
 import { chainLine, deleteChainLine, flat, printRestoreText, ruleHead, ruleLine, ruleLineAfter } from '../print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
@@ -106,10 +116,12 @@ interface PortEntry {
   readonly info: ServicePortInfo;
   readonly endpoints: readonly EndpointInfo[];
   /**
-   * The KUBE-SEP- name of each endpoint, by index, so that an unchanged endpoint is never hashed
-   * again. An array, not a map: a large first sync makes one per service port.
+   * The KUBE-SEP- name of each endpoint, so that an unchanged endpoint is never hashed again:
+   * their hashes, concatenated in the endpoints' order (endpointChainHashes, sepNameAt). One
+   * string, not an array of names: a large first sync makes one per service port, and its
+   * scavenges copy every object the state holds.
    */
-  readonly sepNames: readonly string[];
+  readonly sepHashes: string;
 }
 
 /** The text one Service contributes; every text is whole lines, each ending in "\n". */
@@ -127,8 +139,26 @@ interface Rendered {
   readonly fullBytes: number;
   readonly declText: string;
   readonly declBytes: number;
-  /** Its per-service nat chains, in declaration order. */
-  readonly chains: readonly string[];
+  /**
+   * How many per-service nat chains it declares: declText holds one `:CHAIN - [0:0]` line each,
+   * which renderedChains reads back when a sync needs the names (no array per service).
+   */
+  readonly chainCount: number;
+}
+
+/** The per-service nat chains of `rendered`, in declaration order, from its declarations. */
+function renderedChains(rendered: Rendered): string[] {
+  const chains: string[] = [];
+  const text = rendered.declText;
+  let at = 0;
+  while (at < text.length) {
+    const space = text.indexOf(' ', at);
+    const end = text.indexOf('\n', space);
+    if (space < 0 || end < 0) break;
+    chains.push(text.slice(at + 1, space));
+    at = end + 1;
+  }
+  return chains;
 }
 
 interface ServiceEntry {
@@ -204,7 +234,7 @@ const EMPTY_RENDERED: Rendered = {
   fullBytes: 0,
   declText: '',
   declBytes: 0,
-  chains: [],
+  chainCount: 0,
 };
 
 /** The slice's identity for the change tracker: its key, the service it feeds, its family. */
@@ -286,7 +316,7 @@ class TextSink implements RuleSink {
       filterLines: 0,
       topLines: 0,
       fullLines: 0,
-      chains: [],
+      chainCount: 0,
     };
   }
 
@@ -322,7 +352,7 @@ class TextSink implements RuleSink {
     item.fullLines++;
   }
   natChain(chain: string): void {
-    this.current?.chains.push(chain);
+    if (this.current !== undefined) this.current.chainCount++;
     this.decl += chainLine(chain);
   }
   nat(chain: string, matches: readonly Match[], target?: Target): void {
@@ -355,7 +385,7 @@ class TextSink implements RuleSink {
     this.full += takeRules();
     item.fullLines += ruleLines;
     this.decl += takeDeclarations();
-    for (const name of names) item.chains.push(name);
+    item.chainCount += names.length;
     return true;
   }
   private closeTop(): void {
@@ -395,7 +425,7 @@ class TextSink implements RuleSink {
         fullBytes: fullText === topText ? topBytes : bytes(fullText),
         declText,
         declBytes: bytes(declText),
-        chains: item.chains,
+        chainCount: item.chainCount,
       };
     }
     this.full = '';
@@ -430,7 +460,7 @@ class KernelSink implements RuleSink {
       filterLines: 0,
       topLines: 0,
       fullLines: 0,
-      chains: [],
+      chainCount: 0,
     };
   }
 
@@ -462,7 +492,7 @@ class KernelSink implements RuleSink {
     item.fullLines++;
   }
   natChain(chain: string): void {
-    this.current?.chains.push(chain);
+    if (this.current !== undefined) this.current.chainCount++;
     writeChainLine(declStream, chain);
   }
   nat(chain: string, matches: readonly Match[], target?: Target): void {
@@ -484,13 +514,11 @@ class KernelSink implements RuleSink {
     if (item === undefined) return false;
     // Endpoints derived in this sync: printed from the records the hashing left (the arena).
     const placed = this.placed?.get(block.endpoints);
-    const names = placed?.names ?? block.endpoints.map(block.sepChain);
-    let i = 0;
     this.closeTop();
-    const ruleLines = printEndpointBlock(block, () => names[i++] as string, placed?.at);
+    const ruleLines = printEndpointBlock(block, placed === undefined ? block.sepChain : undefined, placed);
     if (ruleLines < 0) return false;
     item.fullLines += ruleLines;
-    for (const name of names) item.chains.push(name);
+    item.chainCount += block.endpoints.length;
     return true;
   }
   private closeTop(): void {
@@ -534,7 +562,7 @@ class KernelSink implements RuleSink {
         fullBytes: fullText.length,
         declText,
         declBytes: declText.length,
-        chains: item.chains,
+        chainCount: item.chainCount,
       };
     }
     this.items.length = 0;
@@ -555,7 +583,7 @@ interface KernelItem {
   filterLines: number;
   topLines: number;
   fullLines: number;
-  readonly chains: string[];
+  chainCount: number;
 }
 
 interface SinkItem {
@@ -572,7 +600,7 @@ interface SinkItem {
   filterLines: number;
   topLines: number;
   fullLines: number;
-  readonly chains: string[];
+  chainCount: number;
 }
 
 /**
@@ -612,12 +640,12 @@ function makeFrame(config: ProxierConfig): Frame {
  * a search by identity (the builder passes the port's own EndpointInfo objects).
  */
 function sepChainOf(port: PortEntry): (ep: EndpointInfo) => string {
-  const { endpoints, sepNames } = port;
+  const { endpoints, sepHashes } = port;
   let next = 0;
   return (ep) => {
     const i = endpoints[next] === ep ? next : endpoints.indexOf(ep);
     next = i + 1;
-    return sepNames[i] ?? endpointChain(port.info, ep);
+    return i >= 0 ? sepNameAt(sepHashes, i) : endpointChain(port.info, ep);
   };
 }
 
@@ -771,34 +799,28 @@ function deriveService(
     const endpoints = epMap?.get(servicePortKey(info.namespace, info.name, info.portName, info.protocol)) ?? [];
     endpointCount += endpoints.length;
     const old = oldPorts.size === 0 ? undefined : oldPorts.get(info.nameString + info.protocol);
-    let sepNames: readonly string[];
+    let sepHashes: string;
     if (old === undefined) {
       let at = -1;
-      sepNames = endpointChains(info, endpoints, placed === undefined ? undefined : (where) => (at = where));
-      if (placed !== undefined && at >= 0) placed.set(endpoints, { at, names: sepNames });
+      sepHashes = endpointChainHashes(info, endpoints, placed === undefined ? undefined : (where) => (at = where));
+      if (placed !== undefined && at >= 0) placed.set(endpoints, at);
     } else if (sameEndpoints(old.endpoints, endpoints)) {
-      sepNames = old.sepNames;
+      sepHashes = old.sepHashes;
     } else {
       const known = new Map<string, string>();
-      old.endpoints.forEach((ep, i) => {
-        const name = old.sepNames[i];
-        if (name !== undefined) known.set(ep.hostPort, name);
-      });
+      old.endpoints.forEach((ep, i) => known.set(ep.hostPort, sepNameAt(old.sepHashes, i)));
       const unknown = endpoints.filter((ep) => !known.has(ep.hostPort));
-      const hashed = endpointChains(info, unknown);
-      unknown.forEach((ep, i) => known.set(ep.hostPort, hashed[i] as string));
-      sepNames = endpoints.map((ep) => known.get(ep.hostPort) as string);
+      const hashed = endpointChainHashes(info, unknown);
+      unknown.forEach((ep, i) => known.set(ep.hostPort, sepNameAt(hashed, i)));
+      sepHashes = joinChainHashes(endpoints.map((ep) => known.get(ep.hostPort) as string));
     }
-    return { info, endpoints, sepNames };
+    return { info, endpoints, sepHashes };
   });
   return { ports, endpointCount };
 }
 
-/** Where an open kernel arena holds a port's endpoint records (hashed and named), and their names. */
-interface Placed {
-  readonly at: number;
-  readonly names: readonly string[];
-}
+/** Where an open kernel arena holds a port's endpoint records, hashed and named (recordsAt). */
+type Placed = number;
 
 /** The most endpoints the slices of one Service hold: a bound on any of its service ports' endpoints. */
 function mostEndpoints(candidates: Iterable<Candidate>): number {
@@ -1160,9 +1182,9 @@ function syncObjects(
   const entries: ServiceEntry[] = matched.base !== undefined ? matched.base.slice() : new Array<ServiceEntry>(matched.count);
   const written = new Set<number>();
   const staleChains: string[] = [];
-  const retire = (oldChains: readonly string[], newChains: readonly string[]): void => {
+  const retire = (oldChains: readonly string[], now: Rendered | undefined): void => {
     if (oldChains.length === 0) return;
-    const keep = new Set(newChains);
+    const keep = new Set(now === undefined ? [] : renderedChains(now));
     for (const chain of oldChains) if (!keep.has(chain)) staleChains.push(chain);
   };
   let servicesChanged = matched.removed.length;
@@ -1196,7 +1218,7 @@ function syncObjects(
     entries[pos] = entry;
     if (!reuse) {
       if (ports.length > 0) toRender.push({ entry, ports });
-      fresh.push({ entry, previousChains: previous?.rendered.chains ?? [] });
+      fresh.push({ entry, previousChains: previous === undefined ? [] : renderedChains(previous.rendered) });
     }
   }
   if (modeFlipped && matched.base !== undefined) {
@@ -1207,7 +1229,7 @@ function syncObjects(
       const copy: ServiceEntry & { rendered: Rendered } = { ...entry, rendered: EMPTY_RENDERED };
       entries[pos] = copy;
       if (entry.ports.length > 0) toRender.push({ entry: copy, ports: entry.ports });
-      fresh.push({ entry: copy, previousChains: entry.rendered.chains });
+      fresh.push({ entry: copy, previousChains: renderedChains(entry.rendered) });
     }
   }
   // A first sync renders everything, in the text's order: its whole text is made in the kernel
@@ -1223,13 +1245,13 @@ function syncObjects(
     for (const { entry, ports } of toRender) render(sink, entry, ports, ctx, configAscii);
     sink.finish();
   }
-  for (const { entry, previousChains } of fresh) retire(previousChains, entry.rendered.chains);
-  for (const gone of matched.removed) retire(gone.rendered.chains, []);
+  for (const { entry, previousChains } of fresh) retire(previousChains, entry.rendered);
+  for (const gone of matched.removed) retire(renderedChains(gone.rendered), undefined);
   // After a config change the old state's chains are all candidates for deletion.
   if (prev0 !== undefined && !sameConfig) {
     const active = new Set<string>();
-    for (const entry of entries) for (const chain of entry.rendered.chains) active.add(chain);
-    for (const entry of prev0.entries) for (const chain of entry.rendered.chains) if (!active.has(chain)) staleChains.push(chain);
+    for (const entry of entries) for (const chain of renderedChains(entry.rendered)) active.add(chain);
+    for (const entry of prev0.entries) for (const chain of renderedChains(entry.rendered)) if (!active.has(chain)) staleChains.push(chain);
     for (const chain of prev0.v18?.serviceChains ?? []) if (!active.has(chain)) staleChains.push(chain);
   }
 
@@ -1262,7 +1284,7 @@ function syncObjects(
     servicePorts += entry.ports.length;
     totalFilterRules += r.filterLines;
     totalNatRules += r.fullLines;
-    totalNatChains += r.chains.length;
+    totalNatChains += r.chainCount;
     if (r.filterLines > 0) {
       if (session === undefined) filterParts.push(r.filterText);
       filterLines += r.filterLines;
@@ -1273,10 +1295,10 @@ function syncObjects(
         placed.push({ entry, declAt: declChars, natAt: natChars });
         freshChars += r.declText.length + r.fullText.length;
       }
-      if (r.chains.length > 0) {
+      if (r.chainCount > 0) {
         if (session === undefined) declParts.push(r.declText);
         declChars += r.declText.length;
-        chainsWritten += r.chains.length;
+        chainsWritten += r.chainCount;
         bytes += r.declBytes;
       }
       if (session === undefined) natParts.push(r.fullText);
@@ -1429,7 +1451,7 @@ function syncV18(
   const serviceChains = (nat?.chains ?? []).filter((chain) => V18_SERVICE_CHAIN.test(chain));
   const active = new Set(nat?.chains ?? []);
   const existing = new Set<string>(prev0?.v18?.serviceChains ?? []);
-  for (const entry of prev0?.entries ?? []) for (const chain of entry.rendered.chains) if (V18_SERVICE_CHAIN.test(chain)) existing.add(chain);
+  for (const entry of prev0?.entries ?? []) for (const chain of renderedChains(entry.rendered)) if (V18_SERVICE_CHAIN.test(chain)) existing.add(chain);
   const stale = [...existing].filter((chain) => !active.has(chain)).sort(compareStrings);
   const written: Ruleset =
     stale.length === 0 || filter === undefined || nat === undefined

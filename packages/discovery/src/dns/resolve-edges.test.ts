@@ -191,6 +191,14 @@ describe('ports and SRV (upstream findServices, backend_lookup.go SRV)', () => {
     expect(ask(`external.${Z}`, 'SRV')).toStrictEqual(noData());
   });
 
+  it('below an ExternalName: _port._proto names the CNAME too (findServices matches no port there), an endpoint label nothing', () => {
+    const cname = answer([rr(`_http._tcp.external.${Z}`, 'CNAME', 'ext.example.test')]);
+    expect(ask(`_http._tcp.external.${Z}`, 'CNAME')).toStrictEqual(cname);
+    expect(ask(`_http._tcp.external.${Z}`, 'A')).toStrictEqual(cname);
+    expect(ask(`_http._tcp.external.${Z}`, 'SRV')).toStrictEqual(noData());
+    expect(ask(`x.external.${Z}`, 'CNAME')).toStrictEqual(nxDomain());
+  });
+
   it('a CNAME question: only an ExternalName has one; a ClusterIP name is NODATA, an unknown name NXDOMAIN', () => {
     expect(ask(`external.${Z}`, 'CNAME')).toStrictEqual(answer([rr(`external.${Z}`, 'CNAME', 'ext.example.test')]));
     expect(ask(`svc1.${Z}`, 'CNAME')).toStrictEqual(noData());

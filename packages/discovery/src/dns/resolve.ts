@@ -159,8 +159,9 @@ function findService(zone: Zone, name: ParsedName, zoneAsAsked: string): Lookup 
   if (service === undefined) return NOT_FOUND;
   const fqdn = `${service.name}.${service.namespace}.svc.${zoneAsAsked}`;
   if (service.kind === 'externalName') {
-    // Nothing exists below an ExternalName name, and an IP is not a CNAME target.
-    if (name.endpoint !== '' || name.srv !== undefined || parseIP(service.externalName).ok) return NOT_FOUND;
+    // An ExternalName has no endpoints, and an IP is not a CNAME target. Its ports are not
+    // matched: `_<port>._<proto>.<name>` stands for the CNAME too, as in CoreDNS.
+    if (name.endpoint !== '' || parseIP(service.externalName).ok) return NOT_FOUND;
     return { found: true, entries: [{ kind: 'cname', target: service.externalName }] };
   }
   const entries: Entry[] = [];

@@ -69,6 +69,7 @@ describe('the hooks a packet takes', () => {
   it('NEW, from this host: nat OUTPUT, filter OUTPUT, nat POSTROUTING, and filter INPUT when it loops back', () => {
     const host = { ...toRemote, source: NODE, entry: 'host' } as const;
     expect(hooks(only(probe, host))).toEqual(['nat OUTPUT', 'filter OUTPUT', 'nat POSTROUTING']);
+    expect(only(probe, host).delivery).toBe('forward');
     expect(hooks(only(probe, { ...host, destination: '127.0.0.1' }))).toEqual(['nat OUTPUT', 'filter OUTPUT', 'nat POSTROUTING', 'filter INPUT']);
     expect(hooks(only(probe, { ...host, destination: NODE }))).toEqual(['nat OUTPUT', 'filter OUTPUT', 'nat POSTROUTING', 'filter INPUT']);
   });
@@ -192,9 +193,10 @@ describe('DNAT', () => {
     expect(withPort).toMatchObject({ kind: 'dnat', dnat: '10.9.9.9:8080', delivery: 'forward' });
     expect(comments(withPort)).toEqual(['to-8080', 'dnat-state']);
     // Without a port the packet keeps its own (80).
-    const noPort = only(restore(filterSees, ['-A PREROUTING -j DNAT --to-destination 10.9.9.9']), toRemote);
+    const to80 = '-A FORWARD -p tcp -m tcp --dport 80 -m comment --comment to-80';
+    const noPort = only(restore([...filterSees, to80], ['-A PREROUTING -j DNAT --to-destination 10.9.9.9']), toRemote);
     expect(noPort.dnat).toBe('10.9.9.9');
-    expect(comments(noPort)).toEqual(['dnat-state']);
+    expect(comments(noPort)).toEqual(['dnat-state', 'to-80']);
     // To this node: delivered locally.
     expect(only(restore([], [`-A PREROUTING -j DNAT --to-destination ${NODE}:80`]), toRemote).delivery).toBe('local');
   });
@@ -208,17 +210,23 @@ describe('DNAT', () => {
     expect(withPort.matched.map((m) => m.chain)).toEqual(['PREROUTING', 'FORWARD']);
     const bare = only(ruleset([rule('PREROUTING', [], { kind: 'dnat', destination: 'fd00::7' })], [], [], 6), p6, six);
     expect(bare.dnat).toBe('fd00::7');
-    const bracketOnly = only(ruleset([rule('PREROUTING', [], { kind: 'dnat', destination: '[fd00::7]' })], [], [], 6), p6, six);
+    // Without a port the packet keeps its own (80), which a filter rule then sees.
+    const port80 = rule('FORWARD', [{ kind: 'dport', port: 80 }, { kind: 'comment', text: 'to-80' }]);
+    const bracketOnly = only(ruleset([rule('PREROUTING', [], { kind: 'dnat', destination: '[fd00::7]' })], [port80], [], 6), p6, six);
     expect(bracketOnly.dnat).toBe('[fd00::7]');
+    expect(bracketOnly.matched.map((m) => m.chain)).toEqual(['PREROUTING', 'FORWARD']);
   });
 
-  it.each([['nope'], ['10.9.9.9:x80'], ['10.9.9.9:80x'], ['10.9.9.9:123456'], ['x[fd00::7]:80'], ['[fd00::7]:80x'], ['10.9.9.9:']])(
-    'refuses the destination %s',
-    (destination) => {
-      const result = tracePacket(ruleset([rule('PREROUTING', [], { kind: 'dnat', destination })]), toRemote, options);
-      expect(result).toEqual({ ok: false, error: { _tag: 'ErrTrace', message: `PREROUTING: bad DNAT destination ${destination}` } });
-    },
-  );
+  it.each([['nope'], ['10.9.9.9:x80'], ['10.9.9.9:80x'], ['10.9.9.9:123456'], ['10.9.9.9:']])('refuses the destination %s', (destination) => {
+    const result = tracePacket(ruleset([rule('PREROUTING', [], { kind: 'dnat', destination })]), toRemote, options);
+    expect(result).toEqual({ ok: false, error: { _tag: 'ErrTrace', message: `PREROUTING: bad DNAT destination ${destination}` } });
+  });
+
+  it.each([['x[fd00::7]:80'], ['[fd00::7]:80x'], ['[fd00::7]x']])('refuses the IPv6 destination %s', (destination) => {
+    const p6: Packet = { source: 'fd00::9', destination: 'fd00::5', protocol: 'tcp', destinationPort: 80, entry: 'pod' };
+    const result = tracePacket(ruleset([rule('PREROUTING', [], { kind: 'dnat', destination })], [], [], 6), p6, { localAddresses: [], family: 6 });
+    expect(result).toEqual({ ok: false, error: { _tag: 'ErrTrace', message: `PREROUTING: bad DNAT destination ${destination}` } });
+  });
 });
 
 describe('what iptables refuses, and values a Ruleset can hold that the tracer cannot read', () => {
@@ -237,6 +245,9 @@ describe('what iptables refuses, and values a Ruleset can hold that the tracer c
       'ErrTrace: nat POSTROUTING: DNAT is only valid in nat PREROUTING and OUTPUT',
     );
     expect(refused(ruleset([rule('OUTPUT', [], { kind: 'dnat', destination: '10.9.9.9:80' })]), host)).toBe('traced');
+    expect(refused(ruleset([], [rule('OUTPUT', [], { kind: 'dnat', destination: '10.9.9.9:80' })]), host)).toBe(
+      'ErrTrace: filter OUTPUT: DNAT is only valid in nat PREROUTING and OUTPUT',
+    );
     expect(refused(ruleset([rule('PREROUTING', [], { kind: 'masquerade', randomFully: false })]))).toBe(
       'ErrTrace: nat PREROUTING: MASQUERADE is only valid in nat POSTROUTING',
     );
@@ -254,6 +265,15 @@ describe('what iptables refuses, and values a Ruleset can hold that the tracer c
     expect(at({ kind: 'conntrack', states: ['NEW', 'BOGUS'], negated: false })).toBe('ErrTrace: nat PREROUTING rule 2: unknown conntrack state BOGUS');
     expect(at({ kind: 'statistic', probability: 'abc', denominator: 2 })).toBe('ErrTrace: nat PREROUTING rule 2: bad --probability abc');
     expect(at({ kind: 'statistic', probability: '1.5', denominator: 2 })).toBe('ErrTrace: nat PREROUTING rule 2: bad --probability 1.5');
+    // Read as a double this is 1; as written it is more than 1, which no probability is.
+    expect(at({ kind: 'statistic', probability: '1.00000000000000000001', denominator: 1 })).toBe(
+      'ErrTrace: nat PREROUTING rule 2: bad --probability 1.00000000000000000001',
+    );
+  });
+
+  it('a rule in a chain the table does not declare is kept out of reach, not an error', () => {
+    const rs = ruleset([rule('GHOST', [], { kind: 'drop' }), rule('PREROUTING', [{ kind: 'comment', text: 'x' }])]);
+    expect(only(rs, toRemote).kind).toBe('no-match');
   });
 
   it('an ICMP packet has no port: a port match never matches it', () => {

@@ -432,6 +432,9 @@ describe('checkRuleset', () => {
     // A name every object inherits is not a kind.
     ['the match kind toString', oneRule(rule([{ kind: 'toString' }])), 'tables[1].rules[0].matches[0]: not a Match'],
     ['the match kind constructor', oneRule(rule([{ kind: 'constructor' }])), 'tables[1].rules[0].matches[0]: not a Match'],
+    // A kind that is not a string but reads as one when used as a key.
+    ['a match kind that is a one-element array', oneRule(rule([{ kind: ['comment'], text: 'x' }])), 'tables[1].rules[0].matches[0]: not a Match'],
+    ['a target kind that is an object naming a kind', oneRule(rule([], { kind: { toString: () => 'accept' } })), 'tables[1].rules[0].target: not a Target'],
     ['a target that is a string', oneRule(rule([], 'ACCEPT')), 'tables[1].rules[0].target: not a Target'],
     ['a null target', oneRule(rule([], null)), 'tables[1].rules[0].target: not a Target'],
     ['an unknown target kind', oneRule(rule([], { kind: 'snat', source: '1.2.3.4' })), 'tables[1].rules[0].target: not a Target'],

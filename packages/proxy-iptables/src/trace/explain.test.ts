@@ -254,6 +254,25 @@ describe('the note on a ping to a cluster IP', () => {
     expect(second(rs)).toBe('  probability: written 1 ≈ 1.000000000000, kernel 1 ≈ 1.000000000000');
   });
 
+  it('a rule for a subnet is not a cluster IP rule, even for the address that starts the subnet', () => {
+    const rs = services(['-A KUBE-SERVICES -d 10.96.0.0/16 -p tcp -m comment --comment "ns/b:p cluster IP" -m tcp --dport 80 -j KUBE-SVC-A']);
+    expect(second(rs, { ...ping, destination: '10.96.0.0' })).toBe('  probability: written 1 ≈ 1.000000000000, kernel 1 ≈ 1.000000000000');
+    const host = services(['-A KUBE-SERVICES -d 10.96.0.0/32 -p tcp -m comment --comment "ns/b:p cluster IP" -m tcp --dport 80 -j KUBE-SVC-A']);
+    expect(second(host, { ...ping, destination: '10.96.0.0' })).toBe(`  10.96.0.0 is the cluster IP of ns/b:p (tcp 80)${TAIL}`);
+  });
+
+  it('a rule without -p names no protocol (kube-proxy always writes one)', () => {
+    // The ping matches this rule and goes through the empty service chain, unanswered.
+    const rs = services(['-A KUBE-SERVICES -d 10.96.0.10/32 -m comment --comment "ns/z:p cluster IP" -j KUBE-SVC-A']);
+    expect(second(rs)).toBe(`  10.96.0.10 is the cluster IP of ns/z:p ()${TAIL}`);
+  });
+
+  it('over a restore text, with the family option given as 4 or left out', () => {
+    const rs = services(['-A KUBE-SERVICES -d 10.96.0.10/32 -p tcp -m comment --comment "ns/web:http cluster IP" -m tcp --dport 80 -j KUBE-SVC-A']);
+    expect(second(rs, ping, { ...options, family: 4 })).toBe(`  10.96.0.10 is the cluster IP of ns/web:http (tcp 80)${TAIL}`);
+    expect(second(rs, ping, options)).toBe(`  10.96.0.10 is the cluster IP of ns/web:http (tcp 80)${TAIL}`);
+  });
+
   it('the comment alone names the port (a comment of just " cluster IP" names nothing)', () => {
     const rs = services(['-A KUBE-SERVICES -d 10.96.0.10/32 -p tcp -m comment --comment " cluster IP" -m tcp --dport 80 -j KUBE-SVC-A']);
     expect(second(rs)).toBe(`  10.96.0.10 is the cluster IP of  (tcp 80)${TAIL}`);

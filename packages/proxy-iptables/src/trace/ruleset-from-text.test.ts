@@ -196,6 +196,7 @@ describe('matches', () => {
     ['-m recent --set --seconds 10', '-m recent: only --set, or --rcheck --seconds S, can be traced'],
     ['-m recent --rcheck', '-m recent: only --set, or --rcheck --seconds S, can be traced'],
     ['-m recent --rcheck --set --seconds 10', '-m recent: only --set, or --rcheck --seconds S, can be traced'],
+    ['-m recent --rcheck --set', '-m recent: only --set, or --rcheck --seconds S, can be traced'],
     ['-m recent --rcheck --seconds 1.5', '-m recent: only --set, or --rcheck --seconds S, can be traced'],
     ['-m recent --rcheck --seconds 10s', '-m recent: only --set, or --rcheck --seconds S, can be traced'],
     ['-m recent --rcheck --seconds x10', '-m recent: only --set, or --rcheck --seconds S, can be traced'],
@@ -291,6 +292,16 @@ describe('what iptables-restore cannot hand over, given as a RuleSpec', () => {
     });
   });
 
+  it('an addrtype type or a statistic probability without its argument reads as an empty text', () => {
+    expect(ruleFromSpec('KUBE-X', spec({ matches: [{ module: 'addrtype', options: [{ name: '--dst-type', negated: false, args: [] }] }] }))).toEqual({
+      ok: false,
+      message: '-m addrtype --dst-type : only LOCAL can be traced',
+    });
+    // The tracer then refuses the empty probability with the rule (trace-packet.ts).
+    const statistic = { module: 'statistic', options: [{ name: '--mode', negated: false, args: ['random'] }, { name: '--probability', negated: false, args: [] }] };
+    expect(ruleFromSpec('KUBE-X', spec({ matches: [statistic] }))).toEqual({ ok: true, value: { chain: 'KUBE-X', matches: [{ kind: 'statistic', probability: '', denominator: 0 }] } });
+  });
+
   it('a --dport or --seconds without its argument is refused, not read as a value', () => {
     expect(ruleFromSpec('KUBE-X', spec({ matches: [{ module: 'tcp', options: [{ name: '--dport', negated: false, args: [] }] }], protocol: { value: 'tcp', negated: false } }))).toEqual({
       ok: false,
@@ -320,7 +331,7 @@ describe('statements', () => {
     expect(chains('*filter\n:INPUT ACCEPT [0:0]\n:FORWARD DROP [0:0]\n:OUTPUT ACCEPT [0:0]\n-A INPUT -j DROP\nCOMMIT\n', 0)).toEqual({ chains: [], rules: ['INPUT drop'], deleted: [] });
   });
 
-  it("a chain line flushes the chain's rules (iptables-restore), -N does not", () => {
+  it("a chain line flushes the chain's rules (iptables-restore)", () => {
     expect(chains('*nat\n:KUBE-A - [0:0]\n:KUBE-B - [0:0]\n-A KUBE-A -j RETURN\n-A KUBE-B -j RETURN\n:KUBE-A - [0:0]\n-A KUBE-A -j KUBE-B\nCOMMIT\n')).toEqual({
       chains: ['KUBE-A', 'KUBE-B'],
       rules: ['KUBE-B return', 'KUBE-A KUBE-B'],
@@ -328,6 +339,16 @@ describe('statements', () => {
     });
     // A built-in chain's line resets it too.
     expect(chains('*nat\n:KUBE-A - [0:0]\n-A PREROUTING -j KUBE-A\n:PREROUTING ACCEPT [0:0]\nCOMMIT\n')).toEqual({ chains: ['KUBE-A'], rules: [], deleted: [] });
+  });
+
+  it('-N of a chain the table has is refused at its line, as iptables-restore refuses it; -N after -X is not', () => {
+    expect(chains('*nat\n:KUBE-A - [0:0]\n-A KUBE-A -j RETURN\n-N KUBE-A\nCOMMIT\n')).toEqual(refused("Chain 'KUBE-A' already exists", 4));
+    expect(chains('*nat\n-N KUBE-A\n-N KUBE-A\nCOMMIT\n')).toEqual(refused("Chain 'KUBE-A' already exists", 3));
+    expect(chains('*nat\n-N PREROUTING\nCOMMIT\n')).toEqual(refused("Chain 'PREROUTING' already exists", 2));
+    expect(chains('*filter\n-N FORWARD\nCOMMIT\n', 0)).toEqual(refused("Chain 'FORWARD' already exists", 2));
+    // A chain of the other table is not this one's.
+    expect(chains('*filter\n:KUBE-A - [0:0]\nCOMMIT\n*nat\n-N KUBE-A\n-N FORWARD\nCOMMIT\n')).toEqual({ chains: ['KUBE-A', 'FORWARD'], rules: [], deleted: [] });
+    expect(chains('*nat\n-N KUBE-A\n-X KUBE-A\n-N KUBE-A\nCOMMIT\n')).toEqual({ chains: ['KUBE-A'], rules: [], deleted: ['KUBE-A'] });
   });
 
   it('a rule in a chain that was not declared is refused at its line', () => {
@@ -374,6 +395,15 @@ describe('statements', () => {
       ['filter', ['KUBE-F'], ['KUBE-F']],
       ['nat', ['KUBE-N'], ['KUBE-N']],
     ]);
+  });
+});
+
+describe('a rule without a target', () => {
+  it('has no target field at all, not one that is undefined', () => {
+    const read = rules(['-A KUBE-X -m comment --comment count']);
+    const [rule] = Array.isArray(read) ? (read as readonly Rule[]) : [];
+    expect(rule === undefined ? 'none' : Object.keys(rule)).toEqual(['chain', 'matches']);
+    expect(ruleFromSpec('KUBE-X', { matches: [] })).toStrictEqual({ ok: true, value: { chain: 'KUBE-X', matches: [] } });
   });
 });
 

@@ -94,3 +94,24 @@ describe('allocateNextOffsets (batch)', () => {
     }
   });
 });
+
+describe('band and word edges', () => {
+  it('a band offset at or past the size leaves only the static band: the whole range, one draw', () => {
+    for (const band of [100, 250]) {
+      const rng = seededRng(8);
+      const [start, advanced] = nextInt(rng, 100);
+      expect(pickNextOffset(emptyBitmap(100), band, rng)).toEqual({ offset: start, rng: advanced });
+      const all = allocateNextOffsets(emptyBitmap(100), band, seededRng(8), 200);
+      expect([...all.offsets].sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    }
+  });
+
+  it('the batch never picks an offset past a size one short of a word, or of two words', () => {
+    for (const max of [31, 63]) {
+      const all = allocateNextOffsets(emptyBitmap(max), 0, seededRng(max), 2 * max);
+      expect([...all.offsets].sort((a, b) => a - b)).toEqual(Array.from({ length: max }, (_, i) => i));
+      expect(all.full).toBe(true);
+      expect(all.bitmap.count).toBe(max);
+    }
+  });
+});

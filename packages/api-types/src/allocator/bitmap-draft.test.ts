@@ -21,3 +21,31 @@ describe('BitmapDraft', () => {
     expect(() => draftSet(emptyDraft(10), 10)).toThrow(RangeError);
   });
 });
+
+describe('BitmapDraft edges', () => {
+  it('offset 0, neighbours in one word, and the order of draftForEach', () => {
+    const draft = emptyDraft(64);
+    expect(draftSet(draft, 0)).toBe(true);
+    expect(draftSet(draft, 1)).toBe(true);
+    expect(draftSet(draft, 33)).toBe(true);
+    expect(draftHas(draft, 0)).toBe(true);
+    const seen: number[] = [];
+    draftForEach(draft, (o) => seen.push(o));
+    expect(seen).toEqual([0, 1, 33]);
+    // Clearing one bit leaves its neighbour in the same word.
+    expect(draftClear(draft, 1)).toBe(true);
+    expect(draftHas(draft, 0)).toBe(true);
+    expect(draftClear(draft, 0)).toBe(true);
+    expect(draft.count).toBe(1);
+    expect(bitmapOffsets(draftToBitmap(draft))).toEqual([33]);
+  });
+
+  it('draftSet refuses a negative or fractional offset, naming it, and changes nothing', () => {
+    const draft = emptyDraft(10);
+    expect(() => draftSet(draft, -1)).toThrow(RangeError);
+    expect(() => draftSet(draft, -1)).toThrow(/-1/);
+    expect(() => draftSet(draft, 2.5)).toThrow(RangeError);
+    expect(draft.count).toBe(0);
+    expect(draftHas(draft, -1)).toBe(false);
+  });
+});

@@ -139,3 +139,90 @@ test.prop([maxArb.chain((max) => fc.tuple(fc.constant(max), opsArb(max)))])(
     }
   },
 );
+
+describe('edges the Set model rarely reaches', () => {
+  const LEAF = 2048;
+
+  it('a run of 2048 set offsets on a leaf boundary reads back bit by bit', () => {
+    const b = bitmapOf(3 * LEAF, Array.from({ length: LEAF }, (_, i) => LEAF + i));
+    expect(b.count).toBe(LEAF);
+    expect(bitmapOffsets(b)).toEqual(Array.from({ length: LEAF }, (_, i) => LEAF + i));
+    for (const o of [LEAF, LEAF + 31, LEAF + 32, 2 * LEAF - 1]) expect(bitmapHas(b, o)).toBe(true);
+    expect(bitmapHas(b, LEAF - 1)).toBe(false);
+    expect(bitmapHas(b, 2 * LEAF)).toBe(false);
+    // Clearing one bit of the run leaves the other 2047, and the run it came from whole.
+    const cleared = bitmapClear(b, LEAF + 100);
+    expect(bitmapOffsets(cleared)).toEqual(Array.from({ length: LEAF }, (_, i) => LEAF + i).filter((o) => o !== LEAF + 100));
+    expect(bitmapHas(b, LEAF + 100)).toBe(true);
+  });
+
+  it('clears bits below an inner node, in any child, and keeps the bitmap it was given', () => {
+    // 70 000 offsets: two levels. One bit in the first leaf, two in a later child.
+    const offsets = [5, 4100, 65_600];
+    const b = bitmapOf(70_000, offsets);
+    const c = bitmapClear(b, 4100);
+    expect(bitmapOffsets(c)).toEqual([5, 65_600]);
+    expect(c.count).toBe(2);
+    expect(bitmapOffsets(b)).toEqual(offsets);
+    const d = bitmapClear(bitmapClear(c, 65_600), 5);
+    expect(bitmapOffsets(d)).toEqual([]);
+    expect(bitmapFindClear(d, 0, 70_000)).toBe(0);
+    expect(bitmapOffsets(c)).toEqual([5, 65_600]);
+    // Set again after clearing to empty.
+    expect(bitmapOffsets(bitmapSet(d, 65_600))).toEqual([65_600]);
+  });
+
+  it('bitmapHas is false outside [0, max), also where the leaf keeps its count', () => {
+    // max 2048 is exactly one leaf: offset 2048 would read the word after the last.
+    const b = bitmapOf(LEAF, [0]);
+    expect(bitmapHas(b, 0)).toBe(true);
+    expect(bitmapHas(b, LEAF)).toBe(false);
+    expect(bitmapHas(b, -1)).toBe(false);
+    expect(bitmapHas(bitmapOf(40, [39]), 40)).toBe(false);
+  });
+
+  it('refuses a negative or fractional size and a negative or fractional offset, naming the value', () => {
+    expect(() => emptyBitmap(-1)).toThrow(RangeError);
+    expect(() => emptyBitmap(-1)).toThrow(/-1/);
+    expect(() => emptyBitmap(2.5)).toThrow(/2\.5/);
+    expect(() => bitmapSet(emptyBitmap(8), -1)).toThrow(RangeError);
+    expect(() => bitmapSet(emptyBitmap(8), 1.5)).toThrow(RangeError);
+    expect(bitmapOffsets(bitmapSet(emptyBitmap(8), 0))).toEqual([0]);
+  });
+
+  it('bitmapFromWords ignores words and bits at or beyond max', () => {
+    const ones = Uint32Array.from([0xffff_ffff, 0xffff_ffff, 0xffff_ffff]);
+    const ten = bitmapFromWords(10, ones);
+    expect(ten.count).toBe(10);
+    expect(bitmapOffsets(ten)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // max a whole word: the second word starts at max.
+    const word = bitmapFromWords(32, ones);
+    expect(word.count).toBe(32);
+    expect(bitmapOffsets(word)).toEqual(Array.from({ length: 32 }, (_, i) => i));
+  });
+
+  it('bitmapFromWords with more leaves than one inner node holds: a free bit in the first node is found', () => {
+    // 33 leaves: the first inner node holds 32, the 33rd is in the next. Everything is set
+    // but offset 0, so the first node is one short of full.
+    const max = 33 * LEAF;
+    const words = new Uint32Array(max / 32).fill(0xffff_ffff);
+    words[0] = 0xffff_fffe;
+    const b = bitmapFromWords(max, words);
+    expect(b.count).toBe(max - 1);
+    expect(bitmapFindClear(b, 0, max)).toBe(0);
+    expect(bitmapHas(b, max - 1)).toBe(true);
+    expect(bitmapHas(b, 0)).toBe(false);
+  });
+
+  it('bitmapEquals: the same size and the same offsets, nothing else', () => {
+    expect(bitmapEquals(emptyBitmap(10), emptyBitmap(20))).toBe(false);
+    expect(bitmapEquals(bitmapOf(10, [1]), bitmapOf(20, [1]))).toBe(false);
+    expect(bitmapEquals(bitmapOf(10, [1]), bitmapOf(10, [2]))).toBe(false);
+    // Same count, different lengths of bytes.
+    expect(bitmapEquals(bitmapOf(16, [1]), bitmapOf(16, [9]))).toBe(false);
+    // Same last byte, different first byte.
+    expect(bitmapEquals(bitmapOf(16, [0, 8]), bitmapOf(16, [0, 9]))).toBe(false);
+    expect(bitmapEquals(bitmapOf(16, [0, 9]), bitmapSet(bitmapOf(16, [9]), 0))).toBe(true);
+    expect(bitmapEquals(emptyBitmap(16), emptyBitmap(16))).toBe(true);
+  });
+});

@@ -18,3 +18,9 @@ describe('leakHoldoff', () => {
     expect(leakCountersToMap(undefined).size).toBe(0);
   });
 });
+
+describe('leakCountersToMap', () => {
+  it('drops counters that are not integers (stored data read back)', () => {
+    expect([...leakCountersToMap({ a: 2, b: 1.5, c: Number.NaN, d: '1' as unknown as number })]).toEqual([['a', 2]]);
+  });
+});

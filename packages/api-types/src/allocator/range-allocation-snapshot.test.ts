@@ -15,6 +15,11 @@ describe('rangeAllocationSnapshot', () => {
     });
     expect(rangeAllocationSnapshot('10.0.0.0/24', emptyBitmap(254)).metadata).toEqual({});
   });
+
+  it('keeps fields of the stored object that it does not know (the schema is a loose object)', () => {
+    const stored = { apiVersion: 'v1' as const, kind: 'RangeAllocation' as const, metadata: {}, range: '', data: '', futureField: 'kept' };
+    expect(rangeAllocationSnapshot('10.0.0.0/24', emptyBitmap(254), stored)).toMatchObject({ futureField: 'kept', range: '10.0.0.0/24', data: '' });
+  });
 });
 
 describe('rangeAllocationSnapshotBytes', () => {

@@ -44,3 +44,12 @@ test.prop([fc.integer(), fc.integer({ min: 1, max: 2 ** 32 })])('every draw is a
     expect(v).toBeLessThan(bound);
   }
 });
+
+describe('bounds', () => {
+  it('takes bound 1 (always 0) and bound 2^32, and names a refused value', () => {
+    expect(draws(5, 1, 20)).toEqual(new Array<number>(20).fill(0));
+    for (const v of draws(5, 2 ** 32, 20)) expect(v >= 0 && v < 2 ** 32 && Number.isInteger(v)).toBe(true);
+    expect(() => nextInt(seededRng(1), 0)).toThrow(/got 0/);
+    expect(() => seededRng(0.5)).toThrow(/0\.5/);
+  });
+});

@@ -57,6 +57,7 @@ describe('addressAtOffset, as netutils.GetIndexedIP', () => {
 
   test('a number offset must be a safe integer', () => {
     expect(() => addressAtOffset(cidr('10.0.0.0/8'), 1.5)).toThrow(RangeError);
+    expect(() => addressAtOffset(cidr('10.0.0.0/8'), 1.5)).toThrow(/1\.5/);
     expect(() => addressAtOffset(cidr('::/0'), 2 ** 60)).toThrow(RangeError);
     expect(() => addressAtOffset(cidr('::/0'), Number.NaN)).toThrow(RangeError);
   });

@@ -25,6 +25,7 @@ describe('cidrSize and cidrSizeCapped', () => {
     expect(cidrSizeCapped(cidr('2001:db8::/120'), 65_536)).toBe(256);
     expect(cidrSizeCapped(cidr('::/0'), 0)).toBe(0);
     expect(() => cidrSizeCapped(cidr('::/0'), -1)).toThrow(RangeError);
+    expect(() => cidrSizeCapped(cidr('::/0'), -1)).toThrow(/-1/);
     expect(() => cidrSizeCapped(cidr('::/0'), Number.POSITIVE_INFINITY)).toThrow(RangeError);
   });
 });

@@ -182,3 +182,26 @@ describe('block helpers', () => {
     }
   });
 });
+
+describe('edges of the prefix length and of parseCIDRStrict', () => {
+  test('the prefix length is decimal digits only', () => {
+    // '/' and ':' sit just below and just above the digits.
+    for (const s of ['10.0.0.0/1/', '10.0.0.0/1:', '10.0.0.0/8a', '10.0.0.0/-8', '10.0.0.0/']) {
+      expect(show(s)).toBe(`invalid CIDR address: ${s}`);
+    }
+  });
+
+  test('parseCIDRStrict reads IPv4 octets strictly, and refuses an address that is not its network', () => {
+    expect(parseCIDRStrict('010.0.0.0/8').ok).toBe(false);
+    expect(parseCIDRSloppy('010.0.0.0/8').ok).toBe(true);
+    // ::ffff:0.0.0.0 is the IPv4 address 0.0.0.0; its /64 is the IPv6 block ::/64.
+    const r = parseCIDRStrict('::ffff:0.0.0.0/64');
+    expect(r.ok ? formatCIDR(r.value) : r.error.message).toBe('invalid CIDR value "::ffff:0.0.0.0/64": host bits are set; did you mean "::/64"?');
+  });
+
+  test('cidrEquals compares the network too; cidrFromIP names a prefix out of range', () => {
+    expect(cidrEquals(cidr('10.0.0.0/8'), cidr('11.0.0.0/8'))).toBe(false);
+    expect(cidrEquals(cidr('10.0.0.0/8'), cidrFromIP(ip('10.1.0.0'), 8))).toBe(true);
+    expect(() => cidrFromIP(ip('10.0.0.1'), 33)).toThrow(/prefix length 33 is out of range for an IPv4 address/);
+  });
+});

@@ -57,6 +57,10 @@ describe('splitHostPort, as net.SplitHostPort', () => {
     expect(splitHostPort(hostport)).toEqual({ ok: false, error: { _tag: 'ErrAddr', message: error } });
   });
 
+  test("a ']' at the very start is unexpected, as Go looks from index 0", () => {
+    expect(splitHostPort(']:80')).toEqual({ ok: false, error: { _tag: 'ErrAddr', message: "address ]:80: unexpected ']' in address" } });
+  });
+
   test('split undoes join for IPv4, IPv6 and names', () => {
     for (const host of ['10.0.0.1', '::1', '2001:db8::1', 'example.com', 'fe80::1%eth0']) {
       expect(splitHostPort(joinHostPort(host, 8080))).toEqual({ ok: true, value: { host, port: '8080' } });

@@ -113,6 +113,8 @@ describe('address classes, as Go net.IP methods', () => {
     ['ff02::1', false],
     ['::1', false],
     ['::', false],
+    // IPv4-compatible, not mapped: Go's To4 is nil, so it is not the broadcast address.
+    ['::ffff:ffff', true],
   ])('isGlobalUnicast(%s) is %s', (s, want) => {
     expect(isGlobalUnicast(ip(s))).toBe(want);
   });

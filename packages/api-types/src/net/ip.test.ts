@@ -206,3 +206,55 @@ describe('constructors', () => {
     expect(formatIP({ family: 6, value: (0xffffn << 32n) | 0x0102_0304n })).toBe('1.2.3.4');
   });
 });
+
+describe('edges of the parsers and constructors', () => {
+  test('a dotted quad needs dots between its four fields', () => {
+    for (const s of ['1.2.3x4', '1.2.3 4', '1x2.3.4', '1.2.3.4x']) expect(roundTrip(s)).toBeUndefined();
+  });
+
+  test('"::" appears once, and stands for at least one zero group', () => {
+    expect(roundTrip('::1::2')).toBeUndefined();
+    expect(roundTrip('1::2::3')).toBeUndefined();
+    expect(roundTrip('::1:2:3:4:5:6:7:8')).toBeUndefined();
+    expect(roundTrip('1:2:3:4:5:6:7:8::')).toBeUndefined();
+    expect(roundTrip('::2:3:4:5:6:7:8')).toBe('0:2:3:4:5:6:7:8');
+  });
+
+  test('only ::ffff:0:0/96 is IPv4: ffff in the third 32 bits elsewhere stays IPv6 (Go To4)', () => {
+    expect(roundTrip('1::ffff:1.2.3.4')).toBe('1::ffff:102:304');
+    expect(roundTrip('::1:0:ffff:1.2.3.4')).toBe('::1:0:ffff:102:304');
+    expect(roundTrip('::ffff:1.2.3.4')).toBe('1.2.3.4');
+    expect(roundTrip('::ffff:0.0.0.0')).toBe('0.0.0.0');
+    expect(roundTrip('::ffff:255.255.255.255')).toBe('255.255.255.255');
+  });
+
+  test('ipFromBigInt: both ends of each family, the mapped block, and a value outside named', () => {
+    expect(ipFromBigInt(4, 0n)).toEqual({ family: 4, value: 0n });
+    expect(ipFromBigInt(4, 0xffff_ffffn)).toEqual({ family: 4, value: 0xffff_ffffn });
+    expect(() => ipFromBigInt(4, -1n)).toThrow(/IPv4 value out of range: -1/);
+    expect(() => ipFromBigInt(4, 1n << 32n)).toThrow(/IPv4 value out of range: 4294967296/);
+    expect(ipFromBigInt(6, 0n)).toEqual({ family: 6, value: 0n });
+    expect(ipFromBigInt(6, (1n << 128n) - 1n)).toEqual({ family: 6, value: (1n << 128n) - 1n });
+    expect(() => ipFromBigInt(6, -1n)).toThrow(/IPv6 value out of range: -1/);
+    expect(() => ipFromBigInt(6, 1n << 128n)).toThrow(RangeError);
+    // ::ffff:0.0.0.0 and ::ffff:255.255.255.255 are the first and last mapped addresses.
+    expect(ipFromBigInt(6, 0xffffn << 32n)).toEqual({ family: 4, value: 0n });
+    expect(ipFromBigInt(6, (0xffffn << 32n) | 0xffff_ffffn)).toEqual({ family: 4, value: 0xffff_ffffn });
+    expect(ipFromBigInt(6, (0xffffn << 32n) - 1n)).toEqual({ family: 6, value: (0xffffn << 32n) - 1n });
+    expect(ipFromBigInt(6, 0x1_0000n << 32n)).toEqual({ family: 6, value: 0x1_0000n << 32n });
+  });
+
+  test('ipv4FromNumber: 0 and 2^32 - 1, and a value outside named', () => {
+    expect(formatIP(ipv4FromNumber(0))).toBe('0.0.0.0');
+    expect(formatIP(ipv4FromNumber(0xffff_ffff))).toBe('255.255.255.255');
+    expect(() => ipv4FromNumber(-1)).toThrow(/IPv4 value out of range: -1/);
+    expect(() => ipv4FromNumber(2 ** 32)).toThrow(RangeError);
+  });
+
+  test('ipEquals compares the value; isIPv6 parses sloppily, as netutils.IsIPv6String', () => {
+    expect(ipEquals(ip('1.2.3.4'), ip('1.2.3.5'))).toBe(false);
+    expect(ipEquals(ip('1.2.3.4'), ip('::ffff:1.2.3.4'))).toBe(true);
+    expect(isIPv6('fd00::00001')).toBe(true);
+    expect(isIPv4('010.1.1.1')).toBe(true);
+  });
+});

@@ -32,9 +32,14 @@ interface Ask {
 }
 
 /** One (address, port) a name stands for, or the CNAME target of an ExternalName service. */
-type Entry =
-  | { readonly kind: 'address'; readonly address: ZoneAddress; readonly port: number; readonly portName: string; readonly target: string }
-  | { readonly kind: 'cname'; readonly target: string };
+interface AddressEntry {
+  readonly kind: 'address';
+  readonly address: ZoneAddress;
+  readonly port: number;
+  readonly portName: string;
+  readonly target: string;
+}
+type Entry = AddressEntry | { readonly kind: 'cname'; readonly target: string };
 
 interface Lookup {
   /** False: the name does not exist (NXDOMAIN). */
@@ -95,10 +100,13 @@ interface ParsedName {
   readonly namespace: string;
   readonly service: string;
   readonly endpoint: string;
-  /** '' when the name has no _port._proto labels (matches every port). */
-  readonly port: string;
-  readonly protocol: string;
-  readonly hasPort: boolean;
+  /** The `_port._proto` labels, underscores stripped; undefined when the name has none (every port matches). */
+  readonly srv: { readonly port: string; readonly protocol: string } | undefined;
+}
+
+/** An entry that stands for an address alone: no port (CoreDNS's -1, which SRV skips) and no SRV target. */
+function addressOnly(address: ZoneAddress): AddressEntry {
+  return { kind: 'address', address, port: -1, portName: '', target: '' };
 }
 
 /**
@@ -123,28 +131,26 @@ function lookupName(zone: Zone, labels: readonly string[], zoneAsAsked: string):
     namespace,
     service: labels[n - 3] ?? '',
     endpoint: rest.length === 1 ? (rest[0] ?? '') : '',
-    port: rest.length === 2 ? stripUnderscore(rest[0] ?? '') : '',
-    protocol: rest.length === 2 ? stripUnderscore(rest[1] ?? '') : '',
-    hasPort: rest.length === 2,
+    srv: rest.length === 2 ? { port: stripUnderscore(rest[0] ?? ''), protocol: stripUnderscore(rest[1] ?? '') } : undefined,
   };
   return parsed.podOrSvc === 'pod' ? findPod(zone, parsed) : findService(zone, parsed, zoneAsAsked);
 }
 
 /** upstream: coredns plugin/kubernetes/kubernetes.go findPods */
 function findPod(zone: Zone, name: ParsedName): Lookup {
-  if (zone.podMode === 'disabled') return NOT_FOUND;
+  // lookupName has already answered NXDOMAIN for every pod name when pod records are off.
   const label = name.service;
   const text = label.split('-').length === 4 && !label.includes('--') ? label.replaceAll('-', '.') : label.replaceAll('-', ':');
   const address = zoneAddress(text);
   if (address === undefined) return NOT_FOUND;
   if (zone.podMode === 'verified' && zone.podIPs.get(name.namespace)?.has(text) !== true) return NOT_FOUND;
-  return { found: true, entries: [{ kind: 'address', address, port: -1, portName: '', target: '' }] };
+  return { found: true, entries: [addressOnly(address)] };
 }
 
 function portMatches(name: ParsedName, port: { readonly name: string; readonly protocol: string }): boolean {
-  if (!name.hasPort) return true;
+  if (name.srv === undefined) return true;
   // An empty `_` label would name an unnamed port; unnamed ports have no SRV name (spec §2.3.2).
-  return name.port !== '' && equalFold(name.port, port.name) && equalFold(name.protocol, port.protocol);
+  return name.srv.port !== '' && equalFold(name.srv.port, port.name) && equalFold(name.srv.protocol, port.protocol);
 }
 
 /** upstream: coredns plugin/kubernetes/kubernetes.go findServices */
@@ -153,8 +159,9 @@ function findService(zone: Zone, name: ParsedName, zoneAsAsked: string): Lookup 
   if (service === undefined) return NOT_FOUND;
   const fqdn = `${service.name}.${service.namespace}.svc.${zoneAsAsked}`;
   if (service.kind === 'externalName') {
-    // Nothing exists below an ExternalName name, and an IP is not a CNAME target.
-    if (name.endpoint !== '' || name.hasPort || parseIP(service.externalName).ok) return NOT_FOUND;
+    // An ExternalName has no endpoints, and an IP is not a CNAME target. Its ports are not
+    // matched: `_<port>._<proto>.<name>` stands for the CNAME too, as in CoreDNS.
+    if (name.endpoint !== '' || parseIP(service.externalName).ok) return NOT_FOUND;
     return { found: true, entries: [{ kind: 'cname', target: service.externalName }] };
   }
   const entries: Entry[] = [];
@@ -195,7 +202,7 @@ function lookupClusterName(ctx: Context, lower: string, asked: string): Lookup {
   if (labels.length === 0) return EMPTY;
   if (labels.length === 1 && labels[0] === 'dns-version') return EMPTY;
   if (labels.length === 2 && labels[0] === 'ns' && labels[1] === 'dns') {
-    return { found: true, entries: ctx.zone.nameservers.map((address) => ({ kind: 'address', address, port: -1, portName: '', target: asked })) };
+    return { found: true, entries: ctx.zone.nameservers.map(addressOnly) };
   }
   return lookupName(ctx.zone, labels, zoneAsAsked);
 }
@@ -238,22 +245,25 @@ function addressAnswers(ctx: Context, ask: Ask, lookup: Lookup, depth: number): 
  */
 function srvAnswers(ctx: Context, ask: Ask, lookup: Lookup): { answer: DnsRecord[]; additional: DnsRecord[] } {
   // Unnamed ports have no SRV record (spec §2.3.2); the -1 "no ports" sentinel is counted
-  // in the weights and then skipped, as upstream does.
-  const entries = lookup.entries.filter((e) => e.kind === 'address' && (e.portName !== '' || e.port === -1));
+  // in the weights and then skipped, as upstream does. An ExternalName's CNAME gets no SRV:
+  // upstream's Services drops CNAME targets for SRV questions.
+  const entries = lookup.entries.filter((e): e is AddressEntry => e.kind === 'address' && (e.portName !== '' || e.port === -1));
   const total = 100 * entries.length;
   const weight = Math.max(1, Math.floor((100 / total) * 100));
   const answer: DnsRecord[] = [];
   const additional: DnsRecord[] = [];
+  // upstream's isDuplicate: one SRV per (target, port), one address record per (target,
+  // address), targets compared as written.
   const seenSrv = new Set<string>();
   const seenAddress = new Set<string>();
   for (const entry of entries) {
-    if (entry.kind !== 'address' || entry.port === -1) continue;
-    const srvKey = `${entry.target.toLowerCase()} ${entry.port}`;
+    if (entry.port === -1) continue;
+    const srvKey = `${entry.target} ${entry.port}`;
     if (!seenSrv.has(srvKey)) {
       seenSrv.add(srvKey);
       answer.push({ name: ask.asked, type: 'SRV', ttl: ctx.zone.ttl, class: 'IN', data: { priority: 0, weight, port: entry.port, target: entry.target } });
     }
-    const addressKey = `${entry.target.toLowerCase()} ${entry.address.text}`;
+    const addressKey = `${entry.target} ${entry.address.text}`;
     if (!seenAddress.has(addressKey)) {
       seenAddress.add(addressKey);
       additional.push(addressRecord(entry.target, ctx.zone.ttl, entry.address));
@@ -266,7 +276,6 @@ function resolveCluster(ctx: Context, ask: Ask): Resolution {
   const { zone } = ctx;
   const zoneAsAsked = ask.asked.slice(ask.asked.length - zone.origin.length);
   const apex = ask.lower === zone.origin;
-  if (ask.type === 'AXFR' || ask.type === 'IXFR') return { ...REFUSED, authoritative: true };
   if (apex && ask.type === 'SOA') return reply('NOERROR', [soaRecord(zone, zoneAsAsked)]);
   if (apex && ask.type === 'NS') {
     const target = `ns.dns.${zoneAsAsked}`;
@@ -293,11 +302,18 @@ function resolveCluster(ctx: Context, ask: Ask): Resolution {
       if (first?.kind === 'cname') answer = [{ name: ask.asked, type: 'CNAME', ttl: zone.ttl, class: 'IN', data: first.target }];
       break;
     }
-    default:
-      break;
   }
   if (answer.length > 0) return reply('NOERROR', answer, [], additional);
   return empty(zone, zoneAsAsked, lookup.found);
+}
+
+/**
+ * The names an address points back to: a ClusterIP's one service, else every endpoint name of
+ * the address. upstream: coredns plugin/kubernetes/reverse.go serviceRecordForIP
+ */
+function ptrTargets(zone: Zone, key: string): readonly string[] {
+  const service = zone.clusterIPNames.get(key);
+  return service !== undefined ? [service] : (zone.endpointNames.get(key) ?? []);
 }
 
 /** upstream: coredns plugin/kubernetes/reverse.go Reverse, plugin/backend_lookup.go PTR */
@@ -308,9 +324,7 @@ function resolveReverse(ctx: Context, ask: Ask, reverseZone: string, question: Q
     return ask.type === 'SOA' ? reply('NOERROR', [soaRecord(zone, zoneAsAsked)]) : empty(zone, zoneAsAsked, true);
   }
   const ip = addressFromReverse(ask.lower);
-  const key = ip === undefined ? undefined : ipKey(ip);
-  const service = key === undefined ? undefined : zone.clusterIPNames.get(key);
-  const targets = service !== undefined ? [service] : key === undefined ? [] : (zone.endpointNames.get(key) ?? []);
+  const targets = ip === undefined ? [] : ptrTargets(zone, ipKey(ip));
   if (targets.length === 0) {
     // Unknown addresses fall through to the next resolver, as the default Corefile's
     // `fallthrough in-addr.arpa ip6.arpa` does.
@@ -337,12 +351,21 @@ export function resolve(zone: Zone, question: Question, options: ResolveOptions 
   const asked = question.name.endsWith('.') ? question.name.slice(0, -1) : question.name;
   const ask: Ask = { asked, lower: asked.toLowerCase(), type: question.type.toUpperCase() };
   const ctx: Context = { zone, options };
-  if (inZone(ask.lower, zone.origin)) return resolveCluster(ctx, ask);
-  // The longest reverse zone that holds the name answers it. upstream: coredns plugin/normalize.go Zones.Matches
-  let reverseZone: string | undefined;
+  const cluster = inZone(ask.lower, zone.origin);
+  const reverseZone = cluster ? undefined : servingReverseZone(zone, ask.lower);
+  if (!cluster && reverseZone === undefined) return options.forward?.(question) ?? REFUSED;
+  // Zone transfers are refused in every served zone. upstream: coredns plugin/kubernetes/handler.go
+  // ServeDNS returns RcodeRefused for them (the transfer plugin serves them when configured), and
+  // core/dnsserver/server.go errorFunc writes a bare reply, without the AA bit.
+  if (ask.type === 'AXFR' || ask.type === 'IXFR') return REFUSED;
+  return reverseZone === undefined ? resolveCluster(ctx, ask) : resolveReverse(ctx, ask, reverseZone, question);
+}
+
+/** The longest reverse zone that holds the name. upstream: coredns plugin/normalize.go Zones.Matches */
+function servingReverseZone(zone: Zone, lower: string): string | undefined {
+  let best: string | undefined;
   for (const candidate of zone.reverseZones) {
-    if (inZone(ask.lower, candidate) && candidate.length > (reverseZone?.length ?? -1)) reverseZone = candidate;
+    if (inZone(lower, candidate) && (best === undefined || candidate.length > best.length)) best = candidate;
   }
-  if (reverseZone !== undefined) return resolveReverse(ctx, ask, reverseZone, question);
-  return options.forward?.(question) ?? REFUSED;
+  return best;
 }

@@ -219,9 +219,14 @@ function applyStatement(table: MutableTable, statement: RestoreStatement, family
   const builtin = BUILTIN_CHAINS[table.name];
   switch (statement.kind) {
     case 'declare-chain':
-    case 'new-chain':
       if (!builtin.includes(statement.chain) && !table.chains.includes(statement.chain)) table.chains.push(statement.chain);
-      if (statement.kind === 'declare-chain') table.rules = table.rules.filter((r) => r.chain !== statement.chain);
+      table.rules = table.rules.filter((r) => r.chain !== statement.chain);
+      return { ok: true, value: true };
+    case 'new-chain':
+      // -N of a chain the table has, built-in or not, fails in iptables-restore (libiptc
+      // TC_CREATE_CHAIN sets EEXIST: "Chain already exists"), as it does in load-restore.ts.
+      if (builtin.includes(statement.chain) || table.chains.includes(statement.chain)) return no(`Chain '${statement.chain}' already exists`);
+      table.chains.push(statement.chain);
       return { ok: true, value: true };
     case 'append':
     case 'insert': {

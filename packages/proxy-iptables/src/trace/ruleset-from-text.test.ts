@@ -362,14 +362,17 @@ describe('statements', () => {
     expect(chains('*nat\n:KUBE-A - [0:0]\n-A KUBE-A -j RETURN\n\n-A KUBE-A -i eth0\nCOMMIT\n')).toEqual(refused('-i/-o interface matches cannot be traced', 5));
   });
 
-  it('-I N inserts before the Nth rule of its chain, counting only that chain; past the end, it appends', () => {
+  it('-I N inserts before the Nth rule of its chain, counting only that chain; one past its last rule appends, and further is refused as iptables-restore refuses it', () => {
     const base = '*nat\n:KUBE-A - [0:0]\n:KUBE-B - [0:0]\n-A KUBE-B -j DROP\n-A KUBE-A -j ACCEPT\n-A KUBE-B -j REJECT\n-A KUBE-A -j RETURN\n';
     expect(chains(`${base}-I KUBE-A -j KUBE-B\nCOMMIT\n`)).toMatchObject({ rules: ['KUBE-B drop', 'KUBE-A KUBE-B', 'KUBE-A accept', 'KUBE-B reject', 'KUBE-A return'] });
     expect(chains(`${base}-I KUBE-A 1 -j KUBE-B\nCOMMIT\n`)).toMatchObject({ rules: ['KUBE-B drop', 'KUBE-A KUBE-B', 'KUBE-A accept', 'KUBE-B reject', 'KUBE-A return'] });
     expect(chains(`${base}-I KUBE-A 2 -j KUBE-B\nCOMMIT\n`)).toMatchObject({ rules: ['KUBE-B drop', 'KUBE-A accept', 'KUBE-B reject', 'KUBE-A KUBE-B', 'KUBE-A return'] });
     expect(chains(`${base}-I KUBE-B 2 -j KUBE-A\nCOMMIT\n`)).toMatchObject({ rules: ['KUBE-B drop', 'KUBE-A accept', 'KUBE-B KUBE-A', 'KUBE-B reject', 'KUBE-A return'] });
     expect(chains(`${base}-I KUBE-A 3 -j KUBE-B\nCOMMIT\n`)).toMatchObject({ rules: ['KUBE-B drop', 'KUBE-A accept', 'KUBE-B reject', 'KUBE-A return', 'KUBE-A KUBE-B'] });
-    expect(chains(`${base}-I KUBE-A 9 -j KUBE-B\nCOMMIT\n`)).toMatchObject({ rules: ['KUBE-B drop', 'KUBE-A accept', 'KUBE-B reject', 'KUBE-A return', 'KUBE-A KUBE-B'] });
+    // KUBE-A has two rules: 3 is the last place, 4 is libiptc's E2BIG ("Index of insertion too big.").
+    expect(chains(`${base}-I KUBE-A 4 -j KUBE-B\nCOMMIT\n`)).toEqual(refused('Index of insertion too big.', 8));
+    expect(chains(`${base}-I KUBE-A 9 -j KUBE-B\nCOMMIT\n`)).toEqual(refused('Index of insertion too big.', 8));
+    expect(chains(`*nat\n:KUBE-A - [0:0]\n-I KUBE-A 2 -j RETURN\nCOMMIT\n`)).toEqual(refused('Index of insertion too big.', 3));
     // Into an empty chain.
     expect(chains('*nat\n:KUBE-A - [0:0]\n:KUBE-B - [0:0]\n-A KUBE-B -j DROP\n-I KUBE-A -j RETURN\nCOMMIT\n')).toMatchObject({ rules: ['KUBE-B drop', 'KUBE-A return'] });
   });
@@ -386,6 +389,18 @@ describe('statements', () => {
     expect(chains(`${base}-X KUBE-B\nCOMMIT\n`)).toEqual(refused("cannot delete chain 'KUBE-B': it has rules", 6));
     expect(chains(`${base}-X\nCOMMIT\n`)).toEqual(refused("cannot delete chain 'KUBE-B': it has rules", 6));
     expect(chains(`${base}-F\n-X\nCOMMIT\n`)).toEqual({ chains: [], rules: [], deleted: ['KUBE-A', 'KUBE-B', 'KUBE-C'] });
+    // What iptables-restore refuses (libiptc: ENOENT for a chain the table lacks, a built-in
+    // chain is never deleted, EBUSY for a chain another chain jumps to).
+    expect(chains(`${base}-X KUBE-NONE\nCOMMIT\n`)).toEqual(refused("No chain/target/match by that name: 'KUBE-NONE'", 6));
+    expect(chains(`${base}-F KUBE-NONE\nCOMMIT\n`)).toEqual(refused("No chain/target/match by that name: 'KUBE-NONE'", 6));
+    expect(chains(`${base}-X KUBE-A\n-X KUBE-A\nCOMMIT\n`)).toEqual(refused("No chain/target/match by that name: 'KUBE-A'", 7));
+    expect(chains(`${base}-X PREROUTING\nCOMMIT\n`)).toEqual(refused("Can't delete built-in chain 'PREROUTING'", 6));
+    expect(chains(`${base}-A KUBE-C -j KUBE-A\n-X KUBE-A\nCOMMIT\n`)).toEqual(refused("cannot delete chain 'KUBE-A': chain 'KUBE-C' jumps to it", 7));
+    expect(chains(`${base}-A OUTPUT -j KUBE-A\n-X KUBE-A\nCOMMIT\n`)).toEqual(refused("cannot delete chain 'KUBE-A': chain 'OUTPUT' jumps to it", 7));
+    expect(chains(`${base}-A OUTPUT -j KUBE-A\n-F KUBE-B\n-X\nCOMMIT\n`)).toEqual(refused("cannot delete chain 'KUBE-A': chain 'OUTPUT' jumps to it", 8));
+    expect(chains(`${base}-A KUBE-C -j KUBE-A\n-F KUBE-B\n-X\nCOMMIT\n`)).toEqual(refused("cannot delete chain 'KUBE-A': chain 'KUBE-C' jumps to it", 8));
+    expect(chains(`${base}-F KUBE-B\n-X\n-N KUBE-A\nCOMMIT\n`)).toEqual({ chains: ['KUBE-A'], rules: [], deleted: ['KUBE-A', 'KUBE-B', 'KUBE-C'] });
+    expect(chains(`${base}-F OUTPUT\n-F\nCOMMIT\n`)).toEqual({ chains: ['KUBE-A', 'KUBE-B', 'KUBE-C'], rules: [], deleted: [] });
     expect(chains(`${base}-X KUBE-C\n-X KUBE-A\n-N KUBE-A\nCOMMIT\n`)).toEqual({ chains: ['KUBE-B', 'KUBE-A'], rules: ['KUBE-B drop'], deleted: ['KUBE-C', 'KUBE-A'] });
   });
 

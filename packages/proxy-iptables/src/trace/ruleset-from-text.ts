@@ -237,6 +237,10 @@ function applyStatement(table: MutableTable, statement: RestoreStatement, family
       if (statement.kind === 'append') {
         table.rules.push(rule.value);
       } else {
+        // iptables-restore inserts at 1 .. the chain's rule count + 1 and refuses any later
+        // position (libiptc TC_INSERT_ENTRY: E2BIG), as load-restore.ts does.
+        const count = table.rules.reduce((n, r) => (r.chain === statement.chain ? n + 1 : n), 0);
+        if (statement.position > count + 1) return no('Index of insertion too big.');
         let seen = 0;
         let at = table.rules.length;
         for (let i = 0; i < table.rules.length; i++) {
@@ -252,12 +256,22 @@ function applyStatement(table: MutableTable, statement: RestoreStatement, family
       return { ok: true, value: true };
     }
     case 'flush':
+      // Flushing or deleting a chain the table does not have fails in iptables-restore (libiptc
+      // ENOENT, "No chain/target/match by that name."), as it does in load-restore.ts.
+      if (statement.chain !== undefined && !builtin.includes(statement.chain) && !table.chains.includes(statement.chain)) {
+        return no(`No chain/target/match by that name: '${statement.chain}'`);
+      }
       table.rules = statement.chain === undefined ? [] : table.rules.filter((r) => r.chain !== statement.chain);
       return { ok: true, value: true };
     case 'delete-chain': {
+      if (statement.chain !== undefined && builtin.includes(statement.chain)) return no(`Can't delete built-in chain '${statement.chain}'`);
+      if (statement.chain !== undefined && !table.chains.includes(statement.chain)) return no(`No chain/target/match by that name: '${statement.chain}'`);
       const doomed = statement.chain === undefined ? table.chains.slice() : [statement.chain];
       for (const chain of doomed) {
         if (table.rules.some((r) => r.chain === chain)) return no(`cannot delete chain '${chain}': it has rules`);
+        // A chain another chain still jumps to is busy (libiptc CHAIN_DEL: EBUSY).
+        const user = table.rules.find((r) => r.target?.kind === 'jump' && r.target.chain === chain);
+        if (user !== undefined) return no(`cannot delete chain '${chain}': chain '${user.chain}' jumps to it`);
         table.chains = table.chains.filter((c) => c !== chain);
         table.deleted.push(chain);
       }

@@ -3,7 +3,8 @@
 // first 80 bits that kube-proxy's chain names take.
 // upstream: pkg/proxy/iptables/proxier.go (portProtoHash: base32.StdEncoding of sha256.Sum256, first 16 characters)
 
-const K = Int32Array.of(
+/** The round constants. */
+export const SHA256_K = Int32Array.of(
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
   0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
   0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
@@ -45,7 +46,7 @@ export function compressBlock(state: Int32Array, words: Int32Array, offset: numb
   let h = state[7] as number;
   for (let t = 0; t < 64; t++) {
     const s1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
-    const temp1 = (h + s1 + ((e & f) ^ (~e & g)) + (K[t] as number) + (W[t] as number)) | 0;
+    const temp1 = (h + s1 + ((e & f) ^ (~e & g)) + (SHA256_K[t] as number) + (W[t] as number)) | 0;
     const s0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
     const temp2 = (s0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
     h = g;

@@ -67,17 +67,7 @@ import {
   TEMPLATE_A_AT,
   TEMPLATE_B_AT,
 } from './kernel-layout.js';
-
-const K = [
-  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
-  0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
-  0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
-  0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08,
-  0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-  0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-];
-const IV = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+import { SHA256_IV, SHA256_K } from '../hash/sha256-block.js';
 
 function rotr(code: FunctionCode, local: number, n: number): void {
   code.get(local).i32(n).simd(I32X4_SHR_U).get(local).i32(32 - n).simd(I32X4_SHL).simd(V128_OR);
@@ -125,7 +115,7 @@ function hashFunction(): FunctionCode {
       code.get(h);
       sigma(code, e, 6, 11, 25);
       code.simd(I32X4_ADD).get(f).get(g).get(e).simd(V128_BITSELECT).simd(I32X4_ADD);
-      code.splat32(K[t] as number).simd(I32X4_ADD).get(wt).simd(I32X4_ADD).set(t1);
+      code.splat32(SHA256_K[t] as number).simd(I32X4_ADD).get(wt).simd(I32X4_ADD).set(t1);
       // d + T1 becomes the new e.
       code.get(d).get(t1).simd(I32X4_ADD).set(d);
       // T1 + Σ0(a) + Maj(a, b, c) becomes the new a; Maj is c where a and b differ, else a.
@@ -140,7 +130,7 @@ function hashFunction(): FunctionCode {
     code.loop(() => {
       // per quad
       code.get(quads).op(I32_EQZ).brIf(1);
-      for (let i = 0; i < 8; i++) code.splat32(IV[i] as number).set(chain[i] as number);
+      for (let i = 0; i < 8; i++) code.splat32(SHA256_IV[i] as number).set(chain[i] as number);
       code.get(pointer).set(blockPointer);
       code.loop(() => {
         // per block: once, or twice when a lane needs it

@@ -163,7 +163,7 @@ export function kernelReady(): boolean {
   return kernel !== null;
 }
 
-/** Turns the kernel off (or on again), so that tests and benchmarks can compare it with the string paths in one process. */
+/** Turns the kernel off (or on again), so that tests and benchmarks can compare it with the string paths side by side. */
 export function setKernel(on: boolean): void {
   enabled = on;
 }
@@ -514,6 +514,18 @@ export function abortText(): void {
   session = false;
 }
 
+/** Writes `text` at `at`, one byte per UTF-16 unit; false when a unit is not ASCII (the bytes are then not the text). */
+function putAscii(at: number, text: string): boolean {
+  const b = bytes;
+  let units = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    units |= unit;
+    b[at + i] = unit;
+  }
+  return units <= 0x7f;
+}
+
 /** The chain declarations' stream of the session (bounded by beginText's declBound). */
 export const declStream: TextOut = {
   text(text: string): void {
@@ -523,14 +535,7 @@ export const declStream: TextOut = {
       sessionFailed = true;
       return;
     }
-    const b = bytes;
-    let units = 0;
-    for (let i = 0; i < n; i++) {
-      const unit = text.charCodeAt(i);
-      units |= unit;
-      b[at + i] = unit;
-    }
-    if (units > 0x7f) sessionFailed = true;
+    if (!putAscii(at, text)) sessionFailed = true;
     declAt = at + n;
   },
   constant: declConstant,
@@ -559,14 +564,7 @@ export const natStream: TextOut = {
     const n = text.length;
     const at = natAt;
     if (at + n + 64 > bytes.length) ensureMemory(Math.max(at + n + 64, bytes.length * 2));
-    const b = bytes;
-    let units = 0;
-    for (let i = 0; i < n; i++) {
-      const unit = text.charCodeAt(i);
-      units |= unit;
-      b[at + i] = unit;
-    }
-    if (units > 0x7f) sessionFailed = true;
+    if (!putAscii(at, text)) sessionFailed = true;
     natAt = at + n;
   },
   constant: natConstant,

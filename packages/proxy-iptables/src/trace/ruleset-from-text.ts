@@ -237,10 +237,6 @@ function applyStatement(table: MutableTable, statement: RestoreStatement, family
       if (statement.kind === 'append') {
         table.rules.push(rule.value);
       } else {
-        // iptables-restore inserts at 1 .. the chain's rule count + 1 and refuses any later
-        // position (libiptc TC_INSERT_ENTRY: E2BIG), as load-restore.ts does.
-        const count = table.rules.reduce((n, r) => (r.chain === statement.chain ? n + 1 : n), 0);
-        if (statement.position > count + 1) return no('Index of insertion too big.');
         let seen = 0;
         let at = table.rules.length;
         for (let i = 0; i < table.rules.length; i++) {
@@ -251,6 +247,10 @@ function applyStatement(table: MutableTable, statement: RestoreStatement, family
             break;
           }
         }
+        // Not found: `seen` is the chain's rule count. iptables-restore inserts at 1 .. that
+        // count + 1 and refuses any later position (libiptc TC_INSERT_ENTRY: E2BIG), as
+        // load-restore.ts does.
+        if (at === table.rules.length && statement.position > seen + 1) return no('Index of insertion too big.');
         table.rules.splice(at, 0, rule.value);
       }
       return { ok: true, value: true };

@@ -43,27 +43,46 @@ function hex(n: number, width: number): string {
   return s;
 }
 
-// Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space.
-const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
 
-/** Go's strconv.Quote (what %q prints for a string). */
+// Printable ASCII other than the quote and the backslash, and the printable runes above
+// ASCII (Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols): strconv.Quote copies these as they are, so runs of them are copied whole instead of
+// rune by rune. A lone surrogate is not in any of these classes.
+const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+const PLAIN_RUN = /(?:[\x20\x21\x23-\x5b\x5d-\x7e]|(?!\p{ASCII})[\p{L}\p{M}\p{N}\p{P}\p{S}])+/uy;
+
+/**
+ * Go's strconv.Quote (what %q prints for a string). Linear in the length of `s`: a value
+ * that is nothing but plain ASCII (the common case, and any label, name or selector value
+ * that only breaks a length rule) is copied in one piece, and otherwise runs of printable
+ * runes are copied whole and only the runes to escape are looked at one by one.
+ */
 export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0) ?? 0;
+  if (PLAIN_ASCII.test(s)) return `"${s}"`;
+  const parts: string[] = ['"'];
+  let i = 0;
+  while (i < s.length) {
+    PLAIN_RUN.lastIndex = i;
+    const run = PLAIN_RUN.exec(s);
+    if (run !== null) {
+      parts.push(run[0]);
+      i += run[0].length;
+      continue;
+    }
+    const cp = s.codePointAt(i) ?? 0;
+    const ch = String.fromCodePoint(cp);
+    i += ch.length;
     if (cp >= 0xd800 && cp <= 0xdfff) {
       // A lone surrogate cannot come out of Go's JSON decoder, which replaces it with
       // U+FFFD, a printable rune.
-      out += '\ufffd';
+      parts.push('\ufffd');
     } else if (ch === '"' || ch === '\\') {
-      out += `\\${ch}`;
-    } else if (cp === 0x20 || (cp > 0x7f ? PRINTABLE.test(ch) : cp > 0x20 && cp < 0x7f)) {
-      out += ch;
+      parts.push(`\\${ch}`);
     } else {
-      out += escapeRune(cp);
+      parts.push(escapeRune(cp));
     }
   }
-  return `${out}"`;
+  parts.push('"');
+  return parts.join('');
 }
 
 function escapeRune(cp: number): string {
@@ -289,7 +308,12 @@ export function dedupeFieldErrors(errors: readonly FieldError[]): FieldError[] {
  * `[a, b]` for several.
  */
 export function renderAggregate(errors: readonly FieldError[]): string {
-  const messages = dedupeFieldErrors(errors).map(renderFieldError);
+  return aggregateOfMessages(errors.map(renderFieldError));
+}
+
+/** The aggregate of already rendered messages: the first of each distinct one, in order. */
+function aggregateOfMessages(rendered: readonly string[]): string {
+  const messages = [...new Set(rendered)];
   if (messages.length === 0) return '';
   if (messages.length === 1) return messages[0] ?? '';
   return `[${messages.join(', ')}]`;
@@ -339,15 +363,18 @@ export function invalidError(
   const kindName = typeof kind === 'string' ? kind : kind.kind;
   const qualifiedKind = group.length === 0 ? kindName : `${kindName}.${group}`;
 
-  const causes: ApiStatusCause[] = errors.map((e) => {
-    const body = errorBody(e);
+  // Each bad value is rendered once: the causes and the aggregate message share the body
+  // (quoting a value of megabytes several times over is what made a refusal slow).
+  const bodies = errors.map(errorBody);
+  const causes: ApiStatusCause[] = errors.map((e, i) => {
+    const body = bodies[i] ?? '';
     return {
       reason: e.type,
       ...(body.length > 0 ? { message: body } : {}),
       ...(e.field.length > 0 ? { field: e.field } : {}),
     };
   });
-  const aggregate = renderAggregate(errors);
+  const aggregate = aggregateOfMessages(errors.map((e, i) => `${e.field}: ${bodies[i] ?? ''}`));
   const message =
     aggregate.length === 0
       ? `${qualifiedKind} ${goQuote(name)} is invalid`

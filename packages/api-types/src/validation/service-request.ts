@@ -82,6 +82,25 @@ function keepStoredMeta(meta: ObjectMeta, old: ObjectMeta): ObjectMeta {
 }
 
 /**
+ * An ExternalName Service left holding a clusterIP with no clusterIPs, validated as it would
+ * be read back. The update half of normalizeClusterIPs leaves clusterIPs empty when the
+ * client both changes clusterIP and clears clusterIPs (a merge patch with `"clusterIPs":
+ * null`), and ValidateService checks only clusterIPs on ExternalName, relying on the strategy
+ * to have filled it from clusterIP. Every read of a Service runs normalizeClusterIPs as for
+ * a create (defaultOnReadService), which fills clusterIPs from clusterIP; so the stored
+ * object would be served holding an IP that no allocator gave it, which the repair loop
+ * then counts. Filling it here first makes the update get the same refusal a create of
+ * that object gets: spec.clusterIPs Forbidden, "may not be set for ExternalName services".
+ * upstream: pkg/registry/core/service/storage/storage.go (normalizeClusterIPs,
+ *           defaultOnReadService), pkg/apis/core/validation/validation.go (ValidateService)
+ */
+function readBackClusterIPs(service: Service): Service {
+  const spec = service.spec;
+  if (spec?.type !== 'ExternalName' || (spec.clusterIP ?? '') === '' || (spec.clusterIPs ?? []).length > 0) return service;
+  return { ...service, spec: { ...spec, clusterIPs: [spec.clusterIP ?? ''] } };
+}
+
+/**
  * Checks a Service update against the stored Service as the apiserver does: defaults the
  * new object, fills back the allocated values the client left out, keeps clusterIP and
  * clusterIPs in step, fills the IP-family fields, keeps the stored status and what metadata
@@ -93,7 +112,7 @@ export function validateServiceUpdate(next: Service, old: Service, cluster: Serv
   const begun = beginServiceUpdate(defaultService(next), old);
   const families = initServiceIPFamilies(begun, cluster.ipFamilies, old);
   if (!families.ok) return families;
-  const prepared = prepareForServiceUpdate(families.value, old);
+  const prepared = readBackClusterIPs(prepareForServiceUpdate(families.value, old));
   const service: Service = { ...prepared, metadata: keepStoredMeta(prepared.metadata, old.metadata) };
   // validateCommonFields, then the strategy's ValidateUpdate.
   const generic = { namespaced: true, validateName: validatePathSegmentName, kubeFinalizerNames: false } as const;

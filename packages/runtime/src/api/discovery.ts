@@ -68,7 +68,7 @@ export function apiResourceList(groupVersion: string): Record<string, unknown> |
       singularName: extras?.singularName ?? info.kind.toLowerCase(),
       namespaced: info.namespaced,
       kind: info.kind,
-      verbs: [...VERBS],
+      verbs: info.deleteCollection ? [...VERBS] : VERBS.filter((v) => v !== 'deletecollection'),
       ...(extras?.shortNames ? { shortNames: [...extras.shortNames] } : {}),
       ...(extras?.categories ? { categories: [...extras.categories] } : {}),
     });

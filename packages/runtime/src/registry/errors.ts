@@ -153,14 +153,15 @@ export function expiredError(message: string): ApiError<'Expired'> {
   return make({ tag: 'Expired', code: 410, message }) as ApiError<'Expired'>;
 }
 
-export function forbiddenError(gr: GroupResource, name: string, why: string): ApiError<'Forbidden'> {
+/** NewForbidden; `causes` are what an admission plugin appends to the details (NamespaceLifecycle does). */
+export function forbiddenError(gr: GroupResource, name: string, why: string, causes: readonly ApiStatusCause[] = []): ApiError<'Forbidden'> {
   const message =
     gr.resource === '' && gr.group === ''
       ? `forbidden: ${why}`
       : name === ''
         ? `${groupResourceString(gr)} is forbidden: ${why}`
         : `${groupResourceString(gr)} ${q(name)} is forbidden: ${why}`;
-  return make({ tag: 'Forbidden', code: 403, message, details: resourceDetails(gr, name) }) as ApiError<'Forbidden'>;
+  return make({ tag: 'Forbidden', code: 403, message, details: { ...resourceDetails(gr, name), causes } }) as ApiError<'Forbidden'>;
 }
 
 export function internalError(why: string): ApiError<'InternalError'> {
@@ -206,6 +207,28 @@ export function methodNotSupportedError(gr: GroupResource, action: string): ApiE
     message: `${action} is not supported on resources of kind ${q(groupResourceString(gr))}`,
     details: { group: gr.group, kind: gr.resource },
   }) as ApiError<'MethodNotAllowed'>;
+}
+
+/**
+ * A verb the resource's storage does not implement, so that no route was installed for it:
+ * go-restful answers 405 before any handler runs, and the apiserver wraps go-restful's text
+ * as NewGenericServerResponse does (the same body the HTTP layer sends for a method no route
+ * takes). Namespaces have no deletecollection: their REST type has no DeleteCollection.
+ * upstream: staging/src/k8s.io/apiserver/pkg/endpoints/installer.go (a collection DELETE is
+ *           registered only for a rest.CollectionDeleter), pkg/registry/core/namespace/storage/storage.go
+ */
+export function methodNotAllowedError(): ApiError<'MethodNotAllowed'> {
+  const status: ApiStatus = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: 'the server does not allow this method on the requested resource',
+    reason: 'MethodNotAllowed',
+    details: { causes: [{ reason: 'UnexpectedServerResponse', message: '405: Method Not Allowed' }] },
+    code: 405,
+  };
+  return { _tag: 'MethodNotAllowed', message: status.message ?? '', code: 405, status };
 }
 
 /** True for any registry error value (as opposed to a thrown programming error). */

@@ -31,6 +31,7 @@ export {
   invalidError,
   isApiError,
   MAX_REQUEST_BODY_BYTES,
+  methodNotAllowedError,
   methodNotSupportedError,
   notAcceptableError,
   notFoundError,

@@ -29,6 +29,7 @@ import {
   generateNameConflictError,
   internalError,
   invalidError,
+  methodNotAllowedError,
   notFoundError,
   OPTIMISTIC_LOCK_ERROR_MSG,
   unknownError,
@@ -141,6 +142,13 @@ export interface DeleteOutcome<T extends KubeObject = KubeObject> {
   /** False when the object still exists, being finalized (a namespace). */
   readonly deleted: boolean;
 }
+
+/**
+ * The namespaces NamespaceLifecycle admission never lets be deleted.
+ * upstream: staging/src/k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle/admission.go
+ *           (Register: metav1.NamespaceDefault, NamespaceSystem, NamespacePublic)
+ */
+export const IMMORTAL_NAMESPACES: ReadonlySet<string> = new Set(['default', 'kube-system', 'kube-public']);
 
 /** The resources with a /status subresource. */
 export const STATUS_RESOURCES: ReadonlySet<string> = new Set(['services', 'pods', 'nodes']);
@@ -409,7 +417,7 @@ export class Registry {
       ns = namespace;
     }
     try {
-      const nsCheck = info.namespaced ? await this.checkNamespace(info, ns, meta.name ?? '') : ok({ revision: 0 });
+      const nsCheck = info.namespaced ? await this.checkNamespace(info, ns, meta.name ?? '', meta.generateName ?? '') : ok({ revision: 0 });
       if (!nsCheck.ok) return nsCheck;
 
       let prepared = this.prepareCreate(info, object, ns);
@@ -512,20 +520,31 @@ export class Registry {
         continue;
       }
       // The namespace changed under us: check it again.
-      const check = await this.checkNamespace(info, meta.namespace ?? '', name);
+      // Admission saw the object before its name was generated.
+      const check = await this.checkNamespace(info, meta.namespace ?? '', generated ? '' : name, meta.generateName ?? '');
       if (!check.ok) return check;
       nsRev = check.value.revision;
     }
     return fail(internalError(`too many conflicts creating ${info.resource} ${JSON.stringify(metaOf(current).name ?? '')}`));
   }
 
-  /** NamespaceLifecycle admission: the namespace must exist and not be terminating. */
-  private async checkNamespace(info: ResourceInfo, namespace: string, name: string): Promise<RegistryResult<{ revision: number }>> {
+  /**
+   * NamespaceLifecycle admission: the namespace must exist and not be terminating. The
+   * Forbidden names the object as admission.NewForbidden does (its name, else its
+   * generateName, else "Unknown") and carries the NamespaceTerminating cause.
+   * upstream: staging/src/k8s.io/apiserver/pkg/admission/errors.go (extractResourceName)
+   */
+  private async checkNamespace(info: ResourceInfo, namespace: string, name: string, generateName = ''): Promise<RegistryResult<{ revision: number }>> {
     const { kv } = await this.store.get(objectKey(RESOURCES.namespaces, '', namespace));
     if (kv === undefined) return fail(notFoundError(groupResource(RESOURCES.namespaces), namespace));
     const ns = JSON.parse(kv.value) as Namespace;
     if (ns.status?.phase === 'Terminating') {
-      return fail(forbiddenError(groupResource(info), name, `unable to create new content in namespace ${namespace} because it is being terminated`));
+      const named = name !== '' ? name : generateName !== '' ? generateName : 'Unknown';
+      return fail(
+        forbiddenError(groupResource(info), named, `unable to create new content in namespace ${namespace} because it is being terminated`, [
+          { reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' },
+        ]),
+      );
     }
     return ok({ revision: kv.modRevision });
   }
@@ -789,6 +808,9 @@ export class Registry {
   async delete<T extends KubeObject = KubeObject>(resource: ResourceName, namespace: string, name: string, options: DeleteOptions = {}): Promise<RegistryResult<DeleteOutcome<T>>> {
     const info = RESOURCES[resource];
     const gr = groupResource(info);
+    // NamespaceLifecycle admission runs before the storage reads anything: the immortal
+    // namespaces are refused whether or not they exist.
+    if (resource === 'namespaces' && IMMORTAL_NAMESPACES.has(name)) return fail(forbiddenError(gr, name, 'this namespace may not be deleted'));
     const key = objectKey(info, info.namespaced ? namespace : '', name);
     try {
       for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
@@ -829,6 +851,8 @@ export class Registry {
    * upstream: staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go DeleteCollection
    */
   async deleteCollection<T extends KubeObject = KubeObject>(resource: ResourceName, namespace: string, options: DeleteCollectionOptions = {}): Promise<RegistryResult<ObjectList<T>>> {
+    // A storage without DeleteCollection has no route for it: 405 before anything is read.
+    if (!RESOURCES[resource].deleteCollection) return fail(methodNotAllowedError());
     const listed = await this.list<T>(resource, namespace, options.predicate === undefined ? {} : { predicate: options.predicate });
     if (!listed.ok) return listed;
     const deleted: T[] = [];

@@ -19,14 +19,22 @@ export interface ResourceInfo {
   readonly prefix: string;
   /** An update of a missing object creates it (upstream strategy AllowCreateOnUpdate). */
   readonly createOnUpdate: boolean;
+  /**
+   * The storage implements DeleteCollection (rest.CollectionDeleter), so `DELETE` on the
+   * collection is routed and discovery lists `deletecollection`. Every generic Store does;
+   * the namespace storage wraps its Store without that method, so deleting every namespace
+   * at once is not a request the apiserver has (the namespace controller deletes contents
+   * namespace by namespace). upstream: pkg/registry/core/namespace/storage/storage.go (REST)
+   */
+  readonly deleteCollection: boolean;
 }
 
 export const REGISTRY_PREFIX = '/registry';
 
 export const RESOURCES: Readonly<Record<ResourceName, ResourceInfo>> = {
-  namespaces: { resource: 'namespaces', group: '', kind: 'Namespace', apiVersion: 'v1', namespaced: false, prefix: '/registry/namespaces/', createOnUpdate: false },
-  services: { resource: 'services', group: '', kind: 'Service', apiVersion: 'v1', namespaced: true, prefix: '/registry/services/specs/', createOnUpdate: false },
-  endpoints: { resource: 'endpoints', group: '', kind: 'Endpoints', apiVersion: 'v1', namespaced: true, prefix: '/registry/services/endpoints/', createOnUpdate: true },
+  namespaces: { resource: 'namespaces', group: '', kind: 'Namespace', apiVersion: 'v1', namespaced: false, prefix: '/registry/namespaces/', createOnUpdate: false, deleteCollection: false },
+  services: { resource: 'services', group: '', kind: 'Service', apiVersion: 'v1', namespaced: true, prefix: '/registry/services/specs/', createOnUpdate: false, deleteCollection: true },
+  endpoints: { resource: 'endpoints', group: '', kind: 'Endpoints', apiVersion: 'v1', namespaced: true, prefix: '/registry/services/endpoints/', createOnUpdate: true, deleteCollection: true },
   endpointslices: {
     resource: 'endpointslices',
     group: 'discovery.k8s.io',
@@ -35,12 +43,13 @@ export const RESOURCES: Readonly<Record<ResourceName, ResourceInfo>> = {
     namespaced: true,
     prefix: '/registry/endpointslices/',
     createOnUpdate: false,
+    deleteCollection: true,
   },
-  pods: { resource: 'pods', group: '', kind: 'Pod', apiVersion: 'v1', namespaced: true, prefix: '/registry/pods/', createOnUpdate: false },
+  pods: { resource: 'pods', group: '', kind: 'Pod', apiVersion: 'v1', namespaced: true, prefix: '/registry/pods/', createOnUpdate: false, deleteCollection: true },
   // upstream: pkg/registry/core/node/storage/storage.go (the "minions" key root, kept from the
   // old name of nodes)
-  nodes: { resource: 'nodes', group: '', kind: 'Node', apiVersion: 'v1', namespaced: false, prefix: '/registry/minions/', createOnUpdate: false },
-  events: { resource: 'events', group: '', kind: 'Event', apiVersion: 'v1', namespaced: true, prefix: '/registry/events/', createOnUpdate: true },
+  nodes: { resource: 'nodes', group: '', kind: 'Node', apiVersion: 'v1', namespaced: false, prefix: '/registry/minions/', createOnUpdate: false, deleteCollection: true },
+  events: { resource: 'events', group: '', kind: 'Event', apiVersion: 'v1', namespaced: true, prefix: '/registry/events/', createOnUpdate: true, deleteCollection: true },
 };
 
 export const RESOURCE_NAMES: readonly ResourceName[] = ['namespaces', 'services', 'endpoints', 'endpointslices', 'pods', 'nodes', 'events'];

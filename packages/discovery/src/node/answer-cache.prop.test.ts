@@ -59,6 +59,9 @@ function encode(shape: Shape, v: { id: number; doBit: boolean; options: dnsPacke
   return new Uint8Array(dnsPacket.encode({ type: 'query', id: v.id, flags: shape.flags, questions: [{ name: shape.name, type: shape.type as dnsPacket.RecordType, class: 'IN' }], additionals }));
 }
 
+/** A response as hex text, so that two compare as one string; "no response" for none. */
+const hex = (bytes: Uint8Array | undefined): string => (bytes === undefined ? 'no response' : Buffer.from(bytes).toString('hex'));
+
 /** A few bytes overwritten (what a broken client or the network does), or none. */
 const damageArb = fc.option(fc.tuple(fc.nat(), fc.uint8Array({ minLength: 1, maxLength: 3 })), { nil: undefined });
 
@@ -79,7 +82,7 @@ test.prop([fc.array(fc.tuple(shapeArb, fc.array(fc.tuple(varianceArb, damageArb)
     for (const [shape, variants, transport] of cases) {
       for (const [variance, damage] of variants) {
         const bytes = damaged(encode(shape, variance), damage);
-        expect(Buffer.from(answerer.answer(bytes, transport)).toString('hex')).toBe(Buffer.from(handleQuery(zone, bytes, { transport })).toString('hex'));
+        expect(hex(answerer.answer(bytes, transport))).toBe(hex(handleQuery(zone, bytes, { transport })));
       }
     }
   },
@@ -87,12 +90,16 @@ test.prop([fc.array(fc.tuple(shapeArb, fc.array(fc.tuple(varianceArb, damageArb)
 
 describe('cachedAnswerer', () => {
   const ask = (name: string, id = 1): Uint8Array => new Uint8Array(dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type: 'A', class: 'IN' }] }));
-  const answersOf = (bytes: Uint8Array): unknown[] => (dnsPacket.decode(Buffer.from(bytes)).answers ?? []).map((a) => (a.type === 'A' ? a.data : a.type));
+  const answered = (bytes: Uint8Array | undefined): Uint8Array => {
+    if (bytes === undefined) throw new Error('a query got no response');
+    return bytes;
+  };
+  const answersOf = (bytes: Uint8Array | undefined): unknown[] => (dnsPacket.decode(Buffer.from(answered(bytes))).answers ?? []).map((a) => (a.type === 'A' ? a.data : a.type));
 
   it('answers from the new zone after setZone, for a name it had cached', () => {
     const answerer = cachedAnswerer(zone, undefined);
     // The rcode is the low four bits of the flags' second byte: 3 is NXDOMAIN.
-    expect((answerer.answer(ask('new.default.svc.cluster.local'), 'udp')[3] ?? 0) & 0xf).toBe(3);
+    expect((answered(answerer.answer(ask('new.default.svc.cluster.local'), 'udp'))[3] ?? 0) & 0xf).toBe(3);
     answerer.setZone(zoneOf([service('new', '10.96.0.99')]));
     expect(answersOf(answerer.answer(ask('new.default.svc.cluster.local', 2), 'udp'))).toStrictEqual(['10.96.0.99']);
   });

@@ -112,7 +112,8 @@ export class AnswerCache {
 
 /** What the server asks for each message. */
 export interface Answerer {
-  answer(request: Uint8Array, transport: 'udp' | 'tcp'): Uint8Array;
+  /** The response, or undefined for a message that gets none (see handleQuery). */
+  answer(request: Uint8Array, transport: 'udp' | 'tcp'): Uint8Array | undefined;
   zone(): Zone;
   setZone(zone: Zone): void;
 }
@@ -144,7 +145,7 @@ export function cachedAnswerer(initial: Zone, forwardHook: ResolveOptions['forwa
       if (hit !== undefined) return hit;
       forwarded = false;
       const response = handleQuery(zone, request, { transport, ...forward });
-      if (key !== undefined && !forwarded) cache.set(key, response);
+      if (key !== undefined && !forwarded && response !== undefined) cache.set(key, response);
       return response;
     },
     zone: () => zone,

@@ -89,6 +89,28 @@ describe('startDnsServer with dig', () => {
     expect(srv.out).toMatch(/ADDITIONAL: 30/);
   });
 
+  it('a 300-record answer: compressed, dig reads all 300 over TCP, and 29 fit in 512 bytes over UDP', async () => {
+    const many: Endpoints = {
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: { name: 'big', namespace: 'default' },
+      subsets: [{ addresses: Array.from({ length: 300 }, (_, i) => ({ ip: `10.244.${i >> 8}.${i & 0xff}` })), ports: [{ name: 'http', port: 8080, protocol: 'TCP' }] }],
+    };
+    server = await startDnsServer({ host: '127.0.0.1', port: 0, zone: zoneOf(services, [many]) });
+    const name = 'big.default.svc.cluster.local';
+    const ips = many.subsets?.[0]?.addresses?.map((a) => `${name}. 5 IN A ${a.ip}`) ?? [];
+    const tcp = await dig(server, '+tcp', name, 'A');
+    expect(tcp.out).toMatch(/ANSWER: 300,/);
+    // Header 12, question 31 + 4, 300 records of a pointer, 10 bytes and an address; OPT 11.
+    expect(tcp.out).toContain(`MSG SIZE  rcvd: ${12 + 35 + 300 * 16 + 11}`);
+    expect(tcp.answers).toStrictEqual(ips);
+    // Without EDNS and without retrying over TCP: as many 16-byte records as fit in 512 bytes.
+    const udp = await dig(server, '+noedns', '+ignore', name, 'A');
+    expect(udp.out).toMatch(/flags: qr aa tc rd; QUERY: 1, ANSWER: 29,/);
+    expect(udp.answers).toStrictEqual(ips.slice(0, Math.floor((512 - 12 - 35) / 16)));
+    expect(udp.answers).toHaveLength(29);
+  });
+
   it('swaps the zone: the next query sees the new services', async () => {
     server = await startDnsServer({ host: '127.0.0.1', port: 0, zone });
     expect((await dig(server, 'api.default.svc.cluster.local', 'A')).out).toMatch(/status: NXDOMAIN/);
@@ -157,22 +179,83 @@ describe('startDnsServer without dig', () => {
     expect(ids).toStrictEqual([1, 2]);
   });
 
-  it('answers FORMERR to garbage over UDP', async () => {
+  it('answers FORMERR to a header with garbage after it over UDP', async () => {
     server = await startDnsServer({ host: '127.0.0.1', port: 0, zone });
-    const socket = createSocket('udp4');
-    const port = server.port;
-    try {
-      const reply = await new Promise<Buffer>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('timed out')), 5000);
-        socket.once('message', (msg) => {
-          clearTimeout(timer);
-          resolve(msg);
-        });
-        socket.send(Buffer.from([0xbe, 0xef, 0x01]), port, '127.0.0.1');
-      });
-      expect([...reply]).toStrictEqual([0xbe, 0xef, 0x80, 0x01, 0, 0, 0, 0, 0, 0, 0, 0]);
-    } finally {
-      socket.close();
-    }
+    const replies = await udpExchange(server.port, [Buffer.from([0xbe, 0xef, 0x01, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0x3f, 1])], 0xbeef);
+    expect(replies.map((r) => [...r])).toStrictEqual([[0xbe, 0xef, 0x81, 0x01, 0, 0, 0, 0, 0, 0, 0, 0]]);
+  });
+
+  it('drops a response (QR set) and a message shorter than a header over UDP: no reply to either, the next query is answered', async () => {
+    server = await startDnsServer({ host: '127.0.0.1', port: 0, zone });
+    const response = dnsPacket.encode({ type: 'response', id: 0xaaaa, questions: [{ name: 'web.default.svc.cluster.local', type: 'A' }] });
+    const notimpResponse = Buffer.from([0xaa, 0xab, 0xa8, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+    const short = Buffer.from([0xbb, 0xbb, 0x01]);
+    const next = dnsPacket.encode({ type: 'query', id: 0xcccc, questions: [{ name: 'web.default.svc.cluster.local', type: 'A' }] });
+    // Replies to one socket come back in the order the server handled the messages, so a reply
+    // to the first three would arrive before the one to the last.
+    const replies = await udpExchange(server.port, [response, notimpResponse, short, next], 0xcccc);
+    expect(replies.map((r) => r.readUInt16BE(0))).toStrictEqual([0xcccc]);
+  });
+
+  it('drops a response (QR set) over TCP and answers the query after it on the same connection', async () => {
+    server = await startDnsServer({ host: '127.0.0.1', port: 0, zone });
+    const response = dnsPacket.streamEncode({ type: 'response', id: 0xaaaa, questions: [{ name: 'web.default.svc.cluster.local', type: 'A' }] });
+    const next = dnsPacket.streamEncode({ type: 'query', id: 0xcccc, questions: [{ name: 'web.default.svc.cluster.local', type: 'A' }] });
+    const ids = await tcpExchange(server.port, Buffer.concat([response, next]), 0xcccc);
+    expect(ids).toStrictEqual([0xcccc]);
   });
 });
+
+/**
+ * Sends `messages` in order from one UDP socket and returns every reply up to and including
+ * the one with ID `lastId`; fails after 10 s with the replies seen so far.
+ */
+async function udpExchange(port: number, messages: readonly Uint8Array[], lastId: number): Promise<Buffer[]> {
+  const socket = createSocket('udp4');
+  const replies: Buffer[] = [];
+  try {
+    return await new Promise<Buffer[]>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no reply with ID ${lastId} within 10 s; replies: ${replies.map((r) => r.toString('hex')).join(', ')}`)), 10_000);
+      socket.on('message', (msg) => {
+        replies.push(msg);
+        if (msg.length >= 2 && msg.readUInt16BE(0) === lastId) {
+          clearTimeout(timer);
+          resolve(replies);
+        }
+      });
+      socket.on('error', reject);
+      for (const m of messages) socket.send(m, port, '127.0.0.1');
+    });
+  } finally {
+    socket.close();
+  }
+}
+
+/** Writes `bytes` on one TCP connection and returns the IDs of the replies up to `lastId`; 10 s at most. */
+async function tcpExchange(port: number, bytes: Uint8Array, lastId: number): Promise<number[]> {
+  const { connect } = await import('node:net');
+  const socket = connect({ host: '127.0.0.1', port });
+  const ids: number[] = [];
+  try {
+    return await new Promise<number[]>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no reply with ID ${lastId} within 10 s; IDs: ${ids.join(', ')}`)), 10_000);
+      let data = Buffer.alloc(0);
+      socket.on('data', (chunk: Buffer) => {
+        data = Buffer.concat([data, chunk]);
+        while (data.length >= 2 && data.length - 2 >= data.readUInt16BE(0)) {
+          const length = data.readUInt16BE(0);
+          ids.push(length >= 2 ? data.readUInt16BE(2) : -1);
+          data = data.subarray(2 + length);
+        }
+        if (ids.includes(lastId)) {
+          clearTimeout(timer);
+          resolve(ids);
+        }
+      });
+      socket.on('error', reject);
+      socket.write(bytes);
+    });
+  } finally {
+    socket.destroy();
+  }
+}

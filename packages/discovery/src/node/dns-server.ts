@@ -1,5 +1,6 @@
 // A DNS server for a Zone on UDP and TCP, on one port. Each message goes through the pure
-// handleQuery; this file only moves bytes. TCP messages carry a 2-byte length prefix
+// handleQuery; this file only moves bytes. A message handleQuery gives no response (one that
+// is itself a response, or shorter than a header) is dropped without a reply. TCP messages carry a 2-byte length prefix
 // (RFC 1035 §4.2.2), and one connection may carry several.
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { lookup, type LookupOneOptions } from 'node:dns';
@@ -155,6 +156,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
       'data',
       tcpMessages((request) => {
         const response = answerer.answer(request, 'tcp');
+        if (response === undefined) return;
         const framed = new Uint8Array(response.length + 2);
         framed[0] = response.length >> 8;
         framed[1] = response.length & 0xff;
@@ -169,6 +171,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   const { udpSocket, port } = await bindBoth(tcp, options.host, options.port);
   udpSocket.on('message', (message, remote) => {
     const response = answerer.answer(message, 'udp');
+    if (response === undefined) return;
     udpSocket.send(response, remote.port, remote.address);
   });
   udpSocket.on('error', () => undefined);

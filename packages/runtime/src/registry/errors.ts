@@ -181,7 +181,12 @@ export function unknownError(message: string): ApiError<'Unknown'> {
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
 export function requestEntityTooLargeError(limit: number): ApiError<'RequestEntityTooLarge'> {
-  return make({ tag: 'RequestEntityTooLarge', code: 413, message: `Request entity too large: limit is ${limit}` }) as ApiError<'RequestEntityTooLarge'>;
+  return requestEntityTooLargeErrorWithMessage(`limit is ${limit}`);
+}
+
+/** NewRequestEntityTooLargeError(message): 413, "Request entity too large: <message>". */
+export function requestEntityTooLargeErrorWithMessage(message: string): ApiError<'RequestEntityTooLarge'> {
+  return make({ tag: 'RequestEntityTooLarge', code: 413, message: `Request entity too large: ${message}` }) as ApiError<'RequestEntityTooLarge'>;
 }
 
 export function unsupportedMediaTypeError(accepted: readonly string[]): ApiError<'UnsupportedMediaType'> {

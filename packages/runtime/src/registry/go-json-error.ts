@@ -1,7 +1,16 @@
 // Go's encoding/json syntax error messages, which kube-apiserver puts in its 400 for a body
 // that is not JSON. JSON.parse tells us only that the text is bad; this scanner finds the
-// first offending byte and names it as Go's scanner does.
-// upstream: go/src/encoding/json/scanner.go (the step functions' error texts, quoteChar)
+// first offending byte and names it as Go's scanner does, including its nesting limit: the
+// scanner refuses the 10,001st open bracket with "exceeded max depth", so a body nested
+// deeper than that is a syntax error to Go even where JSON.parse would take it.
+// upstream: go/src/encoding/json/scanner.go (the step functions' error texts, quoteChar,
+//           maxNestingDepth, pushParseState)
+//
+// The scanner keeps its own stack of open containers instead of recursing, so it runs in
+// constant call-stack depth however deep the text nests.
+
+/** encoding/json's maxNestingDepth: the deepest nesting json.Unmarshal accepts. */
+export const GO_JSON_MAX_NESTING_DEPTH = 10000;
 
 function quoteChar(c: string): string {
   if (c === "'") return `'\\''`;
@@ -16,7 +25,7 @@ class SyntaxError_ {
 
 const WS = new Set([' ', '\t', '\n', '\r']);
 
-/** The message Go's json.Unmarshal gives for `text`, or undefined when it is valid JSON. */
+/** The message Go's json.Unmarshal gives for `text`, or undefined when it is valid JSON Go accepts. */
 export function goJSONSyntaxError(text: string): string | undefined {
   let i = 0;
   const eof = (): never => {
@@ -27,6 +36,10 @@ export function goJSONSyntaxError(text: string): string | undefined {
   };
   const skip = (): void => {
     while (i < text.length && WS.has(text[i] ?? '')) i++;
+  };
+  const skipToNonSpace = (): void => {
+    skip();
+    if (i >= text.length) eof();
   };
   const literal = (word: string): void => {
     for (let k = 1; k < word.length; k++) {
@@ -90,76 +103,69 @@ export function goJSONSyntaxError(text: string): string | undefined {
       i++;
     }
   };
-  const value = (): void => {
-    skip();
-    if (i >= text.length) eof();
-    const c = text[i] ?? '';
-    if (c === '{') {
-      i++;
-      skip();
-      if (i >= text.length) eof();
-      if (text[i] === '}') {
-        i++;
-        return;
-      }
-      for (;;) {
-        skip();
-        if (i >= text.length) eof();
-        if (text[i] !== '"') bad('looking for beginning of object key string');
-        string();
-        skip();
-        if (i >= text.length) eof();
-        if (text[i] !== ':') bad('after object key');
-        i++;
-        value();
-        skip();
-        if (i >= text.length) eof();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === '}') {
-          i++;
-          return;
-        }
-        bad('after object key:value pair');
-      }
-    }
-    if (c === '[') {
-      i++;
-      skip();
-      if (i >= text.length) eof();
-      if (text[i] === ']') {
-        i++;
-        return;
-      }
-      for (;;) {
-        value();
-        skip();
-        if (i >= text.length) eof();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === ']') {
-          i++;
-          return;
-        }
-        bad('after array element');
-      }
-    }
-    if (c === '"') return string();
-    if (c === '-' || (c >= '0' && c <= '9')) return number();
-    if (c === 't') return literal('true');
-    if (c === 'f') return literal('false');
-    if (c === 'n') return literal('null');
-    bad('looking for beginning of value');
+  /** An object key and its colon, with `i` at the key's opening quote (or what stands there). */
+  const key = (): void => {
+    if (text[i] !== '"') bad('looking for beginning of object key string');
+    string();
+    skipToNonSpace();
+    if (text[i] !== ':') bad('after object key');
+    i++;
+  };
+  // The open containers, innermost last: '{' or '['.
+  const open: string[] = [];
+  const push = (c: string): void => {
+    if (open.length >= GO_JSON_MAX_NESTING_DEPTH) bad('exceeded max depth');
+    open.push(c);
+    i++;
   };
   try {
-    value();
-    skip();
-    if (i < text.length) bad('after top-level value');
-    return undefined;
+    value: for (;;) {
+      // At the start of a value.
+      skipToNonSpace();
+      const c = text[i] ?? '';
+      if (c === '{' || c === '[') {
+        push(c);
+        skipToNonSpace();
+        const close = c === '{' ? '}' : ']';
+        if (text[i] === close) {
+          i++;
+          open.pop();
+        } else {
+          if (c === '{') key();
+          continue value;
+        }
+      } else if (c === '"') string();
+      else if (c === '-' || (c >= '0' && c <= '9')) number();
+      else if (c === 't') literal('true');
+      else if (c === 'f') literal('false');
+      else if (c === 'n') literal('null');
+      else bad('looking for beginning of value');
+      // After a complete value: close containers until one takes a next element.
+      for (;;) {
+        const inner = open[open.length - 1];
+        if (inner === undefined) {
+          skip();
+          if (i < text.length) bad('after top-level value');
+          return undefined;
+        }
+        skipToNonSpace();
+        const next = text[i];
+        if (next === ',') {
+          i++;
+          if (inner === '{') {
+            skipToNonSpace();
+            key();
+          }
+          continue value;
+        }
+        if (next === (inner === '{' ? '}' : ']')) {
+          i++;
+          open.pop();
+          continue;
+        }
+        bad(inner === '{' ? 'after object key:value pair' : 'after array element');
+      }
+    }
   } catch (e) {
     if (e instanceof SyntaxError_) return e.message;
     throw e;

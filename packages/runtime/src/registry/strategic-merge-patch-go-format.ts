@@ -63,12 +63,38 @@ function scalar(value: Json, verb: 'v' | 's'): string {
   return `%!s(${kind}=${plain})`;
 }
 
-/** fmt.Sprintf("%v", value) (or "%s") for a decoded JSON value. */
+/** Text written as is, between the values goFormat walks. */
+class Literal {
+  constructor(readonly text: string) {}
+}
+
+/** fmt.Sprintf("%v", value) (or "%s") for a decoded JSON value, walked with its own stack. */
 export function goFormat(value: Json, verb: 'v' | 's' = 'v'): string {
-  if (Array.isArray(value)) return `[${value.map((v) => goFormat(v, verb)).join(' ')}]`;
-  if (isJsonMap(value)) {
-    const keys = Object.keys(value).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    return `map[${keys.map((k) => `${k}:${goFormat(value[k] ?? null, verb)}`).join(' ')}]`;
+  const out: string[] = [];
+  const work: (Json | Literal)[] = [value];
+  for (let item = work.pop(); item !== undefined; item = work.pop()) {
+    if (item instanceof Literal) {
+      out.push(item.text);
+    } else if (Array.isArray(item)) {
+      work.push(new Literal(']'));
+      for (let k = item.length - 1; k >= 0; k--) {
+        work.push(item[k] ?? null);
+        if (k > 0) work.push(new Literal(' '));
+      }
+      work.push(new Literal('['));
+    } else if (isJsonMap(item)) {
+      const keys = Object.keys(item).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      work.push(new Literal(']'));
+      for (let k = keys.length - 1; k >= 0; k--) {
+        const key = keys[k] ?? '';
+        work.push(Object.hasOwn(item, key) ? (item[key] ?? null) : null);
+        work.push(new Literal(`${key}:`));
+        if (k > 0) work.push(new Literal(' '));
+      }
+      work.push(new Literal('map['));
+    } else {
+      out.push(scalar(item, verb));
+    }
   }
-  return scalar(value, verb);
+  return out.join('');
 }

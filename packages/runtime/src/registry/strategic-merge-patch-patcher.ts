@@ -7,8 +7,8 @@
 //           lists 422, any other error reaches the client as a plain error, 500),
 //           staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/status.go (ErrorToAPIStatus)
 import { badRequestError, genericUnprocessableError, unknownError, type ApiError } from './errors.js';
-import { goJSONSyntaxError } from './go-json-error.js';
 import type { Patcher } from './patch.js';
+import { decodePatchJSON } from './patch-limits.js';
 import { patchSchemaFor } from './patch-strategy.js';
 import { applyStrategicMergePatch, type StrategicMergeError } from './strategic-merge-patch.js';
 import { isJsonMap, type Json } from './strategic-merge-patch-go-format.js';
@@ -35,12 +35,9 @@ function unmarshalTypeName(value: Json): string {
 }
 
 export const strategicMergePatch: Patcher = (current, patch) => {
-  let parsed: Json;
-  try {
-    parsed = JSON.parse(patch) as Json;
-  } catch {
-    return { ok: false, error: badRequestError(goJSONSyntaxError(patch) ?? 'unexpected end of JSON input') };
-  }
+  const decoded = decodePatchJSON(patch);
+  if (!decoded.ok) return { ok: false, error: badRequestError(decoded.message) };
+  let parsed = decoded.value as Json;
   // A JSON null leaves the map nil: the patch changes nothing.
   if (parsed === null) parsed = {};
   if (!isJsonMap(parsed)) {

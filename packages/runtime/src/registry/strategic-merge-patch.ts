@@ -13,6 +13,7 @@
 // two differ only for a patch that names one scalar both in a list and in its
 // `$deleteFromPrimitiveList`, where upstream's answer is itself a coin toss.
 import { err, ok, type Result, type TaggedError } from '@kubesvc/api-types';
+import { cloneJSON, getOwn, setOwn } from './patch-limits.js';
 import { lookupField, type PatchStruct } from './patch-strategy.js';
 import { goFormat, goKind, goTypeName, isJsonMap, type GoKind, type Json, type JsonMap } from './strategic-merge-patch-go-format.js';
 
@@ -84,7 +85,7 @@ function asMap(value: Json): JsonMap {
  */
 export function applyStrategicMergePatch(original: JsonMap, patch: JsonMap, schema: PatchStruct | undefined): Result<JsonMap, StrategicMergeError> {
   try {
-    return ok(mergeMap(structuredClone(original), structuredClone(patch), schema));
+    return ok(mergeMap(cloneJSON(original), cloneJSON(patch), schema));
   } catch (e) {
     if (e instanceof Failure) return err(e.error);
     throw e;
@@ -114,7 +115,8 @@ function mergeMap(original: JsonMap, patch: JsonMap, schema: PatchStruct | undef
       delete original[key];
       continue;
     }
-    const current = original[key];
+    // An own property only: `__proto__` is an ordinary key to Go, never the prototype.
+    const current = getOwn(original, key) as Json | undefined;
     if (current === undefined || goKind(current) !== goKind(patchV)) {
       // Not in the object, or of another JSON type: the patch value, less its nulls and directives.
       if (!isDeleteList) takePatchValue(original, key, patchV);
@@ -122,11 +124,11 @@ function mergeMap(original: JsonMap, patch: JsonMap, schema: PatchStruct | undef
     }
     if (isJsonMap(current)) {
       const field = lookupField(schema, key);
-      original[key] = field.strategy === REPLACE ? patchV : mergeMap(current, asMap(patchV), field.schema);
+      setOwn(original, key, field.strategy === REPLACE ? patchV : mergeMap(current, asMap(patchV), field.schema));
     } else if (Array.isArray(current)) {
       const field = lookupField(schema, key);
       // A delete list is applied whatever the field's strategy (mergeSliceHandler).
-      original[key] = field.strategy === MERGE || isDeleteList ? mergeList(current, patchV as Json[], field.schema, field.mergeKey, field.elementKind, isDeleteList) : patchV;
+      setOwn(original, key, field.strategy === MERGE || isDeleteList ? mergeList(current, patchV as Json[], field.schema, field.mergeKey, field.elementKind, isDeleteList) : patchV);
     } else {
       takePatchValue(original, key, patchV);
     }
@@ -137,41 +139,59 @@ function mergeMap(original: JsonMap, patch: JsonMap, schema: PatchStruct | undef
 function takePatchValue(original: JsonMap, key: string, patchV: Json): void {
   discardNulls(patchV);
   const [value, keep] = removeDirectives(patchV);
-  if (keep) original[key] = value;
+  if (keep) setOwn(original, key, value);
   else delete original[key];
 }
 
 /** discardNullValuesFromPatch: a value taken whole keeps no null member, at any depth. */
 function discardNulls(value: Json): void {
-  if (Array.isArray(value)) {
-    for (const v of value) discardNulls(v);
-  } else if (isJsonMap(value)) {
-    for (const [k, v] of Object.entries(value)) {
-      if (v === null) delete value[k];
-      else discardNulls(v);
+  const work: Json[] = [value];
+  for (let v = work.pop(); v !== undefined; v = work.pop()) {
+    if (Array.isArray(v)) {
+      for (const e of v) if (typeof e === 'object' && e !== null) work.push(e);
+    } else if (isJsonMap(v)) {
+      for (const [k, e] of Object.entries(v)) {
+        if (e === null) delete v[k];
+        else if (typeof e === 'object') work.push(e);
+      }
     }
   }
 }
 
-/** removeDirectives: a map carrying `$patch` is dropped (from its parent map or list). */
+function isDirectiveMap(value: Json | undefined): boolean {
+  return isJsonMap(value) && has(value, DIRECTIVE);
+}
+
+/**
+ * removeDirectives: a map carrying `$patch` is dropped (from its parent map or list). Lists
+ * are rebuilt (the caller's list is left as it was) and maps are changed in place, as
+ * upstream does; the walk keeps its own stack, so a patch value of any depth is fine.
+ */
 function removeDirectives(value: Json): [Json, boolean] {
-  if (Array.isArray(value)) {
-    const kept: Json[] = [];
-    for (const v of value) {
-      const [nv, keep] = removeDirectives(v);
-      if (keep) kept.push(nv);
+  if (isDirectiveMap(value)) return [null, false];
+  let result: Json = value;
+  const work: [Json, (rebuilt: Json[]) => void][] = [[value, (rebuilt) => (result = rebuilt)]];
+  for (let item = work.pop(); item !== undefined; item = work.pop()) {
+    const [v, place] = item;
+    if (Array.isArray(v)) {
+      const kept: Json[] = [];
+      for (const e of v) {
+        if (isDirectiveMap(e)) continue;
+        const at = kept.length;
+        kept.push(e);
+        if (Array.isArray(e)) work.push([e, (rebuilt) => (kept[at] = rebuilt)]);
+        else if (isJsonMap(e)) work.push([e, () => undefined]);
+      }
+      place(kept);
+    } else if (isJsonMap(v)) {
+      for (const [k, e] of Object.entries(v)) {
+        if (isDirectiveMap(e)) delete v[k];
+        else if (Array.isArray(e)) work.push([e, (rebuilt) => setOwn(v, k, rebuilt)]);
+        else if (isJsonMap(e)) work.push([e, () => undefined]);
+      }
     }
-    return [kept, true];
   }
-  if (isJsonMap(value)) {
-    if (has(value, DIRECTIVE)) return [null, false];
-    for (const [k, v] of Object.entries(value)) {
-      const [nv, keep] = removeDirectives(v);
-      if (keep) value[k] = nv;
-      else delete value[k];
-    }
-  }
-  return [value, true];
+  return [result, true];
 }
 
 /** `$deleteFromPrimitiveList/finalizers` -> `finalizers`. */
@@ -239,7 +259,7 @@ function mergeOrderedLists(original: JsonMap, patch: JsonMap, schema: PatchStruc
     else continue;
     const [inOrder, serverOnly] = partition(merged, order, field.mergeKey);
     const kind = elementKind(originalList, patchList);
-    original[key] = normalizeElementOrder(inOrder, serverOnly, order, originalList, field.mergeKey, kind);
+    setOwn(original, key, normalizeElementOrder(inOrder, serverOnly, order, originalList, field.mergeKey, kind));
     delete patch[key];
   }
 }

@@ -272,3 +272,41 @@ describe('a body over the limit', () => {
     expect(await serviceNames('victim')).toEqual(['a', 'b']);
   });
 });
+
+describe('deeply nested bodies', () => {
+  /** A Service whose unknown field spec.x nests so that the whole body is `depth` levels deep. */
+  const deepService = (name: string, depth: number) =>
+    `{"apiVersion":"v1","kind":"Service","metadata":{"name":"${name}"},"spec":{"ports":[{"port":80}],"x":${'['.repeat(depth - 2)}${']'.repeat(depth - 2)}}}`;
+
+  beforeEach(async () => {
+    await start();
+  });
+
+  it('up to 10,000 levels decode as upstream: the unknown field is dropped with a warning, or refused under Strict', async () => {
+    for (const depth of [1_900, 10_000]) {
+      const created = await send('POST', '/api/v1/namespaces/victim/services', { headers: { 'Content-Type': 'application/json' }, body: deepService(`deep-${depth}`, depth) });
+      expect(created.status, `depth ${depth}`).toBe(201);
+      const got = await registry.get('services', 'victim', `deep-${depth}`);
+      expect(got.ok && (got.value as { spec?: Record<string, unknown> }).spec?.['x']).toBe(undefined);
+      const replaced = await send('PUT', `/api/v1/namespaces/victim/services/deep-${depth}`, { headers: { 'Content-Type': 'application/json' }, body: deepService(`deep-${depth}`, depth) });
+      expect(replaced.status, `depth ${depth}`).toBe(200);
+      const strict = await send('POST', '/api/v1/namespaces/victim/services?fieldValidation=Strict', { headers: { 'Content-Type': 'application/json' }, body: deepService('strict', depth) });
+      expect(strict.json, `depth ${depth}`).toEqual(badRequest('Service in version "v1" cannot be handled as a Service: strict decoding error: unknown field "spec.x"'));
+    }
+  });
+
+  it('10,001 levels is Go’s syntax error in a 400, for a create and an update', async () => {
+    const message = `the object provided is unrecognized (must be of type Service): couldn't get version/kind; json parse error: invalid character '[' exceeded max depth ({"apiVersion":"v1","kind":"Ser ...)`;
+    const created = await send('POST', '/api/v1/namespaces/victim/services', { headers: { 'Content-Type': 'application/json' }, body: deepService('deeper', 10_001) });
+    expect(created.json).toEqual(badRequest(message));
+    const replaced = await send('PUT', '/api/v1/namespaces/victim/services/a', { headers: { 'Content-Type': 'application/json' }, body: deepService('a', 100_000) });
+    expect(replaced.json).toEqual(badRequest(message));
+    expect(await serviceNames('victim')).toEqual(['a', 'b']);
+  });
+
+  it('a syntax error before the limit is reported first, as Go’s scanner meets it first', async () => {
+    const body = `{"apiVersion":"v1","kind":"Service","metadata":{"name":"x"},"spec":{"x":[1 2${'['.repeat(20_000)}}}`;
+    const r = await send('POST', '/api/v1/namespaces/victim/services', { headers: { 'Content-Type': 'application/json' }, body });
+    expect(r.json).toEqual(badRequest(`the object provided is unrecognized (must be of type Service): couldn't get version/kind; json parse error: invalid character '2' after array element ({"apiVersion":"v1","kind":"Ser ...)`));
+  });
+});

@@ -1,7 +1,8 @@
 // Go's encoding/json syntax error messages, which kube-apiserver puts in its 400 for a body
 // that is not JSON. JSON.parse tells us only that the text is bad; this scanner finds the
 // first offending byte and names it as Go's scanner does.
-// upstream: go/src/encoding/json/scanner.go (the step functions' error texts, quoteChar)
+// upstream: go/src/encoding/json/scanner.go (the step functions' error texts, quoteChar,
+//           maxNestingDepth and "exceeded max depth")
 
 function quoteChar(c: string): string {
   if (c === "'") return `'\\''`;
@@ -16,8 +17,14 @@ class SyntaxError_ {
 
 const WS = new Set([' ', '\t', '\n', '\r']);
 
-/** The message Go's json.Unmarshal gives for `text`, or undefined when it is valid JSON. */
-export function goJSONSyntaxError(text: string): string | undefined {
+/** encoding/json's maxNestingDepth: a value nested deeper is a syntax error. */
+export const GO_JSON_MAX_NESTING_DEPTH = 10_000;
+
+/**
+ * The message Go's json.Unmarshal gives for `text`, or undefined when it is valid JSON
+ * (nesting deeper than `maxDepth` is an error, as Go's scanner makes it).
+ */
+export function goJSONSyntaxError(text: string, maxDepth: number = GO_JSON_MAX_NESTING_DEPTH): string | undefined {
   let i = 0;
   const eof = (): never => {
     throw new SyntaxError_('unexpected end of JSON input');
@@ -90,70 +97,69 @@ export function goJSONSyntaxError(text: string): string | undefined {
       i++;
     }
   };
-  const value = (): void => {
+  // Go's scanner keeps a stack of the containers it is in, not the call stack: a body nested
+  // 10,000 deep is scanned without recursion, and the level past maxNestingDepth is an error.
+  const IN_ARRAY = 0;
+  const IN_OBJECT = 1;
+  const open: number[] = [];
+  const objectKey = (): void => {
+    skip();
+    if (i >= text.length) eof();
+    if (text[i] !== '"') bad('looking for beginning of object key string');
+    string();
+    skip();
+    if (i >= text.length) eof();
+    if (text[i] !== ':') bad('after object key');
+    i++;
+  };
+  /** Scans one value's start: a scalar whole, or a container's opening (true: a value follows). */
+  const valueStart = (): boolean => {
     skip();
     if (i >= text.length) eof();
     const c = text[i] ?? '';
-    if (c === '{') {
+    if (c === '{' || c === '[') {
+      if (open.length + 1 > maxDepth) bad('exceeded max depth');
       i++;
       skip();
       if (i >= text.length) eof();
-      if (text[i] === '}') {
+      if (text[i] === (c === '{' ? '}' : ']')) {
         i++;
-        return;
+        return false;
       }
-      for (;;) {
+      if (c === '{') objectKey();
+      open.push(c === '{' ? IN_OBJECT : IN_ARRAY);
+      return true;
+    }
+    if (c === '"') string();
+    else if (c === '-' || (c >= '0' && c <= '9')) number();
+    else if (c === 't') literal('true');
+    else if (c === 'f') literal('false');
+    else if (c === 'n') literal('null');
+    else bad('looking for beginning of value');
+    return false;
+  };
+  const value = (): void => {
+    for (;;) {
+      if (valueStart()) continue;
+      // After a complete value: close containers until one wants another element.
+      let more = false;
+      while (open.length > 0 && !more) {
         skip();
         if (i >= text.length) eof();
-        if (text[i] !== '"') bad('looking for beginning of object key string');
-        string();
-        skip();
-        if (i >= text.length) eof();
-        if (text[i] !== ':') bad('after object key');
-        i++;
-        value();
-        skip();
-        if (i >= text.length) eof();
+        const inArray = open[open.length - 1] === IN_ARRAY;
         if (text[i] === ',') {
           i++;
-          continue;
-        }
-        if (text[i] === '}') {
+          if (!inArray) objectKey();
+          more = true;
+        } else if (text[i] === (inArray ? ']' : '}')) {
           i++;
-          return;
+          open.pop();
+        } else {
+          bad(inArray ? 'after array element' : 'after object key:value pair');
         }
-        bad('after object key:value pair');
       }
+      if (!more) return;
     }
-    if (c === '[') {
-      i++;
-      skip();
-      if (i >= text.length) eof();
-      if (text[i] === ']') {
-        i++;
-        return;
-      }
-      for (;;) {
-        value();
-        skip();
-        if (i >= text.length) eof();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === ']') {
-          i++;
-          return;
-        }
-        bad('after array element');
-      }
-    }
-    if (c === '"') return string();
-    if (c === '-' || (c >= '0' && c <= '9')) return number();
-    if (c === 't') return literal('true');
-    if (c === 'f') return literal('false');
-    if (c === 'n') return literal('null');
-    bad('looking for beginning of value');
   };
   try {
     value();

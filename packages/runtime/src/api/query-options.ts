@@ -141,7 +141,25 @@ export interface ListRequestOptions {
   readonly continue?: string;
   readonly resourceVersion?: string;
   readonly allowWatchBookmarks: boolean;
+  /** timeoutSeconds as given (any int64); see watchTimeoutMs for what a watch makes of it. */
   readonly timeoutSeconds?: number;
+}
+
+/** kube-apiserver's --min-request-timeout default, in seconds. */
+export const DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS = 1800;
+
+/**
+ * How long a watch runs, in milliseconds: timeoutSeconds when it is positive; absent or 0, the
+ * minimum request timeout stretched by a random factor in [1, 2) so that watches opened together
+ * do not end together; negative, no time at all (the stream ends as soon as it opened). No value
+ * means a watch that never ends.
+ * upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go (ListResource:
+ *           `timeout == 0 && minRequestTimeout > 0`, then context.WithTimeout(ctx, timeout)),
+ *           staging/src/k8s.io/apiserver/pkg/endpoints/handlers/watch.go (a timer of that length)
+ */
+export function watchTimeoutMs(timeoutSeconds: number | undefined, minRequestTimeoutSeconds: number, random: number): number {
+  if (timeoutSeconds === undefined || timeoutSeconds === 0) return minRequestTimeoutSeconds * 1000 * (1 + random);
+  return timeoutSeconds < 0 ? 0 : timeoutSeconds * 1000;
 }
 
 function labelsOf(object: KubeObject): Readonly<Record<string, string>> | undefined {
@@ -168,7 +186,8 @@ export function listOptions(query: URLSearchParams, resource: string): Parsed<Li
   if (timeoutText !== undefined) {
     const t = parseInt64(timeoutText);
     if (!t.ok) return t;
-    if (t.value > 0) timeoutSeconds = t.value;
+    // Kept as given, zero and negative too: the watch decides what they mean.
+    timeoutSeconds = t.value;
   }
   const labelText = first(query, 'labelSelector') ?? '';
   const labels = parseLabelSelector(labelText);

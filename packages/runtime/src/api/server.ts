@@ -10,7 +10,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { ApiStatus, KubeObject } from '@kubesvc/api-types';
 import { dispatch } from '../registry/dispatch.js';
 import { badRequestError, internalError, isApiError, MAX_REQUEST_BODY_BYTES, notAcceptableError, requestEntityTooLargeError, unsupportedMediaTypeError, type ApiError } from '../registry/errors.js';
@@ -20,12 +20,14 @@ import { STATUS_RESOURCES } from '../registry/registry.js';
 import { insecureBindError } from './bind-security.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.js';
 import { openApiV3Document, openApiV3Index } from './openapi.js';
-import { deleteOptions, listOptions, writeOptions, type Parsed } from './query-options.js';
+import { DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS, deleteOptions, listOptions, watchTimeoutMs, writeOptions, type Parsed } from './query-options.js';
 import { decodeProtobufDeleteOptions, decodesProtobuf, type BodyMediaType, type FieldValidation } from '../registry/decode.js';
 import { PROTOBUF_MEDIA_TYPE } from '../registry/protobuf/envelope.js';
 import { methodNotAllowedStatus, pathNotFoundStatus, unauthorizedStatus } from './status-bodies.js';
 import type { IncludeObject, TableContext, TablePrinter } from './table-hook.js';
+import { invalidNameError, parseRequestTarget } from './request-target.js';
 import { startWatch, type WatchSession } from './watch.js';
+import { consoleLogger, type Logger } from '../host/logger.js';
 
 export interface ApiServerOptions {
   readonly registry: Registry;
@@ -48,6 +50,61 @@ export interface ApiServerOptions {
   readonly bookmarkIntervalMs?: number;
   /** Handlers for paths outside the Kubernetes API (the explorer's `/ui/`), tried before the API's routes. */
   readonly extensions?: readonly ApiServerExtension[];
+  /**
+   * How long a watch without a positive timeoutSeconds runs before the server ends it (times a
+   * random factor in [1, 2)). Default 1800 s, kube-apiserver's --min-request-timeout.
+   */
+  readonly minRequestTimeoutSeconds?: number;
+  /** The connection deadlines; each has kube-apiserver's value by default. */
+  readonly timeouts?: ApiServerTimeouts;
+  /** Where accept failures (out of file descriptors) are reported. Default: stderr. */
+  readonly logger?: Logger;
+}
+
+/**
+ * Deadlines that keep a slow or silent client from holding a connection for ever. A connection
+ * past one of them is closed without an answer, as Go's server does when a read deadline passes.
+ * upstream: staging/src/k8s.io/apiserver/pkg/server/secure_serving.go (ReadHeaderTimeout 32 s,
+ *           IdleTimeout 90 s; Go's net/http bounds the TLS handshake by the smallest read or
+ *           write timeout, here the header one), staging/src/k8s.io/apiserver/pkg/server/options/
+ *           serving.go and server/config.go (--request-timeout 60 s)
+ */
+export interface ApiServerTimeouts {
+  /** From accept to a finished TLS handshake. Default 32 s. */
+  readonly tlsHandshakeMs?: number;
+  /** From the connection's start (or the previous answer) to the end of the request's headers: a client that sends nothing is closed after it too. Default 32 s. */
+  readonly requestHeadersMs?: number;
+  /** From the request's start to the end of its body (a watch's GET has none, so a watch is not cut). Default 60 s. */
+  readonly requestMs?: number;
+  /** A kept-alive connection with no request after its last answer. Default 90 s. */
+  readonly idleMs?: number;
+  /** How often connections are checked against the header and request deadlines. Default 1 s. */
+  readonly checkIntervalMs?: number;
+  /** How long a connection answered before its body was read keeps reading and dropping that body before it is closed. Default 2 s. */
+  readonly lingerMs?: number;
+}
+
+const DEFAULT_TIMEOUTS: Required<ApiServerTimeouts> = { tlsHandshakeMs: 32_000, requestHeadersMs: 32_000, requestMs: 60_000, idleMs: 90_000, checkIntervalMs: 1_000, lingerMs: 2_000 };
+
+/**
+ * Closes `socket` gracefully once Node (or `now`) closes it: its write side first (FIN), then
+ * the whole socket when the client closes too or after `lingerMs`, reading and dropping what
+ * the client still sends meanwhile. Node closes an answered `Connection: close` connection with
+ * socket.destroySoon(); this replaces that for the one socket.
+ * upstream: Go's net/http closeWriteAndWait (rstAvoidanceDelay) does the same for the same reason.
+ */
+function lingerOnClose(socket: Socket, lingerMs: number, now = false): void {
+  const close = (): void => {
+    if (socket.destroyed) return;
+    socket.end();
+    socket.resume();
+    const timer = setTimeout(() => socket.destroy(), lingerMs);
+    timer.unref();
+    socket.once('end', () => socket.destroy());
+    socket.once('close', () => clearTimeout(timer));
+  };
+  if (now) close();
+  else (socket as Socket & { destroySoon?: () => void }).destroySoon = close;
 }
 
 /**
@@ -71,6 +128,8 @@ export interface ApiServer {
   readonly port: number;
   /** Ends every watch stream and closes the listener and its connections. */
   close(): Promise<void>;
+  /** The open connections (TLS handshakes under way included) and the accepts that failed. */
+  stats(): Promise<{ readonly connections: number; readonly acceptErrors: number }>;
 }
 
 /** A bearer token for the CLI: 32 random bytes, base64url. */
@@ -136,11 +195,20 @@ function warningHeader(message: string): string {
   return `299 - "${message.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[\r\n]/g, ' ')}"`;
 }
 
+/**
+ * Whether the Authorization header carries the token: the header trimmed, split at single
+ * spaces, a first part `bearer` in any case and a second part that is the token (a third part
+ * is ignored, an empty second part is no token).
+ * upstream: staging/src/k8s.io/apiserver/pkg/authentication/request/bearertoken/bearertoken.go
+ */
 function tokenMatches(header: string | undefined, token: string): boolean {
-  if (header === undefined || !header.startsWith('Bearer ')) return false;
-  const given = Buffer.from(header.slice('Bearer '.length).trim());
+  if (header === undefined) return false;
+  const parts = header.replace(/^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g, '').split(' ');
+  const [scheme, given] = parts;
+  if (parts.length < 2 || scheme?.toLowerCase() !== 'bearer' || given === undefined || given === '') return false;
+  const a = Buffer.from(given);
   const want = Buffer.from(token);
-  return given.length === want.length && timingSafeEqual(given, want);
+  return a.length === want.length && timingSafeEqual(a, want);
 }
 
 /**
@@ -285,6 +353,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   if (refused !== undefined) throw Object.assign(new Error(refused), { code: 'EINSECUREBIND' });
   const ready = options.ready ?? (() => true);
   const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
+  const minRequestTimeoutSeconds = options.minRequestTimeoutSeconds ?? DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS;
   const watches = new Set<WatchSession>();
   let closing = false;
   let address = '';
@@ -335,7 +404,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
               predicate: o.predicate,
               resourceVersion: o.resourceVersion,
               allowWatchBookmarks: o.allowWatchBookmarks,
-              timeoutSeconds: o.timeoutSeconds,
+              timeoutMs: watchTimeoutMs(o.timeoutSeconds, minRequestTimeoutSeconds, Math.random()),
               bookmarkIntervalMs,
               contentType: JSON_TYPE,
               encode: (_type, object) => {
@@ -397,8 +466,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
 
     const { namespace, name } = route;
     const sub = route.subresource;
+    // A name that cannot be a path segment (`.`, `..`, one holding `/` or `%`) is refused where
+    // upstream's storage builds the object's key: after the request's options and body were
+    // read, before anything is looked up or written.
+    const badName = invalidNameError(name);
     switch (method) {
       case 'GET': {
+        if (badName !== undefined) return errorReply(badName);
         const got = await dispatch(registry, { verb: 'get', resource, namespace, name });
         if (!got.ok) return errorReply(got.error);
         const object = got.value.body as KubeObject;
@@ -408,6 +482,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       case 'PUT': {
         const write = await objectWrite(req, query, 'UpdateOptions', info);
         if (!write.ok) return errorReply(write.error);
+        if (badName !== undefined) return errorReply(badName);
         return fromDispatch(await dispatch(registry, { verb: 'update', resource, namespace, name, ...write.value, ...(sub === undefined ? {} : { subresource: sub }) }));
       }
       case 'PATCH': {
@@ -418,6 +493,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         const semicolon = contentType.indexOf(';');
         const patchType = (semicolon > 0 ? contentType.slice(0, semicolon) : contentType).trim();
         const body = await readBody(req);
+        if (badName !== undefined) return errorReply(badName);
         return fromDispatch(
           await dispatch(registry, {
             verb: 'patch',
@@ -438,6 +514,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         const del = deleteOptions(query, body.value);
         if (!del.ok) return errorReply(del.error);
         if (del.value.dryRun) return errorReply(dryRunRefused());
+        if (badName !== undefined) return errorReply(badName);
         return fromDispatch(
           await dispatch(registry, { verb: 'delete', resource, namespace, name, ...(del.value.preconditions === undefined ? {} : { preconditions: del.value.preconditions }) }),
         );
@@ -448,18 +525,25 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<Reply | undefined> => {
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'http://localhost');
-    } catch {
-      return errorReply(badRequestError('malformed request URL'));
-    }
+    // The target as written: nothing resolves `..` or `.` segments before routing.
+    const target = parseRequestTarget(req.url ?? '/');
+    if (target === undefined) return errorReply(badRequestError('malformed request URL'));
+    const query = target.query;
     // Paths compare after one trailing slash is dropped, as the mux does for /api/v1/.
-    const path = url.pathname.length > 1 && url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname;
+    const path = target.path.length > 1 && target.path.endsWith('/') ? target.path.slice(0, -1) : target.path;
     const method = req.method ?? 'GET';
     for (const extension of options.extensions ?? []) {
-      if (url.pathname === extension.prefix.slice(0, -1)) return { code: 301, body: '', contentType: 'text/plain; charset=utf-8', location: extension.prefix };
-      if (!url.pathname.startsWith(extension.prefix)) continue;
+      if (target.rawPath === extension.prefix.slice(0, -1)) return { code: 301, body: '', contentType: 'text/plain; charset=utf-8', location: extension.prefix };
+      if (!target.rawPath.startsWith(extension.prefix)) continue;
+      // The extension reads the path from a WHATWG URL, which folds `..`, `.` and backslashes:
+      // a path it would rewrite is served by nobody, so that what isPublic judged is what runs.
+      let url: URL;
+      try {
+        url = new URL(req.url ?? '/', 'http://localhost');
+      } catch {
+        return statusReply(pathNotFoundStatus());
+      }
+      if (url.pathname !== target.rawPath) return statusReply(pathNotFoundStatus());
       const open = extension.isPublic?.(url.pathname) ?? false;
       if (!open && !tokenMatches(req.headers.authorization, token)) return statusReply(unauthorizedStatus());
       await extension.handle(req, res, url);
@@ -515,43 +599,91 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       if (list === undefined) return statusReply(pathNotFoundStatus());
       return method === 'GET' ? { code: 200, body: list } : statusReply(methodNotAllowedStatus());
     }
-    let decodedRest: string[];
-    try {
-      decodedRest = rest.map((s) => decodeURIComponent(s));
-    } catch {
-      return statusReply(pathNotFoundStatus());
-    }
-    const route = resourceRoute(groupVersion, decodedRest);
+    const route = resourceRoute(groupVersion, rest);
     if (route === undefined) return statusReply(pathNotFoundStatus());
-    return handleResource(req, res, route, url.searchParams);
+    return handleResource(req, res, route, query);
+  };
+
+  /** Answers with a Status whatever went wrong writing `reply`; a failure after the headers cuts the connection. */
+  const sendSafely = (res: ServerResponse, reply: Reply): void => {
+    try {
+      send(res, reply);
+    } catch (e) {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      try {
+        send(res, errorReply(internalError(e instanceof Error ? e.message : String(e))));
+      } catch {
+        res.destroy();
+      }
+    }
+  };
+
+  const answer = (req: IncomingMessage, res: ServerResponse, reply: Reply, early: boolean): void => {
+    if (early) {
+      // Answered before its body was read (refused early): the connection is not reused, so a
+      // client cannot send its next request into the rest of this body. It is closed after a
+      // linger that keeps reading what the client still sends, so the client reads the answer
+      // instead of a reset (closing a socket with unread bytes sends RST, which drops them).
+      if (!res.headersSent) res.setHeader('Connection', 'close');
+      lingerOnClose(req.socket, timeouts.lingerMs);
+    }
+    sendSafely(res, reply);
+    if (early) req.resume();
   };
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    handle(req, res).then(
-      (reply) => {
-        // Answered before its body was read (refused early): the connection is not reused, so
-        // a client cannot send its next request into the rest of this body.
-        if (!req.complete && !res.headersSent) res.setHeader('Connection', 'close');
-        if (reply !== undefined) send(res, reply);
-        if (!req.complete) req.resume();
-      },
-      (e: unknown) => {
-        if (e instanceof BodyTooLarge) {
-          res.setHeader('Connection', 'close');
-          send(res, errorReply(requestEntityTooLargeError(MAX_REQUEST_BODY_BYTES)));
-          req.resume();
-          return;
-        }
-        send(res, errorReply(isApiError(e) ? e : internalError(e instanceof Error ? e.message : String(e))));
-      },
-    );
+    let handled: Promise<Reply | undefined>;
+    try {
+      handled = handle(req, res);
+    } catch (e) {
+      handled = Promise.reject(e instanceof Error ? e : new Error(String(e)));
+    }
+    handled
+      .then(
+        (reply) => {
+          if (reply !== undefined) answer(req, res, reply, !req.complete && !res.headersSent);
+          else if (!req.complete) req.resume();
+        },
+        (e: unknown) => {
+          if (e instanceof BodyTooLarge) {
+            answer(req, res, errorReply(requestEntityTooLargeError(MAX_REQUEST_BODY_BYTES)), true);
+            return;
+          }
+          answer(req, res, errorReply(isApiError(e) ? e : internalError(e instanceof Error ? e.message : String(e))), !req.complete && !res.headersSent);
+        },
+      )
+      .catch(() => {
+        // Nothing above throws; should it, the connection is cut rather than the process.
+        res.destroy();
+      });
   };
-  const server: Server = options.tls === undefined ? createServer(onRequest) : createTlsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest);
-  server.keepAliveTimeout = 65_000;
+
+  const timeouts = {
+    ...DEFAULT_TIMEOUTS,
+    ...Object.fromEntries(Object.entries(options.timeouts ?? {}).filter(([, v]) => v !== undefined)),
+  } as Required<ApiServerTimeouts>;
+  const logger = options.logger ?? consoleLogger;
+  // Node requires the header deadline to be no longer than the request one.
+  const requestMs = Math.max(timeouts.requestMs, timeouts.requestHeadersMs);
+  const serverOptions = {
+    headersTimeout: timeouts.requestHeadersMs,
+    requestTimeout: requestMs,
+    keepAliveTimeout: timeouts.idleMs,
+    connectionsCheckingInterval: timeouts.checkIntervalMs,
+  };
+  const server: Server =
+    options.tls === undefined
+      ? createServer(serverOptions, onRequest)
+      : createTlsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key, handshakeTimeout: timeouts.tlsHandshakeMs }, onRequest);
   // A request Node's parser refuses (a character not allowed in a URL, oversized headers) gets
-  // a Status like every other failure, instead of Node's bare 400 with no body.
+  // a Status like every other failure, instead of Node's bare 400 with no body. A connection
+  // past its header or request deadline, or whose TLS handshake failed or timed out, is closed
+  // without an answer, as Go's server does when a read deadline passes.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) {
+    if (!socket.writable || err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'ERR_TLS_HANDSHAKE_TIMEOUT' || err.code === 'ECONNRESET' || err.code === 'EPIPE') {
       socket.destroy();
       return;
     }
@@ -567,12 +699,31 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       code,
     });
     socket.end(`HTTP/1.1 ${code} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    lingerOnClose(socket as Socket, timeouts.lingerMs, true);
   });
-
+  // A TLS handshake that fails or times out: Node destroys the socket itself; without this
+  // listener the failure is only unreported, never fatal.
+  server.on('tlsClientError', () => undefined);
+  // An accept that fails (out of file descriptors: EMFILE, ENFILE) is reported on the server;
+  // without a listener that would end the process. The listener keeps listening, and libuv
+  // accepts again once descriptors are free (it closes the connections it could not take).
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  let acceptErrors = 0;
+  let listening = false;
+  server.on('error', (err: NodeJS.ErrnoException) => {
+    if (!listening) return;
+    acceptErrors++;
+    logger.log('error', `http: accept error: ${err.message} (${acceptErrors} so far); still listening`);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
       server.off('error', reject);
+      listening = true;
       resolve();
     });
   });
@@ -592,7 +743,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+        // Connections still in their TLS handshake, or lingering after an early answer, are
+        // not HTTP connections yet (or any more): closeAllConnections does not see them.
+        for (const socket of sockets) socket.destroy();
       });
+    },
+    stats: async () => {
+      const connections = await new Promise<number>((resolve) => server.getConnections((err, n) => resolve(err === null ? n : sockets.size)));
+      return { connections, acceptErrors };
     },
   };
 }

@@ -31,7 +31,8 @@ export interface WatchRequest {
   readonly predicate?: ObjectPredicate | undefined;
   readonly resourceVersion?: string | undefined;
   readonly allowWatchBookmarks: boolean;
-  readonly timeoutSeconds?: number | undefined;
+  /** When the stream ends, in milliseconds from its start (0: at once). */
+  readonly timeoutMs: number;
   readonly bookmarkIntervalMs: number;
   /** The object an event carries on the wire (a Table row, or the object itself). */
   readonly encode: (type: WatchEventType, object: KubeObject) => unknown;
@@ -43,6 +44,8 @@ export interface WatchSession {
   stop(): void;
   readonly done: Promise<void>;
 }
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function withRV<T extends KubeObject>(object: T, rv: number): T {
   return { ...object, metadata: { ...(object as { metadata?: object }).metadata, resourceVersion: String(rv) } } as T;
@@ -101,8 +104,19 @@ export async function startWatch(req: WatchRequest, res: ServerResponse): Promis
     }
   };
 
-  if (req.timeoutSeconds !== undefined) timers.push(setTimeout(stop, req.timeoutSeconds * 1000));
-  if (req.allowWatchBookmarks) {
+  // A timer holds at most 2^31-1 ms (Node fires a longer one at once): a longer timeout
+  // re-arms until its end.
+  const deadline = performance.now() + req.timeoutMs;
+  const arm = (): void => {
+    const left = deadline - performance.now();
+    if (left <= 0) {
+      stop();
+      return;
+    }
+    timers.push(setTimeout(arm, Math.min(left, MAX_TIMER_MS)));
+  };
+  arm();
+  if (req.allowWatchBookmarks && !stopped) {
     const interval = setInterval(() => {
       const bookmark = { kind: info.kind, apiVersion: info.apiVersion, metadata: { resourceVersion: String(delivered) } };
       void send('BOOKMARK', bookmark);

@@ -13,6 +13,7 @@
 import type { KubeObject } from '@kubesvc/api-types';
 import { badRequestError, MAX_REQUEST_BODY_BYTES, requestEntityTooLargeError, unknownError, type ApiError } from './errors.js';
 import { goJSONSyntaxError } from './go-json-error.js';
+import { checkJsonDepth } from './json-depth.js';
 import { apiVersionOfKind, decodeKubeObject, schemaOfKind } from './pure-adapters.js';
 import type { ResourceInfo } from './resources.js';
 import { OPEN_PATHS, pruneUnknown, unknownFields } from './unknown-fields.js';
@@ -100,6 +101,10 @@ export function decodeBody(info: ResourceInfo, body: Body, fieldValidation: Fiel
     error: badRequestError(`the object provided is unrecognized (must be of type ${info.kind}): ${why} (${summarize(bytes)})`),
   });
 
+  // Nesting past Go's limit is Go's syntax error, found before parsing; within it the walkers
+  // below do not recurse into what they do not know.
+  const tooDeep = checkJsonDepth(text);
+  if (tooDeep !== undefined) return unrecognized(`couldn't get version/kind; json parse error: ${tooDeep}`);
   let raw: unknown;
   try {
     raw = JSON.parse(text);

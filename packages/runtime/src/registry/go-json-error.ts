@@ -1,16 +1,8 @@
 // Go's encoding/json syntax error messages, which kube-apiserver puts in its 400 for a body
 // that is not JSON. JSON.parse tells us only that the text is bad; this scanner finds the
-// first offending byte and names it as Go's scanner does, including its nesting limit: the
-// scanner refuses the 10,001st open bracket with "exceeded max depth", so a body nested
-// deeper than that is a syntax error to Go even where JSON.parse would take it.
+// first offending byte and names it as Go's scanner does.
 // upstream: go/src/encoding/json/scanner.go (the step functions' error texts, quoteChar,
-//           maxNestingDepth, pushParseState)
-//
-// The scanner keeps its own stack of open containers instead of recursing, so it runs in
-// constant call-stack depth however deep the text nests.
-
-/** encoding/json's maxNestingDepth: the deepest nesting json.Unmarshal accepts. */
-export const GO_JSON_MAX_NESTING_DEPTH = 10000;
+//           maxNestingDepth and "exceeded max depth")
 
 function quoteChar(c: string): string {
   if (c === "'") return `'\\''`;
@@ -25,8 +17,14 @@ class SyntaxError_ {
 
 const WS = new Set([' ', '\t', '\n', '\r']);
 
-/** The message Go's json.Unmarshal gives for `text`, or undefined when it is valid JSON Go accepts. */
-export function goJSONSyntaxError(text: string): string | undefined {
+/** encoding/json's maxNestingDepth: a value nested deeper is a syntax error. */
+export const GO_JSON_MAX_NESTING_DEPTH = 10_000;
+
+/**
+ * The message Go's json.Unmarshal gives for `text`, or undefined when it is valid JSON
+ * (nesting deeper than `maxDepth` is an error, as Go's scanner makes it).
+ */
+export function goJSONSyntaxError(text: string, maxDepth: number = GO_JSON_MAX_NESTING_DEPTH): string | undefined {
   let i = 0;
   const eof = (): never => {
     throw new SyntaxError_('unexpected end of JSON input');
@@ -36,10 +34,6 @@ export function goJSONSyntaxError(text: string): string | undefined {
   };
   const skip = (): void => {
     while (i < text.length && WS.has(text[i] ?? '')) i++;
-  };
-  const skipToNonSpace = (): void => {
-    skip();
-    if (i >= text.length) eof();
   };
   const literal = (word: string): void => {
     for (let k = 1; k < word.length; k++) {
@@ -103,69 +97,75 @@ export function goJSONSyntaxError(text: string): string | undefined {
       i++;
     }
   };
-  /** An object key and its colon, with `i` at the key's opening quote (or what stands there). */
-  const key = (): void => {
+  // Go's scanner keeps a stack of the containers it is in, not the call stack: a body nested
+  // 10,000 deep is scanned without recursion, and the level past maxNestingDepth is an error.
+  const IN_ARRAY = 0;
+  const IN_OBJECT = 1;
+  const open: number[] = [];
+  const objectKey = (): void => {
+    skip();
+    if (i >= text.length) eof();
     if (text[i] !== '"') bad('looking for beginning of object key string');
     string();
-    skipToNonSpace();
+    skip();
+    if (i >= text.length) eof();
     if (text[i] !== ':') bad('after object key');
     i++;
   };
-  // The open containers, innermost last: '{' or '['.
-  const open: string[] = [];
-  const push = (c: string): void => {
-    if (open.length >= GO_JSON_MAX_NESTING_DEPTH) bad('exceeded max depth');
-    open.push(c);
-    i++;
+  /** Scans one value's start: a scalar whole, or a container's opening (true: a value follows). */
+  const valueStart = (): boolean => {
+    skip();
+    if (i >= text.length) eof();
+    const c = text[i] ?? '';
+    if (c === '{' || c === '[') {
+      if (open.length + 1 > maxDepth) bad('exceeded max depth');
+      i++;
+      skip();
+      if (i >= text.length) eof();
+      if (text[i] === (c === '{' ? '}' : ']')) {
+        i++;
+        return false;
+      }
+      if (c === '{') objectKey();
+      open.push(c === '{' ? IN_OBJECT : IN_ARRAY);
+      return true;
+    }
+    if (c === '"') string();
+    else if (c === '-' || (c >= '0' && c <= '9')) number();
+    else if (c === 't') literal('true');
+    else if (c === 'f') literal('false');
+    else if (c === 'n') literal('null');
+    else bad('looking for beginning of value');
+    return false;
   };
-  try {
-    value: for (;;) {
-      // At the start of a value.
-      skipToNonSpace();
-      const c = text[i] ?? '';
-      if (c === '{' || c === '[') {
-        push(c);
-        skipToNonSpace();
-        const close = c === '{' ? '}' : ']';
-        if (text[i] === close) {
+  const value = (): void => {
+    for (;;) {
+      if (valueStart()) continue;
+      // After a complete value: close containers until one wants another element.
+      let more = false;
+      while (open.length > 0 && !more) {
+        skip();
+        if (i >= text.length) eof();
+        const inArray = open[open.length - 1] === IN_ARRAY;
+        if (text[i] === ',') {
+          i++;
+          if (!inArray) objectKey();
+          more = true;
+        } else if (text[i] === (inArray ? ']' : '}')) {
           i++;
           open.pop();
         } else {
-          if (c === '{') key();
-          continue value;
+          bad(inArray ? 'after array element' : 'after object key:value pair');
         }
-      } else if (c === '"') string();
-      else if (c === '-' || (c >= '0' && c <= '9')) number();
-      else if (c === 't') literal('true');
-      else if (c === 'f') literal('false');
-      else if (c === 'n') literal('null');
-      else bad('looking for beginning of value');
-      // After a complete value: close containers until one takes a next element.
-      for (;;) {
-        const inner = open[open.length - 1];
-        if (inner === undefined) {
-          skip();
-          if (i < text.length) bad('after top-level value');
-          return undefined;
-        }
-        skipToNonSpace();
-        const next = text[i];
-        if (next === ',') {
-          i++;
-          if (inner === '{') {
-            skipToNonSpace();
-            key();
-          }
-          continue value;
-        }
-        if (next === (inner === '{' ? '}' : ']')) {
-          i++;
-          open.pop();
-          continue;
-        }
-        bad(inner === '{' ? 'after object key:value pair' : 'after array element');
       }
+      if (!more) return;
     }
+  };
+  try {
+    value();
+    skip();
+    if (i < text.length) bad('after top-level value');
+    return undefined;
   } catch (e) {
     if (e instanceof SyntaxError_) return e.message;
     throw e;

@@ -104,18 +104,39 @@ export function unknownFields(schema: z.ZodType, value: unknown, open: OpenPaths
   return out;
 }
 
-/** A copy of `value` without the fields at `paths` (as unknownFields returned them). */
+/**
+ * A copy of `value` without the fields at `paths` (as unknownFields returned them). Only the
+ * objects and arrays on the way to a removed field are copied; the rest is shared, so a removed
+ * field is never walked or copied, however deep it nests.
+ */
 export function pruneUnknown(value: unknown, paths: readonly string[]): unknown {
   if (paths.length === 0) return value;
-  const copy = structuredClone(value);
+  const copied = new Set<unknown>();
+  const own = <T extends object>(node: T): T => {
+    if (copied.has(node)) return node;
+    const copy = (Array.isArray(node) ? [...node] : { ...node }) as T;
+    copied.add(copy);
+    return copy;
+  };
+  if (!(typeof value === 'object' && value !== null)) return value;
+  const root = own(value);
   for (const path of paths) {
     const steps = path.match(/[^.[\]]+/g) ?? [];
-    let node: unknown = copy;
+    let node: unknown = root;
     for (const step of steps.slice(0, -1)) {
-      node = Array.isArray(node) ? node[Number(step)] : isRecord(node) ? node[step] : undefined;
+      const parent = node;
+      if (Array.isArray(parent)) {
+        const child: unknown = parent[Number(step)];
+        node = typeof child === 'object' && child !== null ? (parent[Number(step)] = own(child)) : undefined;
+      } else if (isRecord(parent)) {
+        const child = parent[step];
+        node = typeof child === 'object' && child !== null ? (parent[step] = own(child)) : undefined;
+      } else {
+        node = undefined;
+      }
     }
     const last = steps[steps.length - 1];
     if (isRecord(node) && last !== undefined) delete node[last];
   }
-  return copy;
+  return root;
 }

@@ -145,6 +145,17 @@ describe('dot segments are routed as written, never resolved', () => {
   });
 });
 
+describe('a collection delete on namespaces', () => {
+  it('is 405 before the body or the options are read, and every namespace stays', async () => {
+    await start();
+    const refused = await send('DELETE', '/api/v1/namespaces?dryRun=All', { headers: { 'Content-Type': 'application/json' }, body: '{not json' });
+    expect(refused.status).toBe(405);
+    expect(refused.json).toMatchObject({ kind: 'Status', reason: 'MethodNotAllowed', code: 405 });
+    expect(await namespaceExists('default')).toBe(true);
+    expect(await namespaceExists('victim')).toBe(true);
+  });
+});
+
 describe('the bearer scheme', () => {
   beforeEach(async () => {
     await start();

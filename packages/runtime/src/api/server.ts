@@ -451,7 +451,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         if (!write.ok) return errorReply(write.error);
         return fromDispatch(await dispatch(registry, { verb: 'create', resource, namespace, ...write.value }));
       }
-      if (method === 'DELETE') {
+      // A storage without DeleteCollection has no route for it (namespaces): 405 before the
+      // body or the options are read, as the mux answers for a verb it never installed.
+      if (method === 'DELETE' && info.deleteCollection) {
         const body = deleteBody(req, await readBody(req));
         if (!body.ok) return errorReply(body.error);
         const del = deleteOptions(query, body.value);

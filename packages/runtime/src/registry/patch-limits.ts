@@ -6,7 +6,8 @@
 //           staging/src/k8s.io/apiserver/pkg/server/config.go (JSONPatchMaxCopyBytes, which
 //           becomes the json-patch library's AccumulatedCopySizeLimit),
 //           go/src/encoding/json/encode.go (the bytes json.Marshal writes for a value)
-import { GO_JSON_MAX_NESTING_DEPTH, goJSONSyntaxError } from './go-json-error.js';
+import { goJSONSyntaxError } from './go-json-error.js';
+import { checkJsonDepth } from './json-depth.js';
 
 /** The most operations one JSON patch may hold; more is 413. */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -16,32 +17,13 @@ export const JSON_PATCH_MAX_COPY_BYTES = 3 * 1024 * 1024;
 
 export type DecodedJSON = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string };
 
-/** True when `text` opens more than Go's 10,000 nested containers somewhere (strings skipped). */
-function nestsTooDeep(text: string): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
-    } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > GO_JSON_MAX_NESTING_DEPTH) return true;
-    } else if (c === 0x7d || c === 0x5d) {
-      depth--;
-    }
-  }
-  return false;
-}
-
 /**
  * Decodes a patch body as Go's json.Unmarshal would: the value, or Go's syntax error text
  * (which includes "exceeded max depth" for a body nested deeper than 10,000 levels).
  */
 export function decodePatchJSON(text: string): DecodedJSON {
-  if (nestsTooDeep(text)) return { ok: false, message: goJSONSyntaxError(text) ?? 'unexpected end of JSON input' };
+  const tooDeep = checkJsonDepth(text);
+  if (tooDeep !== undefined) return { ok: false, message: tooDeep };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {

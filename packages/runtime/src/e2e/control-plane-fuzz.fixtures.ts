@@ -335,8 +335,8 @@ export function inServiceRange(ip: string): boolean {
 
 /**
  * What is wrong with the Services' allocations: a ClusterIP or NodePort held by two Services,
- * a ClusterIP outside the range, an ExternalName Service with a ClusterIP, a NodePort outside
- * the range or on a Service whose type has none.
+ * a ClusterIP outside the range, an ExternalName Service with a ClusterIP, a NodePort of a
+ * NodePort or LoadBalancer Service outside the range, a ClusterIP Service with a NodePort.
  * upstream: pkg/registry/core/service/storage/alloc.go, pkg/apis/core/validation/validation.go
  *           (ValidateService), pkg/registry/core/service/strategy.go (dropTypeDependentFields)
  */
@@ -366,7 +366,10 @@ export function serviceViolations(services: readonly Service[]): string[] {
     for (const p of spec.ports ?? []) {
       const nodePort = p.nodePort ?? 0;
       if (nodePort === 0) continue;
-      if (type === 'ClusterIP' || type === 'ExternalName') out.push(`${type} Service ${id} has nodePort ${nodePort}`);
+      // upstream: ValidateService forbids a nodePort on a ClusterIP Service; an ExternalName
+      // Service's is not allocated, so it neither holds a port nor needs one in the range.
+      if (type === 'ClusterIP') out.push(`ClusterIP Service ${id} has nodePort ${nodePort}`);
+      if (type !== 'NodePort' && type !== 'LoadBalancer') continue;
       if (nodePort < PORT_MIN || nodePort > PORT_MAX) out.push(`Service ${id} has NodePort ${nodePort}, outside ${FUZZ_NODE_PORT_RANGE}`);
       const holder = ports.get(nodePort);
       if (holder !== undefined && holder !== id) out.push(`NodePort ${nodePort} is held by ${holder} and ${id}`);

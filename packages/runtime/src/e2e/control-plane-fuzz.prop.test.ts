@@ -121,7 +121,7 @@ async function send(c: FuzzCluster, r: HostileRequest): Promise<RawResponse> {
   const mustEnd = r.watch?.timeoutSeconds !== undefined && r.watch.timeoutSeconds < 0;
   const streamMs = r.watch === undefined ? undefined : mustEnd ? WATCH_MUST_END_MS : WATCH_READ_MS;
   const hasBody = r.method !== 'GET' && r.method !== 'HEAD';
-  return sendRaw(c.host, c.port, { method: r.method, path: r.path, headers, ...(hasBody && body !== undefined ? { body } : {}) }, { timeoutMs: ANSWER_TIMEOUT_MS, ...(streamMs === undefined ? {} : { streamMs }), keepChars: 64 * 1024 });
+  return sendRaw(c.host, c.port, { method: r.method, path: r.path, headers, ...(hasBody && body !== undefined ? { body } : {}) }, { timeoutMs: ANSWER_TIMEOUT_MS, ...(streamMs === undefined ? {} : { streamMs }), keepChars: 16 * 1024 * 1024 });
 }
 
 const NAMESPACE_FORBIDDEN = (ns: string): string => `namespaces "${ns}" is forbidden: this namespace may not be deleted`;
@@ -202,7 +202,7 @@ it(
           try {
             res = await send(c, r);
           } catch (error) {
-            throw new Error(`${error instanceof Error ? error.message : String(error)}\n${context}`);
+            throw new Error(`${error instanceof Error ? error.message : String(error)}\n${context}`, { cause: error });
           }
           sent++;
           byStatus.set(res.status, (byStatus.get(res.status) ?? 0) + 1);

@@ -475,3 +475,8 @@ export function describeRequest(r: HostileRequest): string {
     .join(' ');
   return `[${r.family}] ${r.method} ${r.path.length > 300 ? `${r.path.slice(0, 300)}…` : r.path} (${headers})${body}`;
 }
+
+/** `count` hostile requests drawn with `seed`: the same list on every run (for a benchmark). */
+export function sampleHostileRequests(options: HostileRequestOptions, count: number, seed: number): HostileRequest[] {
+  return fc.sample(hostileRequestArb(options), { numRuns: count, seed });
+}

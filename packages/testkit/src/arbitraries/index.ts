@@ -56,6 +56,7 @@ export {
   hostileRequestArb,
   IMMORTAL_NAMESPACES,
   nestedJson,
+  sampleHostileRequests,
   upstreamAuthenticates,
 } from './api-requests.js';
 export type { FuzzWorld, HostileRequest, HostileRequestOptions, RequestFamily } from './api-requests.js';

@@ -8,6 +8,7 @@ import type { SuiteEntry } from './cli.js';
 export const suites: readonly SuiteEntry[] = [
   { name: 'allocators', load: async () => (await import('./allocators.js')).allocatorsSuite() },
   { name: 'api', load: async () => (await import('./api.js')).apiSuite() },
+  { name: 'api-stall', load: async () => (await import('./api-stall.js')).apiStallSuite() },
   { name: 'cli', load: async () => (await import('./kubesvc-cli.js')).cliSuite() },
   { name: 'discovery', load: async () => (await import('./discovery.js')).discoverySuite() },
   { name: 'proxy-iptables', load: async () => (await import('./proxy-iptables.js')).proxyIptablesSuite() },

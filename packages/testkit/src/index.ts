@@ -11,3 +11,5 @@ export { readmeExample, runReadmeExample } from './readme-example.js';
 export type { ReadmeExample, ReadmeRun } from './readme-example.js';
 export { ETCD_BIN, freePort, startEtcd } from './etcd-server.js';
 export type { EtcdFixture, EtcdFixtureOptions } from './etcd-server.js';
+export { requestLinePath, sendRaw } from './raw-http.js';
+export type { RawOptions, RawRequest, RawResponse } from './raw-http.js';

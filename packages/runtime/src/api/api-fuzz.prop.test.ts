@@ -5,6 +5,7 @@
 // FC_NUM_RUNS is (each run sends 10,000 / numRuns of them), within a time limit.
 import { request } from 'node:http';
 import { fc } from '@fast-check/vitest';
+import { apiBodyArb, apiContentTypeArb, apiQueryArb } from '@kubesvc/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openRegistry, type Registry } from '../registry/registry.js';
 import { openMemoryStore } from '../store/memory/memory-store.js';
@@ -57,46 +58,6 @@ const pathArb = fc.oneof(
   { weight: 2, arbitrary: fc.array(segment, { maxLength: 7 }).map((s) => `/${s.join('/')}`) },
   { weight: 1, arbitrary: fc.tuple(validPath, fc.string({ maxLength: 8 })).map(([p, s]) => `${p}${encodeURI(s)}`) },
 );
-// `watch` is left out: a valid watch is a stream that does not end by itself.
-const queryKey = fc.constantFrom('labelSelector', 'fieldSelector', 'limit', 'continue', 'resourceVersion', 'fieldValidation', 'fieldManager', 'dryRun', 'propagationPolicy', 'gracePeriodSeconds', 'includeObject', 'timeoutSeconds', 'x');
-const queryValue = fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('app=web', 'app in (x', 'metadata.name=web', 'spec.foo=1', '-1', '0', '2', 'All', 'Strict', 'Ignore', 'Orphan', 'eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MSwic3RhcnQiOiIuLiJ9'));
-const queryArb = fc.array(fc.tuple(queryKey, queryValue), { maxLength: 4 }).map((pairs) => (pairs.length === 0 ? '' : `?${new URLSearchParams(pairs).toString()}`));
-const contentType = fc.constantFrom(
-  'application/json',
-  'application/merge-patch+json',
-  'application/json-patch+json',
-  'application/strategic-merge-patch+json',
-  'application/apply-patch+yaml',
-  'text/plain',
-  'application/json; charset=utf-8',
-  '',
-);
-
-// A valid Service with one field replaced by any JSON value, or deleted.
-const SERVICE = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', labels: { app: 'web' } }, spec: { type: 'ClusterIP', ports: [{ port: 80, protocol: 'TCP', targetPort: 8080 }], selector: { app: 'web' } } };
-const FIELD_PATHS: readonly (readonly string[])[] = [['apiVersion'], ['kind'], ['metadata'], ['metadata', 'name'], ['metadata', 'labels'], ['metadata', 'resourceVersion'], ['metadata', 'uid'], ['spec'], ['spec', 'type'], ['spec', 'ports'], ['spec', 'clusterIP'], ['spec', 'selector'], ['status']];
-function mutate(path: readonly string[], value: unknown, remove: boolean): string {
-  const copy = structuredClone(SERVICE) as Record<string, unknown>;
-  let at: Record<string, unknown> = copy;
-  for (const key of path.slice(0, -1)) {
-    const next = at[key];
-    if (typeof next !== 'object' || next === null) return JSON.stringify(copy);
-    at = next as Record<string, unknown>;
-  }
-  const last = path[path.length - 1] ?? '';
-  if (remove) delete at[last];
-  else at[last] = value;
-  return JSON.stringify(copy);
-}
-const bodyArb = fc.oneof(
-  fc.constant(''),
-  fc.string({ maxLength: 40 }),
-  fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
-  fc.tuple(fc.constantFrom(...FIELD_PATHS), fc.jsonValue({ maxDepth: 2 }), fc.boolean()).map(([p, v, r]) => mutate(p, v, r)),
-  fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString('latin1')),
-  fc.constantFrom('[{"op":"replace","path":"/spec/ports/0/port","value":0}]', '{"spec":{"type":"Bogus"}}', '{"metadata":{"name":"other"}}', '[{"op":"test","path":"/x","value":1}]', 'null', '[]', '{'),
-);
-
 interface FuzzRequest {
   readonly method: string;
   readonly path: string;
@@ -107,9 +68,9 @@ interface FuzzRequest {
 
 const requestArb: fc.Arbitrary<FuzzRequest> = fc.record({
   method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'),
-  path: fc.tuple(pathArb, queryArb).map(([p, q]) => p + q),
-  contentType,
-  body: bodyArb,
+  path: fc.tuple(pathArb, apiQueryArb).map(([p, q]) => p + q),
+  contentType: apiContentTypeArb,
+  body: apiBodyArb,
   token: fc.constantFrom('right', 'right', 'right', 'none', 'wrong'),
 });
 

@@ -39,3 +39,24 @@ export {
 export { endpointsMutantArb, kubeObjectMutantArb, otherMutantArb, serviceMutantArb } from './mutants.js';
 export type { Mutant } from './mutants.js';
 export { shapeMutantArb } from './shape-mutants.js';
+export {
+  apiBodyArb,
+  apiContentTypeArb,
+  apiQueryArb,
+  copyChainPatch,
+  describeRequest,
+  FUZZ_NODE_NAME,
+  FUZZ_NODE_PORT_RANGE,
+  FUZZ_POD_NAMES,
+  FUZZ_SEEDED_NAMESPACES,
+  FUZZ_SERVICE_CIDR,
+  FUZZ_SERVICE_NAMES,
+  FUZZ_USER_NAMESPACES,
+  fuzzWorld,
+  hostileRequestArb,
+  IMMORTAL_NAMESPACES,
+  nestedJson,
+  sampleHostileRequests,
+  upstreamAuthenticates,
+} from './api-requests.js';
+export type { FuzzWorld, HostileRequest, HostileRequestOptions, RequestFamily } from './api-requests.js';

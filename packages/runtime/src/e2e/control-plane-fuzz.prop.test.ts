@@ -1,0 +1,296 @@
+// INV-CP-FUZZ: hostile requests against a running control plane (`kubesvc up`'s: SQLite store,
+// bootstrap controller, namespace, endpoints, EndpointSlice and mirroring controllers, simulated
+// kubelet, the HTTP API on 127.0.0.1), seeded with a namespace of each kind and a Service of
+// each type, never delete what they did not name, never crash or wedge it, and never leave two
+// Services on one ClusterIP or NodePort or a ClusterIP outside the range. Each request, one at
+// a time (so each answer and each change is the request's own):
+// - gets an answer below 500, and an answer of 400 or more is a Status whose code is the HTTP
+//   status;
+// - gets 401 exactly when kube-apiserver's bearer-token authenticator would refuse its
+//   Authorization header;
+// - `DELETE /api/v1/namespaces` gets 405 and a delete of default, kube-system or kube-public 403
+//   (NamespaceLifecycle), and a watch with a negative timeoutSeconds ends by itself;
+// - removes no tracked object (namespace, node, Service, Endpoints, pod) that no successful
+//   DELETE so far named, as its raw path spelt it (a `..` segment names an object called `..`);
+// - leaves the Services' allocations sound (no new violation of serviceViolations), and
+//   Object.prototype as it was.
+// After the run: the kubernetes Service is back (the bootstrap controller restores it), nothing
+// is missing that was not named, the allocations are sound, a repair pass finds no duplicate,
+// out-of-range or unallocated ClusterIP or NodePort, and /healthz and a kubectl-style Table
+// list still answer. A second client polls /healthz every 10 ms throughout; its longest wait is
+// printed, not asserted.
+//
+// KUBESVC_FUZZ_REQUESTS sets the count (default 2,000); a time limit stops a loaded machine
+// early, and the test then asserts a quarter of the count was sent.
+import { fc } from '@fast-check/vitest';
+import type { Service } from '@kubesvc/api-types';
+import { describeRequest, hostileRequestArb, IMMORTAL_NAMESPACES, sendRaw, upstreamAuthenticates, type HostileRequest, type RawResponse } from '@kubesvc/testkit';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { NO_LEAKS, repairOnce } from '../registry/repair.js';
+import {
+  FUZZ_TOKEN,
+  isNamed,
+  namedByDelete,
+  REPAIR_PROBLEMS,
+  seedWorld,
+  serviceViolations,
+  startFuzzCluster,
+  takeSnapshot,
+  vanished,
+  type FuzzCluster,
+  type Naming,
+  type Snapshot,
+} from './control-plane-fuzz.fixtures.js';
+
+const REQUESTS = Number(process.env['KUBESVC_FUZZ_REQUESTS'] ?? '2000');
+// On a quiet machine 2,000 requests take well under this; a loaded one stops here.
+const TIME_LIMIT_MS = 240_000;
+// No answer at all within this is a wedged server, reported as a failure of the request.
+const ANSWER_TIMEOUT_MS = 60_000;
+// A watch still streaming after this is cut by the client (it has shown it answers).
+const WATCH_READ_MS = 150;
+// A watch that must end by itself (negative timeoutSeconds) is given this long before it counts as streaming for ever.
+const WATCH_MUST_END_MS = 10_000;
+// Re-create what deletes took from the seeded world every so many requests.
+const RESEED_EVERY = 150;
+
+let cluster: FuzzCluster | undefined;
+
+beforeAll(async () => {
+  cluster = await startFuzzCluster();
+}, 120_000);
+
+afterAll(async () => {
+  await cluster?.close();
+}, 60_000);
+
+function mustCluster(): FuzzCluster {
+  if (cluster === undefined) throw new Error('the control plane did not start');
+  return cluster;
+}
+
+/** Polls GET /healthz every 10 ms on its own connection until stopped; keeps the longest wait. */
+function startHealthPoller(c: FuzzCluster): { stop: () => Promise<void>; longestMs: () => number; polls: () => number; failures: string[] } {
+  let running = true;
+  let longest = 0;
+  let count = 0;
+  const failures: string[] = [];
+  const loop = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      try {
+        const res = await sendRaw(c.host, c.port, { method: 'GET', path: '/healthz' }, { timeoutMs: ANSWER_TIMEOUT_MS });
+        if (res.status !== 200 && failures.length < 5) failures.push(`/healthz answered ${res.status}: ${res.text.slice(0, 200)}`);
+      } catch (error) {
+        if (failures.length < 5) failures.push(`/healthz: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      longest = Math.max(longest, performance.now() - t0);
+      count++;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+    },
+    longestMs: () => longest,
+    polls: () => count,
+    failures,
+  };
+}
+
+/** Sends the request; for a read-modify-write, first reads the object's resourceVersion into the body. */
+async function send(c: FuzzCluster, r: HostileRequest): Promise<RawResponse> {
+  let body = r.body;
+  if (r.withResourceVersion === true && body !== undefined) {
+    const got = await sendRaw(c.host, c.port, { method: 'GET', path: r.path, headers: { Authorization: `Bearer ${FUZZ_TOKEN}` } }, { timeoutMs: ANSWER_TIMEOUT_MS });
+    if (got.status === 200) {
+      const rv = (JSON.parse(got.text) as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
+      const parsed = JSON.parse(body) as { metadata?: Record<string, unknown> };
+      if (rv !== undefined && parsed.metadata !== undefined) {
+        parsed.metadata['resourceVersion'] = rv;
+        body = JSON.stringify(parsed);
+      }
+    }
+  }
+  const headers: Record<string, string> = {};
+  if (r.authorization !== undefined) headers['Authorization'] = r.authorization;
+  if (r.contentType !== undefined) headers['Content-Type'] = r.contentType;
+  if (r.accept !== undefined) headers['Accept'] = r.accept;
+  const mustEnd = r.watch?.timeoutSeconds !== undefined && r.watch.timeoutSeconds < 0;
+  const streamMs = r.watch === undefined ? undefined : mustEnd ? WATCH_MUST_END_MS : WATCH_READ_MS;
+  const hasBody = r.method !== 'GET' && r.method !== 'HEAD';
+  return sendRaw(c.host, c.port, { method: r.method, path: r.path, headers, ...(hasBody && body !== undefined ? { body } : {}) }, { timeoutMs: ANSWER_TIMEOUT_MS, ...(streamMs === undefined ? {} : { streamMs }), keepChars: 16 * 1024 * 1024 });
+}
+
+const NAMESPACE_FORBIDDEN = (ns: string): string => `namespaces "${ns}" is forbidden: this namespace may not be deleted`;
+
+/** What upstream answers this request, where this test knows it exactly. */
+function knownAnswer(r: HostileRequest): { code: number; message?: string } | undefined {
+  if (!upstreamAuthenticates(r.authorization, FUZZ_TOKEN)) return { code: 401 };
+  const noOptions = !r.path.includes('?') && (r.body === undefined || r.body === '');
+  if (r.method === 'DELETE' && noOptions) {
+    // upstream: pkg/registry/core/namespace/storage/storage.go (no DeleteCollection: 405)
+    if (r.path === '/api/v1/namespaces') return { code: 405 };
+    // upstream: staging/src/k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle/admission.go
+    const ns = /^\/api\/v1\/namespaces\/([a-z-]+)$/.exec(r.path)?.[1];
+    if (ns !== undefined && IMMORTAL_NAMESPACES.includes(ns)) return { code: 403, message: NAMESPACE_FORBIDDEN(ns) };
+  }
+  return undefined;
+}
+
+// The strategic-merge failures kube-apiserver passes on as plain Go errors: a 500 Status with
+// the text and no reason (registry/strategic-merge-patch.ts mirrors them). Every other 5xx is
+// this server's own.
+// upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go (interpretStrategicMergePatchError),
+//           staging/src/k8s.io/apimachinery/pkg/util/strategicpatch/patch.go
+const UPSTREAM_PLAIN_ERRORS: readonly RegExp[] = [
+  /^expected a \S+, but received a /,
+  /^map: .* does not contain declared merge key: /s,
+  /^unknown patch type: /,
+  /^list element types are not identical: /,
+  /^no elements in any of the given slices$/,
+  /^The order in patch list:/,
+  /^value for key \S+ is not a map$/,
+  /^cannot merge lists without merge key for /,
+  /^merging lists cannot yet be specified in the patch$/,
+];
+
+function isUpstreamPlainError(r: HostileRequest, res: RawResponse): boolean {
+  if (res.status !== 500 || r.method !== 'PATCH' || !(r.contentType ?? '').startsWith('application/strategic-merge-patch+json')) return false;
+  try {
+    const status = JSON.parse(res.text) as { reason?: string; message?: string };
+    return status.reason === undefined && UPSTREAM_PLAIN_ERRORS.some((re) => re.test(status.message ?? ''));
+  } catch {
+    return false;
+  }
+}
+
+function prototypeState(): string {
+  return JSON.stringify([Object.getOwnPropertyNames(Object.prototype).sort(), Object.getOwnPropertyNames(Array.prototype).sort(), (({}) as Record<string, unknown>)['polluted'] ?? null]);
+}
+
+it(
+  'INV-CP-FUZZ: hostile requests against a running control plane delete only what they name, get < 500 with a Status, and leave the allocations sound',
+  { timeout: TIME_LIMIT_MS + 180_000 },
+  async () => {
+    const c = mustCluster();
+    const poller = startHealthPoller(c);
+    const start = await takeSnapshot(c.registry);
+    const pristine = prototypeState();
+    const named: Naming[] = [];
+    const recent: string[] = [];
+    const byStatus = new Map<number, number>();
+    const byFamily = new Map<string, number>();
+    let sent = 0;
+    let before: Snapshot = start;
+    let violationsBefore = new Set(serviceViolations(start.services));
+    try {
+      await fc.assert(
+        fc.asyncProperty(hostileRequestArb({ token: FUZZ_TOKEN }), async (r) => {
+          if (sent > 0 && sent % RESEED_EVERY === 0) {
+            await seedWorld(c.registry);
+            before = await takeSnapshot(c.registry);
+            violationsBefore = new Set(serviceViolations(before.services));
+          }
+          const line = describeRequest(r);
+          recent.push(line);
+          if (recent.length > 5) recent.shift();
+          const context = `request: ${line}\n(the last requests, oldest first:\n  ${recent.join('\n  ')})`;
+          let res: RawResponse;
+          try {
+            res = await send(c, r);
+          } catch (error) {
+            throw new Error(`${error instanceof Error ? error.message : String(error)}\n${context}`, { cause: error });
+          }
+          sent++;
+          byStatus.set(res.status, (byStatus.get(res.status) ?? 0) + 1);
+          byFamily.set(r.family, (byFamily.get(r.family) ?? 0) + 1);
+          const answer = `${res.status} ${res.text.slice(0, 400)}`;
+          // The store as this request left it, taken before any assertion so that a failure (and
+          // fast-check's shrinking after it) compares the next request against the right state.
+          const after = await takeSnapshot(c.registry);
+          if (res.status >= 200 && res.status < 300 && r.method === 'DELETE') named.push(...namedByDelete(r.path, before));
+          const unnamed = vanished(before, after).filter((o) => !isNamed(o, named));
+          const violations = serviceViolations(after.services);
+          const newViolations = violations.filter((v) => !violationsBefore.has(v));
+          before = after;
+          violationsBefore = new Set(violations);
+
+          if (!isUpstreamPlainError(r, res)) expect(res.status, `a 5xx\n${context}\nanswer: ${answer}`).toBeLessThan(500);
+          if (res.status >= 400 && r.method !== 'HEAD') {
+            let status: { kind?: unknown; code?: unknown } | undefined;
+            try {
+              status = JSON.parse(res.text) as { kind?: unknown; code?: unknown };
+            } catch {
+              status = undefined;
+            }
+            expect({ kind: status?.kind, code: status?.code }, `an error that is not a Status with its code\n${context}\nanswer: ${answer}`).toEqual({ kind: 'Status', code: res.status });
+          }
+          const known = knownAnswer(r);
+          if (known !== undefined) {
+            expect(res.status, `upstream answers ${known.code}\n${context}\nanswer: ${answer}`).toBe(known.code);
+            if (known.message !== undefined) expect((JSON.parse(res.text) as { message?: string }).message, context).toBe(known.message);
+          } else {
+            expect(res.status, `kube-apiserver accepts this Authorization header\n${context}\nanswer: ${answer}`).not.toBe(401);
+          }
+          if (r.watch?.timeoutSeconds !== undefined && r.watch.timeoutSeconds < 0 && res.status === 200) {
+            expect(res.ended, `a watch with timeoutSeconds=${r.watch.timeoutSeconds} still streamed after ${WATCH_MUST_END_MS} ms (upstream's timer fires at once)\n${context}`).toBe('complete');
+          }
+
+          expect(
+            unnamed.map((o) => o.key),
+            `objects gone that no successful DELETE named (a controller may act a little later than the request that caused it)\n${context}\nanswer: ${answer}`,
+          ).toEqual([]);
+          expect(newViolations, `the Services' allocations broke\n${context}\nanswer: ${answer}`).toEqual([]);
+          expect(prototypeState(), `Object.prototype changed\n${context}`).toBe(pristine);
+        }),
+        { numRuns: REQUESTS, interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: false },
+      );
+    } finally {
+      await poller.stop();
+      console.info(
+        `INV-CP-FUZZ: ${sent} of ${REQUESTS} requests; by status ${JSON.stringify(Object.fromEntries([...byStatus].sort((a, b) => a[0] - b[0])))}; by family ${JSON.stringify(Object.fromEntries(byFamily))}; ` +
+          `/healthz polled ${poller.polls()} times, longest wait ${poller.longestMs().toFixed(1)} ms; control-plane errors logged: ${c.errors.length}${c.errors.length > 0 ? ` (first: ${c.errors[0] ?? ''})` : ''}`,
+      );
+    }
+    expect(poller.failures, 'GET /healthz during the run').toEqual([]);
+    expect(sent, `requests sent within ${TIME_LIMIT_MS} ms`).toBeGreaterThanOrEqual(Math.ceil(REQUESTS / 4));
+
+    // The kubernetes Service comes back: the bootstrap controller's interval here is 200 ms.
+    let kubernetes: Service | undefined;
+    for (let i = 0; i < 300 && kubernetes === undefined; i++) {
+      const got = await c.registry.get<Service>('services', 'default', 'kubernetes');
+      if (got.ok) kubernetes = got.value;
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(kubernetes?.spec?.clusterIP, 'default/kubernetes, polled for 30 s').toBe('10.96.0.1');
+
+    await c.plane.idle();
+    const end = await takeSnapshot(c.registry);
+    expect(
+      vanished(start, end)
+        .filter((o) => !isNamed(o, named))
+        .map((o) => o.key),
+      'objects of the seeded world gone that no successful DELETE named',
+    ).toEqual([]);
+    expect(serviceViolations(end.services), 'the Services at the end').toEqual([]);
+    const repair = await repairOnce(c.store, c.registry.net, NO_LEAKS);
+    expect(repair.error, 'the repair run').toBeUndefined();
+    expect(repair.events.filter((e) => REPAIR_PROBLEMS.has(e.reason))).toEqual([]);
+
+    const health = await sendRaw(c.host, c.port, { method: 'GET', path: '/healthz' }, { timeoutMs: ANSWER_TIMEOUT_MS });
+    expect([health.status, health.text]).toEqual([200, 'ok']);
+    const table = await sendRaw(
+      c.host,
+      c.port,
+      { method: 'GET', path: '/api/v1/namespaces/default/services?limit=500', headers: { Authorization: `Bearer ${FUZZ_TOKEN}`, Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' } },
+      { timeoutMs: ANSWER_TIMEOUT_MS },
+    );
+    expect(table.status, table.text.slice(0, 400)).toBe(200);
+    const rows = (JSON.parse(table.text) as { kind?: string; rows?: { cells: unknown[] }[] }).rows ?? [];
+    expect(rows.map((row) => row.cells[0])).toContain('kubernetes');
+    expect(prototypeState()).toBe(pristine);
+  },
+);

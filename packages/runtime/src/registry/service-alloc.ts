@@ -212,9 +212,21 @@ function nodePortsOf(service: Service): number[] {
   return (service.spec?.ports ?? []).map((p) => p.nodePort ?? 0).filter((p) => p !== 0);
 }
 
+/**
+ * The node ports a Service holds in the allocator: those of a NodePort or LoadBalancer Service
+ * only. Validation lets an ExternalName Service carry `nodePort` values that nothing allocated
+ * (upstream's too); upstream's releaseAllocatedResources and updateNodePorts still count them
+ * as the Service's own, so deleting such a Service frees a port another Service holds, and
+ * turning it into a NodePort Service keeps the port without allocating it: two Services then
+ * share it. Here they are never the Service's own (docs/deviations.md).
+ */
+function heldNodePorts(service: Service): number[] {
+  return needsNodePorts(service) ? nodePortsOf(service) : [];
+}
+
 /** releaseAllocatedResources: everything the Service holds. */
 export function heldBy(service: Service): Held {
-  const ports = nodePortsOf(service);
+  const ports = heldNodePorts(service);
   const health = service.spec?.healthCheckNodePort ?? 0;
   if (serviceNeedsHealthCheck(service) && health > 0) ports.push(health);
   return { ips: ipsOf(service), ports };
@@ -270,7 +282,7 @@ export function planUpdate(service: Service, old: Service, state: AllocState, rn
     // txnUpdateNodePorts
     if (needsNodePorts(old) && (newType === 'ExternalName' || newType === 'ClusterIP')) releasePorts.push(...nodePortsOf(old));
     if (needsNodePorts(s)) {
-      const oldPorts = nodePortsOf(old);
+      const oldPorts = heldNodePorts(old);
       const taken = new Set<number>();
       const ports = [...(s.spec?.ports ?? [])].map((p) => ({ ...p }));
       const allocate = shouldAllocateNodePorts(s);

@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { inputError, usageError, type CliError } from '../cli-error.js';
 import type { ManifestIssue } from '@kubesvc/api-types';
+import { ALIAS_EXPANSION_FACTOR, ALIAS_EXPANSION_FLOOR, aliasExpansionLimit, aliasExpansionOver } from '../dump/alias-expansion.js';
 import { decodeText, loadDump, skippedNote, type Dump } from '../dump/load-dump.js';
 
 export const FILENAME_HELP = 'the input: YAML or JSON, a List, a multi-document stream or `kubectl get -o yaml` output; - reads standard input';
@@ -105,12 +106,20 @@ export function noObjectsError(file: string, objects: number, skipped: readonly 
 const READ_KINDS = ['Service', 'EndpointSlice', 'Endpoints', 'Pod', 'Namespace', 'RangeAllocation'];
 
 /**
- * Runs a reader of the input, turning a stack overflow into an input error: an input nested
- * thousands of levels deep (`{"a":{"a":...}}`) exhausts the stack of the recursive decoders,
- * which is the input's fault, not a bug to report as one.
+ * Runs a reader of the input after refusing a YAML input whose aliases expand it far beyond
+ * its size (dump/alias-expansion.ts), and turns a stack overflow into an input error: an input
+ * nested thousands of levels deep (`{"a":{"a":...}}`) exhausts the stack of the recursive
+ * decoders, which is the input's fault, not a bug to report as one.
  */
-export function readingInput<T>(file: string, read: () => T): T {
+export function readingInput<T>(file: string, text: string, read: () => T): T {
   try {
+    // JSON (what parseManifests reads as JSON: a text that starts with [ or {) has no aliases.
+    if (!/^\s*[[{]/.test(text)) {
+      const limit = aliasExpansionLimit(text.length);
+      if (aliasExpansionOver(text, limit) !== undefined) {
+        throw inputError(`${file}: its YAML aliases expand it past ${limit} characters (${ALIAS_EXPANSION_FACTOR} times its size, and at least ${ALIAS_EXPANSION_FLOOR}): refused as an alias bomb`);
+      }
+    }
     return read();
   } catch (error) {
     if (error instanceof RangeError && /call stack/i.test(error.message)) throw inputError(`${file}: nested too deeply to be read`);
@@ -119,7 +128,7 @@ export function readingInput<T>(file: string, read: () => T): T {
 }
 
 export function dumpFromText(io: CliIo, file: string, text: string): Dump {
-  const loaded = readingInput(file, () => loadDump(file, text));
+  const loaded = readingInput(file, text, () => loadDump(file, text));
   if (!loaded.ok) throw inputError(loaded.error.message);
   const empty = noObjectsError(file, loaded.value.objects.length, loaded.value.skipped);
   if (empty !== undefined) throw empty;

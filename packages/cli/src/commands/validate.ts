@@ -17,7 +17,7 @@ async function run(context: CommandContext, options: ValidateCommandOptions): Pr
   const { io } = context;
   const families = clusterIPFamiliesOf(options.serviceClusterIpRange);
   const text = await readInputText(io, options.filename);
-  const report = readingInput(options.filename, () => validateText(options.filename, text, families));
+  const report = readingInput(options.filename, text, () => validateText(options.filename, text, families));
   const empty = noObjectsError(options.filename, report.valid + report.invalid, report.entries.filter((e) => e.result === 'skipped').map((e) => ({ document: e.document, ...(e.kind === undefined ? {} : { kind: e.kind }), message: '' })));
   if (empty !== undefined) throw empty;
   switch (options.output) {

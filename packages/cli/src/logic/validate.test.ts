@@ -37,3 +37,16 @@ describe('the default namespace', () => {
     expect(loaded.value.namespaces.map((n) => n.metadata.namespace ?? '<none>')).toStrictEqual(['<none>']);
   });
 });
+
+describe('YAML aliases', () => {
+  it('an input whose aliases stay near its size is read as usual; one they blow up is refused before it is decoded', async () => {
+    const { aliasExpansionLimit, aliasExpansionOver } = await import('../dump/alias-expansion.js');
+    const manifest = 'apiVersion: v1\nkind: Service\nmetadata: {name: web, labels: &l {app: web}}\nspec: {selector: *l, ports: [{port: 80}]}\n';
+    expect(aliasExpansionOver(manifest, aliasExpansionLimit(manifest.length))).toBeUndefined();
+    expect(formatValidation(validateText('in.yaml', manifest, FAMILIES))).toBe('in.yaml: document 1 (Service default/web): valid\n1 valid, 0 invalid\n');
+    // 999 aliases of a 100,000-character scalar: about 100 million characters once expanded.
+    const bomb = `a: &a ${'x'.repeat(100_000)}\nb: [${Array.from({ length: 999 }, () => '*a').join(',')}]\n`;
+    const over = aliasExpansionOver(bomb, aliasExpansionLimit(bomb.length));
+    expect(over).toBeGreaterThan(99_900_000);
+  });
+});

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { ProxyPort } from '@kubesvc/runtime';
-import { CliError } from '../cli-error.js';
+import { CliError, inputError } from '../cli-error.js';
 import { formatData } from '../output/output-format.js';
 import type { CliCommand, CommandContext } from './command.js';
 import { PROXY_PORTS_FILE, UP_DEFAULTS } from '../up/up-defaults.js';
@@ -29,7 +29,13 @@ async function run(context: CommandContext, options: ProxyPortsOptions): Promise
   } catch {
     throw new CliError('ErrNotFound', `${path} does not exist: is \`kubesvc up --proxy-mode userspace --data-dir ${options.dataDir}\` running?`);
   }
-  const ports = JSON.parse(text) as ProxyPort[];
+  let ports: ProxyPort[];
+  try {
+    ports = JSON.parse(text) as ProxyPort[];
+  } catch (error) {
+    throw inputError(`${path}: not the JSON kubesvc up writes: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!Array.isArray(ports)) throw inputError(`${path}: not the JSON kubesvc up writes: expected a list`);
   context.io.out(options.output === 'table' ? proxyPortsTable(ports) : formatData(options.output, { proxyPorts: ports }));
 }
 

@@ -2,13 +2,14 @@
 // flags are kube-apiserver's where it has one (--service-cluster-ip-range, --secure-port, ...);
 // the startup checks and their messages are upstream's (bootstrapConfig). It runs until Ctrl-C
 // or SIGTERM, then stops as kube-apiserver does.
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { Logger } from '@kubesvc/runtime';
 import { usageError } from '../cli-error.js';
 import type { CliIo } from '../cli-io.js';
+import { FILE_MODES, writeFileAtomicSync } from '../up/atomic-file.js';
 import { parseGoDuration } from '../up/duration.js';
+import { fileRefresher } from '../up/file-refresher.js';
 import type { RunningCluster, StepReporter, UpOptions } from '../up/start-cluster.js';
 import { defaultNodeName, PROXY_PORTS_FILE, UP_DEFAULTS } from '../up/up-defaults.js';
 import type { CliCommand, CommandContext } from './command.js';
@@ -130,6 +131,9 @@ function summary(cluster: RunningCluster): string {
 
 export { PROXY_PORTS_FILE } from '../up/up-defaults.js';
 
+/** How often <data-dir>/proxy-ports.json is brought up to date. */
+const PROXY_PORTS_INTERVAL_MS = 500;
+
 async function run(context: CommandContext, options: UpCommandOptions): Promise<void> {
   const { io } = context;
   const up: UpOptions = {
@@ -156,12 +160,22 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
   };
   // Loaded here, not at the top: the offline commands share this module graph and need neither.
   const [{ startCluster }, { default: ora }] = await Promise.all([import('../up/start-cluster.js'), import('ora')]);
-  const cluster = await startCluster(up, stepReporter(io, ora), logger(io));
+  const log = logger(io);
+  const cluster = await startCluster(up, stepReporter(io, ora), log);
   io.out(summary(cluster));
-  const portsFile = join(cluster.dataDir, PROXY_PORTS_FILE);
-  const writePorts = (): void => writeFileSync(portsFile, `${JSON.stringify(cluster.agent.proxyPorts(), null, 2)}\n`);
-  writePorts();
-  const timer = setInterval(writePorts, 500);
+  // The userspace proxy's ports for `kubesvc proxy-ports`, kept current from a timer. A write
+  // that fails is logged and tried again at the next tick (file-refresher.ts): the process
+  // serves the API and the DNS, and a file it cannot write must not end it.
+  const ports = fileRefresher({
+    path: join(cluster.dataDir, PROXY_PORTS_FILE),
+    what: 'proxy-ports',
+    render: () => `${JSON.stringify(cluster.agent.proxyPorts(), null, 2)}\n`,
+    write: (path, text) => writeFileAtomicSync(path, text, FILE_MODES.public),
+    logger: log,
+    intervalMs: PROXY_PORTS_INTERVAL_MS,
+  });
+  ports.tick();
+  const timer = setInterval(() => ports.tick(), PROXY_PORTS_INTERVAL_MS);
   await new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals): void => {
       process.off('SIGINT', onSignal);

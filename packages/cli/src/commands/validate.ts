@@ -5,7 +5,7 @@ import { formatValidation, validateText, validationData, validationTable } from 
 import { formatData } from '../output/output-format.js';
 import type { CliCommand, CommandContext } from './command.js';
 import { clusterIPFamiliesOf, DEFAULT_SERVICE_CLUSTER_IP_RANGE } from './service-range-option.js';
-import { addFilenameOption, readInputText } from './shared-options.js';
+import { addFilenameOption, noObjectsError, readingInput, readInputText } from './shared-options.js';
 
 interface ValidateCommandOptions {
   readonly filename: string;
@@ -17,7 +17,9 @@ async function run(context: CommandContext, options: ValidateCommandOptions): Pr
   const { io } = context;
   const families = clusterIPFamiliesOf(options.serviceClusterIpRange);
   const text = await readInputText(io, options.filename);
-  const report = validateText(options.filename, text, families);
+  const report = readingInput(options.filename, text, () => validateText(options.filename, text, families));
+  const empty = noObjectsError(options.filename, report.valid + report.invalid, report.entries.filter((e) => e.result === 'skipped').map((e) => ({ document: e.document, ...(e.kind === undefined ? {} : { kind: e.kind }), message: '' })));
+  if (empty !== undefined) throw empty;
   switch (options.output) {
     case 'text':
       io.out(formatValidation(report));
@@ -28,7 +30,12 @@ async function run(context: CommandContext, options: ValidateCommandOptions): Pr
     default:
       io.out(formatData(options.output, validationData(report)));
   }
-  if (report.invalid > 0) context.exitCode = EXIT_INVALID;
+  if (report.invalid > 0) {
+    // The report is the answer (stdout, in the format asked for); the verdict goes to stderr
+    // as every other command's failure does, so a script or a terminal sees why the exit is 1.
+    io.err(`error: ${options.filename}: ${report.invalid} of ${report.entries.length} object${report.entries.length === 1 ? '' : 's'} invalid\n`);
+    context.exitCode = EXIT_INVALID;
+  }
 }
 
 export const validateCommand: CliCommand = {

@@ -52,8 +52,24 @@ export function formatIssueAt(source: string, issue: ManifestIssue): string {
   return `${source}: ${formatManifestIssue(issue)}`;
 }
 
-/** Sorts decoded objects by kind. */
-export function dumpOf(source: string, objects: readonly KubeObject[], skipped: readonly ManifestIssue[] = []): Dump {
+/** The kinds read here that live in a namespace (the others: Namespace, Node, RangeAllocation). */
+const NAMESPACED: ReadonlySet<string> = new Set(['Service', 'Endpoints', 'EndpointSlice', 'Pod', 'Event']);
+
+/**
+ * The object with `metadata.namespace: default` when it is of a namespaced kind and names
+ * none, as kubectl fills in its context's namespace (`default` unless configured) before it
+ * sends an object: a manifest written for `kubectl apply -f` usually leaves it out.
+ * upstream: staging/src/k8s.io/cli-runtime/pkg/resource/visitor.go (SetNamespace: the
+ * namespace is set on a namespaced object that has none)
+ */
+export function withDefaultNamespace<T extends KubeObject>(object: T): T {
+  if (!NAMESPACED.has(object.kind) || (object.metadata.namespace ?? '') !== '') return object;
+  return { ...object, metadata: { ...object.metadata, namespace: 'default' } };
+}
+
+/** Sorts decoded objects by kind, each namespaced one without a namespace put in `default`. */
+export function dumpOf(source: string, decoded: readonly KubeObject[], skipped: readonly ManifestIssue[] = []): Dump {
+  const objects = decoded.map(withDefaultNamespace);
   const services: Service[] = [];
   const endpointSlices: EndpointSlice[] = [];
   const endpoints: Endpoints[] = [];

@@ -12,6 +12,7 @@ import {
 } from '@kubesvc/api-types';
 import type { ClusterIPFamilies } from '@kubesvc/api-types';
 import { placeObjects } from '../dump/documents.js';
+import { withDefaultNamespace } from '../dump/load-dump.js';
 import { formatTable } from '../output/output-format.js';
 
 export type ValidationResult = 'valid' | 'invalid' | 'skipped';
@@ -85,7 +86,10 @@ function issueEntries(issues: readonly ManifestIssue[], result: ValidationResult
 export function validateText(source: string, text: string, ipFamilies: ClusterIPFamilies): ValidationReport {
   const placed = placeObjects(text);
   const entries: ValidationEntry[] = [...issueEntries(placed.errors, 'invalid'), ...issueEntries(placed.skipped, 'skipped')];
-  for (const { object, document, item } of placed.objects) {
+  for (const placedObject of placed.objects) {
+    const { document, item } = placedObject;
+    // As kubectl sends it: a namespaced object without a namespace goes to `default`.
+    const object = withDefaultNamespace(placedObject.object);
     const problems = objectErrors(object, ipFamilies);
     entries.push({
       document,

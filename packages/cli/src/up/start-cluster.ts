@@ -4,7 +4,7 @@
 // over TLS on a loopback address, and the node agent (cluster DNS and kube-proxy). It writes a
 // kubeconfig beside the data, and stops as kube-apiserver does on SIGTERM: its own endpoint and
 // lease first, then the controllers, then the store.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -33,6 +33,7 @@ import { createExplorerHandler, ensureUiBuilt, explorerLink, type ExplorerHandle
 import { proxierConfig } from '@kubesvc/proxy-iptables';
 import { usageError } from '../cli-error.js';
 import { startLiveExplorerSource } from '../explore/explorer-sources.js';
+import { ensurePrivateDir, FILE_MODES, octal, tightenMode, writeFileAtomicSync } from './atomic-file.js';
 
 export interface UpOptions {
   readonly dataDir: string;
@@ -98,26 +99,33 @@ export function defaultAdvertiseAddress(): string | undefined {
   return undefined;
 }
 
-function writeAtomically(path: string, text: string, mode: number): void {
-  const temp = `${path}.tmp`;
-  writeFileSync(temp, text, { mode });
-  renameSync(temp, path);
+/**
+ * Makes a folder of the data dir owner-only (FILE_MODES.dir), and a file that holds a secret or
+ * the state owner-only; one that had more is tightened, and the log says so: the data dir holds
+ * the token, the key and every object, and a folder made readable by hand (or by an older
+ * kubesvc, or a umask of 000) would hand them to every user of the host.
+ */
+function keepPrivate(path: string, mode: number, logger: Logger, what: string): void {
+  const old = mode === FILE_MODES.dir ? ensurePrivateDir(path) : tightenMode(path, mode);
+  if (old !== undefined) logger.log('warning', `${what} ${path} had mode ${octal(old)}: tightened to ${octal(mode)}`);
 }
 
 /** The token and the serving certificate, made at first start and kept in the data dir. */
-async function credentials(dir: string, bindAddress: string): Promise<{ token: string; cert: string; key: string }> {
+async function credentials(dir: string, bindAddress: string, logger: Logger): Promise<{ token: string; cert: string; key: string }> {
   const pki = join(dir, 'pki');
-  mkdirSync(pki, { recursive: true, mode: 0o700 });
+  keepPrivate(pki, FILE_MODES.dir, logger, 'the certificate folder');
   const tokenFile = join(dir, 'token');
   const certFile = join(pki, 'apiserver.crt');
   const keyFile = join(pki, 'apiserver.key');
-  if (!existsSync(tokenFile)) writeAtomically(tokenFile, `${generateToken()}\n`, 0o600);
+  if (!existsSync(tokenFile)) writeFileAtomicSync(tokenFile, `${generateToken()}\n`, FILE_MODES.secret);
   if (!existsSync(certFile) || !existsSync(keyFile)) {
     const ips = [...new Set(['127.0.0.1', '::1', bindAddress])];
     const made = await generateServingCertificate({ ips, dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'] });
-    writeAtomically(keyFile, made.key, 0o600);
-    writeAtomically(certFile, made.cert, 0o644);
+    writeFileAtomicSync(keyFile, made.key, FILE_MODES.secret);
+    writeFileAtomicSync(certFile, made.cert, FILE_MODES.public);
   }
+  keepPrivate(tokenFile, FILE_MODES.secret, logger, 'the token');
+  keepPrivate(keyFile, FILE_MODES.secret, logger, 'the serving key');
   return { token: readFileSync(tokenFile, 'utf8').trim(), cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
 }
 
@@ -141,8 +149,14 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
     const store: Store = await steps.step(
       etcdServers.length === 0 ? `Opening the store in ${dataDir}` : `Connecting to etcd at ${etcdServers.join(',')}`,
       async () => {
-        mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-        if (etcdServers.length === 0) return openSqliteStore({ path: join(dataDir, 'state.db') });
+        keepPrivate(dataDir, FILE_MODES.dir, logger, 'the data dir');
+        if (etcdServers.length === 0) {
+          // SQLite gives its -wal and -shm files the database file's mode: a new one is made
+          // 0600 by the store, and one an older kubesvc made 0644 is tightened here.
+          const db = join(dataDir, 'state.db');
+          for (const file of [db, `${db}-wal`, `${db}-shm`]) keepPrivate(file, FILE_MODES.secret, logger, 'the store file');
+          return openSqliteStore({ path: db });
+        }
         const etcd = await openEtcdStore({ endpoints: etcdServers });
         try {
           await etcd.revision();
@@ -156,7 +170,7 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
     );
     cleanups.push(() => store.close());
     const revision = await store.revision();
-    const creds = await steps.step('Loading the token and the serving certificate', () => credentials(dataDir, options.bindAddress), () => `Token and serving certificate in ${dataDir}`);
+    const creds = await steps.step('Loading the token and the serving certificate', () => credentials(dataDir, options.bindAddress, logger), () => `Token and serving certificate in ${dataDir}`);
 
     const plane: ControlPlane = await steps.step(
       'Starting the controllers',
@@ -265,7 +279,7 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
     cleanups.push(() => agent.stop());
 
     const kubeconfig = join(dataDir, 'kubeconfig');
-    writeAtomically(kubeconfig, kubeconfigYaml(api.url, creds.cert, creds.token), 0o600);
+    writeFileAtomicSync(kubeconfig, kubeconfigYaml(api.url, creds.cert, creds.token), FILE_MODES.secret);
     let stopped: Promise<void> | undefined;
     return {
       dataDir,

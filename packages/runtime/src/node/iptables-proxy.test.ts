@@ -2,7 +2,7 @@
 // synced partially through the bounded-frequency runner (minSyncPeriod, burst 2), a sync after
 // fullSyncPeriod is full, and the files hold the tables (rules.txt: what a full render of the
 // same objects writes), their iptables-save view, and each sync's --noflush input.
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import type { EndpointSlice, KubeObject, Service } from '@kubesvc/api-types';
 import { generateRules, iptablesSaveView } from '@kubesvc/proxy-iptables';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -165,5 +165,41 @@ describe('iptables proxy mode', () => {
     expect(saved.ok && read(s.a.iptablesFiles?.save)).toBe(saved.ok ? saved.value : 'unreachable');
     // iptables-legacy-save lists tables in reverse order of first use: nat was used last.
     expect(read(s.a.iptablesFiles?.save)).toMatch(/^\*nat\n/);
+  });
+
+  it('writes the files 0644 in a 0700 folder with a umask of 000, and survives writes that fail: logged once per error code, written again at the next sync', async () => {
+    const old = process.umask(0);
+    const logs: string[] = [];
+    let s: Started;
+    try {
+      s = await start({ logger: { log: (level, message) => (message.startsWith('iptables files') ? logs.push(`${level} ${message}`) : undefined) } });
+      await s.a.idle();
+    } finally {
+      process.umask(old);
+    }
+    const files = s.a.iptablesFiles;
+    const mode = (path: string | undefined) => (statSync(path ?? '').mode & 0o777).toString(8);
+    expect([mode(files?.dir), mode(files?.rules), mode(files?.save), mode(files?.lastSync)]).toStrictEqual(['700', '644', '644', '644']);
+
+    // A folder where rules.txt goes: the rename fails with EISDIR at every sync.
+    rmSync(files?.rules ?? '');
+    mkdirSync(files?.rules ?? '');
+    for (const name of ['web', 'api', 'db']) {
+      await apply(s, () => must(s.c.registry.create('services', 'default', service(name, { selector: { app: name }, ports: [{ port: 80 }] }))));
+      s.clock.advance(1000);
+      await expect(s.a.idle()).rejects.toThrow(/EISDIR/);
+    }
+    expect(s.a.lastIptablesSync()?.syncs).toBe(4);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatch(/^warning iptables files not written, written again at the next sync error="Error: EISDIR: illegal operation on a directory, rename .* failedWrites=1$/);
+
+    rmSync(files?.rules ?? '', { recursive: true });
+    await apply(s, () => must(s.c.registry.delete('services', 'default', 'db')).then((d) => d.object as Service));
+    s.clock.advance(1000);
+    await s.a.idle();
+    expect(logs.slice(1)).toStrictEqual(['warning iptables files written again failedWrites=3']);
+    expect(read(files?.rules)).toBe(fullRender(s).restoreText);
+    expect(read(files?.rules)).toContain('default/api');
+    expect(readdirSync(files?.dir ?? '').sort()).toStrictEqual(['last-sync.txt', 'rules.save.txt', 'rules.txt']);
   });
 });

@@ -92,6 +92,13 @@ export interface IptablesFiles {
   readonly lastSync: string;
 }
 
+/**
+ * The rules files are what `iptables-save` would show, no secret: 0644. Their folder, inside the
+ * data dir (0700), is 0700. Both are given at creation, so a umask narrows them, never widens.
+ */
+export const IPTABLES_FILE_MODE = 0o644;
+const IPTABLES_DIR_MODE = 0o700;
+
 export function iptablesFiles(dataDir: string): IptablesFiles {
   const dir = join(dataDir, 'iptables');
   return { dir, rules: join(dir, 'rules.txt'), save: join(dir, 'rules.save.txt'), lastSync: join(dir, 'last-sync.txt') };
@@ -107,6 +114,9 @@ export class IptablesProxy {
   private report: IptablesSyncReport | undefined;
   private writes: Promise<void> = Promise.resolve();
   private writeError: unknown;
+  /** The code of the last write error logged, while the writes keep failing: each distinct one is logged once. */
+  private failingWith: string | undefined;
+  private failedWrites = 0;
   private readonly runner: BoundedRunner;
   private stopped = false;
 
@@ -127,7 +137,7 @@ export class IptablesProxy {
    */
   static start(options: IptablesProxyOptions): IptablesProxy {
     const proxy = new IptablesProxy(options);
-    mkdirSync(proxy.files.dir, { recursive: true });
+    mkdirSync(proxy.files.dir, { recursive: true, mode: IPTABLES_DIR_MODE });
     proxy.syncNow();
     return proxy;
   }
@@ -155,7 +165,7 @@ export class IptablesProxy {
     return this.runner.pending;
   }
 
-  /** Resolves when every file write so far has finished; rejects with the first write error. */
+  /** Resolves when every file write so far has finished; rejects, while the writes fail, with the first error since the last write that succeeded. */
   async flushed(): Promise<void> {
     await this.writes;
     if (this.writeError !== undefined) throw this.writeError;
@@ -225,12 +235,27 @@ export class IptablesProxy {
     const restoreText = result.restoreText;
     this.writes = this.writes.then(async () => {
       try {
-        await writeFileAtomic(this.files.lastSync, restoreText);
-        await writeFileAtomic(this.files.rules, tables);
-        if (saved.ok) await writeFileAtomic(this.files.save, saved.value);
+        await writeFileAtomic(this.files.lastSync, restoreText, IPTABLES_FILE_MODE);
+        await writeFileAtomic(this.files.rules, tables, IPTABLES_FILE_MODE);
+        if (saved.ok) await writeFileAtomic(this.files.save, saved.value, IPTABLES_FILE_MODE);
       } catch (error) {
+        // The sync itself stands (the state is the loader's); the files are written whole
+        // again at the next sync. A failure that repeats (the same code: the temporary file's
+        // name differs each time) is logged once, not at every sync.
         this.writeError ??= error;
-        this.options.logger.log('warning', logLine('iptables files not written', { error: String(error) }));
+        this.failedWrites++;
+        const code = (error as { code?: unknown } | null)?.code;
+        const key = typeof code === 'string' ? code : String(error);
+        if (key !== this.failingWith) {
+          this.failingWith = key;
+          this.options.logger.log('warning', logLine('iptables files not written, written again at the next sync', { error: String(error), failedWrites: this.failedWrites }));
+        }
+        return;
+      }
+      this.writeError = undefined;
+      if (this.failingWith !== undefined) {
+        this.options.logger.log('warning', logLine('iptables files written again', { failedWrites: this.failedWrites }));
+        this.failingWith = undefined;
       }
     });
   }

@@ -1,7 +1,7 @@
 // The SQLite backend against the store conformance suite: a fresh database file per test, the
 // system clock and real time (lease tests use TTLs of 1-2 s), and reopen() on the same file.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +59,22 @@ describe('sqlite store: the file', () => {
     } finally {
       db.close();
     }
+  });
+
+  it('makes a new database file, and so its WAL, readable by its owner only (0600), even with a umask of 000', async () => {
+    const path = join(dir, 'store.db');
+    const old = process.umask(0);
+    let store: Store;
+    try {
+      store = openSqliteStore({ path });
+      await store.txn([], [{ kind: 'put', key: '/a', value: '1' }]);
+    } finally {
+      process.umask(old);
+    }
+    expect(existsSync(`${path}-wal`)).toBe(true);
+    const modes = [path, `${path}-wal`, `${path}-shm`].filter((p) => existsSync(p)).map((p) => (statSync(p).mode & 0o777).toString(8));
+    expect(modes).toStrictEqual(modes.map(() => '600'));
+    await store.close();
   });
 
   it('one process serves one file: a second opener is refused while the first is open', async () => {

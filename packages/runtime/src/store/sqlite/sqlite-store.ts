@@ -12,6 +12,7 @@
 // - Lease expiry runs on the injected Clock's timers. On open, every stored lease gets a fresh
 //   TTL from now, as etcd's lessor does when it is promoted after a restart
 //   (upstream: etcd server/lease/lessor.go Promote, "refresh the expiries of all leases").
+import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Clock } from '../../clock.js';
 import { systemClock } from '../../system-clock.js';
@@ -105,7 +106,23 @@ function eventOf(row: EventRow): WatchEvent {
   return { type: row.deleted !== 0 ? 'delete' : 'put', kv, ...(prevKv === undefined ? {} : { prevKv }) };
 }
 
-/** Opens (creating if needed) the SQLite store at `options.path`. */
+/**
+ * Creates a missing database file readable by its owner only (0600, narrowed further by the
+ * umask, never widened): it holds every object. SQLite gives its -wal and -shm files the mode
+ * of the database file, so they follow. Left to SQLite, a new file is 0644 (0666 minus the
+ * umask). Only a missing file is created here (O_EXCL): opening and closing a descriptor of a
+ * file this process already has open in SQLite would drop SQLite's POSIX locks on it.
+ */
+function createOwnerOnly(path: string): void {
+  if (path === '' || path === ':memory:' || path.startsWith('file:')) return;
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch {
+    // It exists (EEXIST), or cannot be made: SQLite opens it, or says why it cannot.
+  }
+}
+
+/** Opens (creating if needed, mode 0600) the SQLite store at `options.path`. */
 export function openSqliteStore(options: SqliteStoreOptions): Store {
   return new SqliteStore(options);
 }
@@ -123,6 +140,7 @@ class SqliteStore implements Store {
 
   constructor(options: SqliteStoreOptions) {
     this.clock = options.clock ?? systemClock;
+    createOwnerOnly(options.path);
     const db = new Database(options.path, { timeout: 0 });
     try {
       db.pragma('locking_mode = EXCLUSIVE');

@@ -1,0 +1,75 @@
+// A file that `kubesvc up` keeps up to date from a timer (proxy-ports.json): each tick renders
+// the content and writes it when it changed since the last write that succeeded. A write that
+// fails (EMFILE when descriptors run out, EISDIR when a folder stands where the file goes,
+// ENOSPC, EACCES) must not end the process, which serves the API and the DNS: it is counted,
+// logged, and tried again at the next tick. The log gets one line per distinct error, not one
+// per tick (a timer that fails every 500 ms would otherwise flood it), and one line when the
+// file is written again.
+import type { Logger } from '@kubesvc/runtime';
+
+export interface FileRefresherOptions {
+  /** The file, as the log names it. */
+  readonly path: string;
+  /** What the log calls it (`proxy-ports`). */
+  readonly what: string;
+  /** The file's content now. */
+  readonly render: () => string;
+  /** Writes the content (atomically, in production); throws on failure. */
+  readonly write: (path: string, text: string) => void;
+  readonly logger: Logger;
+  /** How often tick() runs, for the log line. */
+  readonly intervalMs: number;
+}
+
+export interface FileRefresher {
+  /** Writes the content if it changed or the last attempt failed; never throws. */
+  tick(): void;
+  /** Failed attempts so far. */
+  readonly failures: number;
+  /** Failed attempts since the last write that succeeded (0: the file is current). */
+  readonly failing: number;
+}
+
+/** What makes two failures the same: Node's code (EISDIR), as the message names a temporary file that differs each time. */
+function sameness(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : String(error);
+}
+
+export function fileRefresher(options: FileRefresherOptions): FileRefresher {
+  let written: string | undefined;
+  let failures = 0;
+  let failing = 0;
+  /** The sameness of the error last logged, while the writes fail. */
+  let lastLogged: string | undefined;
+  return {
+    tick() {
+      let text: string;
+      try {
+        text = options.render();
+        if (text === written && failing === 0) return;
+        options.write(options.path, text);
+      } catch (error) {
+        failures++;
+        failing++;
+        const key = sameness(error);
+        if (key !== lastLogged) {
+          lastLogged = key;
+          const message = error instanceof Error ? error.message : String(error);
+          options.logger.log('warning', `${options.what}: cannot write ${options.path}: ${message} (tried again every ${options.intervalMs} ms; logged again only when the error changes)`);
+        }
+        return;
+      }
+      if (failing > 0) options.logger.log('warning', `${options.what}: wrote ${options.path} again after ${failing} failed attempt${failing === 1 ? '' : 's'}`);
+      written = text;
+      failing = 0;
+      lastLogged = undefined;
+    },
+    get failures() {
+      return failures;
+    },
+    get failing() {
+      return failing;
+    },
+  };
+}

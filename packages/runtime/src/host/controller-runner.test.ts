@@ -154,6 +154,29 @@ describe('the keyed-controller runner', () => {
     expect(must(await f.registry.get<Endpoints>('endpoints', 'default', 'web')).metadata.labels).toEqual({ team: 'blue' });
   });
 
+  it('takes a delete of an object already gone as done: no error logged, no requeue', async () => {
+    const f = await fixture();
+    const calls: string[] = [];
+    // Deletes Endpoints default/gone, which never existed (as when a namespace deletion took
+    // it first): upstream's endpoints controller ignores NotFound on delete.
+    const deleter: KeyedController = {
+      name: 'deleter',
+      watches: ['services'],
+      keysFor: (change) => [keyOf(change)],
+      reconcile(key: string): readonly ReconcileAction[] {
+        calls.push(key);
+        return [{ kind: 'delete', resource: 'endpoints', namespace: 'default', name: 'gone' }];
+      },
+    };
+    const runner = start(f, [deleter]);
+    await settle(f, runner);
+    f.clock.advance(1000);
+    await settle(f, runner);
+    expect(calls).toEqual(['default/web']);
+    expect(runner.numRequeues('deleter', 'default/web')).toBe(0);
+    expect(f.logger.lines.filter((l) => l.level === 'error')).toEqual([]);
+  });
+
   it('reconciles a key again after requeue-after, and not before', async () => {
     const f = await fixture();
     const calls: Call[] = [];

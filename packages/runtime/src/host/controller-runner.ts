@@ -189,6 +189,10 @@ class Runner implements ControllerRunner {
         }
         case 'delete': {
           const res = await r.delete(action.resource, action.namespace, action.name, action.resourceVersion === undefined ? {} : { preconditions: { resourceVersion: action.resourceVersion } });
+          // Already gone (a namespace deletion took it first) is what the delete wanted: the
+          // controllers treat NotFound on delete as done, not as an error to retry.
+          // upstream: pkg/controller/endpoint/endpoints_controller.go (syncService: IsNotFound)
+          if (!res.ok && res.error.code === 404) return undefined;
           return res.ok ? undefined : describe('delete', action.resource, action.namespace, action.name, res.error);
         }
         case 'finalize-namespace': {

@@ -237,6 +237,7 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
             tls: { cert: creds.cert, key: creds.key },
             ready: () => plane.isReady(),
             tables: printTable,
+            logger,
             ...(explorer === undefined ? {} : { extensions: [explorer] }),
           });
         } catch (error) {

@@ -719,7 +719,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   server.on('error', (err: NodeJS.ErrnoException) => {
     if (!listening) return;
     acceptErrors++;
-    logger.log('error', `http: accept error: ${err.message} (${acceptErrors} so far); still listening`);
+    // A flood of refused connections must not become a flood of log lines: the 1st, 2nd,
+    // 4th, 8th, ... error of the run is logged, with the count so far.
+    if ((acceptErrors & (acceptErrors - 1)) === 0) logger.log('error', `http: accept error: ${err.message} (${acceptErrors} so far); still listening`);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -7,7 +7,7 @@ export type { LocateTest } from './property-harness.js';
 export * from './arbitraries/index.js';
 export * from './upstream-messages.js';
 export { mustParseCIDR, mustParseIP } from './must-parse.js';
-export { readmeExample, runReadmeExample } from './readme-example.js';
+export { readmeExample, runMarkdownExample, runReadmeExample } from './readme-example.js';
 export type { ReadmeExample, ReadmeRun } from './readme-example.js';
 export { ETCD_BIN, freePort, startEtcd } from './etcd-server.js';
 export type { EtcdFixture, EtcdFixtureOptions } from './etcd-server.js';

@@ -48,8 +48,15 @@ function sourceOf(packagesDir: string, specifier: string): string {
  */
 export async function runReadmeExample(packageRoot: URL, heading?: RegExp): Promise<ReadmeRun> {
   const root = fileURLToPath(packageRoot);
-  const example = readmeExample(readFileSync(join(root, 'README.md'), 'utf8'), heading);
-  const packagesDir = join(root, '..');
+  return runMarkdownExample(join(root, 'README.md'), join(root, '..'), heading);
+}
+
+/**
+ * Runs the example under `heading` of any Markdown file (a page of docs/, say) the way
+ * runReadmeExample runs a README's, with `@kubesvc/<name>` imports pointing into `packagesDir`.
+ */
+export async function runMarkdownExample(markdownFile: string, packagesDir: string, heading?: RegExp): Promise<ReadmeRun> {
+  const example = readmeExample(readFileSync(markdownFile, 'utf8'), heading);
   const code = example.code.replace(/(from\s+|import\s*\(\s*)'(@kubesvc\/[a-z0-9-]+(?:\/[a-z0-9-]+)*)'/g, (_m, lead: string, spec: string) =>
     `${lead}${JSON.stringify(sourceOf(packagesDir, spec))}`,
   );

@@ -7,6 +7,7 @@
 //           (404 "the server could not find the requested resource", 405 "the server does not
 //           allow this method on the requested resource" with go-restful's text as cause),
 import type { ApiStatus } from '@kubesvc/api-types';
+import { methodNotAllowedError } from '../registry/errors.js';
 
 export function unauthorizedStatus(): ApiStatus {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
@@ -16,15 +17,7 @@ export function pathNotFoundStatus(): ApiStatus {
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 };
 }
 
+/** The 405 body: the same Status the registry's methodNotAllowedError carries. */
 export function methodNotAllowedStatus(): ApiStatus {
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: 'the server does not allow this method on the requested resource',
-    reason: 'MethodNotAllowed',
-    details: { causes: [{ reason: 'UnexpectedServerResponse', message: '405: Method Not Allowed' }] },
-    code: 405,
-  };
+  return methodNotAllowedError().status;
 }

@@ -262,6 +262,9 @@ function pollFigures(c: Cluster | undefined): Record<string, number> {
   };
 }
 
+/** How many of the fuzz run's slowest requests the suite prints. */
+const SLOWEST_SHOWN = 8;
+
 function fuzzTask(): BenchTask {
   let requests: HostileRequest[] = [];
   let n = 0;
@@ -277,12 +280,22 @@ function fuzzTask(): BenchTask {
       const byStatus = new Map<number, number>();
       const t0 = performance.now();
       let sent = 0;
+      // The slowest requests, to name what a long /healthz wait lined up with.
+      const slowest: { ms: number; what: string }[] = [];
       for (const r of requests) {
         if (performance.now() - t0 > FUZZ_TIME_LIMIT_MS) break;
+        const started = performance.now();
         const status = await send(c, r);
+        const ms = performance.now() - started;
+        if (slowest.length < SLOWEST_SHOWN || ms > (slowest[slowest.length - 1]?.ms ?? 0)) {
+          slowest.push({ ms, what: `${r.family} ${r.method} ${r.path.slice(0, 80)} ${r.contentType ?? ''} body ${r.body?.length ?? 0} chars -> ${status}` });
+          slowest.sort((a, b) => b.ms - a.ms);
+          slowest.length = Math.min(slowest.length, SLOWEST_SHOWN);
+        }
         byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
         sent++;
       }
+      process.stdout.write(`api-stall: the ${SLOWEST_SHOWN} slowest requests of the fuzz run:\n${slowest.map((x) => `  ${x.ms.toFixed(1)} ms  ${x.what}`).join('\n')}\n`);
       const seconds = (performance.now() - t0) / 1000;
       Object.assign(figures, pollFigures(c), { fuzzRequests: sent, fuzzSeconds: seconds, fuzzPerSecond: sent / seconds });
       for (const [status, count] of [...byStatus].sort((a, b) => a[0] - b[0])) figures[`status${status === 0 ? 'NoAnswer' : status}`] = count;

@@ -54,6 +54,9 @@ describe('runSuite', () => {
     expect(missedTargets([result])).toBe(1);
     expect(result.machine.cores).toBeGreaterThan(0);
     expect(result.machine.node).toBe(process.version);
+    // A first touch of a fresh page costs something, and the figure is printed with the machine.
+    expect(result.machine.pageFaultMicros).toBeGreaterThan(0);
+    expect(Number.isFinite(result.machine.pageFaultMicros)).toBe(true);
     expect(Number.isNaN(Date.parse(result.date))).toBe(false);
   });
 

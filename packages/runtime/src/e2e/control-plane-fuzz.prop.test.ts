@@ -278,15 +278,22 @@ it(
     expect(serviceViolations(end.services), 'the Services at the end').toEqual([]);
     const repair = await repairOnce(c.store, c.registry.net, NO_LEAKS);
     expect(repair.error, 'the repair run').toBeUndefined();
-    // A node-port finding about a port that only Services allocating none hold (an
-    // ExternalName Service may carry nodePort values, as upstream's validation lets it) is the
-    // repair loop's own report of ports nothing allocated, as upstream's makes it; every other
-    // finding is a fault.
-    const allocating = new Set(end.services.filter((s) => s.spec?.type === 'NodePort' || s.spec?.type === 'LoadBalancer').flatMap((s) => (s.spec?.ports ?? []).map((p) => p.nodePort ?? 0)));
+    // The repair loop reads the node ports of every Service, as upstream's does, and an
+    // ExternalName Service may carry nodePort values that nothing allocated (upstream's
+    // validation lets it). A node-port finding is a fault only where the Services that
+    // allocate node ports (NodePort, LoadBalancer) explain it: a port one of them holds that
+    // is missing from the allocator or out of range, or a port two of them hold.
+    const holders = new Map<number, number>();
+    for (const s of end.services) {
+      if (s.spec?.type !== 'NodePort' && s.spec?.type !== 'LoadBalancer') continue;
+      for (const p of s.spec.ports ?? []) if ((p.nodePort ?? 0) !== 0) holders.set(p.nodePort ?? 0, (holders.get(p.nodePort ?? 0) ?? 0) + 1);
+    }
     const faults = repair.events.filter((e) => {
       if (!REPAIR_PROBLEMS.has(e.reason)) return false;
-      const port = /^Port (\d+) /.exec(e.message);
-      return port === null || allocating.has(Number(port[1]));
+      const port = /^Port (-?\d+) /.exec(e.message);
+      if (port === null) return true;
+      const held = holders.get(Number(port[1])) ?? 0;
+      return e.reason === 'PortAlreadyAllocated' ? held > 1 : held > 0;
     });
     expect(faults).toEqual([]);
 

@@ -37,6 +37,7 @@ import {
   type ApiError,
   type GroupResource,
 } from './errors.js';
+import { DEFAULT_EVENT_LOOP_SLICE_MS, EventLoopTurns } from './event-loop-turns.js';
 import { formatTimestamp, generateName, generateUID } from './names.js';
 import { deserializeObject, serializedForReader, serializeObject } from './stored-object.js';
 import { DEFAULT_PATCHERS, type Patcher, type PatchType } from './patch.js';
@@ -89,6 +90,11 @@ export interface RegistryOptions {
   readonly crashHook?: CrashHook;
   /** Extra or replacement patchers by patch type (strategic merge patch, say). */
   readonly patchers?: Readonly<Record<string, Patcher>>;
+  /**
+   * How long a loop over many objects (a namespace's contents, a collection delete) may hold
+   * the event loop before it yields to other clients. Default 10 ms; 0 yields after every object.
+   */
+  readonly eventLoopSliceMs?: number;
 }
 
 export interface CreateOptions {
@@ -285,6 +291,7 @@ export class Registry {
   private rng: Rng;
   private readonly crashHook: CrashHook | undefined;
   private readonly patchers: Readonly<Record<string, Patcher>>;
+  private readonly eventLoopSliceMs: number;
   private rangeCache: RangeView | undefined;
   private rangeCas = { attempts: 0, conflicts: 0 };
   /** Allocations waiting for the next batch (see allocate). */
@@ -301,6 +308,7 @@ export class Registry {
     this.rng = seededRng(options.seed);
     this.crashHook = options.crashHook;
     this.patchers = { ...DEFAULT_PATCHERS, ...options.patchers };
+    this.eventLoopSliceMs = options.eventLoopSliceMs ?? DEFAULT_EVENT_LOOP_SLICE_MS;
   }
 
   /** The range CAS counters (for the benchmarks and the HA tests). */
@@ -856,7 +864,9 @@ export class Registry {
     const listed = await this.list<T>(resource, namespace, options.predicate === undefined ? {} : { predicate: options.predicate });
     if (!listed.ok) return listed;
     const deleted: T[] = [];
+    const turns = new EventLoopTurns(this.eventLoopSliceMs);
     for (const item of listed.value.items) {
+      await turns.turn();
       const meta = metaOf(item);
       const r = await this.delete<T>(resource, meta.namespace ?? '', meta.name ?? '', { preconditions: { uid: meta.uid ?? '' } });
       if (r.ok) deleted.push(r.value.object);
@@ -904,10 +914,12 @@ export class Registry {
     if (!ns.ok) return ns.error._tag === 'NotFound' ? ok({ deletedObjects: 0, namespaceDeleted: false }) : ns;
     if (!ns.value.metadata.deletionTimestamp) return ok({ deletedObjects: 0, namespaceDeleted: false });
     let deleted = 0;
+    const turns = new EventLoopTurns(this.eventLoopSliceMs);
     for (const resource of NAMESPACED_RESOURCES) {
       const list = await this.list(resource, name);
       if (!list.ok) return list;
       for (const item of list.value.items) {
+        await turns.turn();
         const r = await this.delete(resource, name, metaOf(item).name ?? '');
         if (!r.ok && r.error._tag !== 'NotFound') return r;
         if (r.ok) deleted++;

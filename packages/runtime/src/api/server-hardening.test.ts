@@ -154,6 +154,21 @@ describe('a collection delete on namespaces', () => {
     expect(await namespaceExists('default')).toBe(true);
     expect(await namespaceExists('victim')).toBe(true);
   });
+
+  it('is 405 even when the Accept header asks for what the server cannot write: no route, so no negotiation', async () => {
+    await start();
+    for (const [method, path] of [
+      ['DELETE', '/api/v1/namespaces'],
+      ['POST', '/api/v1/services'],
+      ['DELETE', '/api/v1/namespaces/victim/services/a/status'],
+    ] as const) {
+      const r = await send(method, path, { headers: { Accept: 'text/html' } });
+      expect([method, path, r.status, r.json['reason']]).toEqual([method, path, 405, 'MethodNotAllowed']);
+    }
+    // A routed method still negotiates first.
+    const listed = await send('GET', '/api/v1/namespaces', { headers: { Accept: 'text/html' } });
+    expect(listed.status).toBe(406);
+  });
 });
 
 describe('the bearer scheme', () => {

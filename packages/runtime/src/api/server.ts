@@ -173,6 +173,23 @@ function resourceRoute(groupVersion: string, rest: readonly string[]): Route | u
   return undefined;
 }
 
+/**
+ * Whether the API installs a route for `method` at `route`, as installer.go does per storage:
+ * a collection lists (and watches) everywhere, creates and deletes as a collection only in a
+ * namespace or at cluster scope and only where the storage has DeleteCollection; an item takes
+ * GET, PUT, PATCH and, but for /status, DELETE.
+ * upstream: staging/src/k8s.io/apiserver/pkg/endpoints/installer.go (registerResourceHandlers)
+ */
+function isRouted(route: Route, method: string): boolean {
+  if (route.kind === 'collection') {
+    if (method === 'GET') return true;
+    if (route.info.namespaced && route.namespace === undefined) return false;
+    return method === 'POST' || (method === 'DELETE' && route.info.deleteCollection);
+  }
+  if (method === 'GET' || method === 'PUT' || method === 'PATCH') return true;
+  return method === 'DELETE' && route.subresource === undefined;
+}
+
 /** Whether the Accept header asks for a meta.k8s.io/v1 Table. */
 function wantsTable(accept: string | undefined): boolean {
   if (accept === undefined) return false;
@@ -384,7 +401,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     const method = req.method ?? 'GET';
     const { info } = route;
     const resource = info.resource;
-    // Every handler negotiates its answer's media type first, before reading anything else.
+    // A method with no route at this path is go-restful's 405, before any handler runs (and
+    // so before content negotiation); every handler then negotiates its answer's media type
+    // first, before reading anything else.
+    if (!isRouted(route, method)) return statusReply(methodNotAllowedStatus());
     if (!acceptsJson(req.headers.accept)) return errorReply(notAcceptableError(RESPONSE_MEDIA_TYPES));
     if (route.kind === 'collection') {
       const namespace = route.namespace ?? '';

@@ -100,8 +100,9 @@ export default [
     rules: { '@nx/enforce-module-boundaries': 'off' },
   },
   {
-    // Tests may use the testkit; nothing else may.
-    files: testFiles,
+    // Tests may use the testkit, and so may their fixtures (`*.fixtures.ts`, which the build
+    // and the tarballs leave out with the tests); nothing else may.
+    files: [...testFiles, '**/*.fixtures.ts'],
     rules: { '@nx/enforce-module-boundaries': boundaries(true) },
   },
   {

@@ -20,11 +20,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeObject } from '@kubesvc/api-types';
+import { standardControllers } from '@kubesvc/controllers';
 import {
   openSqliteStore,
   printTable,
   silentLogger,
-  standardControllers,
   startApiServer,
   startControlPlane,
   startInformer,

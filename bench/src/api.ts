@@ -13,12 +13,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { standardControllers } from '@kubesvc/controllers';
 import {
   generateServingCertificate,
   openRegistry,
   openSqliteStore,
   silentLogger,
-  standardControllers,
   startApiServer,
   startControlPlane,
   systemClock,

@@ -9,14 +9,13 @@
 //           cmd/kube-controller-manager (the controllers, each with its workqueue)
 import type { TaggedError } from '@kubesvc/api-types';
 import { bootstrapConfig, type BootstrapConfig, type ErrBootstrapConfig } from '@kubesvc/bootstrap-controller';
+import { namespaceController, type KeyedController } from '@kubesvc/controllers';
 import type { ReconcilerType } from '@kubesvc/reconcilers';
 import type { Clock } from './clock.js';
 import { BOOTSTRAP_RESOURCES, startBootstrapHost, type BootstrapHost } from './host/bootstrap-host.js';
 import { startControllerRunner, type ControllerRunner } from './host/controller-runner.js';
 import { startInformer, type Informer } from './host/informer.js';
 import { consoleLogger, type Logger } from './host/logger.js';
-import { namespaceController } from './host/namespace-controller.js';
-import type { KeyedController } from './host/types.js';
 import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor } from './host/compactor.js';
 import type { RateLimiterOptions } from './host/workqueue.js';
 import type { CrashHook } from './registry/crash.js';

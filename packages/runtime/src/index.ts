@@ -1,6 +1,6 @@
 // Public API of @kubesvc/runtime: the store (etcd v3's model) with its memory, SQLite and etcd
 // backends, its typed errors, the clocks the shell runs on, the registry, the controller host,
-// the controllers, the node agent and the HTTP API.
+// the node agent and the HTTP API. The controllers and their contract are @kubesvc/controllers.
 export type { CancelTimer, Clock } from './clock.js';
 export { systemClock } from './system-clock.js';
 export { virtualClock } from './virtual-clock.js';
@@ -37,14 +37,12 @@ export { startInformer } from './host/informer.js';
 export { COMPACT_REV_KEY, DEFAULT_COMPACTION_INTERVAL_MS, compactRound, startCompactor } from './host/compactor.js';
 export type { CompactRoundResult, Compactor, CompactorOptions, CompactorState } from './host/compactor.js';
 export type { Informer, InformerOptions } from './host/informer.js';
-export type { CacheChange, CacheView, KeyedController, ReconcileAction } from './host/types.js';
 export { consoleLogger, recordingLogger, silentLogger } from './host/logger.js';
 export type { Logger, LogLevel, RecordingLogger } from './host/logger.js';
 export { BACKOFF_BASE_MS, BACKOFF_MAX_MS, BUCKET_BURST, BUCKET_QPS, ControllerRateLimiter, WorkQueue } from './host/workqueue.js';
 export type { RateLimiterOptions } from './host/workqueue.js';
 export { startControllerRunner } from './host/controller-runner.js';
 export type { ControllerRunner, ControllerRunnerOptions } from './host/controller-runner.js';
-export { NAMESPACE_CONTROLLER_NAME, namespaceController } from './host/namespace-controller.js';
 export { BOOTSTRAP_RESOURCES, reducerError, startBootstrapHost } from './host/bootstrap-host.js';
 export type { BootstrapHost, BootstrapHostOptions } from './host/bootstrap-host.js';
 export { startControlPlane } from './control-plane.js';
@@ -67,12 +65,4 @@ export type { ProxyPort } from './node/userspace-proxy.js';
 export type { PodEnvironmentOptions } from './node/pod-environment.js';
 export type { ErrDataplane } from './node/netns-dataplane.js';
 export { netnsUnavailable } from './node/netns-dataplane.js';
-export { endpointsController } from './controllers/endpoints-controller.js';
-export { DEFAULT_MAX_ENDPOINTS_PER_SLICE, endpointSliceController } from './controllers/endpoint-slice-controller.js';
-export type { EndpointSliceControllerOptions } from './controllers/endpoint-slice-controller.js';
-export { DEFAULT_MIRRORING_MAX_ENDPOINTS_PER_SUBSET, endpointSliceMirroringController } from './controllers/endpoint-slice-mirroring-controller.js';
-export type { EndpointSliceMirroringControllerOptions } from './controllers/endpoint-slice-mirroring-controller.js';
-export { simulatedKubelet } from './controllers/simulated-kubelet.js';
-export type { SimulatedKubeletOptions, SimulatedNode } from './controllers/simulated-kubelet.js';
-export { standardControllers } from './controllers/standard.js';
 export * from './api/index.js';

@@ -28,6 +28,7 @@ test('the workspace has the packages of DESIGN.md', () => {
       'api-types',
       'bootstrap-controller',
       'cli',
+      'controllers',
       'discovery',
       'explorer',
       'ipallocator',

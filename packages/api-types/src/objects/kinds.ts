@@ -24,6 +24,13 @@ export type KubeObject =
   | Status;
 export type Kind = KubeObject['kind'];
 
+/**
+ * The resources (the lower-case plural names in API paths) the control plane serves: what the
+ * registry stores, informers watch and controllers write. RangeAllocation is stored but not
+ * served, and a Status is an answer, not a resource.
+ */
+export type ResourceName = 'namespaces' | 'services' | 'endpoints' | 'endpointslices' | 'pods' | 'nodes' | 'events';
+
 interface KindInfo {
   readonly apiVersion: string;
   readonly schema: z.ZodType<KubeObject>;

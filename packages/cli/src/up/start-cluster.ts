@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
+import { standardControllers } from '@kubesvc/controllers';
 import {
   generateServingCertificate,
   generateToken,
@@ -14,7 +15,6 @@ import {
   openEtcdStore,
   openSqliteStore,
   printTable,
-  standardControllers,
   startApiServer,
   startControlPlane,
   startInformer,

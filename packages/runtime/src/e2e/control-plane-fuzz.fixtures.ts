@@ -12,7 +12,7 @@ import { FUZZ_NODE_NAME, FUZZ_NODE_PORT_RANGE, FUZZ_SERVICE_CIDR, fuzzWorld } fr
 import { startApiServer, type ApiServer } from '../api/server.js';
 import { printTable } from '../api/table/index.js';
 import { startControlPlane, type ControlPlane } from '../control-plane.js';
-import { standardControllers } from '../controllers/standard.js';
+import { standardControllers } from '@kubesvc/controllers';
 import type { Logger } from '../host/logger.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceName } from '../registry/resources.js';

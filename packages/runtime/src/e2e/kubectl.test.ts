@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateServingCertificate, startApiServer, type ApiServer } from '../api/index.js';
 import { printTable } from '../api/table/index.js';
-import { standardControllers } from '../controllers/standard.js';
+import { standardControllers } from '@kubesvc/controllers';
 import { startControlPlane, type ControlPlane } from '../control-plane.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/types.js';

@@ -12,7 +12,7 @@ import { virtualClock, type VirtualClock } from '../virtual-clock.js';
 import { startControllerRunner, type ControllerRunner } from './controller-runner.js';
 import { startInformer, type Informer } from './informer.js';
 import { recordingLogger, type RecordingLogger } from './logger.js';
-import type { CacheChange, CacheView, KeyedController, ReconcileAction } from './types.js';
+import type { CacheChange, CacheView, KeyedController, ReconcileAction } from '@kubesvc/controllers';
 import { ControllerRateLimiter } from './workqueue.js';
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 0);

@@ -15,7 +15,7 @@ import type { Registry } from '../registry/registry.js';
 import type { ResourceName } from '../registry/resources.js';
 import type { Informer } from './informer.js';
 import { silentLogger, type Logger } from './logger.js';
-import type { CacheChange, KeyedController, ReconcileAction } from './types.js';
+import type { CacheChange, KeyedController, ReconcileAction } from '@kubesvc/controllers';
 import { WorkQueue, type RateLimiterOptions } from './workqueue.js';
 
 export interface ControllerRunnerOptions {

@@ -11,7 +11,7 @@ import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/types.js';
 import { virtualClock } from '../virtual-clock.js';
 import { startInformer, type Informer } from './informer.js';
-import type { CacheChange } from './types.js';
+import type { CacheChange } from '@kubesvc/controllers';
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 0);
 const cleanups: (() => Promise<void> | void)[] = [];

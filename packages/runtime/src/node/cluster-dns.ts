@@ -14,7 +14,7 @@ import { buildZone, type PodMode, type Zone, type ZoneOptions } from '@kubesvc/d
 import { startDnsServer, type DnsServer } from '@kubesvc/discovery/node';
 import type { CancelTimer, Clock } from '../clock.js';
 import type { Informer } from '../host/informer.js';
-import type { CacheChange } from '../host/types.js';
+import type { CacheChange } from '@kubesvc/controllers';
 import { logLine, type NodeAgentLogger } from './logger.js';
 
 /** What the DNS part reads from the informer. */

@@ -29,7 +29,7 @@ import {
   type SyncState,
 } from '@kubesvc/proxy-iptables';
 import type { Clock } from '../clock.js';
-import type { CacheChange, CacheView } from '../host/types.js';
+import type { CacheChange, CacheView } from '@kubesvc/controllers';
 import { writeFileAtomic } from './atomic-write.js';
 import { BoundedRunner } from './bounded-runner.js';
 import { logLine, type NodeAgentLogger } from './logger.js';

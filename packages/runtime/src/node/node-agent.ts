@@ -12,7 +12,7 @@ import type { EnvVar, PodMode, Zone } from '@kubesvc/discovery';
 import { proxierConfig, type KubeProxyVersion, type ProxierConfig, type SaveBackend, type SyncState } from '@kubesvc/proxy-iptables';
 import type { Clock } from '../clock.js';
 import type { Informer } from '../host/informer.js';
-import type { CacheChange } from '../host/types.js';
+import type { CacheChange } from '@kubesvc/controllers';
 import { ClusterDns, type DnsRebuild } from './cluster-dns.js';
 import { IptablesProxy, type IptablesFiles, type IptablesSyncReport } from './iptables-proxy.js';
 import { logLine, quietNodeLogger, type NodeAgentLogger } from './logger.js';

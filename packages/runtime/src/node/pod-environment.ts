@@ -5,7 +5,7 @@
 //           pkg/kubelet/envvars/envvars.go (FromServices: the variables, Docker links included)
 import type { Pod, Service } from '@kubesvc/api-types';
 import { serviceEnv, type EnvVar } from '@kubesvc/discovery';
-import type { CacheView } from '../host/types.js';
+import type { CacheView } from '@kubesvc/controllers';
 
 export interface PodEnvironmentOptions {
   /** pod.spec.enableServiceLinks; the apiserver defaults it to true. */

@@ -4,7 +4,7 @@
 //           pkg/proxy/config/config.go (the Service and EndpointSlice handlers)
 import type { EndpointSlice, KubeObject, Service } from '@kubesvc/api-types';
 import type { ProxyChange } from '@kubesvc/proxy-iptables';
-import type { CacheChange, CacheView } from '../host/types.js';
+import type { CacheChange, CacheView } from '@kubesvc/controllers';
 
 /** A Service or slice with this label belongs to another proxy. */
 export const LABEL_SERVICE_PROXY_NAME = 'service.kubernetes.io/service-proxy-name';

@@ -11,7 +11,7 @@
 // asks for with the open listeners, so a burst of changes costs one pass.
 import { isServiceIPSet, joinHostPort, LABEL_SERVICE_NAME, servicePortNameString, type EndpointSlice, type Service, type ServicePortName } from '@kubesvc/api-types';
 import { UserspaceProxier } from '@kubesvc/proxy-userspace/node';
-import type { CacheChange, CacheView } from '../host/types.js';
+import type { CacheChange, CacheView } from '@kubesvc/controllers';
 import { logLine, type NodeAgentLogger } from './logger.js';
 import { proxiedObjects } from './proxied-objects.js';
 

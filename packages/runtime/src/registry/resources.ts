@@ -4,10 +4,10 @@
 //           KeyRootFunc), pkg/registry/core/service/storage/storage.go ("services/specs"),
 //           pkg/registry/core/endpoint/storage ("services/endpoints"),
 //           pkg/controlplane/reconcilers (masterleases), pkg/registry/core/rangeallocation
-import type { Kind } from '@kubesvc/api-types';
+import type { Kind, ResourceName } from '@kubesvc/api-types';
 import type { GroupResource } from './errors.js';
 
-export type ResourceName = 'namespaces' | 'services' | 'endpoints' | 'endpointslices' | 'pods' | 'nodes' | 'events';
+export type { ResourceName };
 
 export interface ResourceInfo {
   readonly resource: ResourceName;

@@ -14,7 +14,7 @@ import {
   type Service,
 } from '@kubesvc/api-types';
 import { semanticEqual } from '@kubesvc/reconcilers';
-import type { CacheChange, CacheView, KeyedController, ReconcileAction } from '../host/types.js';
+import type { CacheChange, CacheView, KeyedController, ReconcileAction } from './contract.js';
 import { namespacedKey, splitKey } from './keys.js';
 import { findPort, hasSelector, ipFamilyOf, podChangeServiceKeys, podIPs, selectedPods, shouldPodBeInEndpoints, shouldSetHostname } from './pod-membership.js';
 import { repackSubsets } from './repack-subsets.js';

@@ -4,9 +4,19 @@
 // validation of every write), and a work queue that runs keyed controllers to a fixpoint the
 // way the host does. It is a model of the cluster, not a stand-in for the host: the host's own
 // tests run the controllers against the real registry.
-import { defaultObject, validateObject, renderFieldError, type KubeObject, type ObjectMeta } from '@kubesvc/api-types';
-import type { CacheChange, CacheView, KeyedController, ReconcileAction } from '../host/types.js';
-import { RESOURCES, type ResourceName } from '../registry/resources.js';
+import { defaultObject, validateObject, renderFieldError, type KubeObject, type ObjectMeta, type ResourceName } from '@kubesvc/api-types';
+import type { CacheChange, CacheView, KeyedController, ReconcileAction } from './contract.js';
+
+/** Whether a resource's objects live in a namespace, as the registry's resource table says. */
+const NAMESPACED: Readonly<Record<ResourceName, boolean>> = {
+  namespaces: false,
+  services: true,
+  endpoints: true,
+  endpointslices: true,
+  pods: true,
+  nodes: false,
+  events: true,
+};
 
 function keyOf(namespace: string, name: string): string {
   return `${namespace}/${name}`;
@@ -43,14 +53,14 @@ export class ClusterModel implements CacheView {
   }
 
   get<T extends KubeObject = KubeObject>(resource: ResourceName, namespace: string, name: string): T | undefined {
-    const ns = RESOURCES[resource].namespaced ? namespace : '';
+    const ns = NAMESPACED[resource] ? namespace : '';
     return this.bucket(resource).get(keyOf(ns, name)) as T | undefined;
   }
 
   private nextMeta(meta: ObjectMeta, resource: ResourceName, namespace: string, now: number, old?: KubeObject): ObjectMeta {
     this.revision++;
     const out: ObjectMeta = { ...meta, resourceVersion: String(this.revision) };
-    if (RESOURCES[resource].namespaced) out.namespace = namespace;
+    if (NAMESPACED[resource]) out.namespace = namespace;
     else delete out.namespace;
     if (old === undefined) {
       if ((out.name ?? '') === '' && (out.generateName ?? '') !== '') out.name = `${out.generateName}${(++this.names).toString(36).padStart(5, '0')}`;
@@ -82,7 +92,7 @@ export class ClusterModel implements CacheView {
         // namespace controller does, against the real registry.
         return { outcome: 'invalid', reason: 'the cluster model does not finalize namespaces' };
       case 'create': {
-        const ns = RESOURCES[action.resource].namespaced ? action.namespace : '';
+        const ns = NAMESPACED[action.resource] ? action.namespace : '';
         const meta = this.nextMeta(action.object.metadata, action.resource, ns, now);
         const object = { ...action.object, metadata: meta } as KubeObject;
         const name = meta.name ?? '';
@@ -93,7 +103,7 @@ export class ClusterModel implements CacheView {
         return this.record({ resource: action.resource, type: 'ADDED', object: v.object });
       }
       case 'update': {
-        const ns = RESOURCES[action.resource].namespaced ? action.namespace : '';
+        const ns = NAMESPACED[action.resource] ? action.namespace : '';
         const name = action.object.metadata.name ?? '';
         const old = this.bucket(action.resource).get(keyOf(ns, name));
         if (old === undefined) return { outcome: 'notfound' };
@@ -118,7 +128,7 @@ export class ClusterModel implements CacheView {
         return this.record({ resource: action.resource, type: 'MODIFIED', object: v.object, old });
       }
       case 'delete': {
-        const ns = RESOURCES[action.resource].namespaced ? action.namespace : '';
+        const ns = NAMESPACED[action.resource] ? action.namespace : '';
         const old = this.bucket(action.resource).get(keyOf(ns, action.name));
         if (old === undefined) return { outcome: 'notfound' };
         if (action.resourceVersion !== undefined && action.resourceVersion !== old.metadata.resourceVersion) return { outcome: 'conflict' };
@@ -136,7 +146,7 @@ export class ClusterModel implements CacheView {
 
   /** A write by someone else (a test playing kubectl): created, replaced or deleted as given, no validation. */
   put(resource: ResourceName, object: KubeObject, now = 0): CacheChange {
-    const ns = RESOURCES[resource].namespaced ? (object.metadata.namespace ?? 'default') : '';
+    const ns = NAMESPACED[resource] ? (object.metadata.namespace ?? 'default') : '';
     const name = object.metadata.name ?? '';
     const old = this.bucket(resource).get(keyOf(ns, name));
     const meta = this.nextMeta(object.metadata, resource, ns, now, old);
@@ -146,7 +156,7 @@ export class ClusterModel implements CacheView {
   }
 
   remove(resource: ResourceName, namespace: string, name: string): CacheChange | undefined {
-    const ns = RESOURCES[resource].namespaced ? namespace : '';
+    const ns = NAMESPACED[resource] ? namespace : '';
     const old = this.bucket(resource).get(keyOf(ns, name));
     if (old === undefined) return undefined;
     this.bucket(resource).delete(keyOf(ns, name));

@@ -4,7 +4,7 @@
 //           ShouldSetHostname, GetPodServiceMemberships), staging/src/k8s.io/endpointslice/utils.go
 //           (FindPort), pkg/api/v1/pod/util.go (IsPodReady, IsPodTerminal)
 import { familyName, parseIPSloppy, type IPFamily, type Pod, type Service, type ServicePort } from '@kubesvc/api-types';
-import type { CacheView } from '../host/types.js';
+import type { CacheView } from './contract.js';
 import { namespacedKey } from './keys.js';
 
 /**

@@ -1,4 +1,6 @@
-// The contract between the controller host and the controllers it runs.
+// The contract between the controller host and the controllers it runs. It lives with the
+// controllers, which implement it; the host (the runtime's informer and controller runner)
+// and the node agent, which reads the same caches, import it from here.
 //
 // A keyed controller is upstream's informer + workqueue pattern made pure: the host keeps an
 // informer cache of the resources the controller watches, turns every change into keys
@@ -7,8 +9,7 @@
 // (updates and deletes with the resourceVersion they were computed from as a precondition),
 // and on a Conflict or any failed write it requeues the key with backoff, as upstream's
 // workqueue does. Nothing in a controller calls a client.
-import type { KubeObject } from '@kubesvc/api-types';
-import type { ResourceName } from '../registry/resources.js';
+import type { KubeObject, ResourceName } from '@kubesvc/api-types';
 
 /** A read-only view of the informer caches: every object of the watched resources as last observed. */
 export interface CacheView {

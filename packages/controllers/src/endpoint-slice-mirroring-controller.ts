@@ -20,7 +20,7 @@ import {
   type Service,
 } from '@kubesvc/api-types';
 import { semanticEqual } from '@kubesvc/reconcilers';
-import type { CacheChange, CacheView, KeyedController, ReconcileAction } from '../host/types.js';
+import type { CacheChange, CacheView, KeyedController, ReconcileAction } from './contract.js';
 import { namespacedKey, splitKey } from './keys.js';
 import { hasSelector } from './pod-membership.js';
 import { deleteSlice, endpointHash, endpointsEqual, managedSlices, portMapKey, sliceServiceKey, writeSlice, type EndpointSet } from './slice-util.js';

@@ -20,7 +20,7 @@ import {
   type Pod,
   type PodCondition,
 } from '@kubesvc/api-types';
-import type { CacheChange, CacheView, KeyedController, ReconcileAction } from '../host/types.js';
+import type { CacheChange, CacheView, KeyedController, ReconcileAction } from './contract.js';
 import { namespacedKey, splitKey } from './keys.js';
 import { isPodDeleting, isPodTerminal, podIPs } from './pod-membership.js';
 

@@ -14,7 +14,7 @@ import {
   type Service,
 } from '@kubesvc/api-types';
 import { expect } from 'vitest';
-import type { KeyedController } from '../host/types.js';
+import type { KeyedController } from './contract.js';
 import { ClusterModel, ControllerLoop } from './cluster-model.fixtures.js';
 import { endpointSliceController } from './endpoint-slice-controller.js';
 import { endpointSliceMirroringController } from './endpoint-slice-mirroring-controller.js';

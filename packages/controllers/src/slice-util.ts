@@ -12,7 +12,7 @@ import {
   type EndpointSlice,
 } from '@kubesvc/api-types';
 import { semanticEqual } from '@kubesvc/reconcilers';
-import type { CacheView, ReconcileAction } from '../host/types.js';
+import type { CacheView, ReconcileAction } from './contract.js';
 import { namespacedKey } from './keys.js';
 
 /** The identity of an endpoint in a set: what upstream hashes. */

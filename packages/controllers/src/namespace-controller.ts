@@ -6,7 +6,7 @@
 //           update, syncNamespaceFromKey), pkg/controller/namespace/deletion/
 //           namespaced_resources_deleter.go (Delete: content, then the finalizer, then the object)
 import type { Namespace } from '@kubesvc/api-types';
-import type { CacheChange, CacheView, KeyedController, ReconcileAction } from './types.js';
+import type { CacheChange, CacheView, KeyedController, ReconcileAction } from './contract.js';
 
 export const NAMESPACE_CONTROLLER_NAME = 'namespace';
 

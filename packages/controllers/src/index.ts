@@ -1,0 +1,12 @@
+// Public API of @kubesvc/controllers: the keyed-controller contract and the controllers that
+// implement it.
+export type { CacheChange, CacheView, KeyedController, ReconcileAction } from './contract.js';
+export { endpointsController } from './endpoints-controller.js';
+export { DEFAULT_MAX_ENDPOINTS_PER_SLICE, endpointSliceController } from './endpoint-slice-controller.js';
+export type { EndpointSliceControllerOptions } from './endpoint-slice-controller.js';
+export { DEFAULT_MIRRORING_MAX_ENDPOINTS_PER_SUBSET, endpointSliceMirroringController } from './endpoint-slice-mirroring-controller.js';
+export type { EndpointSliceMirroringControllerOptions } from './endpoint-slice-mirroring-controller.js';
+export { NAMESPACE_CONTROLLER_NAME, namespaceController } from './namespace-controller.js';
+export { simulatedKubelet } from './simulated-kubelet.js';
+export type { SimulatedKubeletOptions, SimulatedNode } from './simulated-kubelet.js';
+export { standardControllers } from './standard.js';

@@ -16,18 +16,17 @@ import { join } from 'node:path';
 import {
   generateServingCertificate,
   openRegistry,
-  openSqliteStore,
   silentLogger,
   standardControllers,
   startApiServer,
   startControlPlane,
-  systemClock,
   type ApiServer,
   type ControlPlane,
   type Registry,
   type ServingCertificate,
-  type Store,
 } from '@kubesvc/runtime';
+import { systemClock, type Store } from '@kubesvc/store';
+import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { Agent } from 'undici';
 import type { BenchSuite, BenchTask } from './harness.js';
 

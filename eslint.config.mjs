@@ -23,18 +23,19 @@ function packagesTagged(tag) {
 const purePackages = packagesTagged('type:pure');
 const testFiles = ['**/*.test.ts', '**/*.test.mts'];
 
-// Layers follow DESIGN.md: api-types <- models <- bootstrap-controller <- runtime <- cli.
+// Layers follow DESIGN.md: api-types <- models <- bootstrap-controller <- store <- runtime <- cli.
 const layerConstraints = (extra) => [
   { sourceTag: 'layer:api', onlyDependOnLibsWithTags: ['layer:api', ...extra] },
   { sourceTag: 'layer:model', onlyDependOnLibsWithTags: ['layer:api', ...extra] },
   { sourceTag: 'layer:controller', onlyDependOnLibsWithTags: ['layer:api', 'layer:model', ...extra] },
+  { sourceTag: 'layer:store', onlyDependOnLibsWithTags: ['layer:api', 'layer:model', 'layer:controller', ...extra] },
   {
     sourceTag: 'layer:runtime',
-    onlyDependOnLibsWithTags: ['layer:api', 'layer:model', 'layer:controller', ...extra],
+    onlyDependOnLibsWithTags: ['layer:api', 'layer:model', 'layer:controller', 'layer:store', ...extra],
   },
   {
     sourceTag: 'layer:cli',
-    onlyDependOnLibsWithTags: ['layer:api', 'layer:model', 'layer:controller', 'layer:runtime', ...extra],
+    onlyDependOnLibsWithTags: ['layer:api', 'layer:model', 'layer:controller', 'layer:store', 'layer:runtime', ...extra],
   },
 ];
 

@@ -22,20 +22,19 @@ import { join } from 'node:path';
 import type { KubeObject } from '@kubesvc/api-types';
 import { standardControllers } from '@kubesvc/controllers';
 import {
-  openSqliteStore,
   printTable,
   silentLogger,
   startApiServer,
   startControlPlane,
   startInformer,
   startNodeAgent,
-  systemClock,
   type ApiServer,
   type ControlPlane,
   type Informer,
   type NodeAgent,
-  type Store,
 } from '@kubesvc/runtime';
+import { systemClock, type Store } from '@kubesvc/store';
+import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { copyChainPatch, FUZZ_NODE_NAME, FUZZ_NODE_PORT_RANGE, FUZZ_SERVICE_CIDR, fuzzWorld, nestedJson, sampleHostileRequests, sendRaw, type HostileRequest } from '@kubesvc/testkit';
 import type { BenchSuite, BenchTask } from './harness.js';
 

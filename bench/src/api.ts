@@ -17,17 +17,16 @@ import { standardControllers } from '@kubesvc/controllers';
 import {
   generateServingCertificate,
   openRegistry,
-  openSqliteStore,
   silentLogger,
   startApiServer,
   startControlPlane,
-  systemClock,
   type ApiServer,
   type ControlPlane,
   type Registry,
   type ServingCertificate,
-  type Store,
 } from '@kubesvc/runtime';
+import { systemClock, type Store } from '@kubesvc/store';
+import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { Agent } from 'undici';
 import type { BenchSuite, BenchTask } from './harness.js';
 

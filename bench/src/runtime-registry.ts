@@ -7,7 +7,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openEtcdStore, openMemoryStore, openRegistry, openSqliteStore, systemClock, type Registry, type Store } from '@kubesvc/runtime';
+import { openRegistry, type Registry } from '@kubesvc/runtime';
+import { openMemoryStore, systemClock, type Store } from '@kubesvc/store';
+import { openSqliteStore } from '@kubesvc/store/sqlite';
+import { openEtcdStore } from '@kubesvc/store/etcd';
 import { startEtcd } from '@kubesvc/testkit';
 import type { BenchTask } from './harness.js';
 

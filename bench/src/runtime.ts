@@ -8,7 +8,9 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openEtcdStore, openMemoryStore, openSqliteStore, type Store, type WatchEvent } from '@kubesvc/runtime';
+import { openMemoryStore, type Store, type WatchEvent } from '@kubesvc/store';
+import { openSqliteStore } from '@kubesvc/store/sqlite';
+import { openEtcdStore } from '@kubesvc/store/etcd';
 import { startEtcd, type EtcdFixture } from '@kubesvc/testkit';
 import type { BenchSuite, BenchTask } from './harness.js';
 import { registryTasks } from './runtime-registry.js';

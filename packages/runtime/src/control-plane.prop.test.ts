@@ -11,8 +11,7 @@ import { DEFAULT_SYSTEM_NAMESPACES_INTERVAL_MS } from '@kubesvc/bootstrap-contro
 import { expect } from 'vitest';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 import { silentLogger } from './host/logger.js';
-import { openMemoryStore } from './store/memory/memory-store.js';
-import { virtualClock, type VirtualClock } from './virtual-clock.js';
+import { openMemoryStore, virtualClock, type VirtualClock } from '@kubesvc/store';
 
 const ADVERTISE = '192.168.1.10';
 const NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'] as const;

@@ -11,17 +11,15 @@ import type { TaggedError } from '@kubesvc/api-types';
 import { bootstrapConfig, type BootstrapConfig, type ErrBootstrapConfig } from '@kubesvc/bootstrap-controller';
 import { namespaceController, type KeyedController } from '@kubesvc/controllers';
 import type { ReconcilerType } from '@kubesvc/reconcilers';
-import type { Clock } from './clock.js';
+import { type Clock, DEFAULT_COMPACTION_INTERVAL_MS, startCompactor, type Store } from '@kubesvc/store';
 import { BOOTSTRAP_RESOURCES, startBootstrapHost, type BootstrapHost } from './host/bootstrap-host.js';
 import { startControllerRunner, type ControllerRunner } from './host/controller-runner.js';
 import { startInformer, type Informer } from './host/informer.js';
 import { consoleLogger, type Logger } from './host/logger.js';
-import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor } from './host/compactor.js';
 import type { RateLimiterOptions } from './host/workqueue.js';
 import type { CrashHook } from './registry/crash.js';
 import { openRegistry, type Registry } from './registry/registry.js';
 import type { ResourceName } from './registry/resources.js';
-import type { Store } from './store/types.js';
 
 export interface ControlPlaneOptions {
   /** The caller's store; the control plane never closes it. */

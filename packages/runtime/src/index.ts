@@ -1,41 +1,9 @@
-// Public API of @kubesvc/runtime: the store (etcd v3's model) with its memory, SQLite and etcd
-// backends, its typed errors, the clocks the shell runs on, the registry, the controller host,
-// the node agent and the HTTP API. The controllers and their contract are @kubesvc/controllers.
-export type { CancelTimer, Clock } from './clock.js';
-export { systemClock } from './system-clock.js';
-export { virtualClock } from './virtual-clock.js';
-export type { VirtualClock } from './virtual-clock.js';
-export { ErrCompacted, ErrDuplicateKey, ErrFutureRevision, ErrLeaseNotFound, ErrStoreClosed } from './store/errors.js';
-export type { StoreError } from './store/errors.js';
-export type {
-  Compare,
-  CompareOp,
-  CompareTarget,
-  GetResult,
-  KeyValue,
-  Lease,
-  LeaseId,
-  RangeOptions,
-  RangeResult,
-  Store,
-  TxnOp,
-  TxnOpResult,
-  TxnResult,
-  Watch,
-  WatchEvent,
-  WatchOptions,
-} from './store/types.js';
-export { openMemoryStore } from './store/memory/memory-store.js';
-export type { MemoryStoreOptions } from './store/memory/memory-store.js';
-export { openSqliteStore } from './store/sqlite/sqlite-store.js';
-export type { SqliteStoreOptions, SqliteSynchronous } from './store/sqlite/sqlite-store.js';
-export { openEtcdStore } from './store/etcd/etcd-store.js';
-export type { EtcdStoreOptions } from './store/etcd/etcd-store.js';
+// Public API of @kubesvc/runtime: the registry, the controller host, the node agent and the
+// HTTP API. The store, its backends, the compactor and the clocks are @kubesvc/store's (and its
+// /sqlite and /etcd subpaths); the controllers and their contract are @kubesvc/controllers'.
 export * from './registry/index.js';
 export { printTable, printWatchEventTable, type PrintTableContext, type Table } from './api/table/index.js';
 export { startInformer } from './host/informer.js';
-export { COMPACT_REV_KEY, DEFAULT_COMPACTION_INTERVAL_MS, compactRound, startCompactor } from './host/compactor.js';
-export type { CompactRoundResult, Compactor, CompactorOptions, CompactorState } from './host/compactor.js';
 export type { Informer, InformerOptions } from './host/informer.js';
 export { consoleLogger, recordingLogger, silentLogger } from './host/logger.js';
 export type { Logger, LogLevel, RecordingLogger } from './host/logger.js';

@@ -19,8 +19,8 @@ const internalDeps = (p: WorkspaceProject, field: 'dependencies' | 'devDependenc
 const byName = new Map(projects.map((p) => [p.manifest.name, p]));
 const publicPackages = packages.filter(isPublic);
 
-// DESIGN.md: api-types <- models <- bootstrap-controller <- runtime <- cli.
-const layerOrder = ['layer:api', 'layer:model', 'layer:controller', 'layer:runtime', 'layer:cli'];
+// DESIGN.md: api-types <- models <- bootstrap-controller <- store <- runtime <- cli.
+const layerOrder = ['layer:api', 'layer:model', 'layer:controller', 'layer:store', 'layer:runtime', 'layer:cli'];
 
 test('the workspace has the packages of DESIGN.md', () => {
   expect(packages.map((p) => p.dir)).toEqual(
@@ -38,6 +38,7 @@ test('the workspace has the packages of DESIGN.md', () => {
       'proxy-userspace',
       'reconcilers',
       'runtime',
+      'store',
       'testkit',
     ].map((name) => `packages/${name}`),
   );

@@ -12,7 +12,7 @@
 // the live masters' leases, sorted; RemoveEndpoints on shutdown), instancecount.go (master-count).
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { openEtcdStore } from '@kubesvc/runtime';
+import { openEtcdStore } from '@kubesvc/store/etcd';
 import { freePort, startEtcd, type EtcdFixture } from '@kubesvc/testkit';
 import { killAll, startUp, tempDir, type ApiReply, type UpProcess } from './ha.fixtures.js';
 

@@ -12,22 +12,21 @@ import {
   generateServingCertificate,
   generateToken,
   kubeconfigYaml,
-  openEtcdStore,
-  openSqliteStore,
   printTable,
   startApiServer,
   startControlPlane,
   startInformer,
   startNodeAgent,
-  systemClock,
   type ApiServer,
   type ControlPlane,
   type Informer,
   type Logger,
   type NodeAgent,
   type ProxyMode,
-  type Store,
 } from '@kubesvc/runtime';
+import { systemClock, type Store } from '@kubesvc/store';
+import { openSqliteStore } from '@kubesvc/store/sqlite';
+import { openEtcdStore } from '@kubesvc/store/etcd';
 import type { Service } from '@kubesvc/api-types';
 import { createExplorerHandler, ensureUiBuilt, explorerLink, type ExplorerHandler } from '@kubesvc/explorer/node';
 import { proxierConfig } from '@kubesvc/proxy-iptables';

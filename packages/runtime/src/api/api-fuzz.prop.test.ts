@@ -8,9 +8,7 @@ import { fc } from '@fast-check/vitest';
 import { apiBodyArb, apiContentTypeArb, apiQueryArb } from '@kubesvc/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openRegistry, type Registry } from '../registry/registry.js';
-import { openMemoryStore } from '../store/memory/memory-store.js';
-import type { Store } from '../store/types.js';
-import { virtualClock } from '../virtual-clock.js';
+import { openMemoryStore, type Store, virtualClock } from '@kubesvc/store';
 import { startApiServer, type ApiServer } from './server.js';
 
 const TOKEN = 'fuzz-token';

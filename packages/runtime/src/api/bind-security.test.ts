@@ -1,8 +1,7 @@
 // The API off loopback: refused without TLS and a token, before it binds anything.
 import { afterEach, describe, expect, it } from 'vitest';
-import { virtualClock } from '../virtual-clock.js';
+import { openMemoryStore, virtualClock } from '@kubesvc/store';
 import { openRegistry } from '../registry/registry.js';
-import { openMemoryStore } from '../store/memory/memory-store.js';
 import { insecureBindError, isLoopbackHost } from './bind-security.js';
 import { startApiServer, type ApiServer } from './server.js';
 import { generateServingCertificate } from './serving-cert.js';

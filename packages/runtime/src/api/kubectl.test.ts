@@ -7,9 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openRegistry, type Registry } from '../registry/registry.js';
-import { openMemoryStore } from '../store/memory/memory-store.js';
-import type { Store } from '../store/types.js';
-import { systemClock } from '../system-clock.js';
+import { openMemoryStore, type Store, systemClock } from '@kubesvc/store';
 import { generateServingCertificate, type ServingCertificate } from './serving-cert.js';
 import { startApiServer, type ApiServer } from './server.js';
 

@@ -6,9 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PROTOBUF_MEDIA_TYPE } from '../registry/protobuf/envelope.js';
 import { DEBUG_POD_HEX, DRAIN_DELETE_OPTIONS_HEX, KUBECTL_CAPTURES, PROTOC_FIXTURES } from '../registry/protobuf/protobuf.fixtures.js';
 import { openRegistry, type Registry } from '../registry/registry.js';
-import { openMemoryStore } from '../store/memory/memory-store.js';
-import type { Store } from '../store/types.js';
-import { virtualClock } from '../virtual-clock.js';
+import { openMemoryStore, type Store, virtualClock } from '@kubesvc/store';
 import { startApiServer, type ApiServer } from './server.js';
 
 const TOKEN = 'test-token';

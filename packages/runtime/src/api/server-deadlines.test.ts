@@ -12,9 +12,7 @@ import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { openRegistry, type Registry } from '../registry/registry.js';
-import { openMemoryStore } from '../store/memory/memory-store.js';
-import type { Store } from '../store/types.js';
-import { systemClock } from '../system-clock.js';
+import { openMemoryStore, type Store, systemClock } from '@kubesvc/store';
 import { generateServingCertificate, type ServingCertificate } from './serving-cert.js';
 import { startApiServer, type ApiServer } from './server.js';
 

@@ -3,9 +3,7 @@
 // paths outside the prefix still reach the API, and close() reaches the extension first.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { openRegistry, type Registry } from '../registry/registry.js';
-import { openMemoryStore } from '../store/memory/memory-store.js';
-import type { Store } from '../store/types.js';
-import { virtualClock } from '../virtual-clock.js';
+import { openMemoryStore, type Store, virtualClock } from '@kubesvc/store';
 import { startApiServer, type ApiServer, type ApiServerExtension } from './server.js';
 
 const TOKEN = 'test-token';

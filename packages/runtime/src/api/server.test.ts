@@ -5,9 +5,7 @@ import { connect } from 'node:net';
 import type { KubeObject } from '@kubesvc/api-types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openRegistry, type Registry } from '../registry/registry.js';
-import { openMemoryStore } from '../store/memory/memory-store.js';
-import type { Store } from '../store/types.js';
-import { virtualClock } from '../virtual-clock.js';
+import { openMemoryStore, type Store, virtualClock } from '@kubesvc/store';
 import { startApiServer, type ApiServer, type ApiServerOptions } from './server.js';
 
 const TOKEN = 'test-token';

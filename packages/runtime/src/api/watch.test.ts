@@ -6,9 +6,7 @@ import { request, type IncomingMessage } from 'node:http';
 import type { Service } from '@kubesvc/api-types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openRegistry, type Registry } from '../registry/registry.js';
-import { openMemoryStore } from '../store/memory/memory-store.js';
-import type { Store, Watch } from '../store/types.js';
-import { virtualClock } from '../virtual-clock.js';
+import { openMemoryStore, type Store, virtualClock, type Watch } from '@kubesvc/store';
 import { startApiServer, type ApiServer } from './server.js';
 
 const TOKEN = 't';

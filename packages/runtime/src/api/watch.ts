@@ -18,8 +18,7 @@ import type { ObjectPredicate } from '../registry/dispatch.js';
 import type { Registry } from '../registry/registry.js';
 import { listPrefix, RESOURCES, type ResourceName } from '../registry/resources.js';
 import { deserializeObject } from '../registry/stored-object.js';
-import { ErrCompacted } from '../store/errors.js';
-import type { Watch } from '../store/types.js';
+import { ErrCompacted, type Watch } from '@kubesvc/store';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 

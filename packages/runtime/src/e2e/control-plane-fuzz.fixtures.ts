@@ -16,9 +16,8 @@ import { standardControllers } from '@kubesvc/controllers';
 import type { Logger } from '../host/logger.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceName } from '../registry/resources.js';
-import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
-import type { Store } from '../store/types.js';
-import { systemClock } from '../system-clock.js';
+import { openSqliteStore } from '@kubesvc/store/sqlite';
+import { type Store, systemClock } from '@kubesvc/store';
 
 export const FUZZ_TOKEN = 'fuzz-control-plane-token-0123456789';
 const ADVERTISE_ADDRESS = '192.0.2.10';

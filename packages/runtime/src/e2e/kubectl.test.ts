@@ -11,10 +11,9 @@ import { generateServingCertificate, startApiServer, type ApiServer } from '../a
 import { printTable } from '../api/table/index.js';
 import { standardControllers } from '@kubesvc/controllers';
 import { startControlPlane, type ControlPlane } from '../control-plane.js';
-import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
-import type { Store } from '../store/types.js';
+import { openSqliteStore } from '@kubesvc/store/sqlite';
+import { type Store, systemClock } from '@kubesvc/store';
 import { silentLogger } from '../host/logger.js';
-import { systemClock } from '../system-clock.js';
 import { eventually, Kubectl, tableRows } from './kubectl.fixtures.js';
 
 const ADVERTISE = '192.0.2.10';

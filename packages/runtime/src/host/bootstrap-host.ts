@@ -28,13 +28,11 @@ import {
   type WriteAction,
 } from '@kubesvc/bootstrap-controller';
 import type { Lease } from '@kubesvc/reconcilers';
-import type { CancelTimer, Clock } from '../clock.js';
+import { type CancelTimer, type Clock, ErrLeaseNotFound, type LeaseId, type Store, type TxnResult } from '@kubesvc/store';
 import { conflictError, internalError, type ApiError } from '../registry/errors.js';
 import type { Registry } from '../registry/registry.js';
 import { MASTER_LEASES_PREFIX, masterLeaseKey, SECONDARY_SERVICE_IPS_KEY, SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY, type ResourceName } from '../registry/resources.js';
 import { deserializeObject } from '../registry/stored-object.js';
-import { ErrLeaseNotFound } from '../store/errors.js';
-import type { LeaseId, Store, TxnResult } from '../store/types.js';
 import type { Informer } from './informer.js';
 import { silentLogger, type Logger } from './logger.js';
 

@@ -6,9 +6,7 @@
 import type { Endpoints, Service } from '@kubesvc/api-types';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRegistry, type Registry } from '../registry/registry.js';
-import { openMemoryStore } from '../store/memory/memory-store.js';
-import type { Store } from '../store/types.js';
-import { virtualClock, type VirtualClock } from '../virtual-clock.js';
+import { openMemoryStore, type Store, virtualClock, type VirtualClock } from '@kubesvc/store';
 import { startControllerRunner, type ControllerRunner } from './controller-runner.js';
 import { startInformer, type Informer } from './informer.js';
 import { recordingLogger, type RecordingLogger } from './logger.js';

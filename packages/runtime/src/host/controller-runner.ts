@@ -9,7 +9,7 @@
 //           controller has (pkg/controller/endpoint/endpoints_controller.go processNextWorkItem,
 //           handleErr: Forget on success, AddRateLimited on error)
 import type { KubeObject, ObjectMeta } from '@kubesvc/api-types';
-import type { Clock } from '../clock.js';
+import type { Clock } from '@kubesvc/store';
 import type { ApiError } from '../registry/errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceName } from '../registry/resources.js';

@@ -6,10 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRegistry, type Registry } from '../registry/registry.js';
-import { openMemoryStore } from '../store/memory/memory-store.js';
-import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
-import type { Store } from '../store/types.js';
-import { virtualClock } from '../virtual-clock.js';
+import { openMemoryStore, type Store, virtualClock } from '@kubesvc/store';
+import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { startInformer, type Informer } from './informer.js';
 import type { CacheChange } from '@kubesvc/controllers';
 

@@ -12,7 +12,7 @@
 import type { KubeObject } from '@kubesvc/api-types';
 import { REGISTRY_PREFIX, RESOURCES, type ResourceInfo, type ResourceName } from '../registry/resources.js';
 import { deserializeObject } from '../registry/stored-object.js';
-import type { Store, Watch, WatchEvent } from '../store/types.js';
+import type { Store, Watch, WatchEvent } from '@kubesvc/store';
 import type { CacheChange, CacheView } from '@kubesvc/controllers';
 
 const REGISTRY_WATCH_PREFIX = `${REGISTRY_PREFIX}/`;

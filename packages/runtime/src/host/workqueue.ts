@@ -6,7 +6,7 @@
 //           delaying_queue.go (AddAfter), rate_limiting_queue.go (AddRateLimited, Forget),
 //           default_rate_limiters.go (DefaultControllerRateLimiter: the max of an
 //           ItemExponentialFailureRateLimiter(5ms, 1000s) and a BucketRateLimiter(10 qps, burst 100))
-import type { CancelTimer, Clock } from '../clock.js';
+import type { CancelTimer, Clock } from '@kubesvc/store';
 
 /** upstream DefaultControllerRateLimiter's per-item exponential limiter. */
 export const BACKOFF_BASE_MS = 5;

@@ -2,7 +2,7 @@
 // of runs back to back, then one per minInterval, requests coalesced, at least one run per
 // maxInterval, and retryAfter.
 import { describe, expect, it } from 'vitest';
-import { virtualClock } from '../virtual-clock.js';
+import { virtualClock } from '@kubesvc/store';
 import { BoundedRunner } from './bounded-runner.js';
 
 function runner(burst = 2) {

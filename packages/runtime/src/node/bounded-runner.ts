@@ -7,7 +7,7 @@
 // A request never runs the function inside the caller: it sets a timer (due now when a token is
 // free), so requests made in one turn of the event loop (the events of one watch batch) are
 // served by one run, as upstream's runner serves every Run() signalled before its loop wakes.
-import type { CancelTimer, Clock } from '../clock.js';
+import type { CancelTimer, Clock } from '@kubesvc/store';
 
 export interface BoundedRunnerOptions {
   /** At most `burst` runs in any window of `burst × minIntervalMs`; at least one token per minIntervalMs. */

@@ -6,7 +6,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import type { EndpointSlice, KubeObject, Service } from '@kubesvc/api-types';
 import { generateRules, iptablesSaveView } from '@kubesvc/proxy-iptables';
 import { afterEach, describe, expect, it } from 'vitest';
-import { virtualClock, type VirtualClock } from '../virtual-clock.js';
+import { virtualClock, type VirtualClock } from '@kubesvc/store';
 import { startNodeAgent, type NodeAgent, type NodeAgentOptions } from './node-agent.js';
 import { endpointSlice, must, openTestCluster, revisionOf, service, type TestCluster } from './node-agent.fixtures.js';
 

@@ -28,7 +28,7 @@ import {
   type SyncResult,
   type SyncState,
 } from '@kubesvc/proxy-iptables';
-import type { Clock } from '../clock.js';
+import type { Clock } from '@kubesvc/store';
 import type { CacheChange, CacheView } from '@kubesvc/controllers';
 import { writeFileAtomic } from './atomic-write.js';
 import { BoundedRunner } from './bounded-runner.js';

@@ -7,7 +7,7 @@
 // Every load loop is bounded in count and time (the client agent's count and deadline).
 import { BACKEND_TCP_PORT } from '@kubesvc/netlab';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { systemClock } from '../system-clock.js';
+import { systemClock } from '@kubesvc/store';
 import { startNodeAgent, type NodeAgent } from './node-agent.js';
 import { endpointSlice, must, openTestCluster, poll, revisionOf, service, type TestCluster } from './node-agent.fixtures.js';
 

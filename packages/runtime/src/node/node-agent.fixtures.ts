@@ -5,13 +5,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EndpointSlice, KubeObject, Service } from '@kubesvc/api-types';
-import type { Clock } from '../clock.js';
+import { type Clock, openMemoryStore, type Store } from '@kubesvc/store';
 import { startInformer, type Informer } from '../host/informer.js';
 import { openRegistry, type Registry } from '../registry/registry.js';
 import type { ResourceName } from '../registry/resources.js';
-import { openMemoryStore } from '../store/memory/memory-store.js';
-import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
-import type { Store } from '../store/types.js';
+import { openSqliteStore } from '@kubesvc/store/sqlite';
 
 export const SERVICE_CIDR = '10.96.0.0/24';
 

@@ -8,7 +8,7 @@ import { parseIP, type EndpointSlice, type Namespace, type Service } from '@kube
 import { buildZone, resolve, reverseName, type Question, type Zone } from '@kubesvc/discovery';
 import { generateRules } from '@kubesvc/proxy-iptables';
 import { expect } from 'vitest';
-import { virtualClock } from '../virtual-clock.js';
+import { virtualClock } from '@kubesvc/store';
 import { startNodeAgent } from './node-agent.js';
 import { must, openTestCluster } from './node-agent.fixtures.js';
 

@@ -5,8 +5,7 @@ import { createSocket } from 'node:dgram';
 import { createServer } from 'node:net';
 import type { Service } from '@kubesvc/api-types';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../system-clock.js';
-import { virtualClock } from '../virtual-clock.js';
+import { systemClock, virtualClock } from '@kubesvc/store';
 import { startNodeAgent, type NodeAgent, type NodeAgentOptions } from './node-agent.js';
 import { dig, endpointSlice, must, openTestCluster, poll, revisionOf, service, type TestCluster } from './node-agent.fixtures.js';
 

@@ -10,7 +10,7 @@
 import { err, ok, parseCIDR, parseIP, type Pod, type Result } from '@kubesvc/api-types';
 import type { EnvVar, PodMode, Zone } from '@kubesvc/discovery';
 import { proxierConfig, type KubeProxyVersion, type ProxierConfig, type SaveBackend, type SyncState } from '@kubesvc/proxy-iptables';
-import type { Clock } from '../clock.js';
+import type { Clock } from '@kubesvc/store';
 import type { Informer } from '../host/informer.js';
 import type { CacheChange } from '@kubesvc/controllers';
 import { ClusterDns, type DnsRebuild } from './cluster-dns.js';

@@ -12,7 +12,7 @@ import type { EndpointSlice } from '@kubesvc/api-types';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { objectKey, RESOURCES } from '../registry/resources.js';
 import { serializeObject } from '../registry/stored-object.js';
-import { systemClock } from '../system-clock.js';
+import { systemClock } from '@kubesvc/store';
 import { startNodeAgent, type NodeAgent } from './node-agent.js';
 import { endpointSlice, must, openTestCluster, poll, runCommand, service, type TestCluster } from './node-agent.fixtures.js';
 

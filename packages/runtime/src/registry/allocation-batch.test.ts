@@ -8,9 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
-import type { Store, Watch } from '../store/types.js';
-import { virtualClock } from '../virtual-clock.js';
+import { openSqliteStore } from '@kubesvc/store/sqlite';
+import { type Store, virtualClock, type Watch } from '@kubesvc/store';
 import { openRegistry, type Registry } from './registry.js';
 import { SERVICE_IPS_KEY } from './resources.js';
 

@@ -1,9 +1,7 @@
 // Bad input through dispatch: each request gets upstream's error, and the store's revision
 // does not move (nothing was written, not even an allocation).
 import { describe, expect, it } from 'vitest';
-import { openMemoryStore } from '../store/memory/memory-store.js';
-import type { Store } from '../store/types.js';
-import { virtualClock } from '../virtual-clock.js';
+import { openMemoryStore, type Store, virtualClock } from '@kubesvc/store';
 import { dispatch, type ApiRequest } from './dispatch.js';
 import { createRegistry, type Registry } from './registry.js';
 

@@ -4,8 +4,8 @@
 // Not part of the package's API.
 import { nextInt, seededRng } from '@kubesvc/ipallocator';
 import type { Service } from '@kubesvc/api-types';
-import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
-import { systemClock } from '../system-clock.js';
+import { openSqliteStore } from '@kubesvc/store/sqlite';
+import { systemClock } from '@kubesvc/store';
 import { openRegistry } from './registry.js';
 
 const [path = '', seedText = '1', firstText = '0', maxText = '200'] = process.argv.slice(2);

@@ -4,9 +4,7 @@
 // ever leaving the microtask queue, so without the yields the counter would not move at all.
 import type { KubeObject } from '@kubesvc/api-types';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openMemoryStore } from '../store/memory/memory-store.js';
-import type { Store } from '../store/types.js';
-import { virtualClock } from '../virtual-clock.js';
+import { openMemoryStore, type Store, virtualClock } from '@kubesvc/store';
 import { openRegistry, type Registry } from './registry.js';
 
 const SERVICES = 300;

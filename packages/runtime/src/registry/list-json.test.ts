@@ -6,9 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Service } from '@kubesvc/api-types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
-import type { Store } from '../store/types.js';
-import { virtualClock } from '../virtual-clock.js';
+import { openSqliteStore } from '@kubesvc/store/sqlite';
+import { type Store, virtualClock } from '@kubesvc/store';
 import { openRegistry, type Registry } from './registry.js';
 
 let dir: string;

@@ -2,8 +2,7 @@
 // validation, is stored under upstream's `/registry/minions/` key, and is cluster-scoped.
 import type { Node } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
-import { openMemoryStore } from '../store/memory/memory-store.js';
-import { virtualClock } from '../virtual-clock.js';
+import { openMemoryStore, virtualClock } from '@kubesvc/store';
 import { decodeBody } from './decode.js';
 import { createRegistry } from './registry.js';
 import { RESOURCES } from './resources.js';

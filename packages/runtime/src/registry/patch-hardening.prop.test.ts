@@ -6,8 +6,7 @@
 // upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go
 import { fc, test } from '@fast-check/vitest';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { openMemoryStore } from '../store/memory/memory-store.js';
-import { virtualClock } from '../virtual-clock.js';
+import { openMemoryStore, virtualClock } from '@kubesvc/store';
 import { dispatch } from './dispatch.js';
 import { createRegistry, type Registry } from './registry.js';
 

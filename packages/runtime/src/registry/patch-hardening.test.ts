@@ -6,8 +6,7 @@
 //           vendor/gopkg.in/evanphx/json-patch.v4/patch.go, go/src/encoding/json/scanner.go
 import type { Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
-import { openMemoryStore } from '../store/memory/memory-store.js';
-import { virtualClock } from '../virtual-clock.js';
+import { openMemoryStore, virtualClock } from '@kubesvc/store';
 import { dispatch } from './dispatch.js';
 import { applyJsonPatch, decodeJsonPatch } from './json-patch.js';
 import { jsonPatch, mergePatch } from './patch.js';

@@ -6,9 +6,7 @@ import { formatIP, type RangeAllocation, type Service } from '@kubesvc/api-types
 import { allocatedIPs, ipAllocatorFromSnapshot, snapshotIPAllocator } from '@kubesvc/ipallocator';
 import { allocatedPorts, portAllocatorFromSnapshot, snapshotPortAllocator } from '@kubesvc/portallocator';
 import { expect } from 'vitest';
-import { openMemoryStore } from '../store/memory/memory-store.js';
-import type { Store } from '../store/types.js';
-import { virtualClock } from '../virtual-clock.js';
+import { openMemoryStore, type Store, virtualClock } from '@kubesvc/store';
 import { crashAt, isSimulatedCrash, type CrashHook, type CrashPoint } from './crash.js';
 import { createRegistry, type Registry } from './registry.js';
 import { NO_LEAKS, repairOnce, type RepairLeaks } from './repair.js';

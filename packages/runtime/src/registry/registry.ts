@@ -15,9 +15,7 @@
 import type { EndpointSlice, KubeObject, Namespace, ObjectMeta, RangeAllocation, Service } from '@kubesvc/api-types';
 import { seededRng, type Rng } from '@kubesvc/ipallocator';
 import { semanticEqual } from '@kubesvc/reconcilers';
-import type { Clock } from '../clock.js';
-import type { Compare, KeyValue, Store, TxnOp, TxnResult } from '../store/types.js';
-import { ErrCompacted } from '../store/errors.js';
+import { type Clock, type Compare, ErrCompacted, type KeyValue, type Store, type TxnOp, type TxnResult } from '@kubesvc/store';
 import type { CrashHook, CrashPoint } from './crash.js';
 import { decodeValue, DEFAULT_FIELD_VALIDATION, type FieldValidation } from './decode.js';
 import {

@@ -6,7 +6,7 @@
 // upstream: pkg/registry/core/service/ipallocator/controller/repair.go,
 //           pkg/registry/core/service/portallocator/controller/repair.go (runOnce)
 import type { RangeAllocation, Service } from '@kubesvc/api-types';
-import type { Store, TxnOp, Compare } from '../store/types.js';
+import type { Store, TxnOp, Compare } from '@kubesvc/store';
 import { repairAllocations, type ClusterIPLeaks, type ClusterNetworking, type LeakCounters } from './pure-adapters.js';
 import { RESOURCES, SECONDARY_SERVICE_IPS_KEY, SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY } from './resources.js';
 

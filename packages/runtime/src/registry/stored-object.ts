@@ -4,7 +4,7 @@
 // upstream: staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go (PrepareObjectForStorage on
 //           write; UpdateObject with the KeyValue's ModRevision on read)
 import type { KubeObject, ObjectMeta } from '@kubesvc/api-types';
-import type { KeyValue } from '../store/types.js';
+import type { KeyValue } from '@kubesvc/store';
 
 function metaOf(object: KubeObject): ObjectMeta {
   return (object as { metadata?: ObjectMeta }).metadata ?? {};

@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Namespace, Pod, Service } from '@kubesvc/api-types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
-import type { Store } from '../store/types.js';
-import { virtualClock } from '../virtual-clock.js';
+import { openSqliteStore } from '@kubesvc/store/sqlite';
+import { type Store, virtualClock } from '@kubesvc/store';
 import { openRegistry, type Registry } from './registry.js';
 
 const SMP = 'application/strategic-merge-patch+json';

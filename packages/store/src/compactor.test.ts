@@ -3,12 +3,11 @@
 // revision seen one round earlier, compact_rev_key's version as the shared compact time, and
 // one winner per round among several apiservers.
 import { describe, expect, it } from 'vitest';
-import { ErrCompacted } from '../store/errors.js';
-import { openMemoryStore } from '../store/memory/memory-store.js';
-import type { Store } from '../store/types.js';
-import { virtualClock } from '../virtual-clock.js';
-import { COMPACT_REV_KEY, compactRound, startCompactor } from './compactor.js';
-import { recordingLogger } from './logger.js';
+import { ErrCompacted } from './errors.js';
+import { openMemoryStore } from './memory/memory-store.js';
+import type { Store } from './types.js';
+import { virtualClock } from './virtual-clock.js';
+import { COMPACT_REV_KEY, compactRound, startCompactor, type CompactorLogger } from './compactor.js';
 
 const put = (store: Store, key: string, value: string) => store.txn([], [{ kind: 'put', key, value }]);
 
@@ -17,7 +16,13 @@ async function settle(): Promise<void> {
   for (let i = 0; i < 20; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
-const said = (logger: ReturnType<typeof recordingLogger>) => logger.lines.map((l) => `${l.level}: ${l.message}`);
+/** A logger that keeps what the compactor said, as `level: message` lines. */
+function recordingLogger(): CompactorLogger & { readonly lines: string[] } {
+  const lines: string[] = [];
+  return { lines, log: (level, message) => void lines.push(`${level}: ${message}`) };
+}
+
+const said = (logger: ReturnType<typeof recordingLogger>) => logger.lines;
 
 describe('compactRound', () => {
   it('records the revision on the first round without compacting, then compacts to it on the next', async () => {

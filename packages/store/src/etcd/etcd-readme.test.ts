@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 it('the README etcd example prints what the README says', async () => {
-  const { printed, expected } = await runReadmeExample(new URL('../../..', import.meta.url), /^## Example: the etcd store/m);
+  const { printed, expected } = await runReadmeExample(new URL('../..', import.meta.url), /^## Example: the etcd store/m);
   expect(expected.length).toBeGreaterThan(0);
   expect(printed).toBe(expected);
 });

@@ -6,12 +6,11 @@ import type { RangeAllocation, Service } from '@kubesvc/api-types';
 import { formatIP } from '@kubesvc/api-types';
 import { allocatedIPs, ipAllocatorFromSnapshot } from '@kubesvc/ipallocator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRegistry, type Registry } from '../../registry/registry.js';
-import { SERVICE_IPS_KEY } from '../../registry/resources.js';
-import { systemClock } from '../../system-clock.js';
-import type { Store } from '../types.js';
+import { createRegistry, type Registry } from './registry.js';
+import { SERVICE_IPS_KEY } from './resources.js';
+import { type Store, systemClock } from '@kubesvc/store';
 import { startEtcd, type EtcdFixture } from '@kubesvc/testkit';
-import { openEtcdStore } from './etcd-store.js';
+import { openEtcdStore } from '@kubesvc/store/etcd';
 
 let etcd: EtcdFixture;
 

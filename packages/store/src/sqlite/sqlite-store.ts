@@ -14,8 +14,8 @@
 //   (upstream: etcd server/lease/lessor.go Promote, "refresh the expiries of all leases").
 import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import type { Clock } from '../../clock.js';
-import { systemClock } from '../../system-clock.js';
+import type { Clock } from '../clock.js';
+import { systemClock } from '../system-clock.js';
 import { ErrCompacted, ErrLeaseNotFound, ErrStoreClosed } from '../errors.js';
 import { compareKeys } from '../key-order.js';
 import { checkCompact, checkTtl, readRevision, txnBranch } from '../txn-rules.js';

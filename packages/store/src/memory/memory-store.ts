@@ -8,8 +8,8 @@
 // starts from revision r sees the log up to now and then every later commit, with no gap.
 // upstream model: etcd server/storage/mvcc (kvstore, key_index, watchable_store) and
 // server/lease/lessor.go.
-import type { Clock } from '../../clock.js';
-import { systemClock } from '../../system-clock.js';
+import type { Clock } from '../clock.js';
+import { systemClock } from '../system-clock.js';
 import { ErrCompacted, ErrLeaseNotFound, ErrStoreClosed } from '../errors.js';
 import { compareKeys, lowerBound } from '../key-order.js';
 import { checkCompact, checkTtl, readRevision, txnBranch } from '../txn-rules.js';

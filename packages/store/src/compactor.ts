@@ -15,9 +15,8 @@
 // - the first round only records the current revision: nothing is compacted at start-up.
 // The history kept is therefore between one and two intervals long, which is what a watch
 // (kubectl get -w, an informer) can resume within; older resourceVersions get 410 Gone.
-import type { Clock } from '../clock.js';
-import type { Store } from '../store/types.js';
-import type { Logger } from './logger.js';
+import type { Clock } from './clock.js';
+import type { Store } from './types.js';
 
 /** The key upstream's compactor keeps its state under (outside /registry/, so no informer sees it). */
 export const COMPACT_REV_KEY = 'compact_rev_key';
@@ -66,12 +65,20 @@ export async function compactRound(store: Store, state: CompactorState): Promise
   return { state: next, compacted: state.revision };
 }
 
+/**
+ * Where the compactor says what kube-apiserver's would log: a failed round as a warning, a
+ * compaction as info. The runtime's Logger is one; the store declares only what it calls.
+ */
+export interface CompactorLogger {
+  log(level: 'warning' | 'info', message: string): void;
+}
+
 export interface CompactorOptions {
   readonly store: Store;
   readonly clock: Clock;
   /** Milliseconds between rounds; the first round runs one interval after start. */
   readonly intervalMs: number;
-  readonly logger: Logger;
+  readonly logger: CompactorLogger;
   /** Called after each round that compacted, with the revision (for tests and metrics). */
   readonly onCompacted?: (revision: number) => void;
 }

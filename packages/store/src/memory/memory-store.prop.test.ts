@@ -5,7 +5,7 @@
 // and a list of leases with their expiry times.
 import { fc, test } from '@fast-check/vitest';
 import { expect } from 'vitest';
-import { virtualClock } from '../../virtual-clock.js';
+import { virtualClock } from '../virtual-clock.js';
 import { ErrCompacted } from '../errors.js';
 import { compareKeys } from '../key-order.js';
 import type { KeyValue, Store, TxnOp, Watch, WatchEvent } from '../types.js';

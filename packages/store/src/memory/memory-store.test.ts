@@ -1,6 +1,6 @@
 // The memory backend against the store conformance suite, on a virtual clock.
 import { describe, expect, it } from 'vitest';
-import { virtualClock } from '../../virtual-clock.js';
+import { virtualClock } from '../virtual-clock.js';
 import { ErrCompacted } from '../errors.js';
 import { describeStoreConformance } from '../store.conformance.js';
 import { openMemoryStore } from './memory-store.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../system-clock.js';
+import { systemClock } from '../system-clock.js';
 import { describeStoreConformance } from '../store.conformance.js';
 import type { Store } from '../types.js';
 import { openSqliteStore } from './sqlite-store.js';
@@ -131,7 +131,7 @@ for (let i = 0; i < 100000; i++) {
 `,
     );
     // One process (node with tsx's loader, not the tsx wrapper), so that SIGKILL hits the writer.
-    const loader = new URL('../../../../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+    const loader = new URL('../../../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
     const child = spawn(process.execPath, ['--import', loader, script], { stdio: ['ignore', 'pipe', 'inherit'] });
     let acked = 0;
     let buffered = '';

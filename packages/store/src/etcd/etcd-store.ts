@@ -25,8 +25,8 @@
 import { InterceptingCall, type Interceptor } from '@grpc/grpc-js';
 import { noop } from 'cockatiel';
 import { CompareResult, CompareTarget, Etcd3, type ICompare, type IEvent, type IKeyValue, type IRequestOp, type IResponseOp, type IWatchResponse } from 'etcd3';
-import type { Clock } from '../../clock.js';
-import { systemClock } from '../../system-clock.js';
+import type { Clock } from '../clock.js';
+import { systemClock } from '../system-clock.js';
 import { ErrCompacted, ErrDuplicateKey, ErrFutureRevision, ErrLeaseNotFound, ErrStoreClosed } from '../errors.js';
 import { checkTtl } from '../txn-rules.js';
 import type {

@@ -1,6 +1,6 @@
 // ESLint flat config for the whole workspace. The rules that matter most here are the
 // architecture rules: the dependency direction between packages (nx tags) and the
-// pure-package contract of DESIGN.md (no I/O, clock, randomness, timers or process
+// pure-package contract of docs/architecture.md (no I/O, clock, randomness, timers or process
 // outside src/node/). Both are proven by fixtures in tools/workspace/src/lint-rules.test.ts.
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -23,7 +23,7 @@ function packagesTagged(tag) {
 const purePackages = packagesTagged('type:pure');
 const testFiles = ['**/*.test.ts', '**/*.test.mts'];
 
-// Layers follow DESIGN.md: api-types <- models <- bootstrap-controller <- store <- runtime <- cli.
+// Layers follow docs/architecture.md ("How the rules are enforced"): api-types <- models <- bootstrap-controller <- store <- runtime <- cli.
 const layerConstraints = (extra) => [
   { sourceTag: 'layer:api', onlyDependOnLibsWithTags: ['layer:api', ...extra] },
   { sourceTag: 'layer:model', onlyDependOnLibsWithTags: ['layer:api', ...extra] },
@@ -63,7 +63,7 @@ const boundaries = (testkitAllowed) => {
 const nodeBuiltins = builtinModules.filter((m) => !m.startsWith('_'));
 // esquery regex literals cannot contain '/', so a '.' stands for it (fs/promises -> fs.promises).
 const builtinPattern = `/^(node:.*|${nodeBuiltins.map((m) => m.replace(/\//g, '.')).join('|')})$/`;
-const pureMessage = 'pure packages do no I/O: Node modules belong in src/node/, runtime or cli (DESIGN.md, pure-package contract)';
+const pureMessage = 'pure packages do no I/O: Node modules belong in src/node/, runtime or cli (docs/architecture.md, the pure-package contract)';
 const clockMessage = 'pure packages take time as an argument (`now`, milliseconds): no clock';
 const randomMessage = 'pure packages take a seeded generator as an argument: no ambient randomness';
 const timerMessage = 'pure packages ask the runtime for a tick (an action): no timers';
@@ -107,12 +107,12 @@ export default [
     rules: { '@nx/enforce-module-boundaries': boundaries(true) },
   },
   {
-    // DESIGN.md: no default exports in package sources (config files need theirs).
+    // docs/architecture.md: no default exports in package sources (config files need theirs).
     files: ['packages/*/src/**/*.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: 'ExportDefaultDeclaration', message: 'no default exports (DESIGN.md conventions)' },
+        { selector: 'ExportDefaultDeclaration', message: 'no default exports (docs/architecture.md, how the rules are enforced)' },
       ],
     },
   },
@@ -158,7 +158,7 @@ export default [
       // default-export ban is repeated here.
       'no-restricted-syntax': [
         'error',
-        { selector: 'ExportDefaultDeclaration', message: 'no default exports (DESIGN.md conventions)' },
+        { selector: 'ExportDefaultDeclaration', message: 'no default exports (docs/architecture.md, how the rules are enforced)' },
         { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: clockMessage },
         { selector: "CallExpression[callee.name='Date']", message: clockMessage },
         {

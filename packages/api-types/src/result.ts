@@ -1,4 +1,4 @@
-// The one result shape of every public entry point that can fail on its input (DESIGN.md,
+// The one result shape of every public entry point that can fail on its input (docs/architecture.md,
 // pure-package contract rule 4: errors are values). A success carries `value`; a failure
 // carries `error`, a tagged error whose `message` is upstream's text where upstream has one.
 // Every package uses these types; none invents its own `{ ok, … }` variant.

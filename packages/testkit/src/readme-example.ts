@@ -1,4 +1,4 @@
-// Every package README has a runnable example (DESIGN.md, conventions). This runs it as written:
+// Every package README has a runnable example (docs/architecture.md, adding a package). This runs it as written:
 // the code block under `## Example` is copied to a temporary module whose `@kubesvc/<name>` and
 // `@kubesvc/<name>/<subpath>` imports point at the workspace's source, and what it prints with
 // console.log is returned beside the README's output block (the fence after a line `prints`).

@@ -50,6 +50,34 @@ test('outsideReferences finds references to outside files and issue numbers, and
   expect(outsideReferences('a shared full leaf; `vitest.shared.ts`; see [the docs](#readme)')).toEqual([]);
 });
 
+/** Every source file of the workspace, and the lint configuration: their comments and lint messages are docs too. */
+function sourceFiles(): string[] {
+  const out: string[] = ['eslint.config.mjs'];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(join(workspaceRoot, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules' && entry.name !== 'dist' && entry.name !== 'test-results') walk(path);
+      } else if (/\.(ts|mts|mjs|tsx)$/.test(entry.name)) out.push(path);
+    }
+  };
+  for (const project of listProjects()) if (existsSync(join(workspaceRoot, project.dir, 'src'))) walk(`${project.dir}/src`);
+  return out.sort();
+}
+
+test('no source comment or lint message names a file outside the repository', () => {
+  // Only the file references of outsideReferences: in code, `#123` is as often a colour or a
+  // selector as an issue number.
+  const found = sourceFiles().flatMap((file) =>
+    file === 'tools/workspace/src/docs.test.ts'
+      ? []
+      : outsideReferences(readFileSync(join(workspaceRoot, file), 'utf8'))
+          .filter((r) => r.startsWith('a file outside'))
+          .map((r) => `${file}: ${r}`),
+  );
+  expect(found).toEqual([]);
+});
+
 describe.each(docs)('%s', (file) => {
   const text = readFileSync(join(workspaceRoot, file), 'utf8');
 

@@ -1,4 +1,4 @@
-// Workspace conformance: the conventions of DESIGN.md that a package manifest, its
+// Workspace conformance: the conventions of docs/architecture.md that a package manifest, its
 // tsconfigs and its README must follow, checked for every package, so that a new or
 // changed package cannot quietly drift from them.
 import { existsSync, readFileSync } from 'node:fs';
@@ -19,10 +19,10 @@ const internalDeps = (p: WorkspaceProject, field: 'dependencies' | 'devDependenc
 const byName = new Map(projects.map((p) => [p.manifest.name, p]));
 const publicPackages = packages.filter(isPublic);
 
-// DESIGN.md: api-types <- models <- bootstrap-controller <- store <- runtime <- cli.
+// docs/architecture.md: api-types <- models <- bootstrap-controller <- store <- runtime <- cli.
 const layerOrder = ['layer:api', 'layer:model', 'layer:controller', 'layer:store', 'layer:runtime', 'layer:cli'];
 
-test('the workspace has the packages of DESIGN.md', () => {
+test('the workspace has the packages of docs/architecture.md', () => {
   expect(packages.map((p) => p.dir)).toEqual(
     [
       'api-types',
@@ -79,7 +79,7 @@ describe.each(packages.map((p) => [p.dir, p] as const))('%s', (dir, project) => 
     expect(layers).toHaveLength(types[0] === 'type:testkit' ? 0 : 1);
   });
 
-  test('declares its dependencies in the direction of DESIGN.md', () => {
+  test('declares its dependencies in the direction of docs/architecture.md', () => {
     const tags = tagsOf(project);
     const myLayer = layerOrder.findIndex((l) => tags.includes(l));
     for (const dep of internalDeps(project, 'dependencies')) {

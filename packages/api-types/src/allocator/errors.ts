@@ -1,5 +1,5 @@
 // The allocator errors that do not depend on what is allocated. Errors are values with
-// upstream's text (DESIGN.md, pure-package contract rule 4); ipallocator and portallocator add
+// upstream's text (docs/architecture.md, the pure-package contract, rule 4); ipallocator and portallocator add
 // their own (ErrAllocated, ErrNotInRange, ErrMismatchedNetwork) with their own wording.
 // upstream: pkg/registry/core/service/allocator/interfaces.go, ipallocator/interfaces.go,
 //           portallocator/allocator.go

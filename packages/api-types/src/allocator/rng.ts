@@ -1,4 +1,4 @@
-// A tiny seeded random generator, passed in by the caller of allocateNext (DESIGN.md, pure-package
+// A tiny seeded random generator, passed in by the caller of allocateNext (docs/architecture.md, pure-package
 // contract: no ambient randomness). It is a value: drawing from it returns the number and the
 // advanced generator, and the generator it was given stays as it was, so the same seed always
 // gives the same sequence. The mixing function is mulberry32 (public domain, Tommy Ettinger):

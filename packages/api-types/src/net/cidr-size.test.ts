@@ -30,8 +30,9 @@ describe('cidrSize and cidrSizeCapped', () => {
   });
 });
 
-// k8s.io/utils/net RangeSize as vendored by kubernetes (vendor/k8s.io/utils/net/net.go) and
-// the ServiceIPRange table in shared/reference/kubernetes-semantics.md.
+// k8s.io/utils/net RangeSize as vendored by kubernetes (vendor/k8s.io/utils/net/net.go), and
+// the sizes kube-apiserver's ServiceIPRange checks take from it
+// (cmd/kube-apiserver/app/options/validation.go, validateClusterIPFlags).
 describe('rangeSize, as netutils.RangeSize', () => {
   test.each([
     ['10.0.0.0/24', 256n],

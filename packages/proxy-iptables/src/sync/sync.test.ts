@@ -61,7 +61,7 @@ function cluster(n: number, m: number): { services: Service[]; slices: EndpointS
   };
 }
 
-/** The benchmark's proxier (performance-anchors §1.2) as v1.26 ran it: no KUBE-FIREWALL, no nfacct. */
+/** The side-by-side benchmark's proxier (docs/performance.md, "Reference: kube-proxy v1.26.0") as v1.26 ran it: no KUBE-FIREWALL, no nfacct. */
 const v126: ProxierConfig = validConfig({
   nodeName: 'test-hostname',
   nodeIPs: ['192.168.0.2'],

@@ -17,6 +17,8 @@ export { startControlPlane } from './control-plane.js';
 export type { ControlPlane, ControlPlaneError, ControlPlaneOptions, ControlPlaneResult } from './control-plane.js';
 // The node agent (node/): cluster DNS, kube-proxy (iptables or userspace) and the pod environment, fed by an informer.
 export { DEFAULT_DNS_PORT, startNodeAgent } from './node/node-agent.js';
+export { writeFileAtomic, writeFileAtomicSync } from './node/atomic-write.js';
+export { WriteFailures } from './node/write-failures.js';
 export type { ErrNodeAgent, ErrNodeAgentConfig, NodeAgent, NodeAgentOptions, NodeAgentSource, ProxyMode } from './node/node-agent.js';
 export type { NodeAgentLogFields, NodeAgentLogger, NodeAgentLogLevel } from './node/logger.js';
 export { logLine, quietNodeLogger } from './node/logger.js';

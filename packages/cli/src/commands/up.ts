@@ -7,9 +7,8 @@ import { Option, type Command } from 'commander';
 import type { Logger } from '@kubesvc/runtime';
 import { usageError } from '../cli-error.js';
 import type { CliIo } from '../cli-io.js';
-import { FILE_MODES, writeFileAtomicSync } from '../up/atomic-file.js';
+import { FILE_MODES } from '../up/atomic-file.js';
 import { parseGoDuration } from '../up/duration.js';
-import { fileRefresher } from '../up/file-refresher.js';
 import type { RunningCluster, StepReporter, UpOptions } from '../up/start-cluster.js';
 import { defaultNodeName, PROXY_PORTS_FILE, UP_DEFAULTS } from '../up/up-defaults.js';
 import type { CliCommand, CommandContext } from './command.js';
@@ -159,7 +158,12 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
     ...optional('compactionIntervalMs', compactionInterval(options.etcdCompactionInterval)),
   };
   // Loaded here, not at the top: the offline commands share this module graph and need neither.
-  const [{ startCluster }, { default: ora }] = await Promise.all([import('../up/start-cluster.js'), import('ora')]);
+  const [{ startCluster }, { default: ora }, { writeFileAtomicSync }, { fileRefresher }] = await Promise.all([
+    import('../up/start-cluster.js'),
+    import('ora'),
+    import('@kubesvc/runtime'),
+    import('../up/file-refresher.js'),
+  ]);
   const log = logger(io);
   const cluster = await startCluster(up, stepReporter(io, ora), log);
   io.out(summary(cluster));

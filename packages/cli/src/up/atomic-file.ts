@@ -1,10 +1,7 @@
-// Files that `kubesvc up` keeps in its data dir, written so that a reader sees the old content
-// or the new, never a part, and with the mode given whatever the umask is widened to: the text
-// goes to a fresh temporary file in the same folder (created exclusively, so nothing already
-// there, a symlink say, is followed) and is renamed over the target, which POSIX makes atomic.
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+// The modes of the files and folders `kubesvc up` keeps in its data dir, and the tightening of
+// ones that had more. The files themselves are written with the runtime's writeFileAtomicSync
+// (a temporary file renamed over the target).
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 
 /**
  * The modes of what `kubesvc up` writes. Secrets and state are the owner's only; what anyone
@@ -13,17 +10,6 @@ import { basename, dirname, join } from 'node:path';
  * them: the mode is given at creation, and creation applies the umask.
  */
 export const FILE_MODES = { secret: 0o600, public: 0o644, dir: 0o700 } as const;
-
-export function writeFileAtomicSync(path: string, text: string, mode: number): void {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    writeFileSync(temp, text, { mode, flag: 'wx' });
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
-}
 
 /**
  * Makes `dir` (and its parents) if missing, and takes group and other access away from one that

@@ -5,7 +5,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ensurePrivateDir, FILE_MODES, writeFileAtomicSync } from './atomic-file.js';
+import { writeFileAtomicSync } from '@kubesvc/runtime';
+import { ensurePrivateDir, FILE_MODES } from './atomic-file.js';
 import { fileRefresher } from './file-refresher.js';
 
 const dirs: string[] = [];

@@ -5,7 +5,7 @@
 // logged, and tried again at the next tick. The log gets one line per distinct error, not one
 // per tick (a timer that fails every 500 ms would otherwise flood it), and one line when the
 // file is written again.
-import type { Logger } from '@kubesvc/runtime';
+import { WriteFailures, type Logger } from '@kubesvc/runtime';
 
 export interface FileRefresherOptions {
   /** The file, as the log names it. */
@@ -30,46 +30,32 @@ export interface FileRefresher {
   readonly failing: number;
 }
 
-/** What makes two failures the same: Node's code (EISDIR), as the message names a temporary file that differs each time. */
-function sameness(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : String(error);
-}
-
 export function fileRefresher(options: FileRefresherOptions): FileRefresher {
   let written: string | undefined;
-  let failures = 0;
-  let failing = 0;
-  /** The sameness of the error last logged, while the writes fail. */
-  let lastLogged: string | undefined;
+  const failures = new WriteFailures();
   return {
     tick() {
       let text: string;
       try {
         text = options.render();
-        if (text === written && failing === 0) return;
+        if (text === written && failures.failing === 0) return;
         options.write(options.path, text);
       } catch (error) {
-        failures++;
-        failing++;
-        const key = sameness(error);
-        if (key !== lastLogged) {
-          lastLogged = key;
+        if (failures.fail(error)) {
           const message = error instanceof Error ? error.message : String(error);
           options.logger.log('warning', `${options.what}: cannot write ${options.path}: ${message} (tried again every ${options.intervalMs} ms; logged again only when the error changes)`);
         }
         return;
       }
-      if (failing > 0) options.logger.log('warning', `${options.what}: wrote ${options.path} again after ${failing} failed attempt${failing === 1 ? '' : 's'}`);
+      const ended = failures.succeed();
+      if (ended > 0) options.logger.log('warning', `${options.what}: wrote ${options.path} again after ${ended} failed attempt${ended === 1 ? '' : 's'}`);
       written = text;
-      failing = 0;
-      lastLogged = undefined;
     },
     get failures() {
-      return failures;
+      return failures.total;
     },
     get failing() {
-      return failing;
+      return failures.failing;
     },
   };
 }

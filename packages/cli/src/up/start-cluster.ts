@@ -17,6 +17,7 @@ import {
   startControlPlane,
   startInformer,
   startNodeAgent,
+  writeFileAtomicSync,
   type ApiServer,
   type ControlPlane,
   type Informer,
@@ -32,7 +33,7 @@ import { createExplorerHandler, ensureUiBuilt, explorerLink, type ExplorerHandle
 import { proxierConfig } from '@kubesvc/proxy-iptables';
 import { usageError } from '../cli-error.js';
 import { startLiveExplorerSource } from '../explore/explorer-sources.js';
-import { ensurePrivateDir, FILE_MODES, octal, tightenMode, writeFileAtomicSync } from './atomic-file.js';
+import { ensurePrivateDir, FILE_MODES, octal, tightenMode } from './atomic-file.js';
 
 export interface UpOptions {
   readonly dataDir: string;

@@ -2,17 +2,36 @@
 // to a temporary file in the same folder (so the rename stays on one filesystem) and is renamed
 // over the target, which POSIX makes atomic. The temporary file is created exclusively (nothing
 // already at its name is followed) with the mode given, which the umask can narrow, never widen.
+// The node agent writes its rules files with the asynchronous form; `kubesvc up` its token,
+// certificate, kubeconfig and proxy-ports.json with the synchronous one.
 import { randomBytes } from 'node:crypto';
-import { rm, writeFile, rename } from 'node:fs/promises';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
+/** A fresh name beside `path`, hidden and unique to this process and call. */
+function temporaryFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
 export async function writeFileAtomic(path: string, text: string, mode: number): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = temporaryFor(path);
   try {
     await writeFile(temp, text, { mode, flag: 'wx' });
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+export function writeFileAtomicSync(path: string, text: string, mode: number): void {
+  const temp = temporaryFor(path);
+  try {
+    writeFileSync(temp, text, { mode, flag: 'wx' });
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
     throw error;
   }
 }

@@ -31,6 +31,7 @@ import {
 import type { Clock } from '@kubesvc/store';
 import type { CacheChange, CacheView } from '@kubesvc/controllers';
 import { writeFileAtomic } from './atomic-write.js';
+import { WriteFailures } from './write-failures.js';
 import { BoundedRunner } from './bounded-runner.js';
 import { logLine, type NodeAgentLogger } from './logger.js';
 import { proxiedObjects, proxyChanges } from './proxied-objects.js';
@@ -114,9 +115,8 @@ export class IptablesProxy {
   private report: IptablesSyncReport | undefined;
   private writes: Promise<void> = Promise.resolve();
   private writeError: unknown;
-  /** The code of the last write error logged, while the writes keep failing: each distinct one is logged once. */
-  private failingWith: string | undefined;
-  private failedWrites = 0;
+  /** Failed writes of the rules files: each distinct error is logged once while they keep failing. */
+  private readonly writeFailures = new WriteFailures();
   private readonly runner: BoundedRunner;
   private stopped = false;
 
@@ -243,20 +243,13 @@ export class IptablesProxy {
         // again at the next sync. A failure that repeats (the same code: the temporary file's
         // name differs each time) is logged once, not at every sync.
         this.writeError ??= error;
-        this.failedWrites++;
-        const code = (error as { code?: unknown } | null)?.code;
-        const key = typeof code === 'string' ? code : String(error);
-        if (key !== this.failingWith) {
-          this.failingWith = key;
-          this.options.logger.log('warning', logLine('iptables files not written, written again at the next sync', { error: String(error), failedWrites: this.failedWrites }));
+        if (this.writeFailures.fail(error)) {
+          this.options.logger.log('warning', logLine('iptables files not written, written again at the next sync', { error: String(error), failedWrites: this.writeFailures.total }));
         }
         return;
       }
       this.writeError = undefined;
-      if (this.failingWith !== undefined) {
-        this.options.logger.log('warning', logLine('iptables files written again', { failedWrites: this.failedWrites }));
-        this.failingWith = undefined;
-      }
+      if (this.writeFailures.succeed() > 0) this.options.logger.log('warning', logLine('iptables files written again', { failedWrites: this.writeFailures.total }));
     });
   }
 }

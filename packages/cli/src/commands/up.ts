@@ -158,10 +158,9 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
     ...optional('compactionIntervalMs', compactionInterval(options.etcdCompactionInterval)),
   };
   // Loaded here, not at the top: the offline commands share this module graph and need neither.
-  const [{ startCluster }, { default: ora }, { writeFileAtomicSync }, { fileRefresher }] = await Promise.all([
+  const [{ startCluster, writeFileAtomicSync }, { default: ora }, { fileRefresher }] = await Promise.all([
     import('../up/start-cluster.js'),
     import('ora'),
-    import('@kubesvc/runtime'),
     import('../up/file-refresher.js'),
   ]);
   const log = logger(io);

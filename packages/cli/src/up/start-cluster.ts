@@ -35,6 +35,11 @@ import { usageError } from '../cli-error.js';
 import { startLiveExplorerSource } from '../explore/explorer-sources.js';
 import { ensurePrivateDir, FILE_MODES, octal, tightenMode } from './atomic-file.js';
 
+// The up command loads this module lazily (the offline commands need none of it) and writes
+// proxy-ports.json with the same atomic write; a lazy import of the runtime itself would be
+// a second entry the module-boundaries lint refuses.
+export { writeFileAtomicSync };
+
 export interface UpOptions {
   readonly dataDir: string;
   readonly bindAddress: string;

@@ -39,3 +39,41 @@ export function err<E extends TaggedError>(error: E): Err<E> {
 export function taggedError<Tag extends string>(tag: Tag, message: string): TaggedError<Tag> {
   return { _tag: tag, message };
 }
+
+/** Instances made by a class from {@link TaggedErrorClass}: a thrown `Error` that is also a tagged error. */
+export type TaggedErrorInstance<Tag extends string, Fields extends object> = Error & TaggedError<Tag> & Readonly<Fields>;
+
+/** The constructor {@link TaggedErrorClass} returns; `Fields` are the extra fields each instance carries. */
+export type TaggedErrorConstructor<Tag extends string> = new <Fields extends object = Record<never, never>>(
+  message: string,
+  fields?: Fields,
+  options?: ErrorOptions,
+) => TaggedErrorInstance<Tag, Fields>;
+
+/**
+ * A base class for the errors the shell throws (where a `Result` cannot reach: a listener that
+ * fails to bind, a callback of a library), in the manner of Effect's `Data.TaggedError`:
+ *
+ *     class ErrListen extends TaggedErrorClass('ErrListen')<{ readonly code: string }> {}
+ *     throw new ErrListen('listen EADDRINUSE 127.0.0.1:6443', { code: 'EADDRINUSE' });
+ *
+ * A catcher switches on `_tag` (or `instanceof`), never on the message text. `name` is the
+ * tag, so an uncaught one prints as `ErrListen: listen EADDRINUSE ...`; `options.cause` keeps
+ * the original error.
+ */
+export function TaggedErrorClass<Tag extends string>(tag: Tag): TaggedErrorConstructor<Tag> {
+  class Tagged extends Error {
+    readonly _tag: Tag = tag;
+    constructor(message: string, fields?: object, options?: ErrorOptions) {
+      super(message, options);
+      this.name = tag;
+      if (fields !== undefined) {
+        for (const [key, value] of Object.entries(fields)) {
+          if (key === '_tag' || key === 'message' || key === 'name' || key === 'stack' || key === 'cause') continue;
+          Object.defineProperty(this, key, { value, enumerable: true, writable: false, configurable: true });
+        }
+      }
+    }
+  }
+  return Tagged as TaggedErrorConstructor<Tag>;
+}

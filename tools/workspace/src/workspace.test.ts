@@ -19,8 +19,17 @@ const internalDeps = (p: WorkspaceProject, field: 'dependencies' | 'devDependenc
 const byName = new Map(projects.map((p) => [p.manifest.name, p]));
 const publicPackages = packages.filter(isPublic);
 
-// docs/architecture.md: api-types <- models <- bootstrap-controller <- store <- runtime <- cli.
-const layerOrder = ['layer:api', 'layer:model', 'layer:controller', 'layer:store', 'layer:runtime', 'layer:cli'];
+// docs/architecture.md: api-types <- models <- controllers <- store <- apiserver <- runtime <- node-agent <- cli.
+const layerOrder = [
+  'layer:api',
+  'layer:model',
+  'layer:controller',
+  'layer:store',
+  'layer:apiserver',
+  'layer:runtime',
+  'layer:node',
+  'layer:cli',
+];
 
 test('the workspace has the packages of docs/architecture.md', () => {
   expect(packages.map((p) => p.dir)).toEqual(

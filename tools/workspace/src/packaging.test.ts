@@ -12,7 +12,7 @@ import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AttwVerdict } from './attw-check.js';
 import { runTool } from './child-process.js';
-import { exportTargets, isPublic, PUBLISHED_ASSET_FOLDERS, unresolvedMapSources } from './packaging.js';
+import { CARET_RANGE, exportTargets, isPublic, publicTypeImports, PUBLISHED_ASSET_FOLDERS, thirdPartyRanges, unresolvedMapSources } from './packaging.js';
 import { listProjects, workspaceRoot, type WorkspaceProject } from './workspace.js';
 
 const publicPackages = listProjects().filter((p) => p.dir.startsWith('packages/') && isPublic(p));
@@ -24,6 +24,9 @@ interface Packed {
   /** Every file of the tarball by its path inside the package (`dist/index.js`), with its text. */
   readonly files: ReadonlyMap<string, string>;
 }
+
+/** The packages whose public types expose zod, filled by their tests. */
+const zodPeers = new Set<string>();
 
 const tmp = mkdtempSync(join(tmpdir(), 'kubesvc-packaging-'));
 const packed = new Map<string, Packed>();
@@ -124,6 +127,33 @@ describe.each(publicPackages.map((p) => [p.manifest.name, p] as const))('%s tarb
     expect(undeclared).toEqual([]);
   });
 
+  test('depends on third-party packages with caret ranges at run time', () => {
+    // packaging.ts, CARET_RANGE: a consumer shares one copy with its own; devDependencies stay pinned.
+    const exact: string[] = [];
+    for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies'] as const) {
+      for (const [dep, range] of thirdPartyRanges(project, field)) if (!CARET_RANGE.test(range)) exact.push(`${field} ${dep} ${range}`);
+    }
+    expect(exact, 'third-party ranges that are not ^x.y.z').toEqual([]);
+  });
+
+  test('takes zod as a peer dependency when its public types expose zod, as a dependency when it uses zod only inside', () => {
+    // zod's guidance for library authors (https://zod.dev/library-authors): a library whose API
+    // hands out or accepts zod schemas lists zod in peerDependencies, so that the consumer's
+    // schemas and the library's are made by one zod; the workspace tests it as a devDependency
+    // at the lowest version the range admits.
+    const { files } = packedOf(project);
+    const manifest = JSON.parse(files.get('package.json') ?? '{}') as Record<string, unknown>;
+    const field = (name: string) => (manifest[name] as Record<string, string> | undefined) ?? {};
+    if (publicTypeImports(files, manifest['exports']).has('zod')) {
+      zodPeers.add(project.manifest.name);
+      expect(field('peerDependencies')['zod'], 'peerDependencies zod').toMatch(CARET_RANGE);
+      expect(field('peerDependencies')['zod'], 'peerDependencies zod is ^ the devDependency').toBe(`^${field('devDependencies')['zod'] ?? ''}`);
+      expect(field('dependencies')['zod'], 'zod is not also a dependency').toBeUndefined();
+    } else {
+      expect(field('peerDependencies')['zod'], 'zod is a peer only where the public types show it').toBeUndefined();
+    }
+  });
+
   test('publint --strict finds nothing', async () => {
     const { tarball } = packedOf(project);
     const data = readFileSync(tarball);
@@ -140,6 +170,22 @@ describe.each(publicPackages.map((p) => [p.manifest.name, p] as const))('%s tarb
     expect(verdict?.typed, 'attw found types').toBe(true);
     expect(verdict?.exitCode, JSON.stringify(verdict?.problems, null, 2)).toBe(0);
   });
+});
+
+test('publicTypeImports follows the exports map\'s types through relative imports, not into modules no entry reaches', () => {
+  const files = new Map([
+    ['dist/index.d.ts', "export * from './a/index.js';\nexport type { B } from './b.js';\nimport type { Server } from 'node:http';"],
+    ['dist/a/index.d.ts', "import type { z } from 'zod';\nexport declare const s: z.ZodType;"],
+    ['dist/b.d.ts', "export type B = import('@scope/pkg/sub').T;"],
+    ['dist/internal.d.ts', "import type { X } from 'hidden';"],
+  ]);
+  const exportsField = { '.': { types: './dist/index.d.ts', default: './dist/index.js' }, './package.json': './package.json' };
+  expect([...publicTypeImports(files, exportsField)].sort()).toEqual(['@scope/pkg', 'zod']);
+});
+
+test('the zod rule found at least one package whose public types expose zod', () => {
+  // api-types' objects are zod schemas; if the walk found none, it is the walk that is broken.
+  expect([...zodPeers]).toContain('@kubesvc/api-types');
 });
 
 test('the tarballs install into a fresh ESM project, where a newcomer program compiles under tsc --strict (nodenext) and runs', async () => {

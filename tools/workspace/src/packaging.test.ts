@@ -10,6 +10,7 @@ import { join, relative } from 'node:path';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { apiEntries, extractReports, REGENERATE_HINT, staleReports } from './api-report.js';
 import type { AttwVerdict } from './attw-check.js';
 import { runTool } from './child-process.js';
 import { CARET_RANGE, exportTargets, isPublic, publicTypeImports, PUBLISHED_ASSET_FOLDERS, thirdPartyRanges, unresolvedMapSources } from './packaging.js';
@@ -171,6 +172,15 @@ describe.each(publicPackages.map((p) => [p.manifest.name, p] as const))('%s tarb
     expect(verdict?.exitCode, JSON.stringify(verdict?.problems, null, 2)).toBe(0);
   });
 });
+
+test('every entry point has an API report, and every committed report is what api-extractor writes today', () => {
+  // The reports (packages/<folder>/api/*.api.md) make a change to a public API a diff in review;
+  // `npm run api-report` rewrites them from the declarations beforeAll built.
+  const reports = extractReports(apiEntries(publicPackages));
+  expect(reports.size).toBeGreaterThanOrEqual(publicPackages.length);
+  const { changed, orphaned } = staleReports(reports, publicPackages);
+  expect({ changed, orphaned }, REGENERATE_HINT).toEqual({ changed: [], orphaned: [] });
+}, 300_000);
 
 test('publicTypeImports follows the exports map\'s types through relative imports, not into modules no entry reaches', () => {
   const files = new Map([

@@ -20,7 +20,39 @@ const docs = [
   ...listProjects()
     .map((p) => `${p.dir}/README.md`)
     .filter((f) => existsSync(join(workspaceRoot, f))),
+  // The dated history that docs/performance.md and docs/mutation.md link to.
+  ...(existsSync(join(workspaceRoot, 'bench/results'))
+    ? readdirSync(join(workspaceRoot, 'bench/results'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `bench/results/${f}`)
+    : []),
 ].sort();
+
+/**
+ * Paths from the repository root (`docs/x.md`, `packages/cli/src/main.ts`) that name no file
+ * of the repository. Not checked: a path right after an upstream repository's name
+ * (kubernetes/dns `docs/specification.md`), a template (`packages/<name>/...`, `packages/*`),
+ * and a one-letter placeholder package (`packages/x/src/index.ts`).
+ */
+function missingPaths(text: string, root: string = workspaceRoot): string[] {
+  const missing: string[] = [];
+  for (const line of text.split('\n')) {
+    for (const m of line.matchAll(/(?<![\w./<>*-])(?:docs|bench|tools|packages)\/[\w./-]+\.(?:md|ts|mts|mjs|json|ya?ml)\b/g)) {
+      const before = line.slice(0, m.index);
+      if (/\b[\w.-]+\/[\w.-]+:?\s+`?$/.test(before)) continue;
+      if (/^packages\/[a-z]\//.test(m[0])) continue;
+      if (!existsSync(join(root, m[0]))) missing.push(m[0]);
+    }
+  }
+  return missing;
+}
+
+/** The comments of a source file (`//` to the end of the line, and block comments), as text. */
+function commentsOf(source: string): string {
+  const out: string[] = [];
+  for (const m of source.matchAll(/\/\*[\s\S]*?\*\/|(?<=^|\s)\/\/.*$/gm)) out.push(m[0]);
+  return out.join('\n');
+}
 
 /** Lines that name something outside the repository or an issue number, with the reason. */
 function outsideReferences(text: string): string[] {
@@ -50,18 +82,27 @@ test('outsideReferences finds references to outside files and issue numbers, and
   expect(outsideReferences('a shared full leaf; `vitest.shared.ts`; see [the docs](#readme)')).toEqual([]);
 });
 
-/** Every source file of the workspace, and the lint configuration: their comments and lint messages are docs too. */
+/**
+ * Every source file of the workspace, and the lint configuration: their comments and lint
+ * messages are docs too. The root's own scripts and configurations, and every project's folder
+ * (its src/, its configurations, bin/, agents/, the explorer's app/, fixtures), without what is
+ * built or installed there.
+ */
 function sourceFiles(): string[] {
-  const out: string[] = ['eslint.config.mjs'];
+  const isSource = (name: string) => /\.(ts|mts|mjs|tsx)$/.test(name);
+  const out: string[] = readdirSync(workspaceRoot, { withFileTypes: true })
+    .filter((e) => e.isFile() && isSource(e.name))
+    .map((e) => e.name);
+  const skipped = new Set(['node_modules', 'dist', 'test-results', 'ui', 'reports', 'coverage', 'out-tsc']);
   const walk = (dir: string): void => {
     for (const entry of readdirSync(join(workspaceRoot, dir), { withFileTypes: true })) {
       const path = `${dir}/${entry.name}`;
       if (entry.isDirectory()) {
-        if (entry.name !== 'node_modules' && entry.name !== 'dist' && entry.name !== 'test-results') walk(path);
-      } else if (/\.(ts|mts|mjs|tsx)$/.test(entry.name)) out.push(path);
+        if (!skipped.has(entry.name) && !entry.name.startsWith('.') && !entry.name.startsWith('ui.building-')) walk(path);
+      } else if (isSource(entry.name)) out.push(path);
     }
   };
-  for (const project of listProjects()) if (existsSync(join(workspaceRoot, project.dir, 'src'))) walk(`${project.dir}/src`);
+  for (const project of listProjects()) walk(project.dir);
   return out.sort();
 }
 
@@ -78,11 +119,37 @@ test('no source comment or lint message names a file outside the repository', ()
   expect(found).toEqual([]);
 });
 
+test('missingPaths finds repository paths that name no file, and passes upstream ones and templates', () => {
+  expect(missingPaths('see docs/architecture.md and docs/performance.md')).toEqual([]);
+  expect(missingPaths('see docs/no-such-page.md')).toEqual(['docs/no-such-page.md']);
+  expect(missingPaths('(`packages/cli/src/gone.ts`)')).toEqual(['packages/cli/src/gone.ts']);
+  expect(missingPaths('the DNS specification (kubernetes/dns `docs/specification.md`)')).toEqual([]);
+  expect(missingPaths('packages/<name>/api/<name>.api.md, packages/*/src/index.ts')).toEqual([]);
+  expect(missingPaths('`@kubesvc/x` → packages/x/src/index.ts')).toEqual([]);
+  expect(commentsOf("const a = 'docs/x.md'; // see docs/y.md\n/** and docs/z.md */")).toBe('// see docs/y.md\n/** and docs/z.md */');
+});
+
+test('no source comment or lint message names a repository file that does not exist', () => {
+  // The lint configuration's messages are strings, so all of it is read; in other sources only
+  // comments, since a test builds fixture paths that exist only in its temporary folder.
+  const found = sourceFiles().flatMap((file) => {
+    // This file's own examples name missing files on purpose.
+    if (file === 'tools/workspace/src/docs.test.ts') return [];
+    const text = readFileSync(join(workspaceRoot, file), 'utf8');
+    return missingPaths(file === 'eslint.config.mjs' ? text : commentsOf(text)).map((path) => `${file}: ${path}`);
+  });
+  expect(found).toEqual([]);
+});
+
 describe.each(docs)('%s', (file) => {
   const text = readFileSync(join(workspaceRoot, file), 'utf8');
 
   test('names no file outside the repository and no issue number', () => {
     expect(outsideReferences(text)).toEqual([]);
+  });
+
+  test('names only repository files that exist', () => {
+    expect(missingPaths(text)).toEqual([]);
   });
 
   test('links only to files inside the repository that exist', () => {

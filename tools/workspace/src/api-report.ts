@@ -153,6 +153,15 @@ export function staleReports(reports: ReadonlyMap<string, string>, projects: rea
   return { changed: changed.sort(), orphaned: orphaned.sort() };
 }
 
+/**
+ * The packages a report's API uses: api-extractor opens each report with the imports of the
+ * public declarations, symbol by symbol (a module that imports zod for an internal function
+ * does not count).
+ */
+export function reportImports(report: string): Set<string> {
+  return new Set([...report.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1] ?? '').filter((s) => !s.startsWith('node:')));
+}
+
 /** What a stale report's reader is told to do. */
 export const REGENERATE_HINT = 'the public API changed: run `npm run api-report` and commit the reports it writes (review the diff: it is the API change)';
 

@@ -101,14 +101,6 @@ export function unresolvedMapSources(files: ReadonlyMap<string, string>): Source
   return findings;
 }
 
-/** The declaration file of an imported module path: `x.js` is `x.d.ts`, `x.mjs` is `x.d.mts`. */
-function declarationOf(path: string): string {
-  if (/\.d\.m?ts$/.test(path)) return path;
-  if (path.endsWith('.mjs')) return `${path.slice(0, -'.mjs'.length)}.d.mts`;
-  if (path.endsWith('.js')) return `${path.slice(0, -'.js'.length)}.d.ts`;
-  return `${path}.d.ts`;
-}
-
 /** Joins path segments, resolving `.` and `..`; undefined when `..` climbs out of the package. */
 function normalize(segments: readonly string[]): string | undefined {
   const out: string[] = [];
@@ -136,48 +128,3 @@ export function thirdPartyRanges(project: WorkspaceProject, field: DependencyFie
  * and test the workspace, where the lockfile decides anyway.
  */
 export const CARET_RANGE = /^\^\d+\.\d+\.\d+$/;
-
-/** The package a bare import specifier names: `zod` for `zod/v4/core`, `@scope/name` for `@scope/name/sub`. */
-export function packageOfSpecifier(specifier: string): string {
-  const parts = specifier.split('/');
-  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? '');
-}
-
-/** The module specifiers a declaration file imports or re-exports (`import type`, `export * from`, `import('x')`). */
-export function declarationSpecifiers(text: string): string[] {
-  return [...text.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)].map((m) => m[1] ?? '');
-}
-
-/**
- * The packages a consumer meets in the public types of a package: the bare imports of every
- * declaration file reachable from the `types` targets of its exports map, following relative
- * imports (`./x.js` is `./x.d.ts`, `./dir/index.js` likewise). `files` maps paths inside the
- * package (`dist/index.d.ts`) to their text; a declaration file no entry reaches (an internal
- * module's) does not count, since a consumer cannot import it.
- */
-export function publicTypeImports(files: ReadonlyMap<string, string>, exportsField: unknown): Set<string> {
-  const entries = exportTargets(exportsField)
-    .filter((t) => t.condition === 'types')
-    .map((t) => t.target.replace(/^\.\//, ''));
-  const seen = new Set<string>();
-  const packages = new Set<string>();
-  const queue = [...entries];
-  while (queue.length > 0) {
-    const path = queue.pop() as string;
-    if (seen.has(path)) continue;
-    seen.add(path);
-    const text = files.get(path);
-    if (text === undefined) continue;
-    for (const specifier of declarationSpecifiers(text)) {
-      if (specifier.startsWith('node:')) continue;
-      if (!specifier.startsWith('.')) {
-        packages.add(packageOfSpecifier(specifier));
-        continue;
-      }
-      const resolved = normalize([...path.split('/').slice(0, -1), ...specifier.split('/')]);
-      if (resolved === undefined) continue;
-      queue.push(declarationOf(resolved));
-    }
-  }
-  return packages;
-}

@@ -16,15 +16,12 @@ import {
   startApiServer,
   startControlPlane,
   startInformer,
-  startNodeAgent,
-  writeFileAtomicSync,
   type ApiServer,
   type ControlPlane,
   type Informer,
   type Logger,
-  type NodeAgent,
-  type ProxyMode,
 } from '@kubesvc/runtime';
+import { startNodeAgent, writeFileAtomicSync, type NodeAgent, type ProxyMode } from '@kubesvc/node-agent';
 import { systemClock, type Store } from '@kubesvc/store';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { openEtcdStore } from '@kubesvc/store/etcd';
@@ -36,7 +33,7 @@ import { startLiveExplorerSource } from '../explore/explorer-sources.js';
 import { ensurePrivateDir, FILE_MODES, octal, tightenMode } from './atomic-file.js';
 
 // The up command loads this module lazily (the offline commands need none of it) and writes
-// proxy-ports.json with the same atomic write; a lazy import of the runtime itself would be
+// proxy-ports.json with the same atomic write; a lazy import of the node agent itself would be
 // a second entry the module-boundaries lint refuses.
 export { writeFileAtomicSync };
 

@@ -13,7 +13,7 @@ import type { EndpointSlice, Namespace, Pod, Service } from '@kubesvc/api-types'
 import { buildZone, type PodMode, type Zone, type ZoneOptions } from '@kubesvc/discovery';
 import { startDnsServer, type DnsServer } from '@kubesvc/discovery/node';
 import type { CancelTimer, Clock } from '@kubesvc/store';
-import type { Informer } from '../host/informer.js';
+import type { Informer } from '@kubesvc/runtime';
 import type { CacheChange } from '@kubesvc/controllers';
 import { logLine, type NodeAgentLogger } from './logger.js';
 

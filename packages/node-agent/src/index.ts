@@ -18,5 +18,7 @@ export {
 export type { IptablesFiles, IptablesSyncReport } from './iptables-proxy.js';
 export type { ProxyPort } from './userspace-proxy.js';
 export type { PodEnvironmentOptions } from './pod-environment.js';
-export type { ErrDataplane } from './netns-dataplane.js';
-export { netnsUnavailable } from './netns-dataplane.js';
+// The data plane the agent takes: files by default; the netns one is `@kubesvc/node-agent/netns`.
+export type { Dataplane, DataplaneContext, DataplaneFactory, ErrDataplane } from './dataplane.js';
+export { filesDataplane } from './dataplane.js';
+export type { IptablesLoader } from './iptables-proxy.js';

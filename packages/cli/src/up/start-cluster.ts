@@ -21,7 +21,7 @@ import {
   type Informer,
   type Logger,
 } from '@kubesvc/runtime';
-import { startNodeAgent, writeFileAtomicSync, type NodeAgent, type ProxyMode } from '@kubesvc/node-agent';
+import { filesDataplane, startNodeAgent, writeFileAtomicSync, type NodeAgent, type ProxyMode } from '@kubesvc/node-agent';
 import { systemClock, type Store } from '@kubesvc/store';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { openEtcdStore } from '@kubesvc/store/etcd';
@@ -262,6 +262,8 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
     const agent: NodeAgent = await steps.step(
       `Starting the node agent (DNS on 127.0.0.1:${options.dnsPort}, kube-proxy ${options.proxyMode})`,
       async () => {
+        // The lab's module is loaded only for `--dataplane netns`, which needs root.
+        const dataplane = options.dataplane === 'netns' ? (await import('./netns-dataplane.js')).netnsDataplane() : filesDataplane;
         const started = await startNodeAgent({
           source: informer,
           clock: systemClock,
@@ -272,7 +274,7 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
           dataDir,
           proxyMode: options.proxyMode,
           dnsPort: options.dnsPort,
-          dataplane: options.dataplane,
+          dataplane,
         });
         if (!started.ok) throw usageError(started.error.message);
         return started.value;

@@ -5,8 +5,9 @@ export { DEFAULT_DNS_PORT, startNodeAgent } from './node-agent.js';
 export { writeFileAtomic, writeFileAtomicSync } from './atomic-write.js';
 export { WriteFailures } from './write-failures.js';
 export type { ErrNodeAgent, ErrNodeAgentConfig, NodeAgent, NodeAgentOptions, NodeAgentSource, ProxyMode } from './node-agent.js';
-export type { NodeAgentLogFields, NodeAgentLogger, NodeAgentLogLevel } from './logger.js';
-export { logLine, quietNodeLogger } from './logger.js';
+// The agent logs to @kubesvc/runtime's Logger; logLine writes its klog-style key=value figures.
+export type { NodeAgentLogFields } from './logger.js';
+export { logLine } from './logger.js';
 export type { DnsRebuild } from './cluster-dns.js';
 export {
   DEFAULT_BURST_SYNCS,

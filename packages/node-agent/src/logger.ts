@@ -1,13 +1,7 @@
-// What the node agent reports about its work: one line per sync, swap or port change. The
-// logger has the shape of the shell's other loggers (a level and a line), so the CLI can hand
-// the agent the one it gives the controllers. Figures follow the message as klog's structured
-// form writes them: `iptables sync mode="partial" lines=35 ms=6.65`.
-
-export type NodeAgentLogLevel = 'error' | 'warning' | 'info';
-
-export interface NodeAgentLogger {
-  log(level: NodeAgentLogLevel, message: string): void;
-}
+// What the node agent reports about its work: one line per sync, swap or port change, told to
+// the shell's one Logger (@kubesvc/runtime's: a level and a line), the one the CLI gives the
+// controllers. Figures follow the message as klog's structured form writes them:
+// `iptables sync mode="partial" lines=35 ms=6.65`.
 
 export type NodeAgentLogFields = Readonly<Record<string, string | number | boolean>>;
 
@@ -17,6 +11,3 @@ export function logLine(message: string, fields: NodeAgentLogFields = {}): strin
   for (const [key, value] of Object.entries(fields)) line += ` ${key}=${typeof value === 'string' ? JSON.stringify(value) : String(value)}`;
   return line;
 }
-
-/** A logger that drops everything. */
-export const quietNodeLogger: NodeAgentLogger = { log: () => undefined };

@@ -11,11 +11,11 @@ import { err, ok, parseCIDR, parseIP, type Pod, type Result } from '@kubesvc/api
 import type { EnvVar, PodMode, Zone } from '@kubesvc/discovery';
 import { proxierConfig, type KubeProxyVersion, type ProxierConfig, type SaveBackend, type SyncState } from '@kubesvc/proxy-iptables';
 import type { Clock } from '@kubesvc/store';
-import type { Informer } from '@kubesvc/runtime';
+import { silentLogger, type Informer, type Logger } from '@kubesvc/runtime';
 import type { CacheChange } from '@kubesvc/controllers';
 import { ClusterDns, type DnsRebuild } from './cluster-dns.js';
 import { IptablesProxy, type IptablesFiles, type IptablesSyncReport } from './iptables-proxy.js';
-import { logLine, quietNodeLogger, type NodeAgentLogger } from './logger.js';
+import { logLine } from './logger.js';
 import type { Dataplane, DataplaneFactory, ErrDataplane } from './dataplane.js';
 import { podEnvironment, podEnvironmentOf, type PodEnvironmentOptions } from './pod-environment.js';
 import { UserspaceProxy, type ProxyPort } from './userspace-proxy.js';
@@ -31,7 +31,8 @@ export type ProxyMode = 'iptables' | 'userspace' | 'none';
 export interface NodeAgentOptions<D extends Dataplane = Dataplane> {
   readonly source: NodeAgentSource;
   readonly clock: Clock;
-  readonly logger?: NodeAgentLogger;
+  /** Where the agent's lines go (the shell's one Logger). Default: nowhere. */
+  readonly logger?: Logger;
   readonly nodeName: string;
   /** The node's IP: kube-proxy's node IP, the NodePort addresses with 127.0.0.1. */
   readonly nodeIP: string;
@@ -130,7 +131,7 @@ function configError(message: string): Result<never, ErrNodeAgentConfig> {
  * a DNS port already taken throws, as any failed listen does.
  */
 export async function startNodeAgent<D extends Dataplane = Dataplane>(options: NodeAgentOptions<D>): Promise<Result<NodeAgent<D>, ErrNodeAgent>> {
-  const logger = options.logger ?? quietNodeLogger;
+  const logger = options.logger ?? silentLogger;
   const mode = options.proxyMode ?? 'iptables';
   const { source } = options;
   for (const resource of ['services', 'endpointslices'] as const) {

@@ -93,6 +93,11 @@ const pureMessage = 'pure packages do no I/O: Node modules belong in src/node/, 
 const clockMessage = 'pure packages take time as an argument (`now`, milliseconds): no clock';
 const randomMessage = 'pure packages take a seeded generator as an argument: no ambient randomness';
 const timerMessage = 'pure packages ask the runtime for a tick (an action): no timers';
+// The network-namespace lab needs root and builds a whole node: the node agent takes it as a
+// data plane, and one module, the `@kubesvc/node-agent/netns` entry, is where it is loaded
+// (docs/architecture.md, the node agent). The lab's own package and tests are exempt.
+const netlabEntry = 'packages/node-agent/src/netns/netns-dataplane.ts';
+const netlabMessage = `@kubesvc/netlab is loaded only by ${netlabEntry}: take the lab as the node agent's netns data plane (@kubesvc/node-agent/netns)`;
 
 export default [
   {
@@ -190,6 +195,21 @@ export default [
         {
           selector: `ImportExpression[source.type='Literal'][source.value=${builtinPattern}]`,
           message: pureMessage,
+        },
+      ],
+    },
+  },
+  {
+    // After the pure block, and not over the pure packages' sources, whose no-restricted-imports
+    // it would replace: they cannot reach the lab anyway (type:pure depends on type:pure only).
+    files: ['**/*.ts', '**/*.mts', '**/*.js', '**/*.mjs'],
+    ignores: [netlabEntry, 'packages/netlab/**', ...testFiles, ...purePackages.map((name) => `packages/${name}/src/**/*.ts`)],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: '@kubesvc/netlab', message: netlabMessage }],
+          patterns: [{ group: ['@kubesvc/netlab/*'], message: netlabMessage }],
         },
       ],
     },

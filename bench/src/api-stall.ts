@@ -27,12 +27,11 @@ import {
   startApiServer,
   startControlPlane,
   startInformer,
-  startNodeAgent,
   type ApiServer,
   type ControlPlane,
   type Informer,
-  type NodeAgent,
 } from '@kubesvc/runtime';
+import { startNodeAgent, type NodeAgent } from '@kubesvc/node-agent';
 import { systemClock, type Store } from '@kubesvc/store';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { copyChainPatch, FUZZ_NODE_NAME, FUZZ_NODE_PORT_RANGE, FUZZ_SERVICE_CIDR, fuzzWorld, nestedJson, sampleHostileRequests, sendRaw, type HostileRequest } from '@kubesvc/testkit';

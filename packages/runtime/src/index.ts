@@ -1,6 +1,7 @@
-// Public API of @kubesvc/runtime: the registry, the controller host, the node agent and the
-// HTTP API. The store, its backends, the compactor and the clocks are @kubesvc/store's (and its
-// /sqlite and /etcd subpaths); the controllers and their contract are @kubesvc/controllers'.
+// Public API of @kubesvc/runtime: the registry, the controller host and the HTTP API. The store,
+// its backends, the compactor and the clocks are @kubesvc/store's (and its /sqlite and /etcd
+// subpaths); the controllers and their contract are @kubesvc/controllers'; the node agent is
+// @kubesvc/node-agent's.
 export * from './registry/index.js';
 export { printTable, printWatchEventTable, type PrintTableContext, type Table } from './api/table/index.js';
 export { startInformer } from './host/informer.js';
@@ -15,24 +16,4 @@ export { BOOTSTRAP_RESOURCES, reducerError, startBootstrapHost } from './host/bo
 export type { BootstrapHost, BootstrapHostOptions } from './host/bootstrap-host.js';
 export { startControlPlane } from './control-plane.js';
 export type { ControlPlane, ControlPlaneError, ControlPlaneOptions, ControlPlaneResult } from './control-plane.js';
-// The node agent (node/): cluster DNS, kube-proxy (iptables or userspace) and the pod environment, fed by an informer.
-export { DEFAULT_DNS_PORT, startNodeAgent } from './node/node-agent.js';
-export { writeFileAtomic, writeFileAtomicSync } from './node/atomic-write.js';
-export { WriteFailures } from './node/write-failures.js';
-export type { ErrNodeAgent, ErrNodeAgentConfig, NodeAgent, NodeAgentOptions, NodeAgentSource, ProxyMode } from './node/node-agent.js';
-export type { NodeAgentLogFields, NodeAgentLogger, NodeAgentLogLevel } from './node/logger.js';
-export { logLine, quietNodeLogger } from './node/logger.js';
-export type { DnsRebuild } from './node/cluster-dns.js';
-export {
-  DEFAULT_BURST_SYNCS,
-  DEFAULT_FULL_SYNC_PERIOD_MS,
-  DEFAULT_MIN_SYNC_PERIOD_MS,
-  DEFAULT_SYNC_PERIOD_MS,
-  iptablesFiles,
-} from './node/iptables-proxy.js';
-export type { IptablesFiles, IptablesSyncReport } from './node/iptables-proxy.js';
-export type { ProxyPort } from './node/userspace-proxy.js';
-export type { PodEnvironmentOptions } from './node/pod-environment.js';
-export type { ErrDataplane } from './node/netns-dataplane.js';
-export { netnsUnavailable } from './node/netns-dataplane.js';
 export * from './api/index.js';

@@ -50,6 +50,9 @@ const mustFail: Fixture[] = [
   // testkit depends on api-types (its arbitraries build api-types objects), so this import
   // closes a cycle, and that is what the rule reports first.
   { name: 'api-types importing the testkit outside tests', file: 'packages/api-types/src/fixture.ts', code: "import * as kit from '@kubesvc/testkit';\nexport const k = kit;\n", rule: '@nx/enforce-module-boundaries', message: /Circular dependency between "@kubesvc\/api-types" and "@kubesvc\/testkit"/ },
+  { name: 'the node agent importing the lab outside its netns entry', file: 'packages/node-agent/src/fixture.ts', code: "import { Lab } from '@kubesvc/netlab';\nexport const l = Lab;\n", rule: 'no-restricted-imports', message: /@kubesvc\/netlab is loaded only by packages\/node-agent\/src\/netns\/netns-dataplane\.ts/ },
+  { name: 'a type of the lab outside the netns entry', file: 'packages/node-agent/src/node-agent.ts', code: "import type { Lab } from '@kubesvc/netlab';\nexport type L = Lab;\n", rule: 'no-restricted-imports', message: /@kubesvc\/netlab is loaded only by/ },
+  { name: 'the cli importing the lab', file: 'packages/cli/src/fixture.ts', code: "import { Lab } from '@kubesvc/netlab';\nexport const l = Lab;\n", rule: 'no-restricted-imports', message: /take the lab as the node agent's netns data plane/ },
   { name: 'controller importing runtime', file: 'packages/bootstrap-controller/src/fixture.ts', code: "import * as r from '@kubesvc/runtime';\nexport const x = r;\n", rule: '@nx/enforce-module-boundaries', message: /Circular dependency between "@kubesvc\/bootstrap-controller" and "@kubesvc\/runtime"/ },
 ];
 
@@ -66,6 +69,10 @@ const mustPass: Array<Omit<Fixture, 'rule' | 'message'>> = [
   { name: 'runtime importing the controller and models', file: 'packages/runtime/src/fixture.ts', code: "import * as boot from '@kubesvc/bootstrap-controller';\nimport * as dns from '@kubesvc/discovery';\nexport const all = [boot, dns];\n" },
   { name: 'runtime importing the store', file: 'packages/runtime/src/fixture.ts', code: "import * as store from '@kubesvc/store';\nexport const s = store;\n" },
   { name: 'cli importing runtime', file: 'packages/cli/src/fixture.ts', code: "import * as runtime from '@kubesvc/runtime';\nexport const r = runtime;\n" },
+  { name: 'the lab in the netns entry of the node agent', file: 'packages/node-agent/src/netns/netns-dataplane.ts', code: "import { Lab } from '@kubesvc/netlab';\nexport const l = Lab;\n" },
+  { name: 'the lab in a node agent test', file: 'packages/node-agent/src/fixture.test.ts', code: "import { BACKEND_TCP_PORT } from '@kubesvc/netlab';\nexport const p = BACKEND_TCP_PORT;\n" },
+  { name: 'the lab in a cli test', file: 'packages/cli/src/fixture.test.ts', code: "import { leftovers } from '@kubesvc/netlab';\nexport const l = leftovers;\n" },
+  { name: 'the cli loading the netns data plane', file: 'packages/cli/src/up/fixture.ts', code: "import { netnsDataplane } from '@kubesvc/node-agent/netns';\nexport const d = netnsDataplane;\n" },
 ];
 
 let eslint: ESLint;

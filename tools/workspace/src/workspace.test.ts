@@ -42,6 +42,7 @@ test('the workspace has the packages of docs/architecture.md', () => {
       'explorer',
       'ipallocator',
       'netlab',
+      'node-agent',
       'portallocator',
       'proxy-iptables',
       'proxy-userspace',

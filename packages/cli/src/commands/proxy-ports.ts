@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
-import type { ProxyPort } from '@kubesvc/runtime';
+import type { ProxyPort } from '@kubesvc/node-agent';
 import { CliError, inputError } from '../cli-error.js';
 import { formatData } from '../output/output-format.js';
 import type { CliCommand, CommandContext } from './command.js';

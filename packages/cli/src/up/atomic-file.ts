@@ -1,5 +1,5 @@
 // The modes of the files and folders `kubesvc up` keeps in its data dir, and the tightening of
-// ones that had more. The files themselves are written with the runtime's writeFileAtomicSync
+// ones that had more. The files themselves are written with the node agent's writeFileAtomicSync
 // (a temporary file renamed over the target).
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeFileAtomicSync } from '@kubesvc/runtime';
+import { writeFileAtomicSync } from '@kubesvc/node-agent';
 import { ensurePrivateDir, FILE_MODES } from './atomic-file.js';
 import { fileRefresher } from './file-refresher.js';
 

@@ -16,15 +16,12 @@ import {
   startApiServer,
   startControlPlane,
   startInformer,
-  startNodeAgent,
-  writeFileAtomicSync,
   type ApiServer,
   type ControlPlane,
   type Informer,
   type Logger,
-  type NodeAgent,
-  type ProxyMode,
 } from '@kubesvc/runtime';
+import { filesDataplane, startNodeAgent, writeFileAtomicSync, type NodeAgent, type ProxyMode } from '@kubesvc/node-agent';
 import { systemClock, type Store } from '@kubesvc/store';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { openEtcdStore } from '@kubesvc/store/etcd';
@@ -36,7 +33,7 @@ import { startLiveExplorerSource } from '../explore/explorer-sources.js';
 import { ensurePrivateDir, FILE_MODES, octal, tightenMode } from './atomic-file.js';
 
 // The up command loads this module lazily (the offline commands need none of it) and writes
-// proxy-ports.json with the same atomic write; a lazy import of the runtime itself would be
+// proxy-ports.json with the same atomic write; a lazy import of the node agent itself would be
 // a second entry the module-boundaries lint refuses.
 export { writeFileAtomicSync };
 
@@ -265,6 +262,8 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
     const agent: NodeAgent = await steps.step(
       `Starting the node agent (DNS on 127.0.0.1:${options.dnsPort}, kube-proxy ${options.proxyMode})`,
       async () => {
+        // The lab's module is loaded only for `--dataplane netns`, which needs root.
+        const dataplane = options.dataplane === 'netns' ? (await import('./netns-dataplane.js')).netnsDataplane() : filesDataplane;
         const started = await startNodeAgent({
           source: informer,
           clock: systemClock,
@@ -275,7 +274,7 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
           dataDir,
           proxyMode: options.proxyMode,
           dnsPort: options.dnsPort,
-          dataplane: options.dataplane,
+          dataplane,
         });
         if (!started.ok) throw usageError(started.error.message);
         return started.value;

@@ -7,6 +7,7 @@ import type { Service } from '@kubesvc/api-types';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock, virtualClock } from '@kubesvc/store';
 import { startNodeAgent, type NodeAgent, type NodeAgentOptions } from './node-agent.js';
+import { netnsDataplane } from './netns/index.js';
 import { dig, endpointSlice, must, openTestCluster, poll, revisionOf, service, type TestCluster } from './node-agent.fixtures.js';
 
 let cluster: TestCluster | undefined;
@@ -166,7 +167,7 @@ describe('configuration and stop', () => {
     expect(bad.ok ? undefined : bad.error).toStrictEqual({ _tag: 'ErrNodeAgentConfig', message: 'nodeIP: "192.0.2.300" is not an IP address' });
     const noDir = await startNodeAgent({ ...base, nodeIP: '192.0.2.10' });
     expect(noDir.ok ? undefined : noDir.error.message).toBe('the iptables proxy mode needs a dataDir for its rules files');
-    const netnsUserspace = await startNodeAgent({ ...base, nodeIP: '192.0.2.10', proxyMode: 'userspace', dataplane: 'netns' });
+    const netnsUserspace = await startNodeAgent({ ...base, nodeIP: '192.0.2.10', proxyMode: 'userspace', dataplane: netnsDataplane() });
     expect(netnsUserspace.ok ? undefined : netnsUserspace.error.message).toBe('--dataplane netns needs the iptables proxy mode');
   });
 

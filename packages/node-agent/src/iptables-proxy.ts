@@ -30,10 +30,11 @@ import {
 } from '@kubesvc/proxy-iptables';
 import type { Clock } from '@kubesvc/store';
 import type { CacheChange, CacheView } from '@kubesvc/controllers';
+import type { Logger } from '@kubesvc/runtime';
 import { writeFileAtomic } from './atomic-write.js';
 import { WriteFailures } from './write-failures.js';
 import { BoundedRunner } from './bounded-runner.js';
-import { logLine, type NodeAgentLogger } from './logger.js';
+import { logLine } from './logger.js';
 import { proxiedObjects, proxyChanges } from './proxied-objects.js';
 
 /** kube-proxy's defaults (KubeProxyConfiguration v1alpha1) and proxier constants. */
@@ -51,7 +52,7 @@ export interface IptablesLoader {
 export interface IptablesProxyOptions {
   readonly source: CacheView;
   readonly clock: Clock;
-  readonly logger: NodeAgentLogger;
+  readonly logger: Logger;
   readonly config: ProxierConfig;
   /** The files go to `<dataDir>/iptables/`. */
   readonly dataDir: string;

@@ -12,7 +12,8 @@
 import { isServiceIPSet, joinHostPort, LABEL_SERVICE_NAME, servicePortNameString, type EndpointSlice, type Service, type ServicePortName } from '@kubesvc/api-types';
 import { UserspaceProxier } from '@kubesvc/proxy-userspace/node';
 import type { CacheChange, CacheView } from '@kubesvc/controllers';
-import { logLine, type NodeAgentLogger } from './logger.js';
+import type { Logger } from '@kubesvc/runtime';
+import { logLine } from './logger.js';
 import { proxiedObjects } from './proxied-objects.js';
 
 export interface ProxyPort {
@@ -35,7 +36,7 @@ export interface ProxyPort {
 
 export interface UserspaceProxyOptions {
   readonly source: CacheView;
-  readonly logger: NodeAgentLogger;
+  readonly logger: Logger;
   /** Default 127.0.0.1. */
   readonly host?: string;
   /** Seed of the balancer's shuffle. */

@@ -11,12 +11,12 @@ import { err, ok, parseCIDR, parseIP, type Pod, type Result } from '@kubesvc/api
 import type { EnvVar, PodMode, Zone } from '@kubesvc/discovery';
 import { proxierConfig, type KubeProxyVersion, type ProxierConfig, type SaveBackend, type SyncState } from '@kubesvc/proxy-iptables';
 import type { Clock } from '@kubesvc/store';
-import type { Informer } from '../host/informer.js';
+import { silentLogger, type Informer, type Logger } from '@kubesvc/runtime';
 import type { CacheChange } from '@kubesvc/controllers';
 import { ClusterDns, type DnsRebuild } from './cluster-dns.js';
 import { IptablesProxy, type IptablesFiles, type IptablesSyncReport } from './iptables-proxy.js';
-import { logLine, quietNodeLogger, type NodeAgentLogger } from './logger.js';
-import { NetnsDataplane, type ErrDataplane, type NetnsDataplaneOptions } from './netns-dataplane.js';
+import { logLine } from './logger.js';
+import type { Dataplane, DataplaneFactory, ErrDataplane } from './dataplane.js';
 import { podEnvironment, podEnvironmentOf, type PodEnvironmentOptions } from './pod-environment.js';
 import { UserspaceProxy, type ProxyPort } from './userspace-proxy.js';
 
@@ -28,10 +28,11 @@ export type NodeAgentSource = Pick<Informer, 'resources' | 'revision' | 'list' |
 
 export type ProxyMode = 'iptables' | 'userspace' | 'none';
 
-export interface NodeAgentOptions {
+export interface NodeAgentOptions<D extends Dataplane = Dataplane> {
   readonly source: NodeAgentSource;
   readonly clock: Clock;
-  readonly logger?: NodeAgentLogger;
+  /** Where the agent's lines go (the shell's one Logger). Default: nowhere. */
+  readonly logger?: Logger;
   readonly nodeName: string;
   /** The node's IP: kube-proxy's node IP, the NodePort addresses with 127.0.0.1. */
   readonly nodeIP: string;
@@ -67,10 +68,12 @@ export interface NodeAgentOptions {
     /** Default '1.31'. */
     readonly kubeProxyVersion?: KubeProxyVersion;
   };
-  /** Default `files`: the rules are only written. `netns` also loads them into a lab's kernel (root only). */
-  readonly dataplane?: 'files' | 'netns';
-  /** The lab's pods, with `dataplane: 'netns'`. */
-  readonly netns?: Omit<NetnsDataplaneOptions, 'nodeName'>;
+  /**
+   * Where the iptables syncs go besides the files. Default `filesDataplane`: the rules are only
+   * written. `netnsDataplane()` of `@kubesvc/node-agent/netns` also loads them into a lab's
+   * kernel (root only).
+   */
+  readonly dataplane?: DataplaneFactory<D>;
   readonly userspace?: {
     readonly seed?: number;
     readonly udpIdleTimeoutMs?: number;
@@ -84,7 +87,7 @@ export interface ErrNodeAgentConfig {
 
 export type ErrNodeAgent = ErrNodeAgentConfig | ErrDataplane;
 
-export interface NodeAgent {
+export interface NodeAgent<D extends Dataplane = Dataplane> {
   readonly nodeName: string;
   readonly proxyMode: ProxyMode;
   /** Where the DNS server listens, if it runs. */
@@ -103,8 +106,8 @@ export interface NodeAgent {
   readonly proxierConfig: ProxierConfig | undefined;
   /** The loopback listeners of the userspace mode, by service port. */
   proxyPorts(): readonly ProxyPort[];
-  /** The lab, with `dataplane: 'netns'`. */
-  readonly netnsLab: NetnsDataplane['lab'] | undefined;
+  /** The data plane the syncs go to (iptables mode, with a `dataplane` option): the netns one gives its lab. */
+  readonly dataplane: D | undefined;
   /** The service variables a pod in `namespace` gets. */
   podEnvironment(namespace: string, options?: PodEnvironmentOptions): EnvVar[];
   /** The service variables of one pod. */
@@ -127,8 +130,8 @@ function configError(message: string): Result<never, ErrNodeAgentConfig> {
  * iptables mode without a dataDir, the netns data plane without root) are an error value;
  * a DNS port already taken throws, as any failed listen does.
  */
-export async function startNodeAgent(options: NodeAgentOptions): Promise<Result<NodeAgent, ErrNodeAgent>> {
-  const logger = options.logger ?? quietNodeLogger;
+export async function startNodeAgent<D extends Dataplane = Dataplane>(options: NodeAgentOptions<D>): Promise<Result<NodeAgent<D>, ErrNodeAgent>> {
+  const logger = options.logger ?? silentLogger;
   const mode = options.proxyMode ?? 'iptables';
   const { source } = options;
   for (const resource of ['services', 'endpointslices'] as const) {
@@ -138,15 +141,17 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<Result<
   if (options.clusterCIDR !== undefined && !parseCIDR(options.clusterCIDR).ok) return configError(`clusterCIDR: ${JSON.stringify(options.clusterCIDR)} is not a CIDR`);
 
   let config: ProxierConfig | undefined;
-  let dataplane: NetnsDataplane | undefined;
+  let dataplane: D | undefined;
   if (mode === 'iptables') {
     if (options.dataDir === undefined) return configError('the iptables proxy mode needs a dataDir for its rules files');
-    if (options.dataplane === 'netns') {
-      const created = await NetnsDataplane.create({ ...options.netns, nodeName: options.nodeName });
+    if (options.dataplane !== undefined) {
+      const created = await options.dataplane.create({ nodeName: options.nodeName });
       if (!created.ok) return created;
       dataplane = created.value;
-      // The rules must fit the lab's node: its addresses and pod network.
-      config = dataplane.lab.config;
+    }
+    if (dataplane?.proxierConfig !== undefined) {
+      // The rules must fit the data plane's node (a lab's addresses and pod network).
+      config = dataplane.proxierConfig;
     } else {
       const checked = proxierConfig({
         nodeName: options.nodeName,
@@ -155,11 +160,14 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<Result<
         localDetector: options.clusterCIDR === undefined ? { kind: 'none' } : { kind: 'cidr', cidr: options.clusterCIDR },
         ...(options.iptables?.kubeProxyVersion !== undefined ? { kubeProxyVersion: options.iptables.kubeProxyVersion } : {}),
       });
-      if (!checked.ok) return configError(checked.error.message);
+      if (!checked.ok) {
+        await dataplane?.close();
+        return configError(checked.error.message);
+      }
       config = checked.value;
     }
-  } else if (options.dataplane === 'netns') {
-    return configError('--dataplane netns needs the iptables proxy mode');
+  } else if (options.dataplane?.loadsRules === true) {
+    return configError(`--dataplane ${options.dataplane.name} needs the iptables proxy mode`);
   }
 
   let dns: ClusterDns | undefined;
@@ -193,7 +201,7 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<Result<
         ...(options.iptables?.syncPeriodMs !== undefined ? { syncPeriodMs: options.iptables.syncPeriodMs } : {}),
         ...(options.iptables?.fullSyncPeriodMs !== undefined ? { fullSyncPeriodMs: options.iptables.fullSyncPeriodMs } : {}),
         ...(options.iptables?.burstSyncs !== undefined ? { burstSyncs: options.iptables.burstSyncs } : {}),
-        ...(dataplane !== undefined ? { loader: dataplane } : {}),
+        ...(dataplane?.loader !== undefined ? { loader: dataplane.loader } : {}),
       });
     }
     if (mode === 'userspace') {
@@ -228,7 +236,7 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<Result<
   }
 
   const running = { dns, iptables, userspace };
-  const agent: NodeAgent = {
+  const agent: NodeAgent<D> = {
     nodeName: options.nodeName,
     proxyMode: mode,
     dns: dns === undefined ? undefined : { host: dns.host, port: dns.port },
@@ -240,7 +248,7 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<Result<
     iptablesState: () => running.iptables?.syncState(),
     proxierConfig: config,
     proxyPorts: () => running.userspace?.proxyPorts() ?? [],
-    netnsLab: dataplane?.lab,
+    dataplane,
     podEnvironment: (namespace, envOptions) => podEnvironment(source, namespace, envOptions),
     podEnvironmentOf: (pod) => podEnvironmentOf(source, pod),
     async idle() {

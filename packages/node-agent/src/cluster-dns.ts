@@ -13,9 +13,9 @@ import type { EndpointSlice, Namespace, Pod, Service } from '@kubesvc/api-types'
 import { buildZone, type PodMode, type Zone, type ZoneOptions } from '@kubesvc/discovery';
 import { startDnsServer, type DnsServer } from '@kubesvc/discovery/node';
 import type { CancelTimer, Clock } from '@kubesvc/store';
-import type { Informer } from '../host/informer.js';
+import type { Informer, Logger } from '@kubesvc/runtime';
 import type { CacheChange } from '@kubesvc/controllers';
-import { logLine, type NodeAgentLogger } from './logger.js';
+import { logLine } from './logger.js';
 
 /** What the DNS part reads from the informer. */
 export type DnsSource = Pick<Informer, 'resources' | 'revision' | 'list'>;
@@ -23,7 +23,7 @@ export type DnsSource = Pick<Informer, 'resources' | 'revision' | 'list'>;
 export interface ClusterDnsOptions {
   readonly source: DnsSource;
   readonly clock: Clock;
-  readonly logger: NodeAgentLogger;
+  readonly logger: Logger;
   /** Default 127.0.0.1. */
   readonly host?: string;
   /** 0 picks a free port. */

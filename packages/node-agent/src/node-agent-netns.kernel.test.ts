@@ -9,10 +9,11 @@ import { BACKEND_TCP_PORT } from '@kubesvc/netlab';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { systemClock } from '@kubesvc/store';
 import { startNodeAgent, type NodeAgent } from './node-agent.js';
+import { netnsDataplane, type NetnsDataplane } from './netns/index.js';
 import { endpointSlice, must, openTestCluster, poll, revisionOf, service, type TestCluster } from './node-agent.fixtures.js';
 
 let cluster: TestCluster | undefined;
-let agent: NodeAgent | undefined;
+let agent: NodeAgent<NetnsDataplane> | undefined;
 
 beforeAll(async () => {
   cluster = await openTestCluster(systemClock, 'memory');
@@ -23,15 +24,14 @@ beforeAll(async () => {
     nodeIP: '192.0.2.10',
     dataDir: cluster.dir,
     dnsPort: false,
-    dataplane: 'netns',
-    netns: { backends: ['be0', 'be1'] },
+    dataplane: netnsDataplane({ backends: ['be0', 'be1'] }),
   });
   if (!started.ok) throw new Error(started.error.message);
   agent = started.value;
 }, 60_000);
 
 afterAll(async () => {
-  const lab = agent?.netnsLab;
+  const lab = agent?.dataplane?.lab;
   await agent?.stop();
   await cluster?.close();
   // The lab's namespaces and processes are gone with the agent.
@@ -40,7 +40,7 @@ afterAll(async () => {
 
 test('a Service created through the registry reaches both backend pods through the kernel, and is rejected once its endpoints go', async () => {
   const c = cluster;
-  const lab = agent?.netnsLab;
+  const lab = agent?.dataplane?.lab;
   if (c === undefined || lab === undefined || agent === undefined) throw new Error('the agent did not start (see the beforeAll error)');
   const a = agent;
   // The first sync (no Services yet) is loaded with kube-proxy's jump rules.

@@ -3,15 +3,13 @@
 // as kube-proxy loads each sync, and kube-proxy's jump rules after the first.
 // Needs root: the lab creates namespaces and loads rules. Without it the agent refuses the
 // option with an error value instead of starting.
+// This is the one module of the node agent that imports @kubesvc/netlab (eslint.config.mjs
+// holds every other one to that): the agent takes it as a data plane (../dataplane.ts).
 import { err, ok, type Result } from '@kubesvc/api-types';
 import { jumpRulesText, Lab, labUnavailable, type IptablesBackend } from '@kubesvc/netlab';
-import { syncedRuleset, type SyncState } from '@kubesvc/proxy-iptables';
-import type { IptablesLoader } from './iptables-proxy.js';
-
-export interface ErrDataplane {
-  readonly _tag: 'ErrDataplane';
-  readonly message: string;
-}
+import { syncedRuleset, type ProxierConfig, type SyncState } from '@kubesvc/proxy-iptables';
+import type { Dataplane, DataplaneFactory, ErrDataplane } from '../dataplane.js';
+import type { IptablesLoader } from '../iptables-proxy.js';
 
 export interface NetnsDataplaneOptions {
   readonly nodeName: string;
@@ -33,8 +31,16 @@ export function netnsUnavailable(backend: IptablesBackend = 'nft'): ErrDataplane
 }
 
 /** A lab whose node namespace receives every sync. */
-export class NetnsDataplane implements IptablesLoader {
+export class NetnsDataplane implements Dataplane, IptablesLoader {
+  readonly name = 'netns';
+  readonly loader: IptablesLoader = this;
+
   private constructor(readonly lab: Lab) {}
+
+  /** The rules must fit the lab's node: its addresses and pod network. */
+  get proxierConfig(): ProxierConfig {
+    return this.lab.config;
+  }
 
   static async create(options: NetnsDataplaneOptions): Promise<Result<NetnsDataplane, ErrDataplane>> {
     const refused = netnsUnavailable(options.iptables);
@@ -57,4 +63,13 @@ export class NetnsDataplane implements IptablesLoader {
   async close(): Promise<void> {
     await this.lab.teardown();
   }
+}
+
+/** The data plane `startNodeAgent` takes for `--dataplane netns`: a lab named after the node. */
+export function netnsDataplane(options: Omit<NetnsDataplaneOptions, 'nodeName'> = {}): DataplaneFactory<NetnsDataplane> {
+  return {
+    name: 'netns',
+    loadsRules: true,
+    create: ({ nodeName }) => NetnsDataplane.create({ ...options, nodeName }),
+  };
 }

@@ -6,9 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EndpointSlice, KubeObject, Service } from '@kubesvc/api-types';
 import { type Clock, openMemoryStore, type Store } from '@kubesvc/store';
-import { startInformer, type Informer } from '../host/informer.js';
-import { openRegistry, type Registry } from '../registry/registry.js';
-import type { ResourceName } from '../registry/resources.js';
+import { openRegistry, startInformer, type Informer, type Registry, type ResourceName } from '@kubesvc/runtime';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 
 export const SERVICE_CIDR = '10.96.0.0/24';

@@ -1,0 +1,25 @@
+// Public API of @kubesvc/node-agent: what a node runs besides the kubelet's pod work, fed by the
+// runtime's informer. Cluster DNS, kube-proxy (iptables or userspace) and the pod environment;
+// the atomic write and the write-failure counter `kubesvc up` shares with the rules files.
+export { DEFAULT_DNS_PORT, startNodeAgent } from './node-agent.js';
+export { writeFileAtomic, writeFileAtomicSync } from './atomic-write.js';
+export { WriteFailures } from './write-failures.js';
+export type { ErrNodeAgent, ErrNodeAgentConfig, NodeAgent, NodeAgentOptions, NodeAgentSource, ProxyMode } from './node-agent.js';
+// The agent logs to @kubesvc/runtime's Logger; logLine writes its klog-style key=value figures.
+export type { NodeAgentLogFields } from './logger.js';
+export { logLine } from './logger.js';
+export type { DnsRebuild } from './cluster-dns.js';
+export {
+  DEFAULT_BURST_SYNCS,
+  DEFAULT_FULL_SYNC_PERIOD_MS,
+  DEFAULT_MIN_SYNC_PERIOD_MS,
+  DEFAULT_SYNC_PERIOD_MS,
+  iptablesFiles,
+} from './iptables-proxy.js';
+export type { IptablesFiles, IptablesSyncReport } from './iptables-proxy.js';
+export type { ProxyPort } from './userspace-proxy.js';
+export type { PodEnvironmentOptions } from './pod-environment.js';
+// The data plane the agent takes: files by default; the netns one is `@kubesvc/node-agent/netns`.
+export type { Dataplane, DataplaneContext, DataplaneFactory, ErrDataplane } from './dataplane.js';
+export { filesDataplane } from './dataplane.js';
+export type { IptablesLoader } from './iptables-proxy.js';

@@ -1,8 +1,8 @@
 // Public API of @kubesvc/cli: the program (to run `kubesvc` in-process or add to it), the
 // subcommand registry, and the pure logic behind each offline command.
 export type { CliIo } from './cli-io.js';
-export { CliError, EXIT_INVALID, EXIT_OK, EXIT_USAGE, inputError, usageError } from './cli-error.js';
-export type { CliErrorTag } from './cli-error.js';
+export { asCliError, ErrApiStatus, ErrInput, ErrNotFound, ErrUsage, EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE, exitCodeOf, inputError, usageError } from './cli-error.js';
+export type { CliError, CliErrorTag } from './cli-error.js';
 export type { CliCommand, CommandContext } from './commands/command.js';
 export { COMMANDS } from './commands/index.js';
 export { PROGRAM_NAME, buildProgram, runCli } from './program.js';

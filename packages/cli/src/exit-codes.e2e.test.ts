@@ -35,7 +35,7 @@ describe('exit codes', () => {
     }
     const ghost = await runBin(['env', '-f', CLUSTER, '-n', 'shop', 'ghost']);
     expect(ghost.code).toBe(1);
-    expect(ghost.stderr).toMatch(/^error: .*pod shop\/ghost is not in the dump\n$/);
+    expect(ghost.stderr).toMatch(/^error: .*pod shop\/ghost is not in the dump\n$/m);
   });
 
   test('2: usage: an unknown option, a missing argument', async () => {

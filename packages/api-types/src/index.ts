@@ -10,3 +10,4 @@ export { prepareServiceUpdate } from './service-update.js';
 export * from './allocator/index.js';
 export * from './service-port-name.js';
 export * from './endpoints/index.js';
+export { semanticEqual } from './semantic-equal.js';

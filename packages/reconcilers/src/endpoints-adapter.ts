@@ -5,7 +5,7 @@
 import { isIPv6, LABEL_SERVICE_NAME, repackSubsets } from '@kubesvc/api-types';
 import type { DiscoveryEndpoint, DiscoveryEndpointPort, EndpointAddress, EndpointPort, EndpointSlice, EndpointSubset, Endpoints } from '@kubesvc/api-types';
 import { SKIP_MIRROR_LABEL } from './constants.js';
-import { semanticEqual } from './semantic-equal.js';
+import { semanticEqual } from '@kubesvc/api-types';
 import type { EndpointWrite, ObservedEndpoints, ReconcileOutcome, ReconcileRequest } from './types.js';
 
 /** The namespace of the apiserver's own service. upstream: metav1.NamespaceDefault */

@@ -11,3 +11,4 @@ export * from './allocator/index.js';
 export * from './service-port-name.js';
 export * from './endpoints/index.js';
 export { semanticEqual } from './semantic-equal.js';
+export { humanDuration } from './human-duration.js';

@@ -56,7 +56,7 @@ async function target(context: CommandContext, options: EnvCommandOptions): Prom
     throw usageError(`${path}: no kubeconfig there: start \`kubesvc up\`, or name one with --kubeconfig or $KUBECONFIG (or give a dump with -f)`);
   }
   const read = kubeconfigTarget(text, path);
-  if (!read.ok) throw usageError(read.message);
+  if (!read.ok) throw usageError(read.error.message);
   return read.value;
 }
 

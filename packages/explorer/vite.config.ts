@@ -8,6 +8,9 @@ export const EXPLORER_VITE_CONFIG = {
   root: fileURLToPath(new URL('./app', import.meta.url)),
   base: './',
   logLevel: 'warn' as const,
+  // Workspace packages resolve to their sources (`@kubesvc/source`), as in tests, so the page
+  // builds without a dist/ of @kubesvc/api-types.
+  resolve: { conditions: ['@kubesvc/source', 'module', 'browser', 'development|production'] },
   oxc: { jsx: { runtime: 'automatic' as const, importSource: 'preact' } },
   build: {
     outDir: fileURLToPath(new URL('./ui', import.meta.url)),

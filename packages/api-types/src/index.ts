@@ -9,3 +9,6 @@ export * from './service-ip-families.js';
 export { prepareServiceUpdate } from './service-update.js';
 export * from './allocator/index.js';
 export * from './service-port-name.js';
+export * from './endpoints/index.js';
+export { semanticEqual } from './semantic-equal.js';
+export { humanDuration } from './human-duration.js';

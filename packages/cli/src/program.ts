@@ -1,9 +1,10 @@
 // The `kubesvc` program: commander, with every subcommand of commands/index.ts, run against a
 // CliIo. Errors end as a message on standard error and an exit code, never a stack trace
-// (INV-CLI-GARBAGE): 2 for usage, 1 for an input that is invalid or an answer "not found".
+// (INV-CLI-GARBAGE): 2 for usage, 1 for an input that is invalid or an answer "not found", 3 for
+// an internal error (a bug), reported in one line; KUBESVC_DEBUG=1 adds the stack.
 import { Command, CommanderError } from 'commander';
 import type { CliIo } from './cli-io.js';
-import { CliError, EXIT_INVALID, EXIT_OK, EXIT_USAGE } from './cli-error.js';
+import { asCliError, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, exitCodeOf, internalErrorLine } from './cli-error.js';
 import type { CommandContext } from './commands/command.js';
 import { COMMANDS } from './commands/index.js';
 
@@ -34,14 +35,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // commander has printed its message (or the help) already.
       return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? EXIT_OK : EXIT_USAGE;
     }
-    if (error instanceof CliError) {
-      io.err(`error: ${error.message}\n`);
-      return error.exitCode;
+    const failure = asCliError(error);
+    if (failure !== undefined) {
+      io.err(`error: ${failure.message}\n`);
+      return exitCodeOf(failure);
     }
     // A bug, not the input's fault: say so in one line; the stack only when asked for.
-    const message = error instanceof Error ? error.message : String(error);
-    io.err(`error: internal error: ${message}\n`);
-    if (io.env['KUBESVC_DEBUG'] && error instanceof Error && error.stack !== undefined) io.err(`${error.stack}\n`);
-    return EXIT_INVALID;
+    const debug = io.env['KUBESVC_DEBUG'] !== undefined && io.env['KUBESVC_DEBUG'] !== '';
+    io.err(`${internalErrorLine(error)}${debug ? '' : ' (run with KUBESVC_DEBUG=1 for the stack)'}\n`);
+    if (debug && error instanceof Error && error.stack !== undefined) io.err(`${error.stack}\n`);
+    return EXIT_INTERNAL;
   }
 }

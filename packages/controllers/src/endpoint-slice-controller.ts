@@ -23,7 +23,7 @@ import {
   type Pod,
   type Service,
 } from '@kubesvc/api-types';
-import { semanticEqual } from '@kubesvc/reconcilers';
+import { semanticEqual } from '@kubesvc/api-types';
 import type { CacheChange, CacheView, KeyedController, ReconcileAction } from './contract.js';
 import { namespacedKey, splitKey } from './keys.js';
 import { findPort, hasSelector, isPodDeleting, podChangeServiceKeys, podIPs, podServiceKeys, selectedPods, shouldPodBeInEndpoints, shouldSetHostname } from './pod-membership.js';

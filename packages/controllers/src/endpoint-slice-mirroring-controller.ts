@@ -19,7 +19,7 @@ import {
   type Endpoints,
   type Service,
 } from '@kubesvc/api-types';
-import { semanticEqual } from '@kubesvc/reconcilers';
+import { semanticEqual } from '@kubesvc/api-types';
 import type { CacheChange, CacheView, KeyedController, ReconcileAction } from './contract.js';
 import { namespacedKey, splitKey } from './keys.js';
 import { hasSelector } from './pod-membership.js';

@@ -13,11 +13,11 @@ import {
   type Pod,
   type Service,
 } from '@kubesvc/api-types';
-import { semanticEqual } from '@kubesvc/reconcilers';
+import { semanticEqual } from '@kubesvc/api-types';
 import type { CacheChange, CacheView, KeyedController, ReconcileAction } from './contract.js';
 import { namespacedKey, splitKey } from './keys.js';
 import { findPort, hasSelector, ipFamilyOf, podChangeServiceKeys, podIPs, selectedPods, shouldPodBeInEndpoints, shouldSetHostname } from './pod-membership.js';
-import { repackSubsets } from './repack-subsets.js';
+import { repackSubsets } from '@kubesvc/api-types';
 import { ANNOTATION_LAST_CHANGE_TRIGGER_TIME, ANNOTATION_LEADER, ANNOTATION_OVER_CAPACITY, LABEL_HEADLESS } from './well-known.js';
 
 /** The most addresses an Endpoints holds before it is truncated. upstream: maxCapacity */

@@ -11,7 +11,7 @@ import {
   type DiscoveryEndpointPort,
   type EndpointSlice,
 } from '@kubesvc/api-types';
-import { semanticEqual } from '@kubesvc/reconcilers';
+import { semanticEqual } from '@kubesvc/api-types';
 import type { CacheView, ReconcileAction } from './contract.js';
 import { namespacedKey } from './keys.js';
 

@@ -3,7 +3,7 @@
 // out by hand from that code.
 import type { EndpointSlice, Endpoints } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
-import { endpointPortsEqual, endpointSliceFor, endpointSliceWrites } from './endpoints-adapter.js';
+import { endpointPortsEqual, endpointSliceFor, endpointSliceWrites, repackPortedSubsets } from './endpoints-adapter.js';
 
 function ep(subsets: Endpoints['subsets']): Endpoints {
   return { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'kubernetes', namespace: 'default', resourceVersion: '7' }, ...(subsets === undefined ? {} : { subsets }) };
@@ -117,5 +117,15 @@ describe('endpointPortsEqual (the port check of checkEndpointSubsetFormat)', () 
   it('no ports (nil) and an empty list are equal, as len(nil) is 0 in Go', () => {
     expect(endpointPortsEqual(undefined, [])).toBe(true);
     expect(endpointPortsEqual(undefined, [https])).toBe(false);
+  });
+});
+
+describe('repackPortedSubsets (the reconcilers\' repack of the kubernetes Endpoints)', () => {
+  it('addresses without ports vanish; empty input gives no subsets', () => {
+    const p = { name: 'p', port: 111, protocol: 'TCP' as const };
+    expect(repackPortedSubsets([{ addresses: [{ ip: '1.1.1.1' }] }])).toEqual([]);
+    expect(repackPortedSubsets([{ addresses: [], ports: [p] }])).toEqual([]);
+    expect(repackPortedSubsets([])).toEqual([]);
+    expect(repackPortedSubsets([{ addresses: [{ ip: '2.2.2.2' }] }, { addresses: [{ ip: '1.1.1.1' }], ports: [p] }])).toEqual([{ addresses: [{ ip: '1.1.1.1' }], ports: [p] }]);
   });
 });

@@ -2,10 +2,10 @@
 // EndpointSlice of the same name, because the EndpointSlice mirroring controller is told to
 // skip this object. upstream: pkg/controlplane/reconcilers/endpointsadapter.go (v1.21–v1.26,
 // before the dual-stack rewrite), setSkipMirrorTrue and endpointSliceFromEndpoints.
-import { isIPv6, LABEL_SERVICE_NAME } from '@kubesvc/api-types';
-import type { DiscoveryEndpoint, DiscoveryEndpointPort, EndpointAddress, EndpointPort, EndpointSlice, Endpoints } from '@kubesvc/api-types';
+import { isIPv6, LABEL_SERVICE_NAME, repackSubsets } from '@kubesvc/api-types';
+import type { DiscoveryEndpoint, DiscoveryEndpointPort, EndpointAddress, EndpointPort, EndpointSlice, EndpointSubset, Endpoints } from '@kubesvc/api-types';
 import { SKIP_MIRROR_LABEL } from './constants.js';
-import { semanticEqual } from './semantic-equal.js';
+import { semanticEqual } from '@kubesvc/api-types';
 import type { EndpointWrite, ObservedEndpoints, ReconcileOutcome, ReconcileRequest } from './types.js';
 
 /** The namespace of the apiserver's own service. upstream: metav1.NamespaceDefault */
@@ -149,4 +149,14 @@ export function endpointPortsEqual(actual: readonly EndpointPort[] | undefined, 
     const h = have[i];
     return h !== undefined && endpointPortEqual(p, h);
   });
+}
+
+/**
+ * upstream's RepackSubsets (api-types) over the subsets that have ports. The reconcilers only
+ * repack the kubernetes Endpoints, whose subset always has the apiserver's ports; one without
+ * them is a wrong format, so its addresses are dropped here and the callers write a fresh
+ * subset (docs/deviations.md).
+ */
+export function repackPortedSubsets(subsets: readonly EndpointSubset[]): EndpointSubset[] {
+  return repackSubsets(subsets.filter((s) => (s.ports ?? []).length > 0));
 }

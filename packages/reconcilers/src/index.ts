@@ -22,4 +22,3 @@ export { alreadyExistsIgnored, newEndpointReconciler, reconcileEndpoints, remove
 export { reconcileMasterCount } from './master-count.js';
 export { errNoMasterIPs, hasLiveLease, listLeases, NO_MASTER_IPS_MESSAGE, reconcileLease, removeLease, updateLease } from './lease.js';
 export { endpointSliceFor } from './endpoints-adapter.js';
-export { semanticEqual } from './semantic-equal.js';

@@ -8,7 +8,7 @@
 // directly: every refresh moves `expiresAt` to now + TTL, even when nothing else changed.
 import { ensureSliceOnly, newServiceEndpoints, observedFor, endpointPortsEqual, withSkipMirror, writeEndpoints } from './endpoints-adapter.js';
 import { reconcileInputProblem } from './input-shape.js';
-import { repackSubsets } from './repack-subsets.js';
+import { repackPortedSubsets } from './endpoints-adapter.js';
 import type { ErrNoMasterIPs, Leases, ReconcileRequest, ReconcileResult } from './types.js';
 import { compareCodePoints, err, ok, type EndpointPort, type EndpointSubset, type Endpoints } from '@kubesvc/api-types';
 
@@ -101,7 +101,7 @@ export function reconcileLease(req: ReconcileRequest, leases: Leases, now: numbe
   let subsets: EndpointSubset[] = formatCorrect ? [...(e.subsets ?? [])] : [{ addresses: [], ports: [...req.endpointPorts] }];
   if (!formatCorrect || !ipsCorrect) {
     const first = subsets[0] ?? {};
-    const repacked = repackSubsets([{ ...first, addresses: masterIPs.map((ip) => ({ ip })) }]);
+    const repacked = repackPortedSubsets([{ ...first, addresses: masterIPs.map((ip) => ({ ip })) }]);
     // A subset without ports repacks to nothing; upstream would then write an empty Endpoints
     // or index an empty slice. The lease IPs are kept, with the given ports (docs/deviations.md).
     subsets =

@@ -8,10 +8,10 @@ import {
   ensureSliceOnly,
   newServiceEndpoints,
   observedFor,
+  repackPortedSubsets,
   withSkipMirror,
   writeEndpoints,
 } from './endpoints-adapter.js';
-import { repackSubsets } from './repack-subsets.js';
 import type { ReconcileOutcome, ReconcileRequest } from './types.js';
 
 interface FormatCheck {
@@ -58,7 +58,7 @@ export function reconcileMasterCount(req: ReconcileRequest, masterCount: number)
   let subset: EndpointSubset = first;
   if (!ipCorrect) {
     // We always add our own IP; the repack sorts and removes the duplicate if it was there.
-    const repacked = repackSubsets([{ ...first, addresses: [...(first.addresses ?? []), { ip }] }]);
+    const repacked = repackPortedSubsets([{ ...first, addresses: [...(first.addresses ?? []), { ip }] }]);
     const packed = repacked[0];
     if (packed === undefined) {
       // A subset without ports repacks to nothing, and upstream then indexes an empty slice
@@ -93,6 +93,6 @@ export function removeMasterCount(req: Omit<ReconcileRequest, 'reconcilePorts'>)
   const first = subsets[0];
   if (e === undefined || first === undefined) return { action: 'none', writes: [] };
   const kept = (first.addresses ?? []).filter((a) => a.ip !== req.ip);
-  const repacked = repackSubsets([{ ...first, addresses: kept }, ...subsets.slice(1)]);
+  const repacked = repackPortedSubsets([{ ...first, addresses: kept }, ...subsets.slice(1)]);
   return writeEndpoints('update', { ...e, subsets: repacked }, observed);
 }

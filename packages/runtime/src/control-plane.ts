@@ -7,7 +7,7 @@
 //           start the post-start hooks; on SIGTERM the pre-shutdown hooks, among them the
 //           bootstrap controller's Stop), pkg/controlplane/controller.go,
 //           cmd/kube-controller-manager (the controllers, each with its workqueue)
-import type { TaggedError } from '@kubesvc/api-types';
+import { err, ok, type Result, type TaggedError } from '@kubesvc/api-types';
 import { bootstrapConfig, type BootstrapConfig, type ErrBootstrapConfig } from '@kubesvc/bootstrap-controller';
 import { namespaceController, type KeyedController } from '@kubesvc/controllers';
 import type { ReconcilerType } from '@kubesvc/reconcilers';
@@ -94,7 +94,8 @@ export interface ControlPlane {
 }
 
 export type ControlPlaneError = ErrBootstrapConfig | TaggedError;
-export type ControlPlaneResult = { readonly ok: true; readonly value: ControlPlane } | { readonly ok: false; readonly error: ControlPlaneError };
+/** api-types' one result shape: the control plane, or why its options cannot work. */
+export type ControlPlaneResult = Result<ControlPlane, ControlPlaneError>;
 
 function rangeList(range: string | readonly string[] | undefined): readonly string[] | undefined {
   if (range === undefined) return undefined;
@@ -133,7 +134,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     ...(options.serviceNodePortRange === undefined ? {} : { serviceNodePortRange: options.serviceNodePortRange }),
     ...(options.crashHook === undefined ? {} : { crashHook: options.crashHook }),
   });
-  if (!opened.ok) return { ok: false, error: opened.error };
+  if (!opened.ok) return err(opened.error);
   const registry = opened.value;
 
   const controllers = options.runControllers === false ? [] : [namespaceController, ...(options.controllers ?? [])];
@@ -199,5 +200,5 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     stop: () => shutdown(true),
     kill: () => shutdown(false),
   };
-  return { ok: true, value: plane };
+  return ok(plane);
 }

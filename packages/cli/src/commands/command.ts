@@ -5,7 +5,7 @@ import type { CliIo } from '../cli-io.js';
 
 export interface CommandContext {
   readonly io: CliIo;
-  /** What the action decided: 0, or 1 when the answer is "invalid" or "not found". */
+  /** What the action decided: 0, or 1 for a negative answer ("invalid", "not found", NXDOMAIN, a dropped packet). */
   exitCode: number;
 }
 

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { decodeObject, type Pod, type Service } from '@kubesvc/api-types';
 import { serviceEnv, type EnvVar } from '@kubesvc/discovery';
-import { CliError, inputError, usageError } from '../cli-error.js';
+import { ErrNotFound, inputError, usageError } from '../cli-error.js';
 import { apiGet } from '../live/api-get.js';
 import { kubeconfigPath, kubeconfigTarget, type KubeconfigTarget } from '../live/kubeconfig.js';
 import { envData, envOf, envTable, formatEnvLines } from '../logic/env.js';
@@ -40,7 +40,7 @@ async function offline(context: CommandContext, file: string, options: EnvComman
   let pod: Pod | undefined;
   if (podName !== undefined) {
     pod = dump.pods.find((p) => p.metadata.name === podName && (p.metadata.namespace ?? 'default') === namespace);
-    if (pod === undefined) throw new CliError('ErrNotFound', `${file}: pod ${namespace}/${podName} is not in the dump`);
+    if (pod === undefined) throw new ErrNotFound(`${file}: pod ${namespace}/${podName} is not in the dump`);
   }
   const vars = envOf(dump, namespace, serviceLinksOf(pod, options.serviceLinks));
   if (!vars.ok) throw inputError(`${file}: ${vars.error.message}`);
@@ -56,7 +56,7 @@ async function target(context: CommandContext, options: EnvCommandOptions): Prom
     throw usageError(`${path}: no kubeconfig there: start \`kubesvc up\`, or name one with --kubeconfig or $KUBECONFIG (or give a dump with -f)`);
   }
   const read = kubeconfigTarget(text, path);
-  if (!read.ok) throw usageError(read.message);
+  if (!read.ok) throw usageError(read.error.message);
   return read.value;
 }
 

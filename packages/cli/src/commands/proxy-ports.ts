@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { ProxyPort } from '@kubesvc/node-agent';
-import { CliError, inputError } from '../cli-error.js';
+import { ErrNotFound, inputError } from '../cli-error.js';
 import { formatData } from '../output/output-format.js';
 import type { CliCommand, CommandContext } from './command.js';
 import { PROXY_PORTS_FILE, UP_DEFAULTS } from '../up/up-defaults.js';
@@ -27,7 +27,7 @@ async function run(context: CommandContext, options: ProxyPortsOptions): Promise
   try {
     text = await readFile(path, 'utf8');
   } catch {
-    throw new CliError('ErrNotFound', `${path} does not exist: is \`kubesvc up --proxy-mode userspace --data-dir ${options.dataDir}\` running?`);
+    throw new ErrNotFound(`${path} does not exist: is \`kubesvc up --proxy-mode userspace --data-dir ${options.dataDir}\` running?`);
   }
   let ports: ProxyPort[];
   try {

@@ -1,8 +1,9 @@
 // `kubesvc trace -f dump.yaml --to 10.96.0.1:443`: where a packet goes through kube-proxy's
-// rules, outcome by outcome, with the exact probability of each.
+// rules, outcome by outcome, with the exact probability of each. A packet that every rule
+// drops or rejects (a Service with no endpoints) is a negative answer: exit 1.
 import { Option, type Command } from 'commander';
-import { explain, generateRules, tracePacket, type PacketEntry } from '@kubesvc/proxy-iptables';
-import { inputError, usageError } from '../cli-error.js';
+import { explain, generateRules, tracePacket, type PacketEntry, type Trace } from '@kubesvc/proxy-iptables';
+import { EXIT_INVALID, inputError, usageError } from '../cli-error.js';
 import { endpointSlicesForProxy } from '../dump/endpoint-slices.js';
 import { PACKET_ENTRIES, PACKET_PROTOCOLS, packetOf, traceData, traceTable, type PacketFlags } from '../logic/trace.js';
 import { formatData } from '../output/output-format.js';
@@ -20,6 +21,11 @@ interface TraceCommandOptions extends ProxierCommandOptions {
   readonly output: 'text' | 'table' | 'json' | 'yaml';
 }
 
+/** Every outcome ends in a filter DROP or REJECT: nothing reaches a destination. */
+function dropped(trace: Trace): boolean {
+  return trace.outcomes.length > 0 && trace.outcomes.every((o) => o.kind === 'drop' || o.kind === 'reject');
+}
+
 async function run(context: CommandContext, options: TraceCommandOptions): Promise<void> {
   const { io } = context;
   const config = proxierConfigOf(options);
@@ -35,14 +41,15 @@ async function run(context: CommandContext, options: TraceCommandOptions): Promi
   const dump = await readDump(io, options.filename);
   const { ruleset } = generateRules(dump.services, endpointSlicesForProxy(dump), config);
   const traceOptions = { localAddresses: packet.value.localAddresses, masqueradeMark: 1 << config.masqueradeBit };
+  const trace = tracePacket(ruleset, packet.value.packet, traceOptions);
+  if (!trace.ok) throw inputError(trace.error.message);
+  if (dropped(trace.value)) context.exitCode = EXIT_INVALID;
   if (options.output === 'text') {
     const text = explain(ruleset, packet.value.packet, traceOptions);
     if (!text.ok) throw inputError(text.error.message);
     io.out(`${text.value.trimEnd()}\n`);
     return;
   }
-  const trace = tracePacket(ruleset, packet.value.packet, traceOptions);
-  if (!trace.ok) throw inputError(trace.error.message);
   io.out(options.output === 'table' ? traceTable(trace.value) : formatData(options.output, traceData(trace.value)));
 }
 

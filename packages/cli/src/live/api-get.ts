@@ -5,32 +5,26 @@
 import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
-import { CliError, usageError } from '../cli-error.js';
+import { ErrApiStatus, ErrInput, usageError, type CliError } from '../cli-error.js';
 import type { KubeconfigTarget } from './kubeconfig.js';
 
 const TIMEOUT_MS = 10_000;
 
 /** A failure the server answered with (a Status): its reason and message, and the HTTP code. */
-export class ApiStatusError extends CliError {
-  readonly status: number;
-  readonly reason: string;
-  constructor(status: number, reason: string, message: string) {
-    super(status === 404 ? 'ErrNotFound' : 'ErrInput', `Error from server (${reason}): ${message}`);
-    this.status = status;
-    this.reason = reason;
-  }
+function apiStatusError(status: number, reason: string, message: string): ErrApiStatus {
+  return new ErrApiStatus(`Error from server (${reason}): ${message}`, { status, reason });
 }
 
-function statusOf(status: number, body: string): ApiStatusError {
+function statusOf(status: number, body: string): ErrApiStatus {
   try {
     const parsed = JSON.parse(body) as { kind?: unknown; reason?: unknown; message?: unknown };
     if (parsed.kind === 'Status' && typeof parsed.message === 'string') {
-      return new ApiStatusError(status, typeof parsed.reason === 'string' && parsed.reason !== '' ? parsed.reason : 'Unknown', parsed.message);
+      return apiStatusError(status, typeof parsed.reason === 'string' && parsed.reason !== '' ? parsed.reason : 'Unknown', parsed.message);
     }
   } catch {
     // Not a Status: described by its code below.
   }
-  return new ApiStatusError(status, 'Unknown', `the server answered ${status}: ${body.slice(0, 200)}`);
+  return apiStatusError(status, 'Unknown', `the server answered ${status}: ${body.slice(0, 200)}`);
 }
 
 function unreachable(target: KubeconfigTarget, error: unknown): CliError {
@@ -43,7 +37,7 @@ function unreachable(target: KubeconfigTarget, error: unknown): CliError {
         : error instanceof Error
           ? error.message
           : String(error);
-  return new CliError('ErrInput', `cannot reach the API server at ${target.server}: ${why}; is \`kubesvc up\` running (and is this the kubeconfig it wrote)?`);
+  return new ErrInput(`cannot reach the API server at ${target.server}: ${why}; is \`kubesvc up\` running (and is this the kubeconfig it wrote)?`);
 }
 
 /** GET `path` (`/api/v1/...`) and its JSON body; throws CliError on any failure. */
@@ -81,7 +75,7 @@ export function apiGet(target: KubeconfigTarget, path: string): Promise<unknown>
         try {
           resolve(JSON.parse(body) as unknown);
         } catch {
-          reject(new CliError('ErrInput', `the API server at ${target.server} answered ${path} with something that is not JSON`));
+          reject(new ErrInput(`the API server at ${target.server} answered ${path} with something that is not JSON`));
         }
       });
     });

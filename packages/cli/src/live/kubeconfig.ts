@@ -4,6 +4,7 @@
 // upstream: staging/src/k8s.io/client-go/tools/clientcmd (loader.go: the precedence of the
 //           flag over $KUBECONFIG; api/types.go: the field names)
 import { isAbsolute, join, resolve } from 'node:path';
+import { err, ok, taggedError, type Result, type TaggedError } from '@kubesvc/api-types';
 import { parse } from 'yaml';
 
 export interface KubeconfigTarget {
@@ -42,37 +43,41 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
+/** A kubeconfig that names no usable server: its path and what is wrong, as one message. */
+export type ErrKubeconfig = TaggedError<'ErrKubeconfig'>;
+
+function kubeconfigError(message: string): Result<never, ErrKubeconfig> {
+  return err(taggedError('ErrKubeconfig', message));
+}
+
 /** The current context of a kubeconfig's text, or the reason it has none usable. */
-export function kubeconfigTarget(text: string, path: string): { ok: true; value: KubeconfigTarget } | { ok: false; message: string } {
+export function kubeconfigTarget(text: string, path: string): Result<KubeconfigTarget, ErrKubeconfig> {
   let doc: unknown;
   try {
     doc = parse(text);
   } catch (error) {
-    return { ok: false, message: `${path}: not a kubeconfig: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` };
+    return kubeconfigError(`${path}: not a kubeconfig: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
   }
-  if (!isRecord(doc)) return { ok: false, message: `${path}: not a kubeconfig` };
+  if (!isRecord(doc)) return kubeconfigError(`${path}: not a kubeconfig`);
   const current = str(doc['current-context']);
-  if (current === undefined) return { ok: false, message: `${path}: current-context is not set` };
+  if (current === undefined) return kubeconfigError(`${path}: current-context is not set`);
   const context = named(doc['contexts'], current, 'context');
-  if (context === undefined) return { ok: false, message: `${path}: context "${current}" does not exist` };
+  if (context === undefined) return kubeconfigError(`${path}: context "${current}" does not exist`);
   const clusterName = str(context['cluster']) ?? '';
   const cluster = named(doc['clusters'], clusterName, 'cluster');
-  if (cluster === undefined) return { ok: false, message: `${path}: cluster "${clusterName}" of context "${current}" does not exist` };
+  if (cluster === undefined) return kubeconfigError(`${path}: cluster "${clusterName}" of context "${current}" does not exist`);
   const server = str(cluster['server']);
-  if (server === undefined) return { ok: false, message: `${path}: cluster "${clusterName}" has no server` };
+  if (server === undefined) return kubeconfigError(`${path}: cluster "${clusterName}" has no server`);
   const user = named(doc['users'], str(context['user']) ?? '', 'user') ?? {};
   const caData = str(cluster['certificate-authority-data']);
   const caFile = str(cluster['certificate-authority']);
   const token = str(user['token']);
-  return {
-    ok: true,
-    value: {
-      server: server.replace(/\/+$/, ''),
-      ...(caData === undefined ? {} : { ca: Buffer.from(caData, 'base64').toString('utf8') }),
-      ...(caFile === undefined ? {} : { caFile: isAbsolute(caFile) ? caFile : resolve(path, '..', caFile) }),
-      ...(token === undefined ? {} : { token }),
-      insecureSkipTLSVerify: cluster['insecure-skip-tls-verify'] === true,
-      namespace: str(context['namespace']) ?? 'default',
-    },
-  };
+  return ok({
+    server: server.replace(/\/+$/, ''),
+    ...(caData === undefined ? {} : { ca: Buffer.from(caData, 'base64').toString('utf8') }),
+    ...(caFile === undefined ? {} : { caFile: isAbsolute(caFile) ? caFile : resolve(path, '..', caFile) }),
+    ...(token === undefined ? {} : { token }),
+    insecureSkipTLSVerify: cluster['insecure-skip-tls-verify'] === true,
+    namespace: str(context['namespace']) ?? 'default',
+  });
 }

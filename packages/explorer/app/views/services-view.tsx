@@ -2,7 +2,7 @@
 // name opens the service's page.
 import { useEffect, useState } from 'preact/hooks';
 import type { ExplorerModel } from '../../src/explorer-model.js';
-import { humanDuration } from '../human-duration.js';
+import { humanDuration } from '@kubesvc/api-types';
 
 export function serviceHref(namespace: string, name: string): string {
   return `#/service/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;

@@ -14,7 +14,7 @@
 //           controller finalizes), plugin/pkg/admission/namespace/lifecycle/admission.go
 import type { EndpointSlice, KubeObject, Namespace, ObjectMeta, RangeAllocation, Service } from '@kubesvc/api-types';
 import { seededRng, type Rng } from '@kubesvc/ipallocator';
-import { semanticEqual } from '@kubesvc/reconcilers';
+import { semanticEqual } from '@kubesvc/api-types';
 import { type Clock, type Compare, ErrCompacted, type KeyValue, type Store, type TxnOp, type TxnResult } from '@kubesvc/store';
 import type { CrashHook, CrashPoint } from './crash.js';
 import { decodeValue, DEFAULT_FIELD_VALIDATION, type FieldValidation } from './decode.js';

@@ -26,8 +26,8 @@ describe('repackSubsets', () => {
     ]);
   });
 
-  it('addresses without ports vanish; empty input gives no subsets', () => {
-    expect(repackSubsets([{ addresses: [{ ip: '1.1.1.1' }] }])).toEqual([]);
+  it('addresses without ports stay, in a subset without ports (the sentinel port); empty input gives no subsets', () => {
+    expect(repackSubsets([{ addresses: [{ ip: '1.1.1.1' }] }])).toEqual([{ addresses: [{ ip: '1.1.1.1' }] }]);
     expect(repackSubsets([{ addresses: [], ports: [p] }])).toEqual([]);
     expect(repackSubsets([])).toEqual([]);
   });
@@ -83,7 +83,7 @@ describe('repackSubsets: not ready wins over ready in either order', () => {
 // targetRef UID, keeps the first address seen under a key, hashes each port's addresses
 // sorted, and sorts both address lists with LessEndpointAddress.
 describe('repackSubsets: keys, first-seen addresses and ordering', () => {
-  it('ports that differ only by name, protocol or appProtocol stay apart', () => {
+  it('ports that differ only by name, protocol or appProtocol stay apart, sorted by (port, protocol, name, appProtocol)', () => {
     const a = { ip: '1.1.1.1' };
     const ports = [
       { name: 'a', port: 53, protocol: 'UDP' as const },
@@ -91,7 +91,8 @@ describe('repackSubsets: keys, first-seen addresses and ordering', () => {
       { name: 'b', port: 53, protocol: 'TCP' as const },
       { name: 'b', port: 53, protocol: 'TCP' as const, appProtocol: 'dns' },
     ];
-    expect(repackSubsets([{ addresses: [a], ports }])).toEqual([{ addresses: [a], ports }]);
+    const [aUdp, bUdp, bTcp, bTcpDns] = ports;
+    expect(repackSubsets([{ addresses: [a], ports }])).toEqual([{ addresses: [a], ports: [bTcp, bTcpDns, aUdp, bUdp] }]);
   });
 
   it('a port without a name and one named "" are one port (core/v1 EndpointPort.Name is a plain string)', () => {

@@ -7,9 +7,10 @@
 //
 // Upstream sorts the ports of a subset and the subsets by the md5 of their Go value; here
 // ports sort by (port, protocol, name, appProtocol) and subsets by their first address and
-// ports, an order that does not depend on the input's (docs/deviations.md). The reconcilers
-// package has its own repack for the kubernetes Endpoints, which never lacks ports.
-import { compareCodePoints, type EndpointAddress, type EndpointPort, type EndpointSubset } from '@kubesvc/api-types';
+// ports, an order that does not depend on the input's (docs/deviations.md). The endpoints
+// controller and the kubernetes-Endpoints reconcilers both use this one.
+import { compareCodePoints } from '../manifest/key-order.js';
+import type { EndpointAddress, EndpointPort, EndpointSubset } from '../objects/index.js';
 
 /** LessEndpointAddress as a comparator: IP bytes, then targetRef UID (no targetRef first). */
 export function compareEndpointAddresses(a: EndpointAddress, b: EndpointAddress): number {

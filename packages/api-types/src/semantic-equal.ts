@@ -1,4 +1,4 @@
-// apimachinery's Semantic.DeepEqual, as far as the reconcilers need it: a nil and an empty
+// apimachinery's Semantic.DeepEqual, as far as the reconcilers, controllers and registry need it: a nil and an empty
 // slice or map are equal (upstream: apimachinery third_party/forked/golang/reflect/deep_equal.go).
 // In JSON terms an absent field, null, [] and {} all read back as Go's zero slice or map, so
 // they are dropped before comparing. Strings and booleans are kept: '' and false may be a

@@ -1,0 +1,1 @@
+export { compareEndpointAddresses, repackSubsets } from './repack-subsets.js';

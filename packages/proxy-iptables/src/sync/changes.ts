@@ -7,7 +7,7 @@ import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { LABEL_SERVICE_NAME, familyName } from '@kubesvc/api-types';
 import type { ServiceChainBatch, ServiceChainNames } from '../chain-names.js';
 import { endpointChainHashes, endpointsMap, joinChainHashes, sameHostPort, sepNameAt, servicePortKey, type EndpointInfo } from '../endpoints.js';
-import { compareServices, objectKey } from '../generate-rules.js';
+import { compareServices, objectKey } from '../generate/generate-rules.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import type { L4Protocol } from '../ruleset.js';
 import { servicePortInfos, type ServicePortInfo } from '../service-ports.js';

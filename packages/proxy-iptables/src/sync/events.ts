@@ -1,7 +1,7 @@
 // syncChanges: a sync fed by an informer's events instead of whole lists.
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
-import { objectKey } from '../generate-rules.js';
+import { objectKey } from '../generate/generate-rules.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import type { StateData, SyncConfig, SyncOptions, SyncResult, SyncState } from './state.js';
 import { syncObjects } from './sync.js';

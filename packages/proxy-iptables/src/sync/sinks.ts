@@ -3,7 +3,7 @@
 // WebAssembly kernel's text session), and the fixed head and tail of the text (makeFrame).
 
 import { endpointChain, sepNameAt, type EndpointInfo } from '../endpoints.js';
-import { chainLine, flat, ruleHead, ruleLine, ruleLineAfter } from '../print-restore.js';
+import { chainLine, flat, ruleHead, ruleLine, ruleLineAfter } from '../generate/print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import {
   fixedFilterChains,
@@ -14,10 +14,10 @@ import {
   type EndpointBlock,
   type RuleContext,
   type RuleSink,
-} from '../rule-builder.js';
+} from '../generate/rule-builder.js';
 import type { Match, Target } from '../ruleset.js';
-import { printEndpointBlock } from '../endpoint-block.js';
-import { TextBytes, writeChainLine, writeRuleLine } from '../text-bytes.js';
+import { printEndpointBlock } from '../generate/endpoint-block.js';
+import { TextBytes, writeChainLine, writeRuleLine } from '../generate/text-bytes.js';
 import {
   abortText,
   beginText,

@@ -3,9 +3,9 @@
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import type { EndpointInfo } from '../endpoints.js';
-import type { RuleStats } from '../generate-rules.js';
+import type { RuleStats } from '../generate/generate-rules.js';
 import type { ProxierConfig } from '../proxier-config.js';
-import type { StatisticCache } from '../rule-builder.js';
+import type { StatisticCache } from '../generate/rule-builder.js';
 import type { Ruleset } from '../ruleset.js';
 import type { ServicePortInfo } from '../service-ports.js';
 

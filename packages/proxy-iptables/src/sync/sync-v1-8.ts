@@ -3,8 +3,8 @@
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { LABEL_SERVICE_NAME, familyName } from '@kubesvc/api-types';
 import { compareStrings } from '../endpoints.js';
-import { generateRules, objectKey } from '../generate-rules.js';
-import { printRestoreText } from '../print-restore.js';
+import { generateRules, objectKey } from '../generate/generate-rules.js';
+import { printRestoreText } from '../generate/print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import type { Ruleset } from '../ruleset.js';
 import { makeFrame } from './sinks.js';

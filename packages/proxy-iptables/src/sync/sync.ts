@@ -14,10 +14,10 @@
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { ServiceChainBatch } from '../chain-names.js';
 import { compareStrings, type EndpointInfo } from '../endpoints.js';
-import { RulesetSink } from '../generate-rules.js';
-import { chainLine, deleteChainLine, flat } from '../print-restore.js';
+import { RulesetSink } from '../generate/generate-rules.js';
+import { chainLine, deleteChainLine, flat } from '../generate/print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
-import { fixedFilterChains, fixedNatChains, ruleContext, writeHeadRules, writeServicePortRules, writeTailRules, type StatisticCache } from '../rule-builder.js';
+import { fixedFilterChains, fixedNatChains, ruleContext, writeHeadRules, writeServicePortRules, writeTailRules, type StatisticCache } from '../generate/rule-builder.js';
 import type { Ruleset } from '../ruleset.js';
 import { closeArena, kernelReady, openArena, type FinishedText } from '../wasm/kernel.js';
 import { deriveService, matchByKey, matchByPosition, mostEndpoints, sameObjects, samePorts } from './changes.js';

@@ -6,11 +6,11 @@ import { endpointSliceArb, serviceArb } from '@kubesvc/testkit';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { generateRules } from './generate-rules.js';
-import { clusterArb, configArb } from './generated-clusters.fixtures.js';
+import { clusterArb, configArb } from '../generated-clusters.fixtures.js';
 import { printRestoreText, printRule } from './print-restore.js';
-import { validConfig } from './proxier-config.fixtures.js';
-import { sync } from './sync/sync.js';
-import type { Rule, Table } from './ruleset.js';
+import { validConfig } from '../proxier-config.fixtures.js';
+import { sync } from '../sync/sync.js';
+import type { Rule, Table } from '../ruleset.js';
 
 function spnOf(namespace: string, name: string, port: string): string {
   return port === '' ? `${namespace}/${name}` : `${namespace}/${name}:${port}`;

@@ -21,13 +21,13 @@ import {
   slicesByService,
   type EndpointInfo,
   type SlicesByService,
-} from './endpoints.js';
+} from '../endpoints.js';
 import { chainLine, flat, isAscii, printRestoreText, ruleHead, ruleLine, ruleLineAfter } from './print-restore.js';
 import { TextBytes, writeChainLine, writeRuleLine } from './text-bytes.js';
-import { abortText, beginText, declStream, finishText, kernelReady, natStream, takeDeclarations, takeRules } from './wasm/kernel.js';
-import { DECL_LINE } from './wasm/kernel-layout.js';
-import type { ProxierConfig } from './proxier-config.js';
-import { ServiceChainBatch } from './chain-names.js';
+import { abortText, beginText, declStream, finishText, kernelReady, natStream, takeDeclarations, takeRules } from '../wasm/kernel.js';
+import { DECL_LINE } from '../wasm/kernel-layout.js';
+import type { ProxierConfig } from '../proxier-config.js';
+import { ServiceChainBatch } from '../chain-names.js';
 import {
   fixedFilterChains,
   fixedNatChains,
@@ -40,9 +40,9 @@ import {
   type RuleSink,
 } from './rule-builder.js';
 import { printEndpointBlock } from './endpoint-block.js';
-import type { Match, Rule, Ruleset, Target } from './ruleset.js';
-import { servicePortInfos, type ServicePortInfo } from './service-ports.js';
-import { endpointSliceDiagnostics, serviceDiagnostics, type RuleDiagnostic } from './diagnostics.js';
+import type { Match, Rule, Ruleset, Target } from '../ruleset.js';
+import { servicePortInfos, type ServicePortInfo } from '../service-ports.js';
+import { endpointSliceDiagnostics, serviceDiagnostics, type RuleDiagnostic } from '../diagnostics.js';
 import {
   fixedFilterChainsV18,
   onlyNodeLocalEndpointsV18,

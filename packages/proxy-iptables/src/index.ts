@@ -30,8 +30,9 @@ export {
   KUBE_PROXY_FIREWALL,
   KUBE_SERVICES,
   LOCALHOST_NODEPORT_ACCEPTED_COUNTER,
-  generateRules,
 } from './generate/generate-rules.js';
+export type { KubeProxyBackend } from './backend.js';
+export { generateRules, ruleBuilderFor } from './backend.js';
 export { printMatch, printRestoreText, printRule, printTarget } from './generate/print-restore.js';
 export type { ErrRestoreText } from './normalize-restore.js';
 export { normalizeRestoreText } from './normalize-restore.js';

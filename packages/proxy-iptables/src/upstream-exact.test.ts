@@ -4,7 +4,7 @@
 // check) and TestSyncProxyRulesLargeClusterMode (its exact DNAT lines and counts).
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
-import { generateRules } from './generate/generate-rules.js';
+import { generateRules } from './backend.js';
 import { normalizeRestoreText } from './normalize-restore.js';
 import { chainRules, type Rule } from './ruleset.js';
 import { printRule } from './generate/print-restore.js';

@@ -1,10 +1,8 @@
-// syncChanges: a sync fed by an informer's events instead of whole lists.
+// The event store behind syncChanges (backend.ts): a sync fed by an informer's events instead of whole lists.
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { objectKey } from '../generate/generate-rules.js';
-import type { ProxierConfig } from '../proxier-config.js';
-import type { StateData, SyncConfig, SyncOptions, SyncResult, SyncState } from './state.js';
-import { syncObjects } from './sync.js';
+import type { StateData, SyncIndexes, SyncState } from './state.js';
 
 /**
  * A change as an informer's event handlers report it to kube-proxy's change trackers
@@ -22,26 +20,11 @@ export type ProxyChange =
   | { readonly kind: 'EndpointSliceUpdate'; readonly endpointSlice: EndpointSlice }
   | { readonly kind: 'EndpointSliceDelete'; readonly endpointSlice: EndpointSlice };
 
-/**
- * One sync of what the last sync saw with `changes` applied in order: the incremental form of
- * `sync` for a node agent fed by a watch (upstream: pkg/proxy/servicechangetracker.go and
- * endpointschangetracker.go accumulate the handlers' changes; syncProxyRules consumes them).
- * Events accumulated between syncs are passed together. An add or update stores the object
- * under its namespace/name, replacing what was there; a delete removes the key (a delete of
- * an unknown key changes nothing). `state` undefined starts from no objects.
- *
- * The result is exactly `sync(state, services, endpointSlices, …)` of the objects so stored
- * (INV-IPT-EVENTS): same text, stats and next state, so the two can be mixed (a relist is a
- * `sync` with the full lists). Partial syncs write only the services whose content changed.
- * A batch of updates costs a copy of the two object arrays and nothing per unchanged object; a
- * batch that adds or deletes objects also re-sorts the services, as a `sync` with other lists does.
- */
-export function syncChanges(
+/** The objects syncChanges syncs: what the last sync saw with `changes` applied in order, and the position of each key. */
+export function applyChanges(
   state: SyncState | undefined,
   changes: readonly ProxyChange[],
-  config: SyncConfig | ProxierConfig,
-  options: SyncOptions = {},
-): SyncResult {
+): { services: readonly Service[]; slices: readonly EndpointSlice[]; indexes: SyncIndexes } {
   const prev = state as StateData | undefined;
   const serviceOps: StoreOp<Service>[] = [];
   const sliceOps: StoreOp<EndpointSlice>[] = [];
@@ -51,7 +34,7 @@ export function syncChanges(
   }
   const services = applyStoreOps(prev?.servicesIn ?? [], prev?.serviceIndex, serviceOps);
   const slices = applyStoreOps(prev?.slicesIn ?? [], prev?.sliceIndex, sliceOps);
-  return syncObjects(state, services.items, slices.items, config, options, { services: services.index, slices: slices.index });
+  return { services: services.items, slices: slices.items, indexes: { services: services.index, slices: slices.index } };
 }
 
 interface StoreOp<T> {

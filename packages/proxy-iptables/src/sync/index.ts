@@ -1,5 +1,4 @@
 // Public API of the sync part of @kubesvc/proxy-iptables (re-exported by ../index.ts).
 export type { SyncConfig, SyncOptions, SyncResult, SyncState, SyncStats } from './state.js';
 export type { ProxyChange } from './events.js';
-export { sync, syncedRuleset } from './sync.js';
-export { syncChanges } from './events.js';
+export { sync, syncChanges, syncedRuleset } from '../backend.js';

@@ -53,6 +53,12 @@ export interface SyncState {
   readonly largeClusterMode: boolean;
 }
 
+/** syncChanges' position of each key (namespace/name) in the object arrays it syncs. */
+export interface SyncIndexes {
+  readonly services: ReadonlyMap<string, number>;
+  readonly slices: ReadonlyMap<string, number>;
+}
+
 export interface SyncResult {
   readonly state: SyncState;
   readonly restoreText: string;

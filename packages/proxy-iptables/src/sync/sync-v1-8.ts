@@ -3,12 +3,13 @@
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { LABEL_SERVICE_NAME, familyName } from '@kubesvc/api-types';
 import { compareStrings } from '../endpoints.js';
-import { generateRules, objectKey } from '../generate/generate-rules.js';
+import { objectKey } from '../generate/generate-rules.js';
+import { generateRulesV18 } from '../generate/generate-rules-v1-8.js';
 import { printRestoreText } from '../generate/print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import type { Ruleset } from '../ruleset.js';
 import { makeFrame } from './sinks.js';
-import { configKeyOf, renderedChains, utf8Length, type StateData, type SyncConfig, type SyncResult } from './state.js';
+import { configKeyOf, renderedChains, utf8Length, type StateData, type V18State, type SyncConfig, type SyncIndexes, type SyncOptions, type SyncResult, type SyncState } from './state.js';
 
 const V18_SERVICE_CHAIN = /^KUBE-(SVC|SEP|FW|XLB)-/;
 
@@ -21,13 +22,15 @@ const V18_SERVICE_CHAIN = /^KUBE-(SVC|SEP|FW|XLB)-/;
  * Upstream reads the chains that exist from iptables-save; here they are the previous state's.
  */
 export function syncV18(
-  prev0: StateData | undefined,
+  state: SyncState | undefined,
   services: readonly Service[],
   endpointSlices: readonly EndpointSlice[],
   config: SyncConfig | ProxierConfig,
-  indexes: { readonly services: ReadonlyMap<string, number>; readonly slices: ReadonlyMap<string, number> } | undefined,
+  _options: SyncOptions,
+  indexes: SyncIndexes | undefined,
 ): SyncResult {
-  const generated = generateRules(services, endpointSlices, config);
+  const prev0 = state as StateData | undefined;
+  const generated = generateRulesV18(services, endpointSlices, config);
   const [filter, nat] = generated.ruleset.tables;
   const serviceChains = (nat?.chains ?? []).filter((chain) => V18_SERVICE_CHAIN.test(chain));
   const active = new Set(nat?.chains ?? []);
@@ -93,4 +96,9 @@ export function syncV18(
       rules: generated.stats,
     },
   };
+}
+
+/** syncedRuleset of a v1.8 sync's state: the tables it wrote (every v1.8 sync keeps them). */
+export function syncedRulesetV18(state: SyncState): Ruleset {
+  return ((state as StateData).v18 as V18State).ruleset;
 }

@@ -34,38 +34,27 @@ import {
   type ServiceEntry,
   type StateData,
   type SyncConfig,
+  type SyncIndexes,
   type SyncOptions,
   type SyncResult,
   type SyncState,
 } from './state.js';
-import { syncV18 } from './sync-v1-8.js';
 
 export type { SyncConfig, SyncOptions, SyncResult, SyncState, SyncStats } from './state.js';
 
 /**
- * One sync. `state` undefined is kube-proxy's first sync (full, nothing to delete). The
- * restore text is for `iptables-restore --noflush`.
+ * One sync of kube-proxy's v1.31 line (the backend's sync, see backend.ts): `state` undefined is
+ * kube-proxy's first sync (full, nothing to delete); `indexes` are syncChanges' positions of each
+ * key, kept for the next call. The restore text is for `iptables-restore --noflush`.
  */
-export function sync(
-  state: SyncState | undefined,
-  services: readonly Service[],
-  endpointSlices: readonly EndpointSlice[],
-  config: SyncConfig | ProxierConfig,
-  options: SyncOptions = {},
-): SyncResult {
-  return syncObjects(state, services, endpointSlices, config, options, undefined);
-}
-
-/** One sync of the given objects; `indexes` are syncChanges' positions of each key, kept for the next call. */
-export function syncObjects(
+export function syncV131(
   state: SyncState | undefined,
   services: readonly Service[],
   endpointSlices: readonly EndpointSlice[],
   config: SyncConfig | ProxierConfig,
   options: SyncOptions,
-  indexes: { readonly services: ReadonlyMap<string, number>; readonly slices: ReadonlyMap<string, number> } | undefined,
+  indexes: SyncIndexes | undefined,
 ): SyncResult {
-  if (config.kubeProxyVersion === '1.8') return syncV18(state as StateData | undefined, services, endpointSlices, config, indexes);
   const configKey = configKeyOf(config);
   const prev0 = state as StateData | undefined;
   const sameConfig = prev0 !== undefined && prev0.configKey === configKey;
@@ -343,13 +332,9 @@ export function syncObjects(
   };
 }
 
-/**
- * The Ruleset the tables hold after the sync that made `state`: what a full sync of the same
- * input writes (generateRules' ruleset), built by the same code as the text, for the tracer.
- */
-export function syncedRuleset(state: SyncState): Ruleset {
+/** syncedRuleset of a v1.31 sync's state: the builder's rules for the state's entries. */
+export function syncedRulesetV131(state: SyncState): Ruleset {
   const data = state as StateData;
-  if (data.v18 !== undefined) return data.v18.ruleset;
   const config = data.config;
   const ctx = ruleContext(config, data.largeClusterMode, data.statistics);
   const sink = new RulesetSink();

@@ -2,7 +2,7 @@ import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { endpointSliceDiagnostics, serviceDiagnostics } from './diagnostics.js';
-import { generateRules } from './generate-rules.js';
+import { generateRules } from './backend.js';
 import { validConfig } from './proxier-config.fixtures.js';
 
 const config = validConfig({ nodeName: 'node-1' });

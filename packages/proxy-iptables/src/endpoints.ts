@@ -7,7 +7,7 @@
 import { familyName, formatIP, LABEL_SERVICE_NAME, parseIPSloppy, type EndpointSlice } from '@kubesvc/api-types';
 import { endpointChainName, SEP_PREFIX } from './chain-names.js';
 import { beginRecords, expandRecords, hashedInKernel, hashRecords, kernelReady, putEndpoint, putRecordName, recordHashes, recordName, recordsAt } from './wasm/kernel.js';
-import { flat } from './print-restore.js';
+import { flat } from './generate/print-restore.js';
 import type { L4Protocol } from './ruleset.js';
 import { canonicalIPv4Value, isCanonicalIPv4, isPortNumber, lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
 

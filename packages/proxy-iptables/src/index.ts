@@ -17,8 +17,8 @@ export {
   proxierConfig,
 } from './proxier-config.js';
 export type { RuleDiagnostic } from './diagnostics.js';
-export { KUBE_MARK_DROP } from './rule-builder-v1-8.js';
-export type { IptablesRules, RuleStats } from './generate-rules.js';
+export { KUBE_MARK_DROP } from './generate/rule-builder-v1-8.js';
+export type { IptablesRules, RuleStats } from './generate/generate-rules.js';
 export {
   CT_STATE_INVALID_DROPPED_COUNTER,
   KUBE_EXTERNAL_SERVICES,
@@ -30,9 +30,10 @@ export {
   KUBE_PROXY_FIREWALL,
   KUBE_SERVICES,
   LOCALHOST_NODEPORT_ACCEPTED_COUNTER,
-  generateRules,
-} from './generate-rules.js';
-export { printMatch, printRestoreText, printRule, printTarget } from './print-restore.js';
+} from './generate/generate-rules.js';
+export type { KubeProxyBackend } from './backend.js';
+export { generateRules, ruleBuilderFor } from './backend.js';
+export { printMatch, printRestoreText, printRule, printTarget } from './generate/print-restore.js';
 export type { ErrRestoreText } from './normalize-restore.js';
 export { normalizeRestoreText } from './normalize-restore.js';
 export type { ServiceChainNames } from './chain-names.js';

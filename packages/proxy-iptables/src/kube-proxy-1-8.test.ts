@@ -4,7 +4,7 @@
 // ClientIP affinity with the default timeout 10800) and against v1.8's proxier.go.
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
-import { generateRules } from './generate-rules.js';
+import { generateRules } from './backend.js';
 import { validConfig } from './proxier-config.fixtures.js';
 import { iptablesSaveView } from './save/save-view.js';
 

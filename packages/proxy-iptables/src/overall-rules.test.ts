@@ -4,7 +4,7 @@
 // The expected text is upstream's, re-typed; both sides go through normalizeRestoreText
 // as upstream's assertIPTablesRulesEqual does.
 import { describe, expect, it } from 'vitest';
-import { generateRules } from './generate-rules.js';
+import { generateRules } from './backend.js';
 import { normalizeRestoreText } from './normalize-restore.js';
 import { dedent, fakeProxierConfig, overallServices, overallSlices } from './upstream.fixtures.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateRules } from './generate-rules.js';
+import { generateRules } from './backend.js';
 import { proxierConfig, type ProxierConfigOptions } from './proxier-config.js';
 
 function refused(options: unknown): string {

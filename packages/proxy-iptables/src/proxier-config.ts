@@ -122,6 +122,36 @@ export interface ErrProxierConfig {
 
 export const KUBE_PROXY_VERSIONS: readonly KubeProxyVersion[] = ['1.8', '1.31'];
 
+/** What a kube-proxy version's proxier takes: looked up once per config (its rules: backend.ts). */
+interface VersionSettings {
+  /** The probability format when none is given. */
+  readonly probabilityFormat: ProbabilityFormat;
+  /** Whether it has an ip6tables proxier. */
+  readonly ipv6: boolean;
+  /** Whether it can accept NodePorts on localhost. */
+  readonly localhostNodePorts: boolean;
+  /** Settings added after this version, with the release that added them: refused when set, not ignored. */
+  readonly addedLater: readonly (readonly [setting: LaterSetting, release: string])[];
+}
+type LaterSetting = 'randomFully' | 'nfacctCounters' | 'conntrackTCPLiberal' | 'nodePortAddresses' | 'localhostNodePorts' | 'largeClusterThreshold';
+
+const VERSION_SETTINGS: Readonly<Record<KubeProxyVersion, VersionSettings>> = {
+  '1.31': { probabilityFormat: 'modern', ipv6: true, localhostNodePorts: true, addedLater: [] },
+  '1.8': {
+    probabilityFormat: 'old',
+    ipv6: false,
+    localhostNodePorts: false,
+    addedLater: [
+      ['randomFully', 'v1.16'],
+      ['nfacctCounters', 'v1.29'],
+      ['conntrackTCPLiberal', 'v1.29'],
+      ['nodePortAddresses', 'v1.10'],
+      ['localhostNodePorts', 'v1.27'],
+      ['largeClusterThreshold', 'v1.12'],
+    ],
+  },
+};
+
 // upstream: pkg/proxy/apis/config/validation/validation.go (Validate, validateKubeProxyIPTablesConfiguration,
 // validateKubeProxyNodePortAddress) for the texts it has; the other texts are ours.
 const CIDR_DETAIL = 'must be a valid CIDR block (e.g. 10.100.0.0/16 or fde4:8dba:82e1::/48)';
@@ -156,8 +186,8 @@ export function proxierConfig(options: ProxierConfigOptions): Result<ProxierConf
   if (!KUBE_PROXY_VERSIONS.includes(version as KubeProxyVersion)) {
     errors.push(notSupported(field('kubeProxyVersion'), version, KUBE_PROXY_VERSIONS));
   }
-  const kubeProxyVersion: KubeProxyVersion = version === '1.8' ? '1.8' : '1.31';
-  const legacy = kubeProxyVersion === '1.8';
+  const kubeProxyVersion: KubeProxyVersion = KUBE_PROXY_VERSIONS.includes(version as KubeProxyVersion) ? (version as KubeProxyVersion) : '1.31';
+  const settings = VERSION_SETTINGS[kubeProxyVersion];
 
   const nodeName = input['nodeName'];
   if (typeof nodeName !== 'string') errors.push(required(field('nodeName'), 'must be a string'));
@@ -231,7 +261,7 @@ export function proxierConfig(options: ProxierConfigOptions): Result<ProxierConf
     largeClusterThreshold = thresholdIn;
   }
 
-  const formatIn = input['probabilityFormat'] ?? (legacy ? 'old' : 'modern');
+  const formatIn = input['probabilityFormat'] ?? settings.probabilityFormat;
   if (formatIn !== 'old' && formatIn !== 'modern') errors.push(notSupported(field('probabilityFormat'), formatIn, ['modern', 'old']));
   const probabilityFormat: ProbabilityFormat = formatIn === 'old' ? 'old' : 'modern';
 
@@ -241,25 +271,25 @@ export function proxierConfig(options: ProxierConfigOptions): Result<ProxierConf
   const conntrackTCPLiberal = bool('conntrackTCPLiberal', false);
   let localhostNodePorts = bool('localhostNodePorts', true);
 
-  if (legacy) {
-    // What kube-proxy 1.8 could not do: refused rather than silently ignored.
-    const since = (name: string, release: string): void => {
-      errors.push(forbidden(field(name), `kube-proxy 1.8 has no such setting (added in ${release})`));
-    };
-    if (fam === 6) errors.push(forbidden(field('family'), 'the kube-proxy 1.8 iptables proxier is IPv4 only'));
-    if (randomFully) since('randomFully', 'v1.16');
-    if (nfacctCounters) since('nfacctCounters', 'v1.29');
-    if (conntrackTCPLiberal) since('conntrackTCPLiberal', 'v1.29');
-    if (nodePortAddressesList.length > 0) since('nodePortAddresses', 'v1.10');
-    if (input['localhostNodePorts'] !== undefined) since('localhostNodePorts', 'v1.27');
-    if (input['largeClusterThreshold'] !== undefined) since('largeClusterThreshold', 'v1.12');
+  // What an older kube-proxy could not do: refused rather than silently ignored.
+  if (!settings.ipv6 && fam === 6) errors.push(forbidden(field('family'), `the kube-proxy ${kubeProxyVersion} iptables proxier is IPv4 only`));
+  const isSet: Readonly<Record<LaterSetting, boolean>> = {
+    randomFully,
+    nfacctCounters,
+    conntrackTCPLiberal,
+    nodePortAddresses: nodePortAddressesList.length > 0,
+    localhostNodePorts: input['localhostNodePorts'] !== undefined,
+    largeClusterThreshold: input['largeClusterThreshold'] !== undefined,
+  };
+  for (const [name, release] of settings.addedLater) {
+    if (isSet[name]) errors.push(forbidden(field(name), `kube-proxy ${kubeProxyVersion} has no such setting (added in ${release})`));
   }
 
   if (errors.length > 0) {
     return err({ _tag: 'ErrProxierConfig', message: renderAggregate(errors), causes: dedupeFieldErrors(errors) });
   }
   // upstream NewProxier: localhost NodePorts are off unless nodePortAddresses admits 127.0.0.1.
-  if (legacy || !nodePortAddressesContainIPv4Loopback(nodePortAddressesList, fam)) localhostNodePorts = false;
+  if (!settings.localhostNodePorts || !nodePortAddressesContainIPv4Loopback(nodePortAddressesList, fam)) localhostNodePorts = false;
   return ok({
     nodeName: nodeName as string,
     nodeIPs,

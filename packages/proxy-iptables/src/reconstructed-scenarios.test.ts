@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
-import { generateRules } from './generate-rules.js';
+import { generateRules } from './backend.js';
 import { normalizeRestoreText } from './normalize-restore.js';
 import { type ProxierConfigOptions } from './proxier-config.js';
 import { validConfig } from './proxier-config.fixtures.js';

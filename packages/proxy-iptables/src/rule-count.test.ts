@@ -4,7 +4,7 @@
 import { formatIP, ipv4FromNumber, type EndpointSlice, type Service } from '@kubesvc/api-types';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { generateRules } from './generate-rules.js';
+import { generateRules } from './backend.js';
 import { fakeProxierConfig } from './upstream.fixtures.js';
 
 function ipv4(base: number, offset: number): string {

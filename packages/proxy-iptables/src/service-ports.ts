@@ -18,7 +18,7 @@ import {
   type Service,
 } from '@kubesvc/api-types';
 import { serviceChainNames, type ServiceChainNames } from './chain-names.js';
-import { flat } from './print-restore.js';
+import { flat } from './generate/print-restore.js';
 import type { L4Protocol } from './ruleset.js';
 
 export interface ServicePortInfo {

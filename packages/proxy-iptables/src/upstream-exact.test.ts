@@ -4,10 +4,10 @@
 // check) and TestSyncProxyRulesLargeClusterMode (its exact DNAT lines and counts).
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
-import { generateRules } from './generate-rules.js';
+import { generateRules } from './backend.js';
 import { normalizeRestoreText } from './normalize-restore.js';
 import { chainRules, type Rule } from './ruleset.js';
-import { printRule } from './print-restore.js';
+import { printRule } from './generate/print-restore.js';
 import { dedent, fakeProxierConfig, makeService, simpleSlice } from './upstream.fixtures.js';
 
 /** The normal form of a text this test knows to be valid. */

@@ -14,7 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fc } from '@fast-check/vitest';
 import { endpointSliceArb, serviceArb } from '@kubesvc/testkit';
 import { describe, expect, test } from 'vitest';
-import { generateRules } from '../generate-rules.js';
+import { generateRules } from '../backend.js';
 import { loadIptablesRestore } from '../save/load-restore.js';
 import { restoreTextArb } from '../save/restore-text.fixtures.js';
 import { iptablesSaveView } from '../save/save-view.js';

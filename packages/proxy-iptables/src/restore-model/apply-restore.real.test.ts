@@ -16,7 +16,7 @@ import { fc } from '@fast-check/vitest';
 import { endpointSliceArb, serviceArb } from '@kubesvc/testkit';
 import { describe, expect, test } from 'vitest';
 import { isServiceChainName } from '../chain-names.js';
-import { generateRules } from '../generate-rules.js';
+import { generateRules } from '../backend.js';
 import { clusterArb } from '../real-parser/clusters.fixtures.js';
 import { applyRestore } from './apply-restore.js';
 import { emptyTables, printTables } from './table-state.js';

@@ -4,7 +4,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { endpointSliceArb, serviceArb } from '@kubesvc/testkit';
 import { describe, expect } from 'vitest';
-import { generateRules } from '../generate-rules.js';
+import { generateRules } from '../backend.js';
 import { clusterArb } from '../real-parser/clusters.fixtures.js';
 import type { KernelRuleset } from './load-restore.js';
 import { loadIptablesRestore } from './load-restore.js';

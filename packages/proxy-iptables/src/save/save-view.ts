@@ -4,7 +4,7 @@
 // iptables-save view" for the list of normalisations.
 
 import type { Ruleset } from '../ruleset.js';
-import { printRestoreText } from '../print-restore.js';
+import { printRestoreText } from '../generate/print-restore.js';
 import type { IptFamily } from './address.js';
 import type { RestoreResult } from './errors.js';
 import { loadIptablesRestore } from './load-restore.js';

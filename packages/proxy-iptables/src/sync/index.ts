@@ -1,3 +1,4 @@
 // Public API of the sync part of @kubesvc/proxy-iptables (re-exported by ../index.ts).
-export type { ProxyChange, SyncConfig, SyncOptions, SyncResult, SyncState, SyncStats } from './sync.js';
-export { sync, syncChanges, syncedRuleset } from './sync.js';
+export type { SyncConfig, SyncOptions, SyncResult, SyncState, SyncStats } from './state.js';
+export type { ProxyChange } from './events.js';
+export { sync, syncChanges, syncedRuleset } from '../backend.js';

@@ -7,7 +7,7 @@ import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import { normalizeRestoreText } from '../normalize-restore.js';
 import { fakeProxierConfig, makeService, simpleSlice } from '../upstream.fixtures.js';
-import { sync } from './sync.js';
+import { sync } from '../backend.js';
 
 /** The normal form of a text this test knows to be valid. */
 function normalized(text: string): string {

@@ -4,7 +4,7 @@
 // syncProxyRules: a chain line and `-X` for each KUBE-SVC/SEP/FW/XLB chain no longer in use).
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
-import { generateRules } from '../generate-rules.js';
+import { generateRules } from '../backend.js';
 import { validConfig } from '../proxier-config.fixtures.js';
 import { applyRestore, emptyTables, printTables, type TableState } from '../restore-model/index.js';
 import { sync, syncChanges, syncedRuleset } from './index.js';

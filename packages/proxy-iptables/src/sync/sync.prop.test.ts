@@ -6,7 +6,7 @@
 // and the stats count what the text holds.
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { generateRules } from '../generate-rules.js';
+import { generateRules } from '../backend.js';
 import { clusterArb, configArb } from '../generated-clusters.fixtures.js';
 import { sync, syncedRuleset } from './index.js';
 

@@ -7,7 +7,7 @@
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import { endpointChainName, serviceChainNames } from '../chain-names.js';
-import { generateRules } from '../generate-rules.js';
+import { generateRules } from '../backend.js';
 import { type ProxierConfig } from '../proxier-config.js';
 import { validConfig } from '../proxier-config.fixtures.js';
 import { sync, syncedRuleset, type SyncState } from './index.js';

@@ -4,7 +4,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { shapeMutantArb } from '@kubesvc/testkit';
 import { expect } from 'vitest';
-import { generateRules } from '../generate-rules.js';
+import { generateRules } from '../backend.js';
 import { fakeProxierConfig, makeService, simpleSlice, tcp80 } from '../upstream.fixtures.js';
 import { explain } from './explain.js';
 import { rulesetFromRestoreText } from './ruleset-from-text.js';

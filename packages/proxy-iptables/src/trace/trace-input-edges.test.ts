@@ -6,7 +6,7 @@
 // field names the argument at fault"), not read back from the code.
 import { describe, expect, it } from 'vitest';
 import type { Match, Ruleset, Target } from '../ruleset.js';
-import { generateRules } from '../generate-rules.js';
+import { generateRules } from '../backend.js';
 import { fakeProxierConfig, makeService, simpleSlice, tcp80 } from '../upstream.fixtures.js';
 import { checkFamily, checkOptions, checkPacket, checkRuleset } from './trace-input.js';
 import { tracePacket } from './trace-packet.js';

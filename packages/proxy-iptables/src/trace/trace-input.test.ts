@@ -1,7 +1,7 @@
 // The tracer's edge: ICMP packets, the protocol's case, refused input, and which line
 // MatchedRule.text holds.
 import { describe, expect, it } from 'vitest';
-import { generateRules } from '../generate-rules.js';
+import { generateRules } from '../backend.js';
 import { iptablesSaveView } from '../save/save-view.js';
 import { fakeProxierConfig, makeService, simpleSlice, tcp80 } from '../upstream.fixtures.js';
 import { explain } from './explain.js';

@@ -1,6 +1,6 @@
 // The tracer on restore text, its refusals, and the hooks and state it models.
 import { describe, expect, it } from 'vitest';
-import { generateRules } from '../generate-rules.js';
+import { generateRules } from '../backend.js';
 import { fakeProxierConfig, makeService, simpleSlice, tcp80 } from '../upstream.fixtures.js';
 import { ONE, reduce } from './rational.js';
 import { rulesetFromRestoreText } from './ruleset-from-text.js';

@@ -23,7 +23,7 @@
 // xt_addrtype.c, xt_conntrack.c; iptables extensions/libxt_statistic.c.
 
 import { err, ok, type Err } from '@kubesvc/api-types';
-import { printRule } from '../print-restore.js';
+import { printRule } from '../generate/print-restore.js';
 import type { Match, Rule, Ruleset, TableName, Target } from '../ruleset.js';
 import { rulesetTable } from '../ruleset.js';
 import { parseAddress, parseMaskedAddress, prefixMask } from '../save/address.js';

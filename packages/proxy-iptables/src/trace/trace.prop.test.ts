@@ -7,7 +7,7 @@
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { generateRules } from '../generate-rules.js';
+import { generateRules } from '../backend.js';
 import { validConfig } from '../proxier-config.fixtures.js';
 import type { L4Protocol } from '../ruleset.js';
 import { add, compare, distance, ONE, parseDecimal, reduce, ZERO, type Rational } from './rational.js';

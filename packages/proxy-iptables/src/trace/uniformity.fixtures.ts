@@ -14,7 +14,7 @@
 // stored/2^31, a is the worst of |stored_k/2^31 − 1/k| over k, computed exactly below.
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
-import { generateRules } from '../generate-rules.js';
+import { generateRules } from '../backend.js';
 import { probabilityText } from '../probability.js';
 import { validConfig } from '../proxier-config.fixtures.js';
 import type { Ruleset } from '../ruleset.js';

@@ -6,7 +6,7 @@
 // the node IP from this host, and any other address from outside, as upstream's cases mean.
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
-import { generateRules } from '../generate-rules.js';
+import { generateRules } from '../backend.js';
 import { fakeProxierConfig, FAKE_INTERFACE_ADDRESSES, makeService, overallServices, overallSlices, simpleSlice, tcp80, TEST_NODE_NAME } from '../upstream.fixtures.js';
 import { add, ONE, ZERO, type Rational } from './rational.js';
 import { tracePacket } from './trace-packet.js';

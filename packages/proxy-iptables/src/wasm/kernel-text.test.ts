@@ -7,11 +7,11 @@
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { fc, test } from '@fast-check/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { generateRules } from '../generate-rules.js';
+import { generateRules } from '../backend.js';
 import { clusterArb, configArb, NODE, type Cluster } from '../generated-clusters.fixtures.js';
 import { validConfig } from '../proxier-config.fixtures.js';
 import type { ProxierConfig } from '../proxier-config.js';
-import { sync } from '../sync/sync.js';
+import { sync } from '../backend.js';
 import { kernelReady, setKernel } from './kernel.js';
 
 afterEach(() => setKernel(true));

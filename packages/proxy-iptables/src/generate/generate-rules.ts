@@ -13,21 +13,19 @@ import {
   compareStrings,
   endpointChain,
   endpointChains,
-  endpointsMap,
   servicePortEndpointBound,
   servicePortEndpoints,
-  servicePortKey,
   serviceSlices,
   slicesByService,
   type EndpointInfo,
   type SlicesByService,
-} from './endpoints.js';
-import { chainLine, flat, isAscii, printRestoreText, ruleHead, ruleLine, ruleLineAfter } from './print-restore.js';
+} from '../endpoints.js';
+import { chainLine, flat, isAscii, ruleHead, ruleLine, ruleLineAfter } from './print-restore.js';
 import { TextBytes, writeChainLine, writeRuleLine } from './text-bytes.js';
-import { abortText, beginText, declStream, finishText, kernelReady, natStream, takeDeclarations, takeRules } from './wasm/kernel.js';
-import { DECL_LINE } from './wasm/kernel-layout.js';
-import type { ProxierConfig } from './proxier-config.js';
-import { ServiceChainBatch } from './chain-names.js';
+import { abortText, beginText, declStream, finishText, kernelReady, natStream, takeDeclarations, takeRules } from '../wasm/kernel.js';
+import { DECL_LINE } from '../wasm/kernel-layout.js';
+import type { ProxierConfig } from '../proxier-config.js';
+import { ServiceChainBatch } from '../chain-names.js';
 import {
   fixedFilterChains,
   fixedNatChains,
@@ -40,16 +38,9 @@ import {
   type RuleSink,
 } from './rule-builder.js';
 import { printEndpointBlock } from './endpoint-block.js';
-import type { Match, Rule, Ruleset, Target } from './ruleset.js';
-import { servicePortInfos, type ServicePortInfo } from './service-ports.js';
-import { endpointSliceDiagnostics, serviceDiagnostics, type RuleDiagnostic } from './diagnostics.js';
-import {
-  fixedFilterChainsV18,
-  onlyNodeLocalEndpointsV18,
-  writeHeadRulesV18,
-  writeServicePortRulesV18,
-  writeTailRulesV18,
-} from './rule-builder-v1-8.js';
+import type { Match, Rule, Ruleset, Target } from '../ruleset.js';
+import { servicePortInfos, type ServicePortInfo } from '../service-ports.js';
+import { endpointSliceDiagnostics, serviceDiagnostics, type RuleDiagnostic } from '../diagnostics.js';
 
 export {
   CT_STATE_INVALID_DROPPED_COUNTER,
@@ -137,21 +128,18 @@ export class RulesetSink implements RuleSink {
 }
 
 /**
- * The rules for the Services and EndpointSlices. The restore text is printed straight from the
+ * The rules of kube-proxy's v1.31 line for the Services and EndpointSlices (generateRules
+ * when the config's kubeProxyVersion is '1.31', see backend.ts). The restore text is printed straight from the
  * builder (no Rule values); the typed `ruleset` is built on first access, by running the same
  * builder again into a RulesetSink, so a caller that wants only the text (`kubesvc rules`)
  * never pays for half a million Rule objects. Both come from the same builder calls in the same
  * order, so the text is exactly printRestoreText(ruleset) (INV-IPT-DETERMINISTIC).
  */
-export function generateRules(
+export function generateRulesV131(
   services: readonly Service[],
   endpointSlices: readonly EndpointSlice[],
   config: ProxierConfig,
 ): IptablesRules {
-  if (config.kubeProxyVersion === '1.8') {
-    const diagnostics = [...serviceDiagnostics(services), ...endpointSliceDiagnostics(endpointSlices, config.family)];
-    return generateRulesV18(services, endpointSlices, config, diagnostics);
-  }
   const anomalies = { found: false };
   const prepared = prepareRules(services, endpointSlices, config, anomalies);
   const filterChains = fixedFilterChains(config);
@@ -474,60 +462,3 @@ class BatchedText {
  * and the rope awaiting its flattening is small enough to die young (as sync's batches).
  */
 const TEXT_BATCH = 1 << 17;
-
-/** generateRules for kubeProxyVersion '1.8': the same inputs, v1.8's rules (rule-builder-v1-8.ts). */
-function generateRulesV18(
-  services: readonly Service[],
-  endpointSlices: readonly EndpointSlice[],
-  config: ProxierConfig,
-  diagnostics: RuleDiagnostic[],
-): IptablesRules {
-  const epMap = endpointsMap(endpointSlices, config.family, config.nodeName);
-  const sink = new RulesetSink();
-  writeHeadRulesV18(sink, config);
-  let servicePorts = 0;
-  let totalEndpoints = 0;
-  for (const service of orderedServices(services)) {
-    const onlyLocal = onlyNodeLocalEndpointsV18(service);
-    for (const svc of servicePortInfos(service, config.family)) {
-      servicePorts++;
-      const endpoints = epMap.get(servicePortKey(svc.namespace, svc.name, svc.portName, svc.protocol)) ?? [];
-      totalEndpoints += endpoints.length;
-      writeServicePortRulesV18(sink, svc, onlyLocal, endpoints, config, (ep) => endpointChain(svc, ep), diagnostics);
-    }
-  }
-  writeTailRulesV18(sink);
-  const natChains = [...fixedNatChains(), ...sink.natChains];
-  const filterChains = fixedFilterChainsV18();
-  return assembleRules(config, sink, filterChains, natChains, { servicePorts, endpoints: totalEndpoints, largeClusterMode: false }, diagnostics);
-}
-
-/** The Ruleset of the chains and rules a generator wrote, its restore text and its counts. */
-function assembleRules(
-  config: ProxierConfig,
-  sink: RulesetSink,
-  filterChains: Ruleset['tables'][number]['chains'],
-  natChains: Ruleset['tables'][number]['chains'],
-  counts: { readonly servicePorts: number; readonly endpoints: number; readonly largeClusterMode: boolean },
-  diagnostics: readonly RuleDiagnostic[],
-): IptablesRules {
-  const ruleset: Ruleset = {
-    family: config.family,
-    tables: [
-      { name: 'filter', chains: filterChains, rules: sink.filterRules, deletedChains: [] },
-      { name: 'nat', chains: natChains, rules: sink.natRules, deletedChains: [] },
-    ],
-  };
-  return {
-    ruleset,
-    restoreText: printRestoreText(ruleset),
-    stats: {
-      ...counts,
-      filterRules: sink.filterRules.length,
-      natRules: sink.natRules.length,
-      filterChains: filterChains.length,
-      natChains: natChains.length,
-    },
-    diagnostics,
-  };
-}

@@ -5,7 +5,7 @@
 // them as bytes from the endpoints' `ip:port` and chain names, and they come back as two strings
 // per service port, exactly what the string printers give (the property tests compare them).
 
-import { endpointChain, hostPortLength, type EndpointInfo } from './endpoints.js';
+import { endpointChain, hostPortLength, type EndpointInfo } from '../endpoints.js';
 import type { EndpointBlock } from './rule-builder.js';
 import {
   beginRecords,
@@ -22,7 +22,7 @@ import {
   putRecordName,
   resetOutput,
   usePlacedRecords,
-} from './wasm/kernel.js';
+} from '../wasm/kernel.js';
 
 /**
  * Prints `block` with the kernel: its nat rules (the load-balancing rules, then every endpoint

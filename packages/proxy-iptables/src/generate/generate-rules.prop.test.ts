@@ -5,12 +5,12 @@ import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { endpointSliceArb, serviceArb } from '@kubesvc/testkit';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { generateRules } from './generate-rules.js';
-import { clusterArb, configArb } from './generated-clusters.fixtures.js';
+import { generateRules } from '../backend.js';
+import { clusterArb, configArb } from '../generated-clusters.fixtures.js';
 import { printRestoreText, printRule } from './print-restore.js';
-import { validConfig } from './proxier-config.fixtures.js';
-import { sync } from './sync/sync.js';
-import type { Rule, Table } from './ruleset.js';
+import { validConfig } from '../proxier-config.fixtures.js';
+import { sync } from '../backend.js';
+import type { Rule, Table } from '../ruleset.js';
 
 function spnOf(namespace: string, name: string, port: string): string {
   return port === '' ? `${namespace}/${name}` : `${namespace}/${name}:${port}`;

@@ -3,7 +3,7 @@
 // upstream: pkg/proxy/iptables/proxier.go (the filterRules/natRules writes, in that argument
 // order), pkg/util/iptables/save_restore.go (MakeChainLine).
 
-import type { L4Protocol, Match, Rule, Ruleset, Target } from './ruleset.js';
+import type { L4Protocol, Match, Rule, Ruleset, Target } from '../ruleset.js';
 
 const WHITESPACE = /\s/;
 

@@ -9,11 +9,11 @@
 // rules (they match `-m physdev ! --physdev-is-in`, which the Match type does not model).
 
 import { cidrContains, parseCIDRSloppy, parseIPSloppy, type Service } from '@kubesvc/api-types';
-import { portProtoHash } from './chain-names.js';
-import type { RuleDiagnostic } from './diagnostics.js';
-import type { EndpointInfo } from './endpoints.js';
-import { probabilityText } from './probability.js';
-import type { ProxierConfig } from './proxier-config.js';
+import { portProtoHash } from '../chain-names.js';
+import type { RuleDiagnostic } from '../diagnostics.js';
+import type { EndpointInfo } from '../endpoints.js';
+import { probabilityText } from '../probability.js';
+import type { ProxierConfig } from '../proxier-config.js';
 import {
   KUBE_MARK_MASQ,
   KUBE_NODEPORTS,
@@ -22,8 +22,8 @@ import {
   NODEPORTS_LAST_RULE_COMMENT,
   type RuleSink,
 } from './rule-builder.js';
-import type { L4Protocol, Match, Target } from './ruleset.js';
-import type { ServicePortInfo } from './service-ports.js';
+import type { L4Protocol, Match, Target } from '../ruleset.js';
+import type { ServicePortInfo } from '../service-ports.js';
 
 /** upstream v1.8: KubeMarkDropChain; created by kubelet, jumped to by kube-proxy. */
 export const KUBE_MARK_DROP = 'KUBE-MARK-DROP';

@@ -1,0 +1,70 @@
+// generateRules for kube-proxy 1.8: the same inputs, v1.8's rules (rule-builder-v1-8.ts),
+// collected as Rule values and printed from them. upstream: pkg/proxy/iptables/proxier.go at v1.8.
+
+import type { EndpointSlice, Service } from '@kubesvc/api-types';
+import { endpointChain, endpointsMap, servicePortKey } from '../endpoints.js';
+import { endpointSliceDiagnostics, serviceDiagnostics, type RuleDiagnostic } from '../diagnostics.js';
+import type { ProxierConfig } from '../proxier-config.js';
+import type { Ruleset } from '../ruleset.js';
+import { servicePortInfos } from '../service-ports.js';
+import { orderedServices, RulesetSink, type IptablesRules } from './generate-rules.js';
+import { printRestoreText } from './print-restore.js';
+import { fixedNatChains } from './rule-builder.js';
+import { fixedFilterChainsV18, onlyNodeLocalEndpointsV18, writeHeadRulesV18, writeServicePortRulesV18, writeTailRulesV18 } from './rule-builder-v1-8.js';
+
+/** generateRules for kubeProxyVersion '1.8': the same inputs, v1.8's rules (rule-builder-v1-8.ts). */
+export function generateRulesV18(
+  services: readonly Service[],
+  endpointSlices: readonly EndpointSlice[],
+  config: ProxierConfig,
+): IptablesRules {
+  const diagnostics = [...serviceDiagnostics(services), ...endpointSliceDiagnostics(endpointSlices, config.family)];
+  const epMap = endpointsMap(endpointSlices, config.family, config.nodeName);
+  const sink = new RulesetSink();
+  writeHeadRulesV18(sink, config);
+  let servicePorts = 0;
+  let totalEndpoints = 0;
+  for (const service of orderedServices(services)) {
+    const onlyLocal = onlyNodeLocalEndpointsV18(service);
+    for (const svc of servicePortInfos(service, config.family)) {
+      servicePorts++;
+      const endpoints = epMap.get(servicePortKey(svc.namespace, svc.name, svc.portName, svc.protocol)) ?? [];
+      totalEndpoints += endpoints.length;
+      writeServicePortRulesV18(sink, svc, onlyLocal, endpoints, config, (ep) => endpointChain(svc, ep), diagnostics);
+    }
+  }
+  writeTailRulesV18(sink);
+  const natChains = [...fixedNatChains(), ...sink.natChains];
+  const filterChains = fixedFilterChainsV18();
+  return assembleRules(config, sink, filterChains, natChains, { servicePorts, endpoints: totalEndpoints, largeClusterMode: false }, diagnostics);
+}
+
+/** The Ruleset of the chains and rules a generator wrote, its restore text and its counts. */
+function assembleRules(
+  config: ProxierConfig,
+  sink: RulesetSink,
+  filterChains: Ruleset['tables'][number]['chains'],
+  natChains: Ruleset['tables'][number]['chains'],
+  counts: { readonly servicePorts: number; readonly endpoints: number; readonly largeClusterMode: boolean },
+  diagnostics: readonly RuleDiagnostic[],
+): IptablesRules {
+  const ruleset: Ruleset = {
+    family: config.family,
+    tables: [
+      { name: 'filter', chains: filterChains, rules: sink.filterRules, deletedChains: [] },
+      { name: 'nat', chains: natChains, rules: sink.natRules, deletedChains: [] },
+    ],
+  };
+  return {
+    ruleset,
+    restoreText: printRestoreText(ruleset),
+    stats: {
+      ...counts,
+      filterRules: sink.filterRules.length,
+      natRules: sink.natRules.length,
+      filterChains: filterChains.length,
+      natChains: natChains.length,
+    },
+    diagnostics,
+  };
+}

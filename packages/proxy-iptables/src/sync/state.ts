@@ -1,0 +1,232 @@
+// What a sync keeps for the next one (the state, per Service its ports, endpoints and rendered
+// text) and the result types; see sync.ts for how a sync uses them.
+
+import type { EndpointSlice, Service } from '@kubesvc/api-types';
+import type { EndpointInfo } from '../endpoints.js';
+import type { RuleStats } from '../generate/generate-rules.js';
+import type { ProxierConfig } from '../proxier-config.js';
+import type { StatisticCache } from '../generate/rule-builder.js';
+import type { Ruleset } from '../ruleset.js';
+import type { ServicePortInfo } from '../service-ports.js';
+
+export interface SyncOptions {
+  /** Force a full sync (every chain written, stale chains deleted). */
+  readonly full?: boolean;
+}
+
+/** The proxier settings, plus how often a sync is full. */
+export type SyncConfig = ProxierConfig & {
+  /**
+   * Every Nth sync is a full one (N-1 partial syncs follow each full sync); absent: only the
+   * first sync, a config change, a largeClusterMode flip or `{ full: true }` make one.
+   * Upstream uses a period of time (FullSyncPeriod, 1 h) instead of a count.
+   */
+  readonly fullSyncEvery?: number;
+};
+
+export interface SyncStats {
+  /** Whether this sync was full. */
+  readonly full: boolean;
+  /** Lines of restoreText. */
+  readonly lines: number;
+  /** UTF-8 bytes of restoreText. */
+  readonly bytes: number;
+  /** Chain declaration lines written, both tables (those of deleted chains included). */
+  readonly chainsWritten: number;
+  /** `-X` lines. */
+  readonly chainsDeleted: number;
+  /** Services (namespace/name) added, removed, or whose service ports or endpoints changed since the last sync. */
+  readonly servicesChanged: number;
+  /** What generateRules reports, for the whole state after this sync. */
+  readonly rules: RuleStats;
+}
+
+/**
+ * What a sync leaves for the next one. Persistent: a sync never changes the state it is given,
+ * so an old state stays usable (it describes the tables as that sync left them).
+ */
+export interface SyncState {
+  /** Syncs made so far, this one included. */
+  readonly syncs: number;
+  /** Partial syncs since the last full one. */
+  readonly partialSinceFull: number;
+  readonly largeClusterMode: boolean;
+}
+
+/** syncChanges' position of each key (namespace/name) in the object arrays it syncs. */
+export interface SyncIndexes {
+  readonly services: ReadonlyMap<string, number>;
+  readonly slices: ReadonlyMap<string, number>;
+}
+
+export interface SyncResult {
+  readonly state: SyncState;
+  readonly restoreText: string;
+  readonly stats: SyncStats;
+}
+
+/** One service port as last synced. */
+export interface PortEntry {
+  readonly info: ServicePortInfo;
+  readonly endpoints: readonly EndpointInfo[];
+  /**
+   * The KUBE-SEP- name of each endpoint, so that an unchanged endpoint is never hashed again:
+   * their hashes, concatenated in the endpoints' order (endpointChainHashes, sepNameAt). One
+   * string, not an array of names: a large first sync makes one per service port, and its
+   * scavenges copy every object the state holds.
+   */
+  readonly sepHashes: string;
+}
+
+/** The text one Service contributes; every text is whole lines, each ending in "\n". */
+export interface Rendered {
+  readonly filterText: string;
+  readonly filterLines: number;
+  readonly filterBytes: number;
+  /** Its KUBE-SERVICES / KUBE-NODEPORTS nat rules: what a partial sync writes for an unchanged service. */
+  readonly topText: string;
+  readonly topLines: number;
+  readonly topBytes: number;
+  /** All its nat rules, top-level and per-service chains, in writing order. */
+  readonly fullText: string;
+  readonly fullLines: number;
+  readonly fullBytes: number;
+  readonly declText: string;
+  readonly declBytes: number;
+  /**
+   * How many per-service nat chains it declares: declText holds one `:CHAIN - [0:0]` line each,
+   * which renderedChains reads back when a sync needs the names (no array per service).
+   */
+  readonly chainCount: number;
+}
+
+/** The per-service nat chains of `rendered`, in declaration order, from its declarations. */
+export function renderedChains(rendered: Rendered): string[] {
+  const chains: string[] = [];
+  const text = rendered.declText;
+  let at = 0;
+  while (at < text.length) {
+    const space = text.indexOf(' ', at);
+    const end = text.indexOf('\n', space);
+    if (space < 0 || end < 0) break;
+    chains.push(text.slice(at + 1, space));
+    at = end + 1;
+  }
+  return chains;
+}
+
+export interface ServiceEntry {
+  readonly key: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly service: Service;
+  /** Its EndpointSlices of the proxier's family (the last listing of each name), in input order. */
+  readonly slices: readonly EndpointSlice[];
+  readonly ports: readonly PortEntry[];
+  readonly endpointCount: number;
+  readonly rendered: Rendered;
+}
+
+/** The fixed parts of the text, for one config. */
+export interface Frame {
+  readonly filterChainsText: string;
+  readonly filterChains: number;
+  readonly natChainsText: string;
+  readonly natChains: number;
+  readonly head: Rendered;
+  readonly tail: Rendered;
+}
+
+export interface StateData extends SyncState {
+  readonly configKey: string;
+  readonly config: ProxierConfig;
+  readonly statistics: StatisticCache;
+  readonly frame: Frame;
+  /**
+   * The arrays of the last call, copied, with per element the index of its entry (-1: ignored).
+   * Their keys are not kept: a later sync needs them only for the elements it finds replaced,
+   * and a first sync would otherwise keep a string per object alive.
+   */
+  readonly servicesIn: readonly Service[];
+  readonly servicePos: Int32Array;
+  readonly slicesIn: readonly EndpointSlice[];
+  readonly slicePos: Int32Array;
+  /**
+   * Set by syncChanges: the position of each key (namespace/name) in servicesIn and slicesIn,
+   * which then list each key once. Shared with the next state while no change adds or removes
+   * a key, so a batch of updates costs no pass over all objects.
+   */
+  readonly serviceIndex: ReadonlyMap<string, number> | undefined;
+  readonly sliceIndex: ReadonlyMap<string, number> | undefined;
+  /** In namespace, then name order. */
+  readonly entries: readonly ServiceEntry[];
+  readonly totalEndpoints: number;
+  /** Set by a kubeProxyVersion '1.8' sync (entries is then empty): what it wrote. */
+  readonly v18?: V18State;
+}
+
+/** What a kube-proxy 1.8 sync leaves: the tables it wrote and a fingerprint per Service. */
+export interface V18State {
+  readonly ruleset: Ruleset;
+  /** Its service chains (KUBE-SVC-, KUBE-SEP-, KUBE-FW-, KUBE-XLB-): those a later sync deletes when gone. */
+  readonly serviceChains: readonly string[];
+  /** Per Service (namespace/name): its object and its slices, as JSON. */
+  readonly fingerprints: ReadonlyMap<string, string>;
+}
+
+export const EMPTY_RENDERED: Rendered = {
+  filterText: '',
+  filterLines: 0,
+  filterBytes: 0,
+  topText: '',
+  topLines: 0,
+  topBytes: 0,
+  fullText: '',
+  fullLines: 0,
+  fullBytes: 0,
+  declText: '',
+  declBytes: 0,
+  chainCount: 0,
+};
+
+export function configKeyOf(config: ProxierConfig): string {
+  return JSON.stringify([
+    config.nodeName,
+    config.nodeIPs,
+    config.nodeIP,
+    config.family,
+    config.localDetector,
+    config.masqueradeBit,
+    config.masqueradeMark,
+    config.masqueradeAll,
+    config.nodePortAddresses,
+    config.localhostNodePorts,
+    config.largeClusterThreshold,
+    config.nfacctCounters,
+    config.randomFully,
+    config.conntrackTCPLiberal,
+    config.probabilityFormat,
+    config.kubeProxyVersion,
+  ]);
+}
+
+// The restore text is ASCII except for what users write into names; count bytes only then.
+// eslint-disable-next-line no-control-regex
+export const NON_ASCII = /[^\u0000-\u007f]/;
+export function utf8Length(text: string): number {
+  if (!NON_ASCII.test(text)) return text.length;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** Where an open kernel arena holds a port's endpoint records, hashed and named (recordsAt). */
+export type Placed = number;

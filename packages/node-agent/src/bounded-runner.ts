@@ -7,7 +7,7 @@
 // A request never runs the function inside the caller: it sets a timer (due now when a token is
 // free), so requests made in one turn of the event loop (the events of one watch batch) are
 // served by one run, as upstream's runner serves every Run() signalled before its loop wakes.
-import type { CancelTimer, Clock } from '@kubesvc/store';
+import { TokenBucket, type CancelTimer, type Clock } from '@kubesvc/store';
 
 export interface BoundedRunnerOptions {
   /** At most `burst` runs in any window of `burst × minIntervalMs`; at least one token per minIntervalMs. */
@@ -19,8 +19,7 @@ export interface BoundedRunnerOptions {
 }
 
 export class BoundedRunner {
-  private tokens: number;
-  private refilledAt: number;
+  private readonly bucket: TokenBucket;
   private timer: { at: number; cancel: CancelTimer } | undefined;
   private idle: CancelTimer | undefined;
   private stopped = false;
@@ -33,8 +32,8 @@ export class BoundedRunner {
     if (!(options.minIntervalMs >= 0) || !(options.maxIntervalMs > 0) || !(options.burst >= 1)) {
       throw new RangeError(`bounded runner: minIntervalMs ${options.minIntervalMs}, maxIntervalMs ${options.maxIntervalMs}, burst ${options.burst}`);
     }
-    this.tokens = options.burst;
-    this.refilledAt = clock.now();
+    // One token per minInterval, `burst` at most, starting full (minInterval 0: no limit).
+    this.bucket = new TokenBucket({ tokens: 1, perMs: options.minIntervalMs, burst: options.burst, now: clock.now() });
     this.armIdle();
   }
 
@@ -64,18 +63,9 @@ export class BoundedRunner {
     return this.timer !== undefined;
   }
 
-  private refill(): void {
-    const now = this.clock.now();
-    const { minIntervalMs, burst } = this.options;
-    if (minIntervalMs === 0) this.tokens = burst;
-    else this.tokens = Math.min(burst, this.tokens + (now - this.refilledAt) / minIntervalMs);
-    this.refilledAt = now;
-  }
-
   /** Milliseconds until a token is free (0: now). */
   private waitForToken(): number {
-    this.refill();
-    return this.tokens >= 1 ? 0 : Math.ceil((1 - this.tokens) * this.options.minIntervalMs);
+    return this.bucket.delayUntilToken(this.clock.now());
   }
 
   private schedule(at: number): void {
@@ -93,7 +83,7 @@ export class BoundedRunner {
       this.schedule(this.clock.now() + wait);
       return;
     }
-    this.tokens -= 1;
+    this.bucket.take();
     this.armIdle();
     this.fn();
   }

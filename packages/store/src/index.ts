@@ -30,3 +30,5 @@ export { openMemoryStore } from './memory/memory-store.js';
 export type { MemoryStoreOptions } from './memory/memory-store.js';
 export { COMPACT_REV_KEY, DEFAULT_COMPACTION_INTERVAL_MS, compactRound, startCompactor } from './compactor.js';
 export type { CompactRoundResult, Compactor, CompactorLogger, CompactorOptions, CompactorState } from './compactor.js';
+export { TokenBucket } from './token-bucket.js';
+export type { TokenBucketOptions } from './token-bucket.js';

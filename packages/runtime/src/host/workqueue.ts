@@ -6,7 +6,7 @@
 //           delaying_queue.go (AddAfter), rate_limiting_queue.go (AddRateLimited, Forget),
 //           default_rate_limiters.go (DefaultControllerRateLimiter: the max of an
 //           ItemExponentialFailureRateLimiter(5ms, 1000s) and a BucketRateLimiter(10 qps, burst 100))
-import type { CancelTimer, Clock } from '@kubesvc/store';
+import { TokenBucket, type CancelTimer, type Clock } from '@kubesvc/store';
 
 /** upstream DefaultControllerRateLimiter's per-item exponential limiter. */
 export const BACKOFF_BASE_MS = 5;
@@ -27,17 +27,13 @@ export class ControllerRateLimiter {
   private readonly failures = new Map<string, number>();
   private readonly base: number;
   private readonly max: number;
-  private readonly qps: number;
-  private readonly burst: number;
-  private tokens: number;
-  private last: number | undefined;
+  private readonly bucket: TokenBucket;
 
   constructor(options: RateLimiterOptions = {}) {
     this.base = options.baseDelayMs ?? BACKOFF_BASE_MS;
     this.max = options.maxDelayMs ?? BACKOFF_MAX_MS;
-    this.qps = options.qps ?? BUCKET_QPS;
-    this.burst = options.burst ?? BUCKET_BURST;
-    this.tokens = this.burst;
+    // golang.org/x/time/rate: `qps` tokens per second, starting full.
+    this.bucket = new TokenBucket({ tokens: options.qps ?? BUCKET_QPS, perMs: 1000, burst: options.burst ?? BUCKET_BURST });
   }
 
   /** The delay before `key` is retried, counting this failure (MaxOfRateLimiter.When). */
@@ -60,10 +56,7 @@ export class ControllerRateLimiter {
 
   /** golang.org/x/time/rate Limiter.Reserve().Delay(): take a token, borrowing from the future when none is left. */
   private reserve(now: number): number {
-    if (this.last !== undefined) this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) * this.qps) / 1000);
-    this.last = now;
-    this.tokens -= 1;
-    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens * 1000) / this.qps);
+    return this.bucket.reserve(now);
   }
 }
 

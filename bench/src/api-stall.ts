@@ -21,18 +21,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeObject } from '@kubesvc/api-types';
 import { standardControllers } from '@kubesvc/controllers';
-import {
-  printTable,
-  silentLogger,
-  startApiServer,
-  startControlPlane,
-  startInformer,
-  startNodeAgent,
-  type ApiServer,
-  type ControlPlane,
-  type Informer,
-  type NodeAgent,
-} from '@kubesvc/runtime';
+import { printTable, silentLogger, startApiServer, type ApiServer } from '@kubesvc/apiserver';
+import { startControlPlane, startInformer, startNodeAgent, type ControlPlane, type Informer, type NodeAgent } from '@kubesvc/runtime';
 import { systemClock, type Store } from '@kubesvc/store';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { copyChainPatch, FUZZ_NODE_NAME, FUZZ_NODE_PORT_RANGE, FUZZ_SERVICE_CIDR, fuzzWorld, nestedJson, sampleHostileRequests, sendRaw, type HostileRequest } from '@kubesvc/testkit';

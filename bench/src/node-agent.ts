@@ -13,7 +13,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Service } from '@kubesvc/api-types';
-import { openRegistry, startInformer, startNodeAgent, type Informer, type NodeAgent, type Registry } from '@kubesvc/runtime';
+import { openRegistry, type Registry } from '@kubesvc/apiserver';
+import { startInformer, startNodeAgent, type Informer, type NodeAgent } from '@kubesvc/runtime';
 import { openMemoryStore, systemClock, type Store } from '@kubesvc/store';
 import type { BenchSuite, BenchTask } from './harness.js';
 

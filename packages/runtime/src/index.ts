@@ -1,12 +1,9 @@
-// Public API of @kubesvc/runtime: the registry, the controller host, the node agent and the
-// HTTP API. The store, its backends, the compactor and the clocks are @kubesvc/store's (and its
-// /sqlite and /etcd subpaths); the controllers and their contract are @kubesvc/controllers'.
-export * from './registry/index.js';
-export { printTable, printWatchEventTable, type PrintTableContext, type Table } from './api/table/index.js';
+// Public API of @kubesvc/runtime: the controller host, the control plane and the node agent.
+// The store, its backends, the compactor and the clocks are @kubesvc/store's (and its /sqlite
+// and /etcd subpaths); the registry, the HTTP API and the Logger are @kubesvc/apiserver's; the
+// controllers and their contract are @kubesvc/controllers'.
 export { startInformer } from './host/informer.js';
 export type { Informer, InformerOptions } from './host/informer.js';
-export { consoleLogger, recordingLogger, silentLogger } from './host/logger.js';
-export type { Logger, LogLevel, RecordingLogger } from './host/logger.js';
 export { BACKOFF_BASE_MS, BACKOFF_MAX_MS, BUCKET_BURST, BUCKET_QPS, ControllerRateLimiter, WorkQueue } from './host/workqueue.js';
 export type { RateLimiterOptions } from './host/workqueue.js';
 export { startControllerRunner } from './host/controller-runner.js';
@@ -35,4 +32,3 @@ export type { ProxyPort } from './node/userspace-proxy.js';
 export type { PodEnvironmentOptions } from './node/pod-environment.js';
 export type { ErrDataplane } from './node/netns-dataplane.js';
 export { netnsUnavailable } from './node/netns-dataplane.js';
-export * from './api/index.js';

@@ -46,6 +46,7 @@ const mustFail: Fixture[] = [
   { name: 'shell source importing testkit', file: 'packages/runtime/src/fixture.ts', code: "import * as kit from '@kubesvc/testkit';\nexport const k = kit;\n", rule: '@nx/enforce-module-boundaries', message: /"type:shell" can only depend on libs tagged with "type:pure", "type:shell"/ },
   { name: 'model importing a sibling model', file: pure, code: "import * as ipt from '@kubesvc/proxy-iptables';\nexport const i = ipt;\n", rule: '@nx/enforce-module-boundaries', message: /"layer:model" can only depend on libs tagged with "layer:api"/ },
   { name: 'store importing a runtime-layer package', file: 'packages/store/src/fixture.ts', code: "import * as e from '@kubesvc/explorer';\nexport const x = e;\n", rule: '@nx/enforce-module-boundaries', message: /"layer:store" can only depend on libs tagged with "layer:api", "layer:model", "layer:controller"/ },
+  { name: 'apiserver importing a runtime-layer package', file: 'packages/apiserver/src/fixture.ts', code: "import * as e from '@kubesvc/explorer';\nexport const x = e;\n", rule: '@nx/enforce-module-boundaries', message: /"layer:apiserver" can only depend on libs tagged with "layer:api", "layer:model", "layer:controller", "layer:store"/ },
   { name: 'api-types importing a model', file: 'packages/api-types/src/fixture.ts', code: "import * as a from '@kubesvc/ipallocator';\nexport const x = a;\n", rule: '@nx/enforce-module-boundaries', message: /Circular dependency between "@kubesvc\/api-types" and "@kubesvc\/ipallocator"/ },
   // testkit depends on api-types (its arbitraries build api-types objects), so this import
   // closes a cycle, and that is what the rule reports first.
@@ -65,6 +66,8 @@ const mustPass: Array<Omit<Fixture, 'rule' | 'message'>> = [
   { name: 'controller importing the allocators and reconcilers', file: 'packages/bootstrap-controller/src/fixture.ts', code: "import * as ip from '@kubesvc/ipallocator';\nimport * as port from '@kubesvc/portallocator';\nimport * as rec from '@kubesvc/reconcilers';\nexport const all = [ip, port, rec];\n" },
   { name: 'runtime importing the controller and models', file: 'packages/runtime/src/fixture.ts', code: "import * as boot from '@kubesvc/bootstrap-controller';\nimport * as dns from '@kubesvc/discovery';\nexport const all = [boot, dns];\n" },
   { name: 'runtime importing the store', file: 'packages/runtime/src/fixture.ts', code: "import * as store from '@kubesvc/store';\nexport const s = store;\n" },
+  { name: 'apiserver importing the store and the allocators', file: 'packages/apiserver/src/fixture.ts', code: "import * as store from '@kubesvc/store';\nimport * as ip from '@kubesvc/ipallocator';\nexport const all = [store, ip];\n" },
+  { name: 'runtime importing the apiserver', file: 'packages/runtime/src/fixture.ts', code: "import * as api from '@kubesvc/apiserver';\nexport const a = api;\n" },
   { name: 'cli importing runtime', file: 'packages/cli/src/fixture.ts', code: "import * as runtime from '@kubesvc/runtime';\nexport const r = runtime;\n" },
 ];
 

@@ -5,7 +5,8 @@
 // logged, and tried again at the next tick. The log gets one line per distinct error, not one
 // per tick (a timer that fails every 500 ms would otherwise flood it), and one line when the
 // file is written again.
-import { WriteFailures, type Logger } from '@kubesvc/runtime';
+import type { Logger } from '@kubesvc/apiserver';
+import { WriteFailures } from '@kubesvc/runtime';
 
 export interface FileRefresherOptions {
   /** The file, as the log names it. */

@@ -14,14 +14,16 @@ import {
   kubeconfigYaml,
   printTable,
   startApiServer,
+  type ApiServer,
+  type Logger,
+} from '@kubesvc/apiserver';
+import {
   startControlPlane,
   startInformer,
   startNodeAgent,
   writeFileAtomicSync,
-  type ApiServer,
   type ControlPlane,
   type Informer,
-  type Logger,
   type NodeAgent,
   type ProxyMode,
 } from '@kubesvc/runtime';

@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import type { EndpointSlice, KubeObject, Service } from '@kubesvc/api-types';
 import { type Clock, openMemoryStore, type Store } from '@kubesvc/store';
 import { startInformer, type Informer } from '../host/informer.js';
-import { openRegistry, type Registry } from '../registry/registry.js';
-import type { ResourceName } from '../registry/resources.js';
+import { openRegistry, type Registry, type ResourceName } from '@kubesvc/apiserver';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 
 export const SERVICE_CIDR = '10.96.0.0/24';

@@ -27,7 +27,7 @@ import { methodNotAllowedStatus, pathNotFoundStatus, unauthorizedStatus } from '
 import type { IncludeObject, TableContext, TablePrinter } from './table-hook.js';
 import { invalidNameError, parseRequestTarget } from './request-target.js';
 import { startWatch, type WatchSession } from './watch.js';
-import { consoleLogger, type Logger } from '../host/logger.js';
+import { consoleLogger, type Logger } from '../logger.js';
 
 export interface ApiServerOptions {
   readonly registry: Registry;

@@ -9,6 +9,7 @@ import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
 import { standardControllers } from '@kubesvc/controllers';
 import {
+  ErrInsecureBind,
   generateServingCertificate,
   generateToken,
   kubeconfigYaml,
@@ -248,10 +249,10 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
             ...(explorer === undefined ? {} : { extensions: [explorer] }),
           });
         } catch (error) {
+          if (error instanceof ErrInsecureBind) throw usageError(error.message);
           const code = (error as { code?: string }).code;
           if (code === 'EADDRINUSE') throw usageError(`${options.bindAddress}:${options.securePort} is already in use: stop what listens there, or pick another port with --secure-port`);
           if (code === 'EADDRNOTAVAIL') throw usageError(`${options.bindAddress} is not an address of this host (--bind-address)`);
-          if (code === 'EINSECUREBIND') throw usageError(error instanceof Error ? error.message : String(error));
           throw error;
         }
       },

@@ -1,13 +1,14 @@
 // The registry's option, result and list types, shared by the verbs (verbs/*.ts) and the
 // Registry class that exposes them (registry.ts re-exports every one).
-import type { KubeObject } from '@kubesvc/api-types';
+import type { KubeObject, Result } from '@kubesvc/api-types';
 import type { Clock, Store } from '@kubesvc/store';
 import type { CrashHook } from './crash.js';
 import type { FieldValidation } from './decode.js';
 import type { ApiError } from './errors.js';
 import type { Patcher } from './patch.js';
 
-export type RegistryResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ApiError };
+/** A registry answer: the value, or the API error (tagged with the Status reason) the HTTP layer sends. */
+export type RegistryResult<T> = Result<T, ApiError>;
 
 export interface RegistryOptions {
   readonly store: Store;

@@ -42,7 +42,7 @@ export async function create<T extends KubeObject>(core: RegistryCore, resource:
     if (generated) prepared = withMeta(prepared, { ...base, name: core.nextName(base.generateName ?? '') });
 
     const validated = info.strategy.validate(prepared, core.net);
-    if (!validated.ok) return fail(invalidError(qualifiedKind(info), metaOf(prepared).name ?? '', validated.errors));
+    if (!validated.ok) return fail(invalidError(qualifiedKind(info), metaOf(prepared).name ?? '', validated.error.errors));
     const allocation = info.strategy.allocation;
     if (allocation !== undefined) {
       return (await createAllocated(core, info, allocation, validated.value as Service, nsCheck.value.revision, generated)) as RegistryResult<T>;

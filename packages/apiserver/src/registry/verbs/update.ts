@@ -152,7 +152,7 @@ export async function updateStatus<T extends KubeObject>(core: RegistryCore, res
     async (old, kv) => {
       const prepared = prepareStatusUpdate(info, object, old as T);
       const validated = validateStatusUpdate(prepared, old as T);
-      if (!validated.ok) return fail(invalidError(info.kind, name, validated.errors));
+      if (!validated.ok) return fail(invalidError(info.kind, name, validated.error.errors));
       return persistUpdate(core, info, validated.value, kv);
     },
   );
@@ -197,7 +197,7 @@ async function updateOnce<T extends KubeObject>(core: RegistryCore, info: Resour
   const prepared = prepareUpdate(info, object, old);
   const name = metaOf(prepared).name ?? '';
   const validated = info.strategy.validateUpdate(prepared, old, core.net);
-  if (!validated.ok) return fail(invalidError(qualifiedKind(info), name, validated.errors));
+  if (!validated.ok) return fail(invalidError(qualifiedKind(info), name, validated.error.errors));
   const allocation = info.strategy.allocation;
   if (allocation !== undefined) {
     return (await updateAllocated(core, info, allocation, validated.value as Service, old as unknown as Service, kv)) as RegistryResult<T> | 'conflict';

@@ -21,16 +21,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeObject } from '@kubesvc/api-types';
 import { standardControllers } from '@kubesvc/controllers';
-import {
-  printTable,
-  silentLogger,
-  startApiServer,
-  startControlPlane,
-  startInformer,
-  type ApiServer,
-  type ControlPlane,
-  type Informer,
-} from '@kubesvc/runtime';
+import { printTable, silentLogger, startApiServer, type ApiServer } from '@kubesvc/apiserver';
+import { startControlPlane, startInformer, type ControlPlane, type Informer } from '@kubesvc/runtime';
 import { startNodeAgent, type NodeAgent } from '@kubesvc/node-agent';
 import { systemClock, type Store } from '@kubesvc/store';
 import { openSqliteStore } from '@kubesvc/store/sqlite';

@@ -19,12 +19,11 @@ import {
   openRegistry,
   silentLogger,
   startApiServer,
-  startControlPlane,
   type ApiServer,
-  type ControlPlane,
   type Registry,
   type ServingCertificate,
-} from '@kubesvc/runtime';
+} from '@kubesvc/apiserver';
+import { startControlPlane, type ControlPlane } from '@kubesvc/runtime';
 import { systemClock, type Store } from '@kubesvc/store';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { Agent } from 'undici';

@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Service } from '@kubesvc/api-types';
 import { startNodeAgent, type NodeAgent } from '@kubesvc/node-agent';
-import { openRegistry, startInformer, type Informer, type Registry } from '@kubesvc/runtime';
+import { openRegistry, type Registry } from '@kubesvc/apiserver';
+import { startInformer, type Informer } from '@kubesvc/runtime';
 import { openMemoryStore, systemClock, type Store } from '@kubesvc/store';
 import type { BenchSuite, BenchTask } from './harness.js';
 

@@ -13,7 +13,8 @@ import type { EndpointSlice, Namespace, Pod, Service } from '@kubesvc/api-types'
 import { buildZone, type PodMode, type Zone, type ZoneOptions } from '@kubesvc/discovery';
 import { startDnsServer, type DnsServer } from '@kubesvc/discovery/node';
 import type { CancelTimer, Clock } from '@kubesvc/store';
-import type { Informer, Logger } from '@kubesvc/runtime';
+import type { Logger } from '@kubesvc/apiserver';
+import type { Informer } from '@kubesvc/runtime';
 import type { CacheChange } from '@kubesvc/controllers';
 import { logLine } from './logger.js';
 

@@ -30,7 +30,7 @@ import {
 } from '@kubesvc/proxy-iptables';
 import type { Clock } from '@kubesvc/store';
 import type { CacheChange, CacheView } from '@kubesvc/controllers';
-import type { Logger } from '@kubesvc/runtime';
+import type { Logger } from '@kubesvc/apiserver';
 import { writeFileAtomic } from './atomic-write.js';
 import { WriteFailures } from './write-failures.js';
 import { BoundedRunner } from './bounded-runner.js';

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EndpointSlice, KubeObject, Service } from '@kubesvc/api-types';
 import { type Clock, openMemoryStore, type Store } from '@kubesvc/store';
-import { openRegistry, startInformer, type Informer, type Registry, type ResourceName } from '@kubesvc/runtime';
+import { startInformer, type Informer } from '@kubesvc/runtime';
+import { openRegistry, type Registry, type ResourceName } from '@kubesvc/apiserver';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 
 export const SERVICE_CIDR = '10.96.0.0/24';

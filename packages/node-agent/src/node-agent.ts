@@ -11,7 +11,8 @@ import { err, ok, parseCIDR, parseIP, type Pod, type Result } from '@kubesvc/api
 import type { EnvVar, PodMode, Zone } from '@kubesvc/discovery';
 import { proxierConfig, type KubeProxyVersion, type ProxierConfig, type SaveBackend, type SyncState } from '@kubesvc/proxy-iptables';
 import type { Clock } from '@kubesvc/store';
-import { silentLogger, type Informer, type Logger } from '@kubesvc/runtime';
+import { silentLogger, type Logger } from '@kubesvc/apiserver';
+import type { Informer } from '@kubesvc/runtime';
 import type { CacheChange } from '@kubesvc/controllers';
 import { ClusterDns, type DnsRebuild } from './cluster-dns.js';
 import { IptablesProxy, type IptablesFiles, type IptablesSyncReport } from './iptables-proxy.js';

@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EndpointSlice } from '@kubesvc/api-types';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { objectKey, RESOURCES, serializeObject } from '@kubesvc/runtime';
+import { objectKey, RESOURCES, serializeObject } from '@kubesvc/apiserver';
 import { systemClock } from '@kubesvc/store';
 import { startNodeAgent, type NodeAgent } from './node-agent.js';
 import { endpointSlice, must, openTestCluster, poll, runCommand, service, type TestCluster } from './node-agent.fixtures.js';

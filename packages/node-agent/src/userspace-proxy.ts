@@ -12,7 +12,7 @@
 import { isServiceIPSet, joinHostPort, LABEL_SERVICE_NAME, servicePortNameString, type EndpointSlice, type Service, type ServicePortName } from '@kubesvc/api-types';
 import { UserspaceProxier } from '@kubesvc/proxy-userspace/node';
 import type { CacheChange, CacheView } from '@kubesvc/controllers';
-import type { Logger } from '@kubesvc/runtime';
+import type { Logger } from '@kubesvc/apiserver';
 import { logLine } from './logger.js';
 import { proxiedObjects } from './proxied-objects.js';
 

@@ -10,7 +10,7 @@ import type { Endpoints, Namespace, Service } from '@kubesvc/api-types';
 import { DEFAULT_SYSTEM_NAMESPACES_INTERVAL_MS } from '@kubesvc/bootstrap-controller';
 import { expect } from 'vitest';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
-import { silentLogger } from './host/logger.js';
+import { silentLogger } from '@kubesvc/apiserver';
 import { openMemoryStore, virtualClock, type VirtualClock } from '@kubesvc/store';
 
 const ADVERTISE = '192.168.1.10';

@@ -16,10 +16,7 @@ import { allocatedIPs, ipAllocatorFromSnapshot, releaseIP, snapshotIPAllocator }
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Clock, openMemoryStore, type Store, systemClock, virtualClock, type VirtualClock } from '@kubesvc/store';
 import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.js';
-import { recordingLogger, type RecordingLogger } from './host/logger.js';
-import { crashAt, isSimulatedCrash } from './registry/crash.js';
-import { createRegistry } from './registry/registry.js';
-import { masterLeaseKey, SERVICE_IPS_KEY } from './registry/resources.js';
+import { recordingLogger, type RecordingLogger, crashAt, isSimulatedCrash, createRegistry, masterLeaseKey, SERVICE_IPS_KEY } from '@kubesvc/apiserver';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 0);

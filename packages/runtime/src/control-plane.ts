@@ -15,11 +15,8 @@ import { type Clock, DEFAULT_COMPACTION_INTERVAL_MS, startCompactor, type Store 
 import { BOOTSTRAP_RESOURCES, startBootstrapHost, type BootstrapHost } from './host/bootstrap-host.js';
 import { startControllerRunner, type ControllerRunner } from './host/controller-runner.js';
 import { startInformer, type Informer } from './host/informer.js';
-import { consoleLogger, type Logger } from './host/logger.js';
+import { consoleLogger, type Logger, type CrashHook, openRegistry, type Registry, type ResourceName } from '@kubesvc/apiserver';
 import type { RateLimiterOptions } from './host/workqueue.js';
-import type { CrashHook } from './registry/crash.js';
-import { openRegistry, type Registry } from './registry/registry.js';
-import type { ResourceName } from './registry/resources.js';
 
 export interface ControlPlaneOptions {
   /** The caller's store; the control plane never closes it. */

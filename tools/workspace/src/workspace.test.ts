@@ -35,6 +35,7 @@ test('the workspace has the packages of docs/architecture.md', () => {
   expect(packages.map((p) => p.dir)).toEqual(
     [
       'api-types',
+      'apiserver',
       'bootstrap-controller',
       'cli',
       'controllers',

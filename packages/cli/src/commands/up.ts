@@ -4,7 +4,7 @@
 // or SIGTERM, then stops as kube-apiserver does.
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
-import type { Logger } from '@kubesvc/runtime';
+import type { Logger } from '@kubesvc/apiserver';
 import { usageError } from '../cli-error.js';
 import type { CliIo } from '../cli-io.js';
 import { FILE_MODES } from '../up/atomic-file.js';

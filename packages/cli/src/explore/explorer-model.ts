@@ -14,7 +14,7 @@ import {
   type IPAllocator,
 } from '@kubesvc/ipallocator';
 import { formatSavedProbability, generateRules, kernelProbability, printMatch, printRule, rulesetTable, type ProxierConfig, type Ruleset } from '@kubesvc/proxy-iptables';
-import { printTable } from '@kubesvc/runtime';
+import { printTable } from '@kubesvc/apiserver';
 import { endpointObjectsForDns } from '../logic/dns.js';
 import { endpointSlicesForProxy } from '../dump/endpoint-slices.js';
 import type { Dump } from '../dump/load-dump.js';

@@ -3,7 +3,8 @@
 // before, which with thousands of Services kept three apiservers on one etcd so busy that their
 // informers fell tens of seconds behind and their master leases expired.
 import { proxierConfig } from '@kubesvc/proxy-iptables';
-import { openRegistry, startInformer, type Informer, type Registry } from '@kubesvc/runtime';
+import { openRegistry, type Registry } from '@kubesvc/apiserver';
+import { startInformer, type Informer } from '@kubesvc/runtime';
 import { openMemoryStore, systemClock, type Store } from '@kubesvc/store';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startLiveExplorerSource, type LiveExplorerSource } from './explorer-sources.js';

@@ -6,7 +6,7 @@
 // per tick (a timer that fails every 500 ms would otherwise flood it), and one line when the
 // file is written again.
 import { WriteFailures } from '@kubesvc/node-agent';
-import type { Logger } from '@kubesvc/runtime';
+import type { Logger } from '@kubesvc/apiserver';
 
 export interface FileRefresherOptions {
   /** The file, as the log names it. */

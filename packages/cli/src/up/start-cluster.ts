@@ -9,17 +9,20 @@ import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
 import { standardControllers } from '@kubesvc/controllers';
 import {
+  ErrInsecureBind,
   generateServingCertificate,
   generateToken,
   kubeconfigYaml,
   printTable,
   startApiServer,
+  type ApiServer,
+  type Logger,
+} from '@kubesvc/apiserver';
+import {
   startControlPlane,
   startInformer,
-  type ApiServer,
   type ControlPlane,
   type Informer,
-  type Logger,
 } from '@kubesvc/runtime';
 import { filesDataplane, startNodeAgent, writeFileAtomicSync, type NodeAgent, type ProxyMode } from '@kubesvc/node-agent';
 import { systemClock, type Store } from '@kubesvc/store';
@@ -243,10 +246,10 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
             ...(explorer === undefined ? {} : { extensions: [explorer] }),
           });
         } catch (error) {
+          if (error instanceof ErrInsecureBind) throw usageError(error.message);
           const code = (error as { code?: string }).code;
           if (code === 'EADDRINUSE') throw usageError(`${options.bindAddress}:${options.securePort} is already in use: stop what listens there, or pick another port with --secure-port`);
           if (code === 'EADDRNOTAVAIL') throw usageError(`${options.bindAddress} is not an address of this host (--bind-address)`);
-          if (code === 'EINSECUREBIND') throw usageError(error instanceof Error ? error.message : String(error));
           throw error;
         }
       },

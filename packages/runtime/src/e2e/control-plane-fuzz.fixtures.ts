@@ -9,13 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeObject, Service } from '@kubesvc/api-types';
 import { FUZZ_NODE_NAME, FUZZ_NODE_PORT_RANGE, FUZZ_SERVICE_CIDR, fuzzWorld } from '@kubesvc/testkit';
-import { startApiServer, type ApiServer } from '../api/server.js';
-import { printTable } from '../api/table/index.js';
+import { startApiServer, type ApiServer, printTable, type Logger, type Registry, type ResourceName } from '@kubesvc/apiserver';
 import { startControlPlane, type ControlPlane } from '../control-plane.js';
 import { standardControllers } from '@kubesvc/controllers';
-import type { Logger } from '../host/logger.js';
-import type { Registry } from '../registry/registry.js';
-import type { ResourceName } from '../registry/resources.js';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { type Store, systemClock } from '@kubesvc/store';
 

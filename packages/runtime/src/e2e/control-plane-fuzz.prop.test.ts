@@ -26,7 +26,7 @@ import { fc } from '@fast-check/vitest';
 import type { Service } from '@kubesvc/api-types';
 import { describeRequest, hostileRequestArb, IMMORTAL_NAMESPACES, sendRaw, upstreamAuthenticates, type HostileRequest, type RawResponse } from '@kubesvc/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { NO_LEAKS, repairOnce } from '../registry/repair.js';
+import { NO_LEAKS, repairOnce } from '@kubesvc/apiserver';
 import {
   FUZZ_TOKEN,
   isNamed,

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { kubeconfigYaml } from '../api/kubeconfig.js';
+import { kubeconfigYaml } from '@kubesvc/apiserver';
 
 const run = promisify(execFile);
 

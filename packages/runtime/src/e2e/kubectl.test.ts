@@ -7,13 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateServingCertificate, startApiServer, type ApiServer } from '../api/index.js';
-import { printTable } from '../api/table/index.js';
+import { generateServingCertificate, startApiServer, type ApiServer, printTable, silentLogger } from '@kubesvc/apiserver';
 import { standardControllers } from '@kubesvc/controllers';
 import { startControlPlane, type ControlPlane } from '../control-plane.js';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { type Store, systemClock } from '@kubesvc/store';
-import { silentLogger } from '../host/logger.js';
 import { eventually, Kubectl, tableRows } from './kubectl.fixtures.js';
 
 const ADVERTISE = '192.0.2.10';

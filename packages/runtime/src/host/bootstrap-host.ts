@@ -29,12 +29,8 @@ import {
 } from '@kubesvc/bootstrap-controller';
 import type { Lease } from '@kubesvc/reconcilers';
 import { type CancelTimer, type Clock, ErrLeaseNotFound, type LeaseId, type Store, type TxnResult } from '@kubesvc/store';
-import { conflictError, internalError, type ApiError } from '../registry/errors.js';
-import type { Registry } from '../registry/registry.js';
-import { MASTER_LEASES_PREFIX, masterLeaseKey, SECONDARY_SERVICE_IPS_KEY, SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY, type ResourceName } from '../registry/resources.js';
-import { deserializeObject } from '../registry/stored-object.js';
+import { conflictError, internalError, type ApiError, type Registry, MASTER_LEASES_PREFIX, masterLeaseKey, SECONDARY_SERVICE_IPS_KEY, SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY, type ResourceName, deserializeObject, silentLogger, type Logger } from '@kubesvc/apiserver';
 import type { Informer } from './informer.js';
-import { silentLogger, type Logger } from './logger.js';
 
 /** The resources the bootstrap controller reads from the informer. */
 export const BOOTSTRAP_RESOURCES: readonly ResourceName[] = ['services', 'endpoints', 'endpointslices', 'namespaces'];

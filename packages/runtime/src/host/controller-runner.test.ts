@@ -5,11 +5,10 @@
 // a reconcile after a write reads a cache that has the write, and stop() ends all writing.
 import type { Endpoints, Service } from '@kubesvc/api-types';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRegistry, type Registry } from '../registry/registry.js';
+import { createRegistry, type Registry, recordingLogger, type RecordingLogger } from '@kubesvc/apiserver';
 import { openMemoryStore, type Store, virtualClock, type VirtualClock } from '@kubesvc/store';
 import { startControllerRunner, type ControllerRunner } from './controller-runner.js';
 import { startInformer, type Informer } from './informer.js';
-import { recordingLogger, type RecordingLogger } from './logger.js';
 import type { CacheChange, CacheView, KeyedController, ReconcileAction } from '@kubesvc/controllers';
 import { ControllerRateLimiter } from './workqueue.js';
 

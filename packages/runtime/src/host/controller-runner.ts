@@ -10,11 +10,8 @@
 //           handleErr: Forget on success, AddRateLimited on error)
 import type { KubeObject, ObjectMeta } from '@kubesvc/api-types';
 import type { Clock } from '@kubesvc/store';
-import type { ApiError } from '../registry/errors.js';
-import type { Registry } from '../registry/registry.js';
-import type { ResourceName } from '../registry/resources.js';
+import { type ApiError, type Registry, type ResourceName, silentLogger, type Logger } from '@kubesvc/apiserver';
 import type { Informer } from './informer.js';
-import { silentLogger, type Logger } from './logger.js';
 import type { CacheChange, KeyedController, ReconcileAction } from '@kubesvc/controllers';
 import { WorkQueue, type RateLimiterOptions } from './workqueue.js';
 

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRegistry, type Registry } from '../registry/registry.js';
+import { createRegistry, type Registry } from '@kubesvc/apiserver';
 import { openMemoryStore, type Store, virtualClock } from '@kubesvc/store';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { startInformer, type Informer } from './informer.js';

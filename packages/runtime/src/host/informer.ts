@@ -10,8 +10,7 @@
 // a reflector's relist does. Listeners run synchronously after each change is applied, so a
 // listener sees the cache with that change in it.
 import type { KubeObject } from '@kubesvc/api-types';
-import { REGISTRY_PREFIX, RESOURCES, type ResourceInfo, type ResourceName } from '../registry/resources.js';
-import { deserializeObject } from '../registry/stored-object.js';
+import { REGISTRY_PREFIX, RESOURCES, type ResourceInfo, type ResourceName, deserializeObject } from '@kubesvc/apiserver';
 import type { Store, Watch, WatchEvent } from '@kubesvc/store';
 import type { CacheChange, CacheView } from '@kubesvc/controllers';
 

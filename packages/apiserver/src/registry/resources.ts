@@ -6,6 +6,14 @@
 //           pkg/controlplane/reconcilers (masterleases), pkg/registry/core/rangeallocation
 import type { Kind, ResourceName } from '@kubesvc/api-types';
 import type { GroupResource } from './errors.js';
+import type { RestStrategy } from './strategy.js';
+import { endpointSliceStrategy } from './strategies/endpointslices.js';
+import { endpointsStrategy } from './strategies/endpoints.js';
+import { eventStrategy } from './strategies/events.js';
+import { namespaceStrategy } from './strategies/namespaces.js';
+import { nodeStrategy } from './strategies/nodes.js';
+import { podStrategy } from './strategies/pods.js';
+import { serviceStrategy } from './strategies/services.js';
 
 export type { ResourceName };
 
@@ -27,14 +35,16 @@ export interface ResourceInfo {
    * namespace by namespace). upstream: pkg/registry/core/namespace/storage/storage.go (REST)
    */
   readonly deleteCollection: boolean;
+  /** What the kind's storage does differently (strategies/<resource>.ts). */
+  readonly strategy: RestStrategy;
 }
 
 export const REGISTRY_PREFIX = '/registry';
 
 export const RESOURCES: Readonly<Record<ResourceName, ResourceInfo>> = {
-  namespaces: { resource: 'namespaces', group: '', kind: 'Namespace', apiVersion: 'v1', namespaced: false, prefix: '/registry/namespaces/', createOnUpdate: false, deleteCollection: false },
-  services: { resource: 'services', group: '', kind: 'Service', apiVersion: 'v1', namespaced: true, prefix: '/registry/services/specs/', createOnUpdate: false, deleteCollection: true },
-  endpoints: { resource: 'endpoints', group: '', kind: 'Endpoints', apiVersion: 'v1', namespaced: true, prefix: '/registry/services/endpoints/', createOnUpdate: true, deleteCollection: true },
+  namespaces: { resource: 'namespaces', group: '', kind: 'Namespace', apiVersion: 'v1', namespaced: false, prefix: '/registry/namespaces/', createOnUpdate: false, deleteCollection: false, strategy: namespaceStrategy },
+  services: { resource: 'services', group: '', kind: 'Service', apiVersion: 'v1', namespaced: true, prefix: '/registry/services/specs/', createOnUpdate: false, deleteCollection: true, strategy: serviceStrategy },
+  endpoints: { resource: 'endpoints', group: '', kind: 'Endpoints', apiVersion: 'v1', namespaced: true, prefix: '/registry/services/endpoints/', createOnUpdate: true, deleteCollection: true, strategy: endpointsStrategy },
   endpointslices: {
     resource: 'endpointslices',
     group: 'discovery.k8s.io',
@@ -44,18 +54,20 @@ export const RESOURCES: Readonly<Record<ResourceName, ResourceInfo>> = {
     prefix: '/registry/endpointslices/',
     createOnUpdate: false,
     deleteCollection: true,
+    strategy: endpointSliceStrategy,
   },
-  pods: { resource: 'pods', group: '', kind: 'Pod', apiVersion: 'v1', namespaced: true, prefix: '/registry/pods/', createOnUpdate: false, deleteCollection: true },
+  pods: { resource: 'pods', group: '', kind: 'Pod', apiVersion: 'v1', namespaced: true, prefix: '/registry/pods/', createOnUpdate: false, deleteCollection: true, strategy: podStrategy },
   // upstream: pkg/registry/core/node/storage/storage.go (the "minions" key root, kept from the
   // old name of nodes)
-  nodes: { resource: 'nodes', group: '', kind: 'Node', apiVersion: 'v1', namespaced: false, prefix: '/registry/minions/', createOnUpdate: false, deleteCollection: true },
-  events: { resource: 'events', group: '', kind: 'Event', apiVersion: 'v1', namespaced: true, prefix: '/registry/events/', createOnUpdate: true, deleteCollection: true },
+  nodes: { resource: 'nodes', group: '', kind: 'Node', apiVersion: 'v1', namespaced: false, prefix: '/registry/minions/', createOnUpdate: false, deleteCollection: true, strategy: nodeStrategy },
+  events: { resource: 'events', group: '', kind: 'Event', apiVersion: 'v1', namespaced: true, prefix: '/registry/events/', createOnUpdate: true, deleteCollection: true, strategy: eventStrategy },
 };
 
-export const RESOURCE_NAMES: readonly ResourceName[] = ['namespaces', 'services', 'endpoints', 'endpointslices', 'pods', 'nodes', 'events'];
+/** The table's resources, in its order. */
+export const RESOURCE_NAMES: readonly ResourceName[] = Object.values(RESOURCES).map((info) => info.resource);
 
 /** The namespaced resources, in the order the namespace controller deletes them. */
-export const NAMESPACED_RESOURCES: readonly ResourceName[] = ['services', 'endpoints', 'endpointslices', 'pods', 'events'];
+export const NAMESPACED_RESOURCES: readonly ResourceName[] = RESOURCE_NAMES.filter((name) => RESOURCES[name].namespaced);
 
 export function isResourceName(value: string): value is ResourceName {
   return Object.hasOwn(RESOURCES, value);

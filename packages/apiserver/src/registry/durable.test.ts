@@ -1,4 +1,4 @@
-// INV-SYS-DURABLE: real processes on a real SQLite file. A child (durable-child.ts) runs creates
+// INV-SYS-DURABLE: real processes on a real SQLite file. A child (durable-child.fixtures.ts) runs creates
 // and deletes and prints each acknowledged write; it is killed with SIGKILL at random moments
 // and started again. After every kill the test opens the file itself, runs the repair loops
 // three times, and checks: every acknowledged create not since deleted is there, every
@@ -21,7 +21,7 @@ import { NO_LEAKS, repairOnce } from './repair.js';
 import { SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY } from './resources.js';
 
 const KILLS = 22;
-const SOURCE = fileURLToPath(new URL('./durable-child.ts', import.meta.url));
+const SOURCE = fileURLToPath(new URL('./durable-child.fixtures.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'kubesvc-durable-'));
 // The child is bundled once, so that each restart costs a plain `node` start, not a TypeScript
 // transform of the workspace (the kills must be many and the test short).

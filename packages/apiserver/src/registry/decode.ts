@@ -10,7 +10,7 @@
 //           parse error"), apimachinery runtime/scheme.go (`no kind %q is registered for
 //           version %q in scheme %q`), apimachinery runtime/serializer/codec_factory.go (the
 //           protobuf serializer is its own strict serializer: no unknown-field errors or warnings)
-import type { KubeObject } from '@kubesvc/api-types';
+import type { KubeObject, Result } from '@kubesvc/api-types';
 import { badRequestError, MAX_REQUEST_BODY_BYTES, requestEntityTooLargeError, unknownError, type ApiError } from './errors.js';
 import { goJSONSyntaxError } from './go-json-error.js';
 import { checkJsonDepth } from './json-depth.js';
@@ -45,7 +45,7 @@ export interface Decoded<T extends KubeObject = KubeObject> {
   readonly warnings: readonly string[];
 }
 
-export type DecodeResult<T extends KubeObject = KubeObject> = { readonly ok: true; readonly value: Decoded<T> } | { readonly ok: false; readonly error: ApiError };
+export type DecodeResult<T extends KubeObject = KubeObject> = Result<Decoded<T>, ApiError>;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8');

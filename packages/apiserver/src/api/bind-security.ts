@@ -6,6 +6,13 @@
 // authentication; its plain-HTTP port (--insecure-bind-address, default 127.0.0.1) was meant
 // for loopback and is gone since 1.20 (staging/src/k8s.io/apiserver/pkg/server/options/serving.go).
 import { isIP } from 'node:net';
+import { TaggedErrorClass } from '@kubesvc/api-types';
+
+/**
+ * What startApiServer throws when insecureBindError refuses its options: switch on `_tag` or
+ * `instanceof`, not on the message. `code` stays `EINSECUREBIND` beside the listen errors' codes.
+ */
+export class ErrInsecureBind extends TaggedErrorClass('ErrInsecureBind')<{ readonly code: 'EINSECUREBIND' }> {}
 
 /** True for 127.0.0.0/8, ::1, the IPv4-mapped 127/8, and the name `localhost`. */
 export function isLoopbackHost(host: string): boolean {

@@ -1,5 +1,6 @@
 // The HTTP API's public surface (re-exported by the package index).
 export { generateToken, startApiServer } from './server.js';
+export { ErrInsecureBind } from './bind-security.js';
 export type { ApiServer, ApiServerExtension, ApiServerOptions } from './server.js';
 export { generateServingCertificate } from './serving-cert.js';
 export type { ServingCertificate, ServingCertificateOptions } from './serving-cert.js';

@@ -17,7 +17,7 @@ import { badRequestError, internalError, isApiError, MAX_REQUEST_BODY_BYTES, not
 import type { ObjectList, Registry } from '../registry/registry.js';
 import { RESOURCES, type ResourceInfo, type ResourceName } from '../registry/resources.js';
 import { STATUS_RESOURCES } from '../registry/registry.js';
-import { insecureBindError } from './bind-security.js';
+import { ErrInsecureBind, insecureBindError } from './bind-security.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.js';
 import { openApiV3Document, openApiV3Index } from './openapi.js';
 import { DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS, deleteOptions, listOptions, watchTimeoutMs, writeOptions, type Parsed } from './query-options.js';
@@ -27,7 +27,7 @@ import { methodNotAllowedStatus, pathNotFoundStatus, unauthorizedStatus } from '
 import type { IncludeObject, TableContext, TablePrinter } from './table-hook.js';
 import { invalidNameError, parseRequestTarget } from './request-target.js';
 import { startWatch, type WatchSession } from './watch.js';
-import { consoleLogger, type Logger } from '../host/logger.js';
+import { consoleLogger, type Logger } from '../logger.js';
 
 export interface ApiServerOptions {
   readonly registry: Registry;
@@ -367,7 +367,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const { registry, token } = options;
   const host = options.host ?? '127.0.0.1';
   const refused = insecureBindError(host, options.tls !== undefined, token);
-  if (refused !== undefined) throw Object.assign(new Error(refused), { code: 'EINSECUREBIND' });
+  if (refused !== undefined) throw new ErrInsecureBind(refused, { code: 'EINSECUREBIND' });
   const ready = options.ready ?? (() => true);
   const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
   const minRequestTimeoutSeconds = options.minRequestTimeoutSeconds ?? DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS;

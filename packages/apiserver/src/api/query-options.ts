@@ -5,14 +5,14 @@
 //           (ValidateDryRun, ValidateFieldValidation, ValidateDeleteOptions),
 //           staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go (ListResource: selectors
 //           parsed, field labels converted, errors as BadRequest)
-import { fieldPath, notSupported, type FieldError, type KubeObject } from '@kubesvc/api-types';
+import { fieldPath, notSupported, type FieldError, type KubeObject, type Result } from '@kubesvc/api-types';
 import type { FieldValidation } from '../registry/decode.js';
 import { badRequestError, invalidError, type ApiError } from '../registry/errors.js';
 import type { ObjectPredicate } from '../registry/dispatch.js';
 import { checkFieldSelector, fieldsMatch, parseFieldSelector } from './field-selector.js';
 import { labelsMatch, parseLabelSelector } from './label-selector.js';
 
-export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ApiError };
+export type Parsed<T> = Result<T, ApiError>;
 
 export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
 

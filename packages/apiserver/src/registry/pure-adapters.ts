@@ -31,6 +31,7 @@ import {
   type Rng,
   type Service,
 } from '@kubesvc/api-types';
+import { renderFieldError, type Result, type TaggedError } from '@kubesvc/api-types';
 import {
   allocateIP,
   allocateNextIP,
@@ -68,12 +69,9 @@ import type { LeakCounters } from '@kubesvc/api-types';
 import type { z } from 'zod';
 
 /** A failure of a pure step, with upstream's message. */
-export interface AdapterError {
-  readonly _tag: string;
-  readonly message: string;
-}
+export type AdapterError = TaggedError;
 
-export type AdapterResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: AdapterError };
+export type AdapterResult<T> = Result<T, AdapterError>;
 
 // --- The cluster's networking configuration --------------------------------------------------
 
@@ -140,7 +138,16 @@ export function decodeKubeObject(raw: unknown): AdapterResult<KubeObject> {
 
 // --- Defaulting and validation ---------------------------------------------------------------
 
-export type ValidationResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly errors: readonly FieldError[] };
+/** A validation's field errors (errors.NewInvalid's causes); `message` prints them one a line. */
+export interface ErrFieldErrors extends TaggedError<'ErrFieldErrors'> {
+  readonly errors: readonly FieldError[];
+}
+
+export type ValidationResult<T> = Result<T, ErrFieldErrors>;
+
+function fieldErrors(errors: readonly FieldError[]): { readonly ok: false; readonly error: ErrFieldErrors } {
+  return { ok: false, error: { _tag: 'ErrFieldErrors', message: errors.map(renderFieldError).join('\n'), errors } };
+}
 
 /**
  * A new Service as the apiserver prepares it before allocation: v1 defaulting, clusterIPs
@@ -149,7 +156,7 @@ export type ValidationResult<T> = { readonly ok: true; readonly value: T } | { r
  */
 export function validateServiceCreate(service: Service, net: ClusterNetworking): ValidationResult<Service> {
   const result = validateServiceCreateInApiTypes(service, { ipFamilies: net.families });
-  return result.ok ? result : { ok: false, errors: result.error.causes };
+  return result.ok ? result : fieldErrors(result.error.causes);
 }
 
 /**
@@ -159,21 +166,21 @@ export function validateServiceCreate(service: Service, net: ClusterNetworking):
  */
 export function validateServiceUpdate(service: Service, old: Service, net: ClusterNetworking): ValidationResult<Service> {
   const result = validateServiceUpdateInApiTypes(service, old, { ipFamilies: net.families });
-  return result.ok ? result : { ok: false, errors: result.error.causes };
+  return result.ok ? result : fieldErrors(result.error.causes);
 }
 
 /** v1 defaulting and the kind's create validation, for the kinds other than Service. Wraps: defaultObject, validateObject. */
 export function validateObjectCreate<T extends KubeObject>(object: T): ValidationResult<T> {
   const defaulted = defaultObject(object);
   const errors = validateObject(defaulted);
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: defaulted };
+  return errors.length > 0 ? fieldErrors(errors) : { ok: true, value: defaulted };
 }
 
 /** v1 defaulting and the kind's update validation (immutable fields included). Wraps: defaultObject, validateObject. */
 export function validateObjectUpdate<T extends KubeObject>(object: T, old: T): ValidationResult<T> {
   const defaulted = defaultObject(object);
   const errors = validateObject(defaulted, old);
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: defaulted };
+  return errors.length > 0 ? fieldErrors(errors) : { ok: true, value: defaulted };
 }
 
 /**
@@ -190,7 +197,7 @@ export function validateStatusUpdate<T extends KubeObject>(object: T, old: T): V
     defaulted.kind === 'Service' && old.kind === 'Service'
       ? validateServiceStatusUpdate(defaulted, old)
       : validateObjectMetaUpdate((defaulted as { metadata?: ObjectMetaInput }).metadata ?? {}, (old as { metadata?: ObjectMetaInput }).metadata ?? {}, fieldPath('metadata'));
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: defaulted };
+  return errors.length > 0 ? fieldErrors(errors) : { ok: true, value: defaulted };
 }
 
 /** The 422 Status body for field errors (errors.NewInvalid). Wraps: invalidError. */

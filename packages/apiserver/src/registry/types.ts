@@ -1,0 +1,91 @@
+// The registry's option, result and list types, shared by the verbs (verbs/*.ts) and the
+// Registry class that exposes them (registry.ts re-exports every one).
+import type { KubeObject, Result } from '@kubesvc/api-types';
+import type { Clock, Store } from '@kubesvc/store';
+import type { CrashHook } from './crash.js';
+import type { FieldValidation } from './decode.js';
+import type { ApiError } from './errors.js';
+import type { Patcher } from './patch.js';
+
+/** A registry answer: the value, or the API error (tagged with the Status reason) the HTTP layer sends. */
+export type RegistryResult<T> = Result<T, ApiError>;
+
+export interface RegistryOptions {
+  readonly store: Store;
+  readonly clock: Clock;
+  /** Seeds the generator behind allocation draws, generated names and UIDs. */
+  readonly seed: number;
+  /** `--service-cluster-ip-range`: one or two CIDRs, primary first. Default `10.0.0.0/24`. */
+  readonly serviceClusterIPRanges?: readonly string[];
+  /** `--service-node-port-range`. Default `30000-32767`. */
+  readonly serviceNodePortRange?: string;
+  /** Crash points for tests; production leaves it out. */
+  readonly crashHook?: CrashHook;
+  /** Extra or replacement patchers by patch type (strategic merge patch, say). */
+  readonly patchers?: Readonly<Record<string, Patcher>>;
+  /**
+   * How long a loop over many objects (a namespace's contents, a collection delete) may hold
+   * the event loop before it yields to other clients. Default 10 ms; 0 yields after every object.
+   */
+  readonly eventLoopSliceMs?: number;
+}
+
+export interface CreateOptions {
+  /** The name in the request URL, when there is one; it must match the body's. */
+  readonly name?: string;
+}
+
+export interface UpdateOptions {
+  readonly fieldValidation?: FieldValidation;
+}
+
+export interface ListOptions {
+  readonly limit?: number;
+  /** The token a previous page returned. */
+  readonly continue?: string;
+  /**
+   * Keeps only the objects it accepts (label and field selectors). With a limit, the page is
+   * filled with accepted objects, reading on as the etcd3 store's GetList does, and the
+   * continue token resumes after the last object read.
+   */
+  readonly predicate?: (object: KubeObject) => boolean;
+}
+
+export interface StatusUpdateOptions {
+  readonly fieldValidation?: FieldValidation;
+}
+
+export interface PatchOptions extends UpdateOptions {
+  /** `'status'` patches through the /status subresource (registry.updateStatus). */
+  readonly subresource?: 'status';
+}
+
+export interface DeleteCollectionOptions {
+  readonly predicate?: (object: KubeObject) => boolean;
+}
+
+export interface ObjectList<T extends KubeObject = KubeObject> {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { readonly resourceVersion: string; readonly continue?: string };
+  readonly items: readonly T[];
+}
+
+export interface DeleteOptions {
+  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+}
+
+/** What a delete did: the object is gone, or (a namespace) it is now Terminating. */
+export interface DeleteOutcome<T extends KubeObject = KubeObject> {
+  readonly object: T;
+  /** False when the object still exists, being finalized (a namespace). */
+  readonly deleted: boolean;
+}
+
+/** How the compare-and-swaps on the range objects went since the registry opened. */
+export interface RangeCasStats {
+  /** Range writes attempted (a CAS on every range key the operation changes). */
+  readonly attempts: number;
+  /** Of those, the ones that lost to another writer: each one a re-read and a retry. */
+  readonly conflicts: number;
+}

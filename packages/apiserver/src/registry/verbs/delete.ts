@@ -1,0 +1,99 @@
+// delete: admission (the kind's admitDelete), the preconditions (rest.BeforeDelete), then
+// the kind's storage decides (a namespace goes Terminating first) or the key goes in one txn
+// with what goes with it (a Service's Endpoints); afterDelete gives back what a Service held.
+// upstream: staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go (BeforeDelete),
+//           staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go (Delete),
+//           pkg/registry/core/namespace/storage/storage.go (Delete),
+//           pkg/registry/core/service/storage/storage.go (afterDelete)
+import type { KubeObject } from '@kubesvc/api-types';
+import type { TxnOp } from '@kubesvc/store';
+import { fail, isCrash, MAX_RETRIES, metaOf, ok, storeFailure } from '../common.js';
+import type { RegistryCore } from '../core.js';
+import { conflictError, notFoundError, OPTIMISTIC_LOCK_ERROR_MSG, type ApiError } from '../errors.js';
+import { groupResource, objectKey, RESOURCES, type ResourceInfo, type ResourceName } from '../resources.js';
+import { isEmpty } from '../service-alloc.js';
+import { deserializeObject } from '../stored-object.js';
+import type { DeleteOptions, DeleteOutcome, RegistryResult } from '../types.js';
+import { persistUpdate } from './update.js';
+
+export async function deleteObject<T extends KubeObject = KubeObject>(
+  core: RegistryCore,
+  resource: ResourceName,
+  namespace: string,
+  name: string,
+  options: DeleteOptions = {},
+): Promise<RegistryResult<DeleteOutcome<T>>> {
+  const info = RESOURCES[resource];
+  const gr = groupResource(info);
+  const strategy = info.strategy;
+  // Admission runs before the storage reads anything: the immortal namespaces are refused
+  // whether or not they exist.
+  const refusal = strategy.admitDelete?.(name);
+  if (refusal !== undefined) return fail(refusal);
+  const key = objectKey(info, info.namespaced ? namespace : '', name);
+  try {
+    for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
+      const { kv } = await core.store.get(key);
+      if (kv === undefined) return fail(notFoundError(gr, name));
+      const object = deserializeObject<T>(kv);
+      const refused = preconditionFailure(info, name, options.preconditions, metaOf(object).uid ?? '', String(kv.modRevision));
+      if (refused !== undefined) return fail(refused);
+      const decision = strategy.decideDelete?.(object, core.timestamp()) ?? { action: 'delete' };
+      if (decision.action === 'refuse') return fail(decision.error);
+      if (decision.action === 'update') {
+        const r = await persistUpdate(core, info, decision.object as T, kv);
+        if (r === 'conflict') continue;
+        if (!r.ok) return r;
+        return ok({ object: r.value, deleted: false });
+      }
+      const ops: TxnOp[] = [{ kind: 'delete', key }];
+      for (const also of strategy.deletedWith?.(namespace, name) ?? []) ops.push({ kind: 'delete', key: also });
+      const r = await core.commit(`delete ${resource}`, [{ key, target: 'modRevision', op: '=', value: kv.modRevision }], ops);
+      if (!r.succeeded) continue;
+      const allocation = strategy.allocation;
+      if (allocation !== undefined && object.kind === 'Service') {
+        const held = allocation.heldBy(object);
+        if (!isEmpty(held)) {
+          core.crash('service-delete:after-persist');
+          await core.releaseHeld(held);
+        }
+      }
+      return ok({ object, deleted: true });
+    }
+    return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
+  } catch (e) {
+    if (isCrash(e)) throw e;
+    return fail(storeFailure(e));
+  }
+}
+
+/**
+ * The Conflict for delete preconditions that do not hold, or undefined. Namespaces have their
+ * own Delete with its own text (upstream: pkg/registry/core/namespace/storage/storage.go
+ * Delete); every other kind goes through rest.BeforeDelete, which names the resource by its
+ * Kind (upstream: staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go BeforeDelete).
+ */
+function preconditionFailure(info: ResourceInfo, name: string, pre: DeleteOptions['preconditions'], uid: string, resourceVersion: string): ApiError | undefined {
+  if (pre === undefined) return undefined;
+  const namespace = info.kind === 'Namespace';
+  const gr = namespace ? groupResource(info) : { group: info.group, resource: info.kind };
+  if (pre.uid !== undefined && pre.uid !== uid) {
+    return conflictError(
+      gr,
+      name,
+      namespace
+        ? `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${uid}`
+        : `the UID in the precondition (${pre.uid}) does not match the UID in record (${uid}). The object might have been deleted and then recreated`,
+    );
+  }
+  if (pre.resourceVersion !== undefined && pre.resourceVersion !== resourceVersion) {
+    return conflictError(
+      gr,
+      name,
+      namespace
+        ? `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${resourceVersion}`
+        : `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${resourceVersion}). The object might have been modified`,
+    );
+  }
+  return undefined;
+}

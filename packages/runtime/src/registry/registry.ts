@@ -12,7 +12,7 @@
 //           pkg/registry/core/service/storage/storage.go (beginCreate, beginUpdate, afterDelete),
 //           pkg/registry/core/namespace/storage/storage.go (Delete: Terminating, then the
 //           controller finalizes), plugin/pkg/admission/namespace/lifecycle/admission.go
-import type { EndpointSlice, KubeObject, Namespace, ObjectMeta, RangeAllocation, Service } from '@kubesvc/api-types';
+import type { EndpointSlice, KubeObject, Namespace, ObjectMeta, RangeAllocation, Service, ServiceNetworking } from '@kubesvc/api-types';
 import { seededRng, type Rng } from '@kubesvc/ipallocator';
 import { semanticEqual } from '@kubesvc/reconcilers';
 import { type Clock, type Compare, ErrCompacted, type KeyValue, type Store, type TxnOp, type TxnResult } from '@kubesvc/store';
@@ -42,6 +42,7 @@ import { DEFAULT_PATCHERS, type Patcher, type PatchType } from './patch.js';
 import {
   clusterIPOffset,
   clusterNetworking,
+  clusterNetworkingOf,
   fullSnapshotBytes,
   nodePortOffset,
   ipAllocatorOf,
@@ -80,9 +81,11 @@ export interface RegistryOptions {
   readonly clock: Clock;
   /** Seeds the generator behind allocation draws, generated names and UIDs. */
   readonly seed: number;
-  /** `--service-cluster-ip-range`: one or two CIDRs, primary first. Default `10.0.0.0/24`. */
+  /** The service CIDRs and the node port range, parsed (api-types' parseServiceNetworking). Takes the place of the two below. */
+  readonly serviceNetworking?: ServiceNetworking;
+  /** `--service-cluster-ip-range`: one or two CIDRs, primary first, read with parseServiceNetworking. Default `10.0.0.0/24`. */
   readonly serviceClusterIPRanges?: readonly string[];
-  /** `--service-node-port-range`. Default `30000-32767`. */
+  /** `--service-node-port-range`, read with parseServiceNetworking. Default `30000-32767`. */
   readonly serviceNodePortRange?: string;
   /** Crash points for tests; production leaves it out. */
   readonly crashHook?: CrashHook;
@@ -1266,7 +1269,10 @@ function isCleanPath(key: string): boolean {
  * Call `initRanges()` once before serving (openRegistry does both).
  */
 export function createRegistry(options: RegistryOptions): RegistryResult<Registry> | { readonly ok: false; readonly error: AdapterError } {
-  const net = clusterNetworking(options.serviceClusterIPRanges ?? ['10.0.0.0/24'], options.serviceNodePortRange ?? '30000-32767');
+  const net =
+    options.serviceNetworking !== undefined
+      ? { ok: true as const, value: clusterNetworkingOf(options.serviceNetworking) }
+      : clusterNetworking(options.serviceClusterIPRanges ?? ['10.0.0.0/24'], options.serviceNodePortRange ?? '30000-32767');
   if (!net.ok) return { ok: false, error: net.error };
   return { ok: true, value: new Registry(options, net.value) };
 }

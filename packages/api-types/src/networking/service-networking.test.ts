@@ -67,6 +67,13 @@ describe('parseServiceNetworking', () => {
     expect(refusal(flags)).toBe(message);
   });
 
+  it('answers a JavaScript caller passing anything with an error value', () => {
+    for (const flags of [null, 7, { serviceClusterIPRange: 7 }, { clusterDomain: [] }, { serviceNodePortRange: {} }]) {
+      const r = parseServiceNetworking(flags as unknown as ServiceNetworkingFlags);
+      expect(r.ok).toBe(false);
+    }
+  });
+
   it('names the flag it refuses', () => {
     const r = parseServiceNetworking({ serviceNodePortRange: 'x' });
     expect(!r.ok && r.error.flag).toBe('--service-node-port-range');

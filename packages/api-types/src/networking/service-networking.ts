@@ -13,6 +13,7 @@
 //           staging/src/k8s.io/apimachinery/pkg/util/net/port_range.go (PortRange.Set)
 import type { TaggedError } from '../result.js';
 import { err, ok, type Result } from '../result.js';
+import { describeValue } from '../input-shape.js';
 import { cidrEquals, formatCIDR, parseCIDRSloppy, type CIDR } from '../net/cidr.js';
 import { rangeSize } from '../net/cidr-size.js';
 import { getIndexedIP } from '../net/cidr-offset.js';
@@ -104,6 +105,13 @@ function defaultRange(): CIDR {
  * primary (the registry's allocator), so it is held to ServiceIPRange's minimum, with its text.
  */
 export function parseServiceNetworking(flags: ServiceNetworkingFlags = {}): ServiceNetworkingResult {
+  // The edge: a JavaScript caller may pass anything.
+  const given: unknown = flags;
+  if (typeof given !== 'object' || given === null) return refuse('--service-cluster-ip-range', `parseServiceNetworking: expected the flags as an object, got ${describeValue(given)}`);
+  for (const [key, flag] of [['serviceClusterIPRange', '--service-cluster-ip-range'], ['clusterDomain', '--cluster-domain']] as const) {
+    const value: unknown = flags[key];
+    if (value !== undefined && typeof value !== 'string') return refuse(flag, `${flag}: expected a string, got ${describeValue(value)}`);
+  }
   const ports = parsePortRange(flags.serviceNodePortRange ?? DEFAULT_NODE_PORT_RANGE);
   if (!ports.ok) return refuse('--service-node-port-range', ports.error.message);
 

@@ -4,6 +4,7 @@ export * from './objects/index.js';
 export * from './defaults.js';
 export * from './manifest/index.js';
 export * from './net/index.js';
+export * from './networking/index.js';
 export * from './validation/index.js';
 export * from './service-ip-families.js';
 export { prepareServiceUpdate } from './service-update.js';

@@ -1,7 +1,7 @@
 // kube-apiserver's checks on the flags the bootstrap controller uses, with upstream's text.
 // upstream: cmd/kube-apiserver/app/options/validation.go, pkg/controlplane/controller.go
 // (NewBootstrapController), pkg/controlplane/services.go, and their tests.
-import { formatCIDR, formatIP } from '@kubesvc/api-types';
+import { formatCIDR, formatIP, parseServiceNetworking } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import { bootstrapConfig, type BootstrapOptions } from './config.js';
 
@@ -46,7 +46,11 @@ describe('bootstrapConfig', () => {
   });
 
   it.each<[BootstrapOptions, string[]]>([
-    [{ serviceClusterIPRange: '192.168.1.0/30', publicIP: '192.168.0.10' }, ['the service cluster IP range must be at least 8 IP addresses']],
+    // upstream: getServiceIPAndRanges wraps ServiceIPRange's refusal of the primary.
+    [
+      { serviceClusterIPRange: '192.168.1.0/30', publicIP: '192.168.0.10' },
+      ['error determining service IP ranges for primary service cidr: the service cluster IP range must be at least 8 IP addresses'],
+    ],
     [
       { serviceClusterIPRange: '10.0.0.0/11', publicIP: '192.168.0.10' },
       ['specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12'],
@@ -86,6 +90,21 @@ describe('bootstrapConfig', () => {
     ],
   ])('refuses %j', (options, expected) => {
     expect(messages(options)).toEqual(expected);
+  });
+
+  it('takes the parsed flags as they are, and checks the value as kube-apiserver does', () => {
+    const parsed = parseServiceNetworking({ serviceClusterIPRange: '10.0.0.0/11', serviceNodePortRange: '30000-30100' });
+    if (!parsed.ok) throw new Error(parsed.error.message);
+    // The strings are ignored when the parsed value is given.
+    expect(messages({ serviceNetworking: parsed.value, serviceClusterIPRange: 'bad', publicIP: '192.168.0.10', kubernetesServiceNodePort: 30200 })).toEqual([
+      'specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12',
+      "kubernetes service node port range 30000-30100 doesn't contain 30200",
+    ]);
+    const fine = parseServiceNetworking({ serviceClusterIPRange: '10.96.0.0/16,fd00::/112' });
+    if (!fine.ok) throw new Error(fine.error.message);
+    const result = bootstrapConfig({ serviceNetworking: fine.value, publicIP: '192.168.0.10' });
+    expect(result.ok && result.value.serviceNetworking).toBe(fine.value);
+    expect(result.ok && result.value.serviceCIDRs.map(formatCIDR)).toEqual(['10.96.0.0/16', 'fd00::/112']);
   });
 
   it('accepts a node port inside the range and a family mismatch with the none reconciler', () => {

@@ -3,26 +3,29 @@
 // upstream: cmd/kube-apiserver/app/options/validation.go (ServerRunOptions.Validate's
 //           --apiserver-count check, validateClusterIPFlags, validateMaxCIDRRange,
 //           validateServiceNodePort),
-//           pkg/controlplane/controller.go NewBootstrapController (the IP family check),
-//           pkg/controlplane/services.go ServiceIPRange (the /29 minimum, network + 1)
+//           pkg/controlplane/controller.go NewBootstrapController (the IP family check).
+// The flags themselves (--service-cluster-ip-range, --service-node-port-range) are read by
+// api-types' parseServiceNetworking, the one parser of them; this file checks the value.
 import {
   cidrFamily,
   familyBits,
   formatCIDR,
   formatIP,
+  formatPortRange,
   goQuote,
-  parseCIDRSloppy,
   err as errResult,
   ok,
   parseIPSloppy,
+  parseServiceNetworking,
+  portRangeContains,
   type CIDR,
   type EndpointPort,
   type IP,
+  type PortRange,
   type Result,
+  type ServiceNetworking,
   type ServicePort,
 } from '@kubesvc/api-types';
-import { ERR_SERVICE_CIDRS_SAME_FAMILY, ERR_TOO_MANY_SERVICE_CIDRS, serviceIPRange } from '@kubesvc/ipallocator';
-import { DEFAULT_NODE_PORT_RANGE, formatPortRange, parsePortRange, portRangeContains, type PortRange } from '@kubesvc/portallocator';
 import { DEFAULT_ENDPOINT_RECONCILER_INTERVAL_MS, DEFAULT_ENDPOINT_RECONCILER_TTL_MS, type ReconcilerType } from '@kubesvc/reconcilers';
 
 /** upstream: kube-apiserver --secure-port default. */
@@ -39,7 +42,13 @@ export const INITIAL_REPAIR_TIMEOUT_MS = 60_000;
 export const MAX_CIDR_BITS = 20;
 
 export interface BootstrapOptions {
-  /** --service-cluster-ip-range: one CIDR, or two of different families separated by a comma. Unset means 10.0.0.0/24. */
+  /**
+   * The service CIDRs and the node port range, as api-types' parseServiceNetworking read them
+   * from the flags. When absent, `serviceClusterIPRange` and `serviceNodePortRange` are read
+   * with that parser here, and its refusal is one of the failed checks.
+   */
+  readonly serviceNetworking?: ServiceNetworking;
+  /** --service-cluster-ip-range: one CIDR, or two of different families separated by a comma. Unset means 10.0.0.0/24. Ignored with serviceNetworking. */
   readonly serviceClusterIPRange?: string;
   /** --advertise-address: this apiserver's address, written into the kubernetes Endpoints. */
   readonly publicIP: string;
@@ -49,7 +58,7 @@ export interface BootstrapOptions {
   readonly servicePort?: number;
   /** --kubernetes-service-node-port: 0 makes the Service type ClusterIP. */
   readonly kubernetesServiceNodePort?: number;
-  /** --service-node-port-range. */
+  /** --service-node-port-range. Ignored with serviceNetworking. */
   readonly serviceNodePortRange?: string;
   /** Appended to the Service's ports (older upstream's ExtraServicePorts). */
   readonly extraServicePorts?: readonly ServicePort[];
@@ -71,6 +80,8 @@ export interface BootstrapOptions {
 }
 
 export interface BootstrapConfig {
+  /** The parsed flags the rest of this config was checked from. */
+  readonly serviceNetworking: ServiceNetworking;
   /** The service CIDRs, primary first. */
   readonly serviceCIDRs: readonly CIDR[];
   /** network + 1 of the primary CIDR: the kubernetes Service's ClusterIP. */
@@ -142,49 +153,40 @@ export function bootstrapConfig(options: BootstrapOptions): BootstrapConfigResul
   const masterCount = options.masterCount ?? 1;
   if (!Number.isInteger(masterCount) || masterCount < 1) errors.push(err(`--apiserver-count should be a positive number, but value '${masterCount}' provided`));
 
-  const rangeText = options.serviceClusterIPRange?.trim() ?? '';
-  const entries = rangeText === '' ? [] : rangeText.split(',');
-  if (entries.length > 2) errors.push(err(ERR_TOO_MANY_SERVICE_CIDRS));
-  const primary = serviceIPRange(entries[0]?.trim() ?? '');
-  if (!primary.ok) {
-    errors.push(err(primary.error.message));
-  } else {
-    cidrs.push(primary.value.cidr);
-    const tooLarge = maxCIDRRange(primary.value.cidr, '--service-cluster-ip-range');
+  const parsed =
+    options.serviceNetworking !== undefined
+      ? ok(options.serviceNetworking)
+      : parseServiceNetworking({
+          ...(options.serviceClusterIPRange === undefined ? {} : { serviceClusterIPRange: options.serviceClusterIPRange }),
+          ...(options.serviceNodePortRange === undefined ? {} : { serviceNodePortRange: options.serviceNodePortRange }),
+        });
+  if (!parsed.ok) errors.push(err(parsed.error.message));
+  const networking = parsed.ok ? parsed.value : undefined;
+  if (networking !== undefined) {
+    cidrs.push(...networking.serviceCIDRs);
+    const tooLarge = maxCIDRRange(networking.primary, '--service-cluster-ip-range');
     if (tooLarge) errors.push(tooLarge);
-  }
-  const secondaryText = entries[1]?.trim();
-  if (secondaryText !== undefined) {
-    const secondary = parseCIDRSloppy(secondaryText);
-    if (!secondary.ok) {
-      errors.push(err(secondary.error.message));
-    } else {
-      if (primary.ok && cidrFamily(primary.value.cidr) === cidrFamily(secondary.value.cidr)) {
-        errors.push(err(ERR_SERVICE_CIDRS_SAME_FAMILY));
-      }
-      const tooLarge = maxCIDRRange(secondary.value.cidr, '--service-cluster-ip-range[1]');
-      if (tooLarge) errors.push(tooLarge);
-      cidrs.push(secondary.value.cidr);
+    if (networking.secondary !== undefined) {
+      const secondaryTooLarge = maxCIDRRange(networking.secondary, '--service-cluster-ip-range[1]');
+      if (secondaryTooLarge) errors.push(secondaryTooLarge);
     }
   }
 
   const nodePort = options.kubernetesServiceNodePort ?? 0;
-  const portRange = parsePortRange(options.serviceNodePortRange ?? DEFAULT_NODE_PORT_RANGE);
-  if (!portRange.ok) errors.push(err(portRange.error.message));
   if (!Number.isInteger(nodePort) || nodePort < 0 || nodePort > 65535) {
     errors.push(
       err(`--kubernetes-service-node-port ${nodePort} must be between 0 and 65535, inclusive. If 0, the Kubernetes master service will be of type ClusterIP`),
     );
   }
-  if (portRange.ok && nodePort > 0 && !portRangeContains(portRange.value, nodePort)) {
-    errors.push(err(`kubernetes service node port range ${formatPortRange(portRange.value)} doesn't contain ${nodePort}`));
+  if (networking !== undefined && nodePort > 0 && !portRangeContains(networking.nodePortRange, nodePort)) {
+    errors.push(err(`kubernetes service node port range ${formatPortRange(networking.nodePortRange)} doesn't contain ${nodePort}`));
   }
 
   const reconcilerType = options.endpointReconcilerType ?? 'lease';
   const publicIP = parseIPSloppy(options.publicIP);
   if (!publicIP.ok) errors.push(err(publicIP.error.message));
-  if (publicIP.ok && primary.ok && reconcilerType !== 'none' && publicIP.value.family !== cidrFamily(primary.value.cidr)) {
-    errors.push(err(`service IP family ${goQuote(formatCIDR(primary.value.cidr))} must match public address family ${goQuote(formatIP(publicIP.value))}`));
+  if (publicIP.ok && networking !== undefined && reconcilerType !== 'none' && publicIP.value.family !== cidrFamily(networking.primary)) {
+    errors.push(err(`service IP family ${goQuote(formatCIDR(networking.primary))} must match public address family ${goQuote(formatIP(publicIP.value))}`));
   }
 
   const leaseTtlMs = positiveMs('the lease TTL', options.leaseTtlMs, DEFAULT_ENDPOINT_RECONCILER_TTL_MS, errors);
@@ -197,17 +199,18 @@ export function bootstrapConfig(options: BootstrapOptions): BootstrapConfigResul
   );
   const repairIntervalMs = positiveMs('the repair interval', options.repairIntervalMs, DEFAULT_REPAIR_INTERVAL_MS, errors);
 
-  if (errors.length > 0 || !primary.ok || !publicIP.ok || !portRange.ok) {
+  if (errors.length > 0 || networking === undefined || !publicIP.ok) {
     return errResult({ _tag: 'ErrBootstrapConfig', message: aggregate(errors), causes: errors });
   }
   return ok({
+    serviceNetworking: networking,
     serviceCIDRs: cidrs,
-    serviceIP: primary.value.apiServerServiceIP,
+    serviceIP: networking.apiServerServiceIP,
     publicIP: publicIP.value,
     securePort: options.securePort ?? DEFAULT_SECURE_PORT,
     servicePort: options.servicePort ?? DEFAULT_SERVICE_PORT,
     kubernetesServiceNodePort: nodePort,
-    nodePortRange: portRange.value,
+    nodePortRange: networking.nodePortRange,
     extraServicePorts: options.extraServicePorts ?? [],
     extraEndpointPorts: options.extraEndpointPorts ?? [],
     endpointReconcilerType: reconcilerType,

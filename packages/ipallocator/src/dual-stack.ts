@@ -1,7 +1,7 @@
 // A cluster's ClusterIP allocators: one per configured IP family, the primary first.
 // upstream: pkg/registry/core/service/storage/alloc.go (serviceIPAllocatorsByFamily) and the
 //           repair loop's choice of allocator by the IP's family
-import { err, familyName, ok, type AllocatorError, type CIDR, type ErrFull, type IP, type IPFamily, type Result, type Rng, type WithRng, describeValue } from '@kubesvc/api-types';
+import { err, ERR_SERVICE_CIDRS_SAME_FAMILY, ERR_TOO_MANY_SERVICE_CIDRS, familyName, ok, type AllocatorError, type CIDR, type ErrFull, type IP, type IPFamily, type Result, type Rng, type WithRng, describeValue } from '@kubesvc/api-types';
 import type { ErrAllocated, ErrNotInRange } from './errors.js';
 import {
   allocateIP,
@@ -22,10 +22,8 @@ export interface ErrFamilyNotConfigured extends AllocatorError<'ErrFamilyNotConf
   readonly family: IPFamily;
 }
 
-/** kube-apiserver's flag errors for --service-cluster-ip-range (validateClusterIPFlags). */
-export const ERR_TOO_MANY_SERVICE_CIDRS = '--service-cluster-ip-range must not contain more than two entries';
-export const ERR_SERVICE_CIDRS_SAME_FAMILY =
-  '--service-cluster-ip-range[0] and --service-cluster-ip-range[1] must be of different IP family';
+/** kube-apiserver's flag errors for --service-cluster-ip-range (validateClusterIPFlags), api-types' parser's. */
+export { ERR_SERVICE_CIDRS_SAME_FAMILY, ERR_TOO_MANY_SERVICE_CIDRS } from '@kubesvc/api-types';
 
 function flagError(message: string): Result<never, ErrServiceIPRange> {
   return err({ _tag: 'ErrServiceIPRange', message });

@@ -1,11 +1,25 @@
 // The service IP range the apiserver runs with, and the IP of its own "kubernetes" Service.
-// upstream: pkg/controlplane/services.go ServiceIPRange (earlier pkg/master/services.go),
+// The rule (at least 8 addresses, network + 1) is api-types' serviceIPOfRange, which its
+// parser of the flag (parseServiceNetworking) applies; this is the allocator's entry to it.
+// upstream: pkg/controlplane/apiserver/options/options.go ServiceIPRange (earlier
+//           pkg/controlplane/services.go, pkg/master/services.go),
 //           pkg/kubeapiserver/options DefaultServiceIPCIDR, k8s.io/utils/net GetIndexedIP
-import { err, getIndexedIP, ok, parseCIDR, parseCIDRSloppy, rangeSize, type AllocatorError, type CIDR, type IP, type Result, describeValue } from '@kubesvc/api-types';
+import {
+  DEFAULT_SERVICE_IP_CIDR,
+  err,
+  ok,
+  parseCIDR,
+  parseCIDRSloppy,
+  serviceIPOfRange,
+  type AllocatorError,
+  type CIDR,
+  type IP,
+  type Result,
+  describeValue,
+} from '@kubesvc/api-types';
 import { isCIDRValue } from './input-shape.js';
 
-/** upstream kubeoptions.DefaultServiceIPCIDR, used when --service-cluster-ip-range is unset. */
-export const DEFAULT_SERVICE_IP_CIDR = '10.0.0.0/24';
+export { DEFAULT_SERVICE_IP_CIDR } from '@kubesvc/api-types';
 
 /** An error of --service-cluster-ip-range (serviceIPRange, newIPAllocators), with upstream's text. */
 export type ErrServiceIPRange = AllocatorError<'ErrServiceIPRange'>;
@@ -42,11 +56,7 @@ export function serviceIPRange(passed?: CIDR | string): ServiceIPRangeResult {
   } else {
     return rangeError(`serviceIPRange: expected a CIDR or its text, got ${describeValue(passed)}`);
   }
-  const size = rangeSize(cidr);
-  if ((size < 65536n ? size : 65536n) < 8n) {
-    return rangeError('the service cluster IP range must be at least 8 IP addresses');
-  }
-  const first = getIndexedIP(cidr, 1);
+  const first = serviceIPOfRange(cidr);
   if (!first.ok) return rangeError(first.error.message);
   return ok({ cidr, apiServerServiceIP: first.value });
 }

@@ -7,7 +7,7 @@
 // between the first look at the cache and the first event; each part then follows the changes:
 // the DNS zone is rebuilt and swapped within coalesceMs, the iptables proxy syncs through a
 // bounded-frequency runner, the userspace proxy reconciles its listeners.
-import { err, ok, parseCIDR, parseIP, type Pod, type Result } from '@kubesvc/api-types';
+import { err, ok, parseCIDR, parseIP, type Pod, type Result, type ServiceNetworking } from '@kubesvc/api-types';
 import type { EnvVar, PodMode, Zone } from '@kubesvc/discovery';
 import { proxierConfig, type KubeProxyVersion, type ProxierConfig, type SaveBackend, type SyncState } from '@kubesvc/proxy-iptables';
 import type { Clock } from '@kubesvc/store';
@@ -39,6 +39,8 @@ export interface NodeAgentOptions<D extends Dataplane = Dataplane> {
   readonly nodeIP: string;
   /** The pods' CIDR (kube-proxy --cluster-cidr): traffic from outside it is masqueraded. */
   readonly clusterCIDR?: string;
+  /** The cluster's Service networking (api-types' parseServiceNetworking): the DNS serves its cluster domain unless dns.domain says otherwise. */
+  readonly serviceNetworking?: ServiceNetworking;
   /** Where the iptables files go (`<dataDir>/iptables/`). Required for the iptables mode. */
   readonly dataDir?: string;
   /** Default iptables. */
@@ -222,7 +224,11 @@ export async function startNodeAgent<D extends Dataplane = Dataplane>(options: N
         clock: options.clock,
         logger,
         port: dnsPort,
-        ...(options.dns?.domain !== undefined ? { domain: options.dns.domain } : {}),
+        ...(options.dns?.domain !== undefined
+          ? { domain: options.dns.domain }
+          : options.serviceNetworking !== undefined
+            ? { domain: options.serviceNetworking.clusterDomain }
+            : {}),
         ...(options.dns?.ttl !== undefined ? { ttl: options.dns.ttl } : {}),
         ...(options.dns?.pods !== undefined ? { pods: options.dns.pods } : {}),
         ...(options.dns?.coalesceMs !== undefined ? { coalesceMs: options.dns.coalesceMs } : {}),

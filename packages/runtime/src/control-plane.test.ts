@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatIP, parseIPSloppy, type Endpoints, type EndpointSlice, type Event, type Namespace, type RangeAllocation, type Service } from '@kubesvc/api-types';
+import { formatIP, parseIPSloppy, parseServiceNetworking, type Endpoints, type EndpointSlice, type Event, type Namespace, type RangeAllocation, type Service } from '@kubesvc/api-types';
 import { allocatedIPs, ipAllocatorFromSnapshot, releaseIP, snapshotIPAllocator } from '@kubesvc/ipallocator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Clock, openMemoryStore, type Store, systemClock, virtualClock, type VirtualClock } from '@kubesvc/store';
@@ -126,11 +126,33 @@ describe('startControlPlane', () => {
     expect(svc?.spec?.ports?.[0]?.nodePort).toBe(30443);
   });
 
+  it('takes the parsed Service networking and hands the same value to the bootstrap controller and the registry', async () => {
+    const { store, clock } = memory();
+    const parsed = parseServiceNetworking({ serviceClusterIPRange: '10.100.0.0/24,fd00:100::/112', serviceNodePortRange: '31000-31999' });
+    if (!parsed.ok) throw new Error(parsed.error.message);
+    const { plane } = await start(store, clock, { serviceClusterIPRange: 'ignored', serviceNetworking: parsed.value });
+    await plane.whenReady();
+    expect(plane.config.serviceNetworking).toBe(parsed.value);
+    const svc = await kubernetesService(plane);
+    expect(svc?.spec?.clusterIP).toBe('10.100.0.1');
+    const created = await plane.registry.create<Service>('services', 'default', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'web' },
+      spec: { type: 'NodePort', ipFamilyPolicy: 'RequireDualStack', ports: [{ port: 80 }] },
+    });
+    if (!created.ok) throw new Error(created.error.message);
+    expect(created.value.spec?.ipFamilies).toEqual(['IPv4', 'IPv6']);
+    const nodePort = created.value.spec?.ports?.[0]?.nodePort ?? 0;
+    expect(nodePort >= 31000 && nodePort <= 31999).toBe(true);
+  });
+
   it("answers bad flags with kube-apiserver's messages, all at once, and starts nothing", async () => {
     const { store, clock } = memory();
     const one = await startControlPlane({ store, clock, serviceClusterIPRange: '10.0.0.0/30', advertiseAddress: A });
     expect(one.ok).toBe(false);
-    if (!one.ok) expect(one.error.message).toBe('the service cluster IP range must be at least 8 IP addresses');
+    // upstream: getServiceIPAndRanges wraps ServiceIPRange's refusal of the primary.
+    if (!one.ok) expect(one.error.message).toBe('error determining service IP ranges for primary service cidr: the service cluster IP range must be at least 8 IP addresses');
     const two = await startControlPlane({ store, clock, advertiseAddress: A, kubernetesServiceNodePort: 80, masterCount: 0 });
     expect(two.ok).toBe(false);
     if (!two.ok) {

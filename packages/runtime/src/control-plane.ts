@@ -7,7 +7,7 @@
 //           start the post-start hooks; on SIGTERM the pre-shutdown hooks, among them the
 //           bootstrap controller's Stop), pkg/controlplane/controller.go,
 //           cmd/kube-controller-manager (the controllers, each with its workqueue)
-import { err, ok, type Result, type TaggedError } from '@kubesvc/api-types';
+import { err, ok, type Result, type ServiceNetworking, type TaggedError } from '@kubesvc/api-types';
 import { bootstrapConfig, type BootstrapConfig, type ErrBootstrapConfig } from '@kubesvc/bootstrap-controller';
 import { namespaceController, type KeyedController } from '@kubesvc/controllers';
 import type { ReconcilerType } from '@kubesvc/reconcilers';
@@ -26,9 +26,15 @@ export interface ControlPlaneOptions {
   readonly logger?: Logger;
   /** Seeds the registry's allocation draws, generated names and UIDs. Default: the clock's time. */
   readonly seed?: number;
-  /** --service-cluster-ip-range: one CIDR, or two of different families (a comma-separated string or a list). Unset: 10.0.0.0/24, upstream's default. */
+  /**
+   * The service CIDRs, the node port range and the cluster domain, as api-types'
+   * parseServiceNetworking read them from the flags: the value the bootstrap controller and
+   * the registry both take. When absent, the two flags below are read with that parser.
+   */
+  readonly serviceNetworking?: ServiceNetworking;
+  /** --service-cluster-ip-range: one CIDR, or two of different families (the flag's text, or its entries as a list). Unset: 10.0.0.0/24, upstream's default. Ignored with serviceNetworking. */
   readonly serviceClusterIPRange?: string | readonly string[];
-  /** --service-node-port-range. Default 30000-32767. */
+  /** --service-node-port-range. Default 30000-32767. Ignored with serviceNetworking. */
   readonly serviceNodePortRange?: string;
   /** --advertise-address: this apiserver's address in the kubernetes Endpoints. */
   readonly advertiseAddress: string;
@@ -94,18 +100,14 @@ export type ControlPlaneError = ErrBootstrapConfig | TaggedError;
 /** api-types' one result shape: the control plane, or why its options cannot work. */
 export type ControlPlaneResult = Result<ControlPlane, ControlPlaneError>;
 
-function rangeList(range: string | readonly string[] | undefined): readonly string[] | undefined {
-  if (range === undefined) return undefined;
-  const list = typeof range === 'string' ? range.split(',') : range;
-  const trimmed = list.map((c) => c.trim()).filter((c) => c !== '');
-  return trimmed.length === 0 ? undefined : trimmed;
-}
-
 /** Checks the options, opens the registry, and starts the informer, the bootstrap controller and the controllers. */
 export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlaneResult> {
-  const ranges = rangeList(options.serviceClusterIPRange);
+  // The flags are read once, by api-types' parser inside bootstrapConfig (so that a refusal is
+  // aggregated with the other startup checks); the registry takes the parsed value.
+  const range = options.serviceClusterIPRange;
   const checked = bootstrapConfig({
-    ...(ranges === undefined ? {} : { serviceClusterIPRange: ranges.join(',') }),
+    ...(options.serviceNetworking === undefined ? {} : { serviceNetworking: options.serviceNetworking }),
+    ...(range === undefined ? {} : { serviceClusterIPRange: typeof range === 'string' ? range : range.join(',') }),
     publicIP: options.advertiseAddress,
     ...(options.securePort === undefined ? {} : { securePort: options.securePort }),
     ...(options.kubernetesServiceNodePort === undefined ? {} : { kubernetesServiceNodePort: options.kubernetesServiceNodePort }),
@@ -127,8 +129,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     store,
     clock,
     seed: options.seed ?? clock.now(),
-    ...(ranges === undefined ? {} : { serviceClusterIPRanges: ranges }),
-    ...(options.serviceNodePortRange === undefined ? {} : { serviceNodePortRange: options.serviceNodePortRange }),
+    serviceNetworking: config.serviceNetworking,
     ...(options.crashHook === undefined ? {} : { crashHook: options.crashHook }),
   });
   if (!opened.ok) return err(opened.error);

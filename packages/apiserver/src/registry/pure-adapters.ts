@@ -12,6 +12,7 @@ import {
   isServiceIPSet,
   needsHealthCheck,
   parseIPSloppy,
+  parseServiceNetworking,
   fieldPath,
   validateObject,
   validateObjectMetaUpdate,
@@ -30,6 +31,7 @@ import {
   type RangeAllocation,
   type Rng,
   type Service,
+  type ServiceNetworking,
 } from '@kubesvc/api-types';
 import { renderFieldError, type Result, type TaggedError } from '@kubesvc/api-types';
 import {
@@ -42,10 +44,7 @@ import {
   newIPAllocator,
   releaseIP,
   repairClusterIPs,
-  serviceIPRange,
   snapshotIPAllocator,
-  ERR_SERVICE_CIDRS_SAME_FAMILY,
-  ERR_TOO_MANY_SERVICE_CIDRS,
   type ClusterIPLeaks,
   type IPAllocator,
 } from '@kubesvc/ipallocator';
@@ -57,7 +56,6 @@ import {
   formatPortRange,
   hasPort,
   newPortAllocator,
-  parsePortRange,
   portAllocatorFromSnapshot,
   releasePort,
   repairNodePorts,
@@ -85,31 +83,20 @@ export interface ClusterNetworking {
   readonly portRangeText: string;
 }
 
+/** What the registry needs of the parsed flags (api-types' parseServiceNetworking). */
+export function clusterNetworkingOf(networking: ServiceNetworking): ClusterNetworking {
+  const { serviceCIDRs, families, nodePortRange } = networking;
+  return { serviceCIDRs, families, portRange: nodePortRange, portRangeText: formatPortRange(nodePortRange) };
+}
+
 /**
- * Reads `--service-cluster-ip-range` (one or two CIDRs, of different families, each at least
- * 8 addresses) and `--service-node-port-range`, with kube-apiserver's messages.
- * Wraps: ipallocator serviceIPRange, portallocator parsePortRange.
+ * `--service-cluster-ip-range` as a list of its entries and `--service-node-port-range`, read
+ * by api-types' parseServiceNetworking (the one parser of them), with kube-apiserver's messages.
  */
 export function clusterNetworking(serviceCIDRs: readonly string[], nodePortRange: string): AdapterResult<ClusterNetworking> {
-  if (serviceCIDRs.length > 2) return { ok: false, error: { _tag: 'ErrServiceIPRange', message: ERR_TOO_MANY_SERVICE_CIDRS } };
-  const cidrs: CIDR[] = [];
-  for (const text of serviceCIDRs.length === 0 ? [''] : serviceCIDRs) {
-    const r = serviceIPRange(text);
-    if (!r.ok) return { ok: false, error: r.error };
-    cidrs.push(r.value.cidr);
-  }
-  const [first, second] = cidrs;
-  if (first === undefined) throw new Error('unreachable: at least one CIDR');
-  const primary = familyName(first.network.family);
-  let families: ClusterIPFamilies = [primary];
-  if (second !== undefined) {
-    const secondary = familyName(second.network.family);
-    if (secondary === primary) return { ok: false, error: { _tag: 'ErrServiceIPRange', message: ERR_SERVICE_CIDRS_SAME_FAMILY } };
-    families = [primary, secondary];
-  }
-  const ports = parsePortRange(nodePortRange);
-  if (!ports.ok) return { ok: false, error: ports.error };
-  return { ok: true, value: { serviceCIDRs: cidrs, families, portRange: ports.value, portRangeText: formatPortRange(ports.value) } };
+  const parsed = parseServiceNetworking({ serviceClusterIPRange: serviceCIDRs.join(','), serviceNodePortRange: nodePortRange });
+  if (!parsed.ok) return { ok: false, error: parsed.error };
+  return { ok: true, value: clusterNetworkingOf(parsed.value) };
 }
 
 // --- Decoding --------------------------------------------------------------------------------

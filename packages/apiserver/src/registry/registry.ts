@@ -17,7 +17,7 @@
 import type { KubeObject } from '@kubesvc/api-types';
 import type { Clock, Store } from '@kubesvc/store';
 import { RegistryCore } from './core.js';
-import { clusterNetworking, type AdapterError, type ClusterNetworking } from './pure-adapters.js';
+import { clusterNetworking, clusterNetworkingOf, type AdapterError, type ClusterNetworking } from './pure-adapters.js';
 import type { PatchType } from './patch.js';
 import type { ResourceName } from './resources.js';
 import type {
@@ -161,7 +161,10 @@ export class Registry {
  * Call `initRanges()` once before serving (openRegistry does both).
  */
 export function createRegistry(options: RegistryOptions): RegistryResult<Registry> | { readonly ok: false; readonly error: AdapterError } {
-  const net = clusterNetworking(options.serviceClusterIPRanges ?? ['10.0.0.0/24'], options.serviceNodePortRange ?? '30000-32767');
+  const net =
+    options.serviceNetworking !== undefined
+      ? { ok: true as const, value: clusterNetworkingOf(options.serviceNetworking) }
+      : clusterNetworking(options.serviceClusterIPRanges ?? ['10.0.0.0/24'], options.serviceNodePortRange ?? '30000-32767');
   if (!net.ok) return { ok: false, error: net.error };
   return { ok: true, value: new Registry(options, net.value) };
 }

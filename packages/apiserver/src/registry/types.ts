@@ -1,6 +1,6 @@
 // The registry's option, result and list types, shared by the verbs (verbs/*.ts) and the
 // Registry class that exposes them (registry.ts re-exports every one).
-import type { KubeObject, Result } from '@kubesvc/api-types';
+import type { KubeObject, Result, ServiceNetworking } from '@kubesvc/api-types';
 import type { Clock, Store } from '@kubesvc/store';
 import type { CrashHook } from './crash.js';
 import type { FieldValidation } from './decode.js';
@@ -15,9 +15,11 @@ export interface RegistryOptions {
   readonly clock: Clock;
   /** Seeds the generator behind allocation draws, generated names and UIDs. */
   readonly seed: number;
-  /** `--service-cluster-ip-range`: one or two CIDRs, primary first. Default `10.0.0.0/24`. */
+  /** The service CIDRs and the node port range, parsed (api-types' parseServiceNetworking). Takes the place of the two below. */
+  readonly serviceNetworking?: ServiceNetworking;
+  /** `--service-cluster-ip-range`: one or two CIDRs, primary first, read with parseServiceNetworking. Default `10.0.0.0/24`. */
   readonly serviceClusterIPRanges?: readonly string[];
-  /** `--service-node-port-range`. Default `30000-32767`. */
+  /** `--service-node-port-range`, read with parseServiceNetworking. Default `30000-32767`. */
   readonly serviceNodePortRange?: string;
   /** Crash points for tests; production leaves it out. */
   readonly crashHook?: CrashHook;

@@ -4,8 +4,7 @@
 // the controllers ask for, and an ActionResult for every write, which it applies at once. User
 // operations and injected failures change the cluster between deliveries. Every function
 // returns a new Simulation and leaves the one it was given as it was.
-import { formatCIDR, parseCIDR, seededRng, type RepairEvent, type Service } from '@kubesvc/api-types';
-import { DEFAULT_NODE_PORT_RANGE, formatPortRange, parsePortRange } from '@kubesvc/portallocator';
+import { formatCIDR, formatPortRange, parseServiceNetworking, seededRng, type RepairEvent, type Service } from '@kubesvc/api-types';
 import { bootstrapConfig, type BootstrapConfig, type BootstrapOptions } from '../config.js';
 import { initialState, step, type ControllerState } from '../controller.js';
 import type { ApiError, ApiErrorReason, Message, Write } from '../messages.js';
@@ -71,11 +70,12 @@ export interface SimulationOptions {
 }
 
 export function newSimulation(options: SimulationOptions = {}): Simulation {
-  const cidr = parseCIDR(options.serviceClusterIPRange ?? '10.96.0.0/24');
-  if (!cidr.ok) throw new Error(cidr.error.message);
-  const ports = parsePortRange(options.serviceNodePortRange ?? DEFAULT_NODE_PORT_RANGE);
-  if (!ports.ok) throw new Error(ports.error.message);
-  let cluster = newCluster(cidr.value.cidr, ports.value, seededRng(options.seed ?? 1));
+  const networking = parseServiceNetworking({
+    serviceClusterIPRange: options.serviceClusterIPRange ?? '10.96.0.0/24',
+    ...(options.serviceNodePortRange === undefined ? {} : { serviceNodePortRange: options.serviceNodePortRange }),
+  });
+  if (!networking.ok) throw new Error(networking.error.message);
+  let cluster = newCluster(networking.value.primary, networking.value.nodePortRange, seededRng(options.seed ?? 1));
   for (const name of options.namespaces ?? []) {
     const created = createNamespace(cluster, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     if (created.ok) cluster = created.cluster;

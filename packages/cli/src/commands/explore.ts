@@ -6,7 +6,7 @@ import { createExplorerHandler, ensureUiBuilt, startExplorerServer } from '@kube
 import { inputError, usageError } from '../cli-error.js';
 import type { CliCommand, CommandContext } from './command.js';
 import { addProxierOptions, proxierConfigOf, type ProxierCommandOptions } from './proxier-options.js';
-import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, serviceCIDRsOf } from './service-range-option.js';
+import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, serviceNetworkingOf } from './service-range-option.js';
 import { addFilenameOption, readDump } from './shared-options.js';
 
 interface ExploreCommandOptions extends ProxierCommandOptions {
@@ -22,14 +22,14 @@ async function run(context: CommandContext, options: ExploreCommandOptions): Pro
   const { io } = context;
   const port = /^\d+$/.test(options.port) ? Number(options.port) : Number.NaN;
   if (!Number.isInteger(port) || port > 65535) throw usageError(`--port ${JSON.stringify(options.port)}: a number from 0 to 65535 (0 picks a free port)`);
-  serviceCIDRsOf(options.serviceClusterIpRange);
+  const serviceNetworking = serviceNetworkingOf(options.serviceClusterIpRange);
   const proxier = proxierConfigOf(options);
   const dump = await readDump(io, options.filename);
   if (!(await ensureUiBuilt())) throw inputError('the explorer page is not built: this copy of @kubesvc/explorer has no ui/ folder');
   // Loaded here, not at the top: the model's Table printer is the runtime's, which the other
   // offline commands must not load (offline-modules.e2e.test.ts).
   const { dumpExplorerSource } = await import('../explore/explorer-sources.js');
-  const source = dumpExplorerSource(dump, { proxier, serviceCIDRs: options.serviceClusterIpRange.split(','), now: () => Date.now() });
+  const source = dumpExplorerSource(dump, { proxier, serviceNetworking, now: () => Date.now() });
   const token = randomBytes(32).toString('base64url');
   let server;
   try {

@@ -5,7 +5,7 @@ import { EXIT_INVALID, usageError } from '../cli-error.js';
 import { ipsData, ipsReport, ipsTable, lookupData, lookupIP, lookupTable } from '../logic/ips.js';
 import { formatData, DATA_FORMATS, type DataFormat } from '../output/output-format.js';
 import type { CliCommand, CommandContext } from './command.js';
-import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, serviceCIDRsOf } from './service-range-option.js';
+import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, serviceNetworkingOf } from './service-range-option.js';
 import { addFilenameOption, readDump } from './shared-options.js';
 
 interface IpsCommandOptions {
@@ -17,7 +17,7 @@ interface IpsCommandOptions {
 
 async function run(context: CommandContext, options: IpsCommandOptions): Promise<void> {
   const { io } = context;
-  const networks = serviceCIDRsOf(options.serviceClusterIpRange);
+  const networks = serviceNetworkingOf(options.serviceClusterIpRange).serviceCIDRs;
   const dump = await readDump(io, options.filename);
   if (options.ip !== undefined) {
     const lookup = lookupIP(dump, networks, options.ip);

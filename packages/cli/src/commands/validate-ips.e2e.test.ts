@@ -33,6 +33,15 @@ describe('kubesvc validate', () => {
 });
 
 describe('kubesvc ips', () => {
+  test("reads --service-cluster-ip-range with kube-apiserver's parser and messages", async () => {
+    const same = await runBin(['ips', '-f', IPS, '--service-cluster-ip-range', '10.96.0.0/24,10.97.0.0/24']);
+    expect(same.code).toBe(2);
+    expect(same.stderr.trim()).toBe('error: --service-cluster-ip-range[0] and --service-cluster-ip-range[1] must be of different IP family');
+    const bad = await runBin(['validate', '-f', IPS, '--service-cluster-ip-range', '10.96.0.0/24,bad']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe('error: service-cluster-ip-range[1] is not an ip net');
+  });
+
   test('the repair run from the stored RangeAllocation: duplicate, out of range, not allocated, and the leak', async () => {
     const run = await runBin(['ips', '-f', IPS, '--service-cluster-ip-range', '10.96.0.0/24', '-o', 'json']);
     expect(run.code).toBe(0);

@@ -4,7 +4,7 @@ import { EXIT_INVALID } from '../cli-error.js';
 import { formatValidation, validateText, validationData, validationTable } from '../logic/validate.js';
 import { formatData } from '../output/output-format.js';
 import type { CliCommand, CommandContext } from './command.js';
-import { clusterIPFamiliesOf, DEFAULT_SERVICE_CLUSTER_IP_RANGE } from './service-range-option.js';
+import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, serviceNetworkingOf } from './service-range-option.js';
 import { addFilenameOption, noObjectsError, readingInput, readInputText } from './shared-options.js';
 
 interface ValidateCommandOptions {
@@ -15,7 +15,7 @@ interface ValidateCommandOptions {
 
 async function run(context: CommandContext, options: ValidateCommandOptions): Promise<void> {
   const { io } = context;
-  const families = clusterIPFamiliesOf(options.serviceClusterIpRange);
+  const { families } = serviceNetworkingOf(options.serviceClusterIpRange);
   const text = await readInputText(io, options.filename);
   const report = readingInput(options.filename, text, () => validateText(options.filename, text, families));
   const empty = noObjectsError(options.filename, report.valid + report.invalid, report.entries.filter((e) => e.result === 'skipped').map((e) => ({ document: e.document, ...(e.kind === undefined ? {} : { kind: e.kind }), message: '' })));

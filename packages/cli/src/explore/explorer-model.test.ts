@@ -5,6 +5,7 @@
 // env vars kubelet injects (pkg/kubelet/envvars/envvars.go).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseServiceNetworking, type ServiceNetworking } from '@kubesvc/api-types';
 import { proxierConfig } from '@kubesvc/proxy-iptables';
 import { describe, expect, it } from 'vitest';
 import { loadDump, type Dump } from '../dump/load-dump.js';
@@ -21,7 +22,13 @@ function fixture(name: string): Dump {
 const config = proxierConfig({ nodeName: 'node-1', nodeIPs: ['192.0.2.10'], localDetector: { kind: 'cidr', cidr: '10.244.0.0/16' } });
 if (!config.ok) throw new Error(config.error.message);
 const proxier = config.value;
-const options = { mode: 'dump' as const, source: 'test', generation: 1, now: Date.parse('2026-01-01T00:00:00Z'), proxier, serviceCIDRs: ['10.96.0.0/12'] };
+function serviceNetworking(range: string): ServiceNetworking {
+  const parsed = parseServiceNetworking({ serviceClusterIPRange: range });
+  if (!parsed.ok) throw new Error(parsed.error.message);
+  return parsed.value;
+}
+
+const options = { mode: 'dump' as const, source: 'test', generation: 1, now: Date.parse('2026-01-01T00:00:00Z'), proxier, serviceNetworking: serviceNetworking('10.96.0.0/12') };
 
 describe('over cluster.yaml', () => {
   const dump = fixture('cluster.yaml');
@@ -83,7 +90,7 @@ it('draws the filter REJECT of a Service with no endpoints (upstream writes "has
 });
 
 describe('over ips.yaml (a stored bitmap with a duplicate, a leak and a missing IP)', () => {
-  const model = explorerModelOf(fixture('ips.yaml'), { ...options, serviceCIDRs: ['10.96.0.0/24'] });
+  const model = explorerModelOf(fixture('ips.yaml'), { ...options, serviceNetworking: serviceNetworking('10.96.0.0/24') });
 
   it('maps the bitmap after one repair run: kubernetes first, the duplicate, the leak, the IP repaired in', () => {
     const [range] = model.allocation.ranges;

@@ -2,7 +2,7 @@
 // computed with the model packages: the services Table as the API prints it for kubectl, the
 // iptables nat chains of proxy-iptables as a graph, the env vars and DNS records of discovery,
 // and the ClusterIP bitmap after one repair run of ipallocator. Pure.
-import { formatIP, parseCIDR, parseIPSloppy, type CIDR, type EndpointSlice, type Service } from '@kubesvc/api-types';
+import { formatIP, parseCIDR, parseIPSloppy, type CIDR, type EndpointSlice, type Service, type ServiceNetworking } from '@kubesvc/api-types';
 import { buildZone, envVarsFromServices, formatRecord, resolve, reverseName, type Zone } from '@kubesvc/discovery';
 import type { AllocatedIP, AllocationMap, ExplorerModel, RuleGraph, RuleGraphEdge, RuleGraphNode, ServiceDetail, ServiceEndpoint } from '@kubesvc/explorer';
 import {
@@ -26,9 +26,9 @@ export interface ExplorerModelOptions {
   /** The time ages are measured to, ms since the epoch. */
   readonly now: number;
   readonly proxier: ProxierConfig;
-  /** The service CIDRs (the first is the primary range). */
-  readonly serviceCIDRs: readonly string[];
-  /** Default cluster.local. */
+  /** The cluster's service CIDRs (primary first) and cluster domain, parsed by api-types' parseServiceNetworking. */
+  readonly serviceNetworking: ServiceNetworking;
+  /** The DNS zone. Default: the cluster domain. */
   readonly zone?: string;
 }
 
@@ -259,15 +259,12 @@ function zoneOf(dump: Dump, domain: string): Zone | undefined {
 
 /** The whole model of the page for one state of the cluster. */
 export function explorerModelOf(dump: Dump, options: ExplorerModelOptions): ExplorerModel {
-  const domain = options.zone ?? 'cluster.local';
+  const domain = options.zone ?? options.serviceNetworking.clusterDomain;
   const services = sortedServices(dump.services);
   const slices = endpointSlicesForProxy(dump);
   const { ruleset } = generateRules(services, slices, options.proxier);
   const zone = zoneOf(dump, domain);
-  const networks = options.serviceCIDRs.flatMap((c) => {
-    const parsed = parseCIDR(c);
-    return parsed.ok ? [parsed.value.cidr] : [];
-  });
+  const networks = options.serviceNetworking.serviceCIDRs;
   return {
     mode: options.mode,
     source: options.source,

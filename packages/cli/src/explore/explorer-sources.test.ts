@@ -2,6 +2,7 @@
 // apiserver with no page open must cost nothing here: the model was rebuilt after every change
 // before, which with thousands of Services kept three apiservers on one etcd so busy that their
 // informers fell tens of seconds behind and their master leases expired.
+import { parseServiceNetworking } from '@kubesvc/api-types';
 import { proxierConfig } from '@kubesvc/proxy-iptables';
 import { openRegistry, type Registry } from '@kubesvc/apiserver';
 import { startInformer, type Informer } from '@kubesvc/runtime';
@@ -31,12 +32,14 @@ afterEach(async () => {
 
 async function live(): Promise<Live> {
   const store = await openMemoryStore();
-  const r = await openRegistry({ store, clock: systemClock, seed: 1, serviceClusterIPRanges: ['10.96.0.0/24'] });
+  const serviceNetworking = parseServiceNetworking({ serviceClusterIPRange: '10.96.0.0/24' });
+  if (!serviceNetworking.ok) throw new Error(serviceNetworking.error.message);
+  const r = await openRegistry({ store, clock: systemClock, seed: 1, serviceNetworking: serviceNetworking.value });
   if (!r.ok) throw new Error(r.error.message);
   const registry = r.value;
   await registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
   const informer = await startInformer({ store, resources: ['services', 'endpointslices', 'pods', 'namespaces'] });
-  const source = await startLiveExplorerSource(informer, store, 'test', { proxier, serviceCIDRs: ['10.96.0.0/24'], now: () => Date.now() });
+  const source = await startLiveExplorerSource(informer, store, 'test', { proxier, serviceNetworking: serviceNetworking.value, now: () => Date.now() });
   const l = { store, registry, informer, source };
   opened.push(l);
   return l;

@@ -1,6 +1,6 @@
 // Where the explorer's model comes from: a dump (fixed), or the live objects of `kubesvc up`
 // (the informer's cache and the stored ClusterIP bitmap), built again when read after a change.
-import type { KubeObject, RangeAllocation } from '@kubesvc/api-types';
+import type { KubeObject, RangeAllocation, ServiceNetworking } from '@kubesvc/api-types';
 import type { ExplorerModel, TraceAnswer, TraceRequest } from '@kubesvc/explorer';
 import type { ExplorerSource } from '@kubesvc/explorer/node';
 import type { ProxierConfig } from '@kubesvc/proxy-iptables';
@@ -13,14 +13,15 @@ import { explorerTrace } from './explorer-trace.js';
 
 export interface ExplorerSourceOptions {
   readonly proxier: ProxierConfig;
-  readonly serviceCIDRs: readonly string[];
+  /** The cluster's Service networking, parsed once from the flags (api-types' parseServiceNetworking). */
+  readonly serviceNetworking: ServiceNetworking;
   /** The clock the Age column is measured with. */
   readonly now: () => number;
 }
 
 /** A dump: read-only, it never changes. */
 export function dumpExplorerSource(dump: Dump, options: ExplorerSourceOptions): ExplorerSource {
-  const model = explorerModelOf(dump, { mode: 'dump', source: dump.source, generation: 1, now: options.now(), proxier: options.proxier, serviceCIDRs: options.serviceCIDRs });
+  const model = explorerModelOf(dump, { mode: 'dump', source: dump.source, generation: 1, now: options.now(), proxier: options.proxier, serviceNetworking: options.serviceNetworking });
   return {
     model: () => model,
     subscribe: () => () => undefined,
@@ -65,7 +66,7 @@ export async function startLiveExplorerSource(
   };
   let dump = await snapshot();
   const build = (): ExplorerModel =>
-    explorerModelOf(dump, { mode: 'live', source, generation: ++generation, now: options.now(), proxier: options.proxier, serviceCIDRs: options.serviceCIDRs });
+    explorerModelOf(dump, { mode: 'live', source, generation: ++generation, now: options.now(), proxier: options.proxier, serviceNetworking: options.serviceNetworking });
   let model = build();
   let stale = false;
   let stopped = false;

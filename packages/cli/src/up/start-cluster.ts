@@ -28,7 +28,7 @@ import { filesDataplane, startNodeAgent, writeFileAtomicSync, type NodeAgent, ty
 import { systemClock, type Store } from '@kubesvc/store';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { openEtcdStore } from '@kubesvc/store/etcd';
-import type { Service } from '@kubesvc/api-types';
+import { parseServiceNetworking, type Service } from '@kubesvc/api-types';
 import { createExplorerHandler, ensureUiBuilt, explorerLink, type ExplorerHandler } from '@kubesvc/explorer/node';
 import { proxierConfig } from '@kubesvc/proxy-iptables';
 import { usageError } from '../cli-error.js';
@@ -177,15 +177,19 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
     const revision = await store.revision();
     const creds = await steps.step('Loading the token and the serving certificate', () => credentials(dataDir, options.bindAddress, logger), () => `Token and serving certificate in ${dataDir}`);
 
+    // The flags are read once, here, by api-types' parser; the control plane (the bootstrap
+    // controller and the registry), the explorer and the node agent take the parsed value. A
+    // refusal is reported as kube-apiserver's own startup failure, at the controllers' step.
     const plane: ControlPlane = await steps.step(
       'Starting the controllers',
       async () => {
+        const parsed = parseServiceNetworking({ serviceClusterIPRange: options.serviceClusterIPRange, serviceNodePortRange: options.serviceNodePortRange });
+        if (!parsed.ok) throw usageError(parsed.error.message);
         const started = await startControlPlane({
           store,
           clock: systemClock,
           logger,
-          serviceClusterIPRange: options.serviceClusterIPRange,
-          serviceNodePortRange: options.serviceNodePortRange,
+          serviceNetworking: parsed.value,
           advertiseAddress,
           securePort: options.securePort,
           endpointReconcilerType: options.endpointReconcilerType,
@@ -221,7 +225,7 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
       if (!proxier.ok) throw usageError(proxier.error.message);
       const live = await startLiveExplorerSource(informer, store, `kubesvc up (${dataDir})`, {
         proxier: proxier.value,
-        serviceCIDRs: options.serviceClusterIPRange.split(','),
+        serviceNetworking: plane.config.serviceNetworking,
         now: () => systemClock.now(),
       });
       cleanups.push(() => live.stop());
@@ -274,6 +278,7 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
           nodeName: options.nodeName,
           nodeIP: advertiseAddress,
           clusterCIDR: options.clusterCIDR,
+          serviceNetworking: plane.config.serviceNetworking,
           dataDir,
           proxyMode: options.proxyMode,
           dnsPort: options.dnsPort,

@@ -74,8 +74,19 @@ describe('kubesvc up', () => {
     const r = await runBin(['up', '--data-dir', tempDir(), '--secure-port', '0', '--dns-port', '0', '--advertise-address', '192.0.2.10', '--service-cluster-ip-range', '10.96.0.0/30'], { timeoutMs: 60_000 });
     expect(r.code).toBe(2);
     // upstream: pkg/controlplane/apiserver/options (ServiceIPRange): a range of fewer than 8
-    // addresses refuses to start.
-    expect(r.stderr.trim().split('\n').at(-1)).toBe('error: the service cluster IP range must be at least 8 IP addresses');
+    // addresses refuses to start; cmd/kube-apiserver/app/options (getServiceIPAndRanges) says
+    // which range.
+    expect(r.stderr.trim().split('\n').at(-1)).toBe(
+      'error: error determining service IP ranges for primary service cidr: the service cluster IP range must be at least 8 IP addresses',
+    );
+    expect(r.stderr).toContain('✗ Starting the controllers');
+  }, 90_000);
+
+  it("refuses a service range that is not a CIDR with kube-apiserver's message and exit code 2", async () => {
+    const r = await runBin(['up', '--data-dir', tempDir(), '--secure-port', '0', '--dns-port', '0', '--advertise-address', '192.0.2.10', '--service-cluster-ip-range', 'bad'], { timeoutMs: 60_000 });
+    expect(r.code).toBe(2);
+    // upstream: cmd/kube-apiserver/app/options/completion.go (getServiceIPAndRanges).
+    expect(r.stderr.trim().split('\n').at(-1)).toBe('error: service-cluster-ip-range[0] is not a valid cidr');
     expect(r.stderr).toContain('✗ Starting the controllers');
   }, 90_000);
 

@@ -1,0 +1,14 @@
+export type { ErrPortRange, ParsePortRangeResult, PortRange } from './port-range.js';
+export { DEFAULT_NODE_PORT_RANGE, formatPortRange, parsePortRange, portRangeContains } from './port-range.js';
+export type { ErrServiceNetworking, ServiceNetworking, ServiceNetworkingFlags, ServiceNetworkingResult } from './service-networking.js';
+export {
+  DEFAULT_CLUSTER_DOMAIN,
+  DEFAULT_SERVICE_IP_CIDR,
+  ERR_SERVICE_CIDRS_SAME_FAMILY,
+  ERR_SERVICE_RANGE_TOO_SMALL,
+  ERR_TOO_MANY_SERVICE_CIDRS,
+  parseServiceNetworking,
+  serviceIPOfRange,
+  serviceNetworkingEquals,
+  serviceNetworkingFlags,
+} from './service-networking.js';

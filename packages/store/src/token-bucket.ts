@@ -43,7 +43,7 @@ export class TokenBucket {
     return this.available >= 1 ? 0 : this.wait(1 - this.available);
   }
 
-  /** Takes a token that {@link delayUntilToken} said is there. */
+  /** Takes a token that `delayUntilToken` said is there. */
   take(): void {
     this.available -= 1;
   }

@@ -22,9 +22,9 @@ import {
 } from '../endpoints.js';
 import { chainLine, flat, isAscii, ruleHead, ruleLine, ruleLineAfter } from './print-restore.js';
 import { TextBytes, writeChainLine, writeRuleLine } from './text-bytes.js';
-import { abortText, beginText, declStream, finishText, kernelReady, natStream, takeDeclarations, takeRules } from '../wasm/kernel.js';
 import { DECL_LINE } from '../wasm/kernel-layout.js';
 import type { ProxierConfig } from '../proxier-config.js';
+import type { RuleKernel, TextOut } from '../rule-kernel.js';
 import { ServiceChainBatch } from '../chain-names.js';
 import {
   fixedFilterChains,
@@ -100,9 +100,9 @@ export function orderedServices(services: readonly Service[]): Service[] {
   return [...byName.values()].sort(compareServices);
 }
 
-/** The service ports of all services for the proxier's family, in our deterministic order. */
-export function orderedServicePorts(services: readonly Service[], family: 4 | 6): ServicePortInfo[] {
-  const batch = new ServiceChainBatch();
+/** The service ports of all services for the proxier's family, in our deterministic order (their chain names hashed by `kernel` when there is one). */
+export function orderedServicePorts(services: readonly Service[], family: 4 | 6, kernel: RuleKernel | undefined): ServicePortInfo[] {
+  const batch = new ServiceChainBatch(kernel);
   const ports = orderedServices(services).flatMap((service) => servicePortInfos(service, family, batch.defer));
   batch.name();
   return ports;
@@ -210,8 +210,8 @@ function printWithStrings(
 }
 
 /**
- * The text assembled in the WebAssembly kernel's memory and decoded once (wasm/kernel.ts):
- * for ASCII input, where the kernel is there. Undefined otherwise.
+ * The text assembled in the kernel's memory and decoded once (rule-kernel.ts): for ASCII input,
+ * when the config has a kernel. Undefined otherwise.
  */
 function printWithKernel(
   prepared: PreparedRules,
@@ -221,29 +221,31 @@ function printWithKernel(
   examined?: Set<EndpointSlice>,
   anomalies?: { found: boolean },
 ): PrintedRules | undefined {
-  if (!kernelReady() || !asciiInput(prepared)) return undefined;
+  const kernel = prepared.config.kernel;
+  if (kernel === undefined || !asciiInput(prepared)) return undefined;
   // Every declaration is `:CHAIN - [0:0]\n` with a chain of at most 25 characters: per service
   // port at most its four chains and one per endpoint.
-  beginText(prepared.mostEndpoints, DECL_LINE * (4 * prepared.ports.length + prepared.bound) + 64);
-  const sink = new KernelTextSink();
+  kernel.beginText(prepared.mostEndpoints, DECL_LINE * (4 * prepared.ports.length + prepared.bound) + 64);
+  const sink = new KernelTextSink(kernel);
   let endpoints: number;
   try {
     endpoints = writeAllRules(sink, prepared, ctx, examined, anomalies);
   } catch (error) {
-    abortText();
+    kernel.abortText();
     throw error;
   }
   let before = '*filter\n';
   for (const chain of filterChains) before += chainLine(chain);
   let between = 'COMMIT\n*nat\n';
   for (const chain of natChains) between += chainLine(chain);
-  const finished = sink.filterOut.failed ? (abortText(), undefined) : finishText(before, sink.filterOut.view(), between, '', 'COMMIT\n');
+  const finished = sink.filterOut.failed ? (kernel.abortText(), undefined) : kernel.finishText(before, sink.filterOut.view(), between, '', 'COMMIT\n');
   return finished === undefined ? undefined : { text: finished.text, endpoints, sink };
 }
 
 /** Whether every text the rules can hold is ASCII: the names of the service ports and the config's strings (everything else is printed by the package). */
 function asciiInput(prepared: PreparedRules): boolean {
-  if (!isAscii(JSON.stringify(prepared.config))) return false;
+  // The settings, not the kernel the config carries.
+  if (!isAscii(JSON.stringify(prepared.config, (key: string, value: unknown) => (key === 'kernel' ? undefined : value)))) return false;
   for (const svc of prepared.ports) if (!isAscii(svc.nameString)) return false;
   return true;
 }
@@ -258,6 +260,13 @@ class KernelTextSink implements RuleSink {
   natRules = 0;
   natChains = 0;
   readonly filterOut = new TextBytes();
+  private readonly declStream: TextOut;
+  private readonly natStream: TextOut;
+
+  constructor(kernel: RuleKernel) {
+    this.declStream = kernel.declStream;
+    this.natStream = kernel.natStream;
+  }
 
   filter(chain: string, matches: readonly Match[], target?: Target): void {
     writeRuleLine(this.filterOut, chain, matches, target);
@@ -267,15 +276,15 @@ class KernelTextSink implements RuleSink {
     this.nat(chain, matches, target);
   }
   natChain(chain: string): void {
-    writeChainLine(declStream, chain);
+    writeChainLine(this.declStream, chain);
     this.natChains++;
   }
   nat(chain: string, matches: readonly Match[], target?: Target): void {
-    writeRuleLine(natStream, chain, matches, target);
+    writeRuleLine(this.natStream, chain, matches, target);
     this.natRules++;
   }
   natPrinted(_chain: string, text: string, lines: number): void {
-    natStream.text(text);
+    this.natStream.text(text);
     this.natRules += lines;
   }
   natEndpointBlock(block: EndpointBlock): boolean {
@@ -322,7 +331,7 @@ function prepareRules(
   config: ProxierConfig,
   anomalies?: { found: boolean },
 ): PreparedRules {
-  const ports = orderedServicePorts(services, config.family);
+  const ports = orderedServicePorts(services, config.family, config.kernel);
   const groups = slicesByService(endpointSlices, config.family, anomalies);
   let bound = 0;
   let mostEndpoints = 0;
@@ -349,7 +358,7 @@ function writeAllRules(
     const group = serviceSlices(groups, svc.namespace, svc.name);
     const endpoints = servicePortEndpoints(group, svc.portName, svc.protocol, config.nodeName, examined, anomalies);
     endpointCount += endpoints.length;
-    writeServicePortRules(sink, svc, endpoints, ctx, endpointChainMemo(svc, endpoints));
+    writeServicePortRules(sink, svc, endpoints, ctx, endpointChainMemo(config.kernel, svc, endpoints));
   }
   writeTailRules(sink, config);
   return endpointCount;
@@ -362,14 +371,14 @@ function writeAllRules(
  * the load-balancing rules and once for the chains, so the next index is tried before a search
  * by identity.
  */
-function endpointChainMemo(svc: ServicePortInfo, endpoints: readonly EndpointInfo[]): (ep: EndpointInfo) => string {
+function endpointChainMemo(kernel: RuleKernel | undefined, svc: ServicePortInfo, endpoints: readonly EndpointInfo[]): (ep: EndpointInfo) => string {
   let names: readonly string[] | undefined;
   let next = 0;
   return (ep) => {
     const i = endpoints[next] === ep ? next : endpoints.indexOf(ep);
     if (i < 0) return endpointChain(svc, ep);
     next = i + 1;
-    names ??= endpointChains(svc, endpoints);
+    names ??= endpointChains(kernel, svc, endpoints);
     return names[i] as string;
   };
 }
@@ -415,11 +424,12 @@ class RestoreTextSink implements RuleSink {
     this.natRules += lines;
   }
   natEndpointBlock(block: EndpointBlock): boolean {
-    const ruleLines = printEndpointBlock(block);
-    if (ruleLines < 0) return false;
-    this.declStream.add(takeDeclarations());
+    const kernel = block.ctx.config.kernel;
+    const ruleLines = kernel === undefined ? -1 : printEndpointBlock(block);
+    if (kernel === undefined || ruleLines < 0) return false;
+    this.declStream.add(kernel.takeDeclarations());
     this.natChains += block.endpoints.length;
-    this.natStream.add(takeRules());
+    this.natStream.add(kernel.takeRules());
     this.natRules += ruleLines;
     return true;
   }

@@ -82,7 +82,7 @@ export interface ProxierConfigOptions {
    * The fast kernel the renders use (`@kubesvc/proxy-iptables/wasm`'s loadKernel()); absent:
    * the pure-JavaScript paths. The texts and chain names are the same bytes either way.
    */
-  readonly kernel?: RuleKernel;
+  readonly kernel?: RuleKernel | undefined;
 }
 
 export interface ProxierConfig {

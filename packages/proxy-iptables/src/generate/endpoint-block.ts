@@ -1,6 +1,6 @@
-// A large cluster's per-endpoint lines of one service port, printed by the WebAssembly kernel
-// (wasm/kernel-emitter.ts): the load-balancing rules of the KUBE-SVC-/KUBE-SVL- chains, and each
-// endpoint's KUBE-SEP- chain declaration and two rules. These lines are most of a large sync's
+// A large cluster's per-endpoint lines of one service port, printed by the config's kernel
+// (rule-kernel.ts; the WebAssembly one is tools/wasm-kernel/src/kernel-emitter.ts's): the
+// load-balancing rules of the KUBE-SVC-/KUBE-SVL- chains, and each endpoint's KUBE-SEP- chain declaration and two rules. These lines are most of a large sync's
 // text; printed as strings they were two million concatenations at 10000×10. The kernel writes
 // them as bytes from the endpoints' `ip:port` and chain names, and they come back as two strings
 // per service port, exactly what the string printers give (the property tests compare them).

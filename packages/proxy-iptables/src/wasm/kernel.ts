@@ -1,5 +1,5 @@
-// The JavaScript side of the WebAssembly kernel (kernel-emitter.ts): instantiation, the memory
-// map of kernel-layout.ts, and the calls a service port makes. Callers put one record per
+// The JavaScript side of the WebAssembly kernel (tools/wasm-kernel/src/kernel-emitter.ts):
+// instantiation, the memory map of kernel-layout.ts, and the calls a service port makes. Callers put one record per
 // endpoint (its `ip:port`), have the records' chain names hashed or put known names in, and print
 // the endpoints' lines, which come back as two strings (the nat rules and the chain
 // declarations), decoded once per service port.
@@ -409,7 +409,7 @@ export function loadKernel(): RuleKernel | undefined {
 
   /**
    * Prints the chain declarations and the two rules of the chains of records 0 .. count-1 (see
-   * printEndpointChains in kernel-emitter.ts). False, printing nothing, when a template is too long
+   * printEndpointChains in tools/wasm-kernel/src/kernel-emitter.ts). False, printing nothing, when a template is too long
    * for the kernel or not ASCII.
    */
   function printEndpointChains(templateA: string, templateB: string, count: number): boolean {

@@ -14,7 +14,7 @@
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { ServiceChainBatch } from '../chain-names.js';
 import { compareStrings, type EndpointInfo } from '../endpoints.js';
-import { RulesetSink } from '../generate/generate-rules.js';
+import { RulesetSink } from '../generate/sinks.js';
 import { chainLine, deleteChainLine, flat } from '../generate/print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import { fixedFilterChains, fixedNatChains, ruleContext, writeHeadRules, writeServicePortRules, writeTailRules, type StatisticCache } from '../generate/rule-builder.js';

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { decodeObject, parseManifests, printJSON, printYAML, type EndpointSlice, type KubeObject, type Result, type Service } from '@kubesvc/api-types';
 import { generateRules, proxierConfig } from '@kubesvc/proxy-iptables';
+import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
 import { load as jsYamlLoad } from 'js-yaml';
 import type { BenchSuite, BenchTask } from './harness.js';
 import { clusterDump } from './kubesvc-cli-dump.js';
@@ -98,7 +99,7 @@ function split(list: readonly KubeObject[]): { services: Service[]; slices: Endp
 }
 
 const config = (() => {
-  const checked = proxierConfig({ nodeName: 'node-1', nodeIPs: ['192.168.0.2'], localDetector: { kind: 'cidr', cidr: '10.0.0.0/8' } });
+  const checked = proxierConfig({ kernel: loadKernel(), nodeName: 'node-1', nodeIPs: ['192.168.0.2'], localDetector: { kind: 'cidr', cidr: '10.0.0.0/8' } });
   if (!checked.ok) throw new Error(checked.error.message);
   return checked.value;
 })();

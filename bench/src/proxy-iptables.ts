@@ -41,6 +41,7 @@
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { endpointChainName, generateRules, proxierConfig, sync, type SyncState } from '@kubesvc/proxy-iptables';
+import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
 import { fullGC } from './full-gc.js';
 import type { BenchSuite, BenchTarget, BenchTask } from './harness.js';
 
@@ -92,6 +93,7 @@ const SHAPES: readonly Shape[] = [
 ];
 
 const CHECKED_CONFIG = proxierConfig({
+  kernel: loadKernel(),
   nodeName: 'test-hostname',
   nodeIPs: ['192.168.0.2'],
   masqueradeMark: '0x4000',

@@ -40,6 +40,7 @@ import {
   type TraceOptions,
   type TraceResult,
 } from '@kubesvc/proxy-iptables';
+import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
 import { AgentProcess, ClientRun, clientDefaults, type ClientReport, type ClientSpec } from './agents.js';
 import { BACKEND_TCP_PORT, BACKEND_UDP_PORT } from './cluster.js';
 import { installed, must, run, type CommandResult } from './commands.js';
@@ -196,6 +197,7 @@ export class Lab {
     }
     this.pods = named.map(({ name, role }, i) => ({ name, role, namespace: `${prefix}-${name}`, ip: `10.244.0.${i + 2}`, veth: `${prefix}v${i}` }));
     const config = proxierConfig({
+      kernel: loadKernel(),
       nodeName: this.nodeName,
       nodeIPs: [NODE_IP, POD_GATEWAY, '127.0.0.1'],
       localDetector: { kind: 'cidr', cidr: CLUSTER_CIDR },

@@ -10,6 +10,7 @@
 import { err, ok, parseCIDR, parseIP, type Pod, type Result, type ServiceNetworking } from '@kubesvc/api-types';
 import type { EnvVar, PodMode, Zone } from '@kubesvc/discovery';
 import { proxierConfig, type KubeProxyVersion, type ProxierConfig, type SaveBackend, type SyncState } from '@kubesvc/proxy-iptables';
+import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
 import type { Clock } from '@kubesvc/store';
 import { silentLogger, type Logger } from '@kubesvc/apiserver';
 import type { Informer } from '@kubesvc/runtime';
@@ -157,6 +158,7 @@ export async function startNodeAgent<D extends Dataplane = Dataplane>(options: N
       config = dataplane.proxierConfig;
     } else {
       const checked = proxierConfig({
+        kernel: loadKernel(),
         nodeName: options.nodeName,
         nodeIPs: [options.nodeIP, '127.0.0.1'],
         nodeIP: options.nodeIP,

@@ -7,7 +7,7 @@
 
 import { sha256Base32Prefix16 } from './hash/sha256.js';
 import { shortPrefixedHash9 } from './hash/short-hash.js';
-import { beginRecords, hashedInKernel, hashRecords, kernelReady, putRecord, recordHash, recordName } from './wasm/kernel.js';
+import type { RuleKernel } from './rule-kernel.js';
 import { flat } from './generate/print-restore.js';
 
 export const SVC_PREFIX = 'KUBE-SVC-';
@@ -51,11 +51,13 @@ export function serviceChainNames(servicePortName: string, protocol: string): Se
 type MutableChainNames = { -readonly [K in keyof ServiceChainNames]: ServiceChainNames[K] };
 
 /**
- * The chain names of many service ports, hashed together (four at a time by the WebAssembly
- * kernel where it is there): `defer` stands in for serviceChainNames and returns names that
- * `name()` fills in. A large cluster has a service port per Service.
+ * The chain names of many service ports, hashed together (four at a time by `kernel` when there
+ * is one): `defer` stands in for serviceChainNames and returns names that `name()` fills in. A
+ * large cluster has a service port per Service.
  */
 export class ServiceChainBatch {
+  constructor(private readonly kernel: RuleKernel | undefined) {}
+
   private readonly pending: { readonly spn: string; readonly protocol: string; readonly chains: MutableChainNames }[] = [];
 
   readonly defer = (servicePortName: string, protocol: string): ServiceChainNames => {
@@ -69,15 +71,16 @@ export class ServiceChainBatch {
     const pending = this.pending;
     const n = pending.length;
     const hashes = new Array<string | undefined>(n);
-    if (n > 1 && kernelReady()) {
-      beginRecords(n);
+    const kernel = this.kernel;
+    if (n > 1 && kernel !== undefined) {
+      kernel.beginRecords(n);
       for (let i = 0; i < n; i++) {
         const { spn, protocol } = pending[i] as (typeof pending)[number];
         // The whole text is the record's: no head.
-        if (putRecord(i, spn + protocol, 0, 0) && hashedInKernel(0, spn.length + protocol.length)) hashes[i] = '';
+        if (kernel.putRecord(i, spn + protocol, 0, 0) && kernel.hashedInKernel(0, spn.length + protocol.length)) hashes[i] = '';
       }
-      if (hashRecords('', n)) {
-        for (let i = 0; i < n; i++) if (hashes[i] === '') hashes[i] = recordHash(i);
+      if (kernel.hashRecords('', n)) {
+        for (let i = 0; i < n; i++) if (hashes[i] === '') hashes[i] = kernel.recordHash(i);
       } else {
         hashes.fill(undefined);
       }
@@ -105,13 +108,14 @@ export function endpointChainName(servicePortName: string, protocol: string, end
 
 /**
  * The KUBE-SEP- names of many endpoints (`ip:port` in hostPort) of one service port, index by
- * index: what endpointChainName gives for each, hashed four at a time by the WebAssembly kernel
- * where it is there (names it cannot take, long or not ASCII, are hashed one by one).
+ * index: what endpointChainName gives for each, hashed four at a time by `kernel` when there is
+ * one (names it cannot take, long or not ASCII, are hashed one by one).
  */
 export function endpointChainNames(
   servicePortName: string,
   protocol: string,
   endpoints: readonly { readonly hostPort: string }[],
+  kernel: RuleKernel | undefined,
 ): string[] {
   const n = endpoints.length;
   const names = new Array<string>(n);
@@ -119,20 +123,20 @@ export function endpointChainNames(
   const hostPort = (i: number): string => (endpoints[i] as { hostPort: string }).hostPort;
   // Endpoints the kernel cannot name: hashed one by one.
   let others: number[] | undefined;
-  let kernel = n > 0 && kernelReady();
-  if (kernel) {
-    beginRecords(n);
+  let hashed = false;
+  if (n > 0 && kernel !== undefined) {
+    kernel.beginRecords(n);
     for (let i = 0; i < n; i++) {
       const text = hostPort(i);
-      if (!putRecord(i, text, 0, 0) || !hashedInKernel(head.length, text.length)) (others ??= []).push(i);
+      if (!kernel.putRecord(i, text, 0, 0) || !kernel.hashedInKernel(head.length, text.length)) (others ??= []).push(i);
     }
-    kernel = hashRecords(head, n);
+    hashed = kernel.hashRecords(head, n);
   }
-  if (!kernel) {
+  if (!hashed || kernel === undefined) {
     for (let i = 0; i < n; i++) names[i] = endpointChainName(servicePortName, protocol, hostPort(i));
     return names;
   }
-  for (let i = 0; i < n; i++) names[i] = recordName(i);
+  for (let i = 0; i < n; i++) names[i] = kernel.recordName(i);
   for (const i of others ?? []) names[i] = endpointChainName(servicePortName, protocol, hostPort(i));
   return names;
 }

@@ -18,7 +18,7 @@ import {
 } from './endpoints.js';
 import { servicePortInfos } from './service-ports.js';
 import { makeService, makeSlice } from './upstream.fixtures.js';
-import { setKernel } from './wasm/kernel.js';
+import { TEST_KERNEL } from './proxier-config.fixtures.js';
 
 const udp = (name: string, port: number) => ({ name, port, protocol: 'UDP' as const });
 
@@ -144,14 +144,9 @@ describe('INV-IPT-NAMES: endpointChainHashes keeps every endpoint chain name of 
     if (info === undefined) throw new Error('no service port');
     const endpoints = endpointsMap([slice], v6 ? 6 : 4, 'node').get(servicePortKey(namespace, name, 'p', 'tcp')) ?? [];
     expect(endpoints).toHaveLength(hosts.length);
-    setKernel(kernel);
-    try {
-      const hashes = endpointChainHashes(info, endpoints);
-      expect(hashes).toHaveLength(16 * endpoints.length);
-      expect(endpoints.map((_, i) => sepNameAt(hashes, i))).toEqual(endpoints.map((ep) => endpointChain(info, ep)));
-      expect(joinChainHashes(endpoints.map((ep) => endpointChain(info, ep)))).toBe(hashes);
-    } finally {
-      setKernel(true);
-    }
+    const hashes = endpointChainHashes(kernel ? TEST_KERNEL : undefined, info, endpoints);
+    expect(hashes).toHaveLength(16 * endpoints.length);
+    expect(endpoints.map((_, i) => sepNameAt(hashes, i))).toEqual(endpoints.map((ep) => endpointChain(info, ep)));
+    expect(joinChainHashes(endpoints.map((ep) => endpointChain(info, ep)))).toBe(hashes);
   });
 });

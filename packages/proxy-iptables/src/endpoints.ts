@@ -6,9 +6,9 @@
 
 import { familyName, formatIP, LABEL_SERVICE_NAME, parseIPSloppy, type EndpointSlice } from '@kubesvc/api-types';
 import { endpointChainName, SEP_PREFIX } from './chain-names.js';
-import { beginRecords, expandRecords, hashedInKernel, hashRecords, kernelReady, putEndpoint, putRecordName, recordHashes, recordName, recordsAt } from './wasm/kernel.js';
 import { flat } from './generate/print-restore.js';
 import type { L4Protocol } from './ruleset.js';
+import type { RuleKernel } from './rule-kernel.js';
 import { canonicalIPv4Value, isCanonicalIPv4, isPortNumber, lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
 
 /**
@@ -509,46 +509,51 @@ interface KernelHashing {
 }
 
 /**
- * Puts `endpoints` into the WebAssembly kernel's records and hashes their names there, four at a
- * time (as chain-names.ts's endpointChainNames, from the IPs and ports). Undefined when the kernel
- * is not there or could not hash them: then every name is to be made by endpointChain.
+ * Puts `endpoints` into the kernel's records and hashes their names there, four at a time (as
+ * chain-names.ts's endpointChainNames, from the IPs and ports). Undefined without a kernel or
+ * when it could not hash them: then every name is to be made by endpointChain.
  */
-function hashEndpointRecords(svc: ServicePortInfo, endpoints: readonly EndpointInfo[]): KernelHashing | undefined {
+function hashEndpointRecords(kernel: RuleKernel | undefined, svc: ServicePortInfo, endpoints: readonly EndpointInfo[]): KernelHashing | undefined {
   const n = endpoints.length;
-  if (n === 0 || !kernelReady()) return undefined;
+  if (n === 0 || kernel === undefined) return undefined;
   const head = svc.nameString + svc.protocol;
   const others: number[] = [];
   let placed = true;
-  beginRecords(n);
+  kernel.beginRecords(n);
   for (let i = 0; i < n; i++) {
     const ep = endpoints[i] as EndpointInfo;
-    const put = putEndpoint(i, ep.ip, ep.ipv4, ep.port, ep.portSuffix, ep.bracketed);
+    const put = kernel.putEndpoint(i, ep.ip, ep.ipv4, ep.port, ep.portSuffix, ep.bracketed);
     if (!put) placed = false;
-    if (!put || !hashedInKernel(head.length, hostPortLength(ep))) others.push(i);
+    if (!put || !kernel.hashedInKernel(head.length, hostPortLength(ep))) others.push(i);
   }
-  expandRecords(n);
-  return hashRecords(head, n) ? { others, placed } : undefined;
+  kernel.expandRecords(n);
+  return kernel.hashRecords(head, n) ? { others, placed } : undefined;
 }
 
 /**
- * endpointChain of each of `endpoints`, by index: hashed by the WebAssembly kernel where it is
- * there. `placed` is told where the kernel's records are when they hold every endpoint and its
- * name, so that an open arena can print from them.
+ * endpointChain of each of `endpoints`, by index: hashed by `kernel` when there is one.
+ * `placed` is told where the kernel's records are when they hold every endpoint and its name, so
+ * that an open arena can print from them.
  */
-export function endpointChains(svc: ServicePortInfo, endpoints: readonly EndpointInfo[], placed?: (at: number) => void): string[] {
+export function endpointChains(
+  kernel: RuleKernel | undefined,
+  svc: ServicePortInfo,
+  endpoints: readonly EndpointInfo[],
+  placed?: (at: number) => void,
+): string[] {
   const n = endpoints.length;
   const names = new Array<string>(n);
-  const hashing = hashEndpointRecords(svc, endpoints);
-  if (hashing === undefined) {
+  const hashing = hashEndpointRecords(kernel, svc, endpoints);
+  if (hashing === undefined || kernel === undefined) {
     for (let i = 0; i < n; i++) names[i] = endpointChain(svc, endpoints[i] as EndpointInfo);
     return names;
   }
-  for (let i = 0; i < n; i++) names[i] = recordName(i);
+  for (let i = 0; i < n; i++) names[i] = kernel.recordName(i);
   for (const i of hashing.others) {
     names[i] = endpointChain(svc, endpoints[i] as EndpointInfo);
-    putRecordName(i, names[i]);
+    kernel.putRecordName(i, names[i]);
   }
-  if (placed !== undefined && hashing.placed) placed(recordsAt());
+  if (placed !== undefined && hashing.placed) placed(kernel.recordsAt());
   return names;
 }
 
@@ -561,17 +566,22 @@ const HASH_CHARS = 16;
  * endpoint: a first sync's state is young while it is built, and every scavenge copies it.
  * sepNameAt gives a name back. `placed` as for endpointChains.
  */
-export function endpointChainHashes(svc: ServicePortInfo, endpoints: readonly EndpointInfo[], placed?: (at: number) => void): string {
+export function endpointChainHashes(
+  kernel: RuleKernel | undefined,
+  svc: ServicePortInfo,
+  endpoints: readonly EndpointInfo[],
+  placed?: (at: number) => void,
+): string {
   const n = endpoints.length;
-  const hashing = hashEndpointRecords(svc, endpoints);
-  if (hashing === undefined) {
+  const hashing = hashEndpointRecords(kernel, svc, endpoints);
+  if (hashing === undefined || kernel === undefined) {
     let hashes = '';
     for (let i = 0; i < n; i++) hashes += endpointChain(svc, endpoints[i] as EndpointInfo).slice(SEP_PREFIX.length);
     return flat(hashes);
   }
-  for (const i of hashing.others) putRecordName(i, endpointChain(svc, endpoints[i] as EndpointInfo));
-  if (placed !== undefined && hashing.placed) placed(recordsAt());
-  return recordHashes(n);
+  for (const i of hashing.others) kernel.putRecordName(i, endpointChain(svc, endpoints[i] as EndpointInfo));
+  if (placed !== undefined && hashing.placed) placed(kernel.recordsAt());
+  return kernel.recordHashes(n);
 }
 
 /** The KUBE-SEP- name of endpoint `i` of hashes that endpointChainHashes made. */

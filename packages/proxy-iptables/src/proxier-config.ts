@@ -22,6 +22,7 @@ import {
   type Result,
 } from '@kubesvc/api-types';
 import { nodePortAddressesContainIPv4Loopback } from './node-port-addresses.js';
+import type { RuleKernel } from './rule-kernel.js';
 
 /** Which traffic counts as coming from a pod: a cluster CIDR (`-s CIDR`), or no detection. */
 export type LocalDetector = { readonly kind: 'cidr'; readonly cidr: string } | { readonly kind: 'none' };
@@ -77,6 +78,11 @@ export interface ProxierConfigOptions {
   readonly probabilityFormat?: ProbabilityFormat;
   /** Default '1.31'. */
   readonly kubeProxyVersion?: KubeProxyVersion;
+  /**
+   * The fast kernel the renders use (`@kubesvc/proxy-iptables/wasm`'s loadKernel()); absent:
+   * the pure-JavaScript paths. The texts and chain names are the same bytes either way.
+   */
+  readonly kernel?: RuleKernel | undefined;
 }
 
 export interface ProxierConfig {
@@ -98,6 +104,8 @@ export interface ProxierConfig {
   readonly conntrackTCPLiberal: boolean;
   readonly probabilityFormat: ProbabilityFormat;
   readonly kubeProxyVersion: KubeProxyVersion;
+  /** ProxierConfigOptions.kernel; not a setting (no config key, no text depends on it). */
+  readonly kernel?: RuleKernel;
 }
 
 export const DEFAULT_MASQUERADE_BIT = 14;
@@ -307,6 +315,7 @@ export function proxierConfig(options: ProxierConfigOptions): Result<ProxierConf
     conntrackTCPLiberal,
     probabilityFormat,
     kubeProxyVersion,
+    ...(input['kernel'] !== undefined ? { kernel: input['kernel'] as RuleKernel } : {}),
   });
 }
 

@@ -14,6 +14,7 @@ import {
   type RuleDiagnostic,
   type SaveBackend,
 } from '@kubesvc/proxy-iptables';
+import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
 import { endpointSlicesForProxy } from '../dump/endpoint-slices.js';
 import type { Dump } from '../dump/load-dump.js';
 
@@ -36,6 +37,7 @@ export const DEFAULT_NODE_NAME = 'node-1';
 export function rulesConfig(flags: RulesFlags): ReturnType<typeof proxierConfig> {
   const family = flags.clusterCIDR?.includes(':') ? 6 : 4;
   return proxierConfig({
+    kernel: loadKernel(),
     nodeName: flags.nodeName,
     nodeIPs: [...flags.nodeIPs],
     ...(family === 6 ? { family } : {}),

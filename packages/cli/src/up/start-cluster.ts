@@ -31,6 +31,7 @@ import { openEtcdStore } from '@kubesvc/store/etcd';
 import { parseServiceNetworking, type Service } from '@kubesvc/api-types';
 import { createExplorerHandler, ensureUiBuilt, explorerLink, type ExplorerHandler } from '@kubesvc/explorer/node';
 import { proxierConfig } from '@kubesvc/proxy-iptables';
+import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
 import { usageError } from '../cli-error.js';
 import { startLiveExplorerSource } from '../explore/explorer-sources.js';
 import { ensurePrivateDir, FILE_MODES, octal, tightenMode } from './atomic-file.js';
@@ -217,6 +218,7 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
     let explorer: ExplorerHandler | undefined;
     if (await ensureUiBuilt()) {
       const proxier = proxierConfig({
+        kernel: loadKernel(),
         nodeName: options.nodeName,
         nodeIPs: [advertiseAddress, '127.0.0.1'],
         nodeIP: advertiseAddress,

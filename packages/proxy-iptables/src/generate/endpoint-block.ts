@@ -1,61 +1,47 @@
-// A large cluster's per-endpoint lines of one service port, printed by the WebAssembly kernel
-// (wasm/kernel-emitter.ts): the load-balancing rules of the KUBE-SVC-/KUBE-SVL- chains, and each
-// endpoint's KUBE-SEP- chain declaration and two rules. These lines are most of a large sync's
+// A large cluster's per-endpoint lines of one service port, printed by the config's kernel
+// (rule-kernel.ts; the WebAssembly one is tools/wasm-kernel/src/kernel-emitter.ts's): the
+// load-balancing rules of the KUBE-SVC-/KUBE-SVL- chains, and each endpoint's KUBE-SEP- chain declaration and two rules. These lines are most of a large sync's
 // text; printed as strings they were two million concatenations at 10000×10. The kernel writes
 // them as bytes from the endpoints' `ip:port` and chain names, and they come back as two strings
 // per service port, exactly what the string printers give (the property tests compare them).
 
 import { endpointChain, hostPortLength, type EndpointInfo } from '../endpoints.js';
 import type { EndpointBlock } from './rule-builder.js';
-import {
-  beginRecords,
-  declarationMark,
-  expandRecords,
-  hashedInKernel,
-  hashRecords,
-  kernelReady,
-  printEndpointChains,
-  printLoadBalancing,
-  putIndex,
-  putEndpoint,
-  outputMark,
-  putRecordName,
-  resetOutput,
-  usePlacedRecords,
-} from '../wasm/kernel.js';
+import type { RuleKernel } from '../rule-kernel.js';
 
 /**
- * Prints `block` with the kernel: its nat rules (the load-balancing rules, then every endpoint
+ * Prints `block` with the config's kernel: its nat rules (the load-balancing rules, then every endpoint
  * chain's two rules) and its chain declarations, into the kernel's output (a text session's
  * regions, or the batch's output that takeRules and takeDeclarations give). Returns the number
- * of rules, or -1 (nothing printed) when the kernel is not there or cannot take the block.
+ * of rules, or -1 (nothing printed) when the config has no kernel or it cannot take the block.
  * `names` gives known chain names (a sync keeps them); without it the kernel hashes them, and
  * they are never made into strings. `placed` is where an open arena holds the endpoints'
- * records, written and named already (wasm/kernel.ts, openArena): then nothing is written again.
+ * records, written and named already (rule-kernel.ts, openArena): then nothing is written again.
  */
 export function printEndpointBlock(block: EndpointBlock, names?: (ep: EndpointInfo) => string, placed?: number): number {
   const { endpoints, svc, ctx } = block;
   const n = endpoints.length;
-  if (n === 0 || !kernelReady()) return -1;
-  beginRecords(n);
-  const natMark = outputMark();
-  const declMark = declarationMark();
+  const kernel = ctx.config.kernel;
+  if (n === 0 || kernel === undefined) return -1;
+  kernel.beginRecords(n);
+  const natMark = kernel.outputMark();
+  const declMark = kernel.declarationMark();
   if (placed !== undefined) {
-    usePlacedRecords(placed);
+    kernel.usePlacedRecords(placed);
   } else {
     for (let i = 0; i < n; i++) {
       const ep = endpoints[i] as EndpointInfo;
-      if (!putEndpoint(i, ep.ip, ep.ipv4, ep.port, ep.portSuffix, ep.bracketed)) return -1;
+      if (!kernel.putEndpoint(i, ep.ip, ep.ipv4, ep.port, ep.portSuffix, ep.bracketed)) return -1;
     }
-    expandRecords(n);
+    kernel.expandRecords(n);
     if (names !== undefined) {
-      for (let i = 0; i < n; i++) putRecordName(i, names(endpoints[i] as EndpointInfo));
+      for (let i = 0; i < n; i++) kernel.putRecordName(i, names(endpoints[i] as EndpointInfo));
     } else {
       const head = svc.nameString + svc.protocol;
-      const hashed = hashRecords(head, n);
+      const hashed = kernel.hashRecords(head, n);
       for (let i = 0; i < n; i++) {
         const ep = endpoints[i] as EndpointInfo;
-        if (!hashed || !hashedInKernel(head.length, hostPortLength(ep))) putRecordName(i, endpointChain(svc, ep));
+        if (!hashed || !kernel.hashedInKernel(head.length, hostPortLength(ep))) kernel.putRecordName(i, endpointChain(svc, ep));
       }
     }
   }
@@ -67,29 +53,29 @@ export function printEndpointBlock(block: EndpointBlock, names?: (ep: EndpointIn
     if (chain === undefined || list.length === 0) continue;
     const indexed = list !== endpoints;
     if (
-      (indexed && !putIndexes(list, endpoints)) ||
-      !printLoadBalancing('-A ' + chain, list.length, indexed, ctx.statisticJump, ctx.config.probabilityFormat)
+      (indexed && !putIndexes(kernel, list, endpoints)) ||
+      !kernel.printLoadBalancing('-A ' + chain, list.length, indexed, ctx.statisticJump, ctx.config.probabilityFormat)
     ) {
-      resetOutput(natMark, declMark);
+      kernel.resetOutput(natMark, declMark);
       return -1;
     }
     ruleLines += list.length;
   }
-  if (!printEndpointChains(block.template.beforeIP, block.template.beforeHostPort, n)) {
-    resetOutput(natMark, declMark);
+  if (!kernel.printEndpointChains(block.template.beforeIP, block.template.beforeHostPort, n)) {
+    kernel.resetOutput(natMark, declMark);
     return -1;
   }
   return ruleLines;
 }
 
 /** The record index of each endpoint of `list`, a subsequence of `endpoints` (both are sorted by `ip:port`). */
-function putIndexes(list: readonly EndpointInfo[], endpoints: readonly EndpointInfo[]): boolean {
+function putIndexes(kernel: RuleKernel, list: readonly EndpointInfo[], endpoints: readonly EndpointInfo[]): boolean {
   let j = 0;
   for (let k = 0; k < list.length; k++) {
     const ep = list[k];
     while (j < endpoints.length && endpoints[j] !== ep) j++;
     if (j === endpoints.length) return false;
-    putIndex(k, j);
+    kernel.putIndex(k, j);
   }
   return true;
 }

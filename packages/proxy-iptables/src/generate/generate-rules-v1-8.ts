@@ -7,7 +7,8 @@ import { endpointSliceDiagnostics, serviceDiagnostics, type RuleDiagnostic } fro
 import type { ProxierConfig } from '../proxier-config.js';
 import type { Ruleset } from '../ruleset.js';
 import { servicePortInfos } from '../service-ports.js';
-import { orderedServices, RulesetSink, type IptablesRules } from './generate-rules.js';
+import { orderedServices, type IptablesRules } from './generate-rules.js';
+import { RulesetSink } from './sinks.js';
 import { printRestoreText } from './print-restore.js';
 import { fixedNatChains } from './rule-builder.js';
 import { fixedFilterChainsV18, onlyNodeLocalEndpointsV18, writeHeadRulesV18, writeServicePortRulesV18, writeTailRulesV18 } from './rule-builder-v1-8.js';

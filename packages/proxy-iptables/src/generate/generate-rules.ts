@@ -20,11 +20,11 @@ import {
   type EndpointInfo,
   type SlicesByService,
 } from '../endpoints.js';
-import { chainLine, flat, isAscii, ruleHead, ruleLine, ruleLineAfter } from './print-restore.js';
-import { TextBytes, writeChainLine, writeRuleLine } from './text-bytes.js';
-import { abortText, beginText, declStream, finishText, kernelReady, natStream, takeDeclarations, takeRules } from '../wasm/kernel.js';
+import { chainLine, isAscii } from './print-restore.js';
+import { KernelTextSink, RestoreTextSink, RulesetSink } from './sinks.js';
 import { DECL_LINE } from '../wasm/kernel-layout.js';
 import type { ProxierConfig } from '../proxier-config.js';
+import type { RuleKernel } from '../rule-kernel.js';
 import { ServiceChainBatch } from '../chain-names.js';
 import {
   fixedFilterChains,
@@ -33,12 +33,10 @@ import {
   writeHeadRules,
   writeServicePortRules,
   writeTailRules,
-  type EndpointBlock,
   type RuleContext,
   type RuleSink,
 } from './rule-builder.js';
-import { printEndpointBlock } from './endpoint-block.js';
-import type { Match, Rule, Ruleset, Target } from '../ruleset.js';
+import type { Ruleset } from '../ruleset.js';
 import { servicePortInfos, type ServicePortInfo } from '../service-ports.js';
 import { endpointSliceDiagnostics, serviceDiagnostics, type RuleDiagnostic } from '../diagnostics.js';
 
@@ -100,31 +98,12 @@ export function orderedServices(services: readonly Service[]): Service[] {
   return [...byName.values()].sort(compareServices);
 }
 
-/** The service ports of all services for the proxier's family, in our deterministic order. */
-export function orderedServicePorts(services: readonly Service[], family: 4 | 6): ServicePortInfo[] {
-  const batch = new ServiceChainBatch();
+/** The service ports of all services for the proxier's family, in our deterministic order (their chain names hashed by `kernel` when there is one). */
+export function orderedServicePorts(services: readonly Service[], family: 4 | 6, kernel: RuleKernel | undefined): ServicePortInfo[] {
+  const batch = new ServiceChainBatch(kernel);
   const ports = orderedServices(services).flatMap((service) => servicePortInfos(service, family, batch.defer));
   batch.name();
   return ports;
-}
-
-/** A sink that collects Rule values, in writing order. */
-export class RulesetSink implements RuleSink {
-  readonly filterRules: Rule[] = [];
-  readonly natRules: Rule[] = [];
-  readonly natChains: string[] = [];
-  filter(chain: string, matches: readonly Match[], target?: Target): void {
-    this.filterRules.push(target === undefined ? { chain, matches } : { chain, matches, target });
-  }
-  natTop(chain: string, matches: readonly Match[], target?: Target): void {
-    this.natRules.push(target === undefined ? { chain, matches } : { chain, matches, target });
-  }
-  natChain(chain: string): void {
-    this.natChains.push(chain);
-  }
-  nat(chain: string, matches: readonly Match[], target?: Target): void {
-    this.natRules.push(target === undefined ? { chain, matches } : { chain, matches, target });
-  }
 }
 
 /**
@@ -210,8 +189,8 @@ function printWithStrings(
 }
 
 /**
- * The text assembled in the WebAssembly kernel's memory and decoded once (wasm/kernel.ts):
- * for ASCII input, where the kernel is there. Undefined otherwise.
+ * The text assembled in the kernel's memory and decoded once (rule-kernel.ts): for ASCII input,
+ * when the config has a kernel. Undefined otherwise.
  */
 function printWithKernel(
   prepared: PreparedRules,
@@ -221,70 +200,33 @@ function printWithKernel(
   examined?: Set<EndpointSlice>,
   anomalies?: { found: boolean },
 ): PrintedRules | undefined {
-  if (!kernelReady() || !asciiInput(prepared)) return undefined;
+  const kernel = prepared.config.kernel;
+  if (kernel === undefined || !asciiInput(prepared)) return undefined;
   // Every declaration is `:CHAIN - [0:0]\n` with a chain of at most 25 characters: per service
   // port at most its four chains and one per endpoint.
-  beginText(prepared.mostEndpoints, DECL_LINE * (4 * prepared.ports.length + prepared.bound) + 64);
-  const sink = new KernelTextSink();
+  kernel.beginText(prepared.mostEndpoints, DECL_LINE * (4 * prepared.ports.length + prepared.bound) + 64);
+  const sink = new KernelTextSink(kernel);
   let endpoints: number;
   try {
     endpoints = writeAllRules(sink, prepared, ctx, examined, anomalies);
   } catch (error) {
-    abortText();
+    kernel.abortText();
     throw error;
   }
   let before = '*filter\n';
   for (const chain of filterChains) before += chainLine(chain);
   let between = 'COMMIT\n*nat\n';
   for (const chain of natChains) between += chainLine(chain);
-  const finished = sink.filterOut.failed ? (abortText(), undefined) : finishText(before, sink.filterOut.view(), between, '', 'COMMIT\n');
+  const finished = sink.filterOut.failed ? (kernel.abortText(), undefined) : kernel.finishText(before, sink.filterOut.view(), between, '', 'COMMIT\n');
   return finished === undefined ? undefined : { text: finished.text, endpoints, sink };
 }
 
 /** Whether every text the rules can hold is ASCII: the names of the service ports and the config's strings (everything else is printed by the package). */
 function asciiInput(prepared: PreparedRules): boolean {
-  if (!isAscii(JSON.stringify(prepared.config))) return false;
+  // The settings, not the kernel the config carries.
+  if (!isAscii(JSON.stringify(prepared.config, (key: string, value: unknown) => (key === 'kernel' ? undefined : value)))) return false;
   for (const svc of prepared.ports) if (!isAscii(svc.nameString)) return false;
   return true;
-}
-
-/**
- * Prints into the kernel's text session: the filter rules into bytes of their own, the chain
- * declarations and the nat rules into the session's regions, a large cluster's endpoints by the
- * kernel itself.
- */
-class KernelTextSink implements RuleSink {
-  filterRules = 0;
-  natRules = 0;
-  natChains = 0;
-  readonly filterOut = new TextBytes();
-
-  filter(chain: string, matches: readonly Match[], target?: Target): void {
-    writeRuleLine(this.filterOut, chain, matches, target);
-    this.filterRules++;
-  }
-  natTop(chain: string, matches: readonly Match[], target?: Target): void {
-    this.nat(chain, matches, target);
-  }
-  natChain(chain: string): void {
-    writeChainLine(declStream, chain);
-    this.natChains++;
-  }
-  nat(chain: string, matches: readonly Match[], target?: Target): void {
-    writeRuleLine(natStream, chain, matches, target);
-    this.natRules++;
-  }
-  natPrinted(_chain: string, text: string, lines: number): void {
-    natStream.text(text);
-    this.natRules += lines;
-  }
-  natEndpointBlock(block: EndpointBlock): boolean {
-    const ruleLines = printEndpointBlock(block);
-    if (ruleLines < 0) return false;
-    this.natChains += block.endpoints.length;
-    this.natRules += ruleLines;
-    return true;
-  }
 }
 
 /** The Ruleset generateRules' text prints: the same builder calls, collected as Rule values. */
@@ -322,7 +264,7 @@ function prepareRules(
   config: ProxierConfig,
   anomalies?: { found: boolean },
 ): PreparedRules {
-  const ports = orderedServicePorts(services, config.family);
+  const ports = orderedServicePorts(services, config.family, config.kernel);
   const groups = slicesByService(endpointSlices, config.family, anomalies);
   let bound = 0;
   let mostEndpoints = 0;
@@ -349,12 +291,11 @@ function writeAllRules(
     const group = serviceSlices(groups, svc.namespace, svc.name);
     const endpoints = servicePortEndpoints(group, svc.portName, svc.protocol, config.nodeName, examined, anomalies);
     endpointCount += endpoints.length;
-    writeServicePortRules(sink, svc, endpoints, ctx, endpointChainMemo(svc, endpoints));
+    writeServicePortRules(sink, svc, endpoints, ctx, endpointChainMemo(config.kernel, svc, endpoints));
   }
   writeTailRules(sink, config);
   return endpointCount;
 }
-
 
 /**
  * Names each endpoint's KUBE-SEP- chain once (a SHA-256), all of a service port's together (they
@@ -362,103 +303,14 @@ function writeAllRules(
  * the load-balancing rules and once for the chains, so the next index is tried before a search
  * by identity.
  */
-function endpointChainMemo(svc: ServicePortInfo, endpoints: readonly EndpointInfo[]): (ep: EndpointInfo) => string {
+function endpointChainMemo(kernel: RuleKernel | undefined, svc: ServicePortInfo, endpoints: readonly EndpointInfo[]): (ep: EndpointInfo) => string {
   let names: readonly string[] | undefined;
   let next = 0;
   return (ep) => {
     const i = endpoints[next] === ep ? next : endpoints.indexOf(ep);
     if (i < 0) return endpointChain(svc, ep);
     next = i + 1;
-    names ??= endpointChains(svc, endpoints);
+    names ??= endpointChains(kernel, svc, endpoints);
     return names[i] as string;
   };
 }
-
-/**
- * Prints what the builder writes as restore text, keeping the three streams apart (filter
- * rules, nat chain declarations, nat rules) as printRestoreText orders them. Each stream grows
- * by concatenation and is flattened in batches (see TEXT_BATCH): a rope of a whole large
- * ruleset would live through many scavenges before its single flattening.
- */
-class RestoreTextSink implements RuleSink {
-  filterRules = 0;
-  natRules = 0;
-  natChains = 0;
-  private readonly filterStream = new BatchedText();
-  private readonly declStream = new BatchedText();
-  private readonly natStream = new BatchedText();
-  // The `-A CHAIN` of the last nat rule: most chains get several rules in a row.
-  private lastChain = '';
-  private lastHead = '';
-
-  filter(chain: string, matches: readonly Match[], target?: Target): void {
-    this.filterStream.add(ruleLine(chain, matches, target));
-    this.filterRules++;
-  }
-  natTop(chain: string, matches: readonly Match[], target?: Target): void {
-    this.nat(chain, matches, target);
-  }
-  natChain(chain: string): void {
-    this.declStream.add(chainLine(chain));
-    this.natChains++;
-  }
-  nat(chain: string, matches: readonly Match[], target?: Target): void {
-    if (chain !== this.lastChain) {
-      this.lastChain = chain;
-      this.lastHead = ruleHead(chain);
-    }
-    this.natStream.add(ruleLineAfter(this.lastHead, matches, target));
-    this.natRules++;
-  }
-  natPrinted(_chain: string, text: string, lines: number): void {
-    this.natStream.add(text);
-    this.natRules += lines;
-  }
-  natEndpointBlock(block: EndpointBlock): boolean {
-    const ruleLines = printEndpointBlock(block);
-    if (ruleLines < 0) return false;
-    this.declStream.add(takeDeclarations());
-    this.natChains += block.endpoints.length;
-    this.natStream.add(takeRules());
-    this.natRules += ruleLines;
-    return true;
-  }
-
-  /** The whole restore text, one flat string, with the fixed chains declared first. */
-  text(filterChains: readonly string[], natChains: readonly string[]): string {
-    const parts = ['*filter\n'];
-    for (const chain of filterChains) parts.push(chainLine(chain));
-    this.filterStream.drainInto(parts);
-    parts.push('COMMIT\n*nat\n');
-    for (const chain of natChains) parts.push(chainLine(chain));
-    this.declStream.drainInto(parts);
-    this.natStream.drainInto(parts);
-    parts.push('COMMIT\n');
-    return parts.join('');
-  }
-}
-
-/** A text built by concatenation, flattened every TEXT_BATCH characters. */
-class BatchedText {
-  private readonly batches: string[] = [];
-  private current = '';
-  add(piece: string): void {
-    this.current += piece;
-    if (this.current.length >= TEXT_BATCH) {
-      this.batches.push(flat(this.current));
-      this.current = '';
-    }
-  }
-  drainInto(parts: string[]): void {
-    for (const batch of this.batches) parts.push(batch);
-    parts.push(this.current);
-    this.batches.length = 0;
-    this.current = '';
-  }
-}
-
-/**
- * Just past V8's largest regular object (128 KiB): every batch goes to the large-object space,
- * and the rope awaiting its flattening is small enough to die young (as sync's batches).
- */
-const TEXT_BATCH = 1 << 17;

@@ -33,7 +33,12 @@ export const LOCALHOST_NODEPORT_ACCEPTED_COUNTER = 'localhost_nps_accepted_pkts'
 
 export const NODEPORTS_LAST_RULE_COMMENT = 'kubernetes service nodeports; NOTE: this must be the last rule in this chain';
 
-/** Where the builder puts what it writes. */
+/**
+ * Where the builder puts what it writes: the one way rules are rendered. A full render's sinks
+ * are in generate/sinks.ts (RulesetSink: Rule values; RestoreTextSink: restore text as strings;
+ * KernelTextSink: restore text as bytes in the config's kernel), a sync's in sync/sinks.ts (the
+ * same two printers, keeping each Service's slice of the text).
+ */
 export interface RuleSink {
   /** A filter-table rule (always written). */
   filter(chain: string, matches: readonly Match[], target?: Target): void;

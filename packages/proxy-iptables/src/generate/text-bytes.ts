@@ -9,7 +9,7 @@
 
 import { hasWhitespace } from './print-restore.js';
 import type { L4Protocol, Match, Target } from '../ruleset.js';
-import { registerConstant, type Constant, type TextOut } from '../wasm/kernel.js';
+import { registerConstant, type Constant, type TextOut } from '../rule-kernel.js';
 
 /** A growable byte buffer of printed ASCII text (the filter table's rules, which the kernel's regions do not hold). */
 export class TextBytes implements TextOut {

@@ -107,7 +107,7 @@ export function deriveService(
     let sepHashes: string;
     if (old === undefined) {
       let at = -1;
-      sepHashes = endpointChainHashes(info, endpoints, placed === undefined ? undefined : (where) => (at = where));
+      sepHashes = endpointChainHashes(config.kernel, info, endpoints, placed === undefined ? undefined : (where) => (at = where));
       if (placed !== undefined && at >= 0) placed.set(endpoints, at);
     } else if (sameEndpoints(old.endpoints, endpoints)) {
       sepHashes = old.sepHashes;
@@ -115,7 +115,7 @@ export function deriveService(
       const known = new Map<string, string>();
       old.endpoints.forEach((ep, i) => known.set(ep.hostPort, sepNameAt(old.sepHashes, i)));
       const unknown = endpoints.filter((ep) => !known.has(ep.hostPort));
-      const hashed = endpointChainHashes(info, unknown);
+      const hashed = endpointChainHashes(config.kernel, info, unknown);
       unknown.forEach((ep, i) => known.set(ep.hostPort, sepNameAt(hashed, i)));
       sepHashes = joinChainHashes(endpoints.map((ep) => known.get(ep.hostPort) as string));
     }

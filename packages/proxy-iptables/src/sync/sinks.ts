@@ -18,19 +18,7 @@ import {
 import type { Match, Target } from '../ruleset.js';
 import { printEndpointBlock } from '../generate/endpoint-block.js';
 import { TextBytes, writeChainLine, writeRuleLine } from '../generate/text-bytes.js';
-import {
-  abortText,
-  beginText,
-  declOffset,
-  declStream,
-  finishText,
-  kernelReady,
-  natOffset,
-  natStream,
-  takeDeclarations,
-  takeRules,
-  type FinishedText,
-} from '../wasm/kernel.js';
+import type { FinishedText, RuleKernel, TextOut } from '../rule-kernel.js';
 import { DECL_LINE } from '../wasm/kernel-layout.js';
 import { EMPTY_RENDERED, NON_ASCII, utf8Length, type Frame, type Placed, type PortEntry, type Rendered } from './state.js';
 
@@ -132,12 +120,13 @@ export class TextSink implements RuleSink {
     // The names the state keeps, in the endpoints' order (sepChainOf looks each up once).
     const names = block.endpoints.map(block.sepChain);
     let i = 0;
-    const ruleLines = printEndpointBlock(block, () => names[i++] as string);
-    if (ruleLines < 0) return false;
+    const kernel = block.ctx.config.kernel;
+    const ruleLines = kernel === undefined ? -1 : printEndpointBlock(block, () => names[i++] as string);
+    if (kernel === undefined || ruleLines < 0) return false;
     this.closeTop();
-    this.full += takeRules();
+    this.full += kernel.takeRules();
     item.fullLines += ruleLines;
-    this.decl += takeDeclarations();
+    this.decl += kernel.takeDeclarations();
     item.chainCount += names.length;
     return true;
   }
@@ -188,12 +177,21 @@ export class TextSink implements RuleSink {
 }
 
 /**
- * A first sync's printer: the whole text goes into the WebAssembly kernel's text session
- * (wasm/kernel.ts) and is decoded once, and every service's texts are slices of it; see
+ * A first sync's printer: the whole text goes into the kernel's text session (rule-kernel.ts)
+ * and is decoded once, and every service's texts are slices of it; see
  * TextSink for what each service's Rendered holds. For ASCII input only (callers check).
  */
 class KernelSink implements RuleSink {
-  constructor(private readonly placed: ReadonlyMap<readonly EndpointInfo[], Placed> | undefined) {}
+  private readonly declStream: TextOut;
+  private readonly natStream: TextOut;
+
+  constructor(
+    private readonly kernel: RuleKernel,
+    private readonly placed: ReadonlyMap<readonly EndpointInfo[], Placed> | undefined,
+  ) {
+    this.declStream = kernel.declStream;
+    this.natStream = kernel.natStream;
+  }
   private readonly filterOut = new TextBytes();
   private readonly items: KernelItem[] = [];
   private current: KernelItem | undefined;
@@ -202,9 +200,9 @@ class KernelSink implements RuleSink {
   begin(target: { rendered: Rendered }): void {
     this.current = {
       target,
-      fullFrom: natOffset(),
+      fullFrom: this.kernel.natOffset(),
       fullTo: 0,
-      declFrom: declOffset(),
+      declFrom: this.kernel.declOffset(),
       declTo: 0,
       filterFrom: this.filterOut.length,
       filterTo: 0,
@@ -221,8 +219,8 @@ class KernelSink implements RuleSink {
     const item = this.current;
     if (item === undefined) return;
     this.closeTop();
-    item.fullTo = natOffset();
-    item.declTo = declOffset();
+    item.fullTo = this.kernel.natOffset();
+    item.declTo = this.kernel.declOffset();
     item.filterTo = this.filterOut.length;
     this.items.push(item);
     this.current = undefined;
@@ -237,29 +235,29 @@ class KernelSink implements RuleSink {
     if (item === undefined) return;
     if (!this.inTop) {
       if (item.fullLines > item.topLines) item.topFirst = false;
-      item.top.push(natOffset());
+      item.top.push(this.kernel.natOffset());
       this.inTop = true;
     }
-    writeRuleLine(natStream, chain, matches, target);
+    writeRuleLine(this.natStream, chain, matches, target);
     item.topLines++;
     item.fullLines++;
   }
   natChain(chain: string): void {
     if (this.current !== undefined) this.current.chainCount++;
-    writeChainLine(declStream, chain);
+    writeChainLine(this.declStream, chain);
   }
   nat(chain: string, matches: readonly Match[], target?: Target): void {
     const item = this.current;
     if (item === undefined) return;
     this.closeTop();
-    writeRuleLine(natStream, chain, matches, target);
+    writeRuleLine(this.natStream, chain, matches, target);
     item.fullLines++;
   }
   natPrinted(_chain: string, text: string, lines: number): void {
     const item = this.current;
     if (item === undefined) return;
     this.closeTop();
-    natStream.text(text);
+    this.natStream.text(text);
     item.fullLines += lines;
   }
   natEndpointBlock(block: EndpointBlock): boolean {
@@ -276,7 +274,7 @@ class KernelSink implements RuleSink {
   }
   private closeTop(): void {
     if (this.inTop) {
-      this.current?.top.push(natOffset());
+      this.current?.top.push(this.kernel.natOffset());
       this.inTop = false;
     }
   }
@@ -421,7 +419,7 @@ export function render(sink: TextSink, target: { rendered: Rendered }, ports: re
 /**
  * Renders a first sync's services in the kernel's text session and decodes the whole text once;
  * every rendered service gets slices of it. Undefined (nothing rendered) when the session
- * cannot be had: the kernel is not there, or a name or config string is not ASCII.
+ * cannot be had: the config has no kernel, or a name or config string is not ASCII.
  */
 export function renderWithKernel(
   toRender: readonly { readonly entry: { rendered: Rendered }; readonly ports: readonly PortEntry[] }[],
@@ -430,7 +428,8 @@ export function renderWithKernel(
   configAscii: boolean,
   placed: ReadonlyMap<readonly EndpointInfo[], Placed> | undefined,
 ): FinishedText | undefined {
-  if (!configAscii || !kernelReady()) return undefined;
+  const kernel = ctx.config.kernel;
+  if (!configAscii || kernel === undefined) return undefined;
   let maxEndpoints = 0;
   let chains = 0;
   for (const { ports } of toRender) {
@@ -441,8 +440,8 @@ export function renderWithKernel(
       chains += 4 + port.endpoints.length;
     }
   }
-  beginText(maxEndpoints, DECL_LINE * chains + 64);
-  const sink = new KernelSink(placed);
+  kernel.beginText(maxEndpoints, DECL_LINE * chains + 64);
+  const sink = new KernelSink(kernel, placed);
   try {
     for (const { entry, ports } of toRender) {
       sink.begin(entry);
@@ -450,15 +449,15 @@ export function renderWithKernel(
       sink.end();
     }
   } catch (error) {
-    abortText();
+    kernel.abortText();
     throw error;
   }
   const filter = sink.filterBytes();
   if (filter === undefined) {
-    abortText();
+    kernel.abortText();
     return undefined;
   }
-  const finished = finishText(
+  const finished = kernel.finishText(
     '*filter\n' + frame.filterChainsText + frame.head.filterText,
     filter,
     frame.tail.filterText + 'COMMIT\n*nat\n' + frame.natChainsText,

@@ -14,12 +14,12 @@
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { ServiceChainBatch } from '../chain-names.js';
 import { compareStrings, type EndpointInfo } from '../endpoints.js';
-import { RulesetSink } from '../generate/generate-rules.js';
+import { RulesetSink } from '../generate/sinks.js';
 import { chainLine, deleteChainLine, flat } from '../generate/print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import { fixedFilterChains, fixedNatChains, ruleContext, writeHeadRules, writeServicePortRules, writeTailRules, type StatisticCache } from '../generate/rule-builder.js';
 import type { Ruleset } from '../ruleset.js';
-import { closeArena, kernelReady, openArena, type FinishedText } from '../wasm/kernel.js';
+import type { FinishedText } from '../rule-kernel.js';
 import { deriveService, matchByKey, matchByPosition, mostEndpoints, sameObjects, samePorts } from './changes.js';
 import { makeFrame, render, renderWithKernel, sepChainOf, TextSink } from './sinks.js';
 import {
@@ -76,11 +76,12 @@ export function syncV131(
   let totalEndpoints = prev?.totalEndpoints ?? 0;
   const pending = new Map<number, Pending>();
   // The chain names of new service ports are hashed together once all are known (before rendering).
-  const batch = new ServiceChainBatch();
+  const kernel = config.kernel;
+  const batch = new ServiceChainBatch(kernel);
   // A first sync renders every port it derives: the kernel keeps the endpoints' records from the
   // hashing to the printing (an arena), laid out for the most endpoints a Service's slices hold.
-  const arenaRecords = prev0 === undefined && kernelReady() ? new Map<readonly EndpointInfo[], Placed>() : undefined;
-  if (arenaRecords !== undefined) openArena(mostEndpoints(matched.work.values()));
+  const arenaRecords = prev0 === undefined && kernel !== undefined ? new Map<readonly EndpointInfo[], Placed>() : undefined;
+  if (arenaRecords !== undefined) kernel?.openArena(mostEndpoints(matched.work.values()));
   for (const [pos, candidate] of matched.work) {
     const previous = candidate.previous;
     if (previous !== undefined && previous.service === candidate.service && sameObjects(previous.slices, candidate.slices)) continue;
@@ -165,7 +166,7 @@ export function syncV131(
   try {
     session = prev0 === undefined ? renderWithKernel(toRender, ctx, frame, configAscii, arenaRecords) : undefined;
   } finally {
-    if (arenaRecords !== undefined) closeArena();
+    if (arenaRecords !== undefined) kernel?.closeArena();
   }
   if (session === undefined) {
     const sink = new TextSink();

@@ -1,5 +1,5 @@
-// Where the kernel (kernel-emitter.ts) and its JavaScript side (kernel.ts) keep things in the
-// kernel's memory. Byte offsets.
+// Where the kernel (tools/wasm-kernel/src/kernel-emitter.ts) and its JavaScript side
+// (kernel.ts) keep things in the kernel's memory. Byte offsets.
 //
 // Hashing: QUADS_PER_CALL quads of QUAD_STRIDE bytes, a quad being four messages hashed together
 // (one per 32-bit lane of a 128-bit vector), laid out for vector loads:

@@ -1,7 +1,8 @@
-// The WebAssembly kernel that kernel-emitter.ts emits, as base64: building it at load time cost
-// more than the work it saves in a small first sync, so the package ships the bytes. The emitter
-// is the source; kernel.test.ts emits the module again and checks that it is this one.
-// Regenerate after changing the emitter: that test prints the new text when they differ.
+// The WebAssembly kernel that tools/wasm-kernel/src/kernel-emitter.ts emits, as base64: building
+// it at load time cost more than the work it saves in a small first sync, so the package ships
+// the bytes. The emitter is the source (a build-time tool, not shipped);
+// tools/wasm-kernel/src/kernel-module.test.ts emits the module again and checks that it is this
+// one. Regenerate after changing the emitter: that test prints the new text when they differ.
 
 export const KERNEL_MODULE_BASE64 = [
   'AGFzbQEAAAABKgZgAX8AYAN/f38AYAJ/fwBgBX9/f39/AX9gBn9/f39/fwF/YAN/f38BfwMIBwABAgMEAgUFAwEAAQdiCAZtZW1vcnkCAARoYXNoAAAH',

@@ -1,32 +1,27 @@
 // The WebAssembly kernel prints exactly what the string printers print: generateRules and a
-// first sync give the same text and stats with the kernel and without it (setKernel(false)
-// takes the string paths), for IPv4 endpoints it prints from their values, IPv4 text that is
+// first sync give the same text and stats with the kernel and without it (a config without a
+// kernel takes the string paths), for IPv4 endpoints it prints from their values, IPv4 text that is
 // not canonical (leading zeros, printed by the text path), IPv6 (bracketed `[ip]:port`), ports
 // it cannot take as numbers, and local endpoints (the KUBE-SVL- chain's load balancing over a
 // subset of the endpoints).
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { fc, test } from '@fast-check/vitest';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generateRules } from '../backend.js';
 import { clusterArb, configArb, NODE, type Cluster } from '../generated-clusters.fixtures.js';
-import { validConfig } from '../proxier-config.fixtures.js';
+import { TEST_KERNEL, validConfig, withKernel as configWithKernel, withoutKernel as configWithoutKernel } from '../proxier-config.fixtures.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import { sync } from '../backend.js';
-import { kernelReady, setKernel } from './kernel.js';
-
-afterEach(() => setKernel(true));
 
 function both(services: readonly Service[], slices: readonly EndpointSlice[], config: ProxierConfig) {
-  const run = () => {
+  const run = (config: ProxierConfig) => {
     const generated = generateRules(services, slices, config);
     const synced = sync(undefined, services, slices, config);
     return { text: generated.restoreText, stats: generated.stats, syncText: synced.restoreText, syncStats: synced.stats };
   };
-  setKernel(true);
-  const withKernel = run();
-  setKernel(false);
-  const withoutKernel = run();
-  setKernel(true);
+  if (TEST_KERNEL === undefined) throw new Error('no WebAssembly kernel in this runtime');
+  const withKernel = run(configWithKernel(config, TEST_KERNEL));
+  const withoutKernel = run(configWithoutKernel(config));
   return { withKernel, withoutKernel };
 }
 
@@ -41,7 +36,7 @@ function withLeadingZeros(cluster: Cluster): Cluster {
 
 describe('INV-IPT-WASM-TEXT: the kernel prints what the string printers print', () => {
   it('is there (so this compares two paths)', () => {
-    expect(kernelReady()).toBe(true);
+    expect(TEST_KERNEL).toBeDefined();
   });
 
   test.prop([clusterArb, configArb, fc.boolean()])('for generated IPv4 clusters, canonical or with leading zeros, large or not', (cluster, config, zeros) => {

@@ -38,6 +38,9 @@ import {
   V128_XOR,
   assembleModule,
 } from './assembler.js';
+// The package's memory map and SHA-256 constants, by path: they are internal, not exported, and
+// build-time tooling may read a package's sources.
+// eslint-disable-next-line @nx/enforce-module-boundaries -- see above
 import {
   ALPHABET_AT,
   DECL_HEAD_AT,
@@ -66,8 +69,9 @@ import {
   STATISTICS,
   TEMPLATE_A_AT,
   TEMPLATE_B_AT,
-} from './kernel-layout.js';
-import { SHA256_IV, SHA256_K } from '../hash/sha256-block.js';
+} from '../../../packages/proxy-iptables/src/wasm/kernel-layout.js';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- see above
+import { SHA256_IV, SHA256_K } from '../../../packages/proxy-iptables/src/hash/sha256-block.js';
 
 function rotr(code: FunctionCode, local: number, n: number): void {
   code.get(local).i32(n).simd(I32X4_SHR_U).get(local).i32(32 - n).simd(I32X4_SHL).simd(V128_OR);

@@ -175,30 +175,43 @@ describe('the explorer of kubesvc up', () => {
       await page.goto(link);
       await page.locator('[data-testid="services-table"] tr[data-service="default/docs"]').waitFor();
       // Every cell equal, the Age cells too: the server computes kubectl's at some moment of the
-      // kubectl call, so each must lie between the page's Age read just before and just after it.
+      // kubectl call, so each must lie between the page's Age read just before it and the page's
+      // Age once it has caught up. The page ticks once a second on a browser timer, which a busy
+      // machine delays, so "after" is polled until every row has reached kubectl's Age.
       const readPage = (): Promise<string[][]> =>
         page.locator('[data-testid="services-table"] tr').evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll('th,td')).map((c) => (c.textContent ?? '').trim())));
       const before = await readPage();
       const text = await kubectl('get', 'svc', '-o', 'wide');
-      const after = await readPage();
       const cliRows = text
         .trimEnd()
         .split('\n')
         .map((line) => line.trim().split(/\s{2,}/));
       const age = cliRows[0]?.indexOf('AGE') ?? -1;
       expect(age).toBe(5);
+      // kubectl's HumanDuration forms ("45s", "5m3s", "3h", "2d4h", "2y40d") as seconds.
+      const UNIT: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, y: 31_536_000 };
+      const seconds = (cell: string | undefined): number => {
+        const parts = [...(cell ?? '').matchAll(/(\d+)([smhdy])/g)];
+        if (parts.length === 0 || parts.map((m) => m[0]).join('') !== cell) return Number.NaN;
+        return parts.reduce((sum, m) => sum + Number(m[1]) * (UNIT[m[2] ?? ''] ?? Number.NaN), 0);
+      };
+      let after = await readPage();
+      await expect
+        .poll(
+          async () => {
+            after = await readPage();
+            return cliRows.slice(1).every((row, i) => seconds(after[i + 1]?.[age]) >= seconds(row[age]));
+          },
+          { timeout: STEP_MS, message: () => `the page's Age never reached kubectl's: page ${JSON.stringify(after)}, kubectl ${JSON.stringify(cliRows)}` },
+        )
+        .toBe(true);
       const withoutAge = (rows: string[][]) => rows.map((r) => r.filter((_, i) => i !== age));
       expect(withoutAge(before)).toEqual(withoutAge(cliRows));
       expect(withoutAge(after)).toEqual(withoutAge(cliRows));
-      const seconds = (cell: string | undefined) => Number(/^(\d+)s$/.exec(cell ?? '')?.[1] ?? Number.NaN);
       cliRows.slice(1).forEach((row, i) => {
-        const [low, mid, high] = [before[i + 1]?.[age], row[age], after[i + 1]?.[age]];
-        if (low === high) {
-          expect(mid).toBe(low);
-        } else {
-          expect(seconds(mid)).toBeGreaterThanOrEqual(seconds(low));
-          expect(seconds(mid)).toBeLessThanOrEqual(seconds(high));
-        }
+        const [low, mid, high] = [seconds(before[i + 1]?.[age]), seconds(row[age]), seconds(after[i + 1]?.[age])];
+        expect(mid).toBeGreaterThanOrEqual(low);
+        expect(mid).toBeLessThanOrEqual(high);
       });
       expect(before[0]).toEqual(cliRows[0]);
       expect(cliRows.map((r) => r[0])).toEqual(['NAME', 'docs', 'kubernetes', 'shop', 'web']);

@@ -2,33 +2,21 @@
 // relative imports from src/index.ts, imports no package but api-types. dns-packet reads and
 // writes Node Buffers, so the wire format lives in the node adapter (src/node/), and the
 // purity lint's Buffer rule is kept in spirit, not only in letter.
-import { readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { importGraph } from '@kubesvc/testkit';
 import { expect, it } from 'vitest';
 
 const SRC = dirname(fileURLToPath(import.meta.url));
-const IMPORT = /^\s*(?:import|export)\s[^;]*?from\s+'([^']+)'/gm;
 
 /** Every module reached from `entry` by relative imports, and every other specifier they import. */
-function moduleGraph(entry: string): { modules: string[]; external: Set<string> } {
-  const seen = new Set<string>();
-  const external = new Set<string>();
-  const queue = [entry];
-  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-    if (seen.has(file)) continue;
-    seen.add(file);
-    for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
-      const specifier = match[1] ?? '';
-      if (specifier.startsWith('.')) queue.push(join(dirname(file), specifier.replace(/\.js$/, '.ts')));
-      else external.add(specifier);
-    }
-  }
-  return { modules: [...seen].map((f) => relative(SRC, f)), external };
+function moduleGraph(entry: string): { modules: readonly string[]; external: ReadonlySet<string> } {
+  const { files, packages } = importGraph(SRC, entry);
+  return { modules: files, external: new Set(packages) };
 }
 
 it('the pure entry point imports no package but api-types, and nothing from src/node', () => {
-  const { modules, external } = moduleGraph(join(SRC, 'index.ts'));
+  const { modules, external } = moduleGraph('index.ts');
   expect([...external]).toStrictEqual(['@kubesvc/api-types']);
   expect(modules.filter((m) => m.startsWith('node/'))).toStrictEqual([]);
   // The walk did find the modules (a broken pattern would find only the entry).
@@ -37,7 +25,7 @@ it('the pure entry point imports no package but api-types, and nothing from src/
 });
 
 it('the node entry point holds the wire format, with dns-packet', () => {
-  const { modules, external } = moduleGraph(join(SRC, 'node', 'index.ts'));
+  const { modules, external } = moduleGraph('node/index.ts');
   expect(modules).toContain('node/wire.ts');
   expect(external.has('dns-packet')).toBe(true);
 });

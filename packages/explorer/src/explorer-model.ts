@@ -1,6 +1,7 @@
 // The data the explorer page shows, as the server sends it (JSON). The server computes it with
 // the model packages (proxy-iptables, discovery, ipallocator); the page only draws it, so the
 // page's bundle carries none of them.
+import type { Result, TaggedError } from '@kubesvc/api-types';
 
 /** One column of the services table, as the API's Table for `kubectl get svc` defines it. */
 export interface ServicesTableColumn {
@@ -140,4 +141,8 @@ export interface TraceOutcomeView {
   readonly chains: readonly string[];
 }
 
-export type TraceAnswer = { readonly ok: true; readonly outcomes: readonly TraceOutcomeView[] } | { readonly ok: false; readonly message: string };
+/** A trace that cannot run: the packet does not parse, or the ruleset refuses it (the message says which). */
+export type ErrExplorerTrace = TaggedError<'ErrExplorerTrace'>;
+
+/** A trace's outcomes, one per way the packet can go, or why there are none. */
+export type TraceAnswer = Result<readonly TraceOutcomeView[], ErrExplorerTrace>;

@@ -4,6 +4,7 @@ export type {
   AllocatedIP,
   AllocationMap,
   AllocationRange,
+  ErrExplorerTrace,
   ExplorerModel,
   RuleGraph,
   RuleGraphEdge,

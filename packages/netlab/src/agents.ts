@@ -5,6 +5,7 @@
 // kill reaches it. Every wait here is bounded.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { err, ok, type Result, type TaggedError } from '@kubesvc/api-types';
 import { SEARCH_PATH } from './commands.js';
 
 export const AGENTS_DIR = fileURLToPath(new URL('../agents/', import.meta.url));
@@ -123,10 +124,19 @@ export class AgentProcess {
   }
 }
 
+/** A connection that got no answer: `message` is the agent's error code (`ECONNREFUSED`, `timeout`, `missing`), `ms` how long it took. */
+export interface ErrConnection extends TaggedError<'ErrConnection'> {
+  readonly ms: number;
+}
+
+/** Who answered a connection (the backend's name) and the client address it saw. */
+export interface ConnectionAnswer {
+  readonly backend: string;
+  readonly peer: string;
+}
+
 /** What a client connection ended with. */
-export type ConnectionResult =
-  | { readonly ok: true; readonly backend: string; readonly peer: string }
-  | { readonly ok: false; readonly error: string; readonly ms: number };
+export type ConnectionResult = Result<ConnectionAnswer, ErrConnection>;
 
 export interface ClientSpec {
   readonly protocol: 'tcp' | 'udp';
@@ -157,19 +167,19 @@ export interface ClientReport {
 }
 
 export function parseResult(text: string | null | undefined): ConnectionResult {
-  if (text === null || text === undefined) return { ok: false, error: 'missing', ms: 0 };
+  if (text === null || text === undefined) return err({ _tag: 'ErrConnection', message: 'missing', ms: 0 });
   if (text.startsWith('!')) {
     const [error = '', ms = '0'] = text.slice(1).split(' ');
-    return { ok: false, error, ms: Number(ms) };
+    return err({ _tag: 'ErrConnection', message: error, ms: Number(ms) });
   }
   const [backend = '', peer = ''] = text.split(' ');
-  return { ok: true, backend, peer };
+  return ok({ backend, peer });
 }
 
 /** Successful connections per backend among `results`. */
 export function countByBackend(results: readonly ConnectionResult[]): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const r of results) if (r.ok) counts[r.backend] = (counts[r.backend] ?? 0) + 1;
+  for (const r of results) if (r.ok) counts[r.value.backend] = (counts[r.value.backend] ?? 0) + 1;
   return counts;
 }
 

@@ -71,19 +71,19 @@ export async function runDemo(lab: Lab, options: DemoOptions, print: (line: stri
   const empty = DEMO_SERVICES.empty;
   const refused = await lab.connect('client', { protocol: 'tcp', host: empty.clusterIP, port: empty.port, count: 1 });
   const r0 = refused.results[0];
-  print(`TCP ${empty.clusterIP}:${empty.port} (empty, no endpoints): ${r0 === undefined ? '-' : r0.ok ? `answered by ${r0.backend} (unexpected)` : `${r0.error} after ${r0.ms} ms`} — filter KUBE-SERVICES REJECTs it`);
-  check(r0 !== undefined && !r0.ok && r0.error === 'ECONNREFUSED', `${empty.clusterIP} was not refused`);
+  print(`TCP ${empty.clusterIP}:${empty.port} (empty, no endpoints): ${r0 === undefined ? '-' : r0.ok ? `answered by ${r0.value.backend} (unexpected)` : `${r0.error.message} after ${r0.error.ms} ms`} — filter KUBE-SERVICES REJECTs it`);
+  check(r0 !== undefined && !r0.ok && r0.error.message === 'ECONNREFUSED', `${empty.clusterIP} was not refused`);
 
   const np = DEMO_SERVICES.nodeport;
   const viaNode = await lab.connect('client', { protocol: 'tcp', host: NODE_IP, port: np.nodePort, count: 1 });
   const n0 = viaNode.results[0];
-  print(`TCP ${NODE_IP}:${np.nodePort} (nodeport): ${n0 === undefined ? '-' : n0.ok ? `answered by ${n0.backend}, which saw ${n0.peer.split(':')[0] ?? ''} (source NAT to the node; the client is ${client.ip})` : n0.error}`);
-  check(n0 !== undefined && n0.ok && n0.peer.startsWith(`${POD_GATEWAY}:`), 'the NodePort connection was not answered with source NAT');
+  print(`TCP ${NODE_IP}:${np.nodePort} (nodeport): ${n0 === undefined ? '-' : n0.ok ? `answered by ${n0.value.backend}, which saw ${n0.value.peer.split(':')[0] ?? ''} (source NAT to the node; the client is ${client.ip})` : n0.error.message}`);
+  check(n0 !== undefined && n0.ok && n0.value.peer.startsWith(`${POD_GATEWAY}:`), 'the NodePort connection was not answered with source NAT');
 
   const dns = DEMO_SERVICES.dns;
   const udp = await lab.connect('client', { protocol: 'udp', host: dns.clusterIP, port: dns.port, count: 1 });
   const u0 = udp.results[0];
-  print(`UDP ${dns.clusterIP}:${dns.port} (dns): ${u0 === undefined ? '-' : u0.ok ? `reply from ${dns.clusterIP}:${dns.port}, sent by ${u0.backend}` : u0.error}`);
+  print(`UDP ${dns.clusterIP}:${dns.port} (dns): ${u0 === undefined ? '-' : u0.ok ? `reply from ${dns.clusterIP}:${dns.port}, sent by ${u0.value.backend}` : u0.error.message}`);
   check(u0 !== undefined && u0.ok, 'the UDP datagram got no reply');
 
   const sticky = DEMO_SERVICES.sticky;

@@ -1,5 +1,5 @@
 // Public API of @kubesvc/netlab.
-export type { ClientReport, ClientSpec, ConnectionResult } from './agents.js';
+export type { ClientReport, ClientSpec, ConnectionAnswer, ConnectionResult, ErrConnection } from './agents.js';
 export { AGENTS_DIR, ClientRun, countByBackend, parseResult } from './agents.js';
 export type { ChiSquareResult } from './chi-square.js';
 export { chiSquareSurvival, chiSquareTest, logGamma, upperGammaRegularized } from './chi-square.js';

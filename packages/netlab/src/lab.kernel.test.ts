@@ -66,7 +66,7 @@ function backendOf(outcome: TraceOutcome): string {
   return theLab().podByIP(dnatAddress(outcome.dnat))?.name ?? outcome.dnat;
 }
 
-const peerAddress = (r: ConnectionResult): string => (r.ok ? (r.peer.split(':')[0] ?? '') : '');
+const peerAddress = (r: ConnectionResult): string => (r.ok ? (r.value.peer.split(':')[0] ?? '') : '');
 
 describe('the lab', () => {
   test('names carry the run prefix; every link lives inside the lab namespaces; kernel settings are set there', () => {
@@ -163,7 +163,7 @@ describe('real packets through the rules', () => {
     const l = theLab();
     const empty = DEMO_SERVICES.empty;
     const report = await l.connect('client', { protocol: 'tcp', host: empty.clusterIP, port: empty.port, count: 5, timeoutMs: 5_000 });
-    expect(report.results.map((r) => (r.ok ? 'answered' : r.error))).toEqual(Array(5).fill('ECONNREFUSED'));
+    expect(report.results.map((r) => (r.ok ? 'answered' : r.error.message))).toEqual(Array(5).fill('ECONNREFUSED'));
     const outcomes = traced(packetTo(empty));
     expect(outcomes.map((o) => o.kind)).toEqual(['reject']);
     expect(outcomes[0]?.matched.map((m) => m.text).join('\n')).toContain('has no endpoints');

@@ -29,9 +29,9 @@ test('jumpRulesText appends kube-proxy\'s jumps to the built-in chains, last-pre
 });
 
 test('an agent result line is a backend and the peer it saw, or an error code and the milliseconds it took', () => {
-  expect(parseResult('be1 10.244.0.2:40312')).toEqual({ ok: true, backend: 'be1', peer: '10.244.0.2:40312' });
-  expect(parseResult('!ECONNREFUSED 3')).toEqual({ ok: false, error: 'ECONNREFUSED', ms: 3 });
-  expect(parseResult(null)).toEqual({ ok: false, error: 'missing', ms: 0 });
+  expect(parseResult('be1 10.244.0.2:40312')).toEqual({ ok: true, value: { backend: 'be1', peer: '10.244.0.2:40312' } });
+  expect(parseResult('!ECONNREFUSED 3')).toEqual({ ok: false, error: { _tag: 'ErrConnection', message: 'ECONNREFUSED', ms: 3 } });
+  expect(parseResult(null)).toEqual({ ok: false, error: { _tag: 'ErrConnection', message: 'missing', ms: 0 } });
   expect(countByBackend(['be0 a:1', 'be1 a:2', '!timeout 3000', 'be0 a:3'].map(parseResult))).toEqual({ be0: 2, be1: 1 });
 });
 

@@ -44,7 +44,7 @@ test('ClusterIP: 300 connections all succeed and reach every endpoint; no endpoi
   expect(Object.keys(report.counts).sort()).toEqual(['be0', 'be1', 'be2']);
   const empty = DEMO_SERVICES.empty;
   const refused = await l.connect('client', { protocol: 'tcp', host: empty.clusterIP, port: empty.port, count: 2 });
-  expect(refused.results.map((r) => (r.ok ? 'answered' : r.error))).toEqual(['ECONNREFUSED', 'ECONNREFUSED']);
+  expect(refused.results.map((r) => (r.ok ? 'answered' : r.error.message))).toEqual(['ECONNREFUSED', 'ECONNREFUSED']);
   const dns = DEMO_SERVICES.dns;
   const udp = await l.connect('client', { protocol: 'udp', host: dns.clusterIP, port: dns.port, count: 10 });
   expect(udp.failures).toEqual([]);
@@ -55,5 +55,5 @@ test('NodePort: answered with source NAT to the node', async () => {
   const l = theLab();
   const report = await l.connect('client', { protocol: 'tcp', host: NODE_IP, port: DEMO_SERVICES.nodeport.nodePort, count: 10 });
   expect(report.failures).toEqual([]);
-  expect(new Set(report.results.map((r) => (r.ok ? r.peer.split(':')[0] : '')))).toEqual(new Set([POD_GATEWAY]));
+  expect(new Set(report.results.map((r) => (r.ok ? r.value.peer.split(':')[0] : '')))).toEqual(new Set([POD_GATEWAY]));
 });

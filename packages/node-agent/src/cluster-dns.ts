@@ -75,12 +75,12 @@ export class ClusterDns {
       ttl: options.ttl ?? 30,
       pods: options.pods ?? 'insecure',
     };
-    const first = buildFrom(options.source, zoneOptions, options.clock);
-    if (!first.ok) throw new Error(`cluster DNS: ${first.message}`);
-    const server = await startDnsServer({ host: options.host ?? '127.0.0.1', port: options.port, zone: first.zone });
+    const first = zoneFrom(options.source, zoneOptions, options.clock.now());
+    if (!first.ok) throw new Error(`cluster DNS: ${first.error.message}`);
+    const server = await startDnsServer({ host: options.host ?? '127.0.0.1', port: options.port, zone: first.value });
     const dns = new ClusterDns(options, server, zoneOptions);
     dns.revisionServed = options.source.revision;
-    options.logger.log('info', logLine('dns serving', { address: `${server.host}:${server.port}`, domain: first.zone.origin, services: first.zone.services.size, revision: dns.revisionServed }));
+    options.logger.log('info', logLine('dns serving', { address: `${server.host}:${server.port}`, domain: first.value.origin, services: first.value.services.size, revision: dns.revisionServed }));
     return dns;
   }
 
@@ -133,20 +133,20 @@ export class ClusterDns {
     this.timer?.();
     this.timer = undefined;
     const started = performance.now();
-    const built = buildFrom(this.options.source, this.zoneOptions, this.options.clock);
+    const built = zoneFrom(this.options.source, this.zoneOptions, this.options.clock.now());
     if (!built.ok) {
       // The objects passed the registry's validation; a refusal here is a bug. Keep serving the old zone.
-      this.options.logger.log('warning', logLine('dns rebuild failed, serving the previous zone', { error: built.message }));
+      this.options.logger.log('warning', logLine('dns rebuild failed, serving the previous zone', { error: built.error.message }));
       return;
     }
-    this.server.setZone(built.zone);
+    this.server.setZone(built.value);
     const revision = this.options.source.revision;
     this.revisionServed = revision;
     const buildMs = performance.now() - started;
     const latencyMs = this.options.clock.now() - (this.pendingSince ?? this.options.clock.now());
     this.pendingSince = undefined;
-    this.last = { revision, services: built.zone.services.size, buildMs, latencyMs };
-    this.options.logger.log('info', logLine('dns zone swapped', { revision, services: built.zone.services.size, buildMs: round(buildMs), latencyMs: round(latencyMs) }));
+    this.last = { revision, services: built.value.services.size, buildMs, latencyMs };
+    this.options.logger.log('info', logLine('dns zone swapped', { revision, services: built.value.services.size, buildMs: round(buildMs), latencyMs: round(latencyMs) }));
   }
 
   async stop(): Promise<void> {
@@ -182,9 +182,4 @@ export function zoneFrom(source: DnsSource, base: ZoneOptions, now: number): Ret
   const slices = source.resources.includes('endpointslices') ? source.list<EndpointSlice>('endpointslices') : [];
   const pods = source.resources.includes('pods') ? source.list<Pod>('pods') : [];
   return buildZone(services, slices, pods, zoneOptionsFor(source, base, now));
-}
-
-function buildFrom(source: DnsSource, base: ZoneOptions, clock: Clock): { ok: true; zone: Zone } | { ok: false; message: string } {
-  const built = zoneFrom(source, base, clock.now());
-  return built.ok ? { ok: true, zone: built.value } : { ok: false, message: built.error.message };
 }

@@ -4,30 +4,14 @@
 // `@kubesvc/proxy-iptables/wasm` the kernel. The build-time emitter is not in the package at
 // all (tools/wasm-kernel). The test follows every static and dynamic import from each entry
 // point's source through the package and lists the files and packages they reach.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { importGraph } from '@kubesvc/testkit';
 import { describe, expect, it } from 'vitest';
 
 const src = dirname(fileURLToPath(import.meta.url));
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*'([^']+)'|import\(\s*'([^']+)'\s*\)|(?:^|\n)\s*import\s*'([^']+)'/g;
-
-/** The bare specifiers (packages, node: built-ins) reached from `entry`, and the package files on the way. */
-function reach(entry: string): { files: string[]; packages: string[] } {
-  const files = new Set<string>();
-  const packages = new Set<string>();
-  const visit = (file: string) => {
-    if (files.has(file)) return;
-    files.add(file);
-    for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
-      const spec = m[1] ?? m[2] ?? m[3] ?? '';
-      if (spec.startsWith('.')) visit(join(dirname(file), spec.replace(/\.js$/, '.ts')));
-      else packages.add(spec);
-    }
-  };
-  visit(join(src, entry));
-  return { files: [...files].map((f) => relative(src, f)).sort(), packages: [...packages].sort() };
-}
+const reach = (entry: string) => importGraph(src, entry);
 
 describe('entry points', () => {
   it('@kubesvc/proxy-iptables loads no WebAssembly kernel', () => {

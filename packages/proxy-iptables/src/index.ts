@@ -17,7 +17,7 @@ export {
   proxierConfig,
 } from './proxier-config.js';
 // The fast kernel's type; the kernel itself is `@kubesvc/proxy-iptables/wasm`'s loadKernel().
-export type { RuleKernel } from './rule-kernel.js';
+export type { Constant, FinishedText, RuleKernel, TextOut } from './rule-kernel.js';
 export type { RuleDiagnostic } from './diagnostics.js';
 export { KUBE_MARK_DROP } from './generate/rule-builder-v1-8.js';
 export type { IptablesRules, RuleStats } from './generate/generate-rules.js';
@@ -60,5 +60,6 @@ export { printIptablesSave } from './save/print-save.js';
 export { iptablesSaveView, iptablesSaveViewOfRuleset } from './save/save-view.js';
 // Sync state and partial sync (sync/), the packet tracer (trace/), the iptables-restore --noflush table model (restore-model/).
 export * from './sync/index.js';
+export type { SyncIndexes } from './sync/state.js';
 export * from './trace/index.js';
 export * from './restore-model/index.js';

@@ -13,3 +13,5 @@ export { ETCD_BIN, freePort, startEtcd } from './etcd-server.js';
 export type { EtcdFixture, EtcdFixtureOptions } from './etcd-server.js';
 export { requestLinePath, sendRaw } from './raw-http.js';
 export type { RawOptions, RawRequest, RawResponse } from './raw-http.js';
+export { importGraph } from './import-graph.js';
+export type { ImportGraph } from './import-graph.js';

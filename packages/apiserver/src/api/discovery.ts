@@ -5,7 +5,7 @@
 //           pkg/registry/core/*/storage/storage.go (ShortNames, Categories),
 //           staging/src/k8s.io/apimachinery/pkg/version/types.go (Info)
 import { RESOURCES, type ResourceInfo } from '../registry/resources.js';
-import { STATUS_RESOURCES } from '../registry/registry.js';
+import { STATUS_RESOURCES } from '../registry/verbs/update.js';
 
 /** What kube-apiserver's storages say about each resource beyond the registry's table. */
 interface ResourceExtras {

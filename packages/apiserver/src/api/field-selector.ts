@@ -5,6 +5,7 @@
 //           splitTerm, UnescapeValue), pkg/apis/core/v1/conversion.go (AddFieldLabelConversionsFor*),
 //           staging/src/k8s.io/apimachinery/pkg/runtime/conversion.go (DefaultMetaV1FieldSelectorConversion),
 //           pkg/registry/core/{pod,service,event,namespace,node}/strategy.go (ToSelectableFields)
+import { err, ok, type Err, type Result, type TaggedError } from '@kubesvc/api-types';
 
 export interface FieldRequirement {
   readonly field: string;
@@ -12,7 +13,12 @@ export interface FieldRequirement {
   readonly value: string;
 }
 
-export type FieldSelectorResult = { readonly ok: true; readonly value: readonly FieldRequirement[] } | { readonly ok: false; readonly error: string };
+/** A field selector that does not parse, or names a field the resource does not have (upstream's text). */
+export type ErrFieldSelector = TaggedError<'ErrFieldSelector'>;
+
+export type FieldSelectorResult = Result<readonly FieldRequirement[], ErrFieldSelector>;
+
+const refuse = (message: string): Err<ErrFieldSelector> => err({ _tag: 'ErrFieldSelector', message });
 
 function splitTerms(selector: string): string[] {
   if (selector === '') return [];
@@ -43,23 +49,23 @@ function splitTerm(term: string): { lhs: string; op: (typeof OPERATORS)[number];
   return undefined;
 }
 
-function unescapeValue(s: string): { ok: true; value: string } | { ok: false; error: string } {
-  if (!/[\\,=]/.test(s)) return { ok: true, value: s };
+function unescapeValue(s: string): Result<string, ErrFieldSelector> {
+  if (!/[\\,=]/.test(s)) return ok(s);
   let out = '';
   let slash = false;
   for (const c of s) {
     if (slash) {
       if (c === '\\' || c === ',' || c === '=') out += c;
-      else return { ok: false, error: `invalid field selector: invalid escape sequence: \\${c}` };
+      else return refuse(`invalid field selector: invalid escape sequence: \\${c}`);
       slash = false;
       continue;
     }
     if (c === '\\') slash = true;
-    else if (c === ',' || c === '=') return { ok: false, error: `invalid field selector: unescaped character in value: ${c}` };
+    else if (c === ',' || c === '=') return refuse(`invalid field selector: unescaped character in value: ${c}`);
     else out += c;
   }
-  if (slash) return { ok: false, error: 'invalid field selector: invalid escape sequence: \\' };
-  return { ok: true, value: out };
+  if (slash) return refuse('invalid field selector: invalid escape sequence: \\');
+  return ok(out);
 }
 
 /** Parses a field selector (no field checks yet: see checkFieldSelector). */
@@ -69,12 +75,12 @@ export function parseFieldSelector(selector: string): FieldSelectorResult {
   for (const part of parts) {
     if (part === '') continue;
     const split = splitTerm(part);
-    if (split === undefined) return { ok: false, error: `invalid selector: '${selector}'; can't understand '${part}'` };
+    if (split === undefined) return refuse(`invalid selector: '${selector}'; can't understand '${part}'`);
     const value = unescapeValue(split.rhs);
     if (!value.ok) return value;
     out.push({ field: split.lhs, operator: split.op === '!=' ? '!=' : '=', value: value.value });
   }
-  return { ok: true, value: out };
+  return ok(out);
 }
 
 type Fields = Readonly<Record<string, string>>;
@@ -176,12 +182,12 @@ export function checkFieldSelector(resource: string, requirements: readonly Fiel
   for (const r of requirements) {
     const field = rf.aliases?.[r.field] ?? r.field;
     if (!known.has(field)) {
-      if (rf.explicit) return { ok: false, error: `field label not supported: ${r.field}` };
-      return { ok: false, error: `${JSON.stringify(r.field)} is not a known field selector: only "metadata.name", "metadata.namespace"` };
+      if (rf.explicit) return refuse(`field label not supported: ${r.field}`);
+      return refuse(`${JSON.stringify(r.field)} is not a known field selector: only "metadata.name", "metadata.namespace"`);
     }
     out.push({ ...r, field });
   }
-  return { ok: true, value: out };
+  return ok(out);
 }
 
 /** Whether the object's selectable fields satisfy every (checked) requirement. */

@@ -2,7 +2,7 @@
 // upstream's grammar, operators, value sets and error texts, and the matcher.
 // upstream: staging/src/k8s.io/apimachinery/pkg/labels/selector.go (Lexer, Parser, Parse,
 //           NewRequirement, Requirement.Matches), staging/src/k8s.io/apimachinery/pkg/selection
-import { invalid, fieldPath, isQualifiedName, isValidLabelValue, renderAggregate, renderFieldError, type FieldError } from '@kubesvc/api-types';
+import { err, invalid, fieldPath, isQualifiedName, isValidLabelValue, ok, renderAggregate, renderFieldError, type FieldError, type Result, type TaggedError } from '@kubesvc/api-types';
 
 export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'gt' | 'lt' | 'exists' | '!';
 
@@ -13,7 +13,10 @@ export interface LabelRequirement {
   readonly values: readonly string[];
 }
 
-export type LabelSelectorResult = { readonly ok: true; readonly value: readonly LabelRequirement[] } | { readonly ok: false; readonly error: string };
+/** A label selector that does not parse (upstream's text). */
+export type ErrLabelSelector = TaggedError<'ErrLabelSelector'>;
+
+export type LabelSelectorResult = Result<readonly LabelRequirement[], ErrLabelSelector>;
 
 const enum Tok {
   Error,
@@ -327,9 +330,9 @@ export function parseLabelSelector(text: string): LabelSelectorResult {
     const requirements = new Parser(lex(text)).parse();
     // upstream sorts by key (sort.Sort, not stable; keys are compared only).
     requirements.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    return { ok: true, value: requirements };
+    return ok(requirements);
   } catch (e) {
-    if (e instanceof ParseError || e instanceof Error) return { ok: false, error: e.message };
+    if (e instanceof ParseError || e instanceof Error) return err({ _tag: 'ErrLabelSelector', message: e.message });
     throw e;
   }
 }

@@ -5,7 +5,7 @@
 //           (ValidateDryRun, ValidateFieldValidation, ValidateDeleteOptions),
 //           staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go (ListResource: selectors
 //           parsed, field labels converted, errors as BadRequest)
-import { fieldPath, notSupported, type FieldError, type KubeObject, type Result } from '@kubesvc/api-types';
+import { err, fieldPath, notSupported, ok, type FieldError, type KubeObject, type Result } from '@kubesvc/api-types';
 import type { FieldValidation } from '../registry/decode.js';
 import { badRequestError, invalidError, type ApiError } from '../registry/errors.js';
 import type { ObjectPredicate } from '../registry/dispatch.js';
@@ -18,17 +18,17 @@ export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | '
 
 /** Go's strconv.ParseBool. */
 function parseBool(name: string, text: string): Parsed<boolean> {
-  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(text)) return { ok: true, value: true };
-  if (['0', 'f', 'F', 'false', 'FALSE', 'False', ''].includes(text)) return { ok: true, value: false };
-  return { ok: false, error: badRequestError(`strconv.ParseBool: parsing ${JSON.stringify(text)}: invalid syntax`) };
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(text)) return ok(true);
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False', ''].includes(text)) return ok(false);
+  return err(badRequestError(`strconv.ParseBool: parsing ${JSON.stringify(text)}: invalid syntax`));
 }
 
 /** Go's strconv.ParseInt(s, 10, 64). */
 function parseInt64(text: string): Parsed<number> {
-  if (!/^[+-]?[0-9]+$/.test(text)) return { ok: false, error: badRequestError(`strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`) };
+  if (!/^[+-]?[0-9]+$/.test(text)) return err(badRequestError(`strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`));
   const n = BigInt(text);
-  if (n < -(2n ** 63n) || n >= 2n ** 63n) return { ok: false, error: badRequestError(`strconv.ParseInt: parsing ${JSON.stringify(text)}: value out of range`) };
-  return { ok: true, value: Number(n) };
+  if (n < -(2n ** 63n) || n >= 2n ** 63n) return err(badRequestError(`strconv.ParseInt: parsing ${JSON.stringify(text)}: value out of range`));
+  return ok(Number(n));
 }
 
 function first(query: URLSearchParams, name: string): string | undefined {
@@ -56,16 +56,13 @@ export function writeOptions(query: URLSearchParams, kind: OptionsKind): Parsed<
   if (dryRun.length > 1 || (dryRun.length === 1 && dryRun[0] !== 'All')) errors.push(notSupported(fieldPath('dryRun'), dryRun, ['All']));
   const fv = first(query, 'fieldValidation');
   if (kind !== 'DeleteOptions' && fv !== undefined && !FIELD_VALIDATIONS.includes(fv)) errors.push(notSupported(fieldPath('fieldValidation'), fv, FIELD_VALIDATIONS));
-  if (errors.length > 0) return { ok: false, error: invalidOptions(kind, errors) };
+  if (errors.length > 0) return err(invalidOptions(kind, errors));
   const fm = first(query, 'fieldManager');
-  return {
-    ok: true,
-    value: {
-      dryRun: dryRun.length === 1,
-      ...(fv === undefined || fv === '' ? {} : { fieldValidation: fv as FieldValidation }),
-      ...(fm === undefined ? {} : { fieldManager: fm }),
-    },
-  };
+  return ok({
+    dryRun: dryRun.length === 1,
+    ...(fv === undefined || fv === '' ? {} : { fieldValidation: fv as FieldValidation }),
+    ...(fm === undefined ? {} : { fieldManager: fm }),
+  });
 }
 
 export interface DeleteRequestOptions {
@@ -92,9 +89,9 @@ export function deleteOptions(query: URLSearchParams, body: string | Record<stri
     try {
       raw = JSON.parse(body);
     } catch {
-      return { ok: false, error: badRequestError('the body of the request was in an unknown format - accepted media types include: application/json, application/yaml') };
+      return err(badRequestError('the body of the request was in an unknown format - accepted media types include: application/json, application/yaml'));
     }
-    if (!isRecord(raw)) return { ok: false, error: badRequestError('json: cannot unmarshal non-object into Go value of type v1.DeleteOptions') };
+    if (!isRecord(raw)) return err(badRequestError('json: cannot unmarshal non-object into Go value of type v1.DeleteOptions'));
     fromBody = raw;
   }
   const write = writeOptions(query, 'DeleteOptions');
@@ -109,11 +106,11 @@ export function deleteOptions(query: URLSearchParams, body: string | Record<stri
   let policy = typeof fromBody['propagationPolicy'] === 'string' ? fromBody['propagationPolicy'] : undefined;
   policy = first(query, 'propagationPolicy') ?? policy;
   if (policy !== undefined && !PROPAGATION.slice(0, 3).includes(policy)) {
-    return { ok: false, error: invalidOptions('DeleteOptions', [notSupported(fieldPath('propagationPolicy'), policy, PROPAGATION)]) };
+    return err(invalidOptions('DeleteOptions', [notSupported(fieldPath('propagationPolicy'), policy, PROPAGATION)]));
   }
   const bodyDryRun = Array.isArray(fromBody['dryRun']) ? (fromBody['dryRun'] as unknown[]) : [];
   if (bodyDryRun.some((v) => v !== 'All')) {
-    return { ok: false, error: invalidOptions('DeleteOptions', [notSupported(fieldPath('dryRun'), bodyDryRun, ['All'])]) };
+    return err(invalidOptions('DeleteOptions', [notSupported(fieldPath('dryRun'), bodyDryRun, ['All'])]));
   }
   const pre = isRecord(fromBody['preconditions']) ? fromBody['preconditions'] : undefined;
   const preconditions =
@@ -123,15 +120,12 @@ export function deleteOptions(query: URLSearchParams, body: string | Record<stri
           ...(typeof pre['uid'] === 'string' ? { uid: pre['uid'] } : {}),
           ...(typeof pre['resourceVersion'] === 'string' ? { resourceVersion: pre['resourceVersion'] } : {}),
         };
-  return {
-    ok: true,
-    value: {
-      dryRun: write.value.dryRun || bodyDryRun.length > 0,
-      ...(preconditions === undefined ? {} : { preconditions }),
-      ...(policy === undefined ? {} : { propagationPolicy: policy }),
-      ...(grace === undefined ? {} : { gracePeriodSeconds: grace }),
-    },
-  };
+  return ok({
+    dryRun: write.value.dryRun || bodyDryRun.length > 0,
+    ...(preconditions === undefined ? {} : { preconditions }),
+    ...(policy === undefined ? {} : { propagationPolicy: policy }),
+    ...(grace === undefined ? {} : { gracePeriodSeconds: grace }),
+  });
 }
 
 export interface ListRequestOptions {
@@ -169,10 +163,10 @@ function labelsOf(object: KubeObject): Readonly<Record<string, string>> | undefi
 /** The options of a list, watch or deletecollection: selectors become one predicate. */
 export function listOptions(query: URLSearchParams, resource: string): Parsed<ListRequestOptions> {
   const watchText = first(query, 'watch');
-  const watch = watchText === undefined ? { ok: true as const, value: false } : parseBool('watch', watchText);
+  const watch = watchText === undefined ? ok(false) : parseBool('watch', watchText);
   if (!watch.ok) return watch;
   const bookmarksText = first(query, 'allowWatchBookmarks');
-  const bookmarks = bookmarksText === undefined ? { ok: true as const, value: false } : parseBool('allowWatchBookmarks', bookmarksText);
+  const bookmarks = bookmarksText === undefined ? ok(false) : parseBool('allowWatchBookmarks', bookmarksText);
   if (!bookmarks.ok) return bookmarks;
   let limit: number | undefined;
   const limitText = first(query, 'limit');
@@ -191,28 +185,25 @@ export function listOptions(query: URLSearchParams, resource: string): Parsed<Li
   }
   const labelText = first(query, 'labelSelector') ?? '';
   const labels = parseLabelSelector(labelText);
-  if (!labels.ok) return { ok: false, error: badRequestError(labels.error) };
+  if (!labels.ok) return err(badRequestError(labels.error.message));
   const fieldText = first(query, 'fieldSelector') ?? '';
   const parsedFields = parseFieldSelector(fieldText);
-  if (!parsedFields.ok) return { ok: false, error: badRequestError(parsedFields.error) };
+  if (!parsedFields.ok) return err(badRequestError(parsedFields.error.message));
   const fields = checkFieldSelector(resource, parsedFields.value);
-  if (!fields.ok) return { ok: false, error: badRequestError(fields.error) };
+  if (!fields.ok) return err(badRequestError(fields.error.message));
   const labelReqs = labels.value;
   const fieldReqs = fields.value;
   const predicate: ObjectPredicate | undefined =
     labelReqs.length === 0 && fieldReqs.length === 0 ? undefined : (object) => labelsMatch(labelReqs, labelsOf(object)) && fieldsMatch(resource, fieldReqs, object);
   const cont = first(query, 'continue');
   const rv = first(query, 'resourceVersion');
-  return {
-    ok: true,
-    value: {
-      watch: watch.value,
-      allowWatchBookmarks: bookmarks.value,
-      ...(predicate === undefined ? {} : { predicate }),
-      ...(limit === undefined ? {} : { limit }),
-      ...(cont === undefined || cont === '' ? {} : { continue: cont }),
-      ...(rv === undefined ? {} : { resourceVersion: rv }),
-      ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
-    },
-  };
+  return ok({
+    watch: watch.value,
+    allowWatchBookmarks: bookmarks.value,
+    ...(predicate === undefined ? {} : { predicate }),
+    ...(limit === undefined ? {} : { limit }),
+    ...(cont === undefined || cont === '' ? {} : { continue: cont }),
+    ...(rv === undefined ? {} : { resourceVersion: rv }),
+    ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
+  });
 }

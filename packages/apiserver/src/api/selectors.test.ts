@@ -6,14 +6,15 @@ import { formatLabelSelector, labelsMatch, parseLabelSelector } from './label-se
 
 function parsed(text: string) {
   const r = parseLabelSelector(text);
-  if (!r.ok) throw new Error(r.error);
+  if (!r.ok) throw new Error(r.error.message);
   return r.value;
 }
 
 function parseError(text: string): string {
   const r = parseLabelSelector(text);
   if (r.ok) throw new Error(`${text} parsed`);
-  return r.error;
+  expect(r.error._tag).toBe('ErrLabelSelector');
+  return r.error.message;
 }
 
 describe('label selectors', () => {
@@ -81,7 +82,7 @@ describe('label selectors', () => {
 describe('field selectors', () => {
   function fields(resource: string, text: string) {
     const p = parseFieldSelector(text);
-    if (!p.ok) throw new Error(p.error);
+    if (!p.ok) throw new Error(p.error.message);
     return checkFieldSelector(resource, p.value);
   }
 
@@ -99,16 +100,16 @@ describe('field selectors', () => {
   });
 
   it('refuses what it cannot understand', () => {
-    expect(parseFieldSelector('metadata.name')).toEqual({ ok: false, error: "invalid selector: 'metadata.name'; can't understand 'metadata.name'" });
-    expect(parseFieldSelector('a=b\\x')).toEqual({ ok: false, error: 'invalid field selector: invalid escape sequence: \\x' });
-    expect(parseFieldSelector('a=b=c')).toEqual({ ok: false, error: 'invalid field selector: unescaped character in value: =' });
+    expect(parseFieldSelector('metadata.name')).toEqual({ ok: false, error: { _tag: 'ErrFieldSelector', message: "invalid selector: 'metadata.name'; can't understand 'metadata.name'" } });
+    expect(parseFieldSelector('a=b\\x')).toEqual({ ok: false, error: { _tag: 'ErrFieldSelector', message: 'invalid field selector: invalid escape sequence: \\x' } });
+    expect(parseFieldSelector('a=b=c')).toEqual({ ok: false, error: { _tag: 'ErrFieldSelector', message: 'invalid field selector: unescaped character in value: =' } });
   });
 
   it('knows each resource’s fields and refuses the others as upstream', () => {
-    expect(fields('services', 'spec.foo=1')).toEqual({ ok: false, error: 'field label not supported: spec.foo' });
+    expect(fields('services', 'spec.foo=1')).toEqual({ ok: false, error: { _tag: 'ErrFieldSelector', message: 'field label not supported: spec.foo' } });
     expect(fields('services', 'spec.clusterIP=10.0.0.1').ok).toBe(true);
-    expect(fields('endpoints', 'spec.foo=1')).toEqual({ ok: false, error: '"spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace"' });
-    expect(fields('namespaces', 'metadata.namespace=x')).toEqual({ ok: false, error: 'field label not supported: metadata.namespace' });
+    expect(fields('endpoints', 'spec.foo=1')).toEqual({ ok: false, error: { _tag: 'ErrFieldSelector', message: '"spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace"' } });
+    expect(fields('namespaces', 'metadata.namespace=x')).toEqual({ ok: false, error: { _tag: 'ErrFieldSelector', message: 'field label not supported: metadata.namespace' } });
     expect(fields('pods', 'spec.host=n1')).toEqual({ ok: true, value: [{ field: 'spec.nodeName', operator: '=', value: 'n1' }] });
   });
 
@@ -122,23 +123,23 @@ describe('field selectors', () => {
       type: 'Normal',
     };
     const sel = fields('events', 'involvedObject.name=web,involvedObject.namespace=default,involvedObject.kind=Service,involvedObject.uid=u1');
-    if (!sel.ok) throw new Error(sel.error);
+    if (!sel.ok) throw new Error(sel.error.message);
     expect(fieldsMatch('events', sel.value, event)).toBe(true);
     const other = fields('events', 'source=kubelet');
-    if (!other.ok) throw new Error(other.error);
+    if (!other.ok) throw new Error(other.error.message);
     expect(fieldsMatch('events', other.value, event)).toBe(false);
     const not = fields('events', 'type!=Warning');
-    if (!not.ok) throw new Error(not.error);
+    if (!not.ok) throw new Error(not.error.message);
     expect(fieldsMatch('events', not.value, event)).toBe(true);
   });
 
   it('matches pods on spec.nodeName and status.phase, a missing field as the empty string', () => {
     const pod = { kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: { nodeName: 'n1' }, status: { phase: 'Running' } };
     const sel = fields('pods', 'spec.nodeName=n1,status.phase=Running');
-    if (!sel.ok) throw new Error(sel.error);
+    if (!sel.ok) throw new Error(sel.error.message);
     expect(fieldsMatch('pods', sel.value, pod)).toBe(true);
     const unscheduled = fields('pods', 'spec.nodeName=');
-    if (!unscheduled.ok) throw new Error(unscheduled.error);
+    if (!unscheduled.ok) throw new Error(unscheduled.error.message);
     expect(fieldsMatch('pods', unscheduled.value, { kind: 'Pod', metadata: { name: 'q' }, spec: {} })).toBe(true);
     expect(fieldsMatch('pods', unscheduled.value, pod)).toBe(false);
   });

@@ -12,7 +12,7 @@
 //           staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go (getAllEventsSinceLocked:
 //           "too old resource version"), staging/src/k8s.io/apiserver/pkg/endpoints/handlers/watch.go
 import type { ServerResponse } from 'node:http';
-import type { KubeObject } from '@kubesvc/api-types';
+import { err, ok, type KubeObject, type Result } from '@kubesvc/api-types';
 import { expiredError, badRequestError, type ApiError } from '../registry/errors.js';
 import type { ObjectPredicate } from '../registry/dispatch.js';
 import type { Registry } from '../registry/registry.js';
@@ -55,7 +55,7 @@ function withRV<T extends KubeObject>(object: T, rv: number): T {
  * resourceVersion that is not a number, a list that fails), else the session, whose stream
  * is being written to `res`.
  */
-export async function startWatch(req: WatchRequest, res: ServerResponse): Promise<{ ok: false; error: ApiError } | { ok: true; value: WatchSession }> {
+export async function startWatch(req: WatchRequest, res: ServerResponse): Promise<Result<WatchSession, ApiError>> {
   const { registry, resource, predicate } = req;
   const info = RESOURCES[resource];
   const rvText = req.resourceVersion ?? '';
@@ -67,7 +67,7 @@ export async function startWatch(req: WatchRequest, res: ServerResponse): Promis
     fromRevision = Number(listed.value.metadata.resourceVersion);
     initial = listed.value.items;
   } else {
-    if (!/^[0-9]{1,15}$/.test(rvText)) return { ok: false, error: badRequestError(`invalid resource version: ${JSON.stringify(rvText)}`) };
+    if (!/^[0-9]{1,15}$/.test(rvText)) return err(badRequestError(`invalid resource version: ${JSON.stringify(rvText)}`));
     fromRevision = Number(rvText);
   }
   const accepts = (o: KubeObject) => predicate === undefined || predicate(o);
@@ -89,8 +89,8 @@ export async function startWatch(req: WatchRequest, res: ServerResponse): Promis
 
   const send = async (type: WatchEventType, object: unknown): Promise<void> => {
     if (stopped || res.destroyed) return;
-    const ok = res.write(`${JSON.stringify({ type, object })}\n`);
-    if (!ok && !res.destroyed) {
+    const written = res.write(`${JSON.stringify({ type, object })}\n`);
+    if (!written && !res.destroyed) {
       await new Promise<void>((resolve) => {
         const done = () => {
           res.off('drain', done);
@@ -156,5 +156,5 @@ export async function startWatch(req: WatchRequest, res: ServerResponse): Promis
     }
   };
   const done = run();
-  return { ok: true, value: { stop, done } };
+  return ok({ stop, done });
 }

@@ -1,5 +1,6 @@
 // The registry's shared state and plumbing: the store, the clock, the seeded generator behind
-// names, UIDs and allocation draws, the crash points, one txn helper, and the Service IP and
+// names, UIDs and allocation draws, the one place the crash points fire (crash.ts names them),
+// one txn helper, and the Service IP and
 // port allocations on the RangeAllocation objects (batched compare-and-swaps, retried on
 // conflict). The verbs (verbs/*.ts) and the strategies' allocation hooks run on it.
 // upstream: pkg/registry/core/service/allocator/storage/storage.go (tryUpdate through
@@ -345,10 +346,46 @@ export class RegistryCore {
 
   // --- plumbing ----------------------------------------------------------------------------
 
-  crash(point: CrashPoint, txn?: string, keys?: readonly string[]): void {
+  // --- crash points --------------------------------------------------------------------------
+  // Every point of crash.ts fires here and nowhere else: the verbs call the steps below (take
+  // ranges, write, give back) and never name a point. Without a crashHook (production) no
+  // point fires and each step is the plain write.
+
+  private crash(point: CrashPoint, txn?: string, keys?: readonly string[]): void {
     if (this.crashHook === undefined) return;
     this.crashHook({ point, ...(txn === undefined ? {} : { txn }), ...(keys === undefined ? {} : { keys }) });
   }
+
+  /**
+   * A Service create's or update's allocation (allocate). Once it committed, the write is at
+   * `service-create:after-allocate` (always) or `service-update:after-allocate` (when the
+   * update took new IPs or ports): dying there leaks the bits until the repair loop frees them.
+   */
+  async allocateForWrite(write: 'create' | 'update', plan: AllocPlan): Promise<RegistryResult<Allocated>> {
+    const planned = await this.allocate(plan);
+    if (planned.ok && (write === 'create' || !isEmpty(planned.value.held))) this.crash(`service-${write}:after-allocate`);
+    return planned;
+  }
+
+  /**
+   * Gives back what a persisted Service update or delete let go (releaseHeld), when there is
+   * anything; `service-update:after-persist` or `service-delete:after-persist` lies between
+   * the persisted write and this release.
+   */
+  async releaseAfterPersist(write: 'update' | 'delete', held: Held): Promise<void> {
+    if (isEmpty(held)) return;
+    this.crash(`service-${write}:after-persist`);
+    await this.releaseHeld(held);
+  }
+
+  /** The namespace controller deleted (or found gone) one of a namespace's objects: `namespace-finalize:after-object-delete`. */
+  finalizedNamespaceObject(): void {
+    this.crash('namespace-finalize:after-object-delete');
+  }
+
+  // --- writes ------------------------------------------------------------------------------
+
+  /** One store txn; a multi-key one is wrapped by `txn:before-commit` and `txn:after-commit`. */
 
   async commit(name: string, compares: readonly Compare[], onSuccess: readonly TxnOp[], onFailure?: readonly TxnOp[]): Promise<TxnResult> {
     const multi = onSuccess.filter((op) => op.kind !== 'get').length > 1;

@@ -6,7 +6,8 @@ import { ok, type KubeObject } from '@kubesvc/api-types';
 import { match } from 'ts-pattern';
 import { decodeBody, DEFAULT_FIELD_VALIDATION, type Body, type BodyMediaType, type FieldValidation } from './decode.js';
 import type { PatchType } from './patch.js';
-import type { DeleteOptions, ObjectList, Registry, RegistryResult } from './registry.js';
+import type { Registry } from './registry.js';
+import type { DeleteOptions, ObjectList, RegistryResult } from './types.js';
 import { RESOURCES, type ResourceName } from './resources.js';
 
 /** Keeps the objects a list, watch or deletecollection selects (label and field selectors). */

@@ -1,5 +1,7 @@
-// The registry's public API (re-exported by the package index).
-export { createRegistry, openRegistry, Registry, STATUS_RESOURCES } from './registry.js';
+// The registry's public API (re-exported by the package index): the one list of it. Each
+// module exports only its own names; this file gathers them.
+export { createRegistry, openRegistry, Registry } from './registry.js';
+export { STATUS_RESOURCES } from './verbs/update.js';
 export type {
   CreateOptions,
   DeleteCollectionOptions,
@@ -13,7 +15,7 @@ export type {
   RegistryResult,
   StatusUpdateOptions,
   UpdateOptions,
-} from './registry.js';
+} from './types.js';
 export { dispatch, RETURNS_DELETED_OBJECT } from './dispatch.js';
 export type { ApiRequest, ApiResponse, ApiVerb, ObjectPredicate } from './dispatch.js';
 export { decodeBody, decodeValue } from './decode.js';

@@ -7,7 +7,8 @@ import { formatIP } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import { openMemoryStore, type Store, virtualClock } from '@kubesvc/store';
 import { NAME_ALPHABET } from './names.js';
-import { createRegistry, type Registry, type RegistryOptions } from './registry.js';
+import { createRegistry, type Registry } from './registry.js';
+import type { RegistryOptions } from './types.js';
 import { SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY } from './resources.js';
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 678);

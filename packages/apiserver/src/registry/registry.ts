@@ -41,23 +41,6 @@ import { list, listJson } from './verbs/list.js';
 import { patch } from './verbs/patch.js';
 import { update, updateOrCreate, updateStatus } from './verbs/update.js';
 
-export type {
-  CreateOptions,
-  DeleteCollectionOptions,
-  DeleteOptions,
-  DeleteOutcome,
-  ListOptions,
-  ObjectList,
-  PatchOptions,
-  RangeCasStats,
-  RegistryOptions,
-  RegistryResult,
-  StatusUpdateOptions,
-  UpdateOptions,
-} from './types.js';
-export { IMMORTAL_NAMESPACES } from './strategies/namespaces.js';
-export { STATUS_RESOURCES } from './verbs/update.js';
-
 export class Registry {
   readonly store: Store;
   readonly clock: Clock;

@@ -1,5 +1,5 @@
 // The registry's option, result and list types, shared by the verbs (verbs/*.ts) and the
-// Registry class that exposes them (registry.ts re-exports every one).
+// Registry class that exposes them (the registry's index.ts exports them).
 import type { KubeObject, Result, ServiceNetworking } from '@kubesvc/api-types';
 import type { Clock, Store } from '@kubesvc/store';
 import type { CrashHook } from './crash.js';

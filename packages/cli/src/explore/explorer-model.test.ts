@@ -63,15 +63,15 @@ describe('over cluster.yaml', () => {
   it('traces a packet to shop/web to its three endpoints at 1/3 each as meant, and an ICMP ping to no rule', () => {
     const web = model.services.find((s) => s.namespace === 'shop' && s.name === 'web');
     const tcp = explorerTrace(dump, proxier, { source: '10.244.0.2', destination: `${web?.clusterIPs[0] ?? ''}:80`, protocol: 'tcp' });
-    expect(tcp.ok && tcp.outcomes.map((o) => [o.outcome, o.probability])).toEqual([
+    expect(tcp.ok && tcp.value.map((o) => [o.outcome, o.probability])).toEqual([
       ['dnat', '1/3'],
       ['dnat', '1/3'],
       ['dnat', '1/3'],
     ]);
     // As written, 0.3333333333 is a little less than 1/3, and the rest is split by 0.5.
-    expect(tcp.ok && tcp.outcomes.map((o) => o.written)).toEqual(['3333333333/10000000000', '6666666667/20000000000', '6666666667/20000000000']);
+    expect(tcp.ok && tcp.value.map((o) => o.written)).toEqual(['3333333333/10000000000', '6666666667/20000000000', '6666666667/20000000000']);
     const ping = explorerTrace(dump, proxier, { source: '10.244.0.2', destination: web?.clusterIPs[0] ?? '', protocol: 'icmp' });
-    expect(ping.ok && ping.outcomes.map((o) => o.outcome)).toEqual(['no-match']);
+    expect(ping.ok && ping.value.map((o) => o.outcome)).toEqual(['no-match']);
     const bad = explorerTrace(dump, proxier, { source: '10.244.0.2', destination: '10.96.0.1', protocol: 'tcp' });
     expect(bad.ok).toBe(false);
   });

@@ -77,7 +77,7 @@ describe('the live explorer source', () => {
     expect(web?.clusterIPs[0]).toMatch(/^10\.96\.0\./);
     const traced = async (destination: string) => {
       const answer = await l.source.trace({ source: '10.244.9.9', destination, protocol: 'tcp' });
-      return answer.ok ? answer.outcomes.map((o) => o.outcome) : [answer.message];
+      return answer.ok ? answer.value.map((o) => o.outcome) : [answer.error.message];
     };
     // web has no endpoints, so kube-proxy's filter table rejects it (INV-IPT-NOEP); an address
     // no Service has matches no rule.

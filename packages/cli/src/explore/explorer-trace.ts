@@ -1,5 +1,6 @@
 // The explorer's trace form, run through proxy-iptables' tracer over the rules kube-proxy
 // writes for the same objects: the packet as `kubesvc trace` reads its flags. Pure.
+import { err, ok } from '@kubesvc/api-types';
 import type { TraceAnswer, TraceRequest } from '@kubesvc/explorer';
 import { chainRules, formatRational, generateRules, rationalToFixed, rulesetTable, tracePacket, type ProxierConfig, type Ruleset, type TraceOutcome } from '@kubesvc/proxy-iptables';
 import { endpointSlicesForProxy } from '../dump/endpoint-slices.js';
@@ -45,14 +46,13 @@ export function explorerTrace(dump: Dump, proxier: ProxierConfig, request: Trace
     nodeIPs: proxier.nodeIPs,
     ...(request.source.trim() !== '' ? { from: request.source.trim() } : {}),
   });
-  if (!packet.ok) return { ok: false, message: packet.error.message.replace(/--to/g, 'destination').replace(/--from/g, 'source') };
+  if (!packet.ok) return err({ _tag: 'ErrExplorerTrace', message: packet.error.message.replace(/--to/g, 'destination').replace(/--from/g, 'source') });
   const { ruleset } = generateRules(dump.services, endpointSlicesForProxy(dump), proxier);
   const trace = tracePacket(ruleset, packet.value.packet, { localAddresses: packet.value.localAddresses, masqueradeMark: 1 << proxier.masqueradeBit });
-  if (!trace.ok) return { ok: false, message: trace.error.message };
+  if (!trace.ok) return err({ _tag: 'ErrExplorerTrace', message: trace.error.message });
   const p = trace.value.packet;
-  return {
-    ok: true,
-    outcomes: trace.value.outcomes.map((o) => ({
+  return ok(
+    trace.value.outcomes.map((o) => ({
       outcome: o.kind,
       destination: o.dnat ?? (p.destinationPort === undefined ? p.destination : `${p.destination}:${p.destinationPort}`),
       probability: intendedProbability(ruleset, o),
@@ -62,5 +62,5 @@ export function explorerTrace(dump: Dump, proxier: ProxierConfig, request: Trace
       masqueraded: o.masqueraded,
       chains: [...new Set(o.chains)],
     })),
-  };
+  );
 }

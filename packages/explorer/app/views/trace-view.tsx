@@ -1,5 +1,6 @@
 // The packet trace: a form for one packet, the outcomes with their exact probabilities, and the
 // chains of the outcomes highlighted on the rule graph.
+import { err } from '@kubesvc/api-types';
 import { useState } from 'preact/hooks';
 import type { ExplorerModel, TraceAnswer, TraceRequest } from '../../src/explorer-model.js';
 import { runTrace } from '../api.js';
@@ -15,8 +16,8 @@ export function TraceView({ model, token }: { model: ExplorerModel; token: strin
   const [answer, setAnswer] = useState<TraceAnswer | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const set = (field: keyof TraceRequest) => (e: Event) => setRequest({ ...request, [field]: (e.target as HTMLInputElement).value });
-  const path = answer?.ok === true ? [...new Set(answer.outcomes.flatMap((o) => o.chains))] : [];
-  const chainsOfAll = answer?.ok === true ? answer.outcomes.map((o) => o.chains) : [];
+  const path = answer?.ok === true ? [...new Set(answer.value.flatMap((o) => o.chains))] : [];
+  const chainsOfAll = answer?.ok === true ? answer.value.map((o) => o.chains) : [];
   return (
     <section aria-labelledby="trace-title">
       <h2 id="trace-title">Packet trace</h2>
@@ -26,7 +27,7 @@ export function TraceView({ model, token }: { model: ExplorerModel; token: strin
           e.preventDefault();
           setBusy(true);
           runTrace(token, request)
-            .then(setAnswer, (error: unknown) => setAnswer({ ok: false, message: String(error) }))
+            .then(setAnswer, (error: unknown) => setAnswer(err({ _tag: 'ErrExplorerTrace', message: String(error) })))
             .finally(() => setBusy(false));
         }}
       >
@@ -50,7 +51,7 @@ export function TraceView({ model, token }: { model: ExplorerModel; token: strin
         </button>
       </form>
       <div aria-live="polite" data-testid="trace-result">
-        {answer?.ok === false && <p role="alert">{answer.message}</p>}
+        {answer?.ok === false && <p role="alert">{answer.error.message}</p>}
         {answer?.ok === true && (
           <table data-testid="trace-outcomes">
             <thead>
@@ -66,7 +67,7 @@ export function TraceView({ model, token }: { model: ExplorerModel; token: strin
               </tr>
             </thead>
             <tbody>
-              {answer.outcomes.map((o, i) => (
+              {answer.value.map((o, i) => (
                 <tr key={i}>
                   <td>{o.outcome === 'no-match' ? 'no rule matches: the packet goes on unchanged' : o.outcome.toUpperCase()}</td>
                   <td>{o.destination}</td>

@@ -42,7 +42,7 @@ async function serve(): Promise<{ server: ExplorerServer; change: () => void; tr
     },
     trace: (request) => {
       traced.push(request);
-      return { ok: false, message: 'none' };
+      return { ok: false, error: { _tag: 'ErrExplorerTrace', message: 'none' } };
     },
   };
   const server = await startExplorerServer({ handler: createExplorerHandler({ source, coalesceMs: 10 }), token: TOKEN, port: 0 });
@@ -108,6 +108,6 @@ it('passes the trace form to the source, and refuses an unknown protocol', async
   expect(traced).toEqual([{ source: '10.244.0.2', destination: '10.96.0.1:443', protocol: 'udp' }]);
   const bad = await fetch(`${server.url}/ui/api/trace?destination=10.96.0.1&protocol=gre`, { headers: auth });
   expect(bad.status).toBe(400);
-  expect(((await bad.json()) as { message: string }).message).toBe('protocol "gre": one of tcp, udp, sctp, icmp');
+  expect(await bad.json()).toEqual({ ok: false, error: { _tag: 'ErrExplorerTrace', message: 'protocol "gre": one of tcp, udp, sctp, icmp' } });
   expect(traced).toHaveLength(1);
 });

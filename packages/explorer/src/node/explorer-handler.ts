@@ -3,6 +3,7 @@
 // traces. It is mounted by the API server of `kubesvc up` (an ApiServerExtension, matched by
 // shape) and by the read-only server of `kubesvc explore`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { err } from '@kubesvc/api-types';
 import type { ExplorerModel, TraceAnswer, TraceRequest } from '../explorer-model.js';
 import { loadUiAssets, type UiAsset } from './ui-assets.js';
 
@@ -118,7 +119,7 @@ export function createExplorerHandler(options: ExplorerHandlerOptions): Explorer
           const q = url.searchParams;
           const protocol = q.get('protocol') ?? 'tcp';
           if (!TRACE_PROTOCOLS.has(protocol)) {
-            sendJson(res, 400, { ok: false, message: `protocol ${JSON.stringify(protocol)}: one of tcp, udp, sctp, icmp` });
+            sendJson(res, 400, err({ _tag: 'ErrExplorerTrace', message: `protocol ${JSON.stringify(protocol)}: one of tcp, udp, sctp, icmp` }));
             return;
           }
           const request: TraceRequest = { source: q.get('source') ?? '', destination: q.get('destination') ?? '', protocol: protocol as TraceRequest['protocol'] };

@@ -8,7 +8,7 @@
 //           pkg/registry/core/service/storage/storage.go (beginCreate, finishCreate)
 import type { KubeObject, Namespace, ObjectMeta, Service } from '@kubesvc/api-types';
 import type { Compare } from '@kubesvc/store';
-import { fail, isCrash, MAX_GENERATE_NAME_ATTEMPTS, MAX_RETRIES, metaOf, ok, qualifiedKind, storeFailure, withMeta } from '../common.js';
+import { fail, MAX_GENERATE_NAME_ATTEMPTS, MAX_RETRIES, metaOf, ok, qualifiedKind, storeFailure, withMeta } from '../common.js';
 import type { RegistryCore } from '../core.js';
 import { alreadyExistsError, badRequestError, forbiddenError, generateNameConflictError, internalError, invalidError, notFoundError, unknownError } from '../errors.js';
 import { groupResource, objectKey, RESOURCES, type ResourceInfo, type ResourceName } from '../resources.js';
@@ -49,7 +49,6 @@ export async function create<T extends KubeObject>(core: RegistryCore, resource:
     }
     return await persistCreate(core, info, validated.value as T, nsCheck.value.revision, generated);
   } catch (e) {
-    if (isCrash(e)) throw e;
     return fail(storeFailure(e));
   }
 }
@@ -65,15 +64,13 @@ function prepareCreate<T extends KubeObject>(core: RegistryCore, info: ResourceI
 
 /** beginCreate's allocation, the write, and finishCreate(false): a write that failed gives its allocation back. */
 async function createAllocated(core: RegistryCore, info: ResourceInfo, hooks: AllocationHooks, service: Service, nsRevision: number, generated: boolean): Promise<RegistryResult<Service>> {
-  const planned = await core.allocate((state, rng) => hooks.planCreate(service, state, rng, core.net));
+  const planned = await core.allocateForWrite('create', (state, rng) => hooks.planCreate(service, state, rng, core.net));
   if (!planned.ok) return planned;
   const { service: allocated, held } = planned.value;
-  core.crash('service-create:after-allocate');
   let result: RegistryResult<Service>;
   try {
     result = await persistCreate(core, info, allocated, nsRevision, generated);
   } catch (e) {
-    if (isCrash(e)) throw e;
     result = fail(storeFailure(e));
   }
   if (!result.ok && !isEmpty(held)) await core.releaseHeld(held);

@@ -7,11 +7,10 @@
 //           pkg/registry/core/service/storage/storage.go (afterDelete)
 import type { KubeObject } from '@kubesvc/api-types';
 import type { TxnOp } from '@kubesvc/store';
-import { fail, isCrash, MAX_RETRIES, metaOf, ok, storeFailure } from '../common.js';
+import { fail, MAX_RETRIES, metaOf, ok, storeFailure } from '../common.js';
 import type { RegistryCore } from '../core.js';
 import { conflictError, notFoundError, OPTIMISTIC_LOCK_ERROR_MSG, type ApiError } from '../errors.js';
 import { groupResource, objectKey, RESOURCES, type ResourceInfo, type ResourceName } from '../resources.js';
-import { isEmpty } from '../service-alloc.js';
 import { deserializeObject } from '../stored-object.js';
 import type { DeleteOptions, DeleteOutcome, RegistryResult } from '../types.js';
 import { persistUpdate } from './update.js';
@@ -52,17 +51,12 @@ export async function deleteObject<T extends KubeObject = KubeObject>(
       if (!r.succeeded) continue;
       const allocation = strategy.allocation;
       if (allocation !== undefined && object.kind === 'Service') {
-        const held = allocation.heldBy(object);
-        if (!isEmpty(held)) {
-          core.crash('service-delete:after-persist');
-          await core.releaseHeld(held);
-        }
+        await core.releaseAfterPersist('delete', allocation.heldBy(object));
       }
       return ok({ object, deleted: true });
     }
     return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
   } catch (e) {
-    if (isCrash(e)) throw e;
     return fail(storeFailure(e));
   }
 }

@@ -2,7 +2,7 @@
 // it is deleted (Services give back their IPs and ports), then the namespace itself.
 // upstream: pkg/controller/namespace/deletion/namespaced_resources_deleter.go
 import type { Namespace } from '@kubesvc/api-types';
-import { fail, isCrash, metaOf, ok, storeFailure } from '../common.js';
+import { fail, metaOf, ok, storeFailure } from '../common.js';
 import type { RegistryCore } from '../core.js';
 import { EventLoopTurns } from '../event-loop-turns.js';
 import { NAMESPACED_RESOURCES, objectKey, RESOURCES } from '../resources.js';
@@ -26,7 +26,7 @@ export async function finalizeNamespace(core: RegistryCore, name: string): Promi
       const r = await deleteObject(core, resource, name, metaOf(item).name ?? '');
       if (!r.ok && r.error._tag !== 'NotFound') return r;
       if (r.ok) deleted++;
-      core.crash('namespace-finalize:after-object-delete');
+      core.finalizedNamespaceObject();
     }
   }
   try {
@@ -36,7 +36,6 @@ export async function finalizeNamespace(core: RegistryCore, name: string): Promi
     const r = await core.commit('finalize namespaces', [{ key: kv.key, target: 'modRevision', op: '=', value: kv.modRevision }], [{ kind: 'delete', key: kv.key }]);
     return ok({ deletedObjects: deleted, namespaceDeleted: r.succeeded });
   } catch (e) {
-    if (isCrash(e)) throw e;
     return fail(storeFailure(e));
   }
 }

@@ -8,7 +8,7 @@
 //           (BeforeUpdate), pkg/registry/core/service/storage/storage.go (beginUpdate)
 import type { KubeObject, ObjectMeta, Service } from '@kubesvc/api-types';
 import type { KeyValue } from '@kubesvc/store';
-import { fail, isCrash, MAX_RETRIES, metaOf, ok, qualifiedKind, storeFailure, withMeta } from '../common.js';
+import { fail, MAX_RETRIES, metaOf, ok, qualifiedKind, storeFailure, withMeta } from '../common.js';
 import type { RegistryCore } from '../core.js';
 import { badRequestError, conflictError, invalidError, notFoundError, OPTIMISTIC_LOCK_ERROR_MSG, type ApiError, type GroupResource } from '../errors.js';
 import { validateStatusUpdate } from '../pure-adapters.js';
@@ -60,7 +60,6 @@ async function guaranteedUpdate<R>(
     }
     return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
   } catch (e) {
-    if (isCrash(e)) throw e;
     return fail(storeFailure(e));
   }
 }
@@ -219,25 +218,20 @@ export async function persistUpdate<T extends KubeObject>(core: RegistryCore, in
 
 /** beginUpdate: allocate what the update needs, write, give back on failure, release what it gave up after. */
 async function updateAllocated(core: RegistryCore, info: ResourceInfo, hooks: AllocationHooks, service: Service, old: Service, kv: KeyValue): Promise<RegistryResult<Service> | 'conflict'> {
-  const planned = await core.allocate((state, rng) => hooks.planUpdate(service, old, state, rng, core.net));
+  const planned = await core.allocateForWrite('update', (state, rng) => hooks.planUpdate(service, old, state, rng, core.net));
   if (!planned.ok) return planned;
   const { service: next, held, toRelease } = planned.value;
-  if (!isEmpty(held)) core.crash('service-update:after-allocate');
   let result: RegistryResult<Service> | 'conflict';
   try {
     result = await persistUpdate(core, info, next, kv);
   } catch (e) {
-    if (isCrash(e)) throw e;
     result = fail(storeFailure(e));
   }
   if (result === 'conflict' || !result.ok) {
     if (!isEmpty(held)) await core.releaseHeld(held);
     return result;
   }
-  if (!isEmpty(toRelease)) {
-    core.crash('service-update:after-persist');
-    await core.releaseHeld(toRelease);
-  }
+  await core.releaseAfterPersist('update', toRelease);
   return result;
 }
 

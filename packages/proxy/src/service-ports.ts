@@ -1,5 +1,7 @@
-// Services as the iptables proxier sees them: one entry per service port of the proxier's
-// family, with its addresses filtered and normalised.
+// Services as a proxier sees them: one entry per service port of the proxier's family, with
+// its addresses filtered and normalised. Every backend reads the same entries; what a backend
+// adds (the iptables proxier: its chain names) rides in `chains`, set when the entry is made,
+// so a backend still makes one object per service port.
 // upstream: pkg/proxy/serviceport.go (newBaseServiceInfo, BaseServicePortInfo),
 // pkg/proxy/servicechangetracker.go (serviceToServiceMap), pkg/proxy/util/utils.go
 // (ShouldSkipService, GetClusterIPByFamily, MapIPsByIPFamily, MapCIDRsByIPFamily),
@@ -17,11 +19,16 @@ import {
   servicePortNameString,
   type Service,
 } from '@kubesvc/api-types';
-import { serviceChainNames, type ServiceChainNames } from './chain-names.js';
-import { flat } from './generate/print-restore.js';
-import type { L4Protocol } from './ruleset.js';
+import { flat } from './flat.js';
 
-export interface ServicePortInfo {
+/** A service port's protocol as iptables and nftables spell it (and the tracer's packets carry). */
+export type L4Protocol = 'tcp' | 'udp' | 'sctp';
+
+/**
+ * One service port (BaseServicePortInfo). `C` is what the backend attaches to it when it is made
+ * (servicePortInfos' `decorate`): the iptables proxier's chain names, or nothing.
+ */
+export interface ServicePortInfo<C = unknown> {
   readonly namespace: string;
   readonly name: string;
   /** The service port's name ("" when unnamed). */
@@ -42,7 +49,8 @@ export interface ServicePortInfo {
   readonly stickyMaxAgeSeconds: number;
   readonly externalPolicyLocal: boolean;
   readonly internalPolicyLocal: boolean;
-  readonly chains: ServiceChainNames;
+  /** What the backend attached (servicePortInfos' `decorate`); the iptables proxier: its chain names. */
+  readonly chains: C;
 }
 
 export function isExternallyAccessible(info: ServicePortInfo): boolean {
@@ -138,6 +146,11 @@ function clusterIPForFamily(service: Service, family: 4 | 6): string | undefined
  */
 const NONE: readonly never[] = [];
 
+/** servicePortInfos' `decorate` for a caller that attaches nothing. */
+function noChains(): undefined {
+  return undefined;
+}
+
 function ipsOfFamily(texts: readonly string[], family: 4 | 6): readonly string[] {
   if (texts.length === 0) return NONE;
   const out: string[] = [];
@@ -160,14 +173,20 @@ function cidrsOfFamily(texts: readonly string[], family: 4 | 6): readonly string
 
 /**
  * The service ports of one Service for a proxier of `family`: none for a headless or
- * ExternalName service, or one without a cluster IP of that family. `chainNames` lets a caller
- * that remembers the names (sync/) skip the hashing.
+ * ExternalName service, or one without a cluster IP of that family. `decorate` gives each its
+ * `chains` from its ServicePortName.String() and protocol; without it, `chains` is undefined.
  */
-export function servicePortInfos(
+export function servicePortInfos(service: Service, family: 4 | 6): ServicePortInfo<undefined>[];
+export function servicePortInfos<C>(
   service: Service,
   family: 4 | 6,
-  chainNames: (servicePortName: string, protocol: L4Protocol) => ServiceChainNames = serviceChainNames,
-): ServicePortInfo[] {
+  decorate: (servicePortName: string, protocol: L4Protocol) => C,
+): ServicePortInfo<C>[];
+export function servicePortInfos<C>(
+  service: Service,
+  family: 4 | 6,
+  decorate: (servicePortName: string, protocol: L4Protocol) => C | undefined = noChains,
+): ServicePortInfo<C | undefined>[] {
   const spec = service.spec ?? {};
   const type = spec.type ?? 'ClusterIP';
   if (type === 'ExternalName') return [];
@@ -200,7 +219,7 @@ export function servicePortInfos(
   const loadBalancerSourceRanges = cidrsOfFamily(spec.loadBalancerSourceRanges ?? [], family);
   const healthCheckNodePort = needsHealthCheck(spec) ? (spec.healthCheckNodePort ?? 0) : 0;
 
-  const out: ServicePortInfo[] = [];
+  const out: ServicePortInfo<C | undefined>[] = [];
   for (const port of spec.ports ?? []) {
     const protocol = lowerProtocol(port.protocol);
     if (protocol === undefined) continue;
@@ -227,7 +246,7 @@ export function servicePortInfos(
       stickyMaxAgeSeconds,
       externalPolicyLocal,
       internalPolicyLocal,
-      chains: chainNames(nameString, protocol),
+      chains: decorate(nameString, protocol),
     });
   }
   return out;

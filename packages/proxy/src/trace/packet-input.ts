@@ -1,29 +1,31 @@
-// The shape check at the tracer's edge. tracePacket is called from JavaScript, from the CLI
-// and with a packet read from JSON, so its arguments are checked once, before the interpreter
-// runs: a protocol or entry point the tracer does not know, a port that is not one, a local
-// address that does not parse, an unknown conntrack state, or a ruleset that is not a Ruleset
-// is an ErrTrace naming the field, never a `no-match` trace nor a TypeError from deep inside.
-// The checks cost one pass over the arguments (and one over a Ruleset's rules, remembered per
-// Ruleset), none in the interpreter's loop.
+// The shape check at a tracer's edge. A tracer is called from JavaScript, from the CLI and
+// with a packet read from JSON, so its arguments are checked once, before the interpreter runs:
+// a protocol or entry point the tracer does not know, a port that is not one, a local address
+// that does not parse, or an unknown conntrack state is an ErrTrace naming the field, never a
+// `no-match` trace nor a TypeError from deep inside. The checks cost one pass over the
+// arguments, none in the interpreter's loop. The check of what the packet is traced through
+// (proxy-iptables: a Ruleset) belongs to the backend.
 
 import { err, ok, type Err, type Result } from '@kubesvc/api-types';
-import type { Ruleset } from '../ruleset.js';
-import { parseAddress } from '../save/address.js';
-import type { ConntrackState, ErrTrace, Packet, PacketEntry, PacketProtocol, TraceOptions } from './trace-types.js';
+import { parseAddress } from './address.js';
+import type { ConntrackState, ErrTrace, Packet, PacketEntry, PacketProtocol, TraceOptions } from './packet.js';
 
 const PROTOCOLS: readonly PacketProtocol[] = ['tcp', 'udp', 'sctp', 'icmp'];
 const ENTRIES: readonly PacketEntry[] = ['pod', 'node', 'outside', 'host'];
 const CONNTRACK_STATES: readonly ConntrackState[] = ['NEW', 'ESTABLISHED', 'RELATED', 'INVALID', 'UNTRACKED'];
 
-function refuse(field: string, message: string): Err<ErrTrace> {
+/** An ErrTrace refusing `field`. */
+export function refuse(field: string, message: string): Err<ErrTrace> {
   return err({ _tag: 'ErrTrace', message: `${field}: ${message}`, field });
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** A plain object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function describe(value: unknown): string {
+/** How a refusal names a value it was given. */
+export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return JSON.stringify(value);
@@ -68,7 +70,7 @@ export function checkPacket(value: unknown, family: 4 | 6): Result<Packet, ErrTr
 }
 
 /** Whether the options have the shape TraceOptions says; the values are read by the tracer. */
-export function checkOptions(value: unknown): Result<TraceOptions, ErrTrace> {
+export function checkOptions<O = unknown>(value: unknown): Result<TraceOptions<O>, ErrTrace> {
   if (!isRecord(value)) return refuse('options', `expected an object, got ${describe(value)}`);
   const { localAddresses, recent, now, masqueradeMark, mark, conntrack, onOutcome } = value;
   if (!Array.isArray(localAddresses)) return refuse('options.localAddresses', `expected an array of addresses, got ${describe(localAddresses)}`);
@@ -98,7 +100,7 @@ export function checkOptions(value: unknown): Result<TraceOptions, ErrTrace> {
     return refuse('options.conntrack', `unknown conntrack state ${describe(conntrack)} (expected ${CONNTRACK_STATES.join(', ')})`);
   }
   if (onOutcome !== undefined && typeof onOutcome !== 'function') return refuse('options.onOutcome', `expected a function, got ${describe(onOutcome)}`);
-  return ok(value as unknown as TraceOptions);
+  return ok(value as unknown as TraceOptions<O>);
 }
 
 /** The family option alone: it says how to read every other address. */
@@ -117,91 +119,5 @@ function checkRecent(value: unknown): string | undefined {
   if (typeof source !== 'string' || (parseAddress(source, 4) === undefined && parseAddress(source, 6) === undefined)) return `source: ${describe(source)} is not an IP address`;
   const lastSeen = value['lastSeen'];
   if (typeof lastSeen !== 'number' || !Number.isFinite(lastSeen)) return `lastSeen: expected a finite number, got ${describe(lastSeen)}`;
-  return undefined;
-}
-
-const checkedRulesets = new WeakMap<object, string | undefined>();
-
-/**
- * Whether a value has a Ruleset's shape, down to each rule's chain, match list and target kind
- * (the interpreter refuses a match or target kind it does not know, with its rule). The answer
- * is remembered per object: a Ruleset is an immutable value, traced many times.
- */
-export function checkRuleset(value: unknown): Result<Ruleset, ErrTrace> {
-  if (!isRecord(value)) return refuse('ruleset', `expected a Ruleset or a restore text, got ${describe(value)}`);
-  let problem: string | undefined;
-  if (checkedRulesets.has(value)) problem = checkedRulesets.get(value);
-  else {
-    problem = rulesetProblem(value);
-    checkedRulesets.set(value, problem);
-  }
-  return problem === undefined ? ok(value as unknown as Ruleset) : refuse('ruleset', problem);
-}
-
-type FieldType = 'string' | 'number' | 'boolean' | 'strings';
-
-/** The fields each Match and Target kind has (ruleset.ts), and their types. */
-const MATCH_FIELDS: Readonly<Record<string, Readonly<Record<string, FieldType>>>> = {
-  comment: { text: 'string' },
-  protocol: { protocol: 'string' },
-  dport: { port: 'number' },
-  source: { address: 'string', negated: 'boolean' },
-  destination: { address: 'string', negated: 'boolean' },
-  addrtype: { direction: 'string', addressType: 'string' },
-  statistic: { probability: 'string' },
-  'recent-check': { name: 'string', seconds: 'number' },
-  'recent-set': { name: 'string' },
-  mark: { value: 'string', mask: 'string', negated: 'boolean' },
-  conntrack: { states: 'strings', negated: 'boolean' },
-  nfacct: { name: 'string' },
-};
-
-const TARGET_FIELDS: Readonly<Record<string, Readonly<Record<string, FieldType>>>> = {
-  jump: { chain: 'string' },
-  accept: {},
-  drop: {},
-  reject: {},
-  return: {},
-  dnat: { destination: 'string' },
-  mark: { op: 'string', value: 'string' },
-  masquerade: {},
-};
-
-function fieldsFit(value: unknown, kinds: Readonly<Record<string, Readonly<Record<string, FieldType>>>>): boolean {
-  if (!isRecord(value) || typeof value['kind'] !== 'string') return false;
-  const fields = Object.hasOwn(kinds, value['kind']) ? kinds[value['kind']] : undefined;
-  if (fields === undefined) return false;
-  for (const [name, type] of Object.entries(fields)) {
-    const field = value[name];
-    if (type === 'strings' ? !(Array.isArray(field) && (field as unknown[]).every((f) => typeof f === 'string')) : typeof field !== type) return false;
-  }
-  return true;
-}
-
-function rulesetProblem(value: Record<string, unknown>): string | undefined {
-  if (value['family'] !== 4 && value['family'] !== 6) return `family: expected 4 or 6, got ${describe(value['family'])}`;
-  const tables = value['tables'];
-  if (!Array.isArray(tables) || tables.length !== 2) return 'tables: expected [filter, nat]';
-  const names = ['filter', 'nat'];
-  for (const [i, table] of (tables as unknown[]).entries()) {
-    if (!isRecord(table) || table['name'] !== names[i]) return `tables[${i}]: expected the ${names[i] ?? ''} table`;
-    const chains = table['chains'];
-    if (!Array.isArray(chains) || !(chains as unknown[]).every((c) => typeof c === 'string')) return `tables[${i}].chains: expected an array of chain names`;
-    const rules = table['rules'];
-    if (!Array.isArray(rules)) return `tables[${i}].rules: expected an array of rules`;
-    for (const [j, rule] of (rules as unknown[]).entries()) {
-      const where = `tables[${i}].rules[${j}]`;
-      if (!isRecord(rule) || typeof rule['chain'] !== 'string') return `${where}: expected { chain, matches, target? }`;
-      const matches = rule['matches'];
-      if (!Array.isArray(matches)) return `${where}.matches: expected an array of matches`;
-      for (const [k, match] of (matches as unknown[]).entries()) {
-        if (!fieldsFit(match, MATCH_FIELDS)) return `${where}.matches[${k}]: not a Match`;
-      }
-      const target = rule['target'];
-      if (target !== undefined && !fieldsFit(target, TARGET_FIELDS)) return `${where}.target: not a Target`;
-    }
-    const deleted = table['deletedChains'];
-    if (deleted !== undefined && !Array.isArray(deleted)) return `tables[${i}].deletedChains: expected an array`;
-  }
   return undefined;
 }

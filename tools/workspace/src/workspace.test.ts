@@ -19,9 +19,10 @@ const internalDeps = (p: WorkspaceProject, field: 'dependencies' | 'devDependenc
 const byName = new Map(projects.map((p) => [p.manifest.name, p]));
 const publicPackages = packages.filter(isPublic);
 
-// docs/architecture.md: api-types <- models <- controllers <- store <- apiserver <- runtime <- node-agent <- cli.
+// docs/architecture.md: api-types <- the proxy core <- models <- controllers <- store <- apiserver <- runtime <- node-agent <- cli.
 const layerOrder = [
   'layer:api',
+  'layer:proxy',
   'layer:model',
   'layer:controller',
   'layer:store',
@@ -45,6 +46,7 @@ test('the workspace has the packages of docs/architecture.md', () => {
       'netlab',
       'node-agent',
       'portallocator',
+      'proxy',
       'proxy-iptables',
       'proxy-userspace',
       'reconcilers',

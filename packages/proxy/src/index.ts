@@ -46,7 +46,7 @@ export {
 export { flat } from './flat.js';
 // A tracer's input: the packet, its options, their shape check, and exact probabilities.
 export type { ConntrackState, ErrTrace, IcmpPacket, Packet, PacketEntry, PacketProtocol, PortPacket, RecentEntry, TraceOptions } from './trace/packet.js';
-export { checkFamily, checkOptions, checkPacket, describe as describeTraceInput, isRecord, refuse as refuseTraceInput } from './trace/packet-input.js';
+export { checkFamily, checkOptions, checkPacket, describe as describeTraceInput, refuse as refuseTraceInput } from './trace/packet-input.js';
 export { parseAddress, parseIPv4, parseIPv6 } from './trace/address.js';
 export type { Rational, Weight } from './trace/rational.js';
 export {

@@ -3,8 +3,8 @@
 // of the wrong shape. It costs one pass over a Ruleset's rules, remembered per Ruleset, none in
 // the interpreter's loop.
 
-import { ok, type Result } from '@kubesvc/api-types';
-import { describeTraceInput as describe, isRecord, refuseTraceInput as refuse, type ErrTrace } from '@kubesvc/proxy';
+import { isRecord, ok, type Result } from '@kubesvc/api-types';
+import { describeTraceInput as describe, refuseTraceInput as refuse, type ErrTrace } from '@kubesvc/proxy';
 import type { Ruleset } from '../ruleset.js';
 
 export { checkFamily, checkOptions, checkPacket } from '@kubesvc/proxy';

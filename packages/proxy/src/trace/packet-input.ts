@@ -6,7 +6,7 @@
 // arguments, none in the interpreter's loop. The check of what the packet is traced through
 // (proxy-iptables: a Ruleset) belongs to the backend.
 
-import { err, ok, type Err, type Result } from '@kubesvc/api-types';
+import { err, isRecord, ok, type Err, type Result } from '@kubesvc/api-types';
 import { parseAddress } from './address.js';
 import type { ConntrackState, ErrTrace, Packet, PacketEntry, PacketProtocol, TraceOptions } from './packet.js';
 
@@ -17,11 +17,6 @@ const CONNTRACK_STATES: readonly ConntrackState[] = ['NEW', 'ESTABLISHED', 'RELA
 /** An ErrTrace refusing `field`. */
 export function refuse(field: string, message: string): Err<ErrTrace> {
   return err({ _tag: 'ErrTrace', message: `${field}: ${message}`, field });
-}
-
-/** A plain object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** How a refusal names a value it was given. */

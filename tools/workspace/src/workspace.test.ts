@@ -115,7 +115,8 @@ describe.each(packages.map((p) => [p.dir, p] as const))('%s', (dir, project) => 
   test('its tsconfig references mirror its declared dependencies', () => {
     const lib = readJson(dir, 'tsconfig.lib.json') as { references?: Array<{ path: string }> };
     const refs = (lib.references ?? []).map((r) => r.path).sort();
-    expect(refs).toEqual(internalDeps(project, 'dependencies').map((d) => `../${d.slice('@kubesvc/'.length)}/tsconfig.lib.json`));
+    // Both sides sorted as paths: `../proxy-iptables/` sorts before `../proxy/`, unlike the package names.
+    expect(refs).toEqual(internalDeps(project, 'dependencies').map((d) => `../${d.slice('@kubesvc/'.length)}/tsconfig.lib.json`).sort());
     const spec = readJson(dir, 'tsconfig.spec.json') as { references?: Array<{ path: string }> };
     const specRefs = (spec.references ?? []).map((r) => r.path);
     expect(specRefs).toContain('./tsconfig.lib.json');

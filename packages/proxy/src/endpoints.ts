@@ -12,14 +12,14 @@ import { canonicalIPv4Value, isCanonicalIPv4, isPortNumber, lowerProtocol, usesC
  * One endpoint of a service port (BaseEndpointInfo). A large sync keeps 110,000 of them, and
  * every one the scavenger copies costs: five fields, the conditions packed into one. Its
  * `ip:port` text is made when asked for, which a large sync never does (sorting compares the IP
- * and port as the text would compare, the kernel writes the IP and the port): making 110,000 of
- * them was a third of reading the slices.
+ * and port as the text would compare, proxy-iptables' rule kernel writes the IP and the port):
+ * making 110,000 of them was a third of reading the slices.
  */
 export class EndpointInfo {
   constructor(
     /** The IP, as Go prints it. */
     readonly ip: string,
-    /** Its value when it is IPv4 (the kernel prints it from the number), else -1. */
+    /** Its value when it is IPv4 (proxy-iptables' rule kernel prints it from the number), else -1. */
     readonly ipv4: number,
     readonly port: number,
     /** `:port`, shared by the endpoints of one slice port. */

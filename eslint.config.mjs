@@ -23,25 +23,27 @@ function packagesTagged(tag) {
 const purePackages = packagesTagged('type:pure');
 const testFiles = ['**/*.test.ts', '**/*.test.mts'];
 
-// Layers follow docs/architecture.md ("How the rules are enforced"): api-types <- models <-
-// controllers <- store <- apiserver <- runtime <- node-agent <- cli.
+// Layers follow docs/architecture.md ("How the rules are enforced"): api-types <- the proxy
+// core <- models <- controllers <- store <- apiserver <- runtime <- node-agent <- cli.
 const layerConstraints = (extra) => [
   { sourceTag: 'layer:api', onlyDependOnLibsWithTags: ['layer:api', ...extra] },
-  { sourceTag: 'layer:model', onlyDependOnLibsWithTags: ['layer:api', ...extra] },
-  { sourceTag: 'layer:controller', onlyDependOnLibsWithTags: ['layer:api', 'layer:model', ...extra] },
-  { sourceTag: 'layer:store', onlyDependOnLibsWithTags: ['layer:api', 'layer:model', 'layer:controller', ...extra] },
+  { sourceTag: 'layer:proxy', onlyDependOnLibsWithTags: ['layer:api', ...extra] },
+  { sourceTag: 'layer:model', onlyDependOnLibsWithTags: ['layer:api', 'layer:proxy', ...extra] },
+  { sourceTag: 'layer:controller', onlyDependOnLibsWithTags: ['layer:api', 'layer:proxy', 'layer:model', ...extra] },
+  { sourceTag: 'layer:store', onlyDependOnLibsWithTags: ['layer:api', 'layer:proxy', 'layer:model', 'layer:controller', ...extra] },
   {
     sourceTag: 'layer:apiserver',
-    onlyDependOnLibsWithTags: ['layer:api', 'layer:model', 'layer:controller', 'layer:store', ...extra],
+    onlyDependOnLibsWithTags: ['layer:api', 'layer:proxy', 'layer:model', 'layer:controller', 'layer:store', ...extra],
   },
   {
     sourceTag: 'layer:runtime',
-    onlyDependOnLibsWithTags: ['layer:api', 'layer:model', 'layer:controller', 'layer:store', 'layer:apiserver', ...extra],
+    onlyDependOnLibsWithTags: ['layer:api', 'layer:proxy', 'layer:model', 'layer:controller', 'layer:store', 'layer:apiserver', ...extra],
   },
   {
     sourceTag: 'layer:node',
     onlyDependOnLibsWithTags: [
       'layer:api',
+      'layer:proxy',
       'layer:model',
       'layer:controller',
       'layer:store',
@@ -54,6 +56,7 @@ const layerConstraints = (extra) => [
     sourceTag: 'layer:cli',
     onlyDependOnLibsWithTags: [
       'layer:api',
+      'layer:proxy',
       'layer:model',
       'layer:controller',
       'layer:store',

@@ -1,6 +1,6 @@
 // The demo `npm run lab` runs: the demo cluster's rules loaded into a lab, then each classic
 // question asked with real packets and answered beside the tracer's prediction.
-import type { Packet, PortPacket } from '@kubesvc/proxy-iptables';
+import type { Packet, PortPacket } from '@kubesvc/proxy';
 import { chiSquareTest } from './chi-square.js';
 import { DEMO_SERVICES, demoCluster } from './cluster.js';
 import { NODE_IP, POD_GATEWAY, type Lab } from './lab.js';

@@ -8,7 +8,7 @@
 import { sha256Base32Prefix16 } from './hash/sha256.js';
 import { shortPrefixedHash9 } from './hash/short-hash.js';
 import type { RuleKernel } from './rule-kernel.js';
-import { flat } from './generate/print-restore.js';
+import { flat } from '@kubesvc/proxy';
 
 export const SVC_PREFIX = 'KUBE-SVC-';
 export const SVL_PREFIX = 'KUBE-SVL-';

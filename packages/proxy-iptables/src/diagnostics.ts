@@ -12,7 +12,7 @@
 // family, an FQDN slice) are not reported: they are not errors.
 
 import { CLUSTER_IP_NONE, parseCIDRSloppy, parseIPSloppy, type EndpointSlice, type Service } from '@kubesvc/api-types';
-import { isCanonicalIPv4, isPortNumber, lowerProtocol } from './service-ports.js';
+import { isCanonicalIPv4, isPortNumber, lowerProtocol } from '@kubesvc/proxy';
 
 /** One input object, or part of it, that the rules leave out, and why. */
 export interface RuleDiagnostic {

@@ -20,7 +20,8 @@ describe('entry points', () => {
     expect(files).toContain('generate/rule-builder.ts');
     expect(files).toContain('rule-kernel.ts');
     expect(files.filter((f) => f.startsWith('wasm/'))).toEqual(['wasm/kernel-layout.ts']);
-    expect(packages).toEqual(['@kubesvc/api-types']);
+    // @kubesvc/proxy is the shared proxy model, which has no WebAssembly at all.
+    expect(packages).toEqual(['@kubesvc/api-types', '@kubesvc/proxy']);
   });
 
   it('@kubesvc/proxy-iptables/wasm loads the kernel and its module', () => {

@@ -7,9 +7,12 @@
 // Rules keep kube-proxy's writing order within the table (rules of different chains are
 // interleaved as upstream interleaves them); `chainRules` gives one chain's rules in order.
 
+import type { L4Protocol } from '@kubesvc/proxy';
+
 export type TableName = 'filter' | 'nat';
 
-export type L4Protocol = 'tcp' | 'udp' | 'sctp';
+// The protocols kube-proxy programs are every backend's: @kubesvc/proxy's L4Protocol.
+export type { L4Protocol };
 
 /** One match option group. Printed in the rule's order; see print-restore.ts for the text. */
 export type Match =

@@ -45,8 +45,9 @@ const mustFail: Fixture[] = [
   { name: 'pure source importing testkit', file: pure, code: "import * as kit from '@kubesvc/testkit';\nexport const k = kit;\n", rule: '@nx/enforce-module-boundaries', message: /"type:pure" can only depend on libs tagged with "type:pure"/ },
   { name: 'shell source importing testkit', file: 'packages/runtime/src/fixture.ts', code: "import * as kit from '@kubesvc/testkit';\nexport const k = kit;\n", rule: '@nx/enforce-module-boundaries', message: /"type:shell" can only depend on libs tagged with "type:pure", "type:shell"/ },
   { name: 'model importing a sibling model', file: pure, code: "import * as ipt from '@kubesvc/proxy-iptables';\nexport const i = ipt;\n", rule: '@nx/enforce-module-boundaries', message: /"layer:model" can only depend on libs tagged with "layer:api"/ },
-  { name: 'store importing a runtime-layer package', file: 'packages/store/src/fixture.ts', code: "import * as e from '@kubesvc/explorer';\nexport const x = e;\n", rule: '@nx/enforce-module-boundaries', message: /"layer:store" can only depend on libs tagged with "layer:api", "layer:model", "layer:controller"/ },
-  { name: 'apiserver importing a runtime-layer package', file: 'packages/apiserver/src/fixture.ts', code: "import * as e from '@kubesvc/explorer';\nexport const x = e;\n", rule: '@nx/enforce-module-boundaries', message: /"layer:apiserver" can only depend on libs tagged with "layer:api", "layer:model", "layer:controller", "layer:store"/ },
+  { name: 'store importing a runtime-layer package', file: 'packages/store/src/fixture.ts', code: "import * as e from '@kubesvc/explorer';\nexport const x = e;\n", rule: '@nx/enforce-module-boundaries', message: /"layer:store" can only depend on libs tagged with "layer:api", "layer:proxy", "layer:model", "layer:controller"/ },
+  { name: 'apiserver importing a runtime-layer package', file: 'packages/apiserver/src/fixture.ts', code: "import * as e from '@kubesvc/explorer';\nexport const x = e;\n", rule: '@nx/enforce-module-boundaries', message: /"layer:apiserver" can only depend on libs tagged with "layer:api", "layer:proxy", "layer:model", "layer:controller", "layer:store"/ },
+  { name: 'the proxy core importing a model', file: 'packages/proxy/src/fixture.ts', code: "import * as ip from '@kubesvc/ipallocator';\nexport const x = ip;\n", rule: '@nx/enforce-module-boundaries', message: /"layer:proxy" can only depend on libs tagged with "layer:api"/ },
   { name: 'api-types importing a model', file: 'packages/api-types/src/fixture.ts', code: "import * as a from '@kubesvc/ipallocator';\nexport const x = a;\n", rule: '@nx/enforce-module-boundaries', message: /Circular dependency between "@kubesvc\/api-types" and "@kubesvc\/ipallocator"/ },
   // testkit depends on api-types (its arbitraries build api-types objects), so this import
   // closes a cycle, and that is what the rule reports first.
@@ -66,6 +67,7 @@ const mustPass: Array<Omit<Fixture, 'rule' | 'message'>> = [
   { name: 'testkit in a shell package test', file: 'packages/runtime/src/fixture.test.ts', code: "import { readPropertyConfig } from '@kubesvc/testkit';\nexport const c = readPropertyConfig({});\n" },
   { name: 'testkit in a test fixtures file (left out of the build with the tests)', file: 'packages/runtime/src/fixture.fixtures.ts', code: "import { readPropertyConfig } from '@kubesvc/testkit';\nexport const c = readPropertyConfig({});\n" },
   { name: 'model importing api-types', file: pure, code: "import * as api from '@kubesvc/api-types';\nexport const a = api;\n" },
+  { name: 'a model importing the proxy core', file: 'packages/proxy-userspace/src/fixture.ts', code: "import * as proxy from '@kubesvc/proxy';\nexport const p = proxy;\n" },
   { name: 'controller importing the allocators and reconcilers', file: 'packages/bootstrap-controller/src/fixture.ts', code: "import * as ip from '@kubesvc/ipallocator';\nimport * as port from '@kubesvc/portallocator';\nimport * as rec from '@kubesvc/reconcilers';\nexport const all = [ip, port, rec];\n" },
   { name: 'runtime importing the controller and models', file: 'packages/runtime/src/fixture.ts', code: "import * as boot from '@kubesvc/bootstrap-controller';\nimport * as dns from '@kubesvc/discovery';\nexport const all = [boot, dns];\n" },
   { name: 'runtime importing the store', file: 'packages/runtime/src/fixture.ts', code: "import * as store from '@kubesvc/store';\nexport const s = store;\n" },
@@ -142,7 +144,7 @@ test('the pure-package rules are scoped from the nx tags, so every type:pure pac
     { cwd: workspaceRoot, encoding: 'utf8' },
   );
   expect(JSON.parse(listed)).toEqual(
-    ['api-types', 'bootstrap-controller', 'controllers', 'discovery', 'ipallocator', 'portallocator', 'proxy-iptables', 'proxy-userspace', 'reconcilers'].map(
+    ['api-types', 'bootstrap-controller', 'controllers', 'discovery', 'ipallocator', 'portallocator', 'proxy', 'proxy-iptables', 'proxy-userspace', 'reconcilers'].map(
       (name) => `packages/${name}/src/**/*.ts`,
     ),
   );

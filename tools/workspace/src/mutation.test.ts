@@ -64,7 +64,7 @@ describe('withNotMutated', () => {
 });
 
 test('the configured packages are the ones with a stryker.config.mjs', () => {
-  expect(configuredPackages(workspaceRoot)).toEqual(['api-types', 'discovery', 'ipallocator', 'proxy-iptables', 'reconcilers']);
+  expect(configuredPackages(workspaceRoot)).toEqual(['api-types', 'discovery', 'ipallocator', 'proxy', 'proxy-iptables', 'reconcilers']);
 });
 
 describe('copyWorkspace', () => {

@@ -19,9 +19,10 @@ const internalDeps = (p: WorkspaceProject, field: 'dependencies' | 'devDependenc
 const byName = new Map(projects.map((p) => [p.manifest.name, p]));
 const publicPackages = packages.filter(isPublic);
 
-// docs/architecture.md: api-types <- models <- controllers <- store <- apiserver <- runtime <- node-agent <- cli.
+// docs/architecture.md: api-types <- the proxy core <- models <- controllers <- store <- apiserver <- runtime <- node-agent <- cli.
 const layerOrder = [
   'layer:api',
+  'layer:proxy',
   'layer:model',
   'layer:controller',
   'layer:store',
@@ -45,6 +46,7 @@ test('the workspace has the packages of docs/architecture.md', () => {
       'netlab',
       'node-agent',
       'portallocator',
+      'proxy',
       'proxy-iptables',
       'proxy-userspace',
       'reconcilers',
@@ -113,7 +115,8 @@ describe.each(packages.map((p) => [p.dir, p] as const))('%s', (dir, project) => 
   test('its tsconfig references mirror its declared dependencies', () => {
     const lib = readJson(dir, 'tsconfig.lib.json') as { references?: Array<{ path: string }> };
     const refs = (lib.references ?? []).map((r) => r.path).sort();
-    expect(refs).toEqual(internalDeps(project, 'dependencies').map((d) => `../${d.slice('@kubesvc/'.length)}/tsconfig.lib.json`));
+    // Both sides sorted as paths: `../proxy-iptables/` sorts before `../proxy/`, unlike the package names.
+    expect(refs).toEqual(internalDeps(project, 'dependencies').map((d) => `../${d.slice('@kubesvc/'.length)}/tsconfig.lib.json`).sort());
     const spec = readJson(dir, 'tsconfig.spec.json') as { references?: Array<{ path: string }> };
     const specRefs = (spec.references ?? []).map((r) => r.path);
     expect(specRefs).toContain('./tsconfig.lib.json');

@@ -5,7 +5,8 @@
 // them as bytes from the endpoints' `ip:port` and chain names, and they come back as two strings
 // per service port, exactly what the string printers give (the property tests compare them).
 
-import { endpointChain, hostPortLength, type EndpointInfo } from '../endpoints.js';
+import { endpointChain } from '../endpoint-chains.js';
+import { type EndpointInfo, hostPortLength } from '@kubesvc/proxy';
 import type { EndpointBlock } from './rule-builder.js';
 import type { RuleKernel } from '../rule-kernel.js';
 

@@ -2,12 +2,13 @@
 // collected as Rule values and printed from them. upstream: pkg/proxy/iptables/proxier.go at v1.8.
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
-import { endpointChain, endpointsMap, servicePortKey } from '../endpoints.js';
+import { endpointChain } from '../endpoint-chains.js';
+import { endpointsMap, servicePortKey } from '@kubesvc/proxy';
 import { endpointSliceDiagnostics, serviceDiagnostics, type RuleDiagnostic } from '../diagnostics.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import type { Ruleset } from '../ruleset.js';
 import { servicePortInfos } from '../service-ports.js';
-import { orderedServices, type IptablesRules } from './generate-rules.js';
+import { type IptablesRules, orderedServices } from './generate-rules.js';
 import { RulesetSink } from './sinks.js';
 import { printRestoreText } from './print-restore.js';
 import { fixedNatChains } from './rule-builder.js';

@@ -8,18 +8,8 @@
 // inside one service port is written in upstream's order. See the README, "Ordering".
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
-import {
-  checkUnexamined,
-  compareStrings,
-  endpointChain,
-  endpointChains,
-  servicePortEndpointBound,
-  servicePortEndpoints,
-  serviceSlices,
-  slicesByService,
-  type EndpointInfo,
-  type SlicesByService,
-} from '../endpoints.js';
+import { checkUnexamined, compareServices, type EndpointInfo, objectKey, servicePortEndpointBound, servicePortEndpoints, serviceSlices, type SlicesByService, slicesByService } from '@kubesvc/proxy';
+import { endpointChain, endpointChains } from '../endpoint-chains.js';
 import { chainLine, isAscii } from './print-restore.js';
 import { KernelTextSink, RestoreTextSink, RulesetSink } from './sinks.js';
 import { DECL_LINE } from '../wasm/kernel-layout.js';
@@ -37,7 +27,7 @@ import {
   type RuleSink,
 } from './rule-builder.js';
 import type { Ruleset } from '../ruleset.js';
-import { servicePortInfos, type ServicePortInfo } from '../service-ports.js';
+import { type ServicePortInfo, servicePortInfos } from '../service-ports.js';
 import { endpointSliceDiagnostics, serviceDiagnostics, type RuleDiagnostic } from '../diagnostics.js';
 
 export {
@@ -76,19 +66,6 @@ export interface IptablesRules {
    * each with the object, the field, the value and the reason. Empty for well-formed input.
    */
   readonly diagnostics: readonly RuleDiagnostic[];
-}
-
-/** Key of a Service or EndpointSlice in an informer's store. */
-export function objectKey(namespace: string | undefined, name: string | undefined): string {
-  return `${namespace ?? 'default'}/${name ?? ''}`;
-}
-
-/** Our deterministic service order: by namespace, then name (byte order). sync/ sorts by it too. */
-export function compareServices(a: Service, b: Service): number {
-  return (
-    compareStrings(a.metadata.namespace ?? 'default', b.metadata.namespace ?? 'default') ||
-    compareStrings(a.metadata.name ?? '', b.metadata.name ?? '')
-  );
 }
 
 /** Services by namespace, then name; a Service listed twice counts once, the last listing winning, as in an informer's store. */

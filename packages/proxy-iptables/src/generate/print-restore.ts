@@ -4,6 +4,7 @@
 // order), pkg/util/iptables/save_restore.go (MakeChainLine).
 
 import type { L4Protocol, Match, Rule, Ruleset, Target } from '../ruleset.js';
+import { flat } from '@kubesvc/proxy';
 
 const WHITESPACE = /\s/;
 
@@ -203,9 +204,3 @@ export function printRestoreText(ruleset: Ruleset): string {
 }
 
 const CHARS_PER_CHUNK = 1 << 20;
-
-/** The same string, flattened: V8 flattens a rope when a character is read. */
-export function flat(text: string): string {
-  text.charCodeAt(0);
-  return text;
-}

@@ -11,7 +11,7 @@
 import { cidrContains, parseCIDRSloppy, parseIPSloppy, type Service } from '@kubesvc/api-types';
 import { portProtoHash } from '../chain-names.js';
 import type { RuleDiagnostic } from '../diagnostics.js';
-import type { EndpointInfo } from '../endpoints.js';
+import type { EndpointInfo } from '@kubesvc/proxy';
 import { probabilityText } from '../probability.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import {

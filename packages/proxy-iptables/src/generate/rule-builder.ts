@@ -10,13 +10,13 @@
 // per-service chain declarations, and the rules of those chains.
 
 import { cidrContains, formatIP, isLoopback, parseCIDRSloppy, parseIPSloppy, type IP } from '@kubesvc/api-types';
-import { categorizeEndpoints, type EndpointInfo } from '../endpoints.js';
+import { categorizeEndpoints, type EndpointInfo, flat, isExternallyAccessible, usesClusterEndpoints, usesLocalEndpoints } from '@kubesvc/proxy';
 import { nodePortAddresses, nodePortIPs } from '../node-port-addresses.js';
-import { endpointChainLines, endpointChainTemplate, flat, ruleHead, statisticJumpText, type EndpointChainTemplate } from './print-restore.js';
+import { endpointChainLines, endpointChainTemplate, type EndpointChainTemplate, ruleHead, statisticJumpText } from './print-restore.js';
 import { probabilityText } from '../probability.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import type { L4Protocol, Match, Target } from '../ruleset.js';
-import { isExternallyAccessible, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from '../service-ports.js';
+import type { ServicePortInfo } from '../service-ports.js';
 
 export const KUBE_SERVICES = 'KUBE-SERVICES';
 export const KUBE_EXTERNAL_SERVICES = 'KUBE-EXTERNAL-SERVICES';

@@ -6,7 +6,8 @@
 // the text. Every text sink prints exactly what printRestoreText(ruleset) prints of the
 // RulesetSink's rules (INV-IPT-DETERMINISTIC, INV-IPT-WASM-TEXT).
 
-import { chainLine, flat, ruleHead, ruleLine, ruleLineAfter } from './print-restore.js';
+import { chainLine, ruleHead, ruleLine, ruleLineAfter } from './print-restore.js';
+import { flat } from '@kubesvc/proxy';
 import { TextBytes, writeChainLine, writeRuleLine } from './text-bytes.js';
 import type { RuleKernel, TextOut } from '../rule-kernel.js';
 import type { EndpointBlock, RuleSink } from './rule-builder.js';

@@ -10,7 +10,11 @@
 // upstream: iptables libxtables/xtables.c (xtables_ipaddr_to_numeric, xtables_ip6addr_to_numeric),
 // glibc resolv/inet_ntop.c.
 
-import { familyBits, formatIP, MAPPED_BASE, parseIP, type IPVersion } from '@kubesvc/api-types';
+import { familyBits, formatIP, type IPVersion } from '@kubesvc/api-types';
+import { parseAddress, parseIPv4, parseIPv6 } from '@kubesvc/proxy';
+
+// Reading an address as inet_pton does is the tracer's too: @kubesvc/proxy holds it.
+export { parseAddress, parseIPv4, parseIPv6 };
 
 export type IptFamily = IPVersion;
 
@@ -19,25 +23,6 @@ export interface MaskedAddress {
   /** The network address, as a big integer of 32 or 128 bits. */
   readonly value: bigint;
   readonly prefix: number;
-}
-
-/** inet_pton(AF_INET): four decimal octets, no leading zeros (glibc refuses them). */
-export function parseIPv4(text: string): bigint | undefined {
-  const ip = parseIP(text);
-  // parseIP also reads `::ffff:a.b.c.d` as IPv4; inet_pton(AF_INET) does not.
-  return ip.ok && ip.value.family === 4 && !text.includes(':') ? ip.value.value : undefined;
-}
-
-/** inet_pton(AF_INET6): hex groups, at most one `::`, an optional dotted IPv4 tail. */
-export function parseIPv6(text: string): bigint | undefined {
-  const ip = parseIP(text);
-  if (!ip.ok || !text.includes(':')) return undefined;
-  // parseIP makes an IPv4-mapped address IPv4; inet_pton keeps its 128 bits.
-  return ip.value.family === 6 ? ip.value.value : MAPPED_BASE | ip.value.value;
-}
-
-export function parseAddress(text: string, family: IptFamily): bigint | undefined {
-  return family === 4 ? parseIPv4(text) : parseIPv6(text);
 }
 
 function formatIPv4(value: bigint): string {

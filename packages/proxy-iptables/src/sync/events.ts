@@ -1,7 +1,7 @@
 // The event store behind syncChanges (backend.ts): a sync fed by an informer's events instead of whole lists.
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
-import { objectKey } from '../generate/generate-rules.js';
+import { objectKey } from '@kubesvc/proxy';
 import type { StateData, SyncIndexes, SyncState } from './state.js';
 
 /**

@@ -2,8 +2,9 @@
 // reuses: TextSink (batches of strings) and KernelSink (a first sync's whole text in the
 // WebAssembly kernel's text session), and the fixed head and tail of the text (makeFrame).
 
-import { endpointChain, sepNameAt, type EndpointInfo } from '../endpoints.js';
-import { chainLine, flat, ruleHead, ruleLine, ruleLineAfter } from '../generate/print-restore.js';
+import { endpointChain, sepNameAt } from '../endpoint-chains.js';
+import { type EndpointInfo, flat } from '@kubesvc/proxy';
+import { chainLine, ruleHead, ruleLine, ruleLineAfter } from '../generate/print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import {
   fixedFilterChains,

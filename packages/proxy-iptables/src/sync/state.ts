@@ -2,7 +2,7 @@
 // text) and the result types; see sync.ts for how a sync uses them.
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
-import type { EndpointInfo } from '../endpoints.js';
+import type { EndpointInfo } from '@kubesvc/proxy';
 import type { RuleStats } from '../generate/generate-rules.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import type { StatisticCache } from '../generate/rule-builder.js';

@@ -2,8 +2,7 @@
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { LABEL_SERVICE_NAME, familyName } from '@kubesvc/api-types';
-import { compareStrings } from '../endpoints.js';
-import { objectKey } from '../generate/generate-rules.js';
+import { compareStrings, objectKey } from '@kubesvc/proxy';
 import { generateRulesV18 } from '../generate/generate-rules-v1-8.js';
 import { printRestoreText } from '../generate/print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';

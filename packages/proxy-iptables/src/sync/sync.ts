@@ -13,14 +13,14 @@
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { ServiceChainBatch } from '../chain-names.js';
-import { compareStrings, type EndpointInfo } from '../endpoints.js';
+import { compareStrings, type EndpointInfo, flat, matchByKey, matchByPosition, mostEndpoints, sameObjects } from '@kubesvc/proxy';
 import { RulesetSink } from '../generate/sinks.js';
-import { chainLine, deleteChainLine, flat } from '../generate/print-restore.js';
+import { chainLine, deleteChainLine } from '../generate/print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import { fixedFilterChains, fixedNatChains, ruleContext, writeHeadRules, writeServicePortRules, writeTailRules, type StatisticCache } from '../generate/rule-builder.js';
 import type { Ruleset } from '../ruleset.js';
 import type { FinishedText } from '../rule-kernel.js';
-import { deriveService, matchByKey, matchByPosition, mostEndpoints, sameObjects, samePorts } from './changes.js';
+import { deriveService, samePorts } from './changes.js';
 import { makeFrame, render, renderWithKernel, sepChainOf, TextSink } from './sinks.js';
 import {
   EMPTY_RENDERED,

@@ -5,7 +5,7 @@
 import { joinHostPort, type Result } from '@kubesvc/api-types';
 import { rulesetTable, type Ruleset } from '../ruleset.js';
 import { parseAddress, parseMaskedAddress } from '../save/address.js';
-import { formatRational, toFixed } from './rational.js';
+import { formatRational, rationalToFixed as toFixed } from '@kubesvc/proxy';
 import { rulesetFromRestoreText } from './ruleset-from-text.js';
 import { traceSteps, tracePacket } from './trace-packet.js';
 import type { ErrTrace, Packet, PacketEntry, TraceOptions, TraceOutcome } from './trace-types.js';

@@ -21,8 +21,8 @@ export type {
 export { tracePacket, traceSteps } from './trace-packet.js';
 export type { ExplainResult } from './explain.js';
 export { explain } from './explain.js';
-export type { Rational } from './rational.js';
-export { formatRational, parseDecimal as parseDecimalRational, toFixed as rationalToFixed } from './rational.js';
+export type { Rational } from '@kubesvc/proxy';
+export { formatRational, parseDecimalRational, rationalToFixed } from '@kubesvc/proxy';
 export type { ParseResult } from './ruleset-from-text.js';
 export { rulesetFromRestoreText } from './ruleset-from-text.js';
 export { builtinRules } from './builtin-jumps.js';

@@ -7,7 +7,7 @@
 // walk), iptables extensions/libxt_statistic.c (stored = lround(p·2^31)), xt_recent.c.
 import { describe, expect, it } from 'vitest';
 import type { Match, Rule, Ruleset, Target } from '../ruleset.js';
-import { reduce, ZERO } from './rational.js';
+import { RATIONAL_ZERO as ZERO, reduceRational as reduce } from '@kubesvc/proxy';
 import { tracePacket, traceSteps } from './trace-packet.js';
 import type { Packet, TraceOptions, TraceOutcome } from './trace-types.js';
 

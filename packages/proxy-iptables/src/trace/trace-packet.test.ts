@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateRules } from '../backend.js';
 import { fakeProxierConfig, makeService, simpleSlice, tcp80 } from '../upstream.fixtures.js';
-import { ONE, reduce } from './rational.js';
+import { RATIONAL_ONE as ONE, reduceRational as reduce } from '@kubesvc/proxy';
 import { rulesetFromRestoreText } from './ruleset-from-text.js';
 import { tracePacket } from './trace-packet.js';
 import type { Packet } from './trace-types.js';

@@ -30,7 +30,7 @@ import { parseAddress, parseMaskedAddress, prefixMask } from '../save/address.js
 import { parseMarkAndMask } from '../save/match-extensions.js';
 import { kernelProbability, STATISTIC_SCALE } from '../save/probability.js';
 import { BUILTIN_CHAINS, builtinRules } from './builtin-jumps.js';
-import { parseDecimal, reduce, scaleWeight, UNIT, weightValue, type Rational, type Weight } from './rational.js';
+import { parseDecimalRational as parseDecimal, type Rational, reduceRational as reduce, scaleWeight, UNIT_WEIGHT as UNIT, type Weight, weightValue } from '@kubesvc/proxy';
 import { rulesetFromRestoreText, savedRuleLine } from './ruleset-from-text.js';
 import { checkFamily, checkOptions, checkPacket, checkRuleset } from './trace-input.js';
 import type {

@@ -10,7 +10,7 @@ import { describe, expect } from 'vitest';
 import { generateRules } from '../backend.js';
 import { validConfig } from '../proxier-config.fixtures.js';
 import type { L4Protocol } from '../ruleset.js';
-import { add, compare, distance, ONE, parseDecimal, reduce, ZERO, type Rational } from './rational.js';
+import { addRational as add, compareRational as compare, parseDecimalRational as parseDecimal, type Rational, RATIONAL_ONE as ONE, RATIONAL_ZERO as ZERO, rationalDistance as distance, reduceRational as reduce } from '@kubesvc/proxy';
 import { tracePacket } from './trace-packet.js';
 import type { Packet, RecentEntry, TraceOptions, TraceOutcome } from './trace-types.js';
 import { analyticBound, POD, SERVICE_IP, serviceWithEndpoints } from './uniformity.fixtures.js';

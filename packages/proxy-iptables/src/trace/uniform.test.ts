@@ -14,7 +14,7 @@
 // ≈ 1e-18, far below the gaps between the figures); the exact traces below confirm them.
 import { describe, expect, it } from 'vitest';
 import { goFormatFixed, probabilityText } from '../probability.js';
-import { compare, distance, ONE, parseDecimal, reduce, toFixed, ZERO, type Rational } from './rational.js';
+import { compareRational as compare, parseDecimalRational as parseDecimal, type Rational, RATIONAL_ONE as ONE, RATIONAL_ZERO as ZERO, rationalDistance as distance, rationalToFixed as toFixed, reduceRational as reduce } from '@kubesvc/proxy';
 import { tracePacket } from './trace-packet.js';
 import { analyticBound, POD, scanDeviations, SERVICE_IP, serviceWithEndpoints, worstStep } from './uniformity.fixtures.js';
 

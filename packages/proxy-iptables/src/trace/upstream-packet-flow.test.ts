@@ -8,7 +8,7 @@ import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import { generateRules } from '../backend.js';
 import { fakeProxierConfig, FAKE_INTERFACE_ADDRESSES, makeService, overallServices, overallSlices, simpleSlice, tcp80, TEST_NODE_NAME } from '../upstream.fixtures.js';
-import { add, ONE, ZERO, type Rational } from './rational.js';
+import { addRational as add, type Rational, RATIONAL_ONE as ONE, RATIONAL_ZERO as ZERO } from '@kubesvc/proxy';
 import { tracePacket } from './trace-packet.js';
 import type { L4Protocol } from '../ruleset.js';
 import type { ProxierConfigOptions } from '../proxier-config.js';

@@ -6,19 +6,14 @@ import { describe, expect, it } from 'vitest';
 import {
   categorizeEndpoints,
   compareHostPorts,
-  endpointChain,
-  endpointChainHashes,
   endpointInfo,
   endpointsMap,
-  joinChainHashes,
   sameHostPort,
-  sepNameAt,
   servicePortKey,
   type EndpointInfo,
 } from './endpoints.js';
 import { servicePortInfos } from './service-ports.js';
-import { makeService, makeSlice } from './upstream.fixtures.js';
-import { TEST_KERNEL } from './proxier-config.fixtures.js';
+import { makeService, makeSlice } from './model.fixtures.js';
 
 const udp = (name: string, port: number) => ({ name, port, protocol: 'UDP' as const });
 
@@ -119,34 +114,5 @@ describe('ip:port without the text', () => {
   it('brackets IPv6 and keeps the IPv4 text', () => {
     expect(endpointInfo('fd00::1', 80, false, true, true, false).hostPort).toBe('[fd00::1]:80');
     expect(endpointInfo('10.0.0.1', 80, false, true, true, false).hostPort).toBe('10.0.0.1:80');
-  });
-});
-
-describe('INV-IPT-NAMES: endpointChainHashes keeps every endpoint chain name of a service port in one string', () => {
-  // IPv4 (canonical and with leading zeros) and IPv6 endpoints; a namespace and a name of up
-  // to 63 characters each put some hash messages past what the kernel takes (119 bytes), which
-  // are then hashed one by one.
-  const label = fc.stringMatching(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/);
-  const caseArb = fc.record({
-    namespace: label,
-    name: label,
-    v6: fc.boolean(),
-    zeros: fc.boolean(),
-    port: fc.integer({ min: 1, max: 65535 }),
-    hosts: fc.uniqueArray(fc.integer({ min: 1, max: 65534 }), { minLength: 1, maxLength: 40 }),
-    kernel: fc.boolean(),
-  });
-  test.prop([caseArb])('sepNameAt(hashes, i) is endpointChain of endpoint i, with the kernel and without', ({ namespace, name, v6, zeros, port, hosts, kernel }) => {
-    const address = (h: number) =>
-      v6 ? `fd00:10::${h.toString(16)}` : zeros ? `010.001.${String(h >> 8).padStart(3, '0')}.${String(h & 255).padStart(3, '0')}` : `10.1.${h >> 8}.${h & 255}`;
-    const slice = makeSlice(namespace, name, 1, v6 ? 'IPv6' : 'IPv4', hosts.map((h) => ({ addresses: [address(h)] })), [{ name: 'p', port, protocol: 'TCP' }]);
-    const [info] = servicePortInfos(makeService(namespace, name, { clusterIP: v6 ? 'fd00:30::1' : '10.0.0.1', ports: [{ name: 'p', port: 80 }] }), v6 ? 6 : 4);
-    if (info === undefined) throw new Error('no service port');
-    const endpoints = endpointsMap([slice], v6 ? 6 : 4, 'node').get(servicePortKey(namespace, name, 'p', 'tcp')) ?? [];
-    expect(endpoints).toHaveLength(hosts.length);
-    const hashes = endpointChainHashes(kernel ? TEST_KERNEL : undefined, info, endpoints);
-    expect(hashes).toHaveLength(16 * endpoints.length);
-    expect(endpoints.map((_, i) => sepNameAt(hashes, i))).toEqual(endpoints.map((ep) => endpointChain(info, ep)));
-    expect(joinChainHashes(endpoints.map((ep) => endpointChain(info, ep)))).toBe(hashes);
   });
 });

@@ -5,7 +5,7 @@
 import type { ServicePort } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import { isCanonicalIPv4, isExternallyAccessible, servicePortInfos, usesClusterEndpoints, usesLocalEndpoints } from './service-ports.js';
-import { makeService } from './upstream.fixtures.js';
+import { makeService } from './model.fixtures.js';
 
 const port = (name: string, protocol: 'TCP' | 'UDP' | 'SCTP', p: number, nodePort: number, targetPort: number): ServicePort => ({
   name,

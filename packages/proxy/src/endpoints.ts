@@ -5,24 +5,21 @@
 // pkg/proxy/topology.go (CategorizeEndpoints)
 
 import { familyName, formatIP, LABEL_SERVICE_NAME, parseIPSloppy, type EndpointSlice } from '@kubesvc/api-types';
-import { endpointChainName, SEP_PREFIX } from './chain-names.js';
-import { flat } from './generate/print-restore.js';
-import type { L4Protocol } from './ruleset.js';
-import type { RuleKernel } from './rule-kernel.js';
-import { canonicalIPv4Value, isCanonicalIPv4, isPortNumber, lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type ServicePortInfo } from './service-ports.js';
+import { flat } from './flat.js';
+import { canonicalIPv4Value, isCanonicalIPv4, isPortNumber, lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type L4Protocol, type ServicePortInfo } from './service-ports.js';
 
 /**
  * One endpoint of a service port (BaseEndpointInfo). A large sync keeps 110,000 of them, and
  * every one the scavenger copies costs: five fields, the conditions packed into one. Its
  * `ip:port` text is made when asked for, which a large sync never does (sorting compares the IP
- * and port as the text would compare, the kernel writes the IP and the port): making 110,000 of
- * them was a third of reading the slices.
+ * and port as the text would compare, proxy-iptables' rule kernel writes the IP and the port):
+ * making 110,000 of them was a third of reading the slices.
  */
 export class EndpointInfo {
   constructor(
     /** The IP, as Go prints it. */
     readonly ip: string,
-    /** Its value when it is IPv4 (the kernel prints it from the number), else -1. */
+    /** Its value when it is IPv4 (proxy-iptables' rule kernel prints it from the number), else -1. */
     readonly ipv4: number,
     readonly port: number,
     /** `:port`, shared by the endpoints of one slice port. */
@@ -490,108 +487,7 @@ export function categorizeEndpoints(endpoints: readonly EndpointInfo[], svc: Ser
   return { clusterEndpoints, localEndpoints, allReachableEndpoints, hasAnyEndpoints };
 }
 
-/** The KUBE-SEP- chain of an endpoint of a service port. */
-export function endpointChain(svc: ServicePortInfo, ep: EndpointInfo): string {
-  return endpointChainName(svc.nameString, svc.protocol, ep.hostPort);
-}
-
 /** The length of `ep.hostPort`, without making it. */
 export function hostPortLength(ep: EndpointInfo): number {
   return ep.ip.length + ep.portSuffix.length + (ep.bracketed ? 2 : 0);
-}
-
-/** What hashEndpointRecords left: the endpoints the kernel did not name, and whether every record took its endpoint. */
-interface KernelHashing {
-  /** Endpoints the kernel cannot name: hashed one by one. */
-  readonly others: readonly number[];
-  /** False when a record could not take its endpoint: then the records cannot be printed from. */
-  readonly placed: boolean;
-}
-
-/**
- * Puts `endpoints` into the kernel's records and hashes their names there, four at a time (as
- * chain-names.ts's endpointChainNames, from the IPs and ports). Undefined without a kernel or
- * when it could not hash them: then every name is to be made by endpointChain.
- */
-function hashEndpointRecords(kernel: RuleKernel | undefined, svc: ServicePortInfo, endpoints: readonly EndpointInfo[]): KernelHashing | undefined {
-  const n = endpoints.length;
-  if (n === 0 || kernel === undefined) return undefined;
-  const head = svc.nameString + svc.protocol;
-  const others: number[] = [];
-  let placed = true;
-  kernel.beginRecords(n);
-  for (let i = 0; i < n; i++) {
-    const ep = endpoints[i] as EndpointInfo;
-    const put = kernel.putEndpoint(i, ep.ip, ep.ipv4, ep.port, ep.portSuffix, ep.bracketed);
-    if (!put) placed = false;
-    if (!put || !kernel.hashedInKernel(head.length, hostPortLength(ep))) others.push(i);
-  }
-  kernel.expandRecords(n);
-  return kernel.hashRecords(head, n) ? { others, placed } : undefined;
-}
-
-/**
- * endpointChain of each of `endpoints`, by index: hashed by `kernel` when there is one.
- * `placed` is told where the kernel's records are when they hold every endpoint and its name, so
- * that an open arena can print from them.
- */
-export function endpointChains(
-  kernel: RuleKernel | undefined,
-  svc: ServicePortInfo,
-  endpoints: readonly EndpointInfo[],
-  placed?: (at: number) => void,
-): string[] {
-  const n = endpoints.length;
-  const names = new Array<string>(n);
-  const hashing = hashEndpointRecords(kernel, svc, endpoints);
-  if (hashing === undefined || kernel === undefined) {
-    for (let i = 0; i < n; i++) names[i] = endpointChain(svc, endpoints[i] as EndpointInfo);
-    return names;
-  }
-  for (let i = 0; i < n; i++) names[i] = kernel.recordName(i);
-  for (const i of hashing.others) {
-    names[i] = endpointChain(svc, endpoints[i] as EndpointInfo);
-    kernel.putRecordName(i, names[i]);
-  }
-  if (placed !== undefined && hashing.placed) placed(kernel.recordsAt());
-  return names;
-}
-
-/** The characters of a KUBE-SEP- name after its prefix (upstream's portProtoHash: 16 of base32). */
-const HASH_CHARS = 16;
-
-/**
- * endpointChain of each of `endpoints` without its `KUBE-SEP-` prefix, concatenated in their
- * order: what a sync keeps of its endpoints' names. One string per service port, not one per
- * endpoint: a first sync's state is young while it is built, and every scavenge copies it.
- * sepNameAt gives a name back. `placed` as for endpointChains.
- */
-export function endpointChainHashes(
-  kernel: RuleKernel | undefined,
-  svc: ServicePortInfo,
-  endpoints: readonly EndpointInfo[],
-  placed?: (at: number) => void,
-): string {
-  const n = endpoints.length;
-  const hashing = hashEndpointRecords(kernel, svc, endpoints);
-  if (hashing === undefined || kernel === undefined) {
-    let hashes = '';
-    for (let i = 0; i < n; i++) hashes += endpointChain(svc, endpoints[i] as EndpointInfo).slice(SEP_PREFIX.length);
-    return flat(hashes);
-  }
-  for (const i of hashing.others) kernel.putRecordName(i, endpointChain(svc, endpoints[i] as EndpointInfo));
-  if (placed !== undefined && hashing.placed) placed(kernel.recordsAt());
-  return kernel.recordHashes(n);
-}
-
-/** The KUBE-SEP- name of endpoint `i` of hashes that endpointChainHashes made. */
-export function sepNameAt(hashes: string, i: number): string {
-  return SEP_PREFIX + hashes.slice(HASH_CHARS * i, HASH_CHARS * (i + 1));
-}
-
-/** endpointChainHashes of names already made. */
-export function joinChainHashes(names: readonly string[]): string {
-  let hashes = '';
-  for (const name of names) hashes += name.slice(SEP_PREFIX.length);
-  return flat(hashes);
 }

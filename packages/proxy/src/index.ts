@@ -1,0 +1,66 @@
+// Public API of @kubesvc/proxy: what every proxier backend shares (upstream's pkg/proxy).
+// Service ports (pkg/proxy/serviceport.go).
+export type { L4Protocol, ServicePortInfo } from './service-ports.js';
+export {
+  canonicalIPv4Value,
+  isCanonicalIPv4,
+  isExternallyAccessible,
+  isPortNumber,
+  lowerProtocol,
+  servicePortInfos,
+  usesClusterEndpoints,
+  usesLocalEndpoints,
+} from './service-ports.js';
+// Endpoints from EndpointSlices (pkg/proxy/endpointslicecache.go, endpoint.go, topology.go).
+export type { CategorizedEndpoints, SlicesByService } from './endpoints.js';
+export {
+  EndpointInfo,
+  categorizeEndpoints,
+  checkUnexamined,
+  compareHostPorts,
+  compareStrings,
+  endpointInfo,
+  endpointsMap,
+  hostPortLength,
+  sameHostPort,
+  servicePortEndpointBound,
+  servicePortEndpoints,
+  servicePortKey,
+  serviceSlices,
+  slicesByService,
+} from './endpoints.js';
+// Change tracking (pkg/proxy/servicechangetracker.go, endpointschangetracker.go).
+export type { Candidate, Matched, TrackedEntry, TrackedState } from './changes.js';
+export {
+  EMPTY_SLICES,
+  compareServices,
+  matchByKey,
+  matchByPosition,
+  mostEndpoints,
+  objectKey,
+  sameEndpoints,
+  sameObjects,
+  sameServicePortInfo,
+  sliceId,
+} from './changes.js';
+export { flat } from './flat.js';
+// A tracer's input: the packet, its options, their shape check, and exact probabilities.
+export type { ConntrackState, ErrTrace, IcmpPacket, Packet, PacketEntry, PacketProtocol, PortPacket, RecentEntry, TraceOptions } from './trace/packet.js';
+export { checkFamily, checkOptions, checkPacket, describe as describeTraceInput, refuse as refuseTraceInput } from './trace/packet-input.js';
+export { parseAddress, parseIPv4, parseIPv6 } from './trace/address.js';
+export type { Rational, Weight } from './trace/rational.js';
+export {
+  ONE as RATIONAL_ONE,
+  UNIT as UNIT_WEIGHT,
+  ZERO as RATIONAL_ZERO,
+  add as addRational,
+  compare as compareRational,
+  distance as rationalDistance,
+  equals as rationalEquals,
+  formatRational,
+  parseDecimal as parseDecimalRational,
+  reduce as reduceRational,
+  scaleWeight,
+  toFixed as rationalToFixed,
+  weightValue,
+} from './trace/rational.js';

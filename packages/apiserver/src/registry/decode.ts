@@ -178,7 +178,7 @@ export function decodesProtobuf(info: ResourceInfo): boolean {
 function decodeProtobuf(info: ResourceInfo, bytes: Uint8Array): DecodeResult {
   const envelope = openEnvelope(bytes, info);
   if (!envelope.ok) {
-    return { ok: false, error: badRequestError(`the object provided is unrecognized (must be of type ${info.kind}): ${envelope.error} (${summarize(bytes)})`) };
+    return { ok: false, error: badRequestError(`the object provided is unrecognized (must be of type ${info.kind}): ${envelope.error.message} (${summarize(bytes)})`) };
   }
   const { apiVersion, kind, raw } = envelope.value;
   const spec = PROTOBUF_MESSAGES.get(`${apiVersion} ${kind}`);
@@ -207,7 +207,7 @@ const META_INTERNAL_SCHEME = 'k8s.io/apimachinery/pkg/apis/meta/internalversion/
  */
 export function decodeProtobufDeleteOptions(bytes: Uint8Array): { readonly ok: true; readonly value: Record<string, unknown> } | { readonly ok: false; readonly error: ApiError } {
   const envelope = openEnvelope(bytes, { apiVersion: 'meta.k8s.io/v1', kind: 'DeleteOptions' });
-  if (!envelope.ok) return { ok: false, error: unknownError(envelope.error) };
+  if (!envelope.ok) return { ok: false, error: unknownError(envelope.error.message) };
   const { apiVersion, kind, raw } = envelope.value;
   if (kind !== 'DeleteOptions') {
     return { ok: false, error: unknownError(`no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} in scheme ${JSON.stringify(META_INTERNAL_SCHEME)}`) };

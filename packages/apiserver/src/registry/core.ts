@@ -6,10 +6,9 @@
 // upstream: pkg/registry/core/service/allocator/storage/storage.go (tryUpdate through
 //           GuaranteedUpdate), pkg/registry/core/service/storage/storage.go (beginCreate,
 //           beginUpdate, afterDelete: allocate, then give back on failure)
-import type { RangeAllocation, Service } from '@kubesvc/api-types';
+import { err, ok, type RangeAllocation, type Service } from '@kubesvc/api-types';
 import { seededRng, type Rng } from '@kubesvc/ipallocator';
 import type { Clock, Compare, Store, TxnOp, TxnResult } from '@kubesvc/store';
-import { fail, ok } from './common.js';
 import type { CrashHook, CrashPoint } from './crash.js';
 import { internalError } from './errors.js';
 import { DEFAULT_EVENT_LOOP_SLICE_MS } from './event-loop-turns.js';
@@ -164,11 +163,11 @@ export class RegistryCore {
     const ips = [];
     for (const [i, cidr] of this.net.serviceCIDRs.entries()) {
       const a = ipAllocatorOf(cidr, stored[i]);
-      if (!a.ok) return fail(internalError(adapterMessage(a.error)));
+      if (!a.ok) return err(internalError(adapterMessage(a.error)));
       ips.push(a.value);
     }
     const ports = portAllocatorOf(this.net.portRange, stored[stored.length - 1]);
-    if (!ports.ok) return fail(internalError(adapterMessage(ports.error)));
+    if (!ports.ok) return err(internalError(adapterMessage(ports.error)));
     return ok({ state: { ips, ports: ports.value }, revisions, mirrors: [] });
   }
 
@@ -228,7 +227,7 @@ export class RegistryCore {
         const planned = p.plan(state, this.rng);
         this.rng = planned.rng;
         if (!planned.ok) {
-          p.resolve(fail(planned.error));
+          p.resolve(err(planned.error));
           continue;
         }
         const value = { service: planned.service, held: planned.allocated, toRelease: planned.toRelease };
@@ -251,7 +250,7 @@ export class RegistryCore {
       view = written.fresh;
       pending = writing.map((w) => w.p);
     }
-    for (const p of pending) p.resolve(fail(internalError('failed to allocate: too many conflicts on the range allocations')));
+    for (const p of pending) p.resolve(err(internalError('failed to allocate: too many conflicts on the range allocations')));
   }
 
   private async writeRanges(

@@ -6,7 +6,8 @@
 //           allocClusterIPs, allocIPs, txnAllocNodePorts, initNodePorts, allocHealthCheckNodePort,
 //           allocateUpdate, updateClusterIPs, txnUpdateNodePorts, updateNodePorts,
 //           updateHealthCheckNodePort, releaseAllocatedResources, isMatchingPreferDualStackClusterIPFields)
-import { err, ok, type FieldError, type IPFamily, type Result, type Rng, type Service, type ServicePort } from '@kubesvc/api-types';
+import { err, ok } from '@kubesvc/api-types';
+import type { FieldError, IPFamily, Result, Rng, Service, ServicePort } from '@kubesvc/api-types';
 import { internalError, invalidError, type ApiError } from './errors.js';
 import {
   allocateClusterIP,

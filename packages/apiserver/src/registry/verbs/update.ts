@@ -76,7 +76,7 @@ function checkTarget(info: ResourceInfo, meta: ObjectMeta, namespace: string, na
 /** Replaces the object (already decoded); an empty resourceVersion means "whatever is stored". */
 export async function update<T extends KubeObject>(core: RegistryCore, resource: ResourceName, namespace: string, name: string, object: T): Promise<RegistryResult<T>> {
   const r = await updateOrCreate(core, resource, namespace, name, object);
-  return r.ok ? { ok: true, value: r.value.object } : r;
+  return r.ok ? ok(r.value.object) : r;
 }
 
 /**

@@ -201,7 +201,7 @@ describe('the Service', () => {
     const taken = createUserService(sim, { name: 'web', type: 'NodePort', nodePort: 30443 });
     expect(taken.records.at(-1)).toMatchObject({
       kind: 'user',
-      error: { reason: 'Invalid', message: 'Service "web" is invalid: spec.ports[0].nodePort: Invalid value: 30443: provided port is already allocated' },
+      error: { _tag: 'Invalid', message: 'Service "web" is invalid: spec.ports[0].nodePort: Invalid value: 30443: provided port is already allocated' },
     });
   });
 
@@ -216,7 +216,7 @@ describe('the Service', () => {
     const next = run(first.state, observation({ namespaces: [ns], services: [theirs] }), {
       type: 'ActionResult',
       id: create.id,
-      error: { reason: 'AlreadyExists', message: 'services "kubernetes" already exists' },
+      error: { _tag: 'AlreadyExists', message: 'services "kubernetes" already exists' },
     });
     const update = next.actions.find((a) => a.kind === 'update');
     expect(update !== undefined && 'object' in update && update.object.kind === 'Service' ? [update.resourceVersion, update.object.spec?.type] : undefined).toEqual(['7', 'ClusterIP']);
@@ -297,7 +297,7 @@ describe('AlreadyExists on the Endpoints create', () => {
     if (lease !== undefined && 'id' in lease) ({ state, actions } = run(state, { type: 'ActionResult', id: lease.id }));
     const create = actions.find((a) => a.kind === 'create' && a.object.kind === 'Endpoints');
     if (create === undefined || !('id' in create)) throw new Error('no Endpoints create');
-    return run(state, { type: 'ActionResult', id: create.id, error: { reason: 'AlreadyExists', message: 'endpoints "kubernetes" already exists' } });
+    return run(state, { type: 'ActionResult', id: create.id, error: { _tag: 'AlreadyExists', message: 'endpoints "kubernetes" already exists' } });
   };
 
   it('lease: the pass ends as a success, with no slice write and no error', () => {

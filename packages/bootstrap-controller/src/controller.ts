@@ -328,12 +328,12 @@ function onWriteError(st: Step, name: LoopName, pass: Pass, item: QueuedWrite, e
   switch (ctx.on) {
     case 'stale-endpoints':
       // upstream: a NotFound from RemoveEndpoints (no lease of ours) is the normal case.
-      return endPass(st, name, error.reason === 'NotFound' ? '' : `Error removing old endpoints from kubernetes service: ${error.message}`);
+      return endPass(st, name, error._tag === 'NotFound' ? '' : `Error removing old endpoints from kubernetes service: ${error.message}`);
     case 'system-namespace':
-      if (error.reason !== 'AlreadyExists') st.log('error', `unable to create required kubernetes system namespace ${ctx.name}: ${error.message}`);
+      if (error._tag !== 'AlreadyExists') st.log('error', `unable to create required kubernetes system namespace ${ctx.name}: ${error.message}`);
       return advance(st, name, pass);
     case 'default-namespace':
-      if (error.reason === 'AlreadyExists') return advance(st, name, pass);
+      if (error._tag === 'AlreadyExists') return advance(st, name, pass);
       if (ctx.loop === 'namespaces') {
         st.log('error', error.message);
         return advance(st, name, pass);
@@ -343,20 +343,20 @@ function onWriteError(st: Step, name: LoopName, pass: Pass, item: QueuedWrite, e
       // upstream: CreateOrUpdateMasterServiceIfNeeded calls itself, so the Service another
       // apiserver created is looked at again (and reset, on the first run). The runtime has
       // delivered the Observed that shows it.
-      if (error.reason === 'AlreadyExists') return serviceStage(st);
+      if (error._tag === 'AlreadyExists') return serviceStage(st);
       return endPass(st, name, `unable to sync kubernetes service: ${error.message}`);
     case 'service-update':
       return endPass(st, name, `unable to sync kubernetes service: ${error.message}`);
     case 'endpoints':
       // Another apiserver won the race (lease.go doReconcile, EnsureEndpointSliceFromEndpoints).
-      if (ctx.alreadyExistsIgnored && error.reason === 'AlreadyExists') return endPass(st, name, undefined);
+      if (ctx.alreadyExistsIgnored && error._tag === 'AlreadyExists') return endPass(st, name, undefined);
       return endPass(st, name, `unable to sync kubernetes service: ${error.message}`);
     case 'range': {
-      if (error.reason === 'Conflict' && pass.attempt < CONFLICT_ATTEMPTS) {
+      if (error._tag === 'Conflict' && pass.attempt < CONFLICT_ATTEMPTS) {
         st.setLoop(name, { pass: undefined });
         return beginRepair(st, name === 'ipRepair' ? 'ipRepair' : 'portRepair', pass.attempt + 1);
       }
-      if (error.reason === 'Conflict') return endPass(st, name, error.message);
+      if (error._tag === 'Conflict') return endPass(st, name, error.message);
       const what = ctx.range === 'nodePorts' ? 'port allocations' : 'service IP allocations';
       return endPass(st, name, `unable to persist the updated ${what}: ${error.message}`);
     }

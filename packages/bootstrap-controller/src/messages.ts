@@ -9,6 +9,7 @@ import type {
   RangeAllocation,
   RepairEvent,
   Service,
+  TaggedError,
 } from '@kubesvc/api-types';
 import type { Lease, Leases } from '@kubesvc/reconcilers';
 
@@ -42,11 +43,8 @@ export type ApiErrorReason =
   | 'ServiceUnavailable'
   | 'Timeout';
 
-/** A failed request: its reason and the Status message, as upstream's client error prints it. */
-export interface ApiError {
-  readonly reason: ApiErrorReason;
-  readonly message: string;
-}
+/** A failed request, tagged with its Status reason; `message` is the Status message, as upstream's client error prints it. */
+export type ApiError = TaggedError<ApiErrorReason>;
 
 export type Message =
   | { readonly type: 'Start'; readonly now: number }

@@ -11,7 +11,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import type { ApiStatus, KubeObject } from '@kubesvc/api-types';
+import { err, ok, type ApiStatus, type KubeObject } from '@kubesvc/api-types';
 import { dispatch } from '../registry/dispatch.js';
 import { badRequestError, internalError, isApiError, MAX_REQUEST_BODY_BYTES, notAcceptableError, requestEntityTooLargeError, unsupportedMediaTypeError, type ApiError } from '../registry/errors.js';
 import type { Registry } from '../registry/registry.js';
@@ -251,9 +251,9 @@ function contentMediaType(req: IncomingMessage): string | undefined {
 
 function bodyMediaType(req: IncomingMessage, info: ResourceInfo): Parsed<BodyMediaType> {
   const media = contentMediaType(req);
-  if (media === undefined || media === '*/*') return { ok: true, value: 'application/json' };
+  if (media === undefined || media === '*/*') return ok('application/json');
   const accepted = bodyMediaTypes(info);
-  return (accepted as readonly string[]).includes(media) ? { ok: true, value: media as BodyMediaType } : { ok: false, error: unsupportedMediaTypeError(accepted) };
+  return (accepted as readonly string[]).includes(media) ? ok(media as BodyMediaType) : err(unsupportedMediaTypeError(accepted));
 }
 
 /** What this server writes: JSON only (a Table is JSON too). */
@@ -297,20 +297,17 @@ interface ObjectWrite {
 async function objectWrite(req: IncomingMessage, query: URLSearchParams, kind: 'CreateOptions' | 'UpdateOptions', info: ResourceInfo): Promise<Parsed<ObjectWrite>> {
   const write = writeOptions(query, kind);
   if (!write.ok) return write;
-  if (write.value.dryRun) return { ok: false, error: dryRunRefused() };
+  if (write.value.dryRun) return err(dryRunRefused());
   const mediaType = bodyMediaType(req, info);
   if (!mediaType.ok) return mediaType;
   const body = await readBody(req);
   const bytes = new Uint8Array(body.buffer, body.byteOffset, body.length);
-  return {
-    ok: true,
-    value: { body: bytes, mediaType: mediaType.value, ...(write.value.fieldValidation === undefined ? {} : { fieldValidation: write.value.fieldValidation }) },
-  };
+  return ok({ body: bytes, mediaType: mediaType.value, ...(write.value.fieldValidation === undefined ? {} : { fieldValidation: write.value.fieldValidation }) });
 }
 
 /** A delete's body: JSON text, or a protobuf DeleteOptions (client-go's typed clients send one) as the JSON object it carries. */
 function deleteBody(req: IncomingMessage, body: Buffer): Parsed<string | Record<string, unknown>> {
-  if (contentMediaType(req) !== PROTOBUF_MEDIA_TYPE || body.length === 0) return { ok: true, value: body.toString('utf8') };
+  if (contentMediaType(req) !== PROTOBUF_MEDIA_TYPE || body.length === 0) return ok(body.toString('utf8'));
   return decodeProtobufDeleteOptions(new Uint8Array(body.buffer, body.byteOffset, body.length));
 }
 

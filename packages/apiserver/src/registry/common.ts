@@ -1,22 +1,13 @@
-// Small helpers every verb of the registry uses: results, metadata access, and the API errors
+// Small helpers every verb of the registry uses: metadata access, retry bounds and the API errors
 // a store failure becomes.
 import type { GroupKindInput, KubeObject, ObjectMeta } from '@kubesvc/api-types';
 import { ErrCompacted } from '@kubesvc/store';
 import { expiredError, internalError, type ApiError } from './errors.js';
 import type { ResourceInfo } from './resources.js';
-import type { RegistryResult } from './types.js';
 
 /** Attempts of one object write that lost its compare-and-swap to another writer. */
 export const MAX_RETRIES = 16;
 export const MAX_GENERATE_NAME_ATTEMPTS = 8;
-
-export function ok<T>(value: T): RegistryResult<T> {
-  return { ok: true, value };
-}
-
-export function fail(error: ApiError): { readonly ok: false; readonly error: ApiError } {
-  return { ok: false, error };
-}
 
 export function metaOf(object: KubeObject): ObjectMeta {
   return (object as { metadata?: ObjectMeta }).metadata ?? {};

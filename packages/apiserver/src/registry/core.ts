@@ -6,10 +6,9 @@
 // upstream: pkg/registry/core/service/allocator/storage/storage.go (tryUpdate through
 //           GuaranteedUpdate), pkg/registry/core/service/storage/storage.go (beginCreate,
 //           beginUpdate, afterDelete: allocate, then give back on failure)
-import type { RangeAllocation, Service } from '@kubesvc/api-types';
+import { err, ok, type RangeAllocation, type Service } from '@kubesvc/api-types';
 import { seededRng, type Rng } from '@kubesvc/ipallocator';
 import type { Clock, Compare, Store, TxnOp, TxnResult } from '@kubesvc/store';
-import { fail, ok } from './common.js';
 import type { CrashHook, CrashPoint } from './crash.js';
 import { internalError } from './errors.js';
 import { DEFAULT_EVENT_LOOP_SLICE_MS } from './event-loop-turns.js';
@@ -52,6 +51,9 @@ interface RangeView {
   /** Each key's snapshot bytes at full length, once computed (see fullSnapshotBytes). */
   readonly mirrors: ({ readonly range: string; readonly bytes: Uint8Array } | undefined)[];
 }
+
+/** A range write: the ranges as written, or lost to another writer with the ranges that writer left (undefined when they do not decode). */
+type RangeWrite = { readonly _tag: 'Written'; readonly view: RangeView } | { readonly _tag: 'LostRace'; readonly fresh: RangeView | undefined };
 
 /** A Service create's or update's allocation: planned against the ranges, then written. */
 export type AllocPlan = (state: AllocState, rng: Rng) => PlanResult;
@@ -164,11 +166,11 @@ export class RegistryCore {
     const ips = [];
     for (const [i, cidr] of this.net.serviceCIDRs.entries()) {
       const a = ipAllocatorOf(cidr, stored[i]);
-      if (!a.ok) return fail(internalError(adapterMessage(a.error)));
+      if (!a.ok) return err(internalError(adapterMessage(a.error)));
       ips.push(a.value);
     }
     const ports = portAllocatorOf(this.net.portRange, stored[stored.length - 1]);
-    if (!ports.ok) return fail(internalError(adapterMessage(ports.error)));
+    if (!ports.ok) return err(internalError(adapterMessage(ports.error)));
     return ok({ state: { ips, ports: ports.value }, revisions, mirrors: [] });
   }
 
@@ -225,42 +227,47 @@ export class RegistryCore {
       const ips: Held['ips'][number][] = [];
       const ports: number[] = [];
       for (const p of pending) {
-        const planned = p.plan(state, this.rng);
-        this.rng = planned.rng;
+        const { result: planned, rng } = p.plan(state, this.rng);
+        this.rng = rng;
         if (!planned.ok) {
-          p.resolve(fail(planned.error));
+          p.resolve(planned);
           continue;
         }
-        const value = { service: planned.service, held: planned.allocated, toRelease: planned.toRelease };
-        if (isEmpty(planned.allocated)) {
+        const value = { service: planned.value.service, held: planned.value.allocated, toRelease: planned.value.toRelease };
+        if (isEmpty(planned.value.allocated)) {
           p.resolve(ok(value));
           continue;
         }
-        state = planned.state;
-        ips.push(...planned.allocated.ips);
-        ports.push(...planned.allocated.ports);
+        state = planned.value.state;
+        ips.push(...planned.value.allocated.ips);
+        ports.push(...planned.value.allocated.ports);
         writing.push({ p, value });
       }
       if (writing.length === 0) return;
       const written = await this.writeRanges(keys, view, state, { set: { ips, ports }, clear: NOTHING }, 'allocate');
-      if (written.ok) {
-        this.rangeCache = written.value;
+      if (written._tag === 'Written') {
+        this.rangeCache = written.view;
         for (const { p, value } of writing) p.resolve(ok(value));
         return;
       }
       view = written.fresh;
       pending = writing.map((w) => w.p);
     }
-    for (const p of pending) p.resolve(fail(internalError('failed to allocate: too many conflicts on the range allocations')));
+    for (const p of pending) p.resolve(err(internalError('failed to allocate: too many conflicts on the range allocations')));
   }
 
+  /**
+   * One compare-and-swap of the range objects. Losing it to another writer is no failure but
+   * an outcome the callers retry on (with the ranges the lost transaction read, when they
+   * decode), so it is a tagged outcome of its own rather than a Result with an error.
+   */
   private async writeRanges(
     keys: readonly string[],
     view: RangeView,
     next: AllocState,
     delta: Delta,
     what: string,
-  ): Promise<{ ok: true; value: RangeView } | { ok: false; fresh: RangeView | undefined }> {
+  ): Promise<RangeWrite> {
     const compares: Compare[] = [];
     const puts: TxnOp[] = [];
     const current = [...view.state.ips, view.state.ports];
@@ -288,18 +295,18 @@ export class RegistryCore {
       compares.push({ key, target: 'modRevision', op: '=', value: view.revisions.get(key) ?? 0 });
       puts.push({ kind: 'put', key, value: encodeRange(base.range, bytes) });
     });
-    if (puts.length === 0) return { ok: true, value: view };
+    if (puts.length === 0) return { _tag: 'Written', view };
     this.rangeCache = undefined;
     const r = await this.commit(`${what} ranges`, compares, puts, keys.map((key) => ({ kind: 'get', key })));
     this.rangeCas.attempts++;
     if (!r.succeeded) {
       this.rangeCas.conflicts++;
       const fresh = this.rangesFrom(keys, r);
-      return { ok: false, fresh: fresh.ok ? fresh.value : undefined };
+      return { _tag: 'LostRace', fresh: fresh.ok ? fresh.value : undefined };
     }
     const revisions = new Map(view.revisions);
     for (const op of puts) if (op.kind === 'put') revisions.set(op.key, r.revision);
-    return { ok: true, value: { state: next, revisions, mirrors } };
+    return { _tag: 'Written', view: { state: next, revisions, mirrors } };
   }
 
   /** Gives `held` back with a CAS, retried on conflict. */
@@ -313,8 +320,8 @@ export class RegistryCore {
         view = read.value;
       }
       const written = await this.writeRanges(keys, view, release(view.state, held, this.net), { set: NOTHING, clear: held }, 'release');
-      if (written.ok) {
-        this.rangeCache = written.value;
+      if (written._tag === 'Written') {
+        this.rangeCache = written.view;
         return;
       }
       view = written.fresh;

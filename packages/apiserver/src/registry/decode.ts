@@ -10,7 +10,7 @@
 //           parse error"), apimachinery runtime/scheme.go (`no kind %q is registered for
 //           version %q in scheme %q`), apimachinery runtime/serializer/codec_factory.go (the
 //           protobuf serializer is its own strict serializer: no unknown-field errors or warnings)
-import type { KubeObject, Result } from '@kubesvc/api-types';
+import { err, ok, type KubeObject, type Result } from '@kubesvc/api-types';
 import { badRequestError, MAX_REQUEST_BODY_BYTES, requestEntityTooLargeError, unknownError, type ApiError } from './errors.js';
 import { goJSONSyntaxError } from './go-json-error.js';
 import { checkJsonDepth } from './json-depth.js';
@@ -93,13 +93,10 @@ const TYPE_META_GO = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\
 /** Parses a body with upstream's refusals; `object` has the resource's kind and passed its schema. */
 export function decodeBody(info: ResourceInfo, body: Body, fieldValidation: FieldValidation = DEFAULT_FIELD_VALIDATION, mediaType: BodyMediaType = 'application/json'): DecodeResult {
   const bytes = typeof body === 'string' ? encoder.encode(body) : body;
-  if (bytes.length > MAX_REQUEST_BODY_BYTES) return { ok: false, error: requestEntityTooLargeError(MAX_REQUEST_BODY_BYTES) };
+  if (bytes.length > MAX_REQUEST_BODY_BYTES) return err(requestEntityTooLargeError(MAX_REQUEST_BODY_BYTES));
   if (mediaType === PROTOBUF_MEDIA_TYPE) return decodeProtobuf(info, bytes);
   const text = typeof body === 'string' ? body : decoder.decode(bytes);
-  const unrecognized = (why: string): DecodeResult => ({
-    ok: false,
-    error: badRequestError(`the object provided is unrecognized (must be of type ${info.kind}): ${why} (${summarize(bytes)})`),
-  });
+  const unrecognized = (why: string): DecodeResult => err(badRequestError(`the object provided is unrecognized (must be of type ${info.kind}): ${why} (${summarize(bytes)})`));
 
   // Nesting past Go's limit is Go's syntax error, found before parsing; within it the walkers
   // below do not recurse into what they do not know.
@@ -122,10 +119,7 @@ export function decodeValue(info: ResourceInfo, value: Record<string, unknown>, 
   // The resource's kind and version fill in what the body leaves out.
   const kind = typeof value['kind'] === 'string' && value['kind'] !== '' ? value['kind'] : info.kind;
   const apiVersion = typeof value['apiVersion'] === 'string' && value['apiVersion'] !== '' ? value['apiVersion'] : info.apiVersion;
-  const cannot = (why: string): DecodeResult => ({
-    ok: false,
-    error: badRequestError(`${kind} in version ${JSON.stringify(versionOf(apiVersion))} cannot be handled as a ${info.kind}: ${why}`),
-  });
+  const cannot = (why: string): DecodeResult => err(badRequestError(`${kind} in version ${JSON.stringify(versionOf(apiVersion))} cannot be handled as a ${info.kind}: ${why}`));
   const servedAt = apiVersionOfKind(kind);
   if (servedAt !== apiVersion || kind === 'Status' || kind === 'RangeAllocation') {
     if (servedAt === apiVersion) {
@@ -150,7 +144,7 @@ export function decodeValue(info: ResourceInfo, value: Record<string, unknown>, 
   }
   const decoded = decodeKubeObject(candidate);
   if (!decoded.ok) return cannot(decoded.error.message);
-  return { ok: true, value: { object: decoded.value, warnings } };
+  return ok({ object: decoded.value, warnings });
 }
 
 /** The object messages a protobuf body may carry, by `apiVersion kind`: every kind the registry serves. */
@@ -178,7 +172,7 @@ export function decodesProtobuf(info: ResourceInfo): boolean {
 function decodeProtobuf(info: ResourceInfo, bytes: Uint8Array): DecodeResult {
   const envelope = openEnvelope(bytes, info);
   if (!envelope.ok) {
-    return { ok: false, error: badRequestError(`the object provided is unrecognized (must be of type ${info.kind}): ${envelope.error} (${summarize(bytes)})`) };
+    return err(badRequestError(`the object provided is unrecognized (must be of type ${info.kind}): ${envelope.error.message} (${summarize(bytes)})`));
   }
   const { apiVersion, kind, raw } = envelope.value;
   const spec = PROTOBUF_MESSAGES.get(`${apiVersion} ${kind}`);
@@ -188,7 +182,7 @@ function decodeProtobuf(info: ResourceInfo, bytes: Uint8Array): DecodeResult {
       fields = decodeMessage(spec, raw);
     } catch (e) {
       if (!(e instanceof ProtoError)) throw e;
-      return { ok: false, error: badRequestError(`${kind} in version ${JSON.stringify(versionOf(apiVersion))} cannot be handled as a ${info.kind}: ${e.message}`) };
+      return err(badRequestError(`${kind} in version ${JSON.stringify(versionOf(apiVersion))} cannot be handled as a ${info.kind}: ${e.message}`));
     }
   }
   return decodeValue(info, { kind, apiVersion, ...fields }, 'Ignore');
@@ -205,17 +199,17 @@ const META_INTERNAL_SCHEME = 'k8s.io/apimachinery/pkg/apis/meta/internalversion/
  * upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/delete.go (DeleteResource),
  *           staging/src/k8s.io/apimachinery/pkg/apis/meta/internalversion/register.go
  */
-export function decodeProtobufDeleteOptions(bytes: Uint8Array): { readonly ok: true; readonly value: Record<string, unknown> } | { readonly ok: false; readonly error: ApiError } {
+export function decodeProtobufDeleteOptions(bytes: Uint8Array): Result<Record<string, unknown>, ApiError> {
   const envelope = openEnvelope(bytes, { apiVersion: 'meta.k8s.io/v1', kind: 'DeleteOptions' });
-  if (!envelope.ok) return { ok: false, error: unknownError(envelope.error) };
+  if (!envelope.ok) return err(unknownError(envelope.error.message));
   const { apiVersion, kind, raw } = envelope.value;
   if (kind !== 'DeleteOptions') {
-    return { ok: false, error: unknownError(`no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} in scheme ${JSON.stringify(META_INTERNAL_SCHEME)}`) };
+    return err(unknownError(`no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} in scheme ${JSON.stringify(META_INTERNAL_SCHEME)}`));
   }
   try {
-    return { ok: true, value: decodeMessage(DeleteOptions, raw) };
+    return ok(decodeMessage(DeleteOptions, raw));
   } catch (e) {
     if (!(e instanceof ProtoError)) throw e;
-    return { ok: false, error: unknownError(e.message) };
+    return err(unknownError(e.message));
   }
 }

@@ -60,7 +60,7 @@ export interface ApiResponse {
 }
 
 function respond(code: 200 | 201, result: RegistryResult<KubeObject | ObjectList>, warnings: readonly string[] = []): RegistryResult<ApiResponse> {
-  return result.ok ? { ok: true, value: { code, body: result.value, warnings } } : result;
+  return result.ok ? ok({ code, body: result.value, warnings }) : result;
 }
 
 /** Routes one request to the registry. */
@@ -106,7 +106,7 @@ export async function dispatch(registry: Registry, request: ApiRequest): Promise
       if (!deleted.ok) return deleted;
       const { object } = deleted.value;
       // upstream finalizeDelete: the object itself, or a Status naming it (Kind is the resource).
-      if (RETURNS_DELETED_OBJECT.has(r.resource) || !deleted.value.deleted) return { ok: true as const, value: { code: 200 as const, body: object, warnings: [] } };
+      if (RETURNS_DELETED_OBJECT.has(r.resource) || !deleted.value.deleted) return ok({ code: 200 as const, body: object, warnings: [] });
       const info = RESOURCES[r.resource];
       const meta = (object as { metadata?: { name?: string; uid?: string } }).metadata ?? {};
       const status = {
@@ -116,7 +116,7 @@ export async function dispatch(registry: Registry, request: ApiRequest): Promise
         status: 'Success',
         details: { name: meta.name ?? r.name, ...(info.group === '' ? {} : { group: info.group }), kind: info.resource, ...(meta.uid ? { uid: meta.uid } : {}) },
       };
-      return { ok: true as const, value: { code: 200 as const, body: status, warnings: [] } };
+      return ok({ code: 200 as const, body: status, warnings: [] });
     })
     .with({ verb: 'deletecollection' }, async (r) => respond(200, await registry.deleteCollection(r.resource, r.namespace, r.predicate === undefined ? {} : { predicate: r.predicate })))
     .exhaustive();

@@ -24,12 +24,14 @@
 //
 // Everything walks with explicit stacks; each operation costs what its path, value and (for
 // `copy`, within the budget) copied value hold, never the whole document.
+import { err, ok, type Result, type TaggedError } from '@kubesvc/api-types';
 import { cloneJSON, getOwn, goJSONSizeWithin, isPlainObject, JSON_PATCH_MAX_COPY_BYTES, setOwn } from './patch-limits.js';
 
-/** Why the library refused a patch: DecodePatch's errors are the apiserver's 400, Apply's its 422. */
-export type JsonPatchFailure = { readonly stage: 'decode'; readonly message: string } | { readonly stage: 'apply'; readonly message: string };
+/** DecodePatch refused the patch (the apiserver's 400): `message` is Go's UnmarshalTypeError text. */
+export type ErrJSONPatchDecode = TaggedError<'ErrJSONPatchDecode'>;
 
-export type JsonPatchOutcome = { readonly ok: true; readonly value: unknown; readonly operations: number } | ({ readonly ok: false } & JsonPatchFailure);
+/** Apply failed (the apiserver's 422): `message` is the library's error text for the first failing operation. */
+export type ErrJSONPatchApply = TaggedError<'ErrJSONPatchApply'>;
 
 type Container = unknown[] | Record<string, unknown>;
 type Operation = Record<string, unknown> | null;
@@ -40,6 +42,10 @@ class ApplyError {
 
 function applyError(message: string): never {
   throw new ApplyError(message);
+}
+
+function decodeError(message: string) {
+  return err<ErrJSONPatchDecode>({ _tag: 'ErrJSONPatchDecode', message });
 }
 
 /** Go's name for a JSON value's kind in an UnmarshalTypeError. */
@@ -54,13 +60,13 @@ function jsonKind(value: unknown): string {
  * DecodePatch: json.Unmarshal into []map[string]*json.RawMessage. `null` is an empty patch.
  * Returns the operations or Go's UnmarshalTypeError text.
  */
-export function decodeJsonPatch(value: unknown): { ok: true; operations: Operation[] } | { ok: false; message: string } {
-  if (value === null) return { ok: true, operations: [] };
-  if (!Array.isArray(value)) return { ok: false, message: `json: cannot unmarshal ${jsonKind(value)} into Go value of type jsonpatch.Patch` };
+export function decodeJsonPatch(value: unknown): Result<Operation[], ErrJSONPatchDecode> {
+  if (value === null) return ok([]);
+  if (!Array.isArray(value)) return decodeError(`json: cannot unmarshal ${jsonKind(value)} into Go value of type jsonpatch.Patch`);
   for (const op of value) {
-    if (op !== null && !isPlainObject(op)) return { ok: false, message: `json: cannot unmarshal ${jsonKind(op)} into Go value of type jsonpatch.Operation` };
+    if (op !== null && !isPlainObject(op)) return decodeError(`json: cannot unmarshal ${jsonKind(op)} into Go value of type jsonpatch.Operation`);
   }
-  return { ok: true, operations: value as Operation[] };
+  return ok(value as Operation[]);
 }
 
 /** Operation.Kind: the `op` string, or "unknown". */
@@ -70,13 +76,13 @@ function kindOf(op: Operation): string {
 }
 
 /** Operation.Path / From: the string, or the library's error. */
-function stringField(op: Operation, field: 'path' | 'from'): { ok: true; value: string } | { ok: false; message: string } {
+function stringField(op: Operation, field: 'path' | 'from'): Result<string, ErrJSONPatchDecode> {
   const v = op === null ? undefined : getOwn(op, field);
   if (v === undefined || v === null) {
-    return { ok: false, message: field === 'path' ? 'operation missing path field: missing value' : 'operation, missing from field: missing value' };
+    return decodeError(field === 'path' ? 'operation missing path field: missing value' : 'operation, missing from field: missing value');
   }
-  if (typeof v !== 'string') return { ok: false, message: `json: cannot unmarshal ${jsonKind(v)} into Go value of type string` };
-  return { ok: true, value: v };
+  if (typeof v !== 'string') return decodeError(`json: cannot unmarshal ${jsonKind(v)} into Go value of type string`);
+  return ok(v);
 }
 
 /** The operation's value: absent and null are both Go's nil node here. */
@@ -219,17 +225,17 @@ function jsonEqual(a: unknown, b: unknown): boolean {
  * Applies decoded operations to a copy of `doc` (never changed). The result is the library's:
  * the patched document, or the error text of the first operation that fails.
  */
-export function applyJsonPatch(doc: unknown, operations: readonly Operation[], copyLimit = JSON_PATCH_MAX_COPY_BYTES): { ok: true; value: unknown } | { ok: false; message: string } {
+export function applyJsonPatch(doc: unknown, operations: readonly Operation[], copyLimit = JSON_PATCH_MAX_COPY_BYTES): Result<unknown, ErrJSONPatchApply> {
   let root = cloneJSON(doc) as Container;
   let copied = 0;
   const path = (op: Operation, verb: string, wrapMissing: boolean): string => {
     const p = stringField(op, 'path');
-    if (!p.ok) applyError(`${verb} operation failed to decode path: ${wrapMissing ? 'missing value' : p.message}`);
+    if (!p.ok) applyError(`${verb} operation failed to decode path: ${wrapMissing ? 'missing value' : p.error.message}`);
     return p.value;
   };
   const from = (op: Operation, verb: string): string => {
     const f = stringField(op, 'from');
-    if (!f.ok) applyError(`${verb} operation failed to decode from: ${f.message}`);
+    if (!f.ok) applyError(`${verb} operation failed to decode from: ${f.error.message}`);
     return f.value;
   };
   const wrap = <T>(prefix: string, f: () => T): T => {
@@ -280,7 +286,7 @@ export function applyJsonPatch(doc: unknown, operations: readonly Operation[], c
           const moved = wrap(`error in move for path: '${source[1]}'`, () => getIn(source[0], source[1]));
           wrap(`error in move for path: '${source[1]}'`, () => removeIn(source[0], source[1]));
           const p = stringField(op, 'path');
-          if (!p.ok) applyError(`move operation failed to decode path: ${p.message}`);
+          if (!p.ok) applyError(`move operation failed to decode path: ${p.error.message}`);
           const target = findObject(root, p.value) ?? applyError(`move operation does not apply: doc is missing destination path: ${p.value}: missing value`);
           wrap(`error in move for path: '${p.value}'`, () => addIn(target[0], target[1], moved ?? null));
           break;
@@ -322,8 +328,8 @@ export function applyJsonPatch(doc: unknown, operations: readonly Operation[], c
       }
     }
   } catch (e) {
-    if (e instanceof ApplyError) return { ok: false, message: e.message };
+    if (e instanceof ApplyError) return err({ _tag: 'ErrJSONPatchApply', message: e.message });
     throw e;
   }
-  return { ok: true, value: root };
+  return ok(root);
 }

@@ -79,7 +79,8 @@ describe('JSON patch copy bound (AccumulatedCopySizeLimit = JSONPatchMaxCopyByte
     const ops = Array.from({ length: 20 }, (_, i) => ({ op: 'copy', from: '/metadata', path: `/metadata/annotations/c${i}` }));
     const applied = applyJsonPatch(doc, ops);
     expect(applied.ok).toBe(false);
-    expect(applied.ok ? '' : applied.message).toMatch(/^Unable to complete the copy, the accumulated size increase of copy is \d+, exceeding the limit 3145728$/);
+    expect(applied.ok ? undefined : applied.error._tag).toBe('ErrJSONPatchApply');
+    expect(applied.ok ? '' : applied.error.message).toMatch(/^Unable to complete the copy, the accumulated size increase of copy is \d+, exceeding the limit 3145728$/);
   });
 
   it('charges each copy the bytes json.Marshal writes for the value: exactly 3 MiB passes, one byte more fails with the library text', () => {
@@ -92,7 +93,10 @@ describe('JSON patch copy bound (AccumulatedCopySizeLimit = JSONPatchMaxCopyByte
     const withOneMore = applyJsonPatch(doc, [copy(0), copy(1), copy(2), { op: 'copy', from: '/b', path: '/out/b' }, { op: 'add', path: '/b', value: 1 }, { op: 'copy', from: '/b', path: '/out/one' }]);
     expect(withOneMore).toEqual({
       ok: false,
-      message: `Unable to complete the copy, the accumulated size increase of copy is ${JSON_PATCH_MAX_COPY_BYTES + 1}, exceeding the limit ${JSON_PATCH_MAX_COPY_BYTES}`,
+      error: {
+        _tag: 'ErrJSONPatchApply',
+        message: `Unable to complete the copy, the accumulated size increase of copy is ${JSON_PATCH_MAX_COPY_BYTES + 1}, exceeding the limit ${JSON_PATCH_MAX_COPY_BYTES}`,
+      },
     });
     // The document passed in is never changed.
     expect(doc).toEqual({ v: mib, out: {} });
@@ -151,9 +155,9 @@ describe('nesting depth (encoding/json maxNestingDepth = 10000)', () => {
   });
 
   it('a syntax error before the 10,001st bracket is reported instead of the depth', () => {
-    expect(decodePatchJSON(`[x${'['.repeat(10001)}`)).toEqual({ ok: false, message: "invalid character 'x' looking for beginning of value" });
-    expect(decodePatchJSON(`${'{"a":'.repeat(10001)}1`)).toEqual({ ok: false, message: "invalid character '{' exceeded max depth" });
-    expect(decodePatchJSON(`${'['.repeat(9000)}tru`)).toEqual({ ok: false, message: 'unexpected end of JSON input' });
+    expect(decodePatchJSON(`[x${'['.repeat(10001)}`)).toEqual({ ok: false, error: { _tag: 'ErrJSONSyntax', message: "invalid character 'x' looking for beginning of value" } });
+    expect(decodePatchJSON(`${'{"a":'.repeat(10001)}1`)).toEqual({ ok: false, error: { _tag: 'ErrJSONSyntax', message: "invalid character '{' exceeded max depth" } });
+    expect(decodePatchJSON(`${'['.repeat(9000)}tru`)).toEqual({ ok: false, error: { _tag: 'ErrJSONSyntax', message: 'unexpected end of JSON input' } });
   });
 
   it('a deep merge patch merges level by level and drops nulls at every depth, without recursion', () => {
@@ -201,7 +205,7 @@ describe('JSON patch failures: DecodePatch is 400, every failed operation is the
   ];
 
   it.each(failures)('%s: the library fails with its text', (_name, ops, message) => {
-    expect(applyJsonPatch(service, decodeJsonPatchOrThrow(ops))).toEqual({ ok: false, message });
+    expect(applyJsonPatch(service, decodeJsonPatchOrThrow(ops))).toEqual({ ok: false, error: { _tag: 'ErrJSONPatchApply', message } });
   });
 
   it('through the registry every one of them is the generic 422 and the object is unchanged', async () => {
@@ -225,7 +229,7 @@ describe('JSON patch failures: DecodePatch is 400, every failed operation is the
   it("the library's non-RFC answers: replace adds a missing key, indices take a sign, leading zeros and count from the end", () => {
     const ok = (ops: object[]) => {
       const r = applyJsonPatch(service, decodeJsonPatchOrThrow(ops));
-      if (!r.ok) throw new Error(r.message);
+      if (!r.ok) throw new Error(r.error.message);
       return r.value as typeof service & { spec: { ports: { port: number }[] } };
     };
     expect(ok([{ op: 'replace', path: '/metadata/labels/tier', value: 'fe' }]).metadata.labels).toEqual({ app: 'web', tier: 'fe' });
@@ -241,8 +245,8 @@ describe('JSON patch failures: DecodePatch is 400, every failed operation is the
 
 function decodeJsonPatchOrThrow(ops: readonly object[]) {
   const d = decodeJsonPatch(JSON.parse(JSON.stringify(ops)));
-  if (!d.ok) throw new Error(d.message);
-  return d.operations;
+  if (!d.ok) throw new Error(d.error.message);
+  return d.value;
 }
 
 describe('__proto__ is an ordinary key, as it is to Go', () => {

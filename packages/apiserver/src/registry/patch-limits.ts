@@ -6,6 +6,7 @@
 //           staging/src/k8s.io/apiserver/pkg/server/config.go (JSONPatchMaxCopyBytes, which
 //           becomes the json-patch library's AccumulatedCopySizeLimit),
 //           go/src/encoding/json/encode.go (the bytes json.Marshal writes for a value)
+import { err, ok, type Result, type TaggedError } from '@kubesvc/api-types';
 import { goJSONSyntaxError } from './go-json-error.js';
 import { checkJsonDepth } from './json-depth.js';
 
@@ -15,7 +16,10 @@ export const MAX_JSON_PATCH_OPERATIONS = 10000;
 /** The most bytes the `copy` operations of one JSON patch may add, together (3 MiB). */
 export const JSON_PATCH_MAX_COPY_BYTES = 3 * 1024 * 1024;
 
-export type DecodedJSON = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string };
+/** A body json.Unmarshal refuses: `message` is Go's *json.SyntaxError text. */
+export type ErrJSONSyntax = TaggedError<'ErrJSONSyntax'>;
+
+export type DecodedJSON = Result<unknown, ErrJSONSyntax>;
 
 /**
  * Decodes a patch body as Go's json.Unmarshal would: the value, or Go's syntax error text
@@ -23,11 +27,11 @@ export type DecodedJSON = { readonly ok: true; readonly value: unknown } | { rea
  */
 export function decodePatchJSON(text: string): DecodedJSON {
   const tooDeep = checkJsonDepth(text);
-  if (tooDeep !== undefined) return { ok: false, message: tooDeep };
+  if (tooDeep !== undefined) return err({ _tag: 'ErrJSONSyntax', message: tooDeep });
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    return ok(JSON.parse(text) as unknown);
   } catch {
-    return { ok: false, message: goJSONSyntaxError(text) ?? 'unexpected end of JSON input' };
+    return err({ _tag: 'ErrJSONSyntax', message: goJSONSyntaxError(text) ?? 'unexpected end of JSON input' });
   }
 }
 

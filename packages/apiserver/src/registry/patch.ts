@@ -9,6 +9,7 @@
 // A patch body is the client's: no body may throw here (a thrown error would be a 500), and
 // none may cost more than linear time. Bodies are decoded with Go's nesting limit
 // (patch-limits.ts) and every walk uses an explicit stack.
+import { err, ok, type Result } from '@kubesvc/api-types';
 import { badRequestError, genericUnprocessableError, requestEntityTooLargeErrorWithMessage, type ApiError } from './errors.js';
 import { applyJsonPatch, decodeJsonPatch } from './json-patch.js';
 import { cloneJSON, decodePatchJSON, getOwn, isPlainObject, MAX_JSON_PATCH_OPERATIONS, setOwn } from './patch-limits.js';
@@ -16,7 +17,7 @@ import { strategicMergePatch } from './strategic-merge-patch-patcher.js';
 
 export type PatchType = 'application/merge-patch+json' | 'application/json-patch+json' | 'application/strategic-merge-patch+json' | (string & {});
 
-export type PatchResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: ApiError };
+export type PatchResult = Result<unknown, ApiError>;
 
 /** Applies a patch document (text) to the current object (a JSON value); never mutates it. */
 export type Patcher = (current: unknown, patch: string) => PatchResult;
@@ -68,33 +69,30 @@ function mergeDocs(doc: Record<string, unknown>, patch: Record<string, unknown>)
 
 export const mergePatch: Patcher = (current, patch) => {
   const parsed = decodePatchJSON(patch);
-  if (!parsed.ok) return { ok: false, error: badRequestError(BAD_JSON_PATCH) };
+  if (!parsed.ok) return err(badRequestError(BAD_JSON_PATCH));
   const value = parsed.value;
   if (Array.isArray(value)) {
     // A patch that is a JSON array is the document, less nulls inside its objects.
     pruneNulls(value);
-    return { ok: true, value };
+    return ok(value);
   }
-  if (!isPlainObject(value)) return { ok: false, error: badRequestError(BAD_JSON_PATCH) };
+  if (!isPlainObject(value)) return err(badRequestError(BAD_JSON_PATCH));
   const doc = cloneJSON(current);
-  if (!isPlainObject(doc)) return { ok: false, error: badRequestError(BAD_JSON_PATCH) };
+  if (!isPlainObject(doc)) return err(badRequestError(BAD_JSON_PATCH));
   mergeDocs(doc, value);
-  return { ok: true, value: doc };
+  return ok(doc);
 };
 
 export const jsonPatch: Patcher = (current, patch) => {
   const parsed = decodePatchJSON(patch);
-  if (!parsed.ok) return { ok: false, error: badRequestError(parsed.message) };
+  if (!parsed.ok) return err(badRequestError(parsed.error.message));
   const decoded = decodeJsonPatch(parsed.value);
-  if (!decoded.ok) return { ok: false, error: badRequestError(decoded.message) };
-  if (decoded.operations.length > MAX_JSON_PATCH_OPERATIONS) {
-    return {
-      ok: false,
-      error: requestEntityTooLargeErrorWithMessage(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${decoded.operations.length}`),
-    };
+  if (!decoded.ok) return err(badRequestError(decoded.error.message));
+  if (decoded.value.length > MAX_JSON_PATCH_OPERATIONS) {
+    return err(requestEntityTooLargeErrorWithMessage(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${decoded.value.length}`));
   }
-  const applied = applyJsonPatch(current, decoded.operations);
-  return applied.ok ? { ok: true, value: applied.value } : { ok: false, error: genericUnprocessableError() };
+  const applied = applyJsonPatch(current, decoded.value);
+  return applied.ok ? applied : err(genericUnprocessableError());
 };
 
 /** The patch types every registry serves. */

@@ -33,7 +33,7 @@ import {
   type Service,
   type ServiceNetworking,
 } from '@kubesvc/api-types';
-import { renderFieldError, type Result, type TaggedError } from '@kubesvc/api-types';
+import { err, ok, renderFieldError, type Err, type Result, type TaggedError, type WithRng } from '@kubesvc/api-types';
 import {
   allocateIP,
   allocateNextIP,
@@ -95,8 +95,8 @@ export function clusterNetworkingOf(networking: ServiceNetworking): ClusterNetwo
  */
 export function clusterNetworking(serviceCIDRs: readonly string[], nodePortRange: string): AdapterResult<ClusterNetworking> {
   const parsed = parseServiceNetworking({ serviceClusterIPRange: serviceCIDRs.join(','), serviceNodePortRange: nodePortRange });
-  if (!parsed.ok) return { ok: false, error: parsed.error };
-  return { ok: true, value: clusterNetworkingOf(parsed.value) };
+  if (!parsed.ok) return parsed;
+  return ok(clusterNetworkingOf(parsed.value));
 }
 
 // --- Decoding --------------------------------------------------------------------------------
@@ -120,7 +120,7 @@ export function decodeKubeObject(raw: unknown): AdapterResult<KubeObject> {
   if (decoded.ok) return decoded;
   const [first] = decoded.error.causes;
   const message = first === undefined ? decoded.error.message : first.field ? `${first.field}: ${first.message}` : first.message;
-  return { ok: false, error: { _tag: 'ErrDecode', message } };
+  return err({ _tag: 'ErrDecode', message });
 }
 
 // --- Defaulting and validation ---------------------------------------------------------------
@@ -132,8 +132,8 @@ export interface ErrFieldErrors extends TaggedError<'ErrFieldErrors'> {
 
 export type ValidationResult<T> = Result<T, ErrFieldErrors>;
 
-function fieldErrors(errors: readonly FieldError[]): { readonly ok: false; readonly error: ErrFieldErrors } {
-  return { ok: false, error: { _tag: 'ErrFieldErrors', message: errors.map(renderFieldError).join('\n'), errors } };
+function fieldErrors(errors: readonly FieldError[]): Err<ErrFieldErrors> {
+  return err({ _tag: 'ErrFieldErrors', message: errors.map(renderFieldError).join('\n'), errors });
 }
 
 /**
@@ -160,14 +160,14 @@ export function validateServiceUpdate(service: Service, old: Service, net: Clust
 export function validateObjectCreate<T extends KubeObject>(object: T): ValidationResult<T> {
   const defaulted = defaultObject(object);
   const errors = validateObject(defaulted);
-  return errors.length > 0 ? fieldErrors(errors) : { ok: true, value: defaulted };
+  return errors.length > 0 ? fieldErrors(errors) : ok(defaulted);
 }
 
 /** v1 defaulting and the kind's update validation (immutable fields included). Wraps: defaultObject, validateObject. */
 export function validateObjectUpdate<T extends KubeObject>(object: T, old: T): ValidationResult<T> {
   const defaulted = defaultObject(object);
   const errors = validateObject(defaulted, old);
-  return errors.length > 0 ? fieldErrors(errors) : { ok: true, value: defaulted };
+  return errors.length > 0 ? fieldErrors(errors) : ok(defaulted);
 }
 
 /**
@@ -184,7 +184,7 @@ export function validateStatusUpdate<T extends KubeObject>(object: T, old: T): V
     defaulted.kind === 'Service' && old.kind === 'Service'
       ? validateServiceStatusUpdate(defaulted, old)
       : validateObjectMetaUpdate((defaulted as { metadata?: ObjectMetaInput }).metadata ?? {}, (old as { metadata?: ObjectMetaInput }).metadata ?? {}, fieldPath('metadata'));
-  return errors.length > 0 ? fieldErrors(errors) : { ok: true, value: defaulted };
+  return errors.length > 0 ? fieldErrors(errors) : ok(defaulted);
 }
 
 /** The 422 Status body for field errors (errors.NewInvalid). Wraps: invalidError. */
@@ -224,25 +224,25 @@ export type { IPAllocator, PortAllocator };
  * Wraps: ipAllocatorFromSnapshot, newIPAllocator.
  */
 export function ipAllocatorOf(cidr: CIDR, stored: RangeAllocation | undefined): AdapterResult<IPAllocator> {
-  if (stored === undefined || stored.range === '') return { ok: true, value: newIPAllocator(cidr) };
+  if (stored === undefined || stored.range === '') return ok(newIPAllocator(cidr));
   return ipAllocatorFromSnapshot(stored);
 }
 
 /** Takes the IP given in text. Wraps: parseIPSloppy, allocateIP. */
 export function allocateClusterIP(allocator: IPAllocator, ip: string): AdapterResult<IPAllocator> {
   const parsed = parseIPSloppy(ip);
-  if (!parsed.ok) return { ok: false, error: { _tag: 'ErrNotInRange', message: parsed.error.message } };
+  if (!parsed.ok) return err({ _tag: 'ErrNotInRange', message: parsed.error.message });
   return allocateIP(allocator, parsed.value);
 }
 
-/** Takes a free IP. Wraps: allocateNextIP, formatIP. */
+/** Takes a free IP; the advanced generator is on the value, or on the error when the range is full. Wraps: allocateNextIP, formatIP. */
 export function allocateNextClusterIP(
   allocator: IPAllocator,
   rng: Rng,
-): { readonly ok: true; readonly ip: string; readonly allocator: IPAllocator; readonly rng: Rng } | { readonly ok: false; readonly error: AdapterError; readonly rng: Rng } {
+): Result<{ readonly ip: string; readonly allocator: IPAllocator; readonly rng: Rng }, WithRng<AdapterError>> {
   const r = allocateNextIP(allocator, rng);
-  if (!r.ok) return { ok: false, error: r.error, rng: r.error.rng };
-  return { ok: true, ip: formatIP(r.value.ip), allocator: r.value.allocator, rng: r.value.rng };
+  if (!r.ok) return r;
+  return ok({ ip: formatIP(r.value.ip), allocator: r.value.allocator, rng: r.value.rng });
 }
 
 /** Frees the IP given in text (silently, if not held). Wraps: parseIPSloppy, releaseIP. */
@@ -266,7 +266,7 @@ export function ipAllocatorSnapshot(allocator: IPAllocator): RangeAllocation {
 
 /** Wraps: portAllocatorFromSnapshot, newPortAllocator. */
 export function portAllocatorOf(range: PortRange, stored: RangeAllocation | undefined): AdapterResult<PortAllocator> {
-  if (stored === undefined || stored.range === '') return { ok: true, value: newPortAllocator(range) };
+  if (stored === undefined || stored.range === '') return ok(newPortAllocator(range));
   return portAllocatorFromSnapshot(stored);
 }
 
@@ -275,14 +275,12 @@ export function allocateNodePort(allocator: PortAllocator, port: number): Adapte
   return allocatePort(allocator, port);
 }
 
-/** Wraps: allocateNextPort. */
+/** Takes a free port; the advanced generator is on the value, or on the error when the range is full. Wraps: allocateNextPort. */
 export function allocateNextNodePort(
   allocator: PortAllocator,
   rng: Rng,
-): { readonly ok: true; readonly port: number; readonly allocator: PortAllocator; readonly rng: Rng } | { readonly ok: false; readonly error: AdapterError; readonly rng: Rng } {
-  const r = allocateNextPort(allocator, rng);
-  if (!r.ok) return { ok: false, error: r.error, rng: r.error.rng };
-  return { ok: true, port: r.value.port, allocator: r.value.allocator, rng: r.value.rng };
+): Result<{ readonly port: number; readonly allocator: PortAllocator; readonly rng: Rng }, WithRng<AdapterError>> {
+  return allocateNextPort(allocator, rng);
 }
 
 /** Wraps: releasePort. */

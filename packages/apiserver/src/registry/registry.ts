@@ -14,7 +14,7 @@
 //           pkg/registry/core/service/storage/storage.go (beginCreate, beginUpdate, afterDelete),
 //           pkg/registry/core/namespace/storage/storage.go (Delete: Terminating, then the
 //           controller finalizes), plugin/pkg/admission/namespace/lifecycle/admission.go
-import type { KubeObject } from '@kubesvc/api-types';
+import { ok, type KubeObject, type Result } from '@kubesvc/api-types';
 import type { Clock, Store } from '@kubesvc/store';
 import { RegistryCore } from './core.js';
 import { clusterNetworking, clusterNetworkingOf, type AdapterError, type ClusterNetworking } from './pure-adapters.js';
@@ -143,17 +143,17 @@ export class Registry {
  * A registry over `store`, or the configuration error (kube-apiserver's flag messages).
  * Call `initRanges()` once before serving (openRegistry does both).
  */
-export function createRegistry(options: RegistryOptions): RegistryResult<Registry> | { readonly ok: false; readonly error: AdapterError } {
+export function createRegistry(options: RegistryOptions): Result<Registry, AdapterError> {
   const net =
     options.serviceNetworking !== undefined
-      ? { ok: true as const, value: clusterNetworkingOf(options.serviceNetworking) }
+      ? ok(clusterNetworkingOf(options.serviceNetworking))
       : clusterNetworking(options.serviceClusterIPRanges ?? ['10.0.0.0/24'], options.serviceNodePortRange ?? '30000-32767');
-  if (!net.ok) return { ok: false, error: net.error };
-  return { ok: true, value: new Registry(options, net.value) };
+  if (!net.ok) return net;
+  return ok(new Registry(options, net.value));
 }
 
 /** createRegistry, then initRanges: what an apiserver does when it starts. */
-export async function openRegistry(options: RegistryOptions): Promise<RegistryResult<Registry> | { readonly ok: false; readonly error: AdapterError }> {
+export async function openRegistry(options: RegistryOptions): Promise<Result<Registry, AdapterError>> {
   const r = createRegistry(options);
   if (r.ok) await r.value.initRanges();
   return r;

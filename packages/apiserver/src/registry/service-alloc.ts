@@ -6,7 +6,8 @@
 //           allocClusterIPs, allocIPs, txnAllocNodePorts, initNodePorts, allocHealthCheckNodePort,
 //           allocateUpdate, updateClusterIPs, txnUpdateNodePorts, updateNodePorts,
 //           updateHealthCheckNodePort, releaseAllocatedResources, isMatchingPreferDualStackClusterIPFields)
-import type { FieldError, IPFamily, Rng, Service, ServicePort } from '@kubesvc/api-types';
+import { err, ok } from '@kubesvc/api-types';
+import type { FieldError, IPFamily, Result, Rng, Service, ServicePort } from '@kubesvc/api-types';
 import { internalError, invalidError, type ApiError } from './errors.js';
 import {
   allocateClusterIP,
@@ -36,9 +37,23 @@ export interface Held {
 
 export const NOTHING: Held = { ips: [], ports: [] };
 
-export type PlanResult =
-  | { readonly ok: true; readonly service: Service; readonly state: AllocState; readonly rng: Rng; readonly allocated: Held; readonly toRelease: Held }
-  | { readonly ok: false; readonly error: ApiError; readonly rng: Rng };
+/** A plan that worked: the Service with what it was given, the allocators after, and what it took and gave up. */
+export interface Plan {
+  readonly service: Service;
+  readonly state: AllocState;
+  readonly allocated: Held;
+  readonly toRelease: Held;
+}
+
+/**
+ * A plan's answer, and the generator after it. The generator advances whether or not the plan
+ * works (a full range consumed draws too), so it sits beside the result, not inside it: the
+ * error is the ApiError the client gets and carries nothing else.
+ */
+export interface PlanResult {
+  readonly result: Result<Plan, ApiError>;
+  readonly rng: Rng;
+}
 
 class PlanError {
   constructor(readonly error: ApiError) {}
@@ -73,11 +88,14 @@ class Work {
     if (allocator === undefined) throw new PlanError(internalError(`failed to allocate a serviceIP: ${family} is not configured on this cluster`));
     if (requested === '') {
       const r = allocateNextClusterIP(allocator, this.rng);
-      this.rng = r.rng;
-      if (!r.ok) throw new PlanError(internalError(`failed to allocate a serviceIP: ${r.error.message}`));
-      this.ips[index] = r.allocator;
-      this.allocatedIPs.push({ family, ip: r.ip });
-      return r.ip;
+      if (!r.ok) {
+        this.rng = r.error.rng;
+        throw new PlanError(internalError(`failed to allocate a serviceIP: ${r.error.message}`));
+      }
+      this.rng = r.value.rng;
+      this.ips[index] = r.value.allocator;
+      this.allocatedIPs.push({ family, ip: r.value.ip });
+      return r.value.ip;
     }
     const r = allocateClusterIP(allocator, requested);
     if (!r.ok) {
@@ -101,11 +119,14 @@ class Work {
 
   nextPort(what: string): number {
     const r = allocateNextNodePort(this.ports, this.rng);
-    this.rng = r.rng;
-    if (!r.ok) throw new PlanError(internalError(`${what}: ${r.error.message}`));
-    this.ports = r.allocator;
-    this.allocatedPorts.push(r.port);
-    return r.port;
+    if (!r.ok) {
+      this.rng = r.error.rng;
+      throw new PlanError(internalError(`${what}: ${r.error.message}`));
+    }
+    this.rng = r.value.rng;
+    this.ports = r.value.allocator;
+    this.allocatedPorts.push(r.value.port);
+    return r.value.port;
   }
 
   state(): AllocState {
@@ -120,9 +141,9 @@ class Work {
 function run(work: Work, fn: () => { service: Service; toRelease: Held }): PlanResult {
   try {
     const { service, toRelease } = fn();
-    return { ok: true, service, state: work.state(), rng: work.rng, allocated: work.allocated(), toRelease };
+    return { result: ok({ service, state: work.state(), allocated: work.allocated(), toRelease }), rng: work.rng };
   } catch (e) {
-    if (e instanceof PlanError) return { ok: false, error: e.error, rng: work.rng };
+    if (e instanceof PlanError) return { result: err(e.error), rng: work.rng };
     throw e;
   }
 }

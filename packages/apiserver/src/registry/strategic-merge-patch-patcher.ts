@@ -6,6 +6,7 @@
 //           interpretStrategicMergePatchError: mergepatch's format errors are 400, lists of
 //           lists 422, any other error reaches the client as a plain error, 500),
 //           staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/status.go (ErrorToAPIStatus)
+import { err } from '@kubesvc/api-types';
 import { badRequestError, genericUnprocessableError, unknownError, type ApiError } from './errors.js';
 import type { Patcher } from './patch.js';
 import { decodePatchJSON } from './patch-limits.js';
@@ -36,17 +37,17 @@ function unmarshalTypeName(value: Json): string {
 
 export const strategicMergePatch: Patcher = (current, patch) => {
   const decoded = decodePatchJSON(patch);
-  if (!decoded.ok) return { ok: false, error: badRequestError(decoded.message) };
+  if (!decoded.ok) return err(badRequestError(decoded.error.message));
   let parsed = decoded.value as Json;
   // A JSON null leaves the map nil: the patch changes nothing.
   if (parsed === null) parsed = {};
   if (!isJsonMap(parsed)) {
-    return { ok: false, error: badRequestError(`json: cannot unmarshal ${unmarshalTypeName(parsed)} into Go value of type map[string]interface {}`) };
+    return err(badRequestError(`json: cannot unmarshal ${unmarshalTypeName(parsed)} into Go value of type map[string]interface {}`));
   }
   const object = current as Json;
-  if (!isJsonMap(object)) return { ok: false, error: badRequestError(UNSUPPORTED) };
+  if (!isJsonMap(object)) return err(badRequestError(UNSUPPORTED));
   const schema = patchSchemaFor(String(object['apiVersion'] ?? ''), String(object['kind'] ?? ''));
-  if (schema === undefined) return { ok: false, error: badRequestError(UNSUPPORTED) };
+  if (schema === undefined) return err(badRequestError(UNSUPPORTED));
   const merged = applyStrategicMergePatch(object, parsed, schema);
-  return merged.ok ? { ok: true, value: merged.value } : { ok: false, error: toApiError(merged.error) };
+  return merged.ok ? merged : err(toApiError(merged.error));
 };

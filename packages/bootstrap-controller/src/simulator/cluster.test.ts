@@ -14,7 +14,7 @@ function fresh(): Cluster {
 
 function ok(r: ClusterResult): Cluster {
   if (!r.ok) throw new Error(r.error.message);
-  return r.cluster;
+  return r.value;
 }
 
 function svc(name: string, clusterIP?: string): Service {
@@ -46,10 +46,10 @@ describe('cluster', () => {
     const taken = createService(c, svc('b', '10.96.0.1'));
     expect(taken).toEqual({
       ok: false,
-      error: { reason: 'Invalid', message: 'Service "b" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.1"}: failed to allocate IP 10.96.0.1: provided IP is already allocated' },
+      error: { _tag: 'Invalid', message: 'Service "b" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.1"}: failed to allocate IP 10.96.0.1: provided IP is already allocated' },
     });
     const clash = createService(c, svc('a'));
-    expect(clash).toEqual({ ok: false, error: { reason: 'AlreadyExists', message: 'services "a" already exists' } });
+    expect(clash).toEqual({ ok: false, error: { _tag: 'AlreadyExists', message: 'services "a" already exists' } });
     expect(held(c)).toEqual(['10.96.0.1']);
   });
 
@@ -58,7 +58,7 @@ describe('cluster', () => {
     const gone = ok(deleteObject(c, 'Namespace', '', 'default'));
     expect(gone.services.size).toBe(0);
     expect(held(gone)).toEqual([]);
-    expect(createService(gone, svc('a'))).toEqual({ ok: false, error: { reason: 'NotFound', message: 'namespaces "default" not found' } });
+    expect(createService(gone, svc('a'))).toEqual({ ok: false, error: { _tag: 'NotFound', message: 'namespaces "default" not found' } });
   });
 
   it('updates check the resourceVersion; range writes check theirs', () => {
@@ -68,7 +68,7 @@ describe('cluster', () => {
     expect(applyWrite(created, { kind: 'update', object: ep, resourceVersion: '1' }, 0)).toEqual({
       ok: false,
       error: {
-        reason: 'Conflict',
+        _tag: 'Conflict',
         message: 'Operation cannot be fulfilled on endpoints "kubernetes": the object has been modified; please apply your changes to the latest version and try again',
       },
     });
@@ -76,7 +76,7 @@ describe('cluster', () => {
     if (stored === undefined) throw new Error('no range');
     expect(applyWrite(c, { kind: 'write-range', range: 'serviceIPs', allocation: stored, resourceVersion: '1' }, 0)).toEqual({
       ok: false,
-      error: { reason: 'Conflict', message: 'Operation cannot be fulfilled on serviceipallocations "": the provided resource version does not match' },
+      error: { _tag: 'Conflict', message: 'Operation cannot be fulfilled on serviceipallocations "": the provided resource version does not match' },
     });
   });
 
@@ -87,17 +87,17 @@ describe('cluster', () => {
     // upstream: GuaranteedUpdate with ignoreNotFound, then NewConflict(resource, "", ...).
     expect(applyWrite(c, { kind: 'write-range', range: 'serviceIPs', allocation: stored, resourceVersion: undefined }, 0)).toEqual({
       ok: false,
-      error: { reason: 'Conflict', message: 'Operation cannot be fulfilled on serviceipallocations "": another caller has already initialized the resource' },
+      error: { _tag: 'Conflict', message: 'Operation cannot be fulfilled on serviceipallocations "": another caller has already initialized the resource' },
     });
     expect(c.ranges.secondaryServiceIPs).toBeUndefined();
     const created = applyWrite(c, { kind: 'write-range', range: 'secondaryServiceIPs', allocation: { ...stored, range: 'fd00::/120' }, resourceVersion: '3' }, 0);
-    expect(created.ok && created.cluster.ranges.secondaryServiceIPs?.range).toBe('fd00::/120');
+    expect(created.ok && created.value.ranges.secondaryServiceIPs?.range).toBe('fd00::/120');
   });
 
   it('a lease is seen until it expires, and deleting an expired one is NotFound', () => {
     const c = ok(applyWrite(fresh(), { kind: 'put-lease', lease: { ip: '10.0.0.1', expiresAt: 15_000 }, ttlMs: 15_000 }, 0));
     expect([...observe(c, 14_999).leases.keys()]).toEqual(['10.0.0.1']);
     expect([...observe(c, 15_000).leases.keys()]).toEqual([]);
-    expect(applyWrite(c, { kind: 'delete-lease', ip: '10.0.0.1' }, 15_000)).toMatchObject({ ok: false, error: { reason: 'NotFound' } });
+    expect(applyWrite(c, { kind: 'delete-lease', ip: '10.0.0.1' }, 15_000)).toMatchObject({ ok: false, error: { _tag: 'NotFound' } });
   });
 });

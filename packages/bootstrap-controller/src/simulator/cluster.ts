@@ -7,6 +7,7 @@
 //           pkg/registry/core/service/allocator/storage (the range's resourceVersion check)
 import {
   defaultNamespace,
+  err,
   defaultService,
   fieldPath,
   formatIP,
@@ -14,6 +15,7 @@ import {
   invalid,
   invalidError,
   isServiceIPSet,
+  ok,
   parseIPSloppy,
   type CIDR,
   type Endpoints,
@@ -22,6 +24,7 @@ import {
   type Namespace,
   type ObjectMeta,
   type RangeAllocation,
+  type Result,
   type Rng,
   type Service,
 } from '@kubesvc/api-types';
@@ -63,7 +66,7 @@ export interface Cluster {
   readonly rng: Rng;
 }
 
-export type ClusterResult = { readonly ok: true; readonly cluster: Cluster } | { readonly ok: false; readonly error: ApiError };
+export type ClusterResult = Result<Cluster, ApiError>;
 
 type Kind = 'Namespace' | 'Service' | 'Endpoints' | 'EndpointSlice';
 const RESOURCE: Readonly<Record<Kind, string>> = {
@@ -89,8 +92,8 @@ export function newCluster(serviceCIDR: CIDR, nodePortRange: PortRange, rng: Rng
   };
 }
 
-function fail(reason: ApiError['reason'], message: string): ClusterResult {
-  return { ok: false, error: { reason, message } };
+function fail(reason: ApiError['_tag'], message: string): ClusterResult {
+  return err({ _tag: reason, message });
 }
 
 export const alreadyExists = (kind: Kind, name: string): ClusterResult => fail('AlreadyExists', `${RESOURCE[kind]} "${name}" already exists`);
@@ -159,19 +162,19 @@ interface Allocation {
 }
 
 /** The registry's allocation on create (or, with `old`, on update): ClusterIP first, then NodePorts. */
-function allocate(cluster: Cluster, service: Service, old: Service | undefined): { ok: true; value: Allocation } | { ok: false; error: ApiError } {
+function allocate(cluster: Cluster, service: Service, old: Service | undefined): Result<Allocation, ApiError> {
   let ips = ipAllocator(cluster);
   let ports = portAllocator(cluster);
   let rng = cluster.rng;
   let spec = { ...service.spec };
   const name = service.metadata.name ?? '';
-  const invalidService = (errors: FieldError[]) => ({ ok: false as const, error: { reason: 'Invalid' as const, message: invalidError('Service', name, errors).message } });
+  const invalidService = (errors: FieldError[]) => err<ApiError>({ _tag: 'Invalid', message: invalidError('Service', name, errors).message });
 
   if (old === undefined) {
     const wanted = spec.clusterIP ?? '';
     if (wanted === '') {
       const next = allocateNextIP(ips, rng);
-      if (!next.ok) return { ok: false, error: { reason: 'InternalError', message: `Internal error occurred: failed to allocate a serviceIP: ${next.error.message}` } };
+      if (!next.ok) return err<ApiError>({ _tag: 'InternalError', message: `Internal error occurred: failed to allocate a serviceIP: ${next.error.message}` });
       ({ allocator: ips, rng } = next.value);
       spec = { ...spec, clusterIP: formatIP(next.value.ip), clusterIPs: [formatIP(next.value.ip)] };
     } else if (isServiceIPSet(spec)) {
@@ -200,7 +203,7 @@ function allocate(cluster: Cluster, service: Service, old: Service | undefined):
         portsOut.push(port);
       } else {
         const next = allocateNextPort(ports, rng);
-        if (!next.ok) return { ok: false, error: { reason: 'InternalError', message: `Internal error occurred: failed to allocate a nodePort: ${next.error.message}` } };
+        if (!next.ok) return err<ApiError>({ _tag: 'InternalError', message: `Internal error occurred: failed to allocate a nodePort: ${next.error.message}` });
         ({ allocator: ports, rng } = next.value);
         portsOut.push({ ...port, nodePort: next.value.port });
       }
@@ -210,7 +213,7 @@ function allocate(cluster: Cluster, service: Service, old: Service | undefined):
   } else {
     for (const released of nodePortsOf(old)) ports = releasePort(ports, released);
   }
-  return { ok: true, value: { service: { ...service, spec }, ips, ports, rng } };
+  return ok({ service: { ...service, spec }, ips, ports, rng });
 }
 
 function commitAllocation(cluster: Cluster, a: Allocation, revision: number): Cluster {
@@ -249,7 +252,7 @@ export function createService(cluster: Cluster, input: Service): ClusterResult {
   if (cluster.services.has(key)) return alreadyExists('Service', name);
   const revision = cluster.revision + 1;
   const next = commitAllocation(cluster, allocation.value, revision);
-  return { ok: true, cluster: { ...next, revision, services: withSet(cluster.services, key, stamp(allocation.value.service, revision)) } };
+  return ok({ ...next, revision, services: withSet(cluster.services, key, stamp(allocation.value.service, revision)) });
 }
 
 function updateService(cluster: Cluster, input: Service, resourceVersion: string | undefined): ClusterResult {
@@ -264,14 +267,14 @@ function updateService(cluster: Cluster, input: Service, resourceVersion: string
   if (!allocation.ok) return allocation;
   const revision = cluster.revision + 1;
   const next = commitAllocation(cluster, allocation.value, revision);
-  return { ok: true, cluster: { ...next, revision, services: withSet(cluster.services, key, stamp(allocation.value.service, revision)) } };
+  return ok({ ...next, revision, services: withSet(cluster.services, key, stamp(allocation.value.service, revision)) });
 }
 
 export function createNamespace(cluster: Cluster, namespace: Namespace): ClusterResult {
   const name = namespace.metadata.name ?? '';
   if (cluster.namespaces.has(name)) return alreadyExists('Namespace', name);
   const revision = cluster.revision + 1;
-  return { ok: true, cluster: { ...cluster, revision, namespaces: withSet(cluster.namespaces, name, stamp(defaultNamespace(namespace), revision)) } };
+  return ok({ ...cluster, revision, namespaces: withSet(cluster.namespaces, name, stamp(defaultNamespace(namespace), revision)) });
 }
 
 function putObject(cluster: Cluster, object: Endpoints | EndpointSlice, mode: 'create' | 'update', resourceVersion?: string): ClusterResult {
@@ -290,7 +293,7 @@ function putObject(cluster: Cluster, object: Endpoints | EndpointSlice, mode: 'c
     if (resourceVersion !== undefined && resourceVersion !== old.metadata.resourceVersion) return conflict(kind, name);
   }
   const revision = cluster.revision + 1;
-  return { ok: true, cluster: { ...cluster, revision, [collection]: withSet(map, key, stamp({ ...object, metadata: { ...object.metadata, namespace } }, revision)) } };
+  return ok({ ...cluster, revision, [collection]: withSet(map, key, stamp({ ...object, metadata: { ...object.metadata, namespace } }, revision)) });
 }
 
 /** Deletes an object; deleting a Service gives its ClusterIP and NodePorts back, deleting a namespace deletes what is in it. */
@@ -313,7 +316,7 @@ export function deleteObject(cluster: Cluster, kind: Kind, namespace: string, na
       endpointSlices: new Map([...next.endpointSlices].filter(([k]) => !inside(k))),
     };
   }
-  return { ok: true, cluster: next };
+  return ok(next);
 }
 
 const RANGE_RESOURCE: Readonly<Record<RangeKey, string>> = {
@@ -333,7 +336,7 @@ function writeRange(cluster: Cluster, key: RangeKey, allocation: RangeAllocation
   if (stored !== undefined && resourceVersion === undefined) return rangeConflict(key, 'another caller has already initialized the resource');
   if (stored !== undefined && resourceVersion !== stored.metadata.resourceVersion) return rangeConflict(key, 'the provided resource version does not match');
   const revision = cluster.revision + 1;
-  return { ok: true, cluster: { ...cluster, revision, ranges: saveRange(cluster.ranges, key, allocation, revision) } };
+  return ok({ ...cluster, revision, ranges: saveRange(cluster.ranges, key, allocation, revision) });
 }
 
 /** A leaked allocation: taken in the RangeAllocation, held by no Service (a crash between allocation and store). */
@@ -343,7 +346,7 @@ export function leakClusterIP(cluster: Cluster, ip: string): ClusterResult {
   const taken = allocateIP(ipAllocator(cluster), parsed.value);
   if (!taken.ok) return fail('Invalid', taken.error.message);
   const revision = cluster.revision + 1;
-  return { ok: true, cluster: { ...cluster, revision, ranges: saveRange(cluster.ranges, 'serviceIPs', snapshotIPAllocator(taken.value, cluster.ranges.serviceIPs), revision) } };
+  return ok({ ...cluster, revision, ranges: saveRange(cluster.ranges, 'serviceIPs', snapshotIPAllocator(taken.value, cluster.ranges.serviceIPs), revision) });
 }
 
 /** The same for a NodePort. */
@@ -351,7 +354,7 @@ export function leakClusterNodePort(cluster: Cluster, port: number): ClusterResu
   const taken = allocatePort(portAllocator(cluster), port);
   if (!taken.ok) return fail('Invalid', taken.error.message);
   const revision = cluster.revision + 1;
-  return { ok: true, cluster: { ...cluster, revision, ranges: saveRange(cluster.ranges, 'nodePorts', snapshotPortAllocator(taken.value, cluster.ranges.nodePorts), revision) } };
+  return ok({ ...cluster, revision, ranges: saveRange(cluster.ranges, 'nodePorts', snapshotPortAllocator(taken.value, cluster.ranges.nodePorts), revision) });
 }
 
 /** Applies a controller's write at time `now`. */
@@ -377,7 +380,7 @@ export function applyWrite(cluster: Cluster, write: Write, now: number): Cluster
     case 'put-lease': {
       const revision = cluster.revision + 1;
       const lease = { ip: write.lease.ip, expiresAt: now + write.ttlMs };
-      return { ok: true, cluster: { ...cluster, revision, leases: withSet(cluster.leases, lease.ip, lease) } };
+      return ok({ ...cluster, revision, leases: withSet(cluster.leases, lease.ip, lease) });
     }
     case 'delete-lease': {
       const lease = cluster.leases.get(write.ip);
@@ -385,9 +388,9 @@ export function applyWrite(cluster: Cluster, write: Write, now: number): Cluster
       if (lease === undefined || lease.expiresAt <= now) {
         return fail('NotFound', `StorageError: key not found, Code: 1, Key: ${LEASE_STORAGE_PREFIX}${write.ip}, ResourceVersion: 0, AdditionalErrorMsg: `);
       }
-      return { ok: true, cluster: { ...cluster, revision: cluster.revision + 1, leases: withDeleted(cluster.leases, write.ip) } };
+      return ok({ ...cluster, revision: cluster.revision + 1, leases: withDeleted(cluster.leases, write.ip) });
     }
     case 'event':
-      return { ok: true, cluster };
+      return ok(cluster);
   }
 }

@@ -4,7 +4,7 @@
 // the controllers ask for, and an ActionResult for every write, which it applies at once. User
 // operations and injected failures change the cluster between deliveries. Every function
 // returns a new Simulation and leaves the one it was given as it was.
-import { formatCIDR, formatPortRange, parseServiceNetworking, seededRng, type RepairEvent, type Service } from '@kubesvc/api-types';
+import { err, formatCIDR, formatPortRange, parseServiceNetworking, seededRng, type RepairEvent, type Service } from '@kubesvc/api-types';
 import { bootstrapConfig, type BootstrapConfig, type BootstrapOptions } from '../config.js';
 import { initialState, step, type ControllerState } from '../controller.js';
 import type { ApiError, ApiErrorReason, Message, Write } from '../messages.js';
@@ -78,7 +78,7 @@ export function newSimulation(options: SimulationOptions = {}): Simulation {
   let cluster = newCluster(networking.value.primary, networking.value.nodePortRange, seededRng(options.seed ?? 1));
   for (const name of options.namespaces ?? []) {
     const created = createNamespace(cluster, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    if (created.ok) cluster = created.cluster;
+    if (created.ok) cluster = created.value;
   }
   return { now: 0, cluster, apiservers: [], records: [], failures: [] };
 }
@@ -172,7 +172,7 @@ class Run {
         default: {
           const { id, ...write } = action;
           const result = this.injected(write) ?? applyWrite(this.cluster, write, this.now);
-          if (result.ok) this.cluster = result.cluster;
+          if (result.ok) this.cluster = result.value;
           const error = result.ok ? undefined : result.error;
           this.records.push({ ...record, kind: 'write', write, error });
           queue.push([i, { type: 'ActionResult', id, error }]);
@@ -190,7 +190,7 @@ class Run {
     this.failures.splice(at, 1);
     if (failure.reason === 'Conflict') return injectedConflict(write);
     const message = failure.reason === 'InternalError' ? 'Internal error occurred: injected failure' : 'the server is currently unable to handle the request';
-    return { ok: false, error: { reason: failure.reason, message } };
+    return err({ _tag: failure.reason, message });
   }
 
   advanceTo(time: number): void {
@@ -210,7 +210,7 @@ class Run {
   }
 
   user(op: string, result: ClusterResult): void {
-    if (result.ok) this.cluster = result.cluster;
+    if (result.ok) this.cluster = result.value;
     this.records.push({ at: this.now, server: 'user', kind: 'user', op, error: result.ok ? undefined : result.error });
   }
 }
@@ -249,7 +249,7 @@ function injectedConflict(write: Write): ClusterResult {
       return conflict('Endpoints', ip);
     }
     case 'event':
-      return { ok: false, error: { reason: 'Conflict', message: '' } };
+      return err({ _tag: 'Conflict', message: '' });
   }
 }
 

@@ -96,7 +96,7 @@ function errorReason(tag: ApiError['_tag']): ApiErrorReason {
 
 /** A registry error as the reducer's client error: its Status reason and message. */
 export function reducerError(error: ApiError): ReducerApiError {
-  return { reason: errorReason(error._tag), message: error.message };
+  return { _tag: errorReason(error._tag), message: error.message };
 }
 
 function thrownError(e: unknown): ReducerApiError {
@@ -366,7 +366,7 @@ class Host implements BootstrapHost {
     // The reducer removes only this apiserver's lease: the store lease under it goes too.
     await this.dropLease();
     if (!r.succeeded) {
-      return { error: { reason: 'NotFound', message: `StorageError: key not found, Code: 1, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: ` } };
+      return { error: { _tag: 'NotFound', message: `StorageError: key not found, Code: 1, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: ` } };
     }
     return { revision: r.revision };
   }

@@ -4,6 +4,7 @@
 // upstream: staging/src/k8s.io/apimachinery/pkg/runtime/serializer/protobuf/protobuf.go
 //           (Serializer.Decode, copyKindDefaults), staging/src/k8s.io/apimachinery/pkg/runtime/
 //           schema/group_version.go (ParseGroupVersion, FromAPIVersionAndKind)
+import { err, ok, type Result, type TaggedError } from '@kubesvc/api-types';
 import { Unknown } from './messages.js';
 import { type GoStruct, unmarshalInto } from './unmarshal.js';
 import { ProtoError, WireReader } from './wire.js';
@@ -19,7 +20,12 @@ export interface Envelope {
   readonly raw: Uint8Array;
 }
 
-export type EnvelopeResult = { readonly ok: true; readonly value: Envelope } | { readonly ok: false; readonly error: string };
+/** A body that is no protobuf envelope: `message` is the Go error's text, for the caller to wrap. */
+export type ErrProtobufEnvelope = TaggedError<'ErrProtobufEnvelope'>;
+
+export type EnvelopeResult = Result<Envelope, ErrProtobufEnvelope>;
+
+const refused = (message: string) => err<ErrProtobufEnvelope>({ _tag: 'ErrProtobufEnvelope', message });
 
 /** ParseGroupVersion: "" and "/" are empty, one slash splits, more than one is an error (treated as empty by FromAPIVersionAndKind). */
 function parseGroupVersion(apiVersion: string): { group: string; version: string } {
@@ -38,16 +44,16 @@ function parseGroupVersion(apiVersion: string): { group: string; version: string
  * is an apiVersion and kind). The error is the Go error's text, for the caller to wrap.
  */
 export function openEnvelope(bytes: Uint8Array, defaults: { readonly apiVersion: string; readonly kind: string }): EnvelopeResult {
-  if (bytes.length === 0) return { ok: false, error: 'empty data' };
+  if (bytes.length === 0) return refused('empty data');
   if (bytes.length < MAGIC.length || MAGIC.some((b, i) => bytes[i] !== b)) {
-    return { ok: false, error: `provided data does not appear to be a protobuf message, expected prefix [${MAGIC.join(' ')}]` };
+    return refused(`provided data does not appear to be a protobuf message, expected prefix [${MAGIC.join(' ')}]`);
   }
-  if (bytes.length === MAGIC.length) return { ok: false, error: 'empty body' };
+  if (bytes.length === MAGIC.length) return refused('empty body');
   const unknown: GoStruct = new Map();
   try {
     unmarshalInto(Unknown, new WireReader(bytes), MAGIC.length, bytes.length, unknown);
   } catch (e) {
-    if (e instanceof ProtoError) return { ok: false, error: e.message };
+    if (e instanceof ProtoError) return refused(e.message);
     throw e;
   }
   const typeMeta = unknown.get('typeMeta');
@@ -61,8 +67,5 @@ export function openEnvelope(bytes: Uint8Array, defaults: { readonly apiVersion:
     gv.version = d.version;
   }
   const raw = unknown.get('raw');
-  return {
-    ok: true,
-    value: { apiVersion: gv.group === '' ? gv.version : `${gv.group}/${gv.version}`, kind, raw: raw instanceof Uint8Array ? raw : new Uint8Array(0) },
-  };
+  return ok({ apiVersion: gv.group === '' ? gv.version : `${gv.group}/${gv.version}`, kind, raw: raw instanceof Uint8Array ? raw : new Uint8Array(0) });
 }

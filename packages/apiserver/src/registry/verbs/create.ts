@@ -6,9 +6,9 @@
 //           staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go (Create),
 //           staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go (Create),
 //           pkg/registry/core/service/storage/storage.go (beginCreate, finishCreate)
-import type { KubeObject, Namespace, ObjectMeta, Service } from '@kubesvc/api-types';
+import { err, ok, type KubeObject, type Namespace, type ObjectMeta, type Service } from '@kubesvc/api-types';
 import type { Compare } from '@kubesvc/store';
-import { fail, MAX_GENERATE_NAME_ATTEMPTS, MAX_RETRIES, metaOf, ok, qualifiedKind, storeFailure, withMeta } from '../common.js';
+import { MAX_GENERATE_NAME_ATTEMPTS, MAX_RETRIES, metaOf, qualifiedKind, storeFailure, withMeta } from '../common.js';
 import type { RegistryCore } from '../core.js';
 import { alreadyExistsError, badRequestError, forbiddenError, generateNameConflictError, internalError, invalidError, notFoundError, unknownError } from '../errors.js';
 import { groupResource, objectKey, RESOURCES, type ResourceInfo, type ResourceName } from '../resources.js';
@@ -22,13 +22,13 @@ export async function create<T extends KubeObject>(core: RegistryCore, resource:
   const info = RESOURCES[resource];
   const meta = metaOf(object);
   if (options.name !== undefined && meta.name !== undefined && meta.name !== '' && meta.name !== options.name) {
-    return fail(badRequestError(`the name of the object (${meta.name}) does not match the name on the URL (${options.name})`));
+    return err(badRequestError(`the name of the object (${meta.name}) does not match the name on the URL (${options.name})`));
   }
   // rest.BeforeCreate: a namespaced object lives in the request's namespace; a cluster-scoped one in none.
   let ns = '';
   if (info.namespaced) {
     if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
-      return fail(badRequestError('the namespace of the provided object does not match the namespace sent on the request'));
+      return err(badRequestError('the namespace of the provided object does not match the namespace sent on the request'));
     }
     ns = namespace;
   }
@@ -42,14 +42,14 @@ export async function create<T extends KubeObject>(core: RegistryCore, resource:
     if (generated) prepared = withMeta(prepared, { ...base, name: core.nextName(base.generateName ?? '') });
 
     const validated = info.strategy.validate(prepared, core.net);
-    if (!validated.ok) return fail(invalidError(qualifiedKind(info), metaOf(prepared).name ?? '', validated.error.errors));
+    if (!validated.ok) return err(invalidError(qualifiedKind(info), metaOf(prepared).name ?? '', validated.error.errors));
     const allocation = info.strategy.allocation;
     if (allocation !== undefined) {
       return (await createAllocated(core, info, allocation, validated.value as Service, nsCheck.value.revision, generated)) as RegistryResult<T>;
     }
     return await persistCreate(core, info, validated.value as T, nsCheck.value.revision, generated);
   } catch (e) {
-    return fail(storeFailure(e));
+    return err(storeFailure(e));
   }
 }
 
@@ -71,7 +71,7 @@ async function createAllocated(core: RegistryCore, info: ResourceInfo, hooks: Al
   try {
     result = await persistCreate(core, info, allocated, nsRevision, generated);
   } catch (e) {
-    result = fail(storeFailure(e));
+    result = err(storeFailure(e));
   }
   if (!result.ok && !isEmpty(held)) await core.releaseHeld(held);
   return result;
@@ -82,7 +82,7 @@ async function persistCreate<T extends KubeObject>(core: RegistryCore, info: Res
   // The etcd3 store's Create, after validation and allocation (a Service's allocation is
   // then given back, as on any failed write). upstream: staging/src/k8s.io/apiserver/pkg/
   // storage/etcd3/store.go Create, APIObjectVersioner.ObjectResourceVersion.
-  if (isSetResourceVersion(metaOf(object).resourceVersion)) return fail(unknownError('resourceVersion should not be set on objects to be created'));
+  if (isSetResourceVersion(metaOf(object).resourceVersion)) return err(unknownError('resourceVersion should not be set on objects to be created'));
   let current = object;
   let nsRev = nsRevision;
   for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
@@ -100,7 +100,7 @@ async function persistCreate<T extends KubeObject>(core: RegistryCore, info: Res
     const existing = r.results[0];
     if (existing?.kind === 'get' && existing.kv !== undefined) {
       if (!generated || attempt + 1 >= MAX_GENERATE_NAME_ATTEMPTS) {
-        return fail(generated ? generateNameConflictError(groupResource(info), name, 1) : alreadyExistsError(groupResource(info), name));
+        return err(generated ? generateNameConflictError(groupResource(info), name, 1) : alreadyExistsError(groupResource(info), name));
       }
       current = withMeta(current, { ...meta, name: core.nextName(meta.generateName ?? '') });
       continue;
@@ -111,7 +111,7 @@ async function persistCreate<T extends KubeObject>(core: RegistryCore, info: Res
     if (!check.ok) return check;
     nsRev = check.value.revision;
   }
-  return fail(internalError(`too many conflicts creating ${info.resource} ${JSON.stringify(metaOf(current).name ?? '')}`));
+  return err(internalError(`too many conflicts creating ${info.resource} ${JSON.stringify(metaOf(current).name ?? '')}`));
 }
 
 /**
@@ -122,11 +122,11 @@ async function persistCreate<T extends KubeObject>(core: RegistryCore, info: Res
  */
 async function checkNamespace(core: RegistryCore, info: ResourceInfo, namespace: string, name: string, generateName = ''): Promise<RegistryResult<{ revision: number }>> {
   const { kv } = await core.store.get(objectKey(RESOURCES.namespaces, '', namespace));
-  if (kv === undefined) return fail(notFoundError(groupResource(RESOURCES.namespaces), namespace));
+  if (kv === undefined) return err(notFoundError(groupResource(RESOURCES.namespaces), namespace));
   const ns = JSON.parse(kv.value) as Namespace;
   if (ns.status?.phase === 'Terminating') {
     const named = name !== '' ? name : generateName !== '' ? generateName : 'Unknown';
-    return fail(
+    return err(
       forbiddenError(groupResource(info), named, `unable to create new content in namespace ${namespace} because it is being terminated`, [
         { reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' },
       ]),

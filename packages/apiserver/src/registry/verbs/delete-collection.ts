@@ -2,8 +2,8 @@
 // accepts, deleted one by one; an object gone meanwhile is skipped. Yields to the event loop
 // every eventLoopSliceMs so other clients are served.
 // upstream: staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go (DeleteCollection)
-import type { KubeObject } from '@kubesvc/api-types';
-import { fail, metaOf, ok } from '../common.js';
+import { err, ok, type KubeObject } from '@kubesvc/api-types';
+import { metaOf } from '../common.js';
 import type { RegistryCore } from '../core.js';
 import { methodNotAllowedError } from '../errors.js';
 import { EventLoopTurns } from '../event-loop-turns.js';
@@ -19,7 +19,7 @@ export async function deleteCollection<T extends KubeObject = KubeObject>(
   options: DeleteCollectionOptions = {},
 ): Promise<RegistryResult<ObjectList<T>>> {
   // A storage without DeleteCollection has no route for it: 405 before anything is read.
-  if (!RESOURCES[resource].deleteCollection) return fail(methodNotAllowedError());
+  if (!RESOURCES[resource].deleteCollection) return err(methodNotAllowedError());
   const listed = await list<T>(core, resource, namespace, options.predicate === undefined ? {} : { predicate: options.predicate });
   if (!listed.ok) return listed;
   const deleted: T[] = [];

@@ -5,9 +5,9 @@
 //           staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go (Delete),
 //           pkg/registry/core/namespace/storage/storage.go (Delete),
 //           pkg/registry/core/service/storage/storage.go (afterDelete)
-import type { KubeObject } from '@kubesvc/api-types';
+import { err, ok, type KubeObject } from '@kubesvc/api-types';
 import type { TxnOp } from '@kubesvc/store';
-import { fail, MAX_RETRIES, metaOf, ok, storeFailure } from '../common.js';
+import { MAX_RETRIES, metaOf, storeFailure } from '../common.js';
 import type { RegistryCore } from '../core.js';
 import { conflictError, notFoundError, OPTIMISTIC_LOCK_ERROR_MSG, type ApiError } from '../errors.js';
 import { groupResource, objectKey, RESOURCES, type ResourceInfo, type ResourceName } from '../resources.js';
@@ -28,17 +28,17 @@ export async function deleteObject<T extends KubeObject = KubeObject>(
   // Admission runs before the storage reads anything: the immortal namespaces are refused
   // whether or not they exist.
   const refusal = strategy.admitDelete?.(name);
-  if (refusal !== undefined) return fail(refusal);
+  if (refusal !== undefined) return err(refusal);
   const key = objectKey(info, info.namespaced ? namespace : '', name);
   try {
     for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
       const { kv } = await core.store.get(key);
-      if (kv === undefined) return fail(notFoundError(gr, name));
+      if (kv === undefined) return err(notFoundError(gr, name));
       const object = deserializeObject<T>(kv);
       const refused = preconditionFailure(info, name, options.preconditions, metaOf(object).uid ?? '', String(kv.modRevision));
-      if (refused !== undefined) return fail(refused);
+      if (refused !== undefined) return err(refused);
       const decision = strategy.decideDelete?.(object, core.timestamp()) ?? { action: 'delete' };
-      if (decision.action === 'refuse') return fail(decision.error);
+      if (decision.action === 'refuse') return err(decision.error);
       if (decision.action === 'update') {
         const r = await persistUpdate(core, info, decision.object as T, kv);
         if (r === 'conflict') continue;
@@ -55,9 +55,9 @@ export async function deleteObject<T extends KubeObject = KubeObject>(
       }
       return ok({ object, deleted: true });
     }
-    return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
+    return err(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
   } catch (e) {
-    return fail(storeFailure(e));
+    return err(storeFailure(e));
   }
 }
 

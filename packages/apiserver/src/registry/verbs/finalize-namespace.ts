@@ -1,8 +1,8 @@
 // The namespace controller's step for one namespace: when it is Terminating, every object in
 // it is deleted (Services give back their IPs and ports), then the namespace itself.
 // upstream: pkg/controller/namespace/deletion/namespaced_resources_deleter.go
-import type { Namespace } from '@kubesvc/api-types';
-import { fail, metaOf, ok, storeFailure } from '../common.js';
+import { err, ok, type Namespace } from '@kubesvc/api-types';
+import { metaOf, storeFailure } from '../common.js';
 import type { RegistryCore } from '../core.js';
 import { EventLoopTurns } from '../event-loop-turns.js';
 import { NAMESPACED_RESOURCES, objectKey, RESOURCES } from '../resources.js';
@@ -36,6 +36,6 @@ export async function finalizeNamespace(core: RegistryCore, name: string): Promi
     const r = await core.commit('finalize namespaces', [{ key: kv.key, target: 'modRevision', op: '=', value: kv.modRevision }], [{ kind: 'delete', key: kv.key }]);
     return ok({ deletedObjects: deleted, namespaceDeleted: r.succeeded });
   } catch (e) {
-    return fail(storeFailure(e));
+    return err(storeFailure(e));
   }
 }

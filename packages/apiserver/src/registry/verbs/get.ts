@@ -1,7 +1,7 @@
 // get: one object by key, with its resourceVersion from the key's modRevision.
 // upstream: staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go (Get)
-import type { KubeObject } from '@kubesvc/api-types';
-import { fail, ok, storeFailure } from '../common.js';
+import { err, ok, type KubeObject } from '@kubesvc/api-types';
+import { storeFailure } from '../common.js';
 import type { RegistryCore } from '../core.js';
 import { notFoundError } from '../errors.js';
 import { groupResource, objectKey, RESOURCES, type ResourceName } from '../resources.js';
@@ -12,9 +12,9 @@ export async function get<T extends KubeObject = KubeObject>(core: RegistryCore,
   const info = RESOURCES[resource];
   try {
     const { kv } = await core.store.get(objectKey(info, namespace, name));
-    if (kv === undefined) return fail(notFoundError(groupResource(info), name));
+    if (kv === undefined) return err(notFoundError(groupResource(info), name));
     return ok(deserializeObject<T>(kv));
   } catch (e) {
-    return fail(storeFailure(e));
+    return err(storeFailure(e));
   }
 }

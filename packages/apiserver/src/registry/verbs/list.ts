@@ -1,8 +1,8 @@
 // list: a page of objects in key order at one revision, as objects (list) or as the JSON
 // text the API sends (listJson); continue tokens resume at the same revision.
 // upstream: staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go (GetList)
-import type { KubeObject } from '@kubesvc/api-types';
-import { fail, listFailure, ok } from '../common.js';
+import { err, ok, type KubeObject } from '@kubesvc/api-types';
+import { listFailure } from '../common.js';
 import { encodeContinue, resumePoint } from '../continue-token.js';
 import type { RegistryCore } from '../core.js';
 import { badRequestError } from '../errors.js';
@@ -15,7 +15,7 @@ export async function list<T extends KubeObject = KubeObject>(core: RegistryCore
   const info = RESOURCES[resource];
   const prefix = listPrefix(info, namespace);
   const resume = resumePoint(options.continue, prefix);
-  if (resume === 'invalid') return fail(badRequestError(`invalid continue token`));
+  if (resume === 'invalid') return err(badRequestError(`invalid continue token`));
   let { revision, start } = resume;
   const accept = options.predicate;
   try {
@@ -54,7 +54,7 @@ export async function list<T extends KubeObject = KubeObject>(core: RegistryCore
     if (more && nextKey !== undefined) metadata.continue = encodeContinue(rv, nextKey, prefix);
     return ok({ apiVersion: info.apiVersion, kind: `${info.kind}List`, metadata, items });
   } catch (e) {
-    return fail(listFailure(e, options.continue));
+    return err(listFailure(e, options.continue));
   }
 }
 
@@ -67,7 +67,7 @@ export async function listJson(core: RegistryCore, resource: ResourceName, names
   const info = RESOURCES[resource];
   const prefix = listPrefix(info, namespace);
   const resume = resumePoint(options.continue, prefix);
-  if (resume === 'invalid') return fail(badRequestError(`invalid continue token`));
+  if (resume === 'invalid') return err(badRequestError(`invalid continue token`));
   const { revision, start } = resume;
   try {
     // Without a predicate, one read is the page (list() reads on only to fill a filtered page).
@@ -84,6 +84,6 @@ export async function listJson(core: RegistryCore, resource: ResourceName, names
     const items = page.kvs.map(serializedForReader).join(',');
     return ok(`{"apiVersion":${JSON.stringify(info.apiVersion)},"kind":${JSON.stringify(`${info.kind}List`)},"metadata":${JSON.stringify(metadata)},"items":[${items}]}`);
   } catch (e) {
-    return fail(listFailure(e, options.continue));
+    return err(listFailure(e, options.continue));
   }
 }

@@ -4,8 +4,8 @@
 // upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go (patcher, the
 //           retry on conflict), staging/src/k8s.io/apiserver/pkg/endpoints/installer.go
 //           (the patch types in order)
-import type { KubeObject } from '@kubesvc/api-types';
-import { fail, isRecord, MAX_RETRIES, metaOf } from '../common.js';
+import { err, type KubeObject } from '@kubesvc/api-types';
+import { isRecord, MAX_RETRIES, metaOf } from '../common.js';
 import type { RegistryCore } from '../core.js';
 import { decodeValue, DEFAULT_FIELD_VALIDATION } from '../decode.js';
 import { badRequestError, conflictError, notFoundError, OPTIMISTIC_LOCK_ERROR_MSG, unsupportedMediaTypeError } from '../errors.js';
@@ -38,14 +38,14 @@ export async function patch<T extends KubeObject>(
 ): Promise<RegistryResult<T>> {
   const info = RESOURCES[resource];
   const patcher = core.patchers[patchType];
-  if (patcher === undefined) return fail(unsupportedMediaTypeError(patchTypesInOrder(Object.keys(core.patchers))));
-  if (options.subresource === 'status' && !STATUS_RESOURCES.has(resource)) return fail(notFoundError(groupResource(info), name));
+  if (patcher === undefined) return err(unsupportedMediaTypeError(patchTypesInOrder(Object.keys(core.patchers))));
+  if (options.subresource === 'status' && !STATUS_RESOURCES.has(resource)) return err(notFoundError(groupResource(info), name));
   for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
     const current = await get<T>(core, resource, namespace, name);
     if (!current.ok) return current;
     const patched = patcher(current.value, document);
     if (!patched.ok) return patched;
-    if (!isRecord(patched.value)) return fail(badRequestError('the patched object is not a JSON object'));
+    if (!isRecord(patched.value)) return err(badRequestError('the patched object is not a JSON object'));
     const decoded = decodeValue(info, patched.value, options.fieldValidation ?? DEFAULT_FIELD_VALIDATION);
     if (!decoded.ok) return decoded;
     const patchedRV = metaOf(decoded.value.object).resourceVersion ?? '';
@@ -54,5 +54,5 @@ export async function patch<T extends KubeObject>(
     if (!result.ok && result.error._tag === 'Conflict' && !pinned) continue;
     return result;
   }
-  return fail(conflictError(groupResource(info), name, OPTIMISTIC_LOCK_ERROR_MSG));
+  return err(conflictError(groupResource(info), name, OPTIMISTIC_LOCK_ERROR_MSG));
 }

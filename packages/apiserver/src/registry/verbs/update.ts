@@ -6,9 +6,9 @@
 // upstream: staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go (Update,
 //           GuaranteedUpdate), staging/src/k8s.io/apiserver/pkg/registry/rest/update.go
 //           (BeforeUpdate), pkg/registry/core/service/storage/storage.go (beginUpdate)
-import type { KubeObject, ObjectMeta, Service } from '@kubesvc/api-types';
+import { err, ok, type KubeObject, type ObjectMeta, type Service } from '@kubesvc/api-types';
 import type { KeyValue } from '@kubesvc/store';
-import { fail, MAX_RETRIES, metaOf, ok, qualifiedKind, storeFailure, withMeta } from '../common.js';
+import { MAX_RETRIES, metaOf, qualifiedKind, storeFailure, withMeta } from '../common.js';
 import type { RegistryCore } from '../core.js';
 import { badRequestError, conflictError, invalidError, notFoundError, OPTIMISTIC_LOCK_ERROR_MSG, type ApiError, type GroupResource } from '../errors.js';
 import { validateStatusUpdate } from '../pure-adapters.js';
@@ -49,18 +49,18 @@ async function guaranteedUpdate<R>(
       if (kv === undefined) return await missing();
       const old = deserializeObject(kv);
       const storedUID = metaOf(old).uid ?? '';
-      if (uid !== '' && uid !== storedUID) return fail(uidPreconditionFailed(gr, name, key, uid, storedUID));
-      if (wanted !== '' && wanted !== String(kv.modRevision)) return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
+      if (uid !== '' && uid !== storedUID) return err(uidPreconditionFailed(gr, name, key, uid, storedUID));
+      if (wanted !== '' && wanted !== String(kv.modRevision)) return err(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
       const result = await attempt(old, kv);
       if (result === 'conflict') {
-        if (wanted !== '') return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
+        if (wanted !== '') return err(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
         continue;
       }
       return result;
     }
-    return fail(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
+    return err(conflictError(gr, name, OPTIMISTIC_LOCK_ERROR_MSG));
   } catch (e) {
-    return fail(storeFailure(e));
+    return err(storeFailure(e));
   }
 }
 
@@ -76,7 +76,7 @@ function checkTarget(info: ResourceInfo, meta: ObjectMeta, namespace: string, na
 /** Replaces the object (already decoded); an empty resourceVersion means "whatever is stored". */
 export async function update<T extends KubeObject>(core: RegistryCore, resource: ResourceName, namespace: string, name: string, object: T): Promise<RegistryResult<T>> {
   const r = await updateOrCreate(core, resource, namespace, name, object);
-  return r.ok ? { ok: true, value: r.value.object } : r;
+  return r.ok ? ok(r.value.object) : r;
 }
 
 /**
@@ -97,7 +97,7 @@ export async function updateOrCreate<T extends KubeObject>(
   const meta = metaOf(object);
   const ns = info.namespaced ? namespace : '';
   const refused = checkTarget(info, meta, ns, name);
-  if (refused !== undefined) return fail(refused);
+  if (refused !== undefined) return err(refused);
   const wanted = meta.resourceVersion ?? '';
   const uid = meta.uid ?? '';
   const key = objectKey(info, ns, name);
@@ -108,9 +108,9 @@ export async function updateOrCreate<T extends KubeObject>(
     key,
     meta,
     async () => {
-      if (!info.createOnUpdate) return fail(notFoundError(gr, name));
-      if (uid !== '') return fail(uidPreconditionFailed(gr, name, key, uid, ''));
-      if (wanted !== '') return fail(notFoundError(gr, name));
+      if (!info.createOnUpdate) return err(notFoundError(gr, name));
+      if (uid !== '') return err(uidPreconditionFailed(gr, name, key, uid, ''));
+      if (wanted !== '') return err(notFoundError(gr, name));
       const { resourceVersion: _rv, ...rest } = meta;
       const created = await create(core, resource, ns, withMeta(object, rest));
       return created.ok ? ok({ object: created.value, created: true }) : created;
@@ -136,22 +136,22 @@ export async function updateOrCreate<T extends KubeObject>(
 export async function updateStatus<T extends KubeObject>(core: RegistryCore, resource: ResourceName, namespace: string, name: string, object: T): Promise<RegistryResult<T>> {
   const info = RESOURCES[resource];
   const gr = groupResource(info);
-  if (!STATUS_RESOURCES.has(resource)) return fail(notFoundError(gr, name));
+  if (!STATUS_RESOURCES.has(resource)) return err(notFoundError(gr, name));
   const meta = metaOf(object);
   const ns = info.namespaced ? namespace : '';
   const refused = checkTarget(info, meta, ns, name);
-  if (refused !== undefined) return fail(refused);
+  if (refused !== undefined) return err(refused);
   return guaranteedUpdate<T>(
     core,
     info,
     name,
     objectKey(info, ns, name),
     meta,
-    () => Promise.resolve(fail(notFoundError(gr, name))),
+    () => Promise.resolve(err(notFoundError(gr, name))),
     async (old, kv) => {
       const prepared = prepareStatusUpdate(info, object, old as T);
       const validated = validateStatusUpdate(prepared, old as T);
-      if (!validated.ok) return fail(invalidError(info.kind, name, validated.error.errors));
+      if (!validated.ok) return err(invalidError(info.kind, name, validated.error.errors));
       return persistUpdate(core, info, validated.value, kv);
     },
   );
@@ -196,7 +196,7 @@ async function updateOnce<T extends KubeObject>(core: RegistryCore, info: Resour
   const prepared = prepareUpdate(info, object, old);
   const name = metaOf(prepared).name ?? '';
   const validated = info.strategy.validateUpdate(prepared, old, core.net);
-  if (!validated.ok) return fail(invalidError(qualifiedKind(info), name, validated.error.errors));
+  if (!validated.ok) return err(invalidError(qualifiedKind(info), name, validated.error.errors));
   const allocation = info.strategy.allocation;
   if (allocation !== undefined) {
     return (await updateAllocated(core, info, allocation, validated.value as Service, old as unknown as Service, kv)) as RegistryResult<T> | 'conflict';
@@ -225,7 +225,7 @@ async function updateAllocated(core: RegistryCore, info: ResourceInfo, hooks: Al
   try {
     result = await persistUpdate(core, info, next, kv);
   } catch (e) {
-    result = fail(storeFailure(e));
+    result = err(storeFailure(e));
   }
   if (result === 'conflict' || !result.ok) {
     if (!isEmpty(held)) await core.releaseHeld(held);

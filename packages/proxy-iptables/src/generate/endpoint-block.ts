@@ -6,6 +6,7 @@
 // per service port, exactly what the string printers give (the property tests compare them).
 
 import { endpointChain, hostPortLength, type EndpointInfo } from '../endpoints.js';
+import { ruleHead } from './print-restore.js';
 import type { EndpointBlock } from './rule-builder.js';
 import type { RuleKernel } from '../rule-kernel.js';
 
@@ -54,7 +55,7 @@ export function printEndpointBlock(block: EndpointBlock, names?: (ep: EndpointIn
     const indexed = list !== endpoints;
     if (
       (indexed && !putIndexes(kernel, list, endpoints)) ||
-      !kernel.printLoadBalancing('-A ' + chain, list.length, indexed, ctx.statisticJump, ctx.config.probabilityFormat)
+      !kernel.printLoadBalancing(ruleHead(chain), list.length, indexed, ctx.statisticJump, ctx.config.probabilityFormat)
     ) {
       kernel.resetOutput(natMark, declMark);
       return -1;

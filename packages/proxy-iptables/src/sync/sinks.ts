@@ -3,7 +3,7 @@
 // WebAssembly kernel's text session), and the fixed head and tail of the text (makeFrame).
 
 import { endpointChain, sepNameAt, type EndpointInfo } from '../endpoints.js';
-import { chainLine, flat, ruleHead, ruleLine, ruleLineAfter } from '../generate/print-restore.js';
+import { chainLine, COMMIT_LINE, flat, ruleHead, ruleLine, ruleLineAfter, tableLine, writeChainLine, writeRuleLine } from '../generate/print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import {
   fixedFilterChains,
@@ -17,7 +17,7 @@ import {
 } from '../generate/rule-builder.js';
 import type { Match, Target } from '../ruleset.js';
 import { printEndpointBlock } from '../generate/endpoint-block.js';
-import { TextBytes, writeChainLine, writeRuleLine } from '../generate/text-bytes.js';
+import { TextBytes } from '../generate/text-bytes.js';
 import type { FinishedText, RuleKernel, TextOut } from '../rule-kernel.js';
 import { DECL_LINE } from '../wasm/kernel-layout.js';
 import { EMPTY_RENDERED, NON_ASCII, utf8Length, type Frame, type Placed, type PortEntry, type Rendered } from './state.js';
@@ -458,11 +458,11 @@ export function renderWithKernel(
     return undefined;
   }
   const finished = kernel.finishText(
-    '*filter\n' + frame.filterChainsText + frame.head.filterText,
+    tableLine('filter') + frame.filterChainsText + frame.head.filterText,
     filter,
-    frame.tail.filterText + 'COMMIT\n*nat\n' + frame.natChainsText,
+    frame.tail.filterText + COMMIT_LINE + tableLine('nat') + frame.natChainsText,
     frame.head.fullText,
-    frame.tail.fullText + 'COMMIT\n',
+    frame.tail.fullText + COMMIT_LINE,
   );
   if (finished !== undefined) sink.finish(finished);
   return finished;

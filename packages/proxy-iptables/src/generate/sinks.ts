@@ -3,8 +3,9 @@
 // text as bytes in the kernel's text session (KernelTextSink: print-restore.ts's printer writing
 // into TextBytes, text-bytes.ts, for the filter rules and into the streams of the config's
 // kernel, rule-kernel.ts, for the nat table). A sync's sinks (sync/sinks.ts) are the same two
-// outputs of the one printer that also keep each Service's slice of the text. Every text sink prints exactly what printRestoreText(ruleset) prints of the
-// RulesetSink's rules (INV-IPT-DETERMINISTIC, INV-IPT-WASM-TEXT).
+// outputs of the one printer that also keep each Service's slice of the text. Every text sink
+// prints exactly what printRestoreText(ruleset) prints of the RulesetSink's rules
+// (INV-IPT-DETERMINISTIC, INV-IPT-WASM-TEXT).
 
 import { chainLine, COMMIT_LINE, flat, ruleHead, ruleLine, ruleLineAfter, tableLine, writeChainLine, writeRuleLine } from './print-restore.js';
 import { TextBytes } from './text-bytes.js';

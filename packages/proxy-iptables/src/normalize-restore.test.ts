@@ -152,4 +152,12 @@ describe('TestSortIPTablesRules', () => {
   ])('refuses malformed input %j with upstream parse errors', (input, message) => {
     expect(normalizeRestoreText(input)).toEqual({ ok: false, error: { _tag: 'ErrRestoreText', message } });
   });
+
+  it('reads as upstream\'s test parser: lines trimmed before they are recognised, indented `#` lines dropped', () => {
+    expect(normalizedValue('\n \t*nat \n  # indented\n :KUBE-X - [0:0] \r\n\t-A KUBE-X  -j ACCEPT\n COMMIT\n\n')).toBe(
+      '*nat\n:KUBE-X - [0:0]\n-A KUBE-X  -j ACCEPT\nCOMMIT\n',
+    );
+    // A chain line that is not exactly `:NAME - [p:b]` ends the declarations and is then no rule.
+    expect(normalizeRestoreText('*nat\n:KUBE-X  - [0:0]\nCOMMIT\n')).toEqual({ ok: false, error: { _tag: 'ErrRestoreText', message: 'error parsing rule ":KUBE-X  - [0:0]"' } });
+  });
 });

@@ -3,7 +3,8 @@
 // ParseIPTablesDump / IPTablesDump.String (pkg/util/iptables/testing/parse.go).
 //
 // What it normalises, exactly:
-// - lines are trimmed; blank lines and `#` lines are dropped;
+// - lines are trimmed; blank lines and `#` lines are dropped (save/tokenize.ts reads the lines
+//   and words, in its kube-proxy-test dialect);
 // - tables are sorted by name (filter < mangle < nat);
 // - chain declarations are sorted: KUBE-NODEPORTS, KUBE-SERVICES, the other KUBE-* chains
 //   by name, then every other chain by name; their counters are kept;
@@ -15,6 +16,7 @@
 // Rule text itself is not touched.
 
 import { err, ok, type Result } from '@kubesvc/api-types';
+import { readRestoreLines, restoreWords } from './save/tokenize.js';
 
 /** Text that is not iptables-restore input; the messages are upstream's. */
 export interface ErrRestoreText {
@@ -44,23 +46,19 @@ const DECLARE_TABLE = /^\*(.*)$/;
 const DECLARE_CHAIN = /^:([^ ]*) - \[([0-9]*):([0-9]*)\]$/;
 const ADD_RULE = /^-A ([^ ]*) (.*)$/;
 const DELETE_CHAIN = /^-X (.*)$/;
-const WORD = /(?:^|\s)("[^"]*"|[^"]\S*)/g;
 
 function parseDump(data: string): DumpTable[] {
   const tables: DumpTable[] = [];
   let state: 'table' | 'chains' | 'rules' = 'table';
   let table: DumpTable | undefined;
-  const trimmed = data.replace(/^\n+|\n+$/g, '');
   const chainOf = (t: DumpTable, name: string, line: string): DumpChain => {
     const chain = t.byName.get(name);
     if (chain === undefined) throw new RestoreTextError(`error parsing rule "${line}": no such chain "${name}"`);
     return chain;
   };
-  for (const raw of trimmed.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
+  for (const { text: line, kind } of readRestoreLines(data, 'kube-proxy-test').lines) {
     if (state === 'table') {
-      const match = DECLARE_TABLE.exec(line);
+      const match = kind === 'table' ? DECLARE_TABLE.exec(line) : null;
       if (match === null) {
         throw new RestoreTextError(
           `could not parse iptables data (table ${tables.length + 1} starts with "${line}" not a table name)`,
@@ -73,7 +71,7 @@ function parseDump(data: string): DumpTable[] {
     }
     if (table === undefined) throw new RestoreTextError('could not parse iptables data');
     if (state === 'chains') {
-      const match = DECLARE_CHAIN.exec(line);
+      const match = kind === 'chain' ? DECLARE_CHAIN.exec(line) : null;
       if (match !== null) {
         const chain: DumpChain = {
           name: match[1] ?? '',
@@ -103,7 +101,7 @@ function parseDump(data: string): DumpTable[] {
       chain.deleted = true;
       continue;
     }
-    if (line === 'COMMIT') {
+    if (kind === 'commit') {
       state = 'table';
       continue;
     }
@@ -114,10 +112,8 @@ function parseDump(data: string): DumpTable[] {
 }
 
 /** The words of a rule as upstream's ParseRule splits them (a quoted string is one word). */
-function words(rule: string): string[] {
-  const out: string[] = [];
-  for (const match of rule.matchAll(WORD)) out.push((match[1] ?? '').replace(/^"+|"+$/g, ''));
-  return out;
+function words(rule: string): readonly string[] {
+  return restoreWords(rule, 'kube-proxy-test').value;
 }
 
 // upstream ParseRule's parameters: those taking a value, and whether "!" may precede them.
@@ -250,7 +246,7 @@ export function normalizeRestoreText(text: string): Result<string, ErrRestoreTex
 }
 
 function normalize(text: string): string {
-  const tables = parseDump(text.replace(/^[ \t\n]+/, ''));
+  const tables = parseDump(text);
   tables.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const table of tables) {
     table.chains.sort(compareChains);

@@ -3,7 +3,7 @@
 // loadKernel() makes the WebAssembly one (wasm/kernel.ts); without a kernel every path is the
 // pure-JavaScript one, and the texts and names are the same bytes either way
 // (INV-IPT-WASM-TEXT). The main entry point loads no WebAssembly: this file holds only the
-// interface and the texts the printers register for the kernel to copy (text-bytes.ts).
+// interface and the texts the printer registers for the kernel to copy (generate/print-restore.ts).
 
 import { JS_CONSTANTS, JS_CONSTANTS_SIZE } from './wasm/kernel-layout.js';
 
@@ -14,7 +14,7 @@ export interface Constant {
   readonly at: number;
 }
 
-/** Something text is printed into: the kernel's streams, or a byte buffer (text-bytes.ts). */
+/** Something text is printed into (generate/print-restore.ts): the kernel's streams, a byte buffer (text-bytes.ts) or a string. */
 export interface TextOut {
   /** Appends `text`, which should be ASCII (a text that is not fails the session). */
   text(text: string): void;

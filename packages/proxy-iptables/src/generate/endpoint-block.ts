@@ -7,6 +7,7 @@
 
 import { endpointChain } from '../endpoint-chains.js';
 import { type EndpointInfo, hostPortLength } from '@kubesvc/proxy';
+import { ruleHead } from './print-restore.js';
 import type { EndpointBlock } from './rule-builder.js';
 import type { RuleKernel } from '../rule-kernel.js';
 
@@ -55,7 +56,7 @@ export function printEndpointBlock(block: EndpointBlock, names?: (ep: EndpointIn
     const indexed = list !== endpoints;
     if (
       (indexed && !putIndexes(kernel, list, endpoints)) ||
-      !kernel.printLoadBalancing('-A ' + chain, list.length, indexed, ctx.statisticJump, ctx.config.probabilityFormat)
+      !kernel.printLoadBalancing(ruleHead(chain), list.length, indexed, ctx.statisticJump, ctx.config.probabilityFormat)
     ) {
       kernel.resetOutput(natMark, declMark);
       return -1;

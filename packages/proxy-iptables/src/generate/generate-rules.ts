@@ -10,7 +10,7 @@
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { checkUnexamined, compareServices, type EndpointInfo, objectKey, servicePortEndpointBound, servicePortEndpoints, serviceSlices, type SlicesByService, slicesByService } from '@kubesvc/proxy';
 import { endpointChain, endpointChains } from '../endpoint-chains.js';
-import { chainLine, isAscii } from './print-restore.js';
+import { chainLine, COMMIT_LINE, isAscii, tableLine } from './print-restore.js';
 import { KernelTextSink, RestoreTextSink, RulesetSink } from './sinks.js';
 import { DECL_LINE } from '../wasm/kernel-layout.js';
 import type { ProxierConfig } from '../proxier-config.js';
@@ -190,11 +190,11 @@ function printWithKernel(
     kernel.abortText();
     throw error;
   }
-  let before = '*filter\n';
+  let before = tableLine('filter');
   for (const chain of filterChains) before += chainLine(chain);
-  let between = 'COMMIT\n*nat\n';
+  let between = COMMIT_LINE + tableLine('nat');
   for (const chain of natChains) between += chainLine(chain);
-  const finished = sink.filterOut.failed ? (kernel.abortText(), undefined) : kernel.finishText(before, sink.filterOut.view(), between, '', 'COMMIT\n');
+  const finished = sink.filterOut.failed ? (kernel.abortText(), undefined) : kernel.finishText(before, sink.filterOut.view(), between, '', COMMIT_LINE);
   return finished === undefined ? undefined : { text: finished.text, endpoints, sink };
 }
 

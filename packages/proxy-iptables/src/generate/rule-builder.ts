@@ -12,7 +12,7 @@
 import { cidrContains, formatIP, isLoopback, parseCIDRSloppy, parseIPSloppy, type IP } from '@kubesvc/api-types';
 import { categorizeEndpoints, type EndpointInfo, flat, isExternallyAccessible, usesClusterEndpoints, usesLocalEndpoints } from '@kubesvc/proxy';
 import { nodePortAddresses, nodePortIPs } from '../node-port-addresses.js';
-import { endpointChainLines, endpointChainTemplate, type EndpointChainTemplate, ruleHead, statisticJumpText } from './print-restore.js';
+import { endpointChainLines, endpointChainTemplate, type EndpointChainTemplate, JUMP_TEXT, ruleHead, statisticJumpText } from './print-restore.js';
 import { probabilityText } from '../probability.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import type { L4Protocol, Match, Target } from '../ruleset.js';
@@ -152,7 +152,6 @@ const PROTOCOL: Readonly<Record<L4Protocol, Match>> = {
   sctp: { kind: 'protocol', protocol: 'sctp' },
 };
 const NO_MATCHES: readonly Match[] = [];
-const JUMP_ONLY = ' -j ';
 
 /** The filter chains declared on every sync, in upstream's order. */
 export function fixedFilterChains(config: ProxierConfig): string[] {
@@ -511,7 +510,7 @@ function writeServiceToEndpointRules(
     for (let i = 0; i < n; i++) {
       const ep = endpoints[i];
       if (ep === undefined) continue;
-      const jumpText = i < n - 1 ? ctx.statisticJump(n - i) : JUMP_ONLY;
+      const jumpText = i < n - 1 ? ctx.statisticJump(n - i) : JUMP_TEXT;
       sink.natPrinted(svcChain, head + jumpText + sepChain(ep) + '\n', 1);
     }
     return;

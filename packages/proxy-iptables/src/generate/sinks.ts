@@ -1,14 +1,15 @@
 // The sinks a full render writes to (the builders' RuleSink, generate/rule-builder.ts): the
 // typed Ruleset (RulesetSink), the restore text as strings (RestoreTextSink), and the restore
-// text as bytes in the kernel's text session (KernelTextSink: text-bytes.ts's printers for the
-// filter rules and the streams of the config's kernel, rule-kernel.ts, for the nat table). A
-// sync's sinks (sync/sinks.ts) are the same two printers that also keep each Service's slice of
-// the text. Every text sink prints exactly what printRestoreText(ruleset) prints of the
-// RulesetSink's rules (INV-IPT-DETERMINISTIC, INV-IPT-WASM-TEXT).
+// text as bytes in the kernel's text session (KernelTextSink: print-restore.ts's printer writing
+// into TextBytes, text-bytes.ts, for the filter rules and into the streams of the config's
+// kernel, rule-kernel.ts, for the nat table). A sync's sinks (sync/sinks.ts) are the same two
+// outputs of the one printer that also keep each Service's slice of the text. Every text sink
+// prints exactly what printRestoreText(ruleset) prints of the RulesetSink's rules
+// (INV-IPT-DETERMINISTIC, INV-IPT-WASM-TEXT).
 
-import { chainLine, ruleHead, ruleLine, ruleLineAfter } from './print-restore.js';
+import { chainLine, COMMIT_LINE, ruleHead, ruleLine, ruleLineAfter, tableLine, writeChainLine, writeRuleLine } from './print-restore.js';
 import { flat } from '@kubesvc/proxy';
-import { TextBytes, writeChainLine, writeRuleLine } from './text-bytes.js';
+import { TextBytes } from './text-bytes.js';
 import type { RuleKernel, TextOut } from '../rule-kernel.js';
 import type { EndpointBlock, RuleSink } from './rule-builder.js';
 import { printEndpointBlock } from './endpoint-block.js';
@@ -132,14 +133,14 @@ export class RestoreTextSink implements RuleSink {
 
   /** The whole restore text, one flat string, with the fixed chains declared first. */
   text(filterChains: readonly string[], natChains: readonly string[]): string {
-    const parts = ['*filter\n'];
+    const parts = [tableLine('filter')];
     for (const chain of filterChains) parts.push(chainLine(chain));
     this.filterStream.drainInto(parts);
-    parts.push('COMMIT\n*nat\n');
+    parts.push(COMMIT_LINE, tableLine('nat'));
     for (const chain of natChains) parts.push(chainLine(chain));
     this.declStream.drainInto(parts);
     this.natStream.drainInto(parts);
-    parts.push('COMMIT\n');
+    parts.push(COMMIT_LINE);
     return parts.join('');
   }
 }

@@ -85,6 +85,11 @@ describe('parsing one rule', () => {
 });
 
 describe('parsing restore text', () => {
+  test('a table name, COMMIT and a chain line may carry blank space around them', () => {
+    const parsed = parseIptablesRestore('*nat \t\n:X - [0:0]\t\n COMMIT \r\n');
+    expect(parsed.ok && parsed.value.tables.map((t) => [t.name, t.statements.map((s) => s.kind === 'declare-chain' && s.chain)])).toEqual([['nat', ['X']]]);
+  });
+
   test('comment lines and blank lines are skipped; -I takes an optional position; -N, -F, -X', () => {
     const parsed = parseIptablesRestore('# hi\n\n*filter\n:X - [0:0]\n-I X 2 -j ACCEPT\n-N Y\n-F\n-X Y\nCOMMIT\n');
     expect(parsed.ok && parsed.value.tables[0]?.statements.map((s) => s.kind)).toEqual([
@@ -106,6 +111,10 @@ describe('parsing restore text', () => {
     ['*nat\n-A X -m comment --comment "open\nCOMMIT\n', 2, 'unterminated quoted argument'],
     ['*nat\n-D X -j ACCEPT\nCOMMIT\n', 2, "unknown or unmodelled command `-D'"],
     ['*nat\n*filter\nCOMMIT\n', 2, 'COMMIT expected at line 2'],
+    // Lines are not trimmed before they are recognised (kube-proxy's test reader trims them):
+    [' *nat\nCOMMIT\n', 1, "line 1: expected a table (`*name')"],
+    ['*nat\n :X - [0:0]\nCOMMIT\n', 2, "unknown or unmodelled command `:X'"],
+    ['*nat\n  # indented\nCOMMIT\n', 2, "unknown or unmodelled command `#'"],
   ])('%j fails at line %i: %s', (text, line, message) => {
     expect(parseIptablesRestore(text)).toStrictEqual({ ok: false, error: { _tag: 'ErrIptablesRestore', line, message } });
   });

@@ -1,7 +1,7 @@
 // Reading iptables-restore input into a document: table blocks (`*nat` … `COMMIT`), each a
 // list of statements in input order: chain declarations (`:NAME POLICY [packets:bytes]`),
-// `-A`/`-I` rules, and `-N`, `-F`, `-X`. Blank lines and `#` lines are skipped, as
-// iptables-restore skips them. The document keeps rules as written; loading it (load-restore.ts)
+// `-A`/`-I` rules, and `-N`, `-F`, `-X`. Lines and words are read by tokenize.ts in its
+// iptables-restore dialect (blank lines and `#` lines skipped, as iptables-restore skips them). The document keeps rules as written; loading it (load-restore.ts)
 // applies the statements and canonicalises the rules as the kernel stores them.
 // upstream: iptables iptables/iptables-restore.c (ios_restore), pkg/util/iptables/testing/parse.go
 // (kube-proxy's own test parser reads the same shape, with a simpler quoting rule).
@@ -11,7 +11,7 @@ import { restoreError } from './errors.js';
 import { parseRuleWords } from './parse-rule.js';
 import type { RuleCache } from './rule-cache.js';
 import type { RuleSpec } from './rule-spec.js';
-import { tokenizeRestoreLine } from './tokenize.js';
+import { readRestoreLines, restoreWords } from './tokenize.js';
 
 export type RestoreStatement =
   /** `:NAME POLICY [p:b]`: creates a user chain (policy `-`) or sets a built-in chain's policy. */
@@ -115,12 +115,9 @@ export function parseIptablesRestorePrefix(text: string, cache?: RuleCache): Res
   const tables: RestoreTableBlock[] = [];
   const failed = (result: { readonly ok: false; readonly error: ErrIptablesRestore }): RestorePrefix => ({ tables, error: result.error });
   let current: { name: string; line: number; statements: RestoreStatement[] } | undefined;
-  const lines = text.split('\n');
-  for (let index = 0; index < lines.length; index++) {
-    const line = index + 1;
-    const raw = lines[index] ?? '';
-    if (raw.trim() === '' || raw.startsWith('#')) continue;
-    if (raw.startsWith('*')) {
+  const { lines, count } = readRestoreLines(text, 'iptables-restore');
+  for (const { number: line, text: raw, kind } of lines) {
+    if (kind === 'table') {
       if (current !== undefined) return failed(restoreError(line, `COMMIT expected at line ${line}`));
       const name = raw.slice(1).trim();
       if (name === '') return failed(restoreError(line, 'empty table name'));
@@ -128,12 +125,12 @@ export function parseIptablesRestorePrefix(text: string, cache?: RuleCache): Res
       continue;
     }
     if (current === undefined) return failed(restoreError(line, `line ${line}: expected a table (\`*name')`));
-    if (raw.trim() === 'COMMIT') {
+    if (kind === 'commit') {
       tables.push({ name: current.name, line: current.line, statements: current.statements });
       current = undefined;
       continue;
     }
-    if (raw.startsWith(':')) {
+    if (kind === 'chain') {
       const [chain = '', policy, counters, ...extra] = raw.slice(1).trim().split(/[ \t]+/);
       const bad = checkChainName(chain);
       if (bad !== undefined) return failed(restoreError(line, bad));
@@ -149,14 +146,14 @@ export function parseIptablesRestorePrefix(text: string, cache?: RuleCache): Res
       current.statements.push({ kind: 'append', line, chain: known.chain, rule: known.rule });
       continue;
     }
-    const words = tokenizeRestoreLine(raw);
+    const words = restoreWords(raw, 'iptables-restore');
     if (!words.ok) return failed(restoreError(line, words.error.message));
     const statement = parseStatement(words.value, line);
     if (!statement.ok) return failed(statement);
     if (cache !== undefined && statement.value.kind === 'append') cache.appends.set(raw, statement.value);
     current.statements.push(statement.value);
   }
-  if (current !== undefined) return failed(restoreError(lines.length, `COMMIT expected at line ${lines.length}`));
+  if (current !== undefined) return failed(restoreError(count, `COMMIT expected at line ${count}`));
   return { tables };
 }
 

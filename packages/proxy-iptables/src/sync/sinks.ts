@@ -4,7 +4,7 @@
 
 import { endpointChain, sepNameAt } from '../endpoint-chains.js';
 import { type EndpointInfo, flat } from '@kubesvc/proxy';
-import { chainLine, ruleHead, ruleLine, ruleLineAfter } from '../generate/print-restore.js';
+import { chainLine, COMMIT_LINE, ruleHead, ruleLine, ruleLineAfter, tableLine, writeChainLine, writeRuleLine } from '../generate/print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import {
   fixedFilterChains,
@@ -18,7 +18,7 @@ import {
 } from '../generate/rule-builder.js';
 import type { Match, Target } from '../ruleset.js';
 import { printEndpointBlock } from '../generate/endpoint-block.js';
-import { TextBytes, writeChainLine, writeRuleLine } from '../generate/text-bytes.js';
+import { TextBytes } from '../generate/text-bytes.js';
 import type { FinishedText, RuleKernel, TextOut } from '../rule-kernel.js';
 import { DECL_LINE } from '../wasm/kernel-layout.js';
 import { EMPTY_RENDERED, NON_ASCII, utf8Length, type Frame, type Placed, type PortEntry, type Rendered } from './state.js';
@@ -459,11 +459,11 @@ export function renderWithKernel(
     return undefined;
   }
   const finished = kernel.finishText(
-    '*filter\n' + frame.filterChainsText + frame.head.filterText,
+    tableLine('filter') + frame.filterChainsText + frame.head.filterText,
     filter,
-    frame.tail.filterText + 'COMMIT\n*nat\n' + frame.natChainsText,
+    frame.tail.filterText + COMMIT_LINE + tableLine('nat') + frame.natChainsText,
     frame.head.fullText,
-    frame.tail.fullText + 'COMMIT\n',
+    frame.tail.fullText + COMMIT_LINE,
   );
   if (finished !== undefined) sink.finish(finished);
   return finished;

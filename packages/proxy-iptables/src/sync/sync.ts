@@ -15,7 +15,7 @@ import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { ServiceChainBatch } from '../chain-names.js';
 import { compareStrings, type EndpointInfo, flat, matchByKey, matchByPosition, mostEndpoints, sameObjects } from '@kubesvc/proxy';
 import { RulesetSink } from '../generate/sinks.js';
-import { chainLine, deleteChainLine } from '../generate/print-restore.js';
+import { chainLine, COMMIT_LINE, deleteChainLine, tableLine } from '../generate/print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import { fixedFilterChains, fixedNatChains, ruleContext, writeHeadRules, writeServicePortRules, writeTailRules, type StatisticCache } from '../generate/rule-builder.js';
 import type { Ruleset } from '../ruleset.js';
@@ -184,8 +184,8 @@ export function syncV131(
   }
 
   // Assemble: filter whole; nat chain lines and rules of written services; top-level rules of all.
-  const filterParts: string[] = ['*filter\n', frame.filterChainsText, frame.head.filterText];
-  const declParts: string[] = ['COMMIT\n*nat\n', frame.natChainsText];
+  const filterParts: string[] = [tableLine('filter'), frame.filterChainsText, frame.head.filterText];
+  const declParts: string[] = [COMMIT_LINE + tableLine('nat'), frame.natChainsText];
   const natParts: string[] = [frame.head.fullText];
   // Where the services rendered now land in the decl and nat streams (character offsets), and
   // how many characters of the text they make: see `repoint` below.
@@ -254,7 +254,7 @@ export function syncV131(
     chainsWritten += staleChains.length;
     bytes += utf8Length(decl) + utf8Length(deletes);
   }
-  natParts.push('COMMIT\n');
+  natParts.push(COMMIT_LINE);
   // Concatenated, not joined: the parts are the services' slices of the flattened batches, and
   // joining would copy all of them (32 MB at 10000×10) into a new string only to be copied again
   // when the caller writes it out, which flattens it in any case (a join of each stream, as

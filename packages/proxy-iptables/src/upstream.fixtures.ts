@@ -1,7 +1,8 @@
 // Builders for the Services, EndpointSlices and proxier settings of upstream's iptables
 // proxier tests (upstream: pkg/proxy/iptables/proxier_test.go, NewFakeProxier,
 // makeTestService, makeTestEndpointSlice). Test-only: excluded from the library build.
-import type { DiscoveryEndpoint, DiscoveryEndpointPort, EndpointSlice, Service, ServiceSpec, ServiceStatus } from '@kubesvc/api-types';
+import type { DiscoveryEndpoint, DiscoveryEndpointPort, EndpointSlice } from '@kubesvc/api-types';
+import { makeService, makeSlice } from '@kubesvc/testkit';
 import { type ProxierConfig, type ProxierConfigOptions } from './proxier-config.js';
 import { validConfig } from './proxier-config.fixtures.js';
 
@@ -34,36 +35,7 @@ export function fakeProxierConfig(overrides: Partial<ProxierConfigOptions> = {})
   });
 }
 
-export function makeService(
-  namespace: string,
-  name: string,
-  spec: ServiceSpec,
-  status: ServiceStatus = {},
-): Service {
-  return { apiVersion: 'v1', kind: 'Service', metadata: { namespace, name }, spec, status };
-}
-
-export function makeSlice(
-  namespace: string,
-  service: string,
-  sliceNumber: number,
-  addressType: 'IPv4' | 'IPv6',
-  endpoints: DiscoveryEndpoint[],
-  ports: DiscoveryEndpointPort[],
-): EndpointSlice {
-  return {
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    metadata: {
-      namespace,
-      name: `${service}-${sliceNumber}`,
-      labels: { 'kubernetes.io/service-name': service },
-    },
-    addressType,
-    endpoints,
-    ports,
-  };
-}
+export { makeService, makeSlice };
 
 /** A single-port slice: each address an endpoint (ready unless the conditions say otherwise). */
 export function simpleSlice(

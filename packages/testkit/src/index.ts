@@ -15,3 +15,4 @@ export { requestLinePath, sendRaw } from './raw-http.js';
 export type { RawOptions, RawRequest, RawResponse } from './raw-http.js';
 export { importGraph } from './import-graph.js';
 export type { ImportGraph } from './import-graph.js';
+export { makeService, makeSlice } from './proxier-objects.js';

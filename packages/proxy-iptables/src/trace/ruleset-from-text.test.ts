@@ -396,6 +396,8 @@ describe('statements', () => {
     expect(chains(`${base}-X KUBE-A\n-X KUBE-A\nCOMMIT\n`)).toEqual(refused("No chain/target/match by that name: 'KUBE-A'", 7));
     expect(chains(`${base}-X PREROUTING\nCOMMIT\n`)).toEqual(refused("Can't delete built-in chain 'PREROUTING'", 6));
     expect(chains(`${base}-A KUBE-C -j KUBE-A\n-X KUBE-A\nCOMMIT\n`)).toEqual(refused("cannot delete chain 'KUBE-A': chain 'KUBE-C' jumps to it", 7));
+    // Only a jump to the chain itself makes it busy: a jump to another chain does not.
+    expect(chains(`${base}-A KUBE-C -j KUBE-B\n-X KUBE-A\nCOMMIT\n`)).toEqual({ chains: ['KUBE-B', 'KUBE-C'], rules: ['KUBE-B drop', 'KUBE-C KUBE-B'], deleted: ['KUBE-A'] });
     expect(chains(`${base}-A OUTPUT -j KUBE-A\n-X KUBE-A\nCOMMIT\n`)).toEqual(refused("cannot delete chain 'KUBE-A': chain 'OUTPUT' jumps to it", 7));
     expect(chains(`${base}-A OUTPUT -j KUBE-A\n-F KUBE-B\n-X\nCOMMIT\n`)).toEqual(refused("cannot delete chain 'KUBE-A': chain 'OUTPUT' jumps to it", 8));
     expect(chains(`${base}-A KUBE-C -j KUBE-A\n-F KUBE-B\n-X\nCOMMIT\n`)).toEqual(refused("cannot delete chain 'KUBE-A': chain 'KUBE-C' jumps to it", 8));

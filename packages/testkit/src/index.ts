@@ -16,3 +16,5 @@ export type { RawOptions, RawRequest, RawResponse } from './raw-http.js';
 export { importGraph } from './import-graph.js';
 export type { ImportGraph } from './import-graph.js';
 export { makeService, makeSlice } from './proxier-objects.js';
+export { fieldRefusal, refusedField } from './field-refusal.js';
+export type { FieldRefusal } from './field-refusal.js';

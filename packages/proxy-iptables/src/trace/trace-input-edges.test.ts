@@ -5,26 +5,15 @@
 // The expected texts are written here from the rules the README states ("an ErrTrace whose
 // field names the argument at fault"), not read back from the code.
 import { describe, expect, it } from 'vitest';
+import { fieldRefusal, refusedField, type FieldRefusal } from '@kubesvc/testkit';
 import type { Match, Ruleset, Target } from '../ruleset.js';
 import { generateRules } from '../backend.js';
 import { fakeProxierConfig, makeService, simpleSlice, tcp80 } from '../upstream.fixtures.js';
 import { checkRuleset } from './trace-input.js';
 import { tracePacket } from './trace-packet.js';
 
-interface Refused {
-  readonly field: string;
-  readonly message: string;
-}
-
-/** The refusal as { field, message }, or 'accepted'. */
-function refusal(result: { readonly ok: boolean; readonly error?: unknown }): Refused | 'accepted' {
-  if (result.ok) return 'accepted';
-  const { _tag, field, message } = result.error as { _tag: string; field: string; message: string };
-  expect(_tag).toBe('ErrTrace');
-  return { field, message };
-}
-
-const refused = (field: string, what: string): Refused => ({ field, message: `${field}: ${what}` });
+const refusal = fieldRefusal;
+const refused = (field: string, what: string): FieldRefusal => refusedField('ErrTrace', field, what);
 
 const packet = { source: '10.0.0.2', destination: '172.30.0.41', protocol: 'tcp', destinationPort: 80, entry: 'pod' };
 const options = { localAddresses: ['192.168.0.2'] };

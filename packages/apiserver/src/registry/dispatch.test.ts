@@ -1,17 +1,13 @@
 // Bad input through dispatch: each request gets upstream's error, and the store's revision
 // does not move (nothing was written, not even an allocation).
 import { describe, expect, it } from 'vitest';
-import { openMemoryStore, type Store, virtualClock } from '@kubesvc/store';
+import type { Store } from '@kubesvc/store';
 import { dispatch, type ApiRequest } from './dispatch.js';
-import { createRegistry, type Registry } from './registry.js';
+import type { Registry } from './registry.js';
+import { memoryRegistry } from './registry.fixtures.js';
 
 async function setup(): Promise<{ registry: Registry; store: Store }> {
-  const clock = virtualClock(0);
-  const store = openMemoryStore({ clock });
-  const r = createRegistry({ store, clock, seed: 1, serviceClusterIPRanges: ['10.96.0.0/24'], serviceNodePortRange: '30000-30100' });
-  if (!r.ok) throw new Error(r.error.message);
-  const registry = r.value;
-  await dispatch(registry, { verb: 'create', resource: 'namespaces', namespace: '', body: '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"default"}}' });
+  const { registry, store } = await memoryRegistry();
   const taken = await dispatch(registry, {
     verb: 'create',
     resource: 'services',

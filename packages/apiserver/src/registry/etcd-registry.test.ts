@@ -2,12 +2,10 @@
 // allocation, the resourceVersion as etcd's modRevision, a stale update refused, a list's
 // continue token that compaction outdated answered with 410 Expired, and two registries on
 // one etcd creating Services at once without handing out an address twice.
-import type { RangeAllocation, Service } from '@kubesvc/api-types';
-import { formatIP } from '@kubesvc/api-types';
-import { allocatedIPs, ipAllocatorFromSnapshot } from '@kubesvc/ipallocator';
+import type { Service } from '@kubesvc/api-types';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRegistry, type Registry } from './registry.js';
-import { SERVICE_IPS_KEY } from './resources.js';
+import { must, rangeIPs, svc } from './registry.fixtures.js';
 import { type Store, systemClock } from '@kubesvc/store';
 import { startEtcd, type EtcdFixture } from '@kubesvc/testkit';
 import { openEtcdStore } from '@kubesvc/store/etcd';
@@ -29,10 +27,6 @@ afterEach(async () => {
   for (const s of stores.splice(0)) await s.close();
 });
 
-function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }): T {
-  if (!r.ok) throw new Error(r.error.message);
-  return r.value;
-}
 
 async function registryOn(seed: number): Promise<{ registry: Registry; store: Store }> {
   const store = await openEtcdStore({ endpoints: [etcd.endpoint] });
@@ -45,16 +39,9 @@ async function namespace(registry: Registry, name: string): Promise<void> {
   must(await registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
 }
 
-function svc(name: string, spec: Service['spec'] = {}): Service {
-  return { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ port: 80 }], selector: { app: name }, ...spec } };
-}
-
-async function rangeIPs(store: Store): Promise<string[]> {
-  const { kv } = await store.get(SERVICE_IPS_KEY);
-  if (kv === undefined) return [];
-  const a = ipAllocatorFromSnapshot(JSON.parse(kv.value) as RangeAllocation);
-  if (!a.ok) throw new Error(a.error.message);
-  return allocatedIPs(a.value).map(formatIP).sort();
+/** The stored allocation in text order, as the tests compare a set. */
+async function sortedRangeIPs(store: Store): Promise<string[]> {
+  return (await rangeIPs(store)).sort();
 }
 
 describe('registry on etcd', () => {
@@ -69,7 +56,7 @@ describe('registry on etcd', () => {
     const ips = [...created, np].map((s) => s.spec?.clusterIP ?? '');
     for (const ip of ips) expect(ip).toMatch(/^10\.96\.0\.\d+$/);
     expect(new Set(ips).size).toBe(4);
-    expect(await rangeIPs(store)).toEqual([...ips].sort());
+    expect(await sortedRangeIPs(store)).toEqual([...ips].sort());
     const { kv } = await store.get('/registry/services/specs/alloc/a');
     expect(created[0]?.metadata.resourceVersion).toBe(String(kv?.modRevision));
     expect(must(await registry.get<Service>('services', 'alloc', 'a'))).toEqual(created[0]);
@@ -81,7 +68,7 @@ describe('registry on etcd', () => {
     ]);
     // Deleting gives the address back.
     must(await registry.delete('services', 'alloc', 'np'));
-    expect(await rangeIPs(store)).toEqual(ips.slice(0, 3).sort());
+    expect(await sortedRangeIPs(store)).toEqual(ips.slice(0, 3).sort());
   });
 
   it('an update with a stale resourceVersion is a 409 Conflict', async () => {
@@ -140,7 +127,7 @@ describe('registry on etcd', () => {
     expect(new Set(ips).size).toBe(100);
     // The range object holds exactly the addresses of the Services in the namespaces above.
     const listed = must(await a.registry.list<Service>('services')).items.map((s) => s.spec?.clusterIP ?? '');
-    expect(await rangeIPs(a.store)).toEqual([...listed].sort());
+    expect(await sortedRangeIPs(a.store)).toEqual([...listed].sort());
     for (const ip of ips) expect(listed).toContain(ip);
   }, 60_000);
 });

@@ -6,13 +6,13 @@
 //           vendor/gopkg.in/evanphx/json-patch.v4/patch.go, go/src/encoding/json/scanner.go
 import type { Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
-import { openMemoryStore, virtualClock } from '@kubesvc/store';
 import { dispatch } from './dispatch.js';
 import { applyJsonPatch, decodeJsonPatch } from './json-patch.js';
 import { jsonPatch, mergePatch } from './patch.js';
 import { decodePatchJSON, goJSONSizeWithin, JSON_PATCH_MAX_COPY_BYTES } from './patch-limits.js';
 import { strategicMergePatch } from './strategic-merge-patch-patcher.js';
-import { createRegistry, type Registry } from './registry.js';
+import type { Registry } from './registry.js';
+import { memoryRegistry } from './registry.fixtures.js';
 
 const JSON_PATCH = 'application/json-patch+json';
 const MERGE = 'application/merge-patch+json';
@@ -20,12 +20,7 @@ const SMP = 'application/strategic-merge-patch+json';
 const REJECTED = 'the server rejected our request due to an error in our request';
 
 async function setup(): Promise<Registry> {
-  const clock = virtualClock(0);
-  const store = openMemoryStore({ clock });
-  const r = createRegistry({ store, clock, seed: 1, serviceClusterIPRanges: ['10.96.0.0/24'], serviceNodePortRange: '30000-30100' });
-  if (!r.ok) throw new Error(r.error.message);
-  const registry = r.value;
-  await dispatch(registry, { verb: 'create', resource: 'namespaces', namespace: '', body: '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"default"}}' });
+  const { registry } = await memoryRegistry();
   const created = await dispatch(registry, {
     verb: 'create',
     resource: 'services',

@@ -2,37 +2,20 @@
 // once, delete a namespace the cluster cannot run without, leave a Service holding a
 // clusterIP no allocator gave it, or make one refusal cost more than a pass over its body.
 // Each answer is upstream's (status code, reason, message, details).
-import type { Namespace, RangeAllocation, Service } from '@kubesvc/api-types';
-import { allocatedIPs, ipAllocatorFromSnapshot } from '@kubesvc/ipallocator';
-import { allocatedPorts, portAllocatorFromSnapshot } from '@kubesvc/portallocator';
-import { formatIP } from '@kubesvc/api-types';
+import type { Namespace, Service } from '@kubesvc/api-types';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { apiResourceList } from '../api/discovery.js';
-import { openMemoryStore, type Store, virtualClock } from '@kubesvc/store';
+import type { Store } from '@kubesvc/store';
 import { dispatch } from './dispatch.js';
-import { createRegistry, type Registry } from './registry.js';
+import { memoryRegistry, must, rangeIPs, rangePorts } from './registry.fixtures.js';
+import type { Registry } from './registry.js';
 import { NO_LEAKS, repairOnce } from './repair.js';
-import { SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY } from './resources.js';
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 678);
 
 async function setup(namespaces: readonly string[] = ['default', 'kube-system', 'kube-public', 'team']): Promise<{ registry: Registry; store: Store }> {
-  const clock = virtualClock(T0);
-  const store = openMemoryStore({ clock });
-  const r = createRegistry({ store, clock, seed: 7, serviceClusterIPRanges: ['10.96.0.0/24'], serviceNodePortRange: '30000-30100' });
-  if (!r.ok) throw new Error(r.error.message);
-  await r.value.initRanges();
-  for (const name of namespaces) {
-    const ns = await r.value.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    if (!ns.ok) throw new Error(ns.error.message);
-  }
-  return { registry: r.value, store };
-}
-
-function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }): T {
-  if (!r.ok) throw new Error(r.error.message);
-  return r.value;
+  return memoryRegistry({ start: T0, seed: 7, initRanges: true, namespaces });
 }
 
 async function namespaceNames(registry: Registry): Promise<string[]> {
@@ -130,18 +113,9 @@ describe('NamespaceLifecycle admission', () => {
 
 // --- Services and the allocators ----------------------------------------------------------
 
-async function rangeIPs(store: Store): Promise<string[]> {
-  const { kv } = await store.get(SERVICE_IPS_KEY);
-  const a = ipAllocatorFromSnapshot(JSON.parse(kv?.value ?? '{}') as RangeAllocation);
-  if (!a.ok) throw new Error(a.error.message);
-  return allocatedIPs(a.value).map(formatIP).sort();
-}
-
-async function rangePorts(store: Store): Promise<number[]> {
-  const { kv } = await store.get(SERVICE_NODE_PORTS_KEY);
-  const a = portAllocatorFromSnapshot(JSON.parse(kv?.value ?? '{}') as RangeAllocation);
-  if (!a.ok) throw new Error(a.error.message);
-  return [...allocatedPorts(a.value)].sort((x, y) => x - y);
+/** The stored ClusterIP allocation in text order, as the tests compare a set. */
+async function sortedRangeIPs(store: Store): Promise<string[]> {
+  return (await rangeIPs(store)).sort();
 }
 
 /** The IPs a stored Service shows (clusterIPs, else clusterIP), None aside. */
@@ -170,7 +144,7 @@ async function expectAllocationsConsistent(registry: Registry, store: Store): Pr
   for (const ip of ips) expect(ip).toMatch(/^10\.96\.0\.\d+$/);
   const ports = services.flatMap(heldPorts);
   expect(new Set(ports).size, `duplicate node ports in ${JSON.stringify(ports)}`).toBe(ports.length);
-  expect(await rangeIPs(store)).toEqual([...ips].sort());
+  expect(await sortedRangeIPs(store)).toEqual([...ips].sort());
   expect(await rangePorts(store)).toEqual([...ports].sort((x, y) => x - y));
   const run = await repairOnce(store, registry.net, NO_LEAKS);
   expect(run.events).toEqual([]);
@@ -210,7 +184,7 @@ describe('a Service turned ExternalName keeps no clusterIP', () => {
     const r = must(await patchSvc(registry, 'd', { spec: { type: 'ExternalName', externalName: 'x.example.com' } }));
     expect(r.spec?.clusterIP).toBeUndefined();
     expect(r.spec?.clusterIPs).toBeUndefined();
-    expect(await rangeIPs(store)).toEqual([]);
+    expect(await sortedRangeIPs(store)).toEqual([]);
     await expectAllocationsConsistent(registry, store);
   });
 

@@ -1,51 +1,17 @@
 // The registry against the memory store on a virtual clock: what a create, update, patch or
 // delete stores and allocates, with upstream's answers for what it refuses.
-import type { Endpoints, EndpointSlice, Namespace, Pod, RangeAllocation, Service } from '@kubesvc/api-types';
-import { allocatedIPs, ipAllocatorFromSnapshot } from '@kubesvc/ipallocator';
-import { allocatedPorts, portAllocatorFromSnapshot } from '@kubesvc/portallocator';
-import { formatIP } from '@kubesvc/api-types';
+import type { Endpoints, EndpointSlice, Namespace, Pod, Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
-import { openMemoryStore, type Store, virtualClock } from '@kubesvc/store';
+import type { Store } from '@kubesvc/store';
+import { memoryRegistry, must, rangeIPs, rangePorts, svc } from './registry.fixtures.js';
 import { NAME_ALPHABET } from './names.js';
-import { createRegistry, type Registry } from './registry.js';
+import type { Registry } from './registry.js';
 import type { RegistryOptions } from './types.js';
-import { SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY } from './resources.js';
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 678);
 
 async function setup(options: Partial<RegistryOptions> = {}): Promise<{ registry: Registry; store: Store }> {
-  const clock = virtualClock(T0);
-  const store = options.store ?? openMemoryStore({ clock });
-  const r = createRegistry({ store, clock, seed: 42, serviceClusterIPRanges: ['10.96.0.0/24'], serviceNodePortRange: '30000-30100', ...options });
-  if (!r.ok) throw new Error(r.error.message);
-  const ns = await r.value.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
-  if (!ns.ok) throw new Error(ns.error.message);
-  return { registry: r.value, store };
-}
-
-function svc(name: string, spec: Service['spec'] = {}): Service {
-  return { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ port: 80 }], selector: { app: name }, ...spec } };
-}
-
-async function rangeIPs(store: Store): Promise<string[]> {
-  const { kv } = await store.get(SERVICE_IPS_KEY);
-  if (kv === undefined) return [];
-  const a = ipAllocatorFromSnapshot(JSON.parse(kv.value) as RangeAllocation);
-  if (!a.ok) throw new Error(a.error.message);
-  return allocatedIPs(a.value).map(formatIP);
-}
-
-async function rangePorts(store: Store): Promise<number[]> {
-  const { kv } = await store.get(SERVICE_NODE_PORTS_KEY);
-  if (kv === undefined) return [];
-  const a = portAllocatorFromSnapshot(JSON.parse(kv.value) as RangeAllocation);
-  if (!a.ok) throw new Error(a.error.message);
-  return allocatedPorts(a.value);
-}
-
-function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }): T {
-  if (!r.ok) throw new Error(r.error.message);
-  return r.value;
+  return memoryRegistry({ start: T0, seed: 42, ...options });
 }
 
 describe('create', () => {

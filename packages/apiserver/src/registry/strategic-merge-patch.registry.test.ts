@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { type Store, virtualClock } from '@kubesvc/store';
 import { openRegistry, type Registry } from './registry.js';
+import { must } from './registry.fixtures.js';
 
 const SMP = 'application/strategic-merge-patch+json';
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -28,10 +29,6 @@ async function open(): Promise<Registry> {
   return r.value;
 }
 
-function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }): T {
-  if (!r.ok) throw new Error(r.error.message);
-  return r.value;
-}
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kubesvc-smp-'));

@@ -4,23 +4,13 @@
 // parentRef names the Service holding it.
 // upstream (v1.33): staging/src/k8s.io/api/networking/v1/types.go (ServiceCIDR,
 //           ServiceCIDRSpec, ServiceCIDRStatus, IPAddress, IPAddressSpec, ParentReference),
-//           staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go (Condition)
+//           staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go (Condition: the schema
+//           Service status uses)
 import { z } from 'zod';
-import { int64, openEnum, timestamp } from './schema-helpers.js';
 import { ObjectMetaSchema } from './meta.js';
+import { ConditionSchema } from './service.js';
 
 export const SERVICE_CIDR_API_VERSION = 'networking.k8s.io/v1';
-
-/** metav1.Condition, the condition type of newer APIs (ServiceCIDR's status). */
-export const ConditionSchema = z.looseObject({
-  type: z.string(),
-  status: openEnum(['True', 'False', 'Unknown'] as const),
-  observedGeneration: int64.optional(),
-  lastTransitionTime: timestamp,
-  reason: z.string(),
-  message: z.string(),
-});
-export type Condition = z.infer<typeof ConditionSchema>;
 
 export const ServiceCIDRSchema = z.looseObject({
   apiVersion: z.literal(SERVICE_CIDR_API_VERSION),
@@ -61,7 +51,10 @@ export const SERVICE_CIDR_CONDITION_READY = 'Ready';
 export const SERVICE_CIDR_REASON_TERMINATING = 'Terminating';
 
 /** The label the IPAddress allocator puts on every IPAddress it creates, naming the ServiceCIDR's IP family. */
-export const LABEL_IP_ADDRESS_FAMILY = 'ipaddress.kubernetes.io/ip-family';
+export const IP_ADDRESS_LABEL_FAMILY = 'ipaddress.kubernetes.io/ip-family';
 
-/** The label naming who manages an IPAddress; the allocator writes `ipallocator.k8s.io`. */
-export const LABEL_MANAGED_BY = 'ipaddress.kubernetes.io/managed-by';
+/** The label naming who manages an IPAddress; the allocator writes IP_ALLOCATOR_CONTROLLER_NAME. */
+export const IP_ADDRESS_LABEL_MANAGED_BY = 'ipaddress.kubernetes.io/managed-by';
+
+/** The managed-by value of IPAddresses the allocator creates (upstream ipallocator.ControllerName). */
+export const IP_ALLOCATOR_CONTROLLER_NAME = 'ipallocator.k8s.io';

@@ -17,3 +17,7 @@ it('exports every allocator error beside the others, with upstream text (ipalloc
   expect(ipallocator.errNotReady).toEqual({ _tag: 'ErrNotReady', message: 'allocator not ready' });
   expect(ipallocator.errInvalidSnapshot('x')).toEqual({ _tag: 'ErrInvalidSnapshot', message: 'x' });
 });
+
+it('exports the IPAddress repair grace period, upstream gracePeriod (60 * time.Second in repairip.go syncIPAddress)', () => {
+  expect(ipallocator.IP_ADDRESS_REPAIR_GRACE_PERIOD_MS).toBe(60_000);
+});

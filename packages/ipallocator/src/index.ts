@@ -55,3 +55,31 @@ export type {
   ErrClusterIPRepair,
 } from './repair.js';
 export { IP_REPAIR_CONTROLLER, repairClusterIPs } from './repair.js';
+export { prefixContainsIP, serviceCIDRsContainingIP } from './service-cidr-contains.js';
+export type {
+  IPAddressRepairEvent,
+  IPAddressRepairEventAction,
+  IPAddressRepairIPAddress,
+  IPAddressRepairListers,
+  IPAddressRepairPass,
+  IPAddressRepairReason,
+  IPAddressRepairRegarding,
+  IPAddressRepairResult,
+  IPAddressRepairService,
+  IPAddressRepairStep,
+  IPAddressRepairView,
+  IPAddressRequeue,
+  IPAddressWrite,
+} from './repair-ip.js';
+export {
+  IP_ADDRESS_REPAIR_GRACE_PERIOD_MS,
+  applyIPAddressWrites,
+  hasDefaultServiceCIDR,
+  ipAddressRepairListers,
+  isManagedByIPAllocator,
+  newServiceIPAddress,
+  repairIPAddresses,
+  serviceKey,
+  syncIPAddress,
+  syncServiceIPAddresses,
+} from './repair-ip.js';

@@ -396,6 +396,18 @@ describe('what the unit tests do not state, read from repairip.go', () => {
     expect(r.requeues).toEqual([]);
   });
 
+  it('an IPAddress without a parentRef (the apiserver refuses one; upstream would panic) names no Service', () => {
+    const { spec: _, ...orphan } = ipAddress('10.0.1.1', 'x', T0);
+    const r = pass({ services: [], ipAddresses: [orphan], serviceCIDRs: [kubernetes] }, T0);
+    expect(r.writes).toEqual([{ verb: 'delete', name: '10.0.1.1' }]);
+    expect(recorded(r.events)).toEqual(['Warning IPAddressNotAllocated IPAddress 10.0.1.1 appears to have been modified, not referencing a Service <nil>: cleaning up']);
+    const l = listers({ services: [svc('web', ['10.0.1.1'])], ipAddresses: [orphan], serviceCIDRs: [kubernetes] });
+    expect(actions(step(syncServiceIPAddresses(l, 'bar/web')).writes)).toEqual([
+      ['delete', 'ipaddresses'],
+      ['create', 'ipaddresses'],
+    ]);
+  });
+
   it('a Service whose IPAddress names something other than a Service gets it recreated, with the wrong-reference event', () => {
     const other = { ...ipAddress('10.0.1.1', 'x', T0), spec: { parentRef: { group: 'gateway.networking.k8s.io', resource: 'gateways', name: 'gw' } } };
     const l = listers({ services: [svc('web', ['10.0.1.1'])], ipAddresses: [other], serviceCIDRs: [kubernetes] });

@@ -64,8 +64,8 @@ const serviceArb = fc
     name: fc.constantFrom(...NAMES),
     clusterIPs: fc.oneof(
       { weight: 8, arbitrary: fc.array(clusterIPArb, { minLength: 1, maxLength: 2 }) },
-      { weight: 1, arbitrary: fc.constant(['None']) },
-      { weight: 1, arbitrary: fc.constant([]) },
+      { weight: 1, arbitrary: fc.constant<string[]>(['None']) },
+      { weight: 1, arbitrary: fc.constant<string[]>([]) },
     ),
   })
   .map(({ namespace, name, clusterIPs }) => service(namespace, name, clusterIPs));

@@ -93,3 +93,32 @@ export {
   releaseIPAddress,
   startIPAddressScan,
 } from './ipaddress-allocator.js';
+export type {
+  MetaAllocator,
+  ServiceCIDRAllocator,
+  ServiceCIDRScan,
+  ServiceIPAllocation,
+  ServiceIPCandidate,
+  ServiceIPNextResult,
+  ServiceIPRelease,
+  UnusableServiceCIDR,
+} from './cidr-allocator.js';
+export {
+  DISABLE_ALLOCATOR_DUAL_WRITE_DEFAULT,
+  allocateNextServiceIP,
+  allocateServiceIP,
+  dryRunAllocatorOf,
+  dualWriteAllocate,
+  dualWriteRelease,
+  hasServiceIP,
+  isNotContained,
+  isServiceCIDRReady,
+  newMetaAllocator,
+  nextServiceIPAfterCreateFailed,
+  nextServiceIPInNextServiceCIDR,
+  prefixContainsIP,
+  releaseServiceIP,
+  serviceCIDRAllocatorFor,
+  serviceIPsFree,
+  serviceIPsUsed,
+} from './cidr-allocator.js';

@@ -199,9 +199,12 @@ describe('readiness (cidrallocator.go syncAllocators, isReady)', () => {
     }
   });
 
-  it('a CIDR named by several ServiceCIDRs is ready when any of them is', () => {
+  it('a CIDR named by several ServiceCIDRs is ready when any of them is, and not when none is', () => {
     const m = meta('IPv4', ready('old', 'True', true), ready('new', 'True'));
     expect(m.allocators).toEqual([expect.objectContaining({ cidr: '10.0.0.0/24', serviceCIDRs: ['old', 'new'], ready: true })]);
+    // Upstream's event-by-event sync would keep this shared allocator ready (docs/deviations.md).
+    const none = meta('IPv4', ready('old', 'True', true), ready('new', 'False'));
+    expect(none.allocators).toEqual([expect.objectContaining({ serviceCIDRs: ['old', 'new'], ready: false })]);
   });
 
   it('an IPv6 range wider than /64 gets no allocator, and says why', () => {

@@ -236,6 +236,24 @@ describe('TestForEachIPAllocator', () => {
   });
 });
 
+describe('where upstream overflows or passes nil (docs/deviations.md)', () => {
+  it('Free of a /64 is 2^64 - 1 minus Used, where upstream converts the size to a Go int (-1)', () => {
+    expect(ipAddressesFree(allocatorOf('fd00:1:2:3::/64'), [])).toBe(18446744073709551615n);
+  });
+
+  it('ForEach leaves out an IPAddress whose name is no IP, where upstream calls back with nil', () => {
+    const managed = { [IP_ADDRESS_LABEL_FAMILY]: 'IPv4', [IP_ADDRESS_LABEL_MANAGED_BY]: 'ipallocator.k8s.io' };
+    const list: IPAddress[] = ['192.168.1.10', 'invalid-ip-address'].map((name) => ({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'IPAddress',
+      metadata: { name, labels: managed },
+    }));
+    expect(allocatedIPAddresses('IPv4', list).map(formatIP)).toEqual(['192.168.1.10']);
+    // Used counts both, as upstream's v1.33 Used does.
+    expect(ipAddressesUsed(allocatorOf('192.168.1.0/24'), list)).toBe(2);
+  });
+});
+
 describe('Free and Used as the metrics tests see them', () => {
   it('TestIPAllocatorClusterIPMetrics: a /24 and a /112', () => {
     const a = allocatorOf('10.0.0.0/24');

@@ -20,8 +20,10 @@
 //           upgrade) and after it (syncStatus rewritten, its report texts reworded). v1.33's
 //           sync and syncStatus (the single-to-dual-stack upgrade; the not-Ready and the
 //           mismatch reports, each made once) are rebuilt from the upstream change that added
-//           them, as its review shows it and as the later rewrite removed it; the texts of
-//           those two reports are that change's.
+//           them, as its review shows it and as the later rewrite removed it: the texts of
+//           those two reports are that change's, and the upgrade's failure texts carry the
+//           error, as in every later copy. Upstream's v1.33 test tables pass unchanged
+//           (default-service-cidr.test.ts).
 import {
   DEFAULT_SERVICE_CIDR_NAME,
   SERVICE_CIDR_API_VERSION,

@@ -29,3 +29,4 @@ export type {
   ServiceCIDREvent,
   ServiceCIDRView,
 } from './service-cidr-controller.js';
+export type { ServiceCIDRLike } from './service-cidr-match.js';

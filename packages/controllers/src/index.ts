@@ -29,4 +29,3 @@ export type {
   ServiceCIDREvent,
   ServiceCIDRView,
 } from './service-cidr-controller.js';
-export type { ServiceCIDRLike } from './service-cidr-match.js';

@@ -13,7 +13,7 @@
 //           updateServiceCIDR, deleteServiceCIDR, addIPAddress, deleteIPAddress,
 //           overlappingServiceCIDRs, containingServiceCIDRs, sync, canDeleteCIDR,
 //           addServiceCIDRFinalizerIfNeeded, removeServiceCIDRFinalizerIfNeeded),
-//           pkg/api/servicecidr/servicecidr.go (see service-cidr-match.ts). The status writes
+//           pkg/api/servicecidr/servicecidr.go (api-types' networking/service-cidr-match.ts). The status writes
 //           compare first, as the later updateConditionIfNeeded of the same file does
 //           (docs/deviations.md).
 import {
@@ -28,8 +28,13 @@ import {
   parseCIDRSloppy,
   type IPAddress,
   type ServiceCIDR,
+  ipAddressOfName,
+  serviceCIDRPrefix,
+  serviceCIDRsContainingIP,
+  serviceCIDRsContainingPrefix,
+  serviceCIDRsOverlappingPrefix,
+  type ServiceCIDRLike,
 } from '@kubesvc/api-types';
-import { containsAddress, containsPrefix, ipAddressOfName, overlapsPrefix, serviceCIDRPrefix, type ServiceCIDRLike } from './service-cidr-match.js';
 
 /** The controller's name: its event source and its field manager. upstream: controllerName. */
 export const SERVICE_CIDR_CONTROLLER_NAME = 'service-cidr-controller';
@@ -129,7 +134,7 @@ export function overlappingServiceCIDRs(cidr: ServiceCIDRLike, view: Pick<Servic
   const found: ServiceCIDRLike[] = [];
   for (const text of cidr.spec?.cidrs ?? []) {
     const prefix = serviceCIDRPrefix(text);
-    if (prefix !== undefined) found.push(...overlapsPrefix(view.serviceCIDRs, prefix));
+    if (prefix !== undefined) found.push(...serviceCIDRsOverlappingPrefix(view.serviceCIDRs, prefix));
   }
   return names(found);
 }
@@ -141,7 +146,7 @@ export function overlappingServiceCIDRs(cidr: ServiceCIDRLike, view: Pick<Servic
 export function containingServiceCIDRs(ip: IPAddress, view: Pick<ServiceCIDRView, 'serviceCIDRs'>): string[] {
   if (ip.metadata.labels?.[IP_ADDRESS_LABEL_MANAGED_BY] !== IP_ALLOCATOR_CONTROLLER_NAME) return [];
   const address = ipAddressOfName(nameOf(ip));
-  return address === undefined ? [] : names(containsAddress(view.serviceCIDRs, address));
+  return address === undefined ? [] : names(serviceCIDRsContainingIP(view.serviceCIDRs, address));
 }
 
 /** netutils.IPFamilyOfCIDRString as the IP family label spells it: 'IPv4', 'IPv6', or '' when it does not parse. */
@@ -163,7 +168,7 @@ export function canDeleteServiceCIDR(cidr: ServiceCIDRLike, view: ServiceCIDRVie
   for (const text of cidrs) {
     const prefix = serviceCIDRPrefix(text);
     if (prefix === undefined) continue;
-    const holders = containsPrefix(view.serviceCIDRs, prefix);
+    const holders = serviceCIDRsContainingPrefix(view.serviceCIDRs, prefix);
     if (holders.length === 0 || (holders.length === 1 && holders[0] !== undefined && nameOf(holders[0]) === self)) hasParent = false;
   }
   if (hasParent) return true;
@@ -176,7 +181,7 @@ export function canDeleteServiceCIDR(cidr: ServiceCIDRLike, view: ServiceCIDRVie
       // upstream logs a name that does not parse ("[SHOULD NOT HAPPEN]") and goes on.
       const address = ipAddressOfName(nameOf(ip));
       if (address === undefined) continue;
-      const holders = containsAddress(view.serviceCIDRs, address);
+      const holders = serviceCIDRsContainingIP(view.serviceCIDRs, address);
       if (holders.length === 1 && holders[0] !== undefined && nameOf(holders[0]) === self) return false;
     }
   }

@@ -50,10 +50,10 @@ import {
   type Rng,
   type ServiceCIDR,
   type WithRng,
+  prefixContainsIP,
 } from '@kubesvc/api-types';
 import { errMismatchedNetwork, type ErrAllocated, type ErrMismatchedNetwork, type ErrNotInRange, type ErrServiceCIDRList } from './errors.js';
 import { allocateIP, releaseIP, type IPAllocator } from './ip-allocator.js';
-import { prefixContainsIP } from './service-cidr-contains.js';
 import {
   allocateIPAddress,
   ipAddressName,

@@ -65,7 +65,6 @@ export type {
   ErrClusterIPRepair,
 } from './repair.js';
 export { IP_REPAIR_CONTROLLER, repairClusterIPs } from './repair.js';
-export { prefixContainsIP, serviceCIDRsContainingIP } from './service-cidr-contains.js';
 export type {
   IPAddressRepairEvent,
   IPAddressRepairEventAction,

@@ -126,7 +126,8 @@ describe('the IPAddress created (createIPAddress, serviceToRef)', () => {
           name: '2001:db8:1::a',
           labels: { 'ipaddress.kubernetes.io/ip-family': 'IPv6', 'ipaddress.kubernetes.io/managed-by': 'ipallocator.k8s.io' },
         },
-        spec: { parentRef: { group: '', resource: 'services', namespace: 'default', name: 'web' } },
+        // ParentReference's fields are omitempty (api/networking/v1/types.go): no group "".
+        spec: { parentRef: { resource: 'services', namespace: 'default', name: 'web' } },
       },
     ]);
   });

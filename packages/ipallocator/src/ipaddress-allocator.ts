@@ -144,17 +144,30 @@ export function ipAddressName(ip: IP): string {
  * its parentRef the Service (group "", resource "services").
  */
 export function ipAddressObject(allocator: IPAddressAllocator, ip: IP, parent: ServiceRef): IPAddress {
+  return serviceIPAddress(ipAddressName(ip), allocator.family, parent);
+}
+
+/**
+ * The IPAddress named `name` of `family`, held by the Service `parent`, as both the allocator
+ * and the repair loop write it (upstream createIPAddress and repairip.go newIPAddress, both
+ * through serviceToRef). ParentReference's fields are `omitempty`, so the stored object has
+ * no `group` (always "" for a Service), and no namespace or name where those are empty.
+ */
+export function serviceIPAddress(name: string, family: IPFamily, parent: ServiceRef): IPAddress {
   return {
     apiVersion: SERVICE_CIDR_API_VERSION,
     kind: 'IPAddress',
     metadata: {
-      name: ipAddressName(ip),
-      labels: {
-        [IP_ADDRESS_LABEL_FAMILY]: allocator.family,
-        [IP_ADDRESS_LABEL_MANAGED_BY]: IP_ALLOCATOR_CONTROLLER_NAME,
+      name,
+      labels: { [IP_ADDRESS_LABEL_FAMILY]: family, [IP_ADDRESS_LABEL_MANAGED_BY]: IP_ALLOCATOR_CONTROLLER_NAME },
+    },
+    spec: {
+      parentRef: {
+        resource: 'services',
+        ...(parent.namespace === '' ? {} : { namespace: parent.namespace }),
+        ...(parent.name === '' ? {} : { name: parent.name }),
       },
     },
-    spec: { parentRef: { group: '', resource: 'services', namespace: parent.namespace, name: parent.name } },
   };
 }
 

@@ -14,7 +14,7 @@
 // upstream (v1.33): pkg/registry/core/service/ipallocator/controller/repairip.go
 //           (runOnce/doRunOnce, syncService, recreateIPAddress, syncIPAddress, newIPAddress,
 //           serviceToRef, getFamilyByIP, managedByController, verifyIPAddressLabels),
-//           pkg/api/servicecidr/servicecidr.go (ContainsIP, see service-cidr-contains.ts),
+//           pkg/api/servicecidr/servicecidr.go (ContainsIP: api-types' serviceCIDRsContainingIP),
 //           staging/src/k8s.io/client-go/tools/cache/store.go (MetaNamespaceKeyFunc,
 //           SplitMetaNamespaceKey).
 import {
@@ -44,9 +44,10 @@ import {
   type Result,
   type Service,
   type ServiceCIDR,
+  serviceCIDRsContainingIP,
 } from '@kubesvc/api-types';
+import { serviceIPAddress } from './ipaddress-allocator.js';
 import { IP_REPAIR_CONTROLLER } from './repair.js';
-import { serviceCIDRsContainingIP } from './service-cidr-contains.js';
 
 /**
  * How long an IPAddress whose Service does not exist is kept: 60 s, the apiserver's default
@@ -221,23 +222,7 @@ function hasAllocatorLabels(ipAddress: IPAddressRepairIPAddress): boolean {
  * parentRef to the Service (group "" and an empty namespace are omitted, as Go's omitempty does).
  */
 export function newServiceIPAddress(name: string, service: Pick<Service, 'metadata'>): IPAddress {
-  const namespace = service.metadata.namespace ?? '';
-  const serviceName = service.metadata.name ?? '';
-  return {
-    apiVersion: SERVICE_CIDR_API_VERSION,
-    kind: 'IPAddress',
-    metadata: {
-      name,
-      labels: { [IP_ADDRESS_LABEL_FAMILY]: familyOfName(name), [IP_ADDRESS_LABEL_MANAGED_BY]: IP_ALLOCATOR_CONTROLLER_NAME },
-    },
-    spec: {
-      parentRef: {
-        resource: 'services',
-        ...(namespace === '' ? {} : { namespace }),
-        ...(serviceName === '' ? {} : { name: serviceName }),
-      },
-    },
-  };
+  return serviceIPAddress(name, familyOfName(name), { namespace: service.metadata.namespace ?? '', name: service.metadata.name ?? '' });
 }
 
 /** The running lists of one sync. */

@@ -1,10 +1,11 @@
-// upstream's tests of the ServiceCIDR lookups the repair loop uses, as vectors.
+// upstream's tests of the ServiceCIDR lookups (the repair loop's, the allocator's, the
+// ServiceCIDR controller's), as vectors.
 // upstream: pkg/api/servicecidr/servicecidr_test.go (TestContainsAddress, Test_PrefixContainIP,
 //           TestIPToAddr)
-import { type ServiceCIDR } from '@kubesvc/api-types';
+import type { ServiceCIDR } from '../objects/service-cidr.js';
 import { mustParseCIDR, mustParseIP } from '@kubesvc/testkit';
 import { describe, expect, it } from 'vitest';
-import { prefixContainsIP, serviceCIDRsContainingIP } from './service-cidr-contains.js';
+import { prefixContainsIP, serviceCIDRsContainingIP } from './service-cidr-match.js';
 
 function serviceCIDR(name: string, ...cidrs: string[]): ServiceCIDR {
   return { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name }, spec: { cidrs } };

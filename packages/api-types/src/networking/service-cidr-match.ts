@@ -1,11 +1,14 @@
 // Which ServiceCIDRs overlap a prefix, contain a prefix, or hold an address: the questions the
-// ServiceCIDR controller asks of the listed ServiceCIDRs to decide which keys a change touches
-// and whether a ServiceCIDR being deleted would leave IPAddresses behind.
+// ServiceCIDR controller asks of the listed ServiceCIDRs (which keys a change touches, whether a
+// ServiceCIDR being deleted would leave IPAddresses behind), the IPAddress repair loop asks of
+// a ClusterIP (is it in range), and the MetaAllocator asks of an explicit IP.
 // upstream (v1.33): pkg/api/servicecidr/servicecidr.go (OverlapsPrefix, ContainsPrefix,
 //           ContainsAddress, PrefixContainsIP, broadcastAddress). Upstream reads `spec.cidrs`
 //           with netip.ParsePrefix and IPAddress names with netip.ParseAddr; an entry either
 //           refuses is skipped (validation never stores one).
-import { cidrContains, parseCIDR, parseIP, type CIDR, type IP, type ServiceCIDR } from '@kubesvc/api-types';
+import { cidrContains, parseCIDR, type CIDR } from '../net/cidr.js';
+import { parseIP, type IP } from '../net/ip.js';
+import type { ServiceCIDR } from '../objects/service-cidr.js';
 
 /** A ServiceCIDR as these checks read it: its name and its `spec.cidrs`. */
 export type ServiceCIDRLike = Pick<ServiceCIDR, 'metadata' | 'spec'>;
@@ -82,16 +85,21 @@ function matching<T extends ServiceCIDRLike>(serviceCIDRs: readonly T[], test: (
 }
 
 /** OverlapsPrefix: the ServiceCIDRs with an entry that shares an address with `prefix`, in the order given. */
-export function overlapsPrefix<T extends ServiceCIDRLike>(serviceCIDRs: readonly T[], prefix: CIDR): T[] {
+export function serviceCIDRsOverlappingPrefix<T extends ServiceCIDRLike>(serviceCIDRs: readonly T[], prefix: CIDR): T[] {
   return matching(serviceCIDRs, (p) => overlaps(p, prefix));
 }
 
 /** ContainsPrefix: the ServiceCIDRs with an entry that holds all of `prefix` (the same block or a larger one). */
-export function containsPrefix<T extends ServiceCIDRLike>(serviceCIDRs: readonly T[], prefix: CIDR): T[] {
+export function serviceCIDRsContainingPrefix<T extends ServiceCIDRLike>(serviceCIDRs: readonly T[], prefix: CIDR): T[] {
   return matching(serviceCIDRs, (p) => overlaps(p, prefix) && p.prefix <= prefix.prefix);
 }
 
-/** ContainsAddress: the ServiceCIDRs with an entry that holds `ip` (prefixContainsIP). */
-export function containsAddress<T extends ServiceCIDRLike>(serviceCIDRs: readonly T[], ip: IP): T[] {
+/**
+ * ContainsAddress (and ContainsIP): the ServiceCIDRs with an entry that holds `ip`
+ * (prefixContainsIP), in the order given. A ServiceCIDR being deleted still counts, as
+ * upstream's lister returns it; the repair loop reports a ClusterIP for which this is empty
+ * as out of range.
+ */
+export function serviceCIDRsContainingIP<T extends ServiceCIDRLike>(serviceCIDRs: readonly T[], ip: IP): T[] {
   return matching(serviceCIDRs, (p) => prefixContainsIP(p, ip));
 }

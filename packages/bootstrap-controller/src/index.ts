@@ -22,4 +22,24 @@ export {
 export type { Action, ApiError, ApiErrorReason, Message, Observation, RangeAllocations, RangeKey, Write, WriteAction } from './messages.js';
 export type { ControllerState, LoopName, LoopState, Pass, Phase, QueuedWrite, StepResult, WriteContext } from './controller.js';
 export { initialState, step } from './controller.js';
+export type {
+  DefaultServiceCIDRAction,
+  DefaultServiceCIDRCondition,
+  DefaultServiceCIDREvent,
+  DefaultServiceCIDRInFlight,
+  DefaultServiceCIDRMessage,
+  DefaultServiceCIDRPhase,
+  DefaultServiceCIDRState,
+  DefaultServiceCIDRStepResult,
+  DefaultServiceCIDRWrite,
+} from './default-service-cidr.js';
+export {
+  DEFAULT_SERVICE_CIDR_CONTROLLER_NAME,
+  DEFAULT_SERVICE_CIDR_INTERVAL_MS,
+  DEFAULT_SERVICE_CIDR_POLL_MS,
+  DEFAULT_SERVICE_CIDR_READY_MESSAGE,
+  defaultServiceCIDRInitialized,
+  initialDefaultServiceCIDRState,
+  stepDefaultServiceCIDR,
+} from './default-service-cidr.js';
 export * from './simulator/index.js';

@@ -168,7 +168,7 @@ describe('INV-CLI-BADINPUT', () => {
       ['empty', text(''), /^error: -: no objects$/m],
       ['comments', text('# nothing\n---\n'), /^error: -: no objects$/m],
       ['empty List', text('kind: List\napiVersion: v1\nitems: []\n'), /^error: -: no objects$/m],
-      ['wrong kinds', text('apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n'), /^error: -: no objects of the kinds read here \(Service, EndpointSlice, Endpoints, Pod, Namespace, RangeAllocation\), only 1 of kinds not modelled here \(Deployment\)$/m],
+      ['wrong kinds', text('apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n'), /^error: -: no objects of the kinds read here \(Service, EndpointSlice, Endpoints, Pod, Namespace, RangeAllocation, ServiceCIDR, IPAddress\), only 1 of kinds not modelled here \(Deployment\)$/m],
       ['alias bomb', text(`a: &a ["x","x","x","x","x","x","x","x","x"]\n${'bcdefghij'.split('').map((c, i) => `${c}: &${c} [${Array.from({ length: 9 }, () => `*${'abcdefghij'[i] ?? ''}`).join(',')}]`).join('\n')}\n`), BOMB],
       // Under the YAML reader's cap (aliases of a scalar are not counted), over the size bound.
       ['string bomb', text(`a: &a ${'x'.repeat(100_000)}\nb: [${Array.from({ length: 999 }, () => '*a').join(',')}]\n`), BOMB],

@@ -10,3 +10,22 @@ export { NAMESPACE_CONTROLLER_NAME, namespaceController } from './namespace-cont
 export { simulatedKubelet } from './simulated-kubelet.js';
 export type { SimulatedKubeletOptions, SimulatedNode } from './simulated-kubelet.js';
 export { standardControllers } from './standard.js';
+export {
+  SERVICE_CIDR_CONTROLLER_NAME,
+  SERVICE_CIDR_DELETION_GRACE_PERIOD_MS,
+  SERVICE_CIDR_READY_MESSAGE,
+  SERVICE_CIDR_TERMINATING_MESSAGE,
+  applyServiceCIDRAction,
+  canDeleteServiceCIDR,
+  containingServiceCIDRs,
+  overlappingServiceCIDRs,
+  serviceCIDRController,
+} from './service-cidr-controller.js';
+export type {
+  ServiceCIDRAction,
+  ServiceCIDRChange,
+  ServiceCIDRCondition,
+  ServiceCIDRController,
+  ServiceCIDREvent,
+  ServiceCIDRView,
+} from './service-cidr-controller.js';

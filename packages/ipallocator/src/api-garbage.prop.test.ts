@@ -6,8 +6,10 @@ import { fc, test } from '@fast-check/vitest';
 import { mustParseCIDR } from '@kubesvc/testkit';
 import { shapeMutantArb } from '@kubesvc/testkit';
 import { expect } from 'vitest';
+import { newMetaAllocator } from './cidr-allocator.js';
 import { newIPAllocators } from './dual-stack.js';
 import { ipAllocatorFromSnapshot, newIPAllocator, restoreIPAllocator, snapshotIPAllocator } from './ip-allocator.js';
+import { allocatedIPAddresses, ipAddressNames, managedIPAddressNames } from './ipaddress-allocator.js';
 import { repairClusterIPs } from './repair.js';
 import { serviceIPRange } from './service-ip-range.js';
 
@@ -15,6 +17,19 @@ const v4 = mustParseCIDR('10.96.0.0/24');
 const v6 = mustParseCIDR('fd00::/120');
 const allocator = newIPAllocator(v4);
 const snapshot = snapshotIPAllocator(allocator);
+const serviceCIDR = {
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'ServiceCIDR',
+  metadata: { name: 'kubernetes', deletionTimestamp: '2025-01-02T00:00:00Z' },
+  spec: { cidrs: ['10.96.0.0/24', 'fd00::/120'] },
+  status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2025-01-01T00:00:00Z', reason: '', message: '' }] },
+};
+const ipAddress = {
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'IPAddress',
+  metadata: { name: '10.96.0.10', labels: { 'ipaddress.kubernetes.io/ip-family': 'IPv4', 'ipaddress.kubernetes.io/managed-by': 'ipallocator.k8s.io' } },
+  spec: { parentRef: { group: '', resource: 'services', namespace: 'default', name: 'web' } },
+};
 const service = { metadata: { namespace: 'default', name: 'web' }, spec: { clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10'] } };
 
 function expectTypedResult(result: unknown): void {
@@ -35,11 +50,27 @@ const entryPoints: readonly (readonly [string, (input: unknown) => unknown, unkn
   ['ipAllocatorFromSnapshot', (x) => ipAllocatorFromSnapshot(x as never), snapshot],
   ['restoreIPAllocator', (x) => restoreIPAllocator(allocator, x as never), snapshot],
   ['repairClusterIPs', (x) => repairClusterIPs(x as never), { networks: [v4], snapshots: [snapshot], services: [service] }],
+  ['newMetaAllocator (its ServiceCIDRs)', (x) => newMetaAllocator('IPv4', x as never), [serviceCIDR]],
+  ['newMetaAllocator (its family)', (x) => newMetaAllocator(x as never, [serviceCIDR] as never), 'IPv6'],
+];
+
+/** The readers of an IPAddress list answer with a value. */
+const readers: readonly (readonly [string, (input: unknown) => unknown, unknown])[] = [
+  ['ipAddressNames', (x) => ipAddressNames(x as never), [ipAddress]],
+  ['managedIPAddressNames', (x) => managedIPAddressNames('IPv4', x as never), [ipAddress]],
+  ['allocatedIPAddresses', (x) => allocatedIPAddresses('IPv4', x as never), [ipAddress]],
 ];
 
 test.prop([fc.constantFrom(...entryPoints).chain(([name, run, valid]) => fc.tuple(fc.constant(name), fc.constant(run), fc.oneof(fc.anything(), shapeMutantArb(valid))))])(
   'INV-API-GARBAGE: every ipallocator entry point answers garbage with a Result, never an exception',
   ([, run, input]) => {
     expectTypedResult(run(input));
+  },
+);
+
+test.prop([fc.constantFrom(...readers).chain(([name, run, valid]) => fc.tuple(fc.constant(name), fc.constant(run), fc.oneof(fc.anything(), shapeMutantArb(valid))))])(
+  'INV-API-GARBAGE: the IPAddress list readers answer garbage with a value, never an exception',
+  ([, run, input]) => {
+    expect(run(input)).toBeDefined();
   },
 );

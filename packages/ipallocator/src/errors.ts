@@ -41,3 +41,26 @@ export {
   type ErrInvalidSnapshot,
   type ErrNotReady,
 } from '@kubesvc/api-types';
+
+/**
+ * upstream NewIPAllocator (ipallocator.go) refuses an IPv6 CIDR wider than /64: the IPAddress
+ * allocator counts its addresses in a uint64. A ServiceCIDR with such a range gets no allocator.
+ */
+export interface ErrServiceCIDRTooLarge extends AllocatorError<'ErrServiceCIDRTooLarge'> {
+  readonly prefix: number;
+}
+
+export function errServiceCIDRTooLarge(prefix: number): ErrServiceCIDRTooLarge {
+  return {
+    _tag: 'ErrServiceCIDRTooLarge',
+    prefix,
+    message: `shortest allowed prefix length for service CIDR is 64, got ${prefix}`,
+  };
+}
+
+/**
+ * The ServiceCIDR list given to newMetaAllocator is not a list of objects, or the family is
+ * not IPv4 or IPv6. Upstream's informer only ever holds decoded ServiceCIDRs, so this has no
+ * upstream text: it is the edge check of a pure entry point that takes outside data.
+ */
+export type ErrServiceCIDRList = AllocatorError<'ErrServiceCIDRList'>;

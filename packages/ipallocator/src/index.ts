@@ -8,8 +8,18 @@ export type {
   ErrMismatchedNetwork,
   ErrNotInRange,
   ErrNotReady,
+  ErrServiceCIDRList,
+  ErrServiceCIDRTooLarge,
 } from './errors.js';
-export { errAllocated, errFull, errInvalidSnapshot, errMismatchedNetwork, errNotInRange, errNotReady } from './errors.js';
+export {
+  errAllocated,
+  errFull,
+  errInvalidSnapshot,
+  errMismatchedNetwork,
+  errNotInRange,
+  errNotReady,
+  errServiceCIDRTooLarge,
+} from './errors.js';
 export type { IPRange } from './ip-range.js';
 export { IPV6_RANGE_CAP, calculateIPRangeOffset, ipAtOffset, ipOffset, ipRangeOf } from './ip-range.js';
 export type { AllocateIPResult, AllocateNextIPResult, IPAllocator } from './ip-allocator.js';
@@ -55,3 +65,86 @@ export type {
   ErrClusterIPRepair,
 } from './repair.js';
 export { IP_REPAIR_CONTROLLER, repairClusterIPs } from './repair.js';
+export type {
+  IPAddressRepairEvent,
+  IPAddressRepairEventAction,
+  IPAddressRepairIPAddress,
+  IPAddressRepairListers,
+  IPAddressRepairPass,
+  IPAddressRepairReason,
+  IPAddressRepairRegarding,
+  IPAddressRepairResult,
+  IPAddressRepairService,
+  IPAddressRepairStep,
+  IPAddressRepairView,
+  IPAddressRequeue,
+  IPAddressWrite,
+} from './repair-ip.js';
+export {
+  IP_ADDRESS_REPAIR_GRACE_PERIOD_MS,
+  applyIPAddressWrites,
+  hasDefaultServiceCIDR,
+  ipAddressRepairListers,
+  isManagedByIPAllocator,
+  newServiceIPAddress,
+  repairIPAddresses,
+  serviceKey,
+  syncIPAddress,
+  syncServiceIPAddresses,
+} from './repair-ip.js';
+export type {
+  IPAddressAllocator,
+  IPAddressCandidate,
+  IPAddressNextResult,
+  IPAddressScan,
+  IPAddressToCreate,
+  IPAddressView,
+  ServiceRef,
+} from './ipaddress-allocator.js';
+export {
+  allocateIPAddress,
+  allocateIPAddressDryRun,
+  allocateNextIPAddress,
+  allocateNextIPAddressDryRun,
+  allocatedIPAddresses,
+  hasIPAddress,
+  hostsPerNetwork,
+  ipAddressName,
+  ipAddressNames,
+  ipAddressObject,
+  ipAddressesFree,
+  ipAddressesUsed,
+  managedIPAddressNames,
+  newIPAddressAllocator,
+  nextIPAddressCandidate,
+  releaseIPAddress,
+  startIPAddressScan,
+} from './ipaddress-allocator.js';
+export type {
+  MetaAllocator,
+  ServiceCIDRAllocator,
+  ServiceCIDRScan,
+  ServiceIPAllocation,
+  ServiceIPCandidate,
+  ServiceIPNextResult,
+  ServiceIPRelease,
+  UnusableServiceCIDR,
+} from './cidr-allocator.js';
+export {
+  DISABLE_ALLOCATOR_DUAL_WRITE_DEFAULT,
+  allocateNextServiceIP,
+  allocateServiceIP,
+  dryRunAllocatorOf,
+  dualWriteAllocate,
+  dualWriteRelease,
+  hasServiceIP,
+  isNotContained,
+  isServiceCIDRReady,
+  newMetaAllocator,
+  nextServiceIPAfterCreateFailed,
+  nextServiceIPInNextServiceCIDR,
+  releaseServiceIP,
+  serviceCIDRAllocatorFor,
+  serviceIPsFree,
+  serviceIPsUsed,
+} from './cidr-allocator.js';

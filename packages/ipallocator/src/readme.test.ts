@@ -8,3 +8,15 @@ it('the README example prints what the README says', async () => {
   expect(expected.length).toBeGreaterThan(0);
   expect(printed).toBe(expected);
 });
+
+it('the README example of the IPAddress repair prints what the README says', async () => {
+  const { printed, expected } = await runReadmeExample(new URL('..', import.meta.url), /^## IPAddress repair/m);
+  expect(expected.length).toBeGreaterThan(0);
+  expect(printed).toBe(expected);
+});
+
+it('the README example of ServiceCIDRs and IPAddresses prints what the README says', async () => {
+  const { printed, expected } = await runReadmeExample(new URL('..', import.meta.url), /^## Example: ServiceCIDRs/m);
+  expect(expected.length).toBeGreaterThan(0);
+  expect(printed).toBe(expected);
+});

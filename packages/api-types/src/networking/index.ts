@@ -12,3 +12,12 @@ export {
   serviceNetworkingEquals,
   serviceNetworkingFlags,
 } from './service-networking.js';
+export type { ServiceCIDRLike } from './service-cidr-match.js';
+export {
+  ipAddressOfName,
+  prefixContainsIP,
+  serviceCIDRPrefix,
+  serviceCIDRsContainingIP,
+  serviceCIDRsContainingPrefix,
+  serviceCIDRsOverlappingPrefix,
+} from './service-cidr-match.js';

@@ -7,6 +7,7 @@ export * from './node.js';
 export * from './namespace.js';
 export * from './event.js';
 export * from './range-allocation.js';
+export * from './service-cidr.js';
 export * from './status.js';
 export * from './kinds.js';
 export { int32, intOrString, openEnum, stringMap, timestamp } from './schema-helpers.js';

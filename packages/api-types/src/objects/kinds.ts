@@ -9,6 +9,7 @@ import { NamespaceSchema, type Namespace } from './namespace.js';
 import { NodeSchema, type Node } from './node.js';
 import { PodSchema, type Pod } from './pod.js';
 import { RangeAllocationSchema, type RangeAllocation } from './range-allocation.js';
+import { IPAddressSchema, ServiceCIDRSchema, SERVICE_CIDR_API_VERSION, type IPAddress, type ServiceCIDR } from './service-cidr.js';
 import { ServiceSchema, type Service } from './service.js';
 import { StatusSchema, type Status } from './status.js';
 
@@ -21,6 +22,8 @@ export type KubeObject =
   | Node
   | Event
   | RangeAllocation
+  | ServiceCIDR
+  | IPAddress
   | Status;
 export type Kind = KubeObject['kind'];
 
@@ -45,6 +48,8 @@ export const KINDS: Readonly<Record<Kind, KindInfo>> = {
   Node: { apiVersion: 'v1', schema: NodeSchema },
   Event: { apiVersion: 'v1', schema: EventSchema },
   RangeAllocation: { apiVersion: 'v1', schema: RangeAllocationSchema },
+  ServiceCIDR: { apiVersion: SERVICE_CIDR_API_VERSION, schema: ServiceCIDRSchema },
+  IPAddress: { apiVersion: SERVICE_CIDR_API_VERSION, schema: IPAddressSchema },
   Status: { apiVersion: 'v1', schema: StatusSchema },
 };
 

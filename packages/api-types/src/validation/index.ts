@@ -40,7 +40,9 @@ export {
   isInRange,
   isQualifiedName,
   isValidCIDR,
+  isValidCIDRStrict,
   isValidIP,
+  isValidIPStrict,
   isValidIPv4Address,
   isValidIPv6Address,
   isValidLabelValue,
@@ -77,6 +79,15 @@ export { validateEndpointSlice, validateEndpointSliceUpdate } from './endpoint-s
 export { validateNamespace, validateNamespaceStatusUpdate, validateNamespaceUpdate } from './namespace.js';
 export { validatePod } from './pod.js';
 export { validateNode, validateNodeUpdate } from './node.js';
+export {
+  validateIPAddress,
+  validateIPAddressName,
+  validateIPAddressUpdate,
+  validateServiceCIDR,
+  validateServiceCIDRName,
+  validateServiceCIDRStatusUpdate,
+  validateServiceCIDRUpdate,
+} from './service-cidr.js';
 export type { ErrInvalid } from './validate.js';
 export { errInvalid, groupKindOf, invalidMessage, invalidStatus, validateObject } from './validate.js';
 export type { ServiceClusterConfig, ServiceRequestResult } from './service-request.js';

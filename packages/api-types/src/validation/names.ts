@@ -2,13 +2,15 @@
 // when the value is valid), so callers wrap each message in a FieldError exactly where
 // upstream does.
 // upstream: staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go
-//           staging/src/k8s.io/apimachinery/pkg/util/validation/ip.go
+//           staging/src/k8s.io/apimachinery/pkg/util/validation/ip.go (v0.33: the strict
+//           IsValidIP and IsValidCIDR, here isValidIPStrict and isValidCIDRStrict)
 //           staging/src/k8s.io/apimachinery/pkg/api/validation/generic.go (name functions)
 //
 // Lengths are UTF-8 byte counts, as Go's len() measures them, although upstream's message
 // says "characters".
-import { parseCIDRSloppy } from '../net/cidr.js';
-import { parseIPSloppy } from '../net/ip.js';
+import { formatCIDR, parseCIDRSloppy } from '../net/cidr.js';
+import { formatIP, parseAddress, parseIPSloppy, type IP } from '../net/ip.js';
+import { goQuote } from './field-errors.js';
 
 /** The length Go's len() gives a string: its UTF-8 bytes. */
 export function utf8Length(s: string): number {
@@ -210,6 +212,76 @@ export function isDualStackIPStrings(ips: readonly string[]): boolean {
 /** ParseCIDRSloppy accepts it: leading zeros allowed in IPv4 octets and in the prefix length. */
 export function isValidCIDR(value: string): string[] {
   return parseCIDRSloppy(value).ok ? [] : ['must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)'];
+}
+
+// --- Strict IP and CIDR validation (apimachinery v0.33) --------------------------------
+// Fields added since strict validation exists (IPAddress names, ServiceCIDR cidrs) are held
+// to it: the value must parse as netip.ParseAddr / netip.ParsePrefix parse it (no leading
+// zeros, in IPv4 octets or in a prefix length), must not be an IPv4-mapped IPv6 address, and
+// must be written exactly as Go prints it back (net.IP.String(), net.IPNet.String()). The
+// first check is the sloppy parse with the legacy message, so that a value that is no IP at
+// all is reported as before.
+// upstream: staging/src/k8s.io/apimachinery/pkg/util/validation/ip.go (v0.33) parseIP,
+//   IsValidIP, parseCIDR, IsValidCIDR
+
+const IP_SLOPPY_MSG = 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)';
+const CIDR_SLOPPY_MSG = 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)';
+
+/**
+ * netip's Is4In6 for text that parsed: an address written in IPv6 syntax (the first '.' or
+ * ':' decides, as in Go) that names an IPv4 address. The parsers here fold ::ffff:0:0/96 into
+ * family 4, so the spelling is what tells it apart.
+ */
+function isMappedSpelling(text: string, ip: IP): boolean {
+  return ip.family === 4 && /^[^.]*:/.test(text);
+}
+
+function canonicalError(canonical: string): string {
+  return `must be in canonical form (${goQuote(canonical)})`;
+}
+
+/**
+ * IsValidIP (v0.33, strict): the messages for an address that is not valid, not strict, or
+ * not in canonical form. Unlike isValidIP (the legacy check older fields keep), "010.1.1.1",
+ * "::ffff:1.2.3.4" and "2001:DB8::1" are refused.
+ */
+export function isValidIPStrict(value: string): string[] {
+  const sloppy = parseAddress(value, true);
+  if (sloppy === undefined) return [IP_SLOPPY_MSG];
+  const strict = parseAddress(value, false);
+  // netip.ParseAddr refuses what the sloppy parser took only for its leading zeros.
+  if (strict === undefined) return ['must not have leading 0s'];
+  if (isMappedSpelling(value, strict)) return ['must not be an IPv4-mapped IPv6 address'];
+  const canonical = formatIP(sloppy);
+  return value === canonical ? [] : [canonicalError(canonical)];
+}
+
+/** netip.ParsePrefix's rule for the prefix length: decimal digits, no sign, no leading zero. */
+function isStrictPrefixLength(text: string): boolean {
+  return /^(0|[1-9][0-9]*)$/.test(text);
+}
+
+/**
+ * IsValidCIDR (v0.33, strict): a subnet ("192.168.0.0/24", no host bits), parsed strictly and
+ * written as net.IPNet.String() prints it.
+ */
+export function isValidCIDRStrict(value: string): string[] {
+  const sloppy = parseCIDRSloppy(value);
+  if (!sloppy.ok) return [CIDR_SLOPPY_MSG];
+  // The sloppy parse succeeded, so there is exactly one '/' and the rest are digits.
+  const slash = value.indexOf('/');
+  const addressText = value.slice(0, slash);
+  const strictIP = parseAddress(addressText, false);
+  if (strictIP === undefined || !isStrictPrefixLength(value.slice(slash + 1))) {
+    return ['must not have leading 0s in IP or prefix length'];
+  }
+  if (isMappedSpelling(addressText, strictIP)) return ['must not have an IPv4-mapped IPv6 address'];
+  const { ip, cidr } = sloppy.value;
+  if (ip.family !== cidr.network.family || ip.value !== cidr.network.value) {
+    return ['must not have bits set beyond the prefix length'];
+  }
+  const canonical = formatCIDR(cidr);
+  return value === canonical ? [] : [canonicalError(canonical)];
 }
 
 // --- Name validation functions ----------------------------------------------------------

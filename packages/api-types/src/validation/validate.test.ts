@@ -60,6 +60,8 @@ describe('invalidStatus and invalidMessage', () => {
 
   it('qualifies kinds outside the core group', () => {
     expect(groupKindOf('EndpointSlice')).toEqual({ group: 'discovery.k8s.io', kind: 'EndpointSlice' });
+    expect(groupKindOf('ServiceCIDR')).toEqual({ group: 'networking.k8s.io', kind: 'ServiceCIDR' });
+    expect(groupKindOf('IPAddress')).toEqual({ group: 'networking.k8s.io', kind: 'IPAddress' });
     expect(groupKindOf('Endpoints')).toBe('Endpoints');
   });
 });

@@ -2,6 +2,9 @@
 // answers with.
 // upstream (v1.32): pkg/registry/*/strategy.go (which Validate* function each kind's
 //   strategy calls on create and update)
+// upstream (v1.33): pkg/registry/networking/servicecidr/strategy.go,
+//   pkg/registry/networking/ipaddress/strategy.go (an update runs the create checks on the
+//   new object, then the update rules)
 // upstream (v1.32): staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go (NewInvalid,
 //   which prints the qualified kind: `EndpointSlice.discovery.k8s.io "x" is invalid: ...`)
 //
@@ -19,10 +22,18 @@ import { validateNamespace, validateNamespaceUpdate } from './namespace.js';
 import { validateNode, validateNodeUpdate } from './node.js';
 import { validatePod } from './pod.js';
 import { validateService, validatePreparedServiceUpdate } from './service.js';
+import { validateIPAddress, validateIPAddressUpdate, validateServiceCIDR, validateServiceCIDRUpdate } from './service-cidr.js';
+
+const GROUP_OF_KIND: Readonly<Record<string, string>> = {
+  EndpointSlice: 'discovery.k8s.io',
+  ServiceCIDR: 'networking.k8s.io',
+  IPAddress: 'networking.k8s.io',
+};
 
 /** The GroupKind NewInvalid is given for a kind: core kinds have the empty group. */
 export function groupKindOf(kind: string): GroupKindInput {
-  return kind === 'EndpointSlice' ? { group: 'discovery.k8s.io', kind } : kind;
+  const group = Object.hasOwn(GROUP_OF_KIND, kind) ? GROUP_OF_KIND[kind] : undefined;
+  return group === undefined ? kind : { group, kind };
 }
 
 function sameKind<T extends KubeObject>(object: T, old: KubeObject): T {
@@ -36,7 +47,7 @@ function sameKind<T extends KubeObject>(object: T, old: KubeObject): T {
 /**
  * The errors the kind's strategy reports on create (no `old`) or update. Expects a
  * defaulted object. Kinds without validation here (Event, RangeAllocation, Status) give no
- * errors. Pods are checked only on the fields this project models (see pod.ts), and a pod
+ * errors. A ServiceCIDR's status update is checked with validateServiceCIDRStatusUpdate. Pods are checked only on the fields this project models (see pod.ts), and a pod
  * update is checked like a create.
  */
 export function validateObject(object: KubeObject, old?: KubeObject): FieldError[] {
@@ -56,6 +67,14 @@ export function validateObject(object: KubeObject, old?: KubeObject): FieldError
       return validatePod(object);
     case 'Node':
       return old === undefined ? validateNode(object) : validateNodeUpdate(object, sameKind(object, old));
+    case 'ServiceCIDR':
+      return old === undefined
+        ? validateServiceCIDR(object)
+        : [...validateServiceCIDR(object), ...validateServiceCIDRUpdate(object, sameKind(object, old))];
+    case 'IPAddress':
+      return old === undefined
+        ? validateIPAddress(object)
+        : [...validateIPAddress(object), ...validateIPAddressUpdate(object, sameKind(object, old))];
     default:
       return [];
   }

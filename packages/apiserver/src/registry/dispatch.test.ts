@@ -50,6 +50,13 @@ const cases: readonly { readonly name: string; readonly request: ApiRequest; rea
     message: 'Pod in version "v1" cannot be handled as a Service: converting (v1.Pod) to (core.Service): unknown conversion',
   },
   {
+    // networking.k8s.io/v1 is in the legacy scheme too (v1.33), so this is a conversion refusal.
+    name: 'a kind of another group',
+    request: create(JSON.stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'web' } })),
+    code: 400,
+    message: 'ServiceCIDR in version "v1" cannot be handled as a Service: converting (v1.ServiceCIDR) to (core.Service): unknown conversion',
+  },
+  {
     name: 'a wrong apiVersion',
     request: create(JSON.stringify({ apiVersion: 'v2', kind: 'Service', metadata: { name: 'web' } })),
     code: 400,

@@ -103,7 +103,7 @@ export function noObjectsError(file: string, objects: number, skipped: readonly 
 }
 
 /** The kinds the offline commands read (dump/load-dump.ts: dumpOf). */
-const READ_KINDS = ['Service', 'EndpointSlice', 'Endpoints', 'Pod', 'Namespace', 'RangeAllocation'];
+const READ_KINDS = ['Service', 'EndpointSlice', 'Endpoints', 'Pod', 'Namespace', 'RangeAllocation', 'ServiceCIDR', 'IPAddress'];
 
 /**
  * Runs a reader of the input after refusing a YAML input whose aliases expand it far beyond

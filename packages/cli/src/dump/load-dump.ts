@@ -11,6 +11,7 @@ import {
   parseManifests,
   type EndpointSlice,
   type Endpoints,
+  type IPAddress,
   type KubeObject,
   type ManifestIssue,
   type Namespace,
@@ -18,6 +19,7 @@ import {
   type RangeAllocation,
   type Result,
   type Service,
+  type ServiceCIDR,
   type TaggedError,
 } from '@kubesvc/api-types';
 import { parseSingleJsonDocument } from './fast-json.js';
@@ -32,6 +34,9 @@ export interface Dump {
   readonly pods: readonly Pod[];
   readonly namespaces: readonly Namespace[];
   readonly rangeAllocations: readonly RangeAllocation[];
+  /** networking.k8s.io/v1: the ranges ClusterIPs come from, and one object per allocated ClusterIP. */
+  readonly serviceCIDRs: readonly ServiceCIDR[];
+  readonly ipAddresses: readonly IPAddress[];
   /** Documents of kinds this project does not model. */
   readonly skipped: readonly ManifestIssue[];
 }
@@ -52,7 +57,7 @@ export function formatIssueAt(source: string, issue: ManifestIssue): string {
   return `${source}: ${formatManifestIssue(issue)}`;
 }
 
-/** The kinds read here that live in a namespace (the others: Namespace, Node, RangeAllocation). */
+/** The kinds read here that live in a namespace (the others: Namespace, Node, RangeAllocation, ServiceCIDR, IPAddress). */
 const NAMESPACED: ReadonlySet<string> = new Set(['Service', 'Endpoints', 'EndpointSlice', 'Pod', 'Event']);
 
 /**
@@ -76,6 +81,8 @@ export function dumpOf(source: string, decoded: readonly KubeObject[], skipped: 
   const pods: Pod[] = [];
   const namespaces: Namespace[] = [];
   const rangeAllocations: RangeAllocation[] = [];
+  const serviceCIDRs: ServiceCIDR[] = [];
+  const ipAddresses: IPAddress[] = [];
   for (const object of objects) {
     switch (object.kind) {
       case 'Service':
@@ -96,11 +103,17 @@ export function dumpOf(source: string, decoded: readonly KubeObject[], skipped: 
       case 'RangeAllocation':
         rangeAllocations.push(object);
         break;
+      case 'ServiceCIDR':
+        serviceCIDRs.push(object);
+        break;
+      case 'IPAddress':
+        ipAddresses.push(object);
+        break;
       default:
         break;
     }
   }
-  return { source, objects, services, endpointSlices, endpoints, pods, namespaces, rangeAllocations, skipped };
+  return { source, objects, services, endpointSlices, endpoints, pods, namespaces, rangeAllocations, serviceCIDRs, ipAddresses, skipped };
 }
 
 /** Reads a dump. Never throws: an input that does not decode is ErrDump naming every problem. */

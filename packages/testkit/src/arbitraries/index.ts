@@ -1,4 +1,6 @@
 export {
+  canonicalCIDRText,
+  canonicalIPText,
   cidrArb,
   ipArb,
   ipInCidrArb,
@@ -23,6 +25,7 @@ export {
   endpointSliceArb,
   endpointsArb,
   eventArb,
+  ipAddressArb,
   kubeObjectArb,
   namespaceArb,
   objectMetaArb,
@@ -32,6 +35,7 @@ export {
   publicIPArb,
   rangeAllocationArb,
   serviceArb,
+  serviceCIDRArb,
   serviceIPv4Arb,
   serviceIPv6Arb,
   statusArb,

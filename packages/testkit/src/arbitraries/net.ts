@@ -198,6 +198,41 @@ export function ipOutsideCidrArb(cidr: CIDR, options: OutsideOptions = {}): fc.A
   return fc.oneof({ weight: 4, arbitrary: sameFamily }, { weight: 1, arbitrary: otherFamily });
 }
 
+/**
+ * The one spelling Go's net.IP.String() gives an address: a dotted quad for IPv4; for IPv6
+ * (RFC 5952 section 4) lower-case hex groups without leading zeros, and the longest run of
+ * two or more zero groups (the first of equal runs) written as "::". Written here from the
+ * RFC rather than with api-types' formatIP, so that properties can use it as an oracle.
+ * Expects the canonical values these arbitraries make (no IPv6 value in ::ffff:0:0/96).
+ */
+export function canonicalIPText(ip: IP): string {
+  if (ip.family === 4) return [24n, 16n, 8n, 0n].map((shift) => String((ip.value >> shift) & 0xffn)).join('.');
+  const groups = Array.from({ length: 8 }, (_, i) => Number((ip.value >> BigInt(112 - 16 * i)) & 0xffffn));
+  let best = 0;
+  let bestLength = 0;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLength) {
+      best = i;
+      bestLength = j - i;
+    }
+    i = j;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (bestLength < 2) return hex.join(':');
+  return `${hex.slice(0, best).join(':')}::${hex.slice(best + bestLength).join(':')}`;
+}
+
+/** The one spelling Go's net.IPNet.String() gives a block: its canonical network address, "/", the prefix length. */
+export function canonicalCIDRText(cidr: CIDR): string {
+  return `${canonicalIPText(cidr.network)}/${cidr.prefix}`;
+}
+
 /** One way of writing an address, and whether only ParseIPSloppy reads it. */
 export interface IPSpelling {
   readonly text: string;

@@ -9,10 +9,16 @@ import {
   defaultPod,
   defaultService,
   encodeRangeAllocationBytes,
+  IP_ADDRESS_LABEL_FAMILY,
+  IP_ADDRESS_LABEL_MANAGED_BY,
+  IP_ALLOCATOR_CONTROLLER_NAME,
   PROTOCOLS,
+  SERVICE_CIDR_API_VERSION,
+  SERVICE_CIDR_CONDITION_READY,
   type EndpointSlice,
   type Endpoints,
   type Event,
+  type IPAddress,
   type KubeObject,
   type Namespace,
   type ObjectMeta,
@@ -20,10 +26,12 @@ import {
   type RangeAllocation,
   type Service,
   type ServicePort,
+  type ServiceCIDR,
   type ServiceSpec,
   type Status,
 } from '@kubesvc/api-types';
 import { dns1035LabelArb, dns1123LabelArb, dns1123SubdomainArb, ianaSvcNameArb, labelsArb } from './names.js';
+import { canonicalCIDRText, canonicalIPText, cidrArb, ipArb } from './net.js';
 
 const optional = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(arb, { nil: undefined });
 
@@ -331,6 +339,50 @@ export function statusArb(): fc.Arbitrary<Status> {
     }));
 }
 
+/**
+ * A ServiceCIDR: one block, or one of each family in either order, each written as Go prints
+ * it (networking.k8s.io/v1 validation wants the canonical spelling), sometimes with the Ready
+ * condition its controller sets.
+ */
+export function serviceCIDRArb(): fc.Arbitrary<ServiceCIDR> {
+  const v4 = cidrArb({ family: 4 }).map(canonicalCIDRText);
+  const v6 = cidrArb({ family: 6 }).map(canonicalCIDRText);
+  const cidrs = fc.oneof(
+    fc.oneof(v4, v6).map((c) => [c]),
+    fc.tuple(v4, v6, fc.boolean()).map(([a, b, v6First]) => (v6First ? [b, a] : [a, b])),
+  );
+  const ready = fc
+    .record({ status: fc.constantFrom('True', 'False'), at: timestampArb })
+    .map(({ status, at }) => ({ type: SERVICE_CIDR_CONDITION_READY, status, lastTransitionTime: at, reason: '', message: '' }));
+  return fc
+    .record({ metadata: objectMetaArb({ namespaced: false }), cidrs, ready: optional(ready) })
+    .map(({ metadata, cidrs, ready }) =>
+      compact({
+        apiVersion: SERVICE_CIDR_API_VERSION,
+        kind: 'ServiceCIDR' as const,
+        metadata,
+        spec: { cidrs },
+        status: ready === undefined ? undefined : { conditions: [ready] },
+      }),
+    );
+}
+
+/** An IPAddress as the allocator writes one: named by the address in Go's spelling, held by a Service. */
+export function ipAddressArb(): fc.Arbitrary<IPAddress> {
+  return fc
+    .record({ ip: ipArb, meta: objectMetaArb({ namespaced: false }), namespace: dns1123LabelArb(20), service: dns1035LabelArb() })
+    .map(({ ip, meta, namespace, service }) => ({
+      apiVersion: SERVICE_CIDR_API_VERSION,
+      kind: 'IPAddress' as const,
+      metadata: {
+        ...meta,
+        name: canonicalIPText(ip),
+        labels: { [IP_ADDRESS_LABEL_FAMILY]: ip.family === 4 ? 'IPv4' : 'IPv6', [IP_ADDRESS_LABEL_MANAGED_BY]: IP_ALLOCATOR_CONTROLLER_NAME },
+      },
+      spec: { parentRef: { resource: 'services', namespace, name: service } },
+    }));
+}
+
 /** Any of the modelled kinds, valid. */
 export function kubeObjectArb(): fc.Arbitrary<KubeObject> {
   return fc.oneof(
@@ -342,5 +394,7 @@ export function kubeObjectArb(): fc.Arbitrary<KubeObject> {
     eventArb(),
     rangeAllocationArb(),
     statusArb(),
+    serviceCIDRArb(),
+    ipAddressArb(),
   );
 }

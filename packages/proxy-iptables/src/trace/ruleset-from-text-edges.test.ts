@@ -361,6 +361,13 @@ describe('the table commands', () => {
     expect(all.rules).toEqual([{ chain: 'PREROUTING', matches: [], target: { kind: 'accept' } }]);
   });
 
+  it('-X beside a rule that only counts (no -j, as the last rule of a KUBE-FW- chain): that rule jumps nowhere, so the chain goes', () => {
+    const table = parsed('*filter\n:A - [0:0]\n:B - [0:0]\n-A B -m comment --comment count\n-X A\nCOMMIT\n').tables[0];
+    expect(table.chains).toEqual(['B']);
+    expect(table.deletedChains).toEqual(['A']);
+    expect(table.rules).toEqual([{ chain: 'B', matches: [{ kind: 'comment', text: 'count' }] }]);
+  });
+
   it('refuses to delete a chain that has rules, naming it and the line', () => {
     const text = '*filter\n:A - [0:0]\n:B - [0:0]\n-A A -j ACCEPT\n-A B -j ACCEPT\n-X A\nCOMMIT\n';
     expect(refused(text)).toStrictEqual({ _tag: 'ErrTrace', message: "cannot delete chain 'A': it has rules", line: 6 });

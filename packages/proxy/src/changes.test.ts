@@ -138,8 +138,8 @@ describe('matchByKey', () => {
 describe('matchByPosition', () => {
   const services = [svc('ns', 'b'), svc('ns', 'a')];
   const slices = [slice('ns', 'a', 1, '10.0.0.5'), slice('ns', 'b', 1, '10.0.0.6')];
-  // Made in each test, not while the file is collected: a mutant that throws here must fail a
-  // test, not the collection (which the mutation runner does not count as a failure).
+  // Made in each test, not while the file is collected: in a mutation run, a mutant that made
+  // this throw during collection left the file's tests unreported and counted as survived.
   const last = () => stateOf(services, slices);
 
   it('with the same arrays, nothing to look at', () => {

@@ -38,7 +38,7 @@ async function ok(registry: Registry, request: ApiRequest): Promise<KubeObject> 
 async function refused(registry: Registry, request: ApiRequest): Promise<{ code: number; message: string }> {
   const r = await dispatch(registry, request);
   if (r.ok) throw new Error('expected a refusal');
-  return { code: r.error.status.code, message: r.error.status.message };
+  return { code: r.error.status.code, message: r.error.status.message ?? '' };
 }
 
 const NOT_A_CIDR = 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)';

@@ -149,6 +149,20 @@ describe('discovery', () => {
     expect(refused.json['message']).toBe('"spec.parentRef.name" is not a known field selector: only "metadata.name", "metadata.namespace"');
   });
 
+  it('PUT servicecidrs/{name}/status writes the status and keeps the spec; ipaddresses has no /status', async () => {
+    const body = { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'extra' }, spec: { cidrs: ['10.100.0.0/16'] } };
+    const created = await call('POST', '/apis/networking.k8s.io/v1/servicecidrs', { body: JSON.stringify(body) });
+    const ready = { type: 'Ready', status: 'True', lastTransitionTime: '2025-01-02T00:00:00Z', reason: '', message: '' };
+    const update = { ...created.json, spec: { cidrs: ['10.200.0.0/16'] }, status: { conditions: [ready] } };
+    const put = await call('PUT', '/apis/networking.k8s.io/v1/servicecidrs/extra/status', { body: JSON.stringify(update) });
+    expect(put.status).toBe(200);
+    expect(put.json).toMatchObject({ spec: { cidrs: ['10.100.0.0/16'] }, status: { conditions: [ready] } });
+    const ip = { apiVersion: 'networking.k8s.io/v1', kind: 'IPAddress', metadata: { name: '10.96.0.50' }, spec: { parentRef: { group: '', resource: 'services', namespace: 'default', name: 'web' } } };
+    const ipCreated = await call('POST', '/apis/networking.k8s.io/v1/ipaddresses', { body: JSON.stringify(ip) });
+    expect(ipCreated.status).toBe(201);
+    expect((await call('PUT', '/apis/networking.k8s.io/v1/ipaddresses/10.96.0.50/status', { body: JSON.stringify(ipCreated.json) })).status).toBe(404);
+  });
+
   it('serves an empty OpenAPI v2 and a v3 whose PATCH operations take fieldValidation', async () => {
     const v2 = await call('GET', '/openapi/v2');
     expect(v2.status).toBe(200);

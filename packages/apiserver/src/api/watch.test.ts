@@ -257,3 +257,22 @@ describe('watch', () => {
     expect(store.open()).toBe(0);
   });
 });
+
+describe('watch of a networking.k8s.io/v1 resource', () => {
+  it('watches servicecidrs cluster-wide: ADDED, MODIFIED by /status, DELETED', async () => {
+    const cidr = { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'extra' }, spec: { cidrs: ['10.100.0.0/16'] } } as const;
+    const created = await registry.create('servicecidrs', '', cidr);
+    if (!created.ok) throw new Error(created.error.message);
+    const w = await openWatch('/apis/networking.k8s.io/v1/servicecidrs?watch=true');
+    const added = await w.next();
+    expect([added.type, added.object.kind, added.object.metadata?.name]).toEqual(['ADDED', 'ServiceCIDR', 'extra']);
+    const ready = { type: 'Ready', status: 'True', lastTransitionTime: '2025-01-02T00:00:00Z', reason: '', message: '' };
+    const status = await registry.updateStatus('servicecidrs', '', 'extra', { ...created.value, status: { conditions: [ready] } });
+    expect(status.ok).toBe(true);
+    const modified = await w.next();
+    expect([modified.type, (modified.object as { status?: unknown }).status]).toEqual(['MODIFIED', { conditions: [ready] }]);
+    await registry.delete('servicecidrs', '', 'extra');
+    const deleted = await w.next();
+    expect([deleted.type, deleted.object.metadata?.name]).toEqual(['DELETED', 'extra']);
+  });
+});

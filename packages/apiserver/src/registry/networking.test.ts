@@ -135,6 +135,21 @@ describe('servicecidrs', () => {
     expect(w.status?.conditions).toEqual([ready]);
   });
 
+  it('stores the status a create or an update of the main resource carries (upstream\'s PrepareForCreate and PrepareForUpdate are empty)', async () => {
+    const { registry } = await setup();
+    const pending = { type: 'Ready', status: 'False', lastTransitionTime: '2025-01-02T00:00:00Z', reason: 'Pending', message: '' };
+    const stored = await ok(registry, create('servicecidrs', serviceCIDR('extra', ['10.100.0.0/16'], { status: { conditions: [pending] } })));
+    expect((stored as { status?: unknown }).status).toEqual({ conditions: [pending] });
+    const cleared = await ok(registry, {
+      verb: 'update',
+      resource: 'servicecidrs',
+      namespace: '',
+      name: 'extra',
+      body: serviceCIDR('extra', ['10.100.0.0/16'], { metadata: stored.metadata }),
+    });
+    expect((cleared as { status?: unknown }).status).toBeUndefined();
+  });
+
   it('deletes a ServiceCIDR with a Status naming it in its group', async () => {
     const { registry, store } = await setup();
     const stored = await ok(registry, create('servicecidrs', serviceCIDR('extra', ['10.100.0.0/16'])));

@@ -3,7 +3,7 @@
 // transitions as ADDED/DELETED, bookmarks, timeoutSeconds, and no store watch left open after
 // a client disconnects or the server closes.
 import { request, type IncomingMessage } from 'node:http';
-import type { Service } from '@kubesvc/api-types';
+import type { Service, ServiceCIDR } from '@kubesvc/api-types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openRegistry, type Registry } from '../registry/registry.js';
 import { openMemoryStore, type Store, virtualClock, type Watch } from '@kubesvc/store';
@@ -260,8 +260,8 @@ describe('watch', () => {
 
 describe('watch of a networking.k8s.io/v1 resource', () => {
   it('watches servicecidrs cluster-wide: ADDED, MODIFIED by /status, DELETED', async () => {
-    const cidr = { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'extra' }, spec: { cidrs: ['10.100.0.0/16'] } } as const;
-    const created = await registry.create('servicecidrs', '', cidr);
+    const cidr: ServiceCIDR = { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'extra' }, spec: { cidrs: ['10.100.0.0/16'] } };
+    const created = await registry.create<ServiceCIDR>('servicecidrs', '', cidr);
     if (!created.ok) throw new Error(created.error.message);
     const w = await openWatch('/apis/networking.k8s.io/v1/servicecidrs?watch=true');
     const added = await w.next();

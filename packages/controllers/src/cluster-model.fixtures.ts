@@ -16,6 +16,8 @@ const NAMESPACED: Readonly<Record<ResourceName, boolean>> = {
   pods: true,
   nodes: false,
   events: true,
+  servicecidrs: false,
+  ipaddresses: false,
 };
 
 function keyOf(namespace: string, name: string): string {

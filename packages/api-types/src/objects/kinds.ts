@@ -32,7 +32,16 @@ export type Kind = KubeObject['kind'];
  * registry stores, informers watch and controllers write. RangeAllocation is stored but not
  * served, and a Status is an answer, not a resource.
  */
-export type ResourceName = 'namespaces' | 'services' | 'endpoints' | 'endpointslices' | 'pods' | 'nodes' | 'events';
+export type ResourceName =
+  | 'namespaces'
+  | 'services'
+  | 'endpoints'
+  | 'endpointslices'
+  | 'pods'
+  | 'nodes'
+  | 'events'
+  | 'servicecidrs'
+  | 'ipaddresses';
 
 interface KindInfo {
   readonly apiVersion: string;

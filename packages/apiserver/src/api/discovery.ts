@@ -1,4 +1,4 @@
-// Discovery: /version, /api, /api/v1, /apis and the discovery.k8s.io group, built from the
+// Discovery: /version, /api, /api/v1, /apis and the discovery.k8s.io and networking.k8s.io groups, built from the
 // registry's RESOURCES table so that a resource added there is served and listed with no change
 // here. kubectl needs the short names (`svc`) and the `all` category from these lists.
 // upstream: staging/src/k8s.io/apiserver/pkg/endpoints/discovery (legacy.go, group.go, version.go),
@@ -23,6 +23,9 @@ const EXTRAS: Readonly<Record<string, ResourceExtras>> = {
   pods: { singularName: 'pod', shortNames: ['po'], categories: ['all'] },
   events: { singularName: 'event', shortNames: ['ev'] },
   nodes: { singularName: 'node', shortNames: ['no'] },
+  // pkg/registry/networking/{servicecidr,ipaddress}/storage: no ShortNames, no Categories.
+  servicecidrs: { singularName: 'servicecidr' },
+  ipaddresses: { singularName: 'ipaddress' },
 };
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
@@ -79,11 +82,20 @@ export function apiResourceList(groupVersion: string): Record<string, unknown> |
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources };
 }
 
-/** The API groups other than the core one, from the registry's resources. */
+/**
+ * The aggregator's group priorities: /apis lists groups by priority, highest first (not by
+ * name), so networking.k8s.io comes before discovery.k8s.io.
+ * upstream: pkg/controlplane/apiserver/aggregator.go (DefaultGenericAPIServicePriorities),
+ *           pkg/controlplane/aggregator (the kube-apiserver groups: networking.k8s.io 17200)
+ */
+const GROUP_PRIORITY: Readonly<Record<string, number>> = { 'networking.k8s.io': 17200, 'discovery.k8s.io': 16200 };
+
+/** The API groups other than the core one, from the registry's resources, in the aggregator's order. */
 export function apiGroupNames(): string[] {
   const groups = new Set<string>();
   for (const info of served()) if (info.group !== '') groups.add(info.group);
-  return [...groups].sort();
+  const priority = (g: string): number => GROUP_PRIORITY[g] ?? 0;
+  return [...groups].sort((a, b) => priority(b) - priority(a) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
 function versionsOf(group: string): string[] {

@@ -161,6 +161,13 @@ const RESOURCE_FIELDS: Readonly<Record<string, ResourceFields>> = {
     explicit: true,
     fieldsOf: (o) => ({ ...metaFields(o, false), 'status.phase': str(rec(o['status'])['phase']) }),
   },
+  // Cluster-scoped kinds with no field label conversion of their own: the default conversion
+  // accepts metadata.name and metadata.namespace, and the Store's DefaultClusterScopedAttr has
+  // only the name, so metadata.namespace reads as "" (metaFields of an object with no namespace).
+  // upstream: pkg/apis/networking/v1 (no AddFieldLabelConversionFunc for these kinds),
+  //           staging/src/k8s.io/apiserver/pkg/storage/selection_predicate.go (DefaultClusterScopedAttr)
+  servicecidrs: DEFAULT_NAMESPACED,
+  ipaddresses: DEFAULT_NAMESPACED,
   nodes: {
     explicit: true,
     fieldsOf: (o) => ({ ...metaFields(o, false), 'spec.unschedulable': rec(o['spec'])['unschedulable'] === true ? 'true' : 'false' }),

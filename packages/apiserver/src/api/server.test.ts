@@ -106,16 +106,61 @@ describe('discovery', () => {
 
   it('serves the discovery.k8s.io group', async () => {
     const groups = await call('GET', '/apis');
+    // networking.k8s.io first: the aggregator's group priority (17200 over discovery's 16200).
     expect(groups.json).toEqual({
       kind: 'APIGroupList',
       apiVersion: 'v1',
-      groups: [{ name: 'discovery.k8s.io', versions: [{ groupVersion: 'discovery.k8s.io/v1', version: 'v1' }], preferredVersion: { groupVersion: 'discovery.k8s.io/v1', version: 'v1' } }],
+      groups: [
+        { name: 'networking.k8s.io', versions: [{ groupVersion: 'networking.k8s.io/v1', version: 'v1' }], preferredVersion: { groupVersion: 'networking.k8s.io/v1', version: 'v1' } },
+        { name: 'discovery.k8s.io', versions: [{ groupVersion: 'discovery.k8s.io/v1', version: 'v1' }], preferredVersion: { groupVersion: 'discovery.k8s.io/v1', version: 'v1' } },
+      ],
     });
     expect((await call('GET', '/apis/discovery.k8s.io')).json).toMatchObject({ kind: 'APIGroup', name: 'discovery.k8s.io' });
     const list = await call('GET', '/apis/discovery.k8s.io/v1');
     const resources = list.json['resources'] as Record<string, unknown>[];
     expect(resources.map((x) => x['name'])).toEqual(['endpointslices']);
     expect(resources[0]).not.toHaveProperty('shortNames');
+  });
+
+  it('serves the networking.k8s.io group: servicecidrs with its status, ipaddresses, both cluster-scoped with no short names', async () => {
+    expect((await call('GET', '/apis/networking.k8s.io')).json).toMatchObject({ kind: 'APIGroup', name: 'networking.k8s.io', preferredVersion: { version: 'v1' } });
+    const list = await call('GET', '/apis/networking.k8s.io/v1');
+    expect(list.json['groupVersion']).toBe('networking.k8s.io/v1');
+    const verbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+    expect(list.json['resources']).toEqual([
+      { name: 'ipaddresses', singularName: 'ipaddress', namespaced: false, kind: 'IPAddress', verbs },
+      { name: 'servicecidrs', singularName: 'servicecidr', namespaced: false, kind: 'ServiceCIDR', verbs },
+      { name: 'servicecidrs/status', singularName: '', namespaced: false, kind: 'ServiceCIDR', verbs: ['get', 'patch', 'update'] },
+    ]);
+  });
+
+  it('lists and gets servicecidrs and ipaddresses over HTTP, with a metadata.name field selector', async () => {
+    const body = { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'extra' }, spec: { cidrs: ['10.100.0.0/16'] } };
+    const created = await call('POST', '/apis/networking.k8s.io/v1/servicecidrs', { body: JSON.stringify(body) });
+    expect(created.status).toBe(201);
+    const got = await call('GET', '/apis/networking.k8s.io/v1/servicecidrs/extra');
+    expect(got.json).toMatchObject({ kind: 'ServiceCIDR', apiVersion: 'networking.k8s.io/v1', metadata: { name: 'extra' }, spec: { cidrs: ['10.100.0.0/16'] } });
+    const selected = await call('GET', '/apis/networking.k8s.io/v1/servicecidrs?fieldSelector=metadata.name%3Dextra');
+    expect((selected.json['items'] as { metadata: { name: string } }[]).map((i) => i.metadata.name)).toEqual(['extra']);
+    const none = await call('GET', '/apis/networking.k8s.io/v1/servicecidrs?fieldSelector=metadata.name%3Dother');
+    expect(none.json['items']).toEqual([]);
+    const refused = await call('GET', '/apis/networking.k8s.io/v1/ipaddresses?fieldSelector=spec.parentRef.name%3Dweb');
+    expect(refused.status).toBe(400);
+    expect(refused.json['message']).toBe('"spec.parentRef.name" is not a known field selector: only "metadata.name", "metadata.namespace"');
+  });
+
+  it('PUT servicecidrs/{name}/status writes the status and keeps the spec; ipaddresses has no /status', async () => {
+    const body = { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'extra' }, spec: { cidrs: ['10.100.0.0/16'] } };
+    const created = await call('POST', '/apis/networking.k8s.io/v1/servicecidrs', { body: JSON.stringify(body) });
+    const ready = { type: 'Ready', status: 'True', lastTransitionTime: '2025-01-02T00:00:00Z', reason: '', message: '' };
+    const update = { ...created.json, spec: { cidrs: ['10.200.0.0/16'] }, status: { conditions: [ready] } };
+    const put = await call('PUT', '/apis/networking.k8s.io/v1/servicecidrs/extra/status', { body: JSON.stringify(update) });
+    expect(put.status).toBe(200);
+    expect(put.json).toMatchObject({ spec: { cidrs: ['10.100.0.0/16'] }, status: { conditions: [ready] } });
+    const ip = { apiVersion: 'networking.k8s.io/v1', kind: 'IPAddress', metadata: { name: '10.96.0.50' }, spec: { parentRef: { group: '', resource: 'services', namespace: 'default', name: 'web' } } };
+    const ipCreated = await call('POST', '/apis/networking.k8s.io/v1/ipaddresses', { body: JSON.stringify(ip) });
+    expect(ipCreated.status).toBe(201);
+    expect((await call('PUT', '/apis/networking.k8s.io/v1/ipaddresses/10.96.0.50/status', { body: JSON.stringify(ipCreated.json) })).status).toBe(404);
   });
 
   it('serves an empty OpenAPI v2 and a v3 whose PATCH operations take fieldValidation', async () => {

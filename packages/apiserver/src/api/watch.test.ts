@@ -3,7 +3,7 @@
 // transitions as ADDED/DELETED, bookmarks, timeoutSeconds, and no store watch left open after
 // a client disconnects or the server closes.
 import { request, type IncomingMessage } from 'node:http';
-import type { Service } from '@kubesvc/api-types';
+import type { Service, ServiceCIDR } from '@kubesvc/api-types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openRegistry, type Registry } from '../registry/registry.js';
 import { openMemoryStore, type Store, virtualClock, type Watch } from '@kubesvc/store';
@@ -255,5 +255,24 @@ describe('watch', () => {
     expect(res.status).toBe(400);
     expect(((await res.json()) as { message: string }).message).toBe('field label not supported: spec.foo');
     expect(store.open()).toBe(0);
+  });
+});
+
+describe('watch of a networking.k8s.io/v1 resource', () => {
+  it('watches servicecidrs cluster-wide: ADDED, MODIFIED by /status, DELETED', async () => {
+    const cidr: ServiceCIDR = { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'extra' }, spec: { cidrs: ['10.100.0.0/16'] } };
+    const created = await registry.create<ServiceCIDR>('servicecidrs', '', cidr);
+    if (!created.ok) throw new Error(created.error.message);
+    const w = await openWatch('/apis/networking.k8s.io/v1/servicecidrs?watch=true');
+    const added = await w.next();
+    expect([added.type, added.object.kind, added.object.metadata?.name]).toEqual(['ADDED', 'ServiceCIDR', 'extra']);
+    const ready = { type: 'Ready', status: 'True', lastTransitionTime: '2025-01-02T00:00:00Z', reason: '', message: '' };
+    const status = await registry.updateStatus('servicecidrs', '', 'extra', { ...created.value, status: { conditions: [ready] } });
+    expect(status.ok).toBe(true);
+    const modified = await w.next();
+    expect([modified.type, (modified.object as { status?: unknown }).status]).toEqual(['MODIFIED', { conditions: [ready] }]);
+    await registry.delete('servicecidrs', '', 'extra');
+    const deleted = await w.next();
+    expect([deleted.type, deleted.object.metadata?.name]).toEqual(['DELETED', 'extra']);
   });
 });

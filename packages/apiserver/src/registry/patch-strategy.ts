@@ -2,6 +2,7 @@
 // which key), which are replaced whole, and the struct type a field leads to. These are the
 // `patchStrategy` / `patchMergeKey` struct tags of the Go API types (Kubernetes v1.32).
 // upstream: staging/src/k8s.io/api/core/v1/types.go, staging/src/k8s.io/api/discovery/v1/types.go,
+//           staging/src/k8s.io/api/networking/v1/types.go (v1.33: ServiceCIDR, IPAddress),
 //           staging/src/k8s.io/api/events/v1/types.go, staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go
 //
 // The table is sparse on purpose. A field that is not listed behaves as a Go field without
@@ -44,7 +45,10 @@ export type PatchStructName =
   | 'NodeSpec'
   | 'NodeStatus'
   | 'Event'
-  | 'EndpointSlice';
+  | 'EndpointSlice'
+  | 'ServiceCIDR'
+  | 'ServiceCIDRStatus'
+  | 'IPAddress';
 
 const objectMeta: PatchStruct = {
   ownerReferences: { strategy: 'merge', mergeKey: 'uid' },
@@ -96,6 +100,11 @@ const STRUCTS: Readonly<Record<PatchStructName, PatchStruct>> = {
   Event: { metadata: { type: 'ObjectMeta' } },
   // discovery.k8s.io/v1: no list of EndpointSlice carries a patch strategy.
   EndpointSlice: { metadata: { type: 'ObjectMeta' } },
+  // networking.k8s.io/v1: spec.cidrs is atomic (no patch tags, replaced whole); the status
+  // conditions merge by type. upstream: staging/src/k8s.io/api/networking/v1/types.go
+  ServiceCIDR: { metadata: { type: 'ObjectMeta' }, status: { type: 'ServiceCIDRStatus' } },
+  ServiceCIDRStatus: { conditions: { strategy: 'merge', mergeKey: 'type' } },
+  IPAddress: { metadata: { type: 'ObjectMeta' } },
 };
 
 /** The struct a kind's objects are, by `apiVersion` and `kind`. */
@@ -108,6 +117,8 @@ const ROOTS: Readonly<Record<string, PatchStructName>> = {
   'v1/Event': 'Event',
   'events.k8s.io/v1/Event': 'Event',
   'discovery.k8s.io/v1/EndpointSlice': 'EndpointSlice',
+  'networking.k8s.io/v1/ServiceCIDR': 'ServiceCIDR',
+  'networking.k8s.io/v1/IPAddress': 'IPAddress',
 };
 
 /** The patch metadata of a kind's objects, or undefined for a kind strategic merge patch does not know. */

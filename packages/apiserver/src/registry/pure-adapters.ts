@@ -17,6 +17,7 @@ import {
   validateObject,
   validateObjectMetaUpdate,
   validateServiceStatusUpdate,
+  validateServiceCIDRStatusUpdate,
   validateServiceCreate as validateServiceCreateInApiTypes,
   validateServiceUpdate as validateServiceUpdateInApiTypes,
   type ApiStatus,
@@ -171,11 +172,12 @@ export function validateObjectUpdate<T extends KubeObject>(object: T, old: T): V
 }
 
 /**
- * A status update (the /status subresource) of a Service or a Pod: the metadata update
- * rules, and for a Service its load balancer status, after v1 defaulting. Wraps: defaultObject,
- * validateServiceStatusUpdate, validateObjectMetaUpdate.
+ * A status update (the /status subresource) of a Service, a Pod or a ServiceCIDR: the metadata
+ * update rules, and for a Service its load balancer status, after v1 defaulting. Wraps:
+ * defaultObject, validateServiceStatusUpdate, validateServiceCIDRStatusUpdate, validateObjectMetaUpdate.
  * upstream: pkg/registry/core/service/strategy.go (serviceStatusStrategy.ValidateUpdate),
- *           pkg/registry/core/pod/strategy.go (podStatusStrategy.ValidateUpdate)
+ *           pkg/registry/core/pod/strategy.go (podStatusStrategy.ValidateUpdate),
+ *           pkg/registry/networking/servicecidr/strategy.go (serviceCIDRStatusStrategy.ValidateUpdate)
  */
 export function validateStatusUpdate<T extends KubeObject>(object: T, old: T): ValidationResult<T> {
   // The body is defaulted as it is decoded (a load balancer ingress IP gets ipMode VIP).
@@ -183,7 +185,9 @@ export function validateStatusUpdate<T extends KubeObject>(object: T, old: T): V
   const errors =
     defaulted.kind === 'Service' && old.kind === 'Service'
       ? validateServiceStatusUpdate(defaulted, old)
-      : validateObjectMetaUpdate((defaulted as { metadata?: ObjectMetaInput }).metadata ?? {}, (old as { metadata?: ObjectMetaInput }).metadata ?? {}, fieldPath('metadata'));
+      : defaulted.kind === 'ServiceCIDR' && old.kind === 'ServiceCIDR'
+        ? validateServiceCIDRStatusUpdate(defaulted, old)
+        : validateObjectMetaUpdate((defaulted as { metadata?: ObjectMetaInput }).metadata ?? {}, (old as { metadata?: ObjectMetaInput }).metadata ?? {}, fieldPath('metadata'));
   return errors.length > 0 ? fieldErrors(errors) : ok(defaulted);
 }
 

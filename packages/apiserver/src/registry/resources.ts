@@ -3,7 +3,9 @@
 // upstream: pkg/registry/*/storage/storage.go (each Store's DefaultQualifiedResource and
 //           KeyRootFunc), pkg/registry/core/service/storage/storage.go ("services/specs"),
 //           pkg/registry/core/endpoint/storage ("services/endpoints"),
-//           pkg/controlplane/reconcilers (masterleases), pkg/registry/core/rangeallocation
+//           pkg/controlplane/reconcilers (masterleases), pkg/registry/core/rangeallocation,
+//           pkg/registry/networking/{servicecidr,ipaddress}/storage/storage.go (no KeyRootFunc:
+//           the generic Store's `/registry/<resource>` root; DeleteCollection from the Store)
 import type { Kind, ResourceName } from '@kubesvc/api-types';
 import type { GroupResource } from './errors.js';
 import type { RestStrategy } from './strategy.js';
@@ -13,15 +15,17 @@ import { eventStrategy } from './strategies/events.js';
 import { namespaceStrategy } from './strategies/namespaces.js';
 import { nodeStrategy } from './strategies/nodes.js';
 import { podStrategy } from './strategies/pods.js';
+import { ipAddressStrategy } from './strategies/ipaddresses.js';
+import { serviceCIDRStrategy } from './strategies/servicecidrs.js';
 import { serviceStrategy } from './strategies/services.js';
 
 export type { ResourceName };
 
 export interface ResourceInfo {
   readonly resource: ResourceName;
-  readonly group: '' | 'discovery.k8s.io';
-  readonly kind: Extract<Kind, 'Namespace' | 'Service' | 'Endpoints' | 'EndpointSlice' | 'Pod' | 'Node' | 'Event'>;
-  readonly apiVersion: 'v1' | 'discovery.k8s.io/v1';
+  readonly group: '' | 'discovery.k8s.io' | 'networking.k8s.io';
+  readonly kind: Extract<Kind, 'Namespace' | 'Service' | 'Endpoints' | 'EndpointSlice' | 'Pod' | 'Node' | 'Event' | 'ServiceCIDR' | 'IPAddress'>;
+  readonly apiVersion: 'v1' | 'discovery.k8s.io/v1' | 'networking.k8s.io/v1';
   readonly namespaced: boolean;
   /** The store prefix every object of the resource is under, ending in `/`. */
   readonly prefix: string;
@@ -61,6 +65,29 @@ export const RESOURCES: Readonly<Record<ResourceName, ResourceInfo>> = {
   // old name of nodes)
   nodes: { resource: 'nodes', group: '', kind: 'Node', apiVersion: 'v1', namespaced: false, prefix: '/registry/minions/', createOnUpdate: false, deleteCollection: true, strategy: nodeStrategy },
   events: { resource: 'events', group: '', kind: 'Event', apiVersion: 'v1', namespaced: true, prefix: '/registry/events/', createOnUpdate: true, deleteCollection: true, strategy: eventStrategy },
+  // networking.k8s.io/v1, served since v1.33 (the MultiCIDRServiceAllocator gate locked on).
+  servicecidrs: {
+    resource: 'servicecidrs',
+    group: 'networking.k8s.io',
+    kind: 'ServiceCIDR',
+    apiVersion: 'networking.k8s.io/v1',
+    namespaced: false,
+    prefix: '/registry/servicecidrs/',
+    createOnUpdate: false,
+    deleteCollection: true,
+    strategy: serviceCIDRStrategy,
+  },
+  ipaddresses: {
+    resource: 'ipaddresses',
+    group: 'networking.k8s.io',
+    kind: 'IPAddress',
+    apiVersion: 'networking.k8s.io/v1',
+    namespaced: false,
+    prefix: '/registry/ipaddresses/',
+    createOnUpdate: false,
+    deleteCollection: true,
+    strategy: ipAddressStrategy,
+  },
 };
 
 /** The table's resources, in its order. */

@@ -52,6 +52,11 @@ export interface RestStrategy {
   decideDelete?(object: KubeObject, now: string): DeleteDecision;
   /** Keys deleted in the same txn as the object (a Service's Endpoints). */
   deletedWith?(namespace: string, name: string): readonly string[];
+  /**
+   * The name a create with generateName and no name gets (the strategy's names.NameGenerator);
+   * absent: the registry's random suffix (names.SimpleNameGenerator).
+   */
+  generateName?(base: string): string;
   /** The Service storage's allocations. */
   readonly allocation?: AllocationHooks;
 }

@@ -52,6 +52,8 @@ export const OPEN_PATHS: Readonly<Record<string, OpenPaths>> = {
     'status.declaredFeatures',
     'status.nodeInfo.swap',
   ]),
+  ServiceCIDR: new Set(COMMON_OPEN),
+  IPAddress: new Set(COMMON_OPEN),
 };
 
 function isRecord(v: unknown): v is Record<string, unknown> {

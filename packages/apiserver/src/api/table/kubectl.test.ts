@@ -98,6 +98,9 @@ const OBJECTS: Readonly<Record<TableResource, readonly PrintableObject[]>> = {
       source: { component: 'ipallocator-repair-controller' },
     },
   ],
+  // kubectl against the real server prints these (api/kubectl.test.ts).
+  servicecidrs: [],
+  ipaddresses: [],
 };
 
 const CORE: readonly (readonly [TableResource, string, string, boolean, string])[] = [

@@ -12,6 +12,7 @@ import { namespacePrinter } from './namespace-printer.js';
 import { nodePrinter, type NodeObject } from './node-printer.js';
 import { podPrinter } from './pod-printer.js';
 import type { ResourcePrinter } from './printer.js';
+import { ipAddressPrinter, serviceCIDRPrinter } from './service-cidr-printer.js';
 import { servicePrinter } from './service-printer.js';
 import type { IncludeObjectPolicy, PartialObjectMetadata, Table, TableColumnDefinition, TableRow } from './types.js';
 
@@ -45,6 +46,8 @@ const PRINTERS: Readonly<Record<TableResource, AnyPrinter>> = {
   namespaces: namespacePrinter,
   nodes: nodePrinter,
   events: eventPrinter,
+  servicecidrs: serviceCIDRPrinter,
+  ipaddresses: ipAddressPrinter,
 };
 
 /** The column definitions of a resource's Table, or undefined when it has no printer. */

@@ -39,7 +39,7 @@ export async function create<T extends KubeObject>(core: RegistryCore, resource:
     let prepared = prepareCreate(core, info, object, ns);
     const base = metaOf(prepared);
     const generated = (base.name ?? '') === '' && (base.generateName ?? '') !== '';
-    if (generated) prepared = withMeta(prepared, { ...base, name: core.nextName(base.generateName ?? '') });
+    if (generated) prepared = withMeta(prepared, { ...base, name: generatedName(core, info, base.generateName ?? '') });
 
     const validated = info.strategy.validate(prepared, core.net);
     if (!validated.ok) return err(invalidError(qualifiedKind(info), metaOf(prepared).name ?? '', validated.error.errors));
@@ -51,6 +51,12 @@ export async function create<T extends KubeObject>(core: RegistryCore, resource:
   } catch (e) {
     return err(storeFailure(e));
   }
+}
+
+/** The strategy's name generator, or the registry's random suffix. upstream: rest/create.go (BeforeCreate) */
+function generatedName(core: RegistryCore, info: ResourceInfo, base: string): string {
+  const generate = info.strategy.generateName;
+  return generate === undefined ? core.nextName(base) : generate(base);
 }
 
 /** FillObjectMetaSystemFields and the kind's PrepareForCreate. */
@@ -102,7 +108,7 @@ async function persistCreate<T extends KubeObject>(core: RegistryCore, info: Res
       if (!generated || attempt + 1 >= MAX_GENERATE_NAME_ATTEMPTS) {
         return err(generated ? generateNameConflictError(groupResource(info), name, 1) : alreadyExistsError(groupResource(info), name));
       }
-      current = withMeta(current, { ...meta, name: core.nextName(meta.generateName ?? '') });
+      current = withMeta(current, { ...meta, name: generatedName(core, info, meta.generateName ?? '') });
       continue;
     }
     // The namespace changed under us: check it again.

@@ -19,8 +19,11 @@ import { deserializeObject, serializeObject } from '../stored-object.js';
 import type { RegistryResult } from '../types.js';
 import { create } from './create.js';
 
-/** The resources with a /status subresource. */
-export const STATUS_RESOURCES: ReadonlySet<string> = new Set(['services', 'pods', 'nodes']);
+/**
+ * The resources with a /status subresource.
+ * upstream: pkg/registry/networking/servicecidr/storage/storage.go (StatusREST)
+ */
+export const STATUS_RESOURCES: ReadonlySet<string> = new Set(['services', 'pods', 'nodes', 'servicecidrs']);
 
 /** One write attempt against the stored object: its result, or 'conflict' when the txn lost. */
 type Attempt<R> = (old: KubeObject, kv: KeyValue) => Promise<RegistryResult<R> | 'conflict'>;
@@ -130,7 +133,7 @@ export async function updateOrCreate<T extends KubeObject>(
 }
 
 /**
- * Writes an object through its /status subresource (services, pods, nodes): the status is
+ * Writes an object through its /status subresource (services, pods, nodes, servicecidrs): the status is
  * taken from `object`, the spec stays as stored. Preconditions as for update.
  */
 export async function updateStatus<T extends KubeObject>(core: RegistryCore, resource: ResourceName, namespace: string, name: string, object: T): Promise<RegistryResult<T>> {
@@ -177,7 +180,8 @@ function prepareUpdate<T extends KubeObject>(info: ResourceInfo, object: T, old:
  * object's spec; metadata follows rest.BeforeUpdate, and the kind may keep more (a Pod's
  * owner references).
  * upstream: pkg/registry/core/service/strategy.go (serviceStatusStrategy.PrepareForUpdate),
- *           pkg/registry/core/pod/strategy.go (podStatusStrategy.PrepareForUpdate)
+ *           pkg/registry/core/pod/strategy.go (podStatusStrategy.PrepareForUpdate),
+ *           pkg/registry/networking/servicecidr/strategy.go (serviceCIDRStatusStrategy.PrepareForUpdate)
  */
 function prepareStatusUpdate<T extends KubeObject>(info: ResourceInfo, object: T, old: T): T {
   const base = prepareUpdate(info, object, old) as unknown as Record<string, unknown>;

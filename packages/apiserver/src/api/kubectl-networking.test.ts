@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openMemoryStore, type Store, systemClock } from '@kubesvc/store';
 import { openRegistry, type Registry } from '../registry/registry.js';
+import { kubeconfigYaml } from './kubeconfig.js';
 import { generateServingCertificate, type ServingCertificate } from './serving-cert.js';
 import { startApiServer, type ApiServer } from './server.js';
 import { printTable } from './table/index.js';
@@ -38,26 +39,7 @@ beforeEach(async () => {
   registry = opened.value;
   await registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
   server = await startApiServer({ registry, token: TOKEN, tls, tables: printTable });
-  const ca = Buffer.from(tls.cert).toString('base64');
-  await writeFile(
-    join(dir, 'config'),
-    `apiVersion: v1
-kind: Config
-clusters:
-- name: kubesvc
-  cluster:
-    server: ${server.url}
-    certificate-authority-data: ${ca}
-users:
-- name: admin
-  user:
-    token: ${TOKEN}
-contexts:
-- name: kubesvc
-  context: {cluster: kubesvc, user: admin}
-current-context: kubesvc
-`,
-  );
+  await writeFile(join(dir, 'config'), kubeconfigYaml(server.url, tls.cert, TOKEN));
 });
 
 afterEach(async () => {

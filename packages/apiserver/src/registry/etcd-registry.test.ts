@@ -5,7 +5,7 @@
 import type { Service } from '@kubesvc/api-types';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRegistry, type Registry } from './registry.js';
-import { must, rangeIPs, svc } from './registry.fixtures.js';
+import { must, sortedRangeIPs, svc } from './registry.fixtures.js';
 import { type Store, systemClock } from '@kubesvc/store';
 import { startEtcd, type EtcdFixture } from '@kubesvc/testkit';
 import { openEtcdStore } from '@kubesvc/store/etcd';
@@ -39,10 +39,6 @@ async function namespace(registry: Registry, name: string): Promise<void> {
   must(await registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
 }
 
-/** The stored allocation in text order, as the tests compare a set. */
-async function sortedRangeIPs(store: Store): Promise<string[]> {
-  return (await rangeIPs(store)).sort();
-}
 
 describe('registry on etcd', () => {
   it('creates Services with a ClusterIP and a NodePort from the ranges; the resourceVersion is etcd\'s modRevision', async () => {

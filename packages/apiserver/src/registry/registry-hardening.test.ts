@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { apiResourceList } from '../api/discovery.js';
 import type { Store } from '@kubesvc/store';
 import { dispatch } from './dispatch.js';
-import { memoryRegistry, must, rangeIPs, rangePorts } from './registry.fixtures.js';
+import { memoryRegistry, must, rangePorts, sortedRangeIPs } from './registry.fixtures.js';
 import type { Registry } from './registry.js';
 import { NO_LEAKS, repairOnce } from './repair.js';
 
@@ -113,10 +113,6 @@ describe('NamespaceLifecycle admission', () => {
 
 // --- Services and the allocators ----------------------------------------------------------
 
-/** The stored ClusterIP allocation in text order, as the tests compare a set. */
-async function sortedRangeIPs(store: Store): Promise<string[]> {
-  return (await rangeIPs(store)).sort();
-}
 
 /** The IPs a stored Service shows (clusterIPs, else clusterIP), None aside. */
 function shownIPs(s: Service): string[] {

@@ -52,6 +52,11 @@ export async function rangeIPs(store: Store): Promise<string[]> {
   return allocatedIPs(must(ipAllocatorFromSnapshot(JSON.parse(kv.value) as RangeAllocation))).map(formatIP);
 }
 
+/** The ClusterIPs the stored RangeAllocation marks taken, in text order, for tests that compare a set. */
+export async function sortedRangeIPs(store: Store): Promise<string[]> {
+  return (await rangeIPs(store)).sort();
+}
+
 /** The node ports the stored RangeAllocation marks taken, in its order. */
 export async function rangePorts(store: Store): Promise<number[]> {
   const { kv } = await store.get(SERVICE_NODE_PORTS_KEY);

@@ -42,6 +42,7 @@ import {
   type Result,
   type Rng,
   type WithRng,
+  cidrLastValue,
 } from '@kubesvc/api-types';
 import { nextBigInt } from './big-draw.js';
 import { errNotInRange, errServiceCIDRTooLarge, type ErrNotInRange, type ErrServiceCIDRTooLarge } from './errors.js';
@@ -106,10 +107,6 @@ export function hostsPerNetwork(cidr: CIDR): bigint {
   return max;
 }
 
-/** The address with every host bit set (upstream broadcastAddress). */
-function broadcastValue(cidr: CIDR): bigint {
-  return cidr.network.value | ((1n << BigInt(bitsOf(cidr) - cidr.prefix)) - 1n);
-}
 
 /**
  * The allocator of `cidr` (upstream NewIPAllocator), or ErrServiceCIDRTooLarge for an IPv6
@@ -119,7 +116,7 @@ function broadcastValue(cidr: CIDR): bigint {
 export function newIPAddressAllocator(cidr: CIDR): Result<IPAddressAllocator, ErrServiceCIDRTooLarge> {
   if (cidr.network.family === 6 && cidr.prefix < 64) return err(errServiceCIDRTooLarge(cidr.prefix));
   const first = cidr.network.value + 1n;
-  const broadcast = broadcastValue(cidr);
+  const broadcast = cidrLastValue(cidr);
   const rangeOffset = calculateIPRangeOffset(cidr);
   return ok({
     family: familyName(cidr.network.family),

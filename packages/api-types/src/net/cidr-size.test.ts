@@ -1,6 +1,7 @@
 import { mustParseCIDR as cidr } from '@kubesvc/testkit';
 import { describe, expect, test } from 'vitest';
-import { cidrSize, cidrSizeCapped, rangeSize } from './cidr-size.js';
+import { formatIP } from './ip.js';
+import { cidrLastValue, cidrSize, cidrSizeCapped, rangeSize } from './cidr-size.js';
 
 describe('cidrSize and cidrSizeCapped', () => {
   test.each([
@@ -52,5 +53,19 @@ describe('rangeSize, as netutils.RangeSize', () => {
     ['::/0', 0n],
   ])('%s is %s', (block, size) => {
     expect(rangeSize(cidr(block))).toBe(size);
+  });
+});
+
+describe('cidrLastValue', () => {
+  test.each([
+    ['10.96.0.0/24', '10.96.0.255'],
+    ['10.0.0.0/8', '10.255.255.255'],
+    ['192.168.1.7/32', '192.168.1.7'],
+    ['0.0.0.0/0', '255.255.255.255'],
+    ['fd00::/64', 'fd00::ffff:ffff:ffff:ffff'],
+    ['2001:db8::/127', '2001:db8::1'],
+  ])('%s ends at %s', (text, last) => {
+    const block = cidr(text);
+    expect(formatIP({ family: block.network.family, value: cidrLastValue(block) })).toBe(last);
   });
 });

@@ -15,6 +15,11 @@ export function cidrSize(cidr: CIDR): bigint {
   return 1n << BigInt(hostBits(cidr));
 }
 
+/** The block's last address value, every host bit set (IPv4's broadcast address; upstream broadcastAddress). */
+export function cidrLastValue(cidr: CIDR): bigint {
+  return cidr.network.value + cidrSize(cidr) - 1n;
+}
+
 /**
  * min(2^(host bits), cap) as a number, for allocators that size a bitmap (ipallocator caps
  * IPv6 ranges at 65536). Every power of two up to 2^128 is an exact double, so the only

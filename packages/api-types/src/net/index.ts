@@ -36,7 +36,7 @@ export {
   parseCIDRSloppy,
   parseCIDRStrict,
 } from './cidr.js';
-export { cidrSize, cidrSizeCapped, rangeSize } from './cidr-size.js';
+export { cidrLastValue, cidrSize, cidrSizeCapped, rangeSize } from './cidr-size.js';
 export { addressAtOffset, getIndexedIP, offsetOf } from './cidr-offset.js';
 export type { HostPort } from './host-port.js';
 export { joinHostPort, splitHostPort } from './host-port.js';

@@ -7,6 +7,7 @@
 //           with netip.ParsePrefix and IPAddress names with netip.ParseAddr; an entry either
 //           refuses is skipped (validation never stores one).
 import { cidrContains, parseCIDR, type CIDR } from '../net/cidr.js';
+import { cidrLastValue } from '../net/cidr-size.js';
 import { parseIP, type IP } from '../net/ip.js';
 import type { ServiceCIDR } from '../objects/service-cidr.js';
 
@@ -42,11 +43,6 @@ export function ipAddressOfName(name: string): IP | undefined {
   return parsed.value;
 }
 
-/** The block's IPv4 broadcast address value: every host bit set. */
-function lastValue(prefix: CIDR): bigint {
-  const hostBits = BigInt((prefix.network.family === 4 ? 32 : 128) - prefix.prefix);
-  return prefix.network.value | ((1n << hostBits) - 1n);
-}
 
 /**
  * PrefixContainsIP: the address is inside the prefix and is neither its network address nor,
@@ -56,7 +52,7 @@ function lastValue(prefix: CIDR): bigint {
 export function prefixContainsIP(prefix: CIDR, ip: IP): boolean {
   if (prefix.network.family !== ip.family) return false;
   if (ip.value === prefix.network.value) return false;
-  if (ip.family === 4 && ip.value === lastValue(prefix)) return false;
+  if (ip.family === 4 && ip.value === cidrLastValue(prefix)) return false;
   return cidrContains(prefix, ip);
 }
 

@@ -183,7 +183,6 @@ export function newMetaAllocator(family: IPFamily, serviceCIDRs: readonly Servic
   return ok({ family, allocators, unusable });
 }
 
-
 /**
  * upstream getAllocator: the first allocator whose range holds `ip` (prefixContainsIP), and
  * with `ready` only a ready one; ErrMismatchedNetwork when there is none.

@@ -18,7 +18,7 @@ describe('summarize', () => {
       { project: 'a', text: report(3, 0) },
       { project: 'b', text: report(4, 1, 2) },
     ]);
-    expect(summary).toEqual({ passed: 7, failed: 1, skipped: 2, problems: [] });
+    expect(summary).toMatchObject({ passed: 7, failed: 1, skipped: 2, problems: [] });
     expect(closingLine(summary)).toBe('7 passed, 1 failed, 2 skipped');
   });
 
@@ -51,6 +51,40 @@ describe('summarize', () => {
       ],
     });
     expect(summarize([{ project: 'a', text }])).toMatchObject({ passed: 2, failed: 1 });
+  });
+
+  test('each failed test and each file that failed to load is named, with the first line of its message', () => {
+    const text = report(1, 1, 0, {
+      testResults: [
+        {
+          name: '/tmp/ciclone/packages/apiserver/src/api/server.test.ts',
+          status: 'failed',
+          assertionResults: [
+            { fullName: 'server answers', status: 'passed', failureMessages: [] },
+            {
+              fullName: 'server > watch ends',
+              status: 'failed',
+              failureMessages: ['\u001b[31mAssertionError: expected 1 to be 2\u001b[39m\n    at server.test.ts:10:3'],
+            },
+          ],
+        },
+        { name: '/tmp/ciclone/packages/apiserver/src/b.test.ts', status: 'failed', assertionResults: [], message: '\nCannot find module x' },
+        { name: '/tmp/ciclone/packages/apiserver/src/c.test.ts', status: 'failed', assertionResults: [] },
+      ],
+    });
+    expect(summarize([{ project: '@kubesvc/apiserver', text }]).failures).toEqual([
+      '@kubesvc/apiserver: apiserver/src/api/server.test.ts > server > watch ends: AssertionError: expected 1 to be 2',
+      '@kubesvc/apiserver: apiserver/src/b.test.ts: Cannot find module x',
+      '@kubesvc/apiserver: apiserver/src/c.test.ts: the file failed to load',
+    ]);
+  });
+
+  test('a long message is cut', () => {
+    const text = report(0, 1, 0, {
+      testResults: [{ name: 'x.test.ts', status: 'failed', assertionResults: [{ fullName: 't', status: 'failed', failureMessages: ['y'.repeat(400)] }] }],
+    });
+    const [line] = summarize([{ project: 'p', text }]).failures;
+    expect(line).toBe(`p: x.test.ts > t: ${'y'.repeat(300)}…`);
   });
 
   test('no projects, or no test anywhere, is a problem', () => {

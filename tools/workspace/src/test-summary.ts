@@ -1,6 +1,8 @@
 // Sums vitest's JSON reports over every project into the closing line CI reads:
 // `N passed, N failed` (with `, N skipped` when any were). Anything that keeps the counts
-// from being trusted (a missing or unreadable report, no tests at all) is a problem.
+// from being trusted (a missing or unreadable report, no tests at all) is a problem. Each failed
+// test, and each test file that failed to load, is named with the first line of its message, so
+// that a CI log cut to its last lines still says what failed.
 
 /** Where each project's vitest JSON report goes, relative to the project folder (vitest.shared.ts writes it). */
 export const RESULTS_FILE = 'test-results/vitest.json';
@@ -16,6 +18,24 @@ export interface TestSummary {
   readonly failed: number;
   readonly skipped: number;
   readonly problems: readonly string[];
+  /** `project: file > test: first line of the message`, one per failed test or unloadable file. */
+  readonly failures: readonly string[];
+}
+
+/** How much of a failure message a failure line keeps. */
+const MESSAGE_CHARS = 300;
+
+function firstLine(message: unknown): string {
+  const text = typeof message === 'string' ? message : '';
+  // eslint-disable-next-line no-control-regex -- vitest keeps the terminal colours in its messages
+  const line = (text.replace(/\u001b\[[0-9;]*m/g, '').split('\n').find((l) => l.trim() !== '') ?? '').trim();
+  return line.length > MESSAGE_CHARS ? `${line.slice(0, MESSAGE_CHARS)}…` : line;
+}
+
+function testFile(project: string, name: unknown): string {
+  const path = typeof name === 'string' ? name : '?';
+  const at = path.lastIndexOf(`/${project.replace(/^@[^/]+\//, '')}/`);
+  return at >= 0 ? path.slice(at + 1) : path;
 }
 
 const COUNTS = ['numPassedTests', 'numFailedTests', 'numPendingTests', 'numTodoTests', 'numTotalTests'] as const;
@@ -25,6 +45,7 @@ export function summarize(reports: readonly ProjectReport[]): TestSummary {
   let failed = 0;
   let skipped = 0;
   const problems: string[] = [];
+  const failures: string[] = [];
   if (reports.length === 0) problems.push('no project with a test target was found');
   for (const { project, text } of reports) {
     if (text === undefined) {
@@ -49,17 +70,27 @@ export function summarize(reports: readonly ProjectReport[]): TestSummary {
       problems.push(`${project}: the test report's counts do not add up (${p}+${f}+${pending}+${todo} != ${total})`);
     }
     // A file that fails to load counts no failed test but fails the run: count it as a failure.
-    const failedSuites = Array.isArray(record['testResults'])
-      ? (record['testResults'] as Array<Record<string, unknown>>).filter(
-          (suite) => suite['status'] === 'failed' && Array.isArray(suite['assertionResults']) && suite['assertionResults'].length === 0,
-        ).length
-      : 0;
+    let failedSuites = 0;
+    const suites = Array.isArray(record['testResults']) ? (record['testResults'] as Array<Record<string, unknown>>) : [];
+    for (const suite of suites) {
+      const file = testFile(project, suite['name']);
+      const assertions = Array.isArray(suite['assertionResults']) ? (suite['assertionResults'] as Array<Record<string, unknown>>) : [];
+      if (suite['status'] === 'failed' && assertions.length === 0) {
+        failedSuites += 1;
+        failures.push(`${project}: ${file}: ${firstLine(suite['message']) || 'the file failed to load'}`);
+      }
+      for (const test of assertions) {
+        if (test['status'] !== 'failed') continue;
+        const messages = Array.isArray(test['failureMessages']) ? (test['failureMessages'] as unknown[]) : [];
+        failures.push(`${project}: ${file} > ${String(test['fullName'] ?? test['title'] ?? '?')}: ${firstLine(messages[0])}`);
+      }
+    }
     passed += p;
     failed += f + failedSuites;
     skipped += pending + todo;
   }
   if (reports.length > 0 && problems.length === 0 && passed + failed === 0) problems.push('no test ran in any project');
-  return { passed, failed, skipped, problems };
+  return { passed, failed, skipped, problems, failures };
 }
 
 export function closingLine(summary: TestSummary): string {

@@ -7,7 +7,7 @@
 //           start the post-start hooks; on SIGTERM the pre-shutdown hooks, among them the
 //           bootstrap controller's Stop), pkg/controlplane/controller.go,
 //           cmd/kube-controller-manager (the controllers, each with its workqueue)
-import { err, ok, type Result, type ServiceNetworking, type TaggedError } from '@kubesvc/api-types';
+import { err, ok, type ClusterIPAllocation, type Result, type ServiceNetworking, type TaggedError } from '@kubesvc/api-types';
 import { bootstrapConfig, type BootstrapConfig, type ErrBootstrapConfig } from '@kubesvc/bootstrap-controller';
 import { namespaceController, type KeyedController } from '@kubesvc/controllers';
 import type { ReconcilerType } from '@kubesvc/reconcilers';
@@ -36,6 +36,11 @@ export interface ControlPlaneOptions {
   readonly serviceClusterIPRange?: string | readonly string[];
   /** --service-node-port-range. Default 30000-32767. Ignored with serviceNetworking. */
   readonly serviceNodePortRange?: string;
+  /**
+   * Which ClusterIP allocator runs (kube-apiserver's MultiCIDRServiceAllocator and
+   * DisableAllocatorDualWrite gates). Default: v1.33's, IPAddress objects with the dual write.
+   */
+  readonly clusterIPAllocation?: ClusterIPAllocation;
   /** --advertise-address: this apiserver's address in the kubernetes Endpoints. */
   readonly advertiseAddress: string;
   /** --secure-port. Default 6443. */

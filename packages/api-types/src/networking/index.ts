@@ -21,3 +21,5 @@ export {
   serviceCIDRsContainingPrefix,
   serviceCIDRsOverlappingPrefix,
 } from './service-cidr-match.js';
+export type { ClusterIPAllocation, ClusterIPAllocator } from './cluster-ip-allocation.js';
+export { BITMAP_CLUSTER_IP_ALLOCATION, DEFAULT_CLUSTER_IP_ALLOCATION } from './cluster-ip-allocation.js';

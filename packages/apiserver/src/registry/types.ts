@@ -1,6 +1,6 @@
 // The registry's option, result and list types, shared by the verbs (verbs/*.ts) and the
 // Registry class that exposes them (the registry's index.ts exports them).
-import type { KubeObject, Result, ServiceNetworking } from '@kubesvc/api-types';
+import type { ClusterIPAllocation, KubeObject, Result, ServiceNetworking } from '@kubesvc/api-types';
 import type { Clock, Store } from '@kubesvc/store';
 import type { CrashHook } from './crash.js';
 import type { FieldValidation } from './decode.js';
@@ -21,6 +21,11 @@ export interface RegistryOptions {
   readonly serviceClusterIPRanges?: readonly string[];
   /** `--service-node-port-range`, read with parseServiceNetworking. Default `30000-32767`. */
   readonly serviceNodePortRange?: string;
+  /**
+   * Which ClusterIP allocator runs: IPAddress objects over ServiceCIDRs with the dual write into
+   * the RangeAllocation (the default, v1.33's), IPAddress objects alone, or the bitmap alone.
+   */
+  readonly clusterIPAllocation?: ClusterIPAllocation;
   /** Crash points for tests; production leaves it out. */
   readonly crashHook?: CrashHook;
   /** Extra or replacement patchers by patch type (strategic merge patch, say). */

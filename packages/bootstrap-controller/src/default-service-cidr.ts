@@ -26,6 +26,7 @@
 //           (default-service-cidr.test.ts).
 import {
   DEFAULT_SERVICE_CIDR_NAME,
+  DEFAULT_SERVICE_CIDR_READY_MESSAGE,
   SERVICE_CIDR_API_VERSION,
   SERVICE_CIDR_CONDITION_READY,
   formatCIDR,
@@ -41,8 +42,8 @@ export const DEFAULT_SERVICE_CIDR_CONTROLLER_NAME = 'kubernetes-service-cidr-con
 export const DEFAULT_SERVICE_CIDR_INTERVAL_MS = 10_000;
 /** How often Start tries until the first sync succeeds. */
 export const DEFAULT_SERVICE_CIDR_POLL_MS = 100;
-/** The message of the Ready=True condition this controller sets. */
-export const DEFAULT_SERVICE_CIDR_READY_MESSAGE = 'Kubernetes default Service CIDR is ready';
+/** The message of the Ready=True condition this controller sets (api-types' constant; the apiserver's start sets it too). */
+export { DEFAULT_SERVICE_CIDR_READY_MESSAGE };
 
 /** metav1.Condition, as ServiceCIDR status carries it. */
 export type DefaultServiceCIDRCondition = NonNullable<NonNullable<ServiceCIDR['status']>['conditions']>[number];

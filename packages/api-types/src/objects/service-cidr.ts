@@ -41,6 +41,12 @@ export type IPAddress = z.infer<typeof IPAddressSchema>;
 /** The name of the default ServiceCIDR the first apiserver creates from --service-cluster-ip-range. */
 export const DEFAULT_SERVICE_CIDR_NAME = 'kubernetes';
 
+/**
+ * The message of the Ready=True condition the default ServiceCIDR controller sets on `kubernetes`.
+ * upstream: pkg/controlplane/controller/defaultservicecidr/default_servicecidr_controller.go (syncStatus)
+ */
+export const DEFAULT_SERVICE_CIDR_READY_MESSAGE = 'Kubernetes default Service CIDR is ready';
+
 /** The finalizer the ServiceCIDR controller keeps on a ServiceCIDR while IPAddresses depend on it. */
 export const SERVICE_CIDR_FINALIZER = 'networking.k8s.io/service-cidr-finalizer';
 

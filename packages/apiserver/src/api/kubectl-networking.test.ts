@@ -102,10 +102,12 @@ describe('kubectl and networking.k8s.io/v1', () => {
     // A second apply of the same file is a strategic merge patch that changes nothing.
     expect(await kubectl('apply', '-f', file)).toMatchObject({ code: 0, stdout: 'servicecidr.networking.k8s.io/extra unchanged\n' });
 
+    // Beside the default ServiceCIDR the apiserver made from --service-cluster-ip-range at its start.
     const table = await kubectl('get', 'servicecidrs');
     expect(rows(table.stdout)).toEqual([
       ['NAME', 'CIDRS', 'AGE'],
       ['extra', '10.100.0.0/16,fd00:100::/64', 'AGE'],
+      ['kubernetes', '10.96.0.0/24', 'AGE'],
     ]);
 
     const yaml = await kubectl('get', 'servicecidr', 'extra', '-o', 'yaml');

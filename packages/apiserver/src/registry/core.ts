@@ -3,10 +3,27 @@
 // one txn helper, and the Service IP and
 // port allocations on the RangeAllocation objects (batched compare-and-swaps, retried on
 // conflict). The verbs (verbs/*.ts) and the strategies' allocation hooks run on it.
+//
+// With the IPAddress allocator (MultiCIDRServiceAllocator, the default), an allocation also
+// reads the ServiceCIDRs and the names of the IPAddresses, and its compare-and-swap creates each
+// new IPAddress under the condition that its key does not exist: the object's existence is the
+// lock, as upstream's create is. A lost race is read again and planned again. Upstream's
+// allocator goes on scanning from the IP it lost; here the batch is planned afresh from the
+// state read, so which free IP a Service gets after a lost race differs, never whether two
+// Services can get one (docs/deviations.md).
 // upstream: pkg/registry/core/service/allocator/storage/storage.go (tryUpdate through
 //           GuaranteedUpdate), pkg/registry/core/service/storage/storage.go (beginCreate,
 //           beginUpdate, afterDelete: allocate, then give back on failure)
-import { err, ok, type RangeAllocation, type Service } from '@kubesvc/api-types';
+import {
+  DEFAULT_CLUSTER_IP_ALLOCATION,
+  err,
+  ok,
+  type ClusterIPAllocation,
+  type IPAddress,
+  type RangeAllocation,
+  type Service,
+  type ServiceCIDR,
+} from '@kubesvc/api-types';
 import { seededRng, type Rng } from '@kubesvc/ipallocator';
 import type { Clock, Compare, Store, TxnOp, TxnResult } from '@kubesvc/store';
 import type { CrashHook, CrashPoint } from './crash.js';
@@ -16,6 +33,7 @@ import { formatTimestamp, generateName, generateUID } from './names.js';
 import { DEFAULT_PATCHERS, type Patcher } from './patch.js';
 import {
   clusterIPOffset,
+  ipAddressAllocators,
   fullSnapshotBytes,
   nodePortOffset,
   ipAllocatorOf,
@@ -27,8 +45,9 @@ import {
   type IPAllocator,
   type PortAllocator,
 } from './pure-adapters.js';
-import { SECONDARY_SERVICE_IPS_KEY, SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY } from './resources.js';
+import { RESOURCES, SECONDARY_SERVICE_IPS_KEY, SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY } from './resources.js';
 import { isEmpty, NOTHING, release, type AllocState, type Held, type PlanResult } from './service-alloc.js';
+import { serializeObject } from './stored-object.js';
 import type { RangeCasStats, RegistryOptions, RegistryResult } from './types.js';
 
 /**
@@ -44,8 +63,15 @@ const MAX_RANGE_CAS_ATTEMPTS = 1000;
 /** The ranges' keys, by CIDR index, and the node ports. */
 const IP_KEYS = [SERVICE_IPS_KEY, SECONDARY_SERVICE_IPS_KEY] as const;
 
+/** The IPAddresses that exist, by name (the IPAddress allocator's lock objects). */
+interface IPAddressNames {
+  readonly names: ReadonlySet<string>;
+}
+
 interface RangeView {
   readonly state: AllocState;
+  /** With the IPAddress allocator: the names read, kept up to date with this registry's own writes. */
+  readonly ipAddressNames?: IPAddressNames;
   /** The modRevision each range key had (0: absent), for the CAS. */
   readonly revisions: ReadonlyMap<string, number>;
   /** Each key's snapshot bytes at full length, once computed (see fullSnapshotBytes). */
@@ -70,11 +96,16 @@ interface PendingAlloc {
   readonly reject: (e: unknown) => void;
 }
 
-/** What an operation set and cleared, to flip in the snapshot bytes. */
+/** What an operation set and cleared, to flip in the snapshot bytes, and the IPAddresses it creates and deletes. */
 interface Delta {
   readonly set: Held;
   readonly clear: Held;
+  readonly creates: readonly IPAddress[];
+  readonly deletes: readonly string[];
 }
+
+const IP_ADDRESS_PREFIX = RESOURCES.ipaddresses.prefix;
+const SERVICE_CIDR_PREFIX = RESOURCES.servicecidrs.prefix;
 
 /** The stored RangeAllocation for full-length bytes: leading zero bytes dropped, standard base64. */
 function encodeRange(range: string, bytes: Uint8Array): string {
@@ -107,14 +138,18 @@ export class RegistryCore {
   /** Allocations waiting for the next batch (see allocate). */
   private readonly allocQueue: PendingAlloc[] = [];
   private allocRunning = false;
-  /** The RangeAllocation keys: one per service CIDR (primary first), then the node ports. */
+  /** The RangeAllocation keys: one per service CIDR (primary first) unless the IPAddress allocator runs alone, then the node ports. */
   private readonly rangeKeys: readonly string[];
+  /** Which ClusterIP allocator runs. */
+  readonly clusterIPAllocation: ClusterIPAllocation;
 
   constructor(options: RegistryOptions, net: ClusterNetworking) {
     this.store = options.store;
     this.clock = options.clock;
     this.net = net;
-    this.rangeKeys = [...IP_KEYS.slice(0, net.serviceCIDRs.length), SERVICE_NODE_PORTS_KEY];
+    this.clusterIPAllocation = options.clusterIPAllocation ?? DEFAULT_CLUSTER_IP_ALLOCATION;
+    const bitmaps = this.clusterIPAllocation.allocator === 'bitmap' || this.clusterIPAllocation.dualWrite ? net.serviceCIDRs.length : 0;
+    this.rangeKeys = [...IP_KEYS.slice(0, bitmaps), SERVICE_NODE_PORTS_KEY];
     this.rng = seededRng(options.seed);
     this.crashHook = options.crashHook;
     this.patchers = { ...DEFAULT_PATCHERS, ...options.patchers };
@@ -151,7 +186,29 @@ export class RegistryCore {
   async readRanges(): Promise<RegistryResult<RangeView>> {
     const keys = this.rangeKeys;
     const r = await this.store.txn([], keys.map((key) => ({ kind: 'get', key })));
-    return this.rangesFrom(keys, r);
+    const ranges = this.rangesFrom(keys, r);
+    if (!ranges.ok || this.clusterIPAllocation.allocator === 'bitmap') return ranges;
+    // At the ranges' revision, so that the three reads are one state of the store.
+    const [cidrs, addresses] = await Promise.all([
+      this.store.range(SERVICE_CIDR_PREFIX, { revision: r.revision }),
+      this.store.range(IP_ADDRESS_PREFIX, { revision: r.revision }),
+    ]);
+    const names = new Set(addresses.kvs.map((kv) => kv.key.slice(IP_ADDRESS_PREFIX.length)));
+    return this.withIPAddresses(ranges.value, cidrs.kvs.map((kv) => JSON.parse(kv.value) as ServiceCIDR), { names });
+  }
+
+  /** Refreshes the ServiceCIDRs of a cached view (a handful of objects, read on every batch so that a new or terminating one counts at once). */
+  private async refreshServiceCIDRs(view: RangeView): Promise<RegistryResult<RangeView>> {
+    if (view.ipAddressNames === undefined) return ok(view);
+    const cidrs = await this.store.range(SERVICE_CIDR_PREFIX);
+    return this.withIPAddresses(view, cidrs.kvs.map((kv) => JSON.parse(kv.value) as ServiceCIDR), view.ipAddressNames);
+  }
+
+  private withIPAddresses(view: RangeView, serviceCIDRs: readonly ServiceCIDR[], names: IPAddressNames): RegistryResult<RangeView> {
+    const metas = ipAddressAllocators(this.net.families, serviceCIDRs);
+    if (!metas.ok) return err(internalError(adapterMessage(metas.error)));
+    const ipAddresses = { metas: metas.value, taken: names.names, dualWrite: this.clusterIPAllocation.dualWrite };
+    return ok({ ...view, state: { ...view.state, ipAddresses }, ipAddressNames: names });
   }
 
   rangesFrom(keys: readonly string[], r: TxnResult): RegistryResult<RangeView> {
@@ -164,7 +221,7 @@ export class RegistryCore {
       stored.push(kv === undefined ? undefined : (JSON.parse(kv.value) as RangeAllocation));
     });
     const ips = [];
-    for (const [i, cidr] of this.net.serviceCIDRs.entries()) {
+    for (const [i, cidr] of this.net.serviceCIDRs.slice(0, keys.length - 1).entries()) {
       const a = ipAllocatorOf(cidr, stored[i]);
       if (!a.ok) return err(internalError(adapterMessage(a.error)));
       ips.push(a.value);
@@ -214,6 +271,7 @@ export class RegistryCore {
     let view = this.rangeCache;
     let pending = batch;
     for (let attempt = 0; attempt < MAX_RANGE_CAS_ATTEMPTS; attempt++) {
+      let cached = false;
       if (view === undefined) {
         const read = await this.readRanges();
         if (!read.ok) {
@@ -221,16 +279,26 @@ export class RegistryCore {
           return;
         }
         view = read.value;
+      } else if (view.ipAddressNames !== undefined) {
+        const refreshed = await this.refreshServiceCIDRs(view);
+        if (!refreshed.ok) {
+          for (const p of pending) p.resolve(refreshed);
+          return;
+        }
+        view = refreshed.value;
+        cached = true;
       }
       let state = view.state;
       const writing: { readonly p: PendingAlloc; readonly value: Allocated }[] = [];
+      const failed: { readonly p: PendingAlloc; readonly result: RegistryResult<Allocated> }[] = [];
       const ips: Held['ips'][number][] = [];
       const ports: number[] = [];
+      const creates: IPAddress[] = [];
       for (const p of pending) {
         const { result: planned, rng } = p.plan(state, this.rng);
         this.rng = rng;
         if (!planned.ok) {
-          p.resolve(planned);
+          failed.push({ p, result: planned });
           continue;
         }
         const value = { service: planned.value.service, held: planned.value.allocated, toRelease: planned.value.toRelease };
@@ -241,10 +309,18 @@ export class RegistryCore {
         state = planned.value.state;
         ips.push(...planned.value.allocated.ips);
         ports.push(...planned.value.allocated.ports);
+        creates.push(...(planned.value.allocated.ipAddresses ?? []));
         writing.push({ p, value });
       }
+      // The IPAddress names were cached: an IP another writer freed since looks taken, so a
+      // plan that failed (a full range, say) is planned again on what the store holds now.
+      if (cached && failed.length > 0) {
+        view = undefined;
+        continue;
+      }
+      for (const { p, result } of failed) p.resolve(result);
       if (writing.length === 0) return;
-      const written = await this.writeRanges(keys, view, state, { set: { ips, ports }, clear: NOTHING }, 'allocate');
+      const written = await this.writeRanges(keys, view, state, { set: { ips, ports }, clear: NOTHING, creates, deletes: [] }, 'allocate');
       if (written._tag === 'Written') {
         this.rangeCache = written.view;
         for (const { p, value } of writing) p.resolve(ok(value));
@@ -295,18 +371,36 @@ export class RegistryCore {
       compares.push({ key, target: 'modRevision', op: '=', value: view.revisions.get(key) ?? 0 });
       puts.push({ kind: 'put', key, value: encodeRange(base.range, bytes) });
     });
+    const rangePuts = puts.length;
+    // The IPAddresses: a create only where no object of that name exists (the lock), a
+    // release's delete whatever is there (upstream deletes by name and ignores the answer).
+    const uid = () => this.nextUID();
+    for (const ipAddress of delta.creates) {
+      const key = `${IP_ADDRESS_PREFIX}${ipAddress.metadata.name ?? ''}`;
+      compares.push({ key, target: 'createRevision', op: '=', value: 0 });
+      const object: IPAddress = { ...ipAddress, metadata: { ...ipAddress.metadata, uid: uid(), creationTimestamp: this.timestamp() } };
+      puts.push({ kind: 'put', key, value: serializeObject(object) });
+    }
+    for (const name of delta.deletes) puts.push({ kind: 'delete', key: `${IP_ADDRESS_PREFIX}${name}` });
     if (puts.length === 0) return { _tag: 'Written', view };
     this.rangeCache = undefined;
     const r = await this.commit(`${what} ranges`, compares, puts, keys.map((key) => ({ kind: 'get', key })));
-    this.rangeCas.attempts++;
+    if (rangePuts > 0) this.rangeCas.attempts++;
     if (!r.succeeded) {
-      this.rangeCas.conflicts++;
-      const fresh = this.rangesFrom(keys, r);
-      return { _tag: 'LostRace', fresh: fresh.ok ? fresh.value : undefined };
+      if (rangePuts > 0) this.rangeCas.conflicts++;
+      // With IPAddresses, what the lost race saw is more than the ranges: read it all again.
+      const fresh = view.ipAddressNames === undefined ? this.rangesFrom(keys, r) : undefined;
+      return { _tag: 'LostRace', fresh: fresh?.ok === true ? fresh.value : undefined };
     }
     const revisions = new Map(view.revisions);
     for (const op of puts) if (op.kind === 'put') revisions.set(op.key, r.revision);
-    return { _tag: 'Written', view: { state: next, revisions, mirrors } };
+    if (view.ipAddressNames === undefined || view.state.ipAddresses === undefined) return { _tag: 'Written', view: { state: next, revisions, mirrors } };
+    // The names after this write, flat again (the plans' views are layered on the one read).
+    const names = new Set(view.ipAddressNames.names);
+    for (const ipAddress of delta.creates) names.add(ipAddress.metadata.name ?? '');
+    for (const name of delta.deletes) names.delete(name);
+    const ipAddresses = { ...view.state.ipAddresses, taken: names };
+    return { _tag: 'Written', view: { state: { ...next, ipAddresses }, revisions, mirrors, ipAddressNames: { names } } };
   }
 
   /** Gives `held` back with a CAS, retried on conflict. */
@@ -319,7 +413,9 @@ export class RegistryCore {
         if (!read.ok) return;
         view = read.value;
       }
-      const written = await this.writeRanges(keys, view, release(view.state, held, this.net), { set: NOTHING, clear: held }, 'release');
+      const released = release(view.state, held, this.net);
+      const clear = { ips: released.cleared, ports: held.ports };
+      const written = await this.writeRanges(keys, view, released.state, { set: NOTHING, clear, creates: [], deletes: released.deletes }, 'release');
       if (written._tag === 'Written') {
         this.rangeCache = written.view;
         return;
@@ -336,7 +432,8 @@ export class RegistryCore {
    */
   async initRanges(): Promise<void> {
     const keys = this.rangeKeys;
-    const empty = [...this.net.serviceCIDRs.map((cidr) => ipAllocatorOf(cidr, undefined)), portAllocatorOf(this.net.portRange, undefined)];
+    const bitmaps = this.net.serviceCIDRs.slice(0, keys.length - 1);
+    const empty = [...bitmaps.map((cidr) => ipAllocatorOf(cidr, undefined)), portAllocatorOf(this.net.portRange, undefined)];
     const values = empty.map((a, i) => {
       if (!a.ok) throw new Error(a.error.message);
       return JSON.stringify(i < keys.length - 1 ? ipAllocatorSnapshot(a.value as IPAllocator) : portAllocatorSnapshot(a.value as PortAllocator));

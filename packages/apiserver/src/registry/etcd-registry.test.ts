@@ -1,8 +1,15 @@
 // The registry on the etcd store, on a real etcd: Services created with ClusterIP and NodePort
 // allocation, the resourceVersion as etcd's modRevision, a stale update refused, a list's
 // continue token that compaction outdated answered with 410 Expired, and two registries on
-// one etcd creating Services at once without handing out an address twice.
-import type { Service } from '@kubesvc/api-types';
+// one etcd creating Services at once without handing out an address twice, with each ClusterIP
+// allocator (the bitmap, the IPAddress objects with the dual write, the IPAddress objects alone).
+import {
+  BITMAP_CLUSTER_IP_ALLOCATION,
+  DEFAULT_CLUSTER_IP_ALLOCATION,
+  type ClusterIPAllocation,
+  type IPAddress,
+  type Service,
+} from '@kubesvc/api-types';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRegistry, type Registry } from './registry.js';
 import { must, sortedRangeIPs, svc } from './registry.fixtures.js';
@@ -28,11 +35,20 @@ afterEach(async () => {
 });
 
 
-async function registryOn(seed: number): Promise<{ registry: Registry; store: Store }> {
+/** A registry on the shared etcd, started as an apiserver starts (ranges, default ServiceCIDR). Default: v1.33's allocator. */
+async function registryOn(seed: number, clusterIPAllocation: ClusterIPAllocation = DEFAULT_CLUSTER_IP_ALLOCATION): Promise<{ registry: Registry; store: Store }> {
   const store = await openEtcdStore({ endpoints: [etcd.endpoint] });
   stores.push(store);
-  const registry = must(createRegistry({ store, clock: systemClock, seed, serviceClusterIPRanges: ['10.96.0.0/24'], serviceNodePortRange: '30000-30999' }));
+  const registry = must(
+    createRegistry({ store, clock: systemClock, seed, serviceClusterIPRanges: ['10.96.0.0/24'], serviceNodePortRange: '30000-30999', clusterIPAllocation }),
+  );
+  await registry.initRanges();
   return { registry, store };
+}
+
+/** The names of the IPAddress objects, sorted as sortedRangeIPs sorts. */
+async function sortedIPAddresses(registry: Registry): Promise<string[]> {
+  return must(await registry.list<IPAddress>('ipaddresses')).items.map((a) => a.metadata.name ?? '').sort();
 }
 
 async function namespace(registry: Registry, name: string): Promise<void> {
@@ -52,6 +68,8 @@ describe('registry on etcd', () => {
     const ips = [...created, np].map((s) => s.spec?.clusterIP ?? '');
     for (const ip of ips) expect(ip).toMatch(/^10\.96\.0\.\d+$/);
     expect(new Set(ips).size).toBe(4);
+    // Each is an IPAddress object, and (the dual write) a bit of the RangeAllocation.
+    expect(await sortedIPAddresses(registry)).toEqual([...ips].sort());
     expect(await sortedRangeIPs(store)).toEqual([...ips].sort());
     const { kv } = await store.get('/registry/services/specs/alloc/a');
     expect(created[0]?.metadata.resourceVersion).toBe(String(kv?.modRevision));
@@ -65,6 +83,8 @@ describe('registry on etcd', () => {
     // Deleting gives the address back.
     must(await registry.delete('services', 'alloc', 'np'));
     expect(await sortedRangeIPs(store)).toEqual(ips.slice(0, 3).sort());
+    expect(await sortedIPAddresses(registry)).toEqual(ips.slice(0, 3).sort());
+    for (const name of ['a', 'b', 'c']) must(await registry.delete('services', 'alloc', name));
   });
 
   it('an update with a stale resourceVersion is a 409 Conflict', async () => {
@@ -108,22 +128,31 @@ describe('registry on etcd', () => {
     expect(fresh.items.map((s) => s.metadata.name)).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
   });
 
-  it('two registries on one etcd creating 50 Services each at the same time never hand out one ClusterIP twice', async () => {
-    // The same seed, so both draw the same addresses and their range CASes collide.
-    const a = await registryOn(42);
-    const b = await registryOn(42);
-    await namespace(a.registry, 'race');
+  const allocators: readonly (readonly [string, ClusterIPAllocation])[] = [
+    ['the bitmap', BITMAP_CLUSTER_IP_ALLOCATION],
+    ['IPAddress objects with the dual write', DEFAULT_CLUSTER_IP_ALLOCATION],
+    ['IPAddress objects alone', { allocator: 'ipaddress', dualWrite: false }],
+  ];
+  it.each(allocators)('two registries on one etcd creating 50 Services each at the same time never hand out one ClusterIP twice: %s', async (_, allocation) => {
+    // The same seed, so both draw the same addresses and their writes collide.
+    const a = await registryOn(42, allocation);
+    const b = await registryOn(42, allocation);
+    const ns = `race-${allocation.allocator}-${String(allocation.dualWrite)}`;
+    await namespace(a.registry, ns);
     const createAll = async (registry: Registry, tag: string): Promise<Service[]> => {
       const out: Service[] = [];
-      for (let i = 0; i < 50; i++) out.push(must(await registry.create('services', 'race', svc(`${tag}-${i}`))));
+      for (let i = 0; i < 50; i++) out.push(must(await registry.create('services', ns, svc(`${tag}-${i}`))));
       return out;
     };
     const [fromA, fromB] = await Promise.all([createAll(a.registry, 'a'), createAll(b.registry, 'b')]);
     const ips = [...fromA, ...fromB].map((s) => s.spec?.clusterIP ?? '');
     expect(new Set(ips).size).toBe(100);
-    // The range object holds exactly the addresses of the Services in the namespaces above.
+    // What the allocator keeps holds exactly the addresses of the Services.
     const listed = must(await a.registry.list<Service>('services')).items.map((s) => s.spec?.clusterIP ?? '');
-    expect(await sortedRangeIPs(a.store)).toEqual([...listed].sort());
     for (const ip of ips) expect(listed).toContain(ip);
-  }, 60_000);
+    if (allocation.allocator === 'bitmap' || allocation.dualWrite) expect(await sortedRangeIPs(a.store)).toEqual([...listed].sort());
+    if (allocation.allocator === 'ipaddress') expect(await sortedIPAddresses(a.registry)).toEqual([...listed].sort());
+    // The next allocator starts from an empty range: the addresses are given back.
+    for (const s of [...fromA, ...fromB]) must(await a.registry.delete('services', ns, s.metadata.name ?? ''));
+  }, 90_000);
 });

@@ -20,6 +20,7 @@ beforeAll(async () => {
   const r = createRegistry({ store: openMemoryStore({ clock }), clock, seed: 3, serviceClusterIPRanges: ['10.96.0.0/24'], serviceNodePortRange: '30000-30100' });
   if (!r.ok) throw new Error(r.error.message);
   registry = r.value;
+  await registry.initRanges();
   await dispatch(registry, { verb: 'create', resource: 'namespaces', namespace: '', body: '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"default"}}' });
   const created = await dispatch(registry, {
     verb: 'create',

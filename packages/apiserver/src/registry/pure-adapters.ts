@@ -29,9 +29,11 @@ import {
   type Kind,
   type KubeObject,
   type ObjectMetaInput,
+  type IPAddress,
   type RangeAllocation,
   type Rng,
   type Service,
+  type ServiceCIDR,
   type ServiceNetworking,
 } from '@kubesvc/api-types';
 import { err, ok, renderFieldError, type Err, type Result, type TaggedError, type WithRng } from '@kubesvc/api-types';
@@ -46,8 +48,18 @@ import {
   releaseIP,
   repairClusterIPs,
   snapshotIPAllocator,
+  allocateNextServiceIP,
+  allocateServiceIP,
+  dualWriteAllocate,
+  errAllocated,
+  ipAddressName,
+  newMetaAllocator,
+  nextServiceIPInNextServiceCIDR,
+  releaseServiceIP,
   type ClusterIPLeaks,
+  type IPAddressView,
   type IPAllocator,
+  type MetaAllocator,
 } from '@kubesvc/ipallocator';
 import {
   allocateNextPort,
@@ -253,6 +265,110 @@ export function allocateNextClusterIP(
 export function releaseClusterIP(allocator: IPAllocator, ip: string): IPAllocator {
   const parsed = parseIPSloppy(ip);
   return parsed.ok ? releaseIP(allocator, parsed.value) : allocator;
+}
+
+// --- The IPAddress allocator (MultiCIDRServiceAllocator) -----------------------------------
+
+export type { IPAddressView, MetaAllocator };
+
+/**
+ * One MetaAllocator per family of the cluster over the ServiceCIDRs as read; a family with no
+ * ServiceCIDR gets one with no allocator (every automatic allocation is ErrFull, every given IP
+ * ErrMismatchedNetwork, as upstream's empty MetaAllocator answers). Wraps: newMetaAllocator.
+ */
+export function ipAddressAllocators(families: readonly IPFamily[], serviceCIDRs: readonly ServiceCIDR[]): AdapterResult<ReadonlyMap<IPFamily, MetaAllocator>> {
+  const metas = new Map<IPFamily, MetaAllocator>();
+  for (const family of families) {
+    const meta = newMetaAllocator(family, serviceCIDRs);
+    if (!meta.ok) return meta;
+    metas.set(family, meta.value);
+  }
+  return ok(metas);
+}
+
+/** A given IP's allocation: the IPAddress to create and the mirrored bitmap. */
+export interface IPAddressTaken {
+  readonly ipAddress: IPAddress;
+  /** The bitmap after the dual write (undefined when dual write is off). */
+  readonly bitmap: IPAllocator | undefined;
+}
+
+/**
+ * Takes the IP given in text (upstream MetaAllocator.AllocateService): a ready ServiceCIDR must
+ * hold it, the dual-written bitmap must take it, and no IPAddress of that name may exist (the
+ * create's AlreadyExists is ErrAllocated). Wraps: parseIPSloppy, allocateServiceIP, ipAddressName.
+ */
+export function allocateClusterIPAddress(
+  meta: MetaAllocator,
+  view: IPAddressView,
+  ip: string,
+  parent: { readonly namespace: string; readonly name: string },
+  bitmap: IPAllocator | undefined,
+): AdapterResult<IPAddressTaken> {
+  const parsed = parseIPSloppy(ip);
+  if (!parsed.ok) return err({ _tag: 'ErrNotInRange', message: parsed.error.message });
+  const r = allocateServiceIP(meta, parsed.value, parent, bitmap);
+  if (!r.ok) return r;
+  if (view.has(ipAddressName(parsed.value))) return err(errAllocated);
+  return ok({ ipAddress: r.value.ipAddress, bitmap: r.value.bitmap });
+}
+
+/** An automatic allocation: the IP, its IPAddress, the bitmap after the dual write, and IPAddresses left behind. */
+export interface IPAddressNext extends IPAddressTaken {
+  readonly ip: string;
+  /**
+   * IPAddresses created for candidates the dual-written bitmap refused: upstream goes on to
+   * the next ServiceCIDR and does not delete them (cidrallocator.go AllocateNextService).
+   */
+  readonly leftBehind: readonly IPAddress[];
+  readonly rng: Rng;
+}
+
+/**
+ * A free IP across the ready ServiceCIDRs of the family (upstream MetaAllocator.AllocateNextService),
+ * with the dual write into the bitmap when it is on. Wraps: allocateNextServiceIP,
+ * dualWriteAllocate, nextServiceIPInNextServiceCIDR, formatIP.
+ */
+export function allocateNextClusterIPAddress(
+  meta: MetaAllocator,
+  view: IPAddressView,
+  rng: Rng,
+  parent: { readonly namespace: string; readonly name: string },
+  bitmap: IPAllocator | undefined,
+): Result<IPAddressNext, WithRng<AdapterError>> {
+  const leftBehind: IPAddress[] = [];
+  const taken = new Set<string>();
+  const seen: IPAddressView = { has: (name) => taken.has(name) || view.has(name) };
+  let r = allocateNextServiceIP(meta, seen, rng, parent);
+  // Bounded: each refusal moves on to an allocator not tried yet.
+  for (;;) {
+    if (!r.ok) return r;
+    const candidate = r.value;
+    const mirrored = dualWriteAllocate(bitmap, candidate.ip);
+    if (mirrored.ok) {
+      return ok({ ip: formatIP(candidate.ip), ipAddress: candidate.ipAddress, bitmap: mirrored.value, leftBehind, rng: candidate.scan.scan.rng });
+    }
+    leftBehind.push(candidate.ipAddress);
+    taken.add(ipAddressName(candidate.ip));
+    r = nextServiceIPInNextServiceCIDR(meta, seen, candidate.scan, parent);
+  }
+}
+
+/**
+ * What a release deletes (upstream MetaAllocator.Release): the IPAddress named by the IP, when
+ * a ServiceCIDR (ready or not) holds it, and the bitmap with the IP freed (dual write).
+ * Undefined when no ServiceCIDR holds it: upstream's ErrMismatchedNetwork, logged, nothing
+ * deleted. Wraps: parseIPSloppy, releaseServiceIP.
+ */
+export function releaseClusterIPAddress(
+  meta: MetaAllocator,
+  ip: string,
+  bitmap: IPAllocator | undefined,
+): { readonly delete: string; readonly bitmap: IPAllocator | undefined } | undefined {
+  const parsed = parseIPSloppy(ip);
+  if (!parsed.ok) return undefined;
+  const r = releaseServiceIP(meta, parsed.value, bitmap);
+  return r.ok ? { delete: r.value.delete, bitmap: r.value.bitmap } : undefined;
 }
 
 /** Wraps: parseIPSloppy, hasIP. */

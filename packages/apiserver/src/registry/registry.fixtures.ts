@@ -2,7 +2,7 @@
 // namespaces a test needs, a Service body, the allocations the store holds, and `must` for the
 // set-up steps that cannot fail.
 import type { Namespace, RangeAllocation, Service } from '@kubesvc/api-types';
-import { formatIP } from '@kubesvc/api-types';
+import { BITMAP_CLUSTER_IP_ALLOCATION, formatIP } from '@kubesvc/api-types';
 import { allocatedIPs, ipAllocatorFromSnapshot } from '@kubesvc/ipallocator';
 import { allocatedPorts, portAllocatorFromSnapshot } from '@kubesvc/portallocator';
 import { openMemoryStore, type Store, virtualClock } from '@kubesvc/store';
@@ -21,7 +21,7 @@ export interface MemoryRegistryOptions extends Partial<RegistryOptions> {
   readonly start?: number;
   /** Namespaces created before the test runs, in this order. */
   readonly namespaces?: readonly string[];
-  /** Whether to write the allocation ranges before the namespaces (what openRegistry does). */
+  /** Whether to run the apiserver's start (ranges, default ServiceCIDR) before the namespaces, as openRegistry does. Default: only with the IPAddress allocator. */
   readonly initRanges?: boolean;
 }
 
@@ -29,12 +29,20 @@ export interface MemoryRegistryOptions extends Partial<RegistryOptions> {
  * A registry over a memory store (or `options.store`) with service range 10.96.0.0/24 and
  * node ports 30000-30100 unless `options` say otherwise, and `options.namespaces` created
  * (`default` alone when none are named).
+ *
+ * Its ClusterIPs come from the bitmap allocator unless `clusterIPAllocation` names the
+ * IPAddress allocator: most registry tests are about the verbs, and read the allocations from
+ * the RangeAllocation. With the IPAddress allocator the start is always run (initRanges), since
+ * without the default ServiceCIDR it creates it has no range to allocate from.
  */
 export async function memoryRegistry(options: MemoryRegistryOptions = {}): Promise<{ registry: Registry; store: Store }> {
-  const { start = 0, namespaces = ['default'], initRanges = false, ...rest } = options;
+  const { start = 0, namespaces = ['default'], clusterIPAllocation = BITMAP_CLUSTER_IP_ALLOCATION, ...rest } = options;
+  const initRanges = options.initRanges ?? clusterIPAllocation.allocator === 'ipaddress';
   const clock = rest.clock ?? virtualClock(start);
   const store = rest.store ?? openMemoryStore({ clock });
-  const registry = must(createRegistry({ seed: 1, serviceClusterIPRanges: ['10.96.0.0/24'], serviceNodePortRange: '30000-30100', ...rest, store, clock }));
+  const registry = must(
+    createRegistry({ seed: 1, serviceClusterIPRanges: ['10.96.0.0/24'], serviceNodePortRange: '30000-30100', ...rest, clusterIPAllocation, store, clock }),
+  );
   if (initRanges) await registry.initRanges();
   for (const name of namespaces) must(await registry.create<Namespace>('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
   return { registry, store };

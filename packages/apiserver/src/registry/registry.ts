@@ -14,7 +14,17 @@
 //           pkg/registry/core/service/storage/storage.go (beginCreate, beginUpdate, afterDelete),
 //           pkg/registry/core/namespace/storage/storage.go (Delete: Terminating, then the
 //           controller finalizes), plugin/pkg/admission/namespace/lifecycle/admission.go
-import { ok, type KubeObject, type Result } from '@kubesvc/api-types';
+import {
+  DEFAULT_SERVICE_CIDR_NAME,
+  DEFAULT_SERVICE_CIDR_READY_MESSAGE,
+  formatCIDR,
+  ok,
+  SERVICE_CIDR_API_VERSION,
+  SERVICE_CIDR_CONDITION_READY,
+  type KubeObject,
+  type Result,
+  type ServiceCIDR,
+} from '@kubesvc/api-types';
 import type { Clock, Store } from '@kubesvc/store';
 import { RegistryCore } from './core.js';
 import { clusterNetworking, clusterNetworkingOf, type AdapterError, type ClusterNetworking } from './pure-adapters.js';
@@ -126,11 +136,41 @@ export class Registry {
   }
 
   /**
-   * Writes empty RangeAllocation objects for the ranges that have none yet, as kube-apiserver
-   * does when it starts (its allocators' CreateOrUpdate). Idempotent.
+   * What kube-apiserver does when it starts, before it serves: empty RangeAllocation objects for
+   * the ranges that have none yet (its allocators' CreateOrUpdate), and, with the IPAddress
+   * allocator, the default ServiceCIDR's first sync, which blocks the start until it holds:
+   * `kubernetes` is created from --service-cluster-ip-range when it does not exist and its
+   * Ready condition set to True. An existing one is left as it is (the default ServiceCIDR
+   * controller then checks it against the flags, upgrades it to dual-stack, or reports the
+   * mismatch). Idempotent.
+   * upstream: pkg/controlplane/controller/defaultservicecidr/default_servicecidr_controller.go
+   *           (Start: polls sync until it succeeds; sync: create, then syncStatus)
    */
-  initRanges(): Promise<void> {
-    return this.core.initRanges();
+  async initRanges(): Promise<void> {
+    await this.core.initRanges();
+    if (this.core.clusterIPAllocation.allocator === 'ipaddress') await this.ensureDefaultServiceCIDR();
+  }
+
+  private async ensureDefaultServiceCIDR(): Promise<void> {
+    const name = DEFAULT_SERVICE_CIDR_NAME;
+    const existing = await this.get<ServiceCIDR>('servicecidrs', '', name);
+    if (existing.ok) return;
+    const created = await this.create<ServiceCIDR>('servicecidrs', '', {
+      apiVersion: SERVICE_CIDR_API_VERSION,
+      kind: 'ServiceCIDR',
+      metadata: { name },
+      spec: { cidrs: this.core.net.serviceCIDRs.map(formatCIDR) },
+    });
+    // Another apiserver of the cluster created it first: it sets the condition.
+    if (!created.ok) return;
+    const ready = {
+      type: SERVICE_CIDR_CONDITION_READY,
+      status: 'True',
+      lastTransitionTime: this.core.timestamp(),
+      reason: '',
+      message: DEFAULT_SERVICE_CIDR_READY_MESSAGE,
+    };
+    await this.updateStatus<ServiceCIDR>('servicecidrs', '', name, { ...created.value, status: { conditions: [ready] } });
   }
 
   /** Forgets the cached ranges (after another writer, such as the repair loop, changed them). */

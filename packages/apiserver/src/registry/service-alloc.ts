@@ -1,41 +1,80 @@
 // What a Service create, update or delete takes from and gives back to the ClusterIP and
 // NodePort allocators, as plain functions of the allocators' state. The registry runs a plan
-// against the stored RangeAllocation objects and writes the result with a compare-and-swap;
-// on a conflict it reads them again and re-plans.
+// against the stored RangeAllocation objects (and, with the IPAddress allocator, the
+// ServiceCIDRs and the IPAddress names) and writes the result with a compare-and-swap; on a
+// conflict it reads them again and re-plans.
+//
+// ClusterIPs come from one of two allocators (ClusterIPAllocation): the bitmap of each
+// --service-cluster-ip-range CIDR (MultiCIDRServiceAllocator off), or IPAddress objects over
+// the ServiceCIDRs (on, v1.33's default), where a plan names the IPAddresses to create and,
+// with the dual write, also sets the IP's bit in the bitmap of the flag's CIDR.
 // upstream: pkg/registry/core/service/storage/alloc.go (v1.26-v1.32: allocateCreate,
 //           allocClusterIPs, allocIPs, txnAllocNodePorts, initNodePorts, allocHealthCheckNodePort,
 //           allocateUpdate, updateClusterIPs, txnUpdateNodePorts, updateNodePorts,
 //           updateHealthCheckNodePort, releaseAllocatedResources, isMatchingPreferDualStackClusterIPFields)
 import { err, ok } from '@kubesvc/api-types';
-import type { FieldError, IPFamily, Result, Rng, Service, ServicePort } from '@kubesvc/api-types';
+import type { FieldError, IPAddress, IPFamily, Result, Rng, Service, ServicePort } from '@kubesvc/api-types';
 import { internalError, invalidError, type ApiError } from './errors.js';
 import {
   allocateClusterIP,
+  allocateClusterIPAddress,
   allocateNextClusterIP,
+  allocateNextClusterIPAddress,
   allocateNextNodePort,
   allocateNodePort,
   ipFamilyOf,
   releaseClusterIP,
+  releaseClusterIPAddress,
   releaseNodePort,
   serviceNeedsHealthCheck,
   type ClusterNetworking,
+  type IPAddressView,
   type IPAllocator,
+  type MetaAllocator,
   type PortAllocator,
 } from './pure-adapters.js';
 
-/** The allocators' state: one IP allocator per service CIDR (primary first) and the ports. */
+/**
+ * The IPAddress allocator's state (MultiCIDRServiceAllocator on): one MetaAllocator per family
+ * of the cluster over the ServiceCIDRs, and the names of the IPAddresses that exist.
+ */
+export interface IPAddressState {
+  readonly metas: ReadonlyMap<IPFamily, MetaAllocator>;
+  readonly taken: IPAddressView;
+  /** Every IP inside a bitmap's CIDR is mirrored into it (DisableAllocatorDualWrite off). */
+  readonly dualWrite: boolean;
+}
+
+/**
+ * The allocators' state: one bitmap per service CIDR (primary first; with the IPAddress
+ * allocator only while it dual-writes, else none), the ports, and the IPAddress allocator's
+ * state when it runs.
+ */
 export interface AllocState {
   readonly ips: readonly IPAllocator[];
   readonly ports: PortAllocator;
+  readonly ipAddresses?: IPAddressState;
 }
 
 /** What a Service holds: IPs by family and node ports (health check port included). */
 export interface Held {
   readonly ips: readonly { readonly family: IPFamily; readonly ip: string }[];
   readonly ports: readonly number[];
+  /**
+   * With the IPAddress allocator, what an allocation creates: the IPAddress of each IP taken,
+   * and any IPAddress left behind for a candidate the dual-written bitmap refused.
+   */
+  readonly ipAddresses?: readonly IPAddress[];
 }
 
 export const NOTHING: Held = { ips: [], ports: [] };
+
+/** A view that also holds `added`. */
+function withNames(view: IPAddressView, added: readonly string[]): IPAddressView {
+  if (added.length === 0) return view;
+  const names = new Set(added);
+  return { has: (name) => names.has(name) || view.has(name) };
+}
 
 /** A plan that worked: the Service with what it was given, the allocators after, and what it took and gave up. */
 export interface Plan {
@@ -66,6 +105,9 @@ class Work {
   rng: Rng;
   readonly allocatedIPs: { family: IPFamily; ip: string }[] = [];
   readonly allocatedPorts: number[] = [];
+  readonly createdIPAddresses: IPAddress[] = [];
+  private readonly ipAddresses: IPAddressState | undefined;
+  private taken: IPAddressView | undefined;
   constructor(
     state: AllocState,
     rng: Rng,
@@ -75,6 +117,8 @@ class Work {
     this.ips = [...state.ips];
     this.ports = state.ports;
     this.rng = rng;
+    this.ipAddresses = state.ipAddresses;
+    this.taken = state.ipAddresses?.taken;
   }
 
   private index(family: IPFamily): number {
@@ -82,7 +126,8 @@ class Work {
   }
 
   /** allocIPs: a given IP is taken or refused with 422, an empty one is the next free. */
-  ip(family: IPFamily, requested: string, clusterIPs: readonly string[]): string {
+  ip(family: IPFamily, requested: string, clusterIPs: readonly string[], namespace: string): string {
+    if (this.ipAddresses !== undefined) return this.ipAddress(this.ipAddresses, family, requested, clusterIPs, namespace);
     const index = this.index(family);
     const allocator = this.ips[index];
     if (allocator === undefined) throw new PlanError(internalError(`failed to allocate a serviceIP: ${family} is not configured on this cluster`));
@@ -105,6 +150,40 @@ class Work {
     this.ips[index] = r.value;
     this.allocatedIPs.push({ family, ip: requested });
     return requested;
+  }
+
+  /** The same with the IPAddress allocator: the IPAddress to create, and the bitmap's bit when it dual-writes. */
+  private ipAddress(state: IPAddressState, family: IPFamily, requested: string, clusterIPs: readonly string[], namespace: string): string {
+    const index = this.index(family);
+    const meta = state.metas.get(family);
+    if (meta === undefined || index < 0) throw new PlanError(internalError(`failed to allocate a serviceIP: ${family} is not configured on this cluster`));
+    const bitmap = state.dualWrite ? this.ips[index] : undefined;
+    const parent = { namespace, name: this.name };
+    const taken = this.taken ?? state.taken;
+    if (requested === '') {
+      const r = allocateNextClusterIPAddress(meta, taken, this.rng, parent, bitmap);
+      if (!r.ok) {
+        this.rng = r.error.rng;
+        throw new PlanError(internalError(`failed to allocate a serviceIP: ${r.error.message}`));
+      }
+      this.rng = r.value.rng;
+      this.took(index, family, r.value.ip, [...r.value.leftBehind, r.value.ipAddress], r.value.bitmap);
+      return r.value.ip;
+    }
+    const r = allocateClusterIPAddress(meta, taken, requested, parent, bitmap);
+    if (!r.ok) {
+      const e: FieldError = { type: 'FieldValueInvalid', field: 'spec.clusterIPs', badValue: [...clusterIPs], detail: `failed to allocate IP ${requested}: ${r.error.message}` };
+      throw new PlanError(invalidError('Service', this.name, [e]));
+    }
+    this.took(index, family, requested, [r.value.ipAddress], r.value.bitmap);
+    return requested;
+  }
+
+  private took(index: number, family: IPFamily, ip: string, created: readonly IPAddress[], bitmap: IPAllocator | undefined): void {
+    if (bitmap !== undefined) this.ips[index] = bitmap;
+    this.allocatedIPs.push({ family, ip });
+    this.createdIPAddresses.push(...created);
+    this.taken = withNames(this.taken ?? { has: () => false }, created.map((a) => a.metadata.name ?? ''));
   }
 
   port(requested: number, field: string): number {
@@ -130,11 +209,13 @@ class Work {
   }
 
   state(): AllocState {
-    return { ips: this.ips, ports: this.ports };
+    const ipAddresses = this.ipAddresses === undefined || this.taken === undefined ? this.ipAddresses : { ...this.ipAddresses, taken: this.taken };
+    return { ips: this.ips, ports: this.ports, ...(ipAddresses === undefined ? {} : { ipAddresses }) };
   }
 
   allocated(): Held {
-    return { ips: [...this.allocatedIPs], ports: [...this.allocatedPorts] };
+    const held = { ips: [...this.allocatedIPs], ports: [...this.allocatedPorts] };
+    return this.createdIPAddresses.length === 0 ? held : { ...held, ipAddresses: [...this.createdIPAddresses] };
   }
 }
 
@@ -168,7 +249,7 @@ function allocClusterIPs(work: Work, service: Service): Service {
   const clusterIPs = [...(service.spec?.clusterIPs ?? [])];
   while (clusterIPs.length < families.length) clusterIPs.push('');
   families.forEach((family, i) => {
-    clusterIPs[i] = work.ip(family, clusterIPs[i] ?? '', service.spec?.clusterIPs ?? []);
+    clusterIPs[i] = work.ip(family, clusterIPs[i] ?? '', service.spec?.clusterIPs ?? [], service.metadata.namespace ?? '');
   });
   return { ...service, spec: { ...service.spec, clusterIPs, clusterIP: clusterIPs[0] ?? '' } };
 }
@@ -289,7 +370,7 @@ export function planUpdate(service: Service, old: Service, state: AllocState, rn
             const clusterIPs = [...(s.spec?.clusterIPs ?? [])];
             if (clusterIPs.length < 2) clusterIPs.push('');
             const second = newFamilies[1];
-            if (second !== undefined) clusterIPs[1] = work.ip(second, clusterIPs[1] ?? '', s.spec?.clusterIPs ?? []);
+            if (second !== undefined) clusterIPs[1] = work.ip(second, clusterIPs[1] ?? '', s.spec?.clusterIPs ?? [], s.metadata.namespace ?? '');
             s = { ...s, spec: { ...s.spec, clusterIPs } };
           } else if (oldFamilies.length === 2 && newFamilies.length === 1) {
             const ip = old.spec?.clusterIPs?.[1];
@@ -336,20 +417,45 @@ export function planUpdate(service: Service, old: Service, state: AllocState, rn
   });
 }
 
+/** A release's outcome: the allocators after it, and the IPAddresses to delete (IPAddress allocator). */
+export interface Released {
+  readonly state: AllocState;
+  /** The IPs whose bitmap bit it clears: with the IPAddress allocator, only those a ServiceCIDR holds. */
+  readonly cleared: Held['ips'];
+  readonly deletes: readonly string[];
+}
+
 /** Gives back what `held` names (silently for what is not held). */
-export function release(state: AllocState, held: Held, net: ClusterNetworking): AllocState {
+export function release(state: AllocState, held: Held, net: ClusterNetworking): Released {
   const ips = [...state.ips];
+  const deletes: string[] = [];
+  const cleared: { family: IPFamily; ip: string }[] = [];
   for (const { family, ip } of held.ips) {
     const index = net.families.indexOf(family);
-    const allocator = ips[index];
+    const bitmap = ips[index];
+    if (state.ipAddresses !== undefined) {
+      // upstream MetaAllocator.Release: nothing when no ServiceCIDR of the family holds the IP.
+      const meta = state.ipAddresses.metas.get(family);
+      const r = meta === undefined ? undefined : releaseClusterIPAddress(meta, ip, state.ipAddresses.dualWrite ? bitmap : undefined);
+      if (r === undefined) continue;
+      deletes.push(r.delete);
+      if (r.bitmap !== undefined && r.bitmap !== bitmap) {
+        ips[index] = r.bitmap;
+        cleared.push({ family, ip });
+      }
+      continue;
+    }
     // upstream: an IP of a family no longer configured is not released.
-    if (allocator !== undefined) ips[index] = releaseClusterIP(allocator, ip);
+    if (bitmap !== undefined) {
+      ips[index] = releaseClusterIP(bitmap, ip);
+      cleared.push({ family, ip });
+    }
   }
   let ports = state.ports;
   for (const p of held.ports) ports = releaseNodePort(ports, p);
-  return { ips, ports };
+  return { state: { ...state, ips, ports }, cleared, deletes };
 }
 
 export function isEmpty(held: Held): boolean {
-  return held.ips.length === 0 && held.ports.length === 0;
+  return held.ips.length === 0 && held.ports.length === 0 && (held.ipAddresses ?? []).length === 0;
 }

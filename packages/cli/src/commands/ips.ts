@@ -12,6 +12,7 @@ import {
   lookupIPAddressTable,
   parseNow,
   repairClock,
+  serviceClusterIPRangeOf,
   serviceCIDRData,
   serviceCIDRReport,
   serviceCIDRTable,
@@ -30,13 +31,15 @@ interface IpsCommandOptions {
 }
 
 /** The headings of the two views when a dump has both. */
-export const SERVICE_CIDR_HEADING = 'ServiceCIDRs and IPAddresses (networking.k8s.io/v1), what the v1.33 allocator reads:';
-export const BITMAP_HEADING =
-  'the bitmap of --service-cluster-ip-range (the stored RangeAllocation, which v1.33 apiservers still dual-write; its repair loop runs only in apiservers without MultiCIDRServiceAllocator, such as v1.32 ones during the upgrade):';
+const SERVICE_CIDR_HEADING = 'ServiceCIDRs and IPAddresses (networking.k8s.io/v1), what the v1.33 allocator reads:';
+function bitmapHeading(range: string, fromDump: boolean): string {
+  const source = fromDump ? `${range}, read from the ServiceCIDR kubernetes` : range;
+  return `the bitmap of --service-cluster-ip-range ${source}: the stored RangeAllocation, which v1.33 apiservers still dual-write; its repair loop runs only in apiservers without MultiCIDRServiceAllocator, such as v1.32 ones during the upgrade:`;
+}
 
-async function run(context: CommandContext, options: IpsCommandOptions): Promise<void> {
+async function run(context: CommandContext, options: IpsCommandOptions, rangeDefaulted: boolean): Promise<void> {
   const { io } = context;
-  const networks = serviceNetworkingOf(options.serviceClusterIpRange).serviceCIDRs;
+  let networks = serviceNetworkingOf(options.serviceClusterIpRange).serviceCIDRs;
   let given: number | undefined;
   if (options.now !== undefined) {
     given = parseNow(options.now);
@@ -68,10 +71,14 @@ async function run(context: CommandContext, options: IpsCommandOptions): Promise
     io.out(options.output === 'table' ? serviceCIDRTable(cidrs) : formatData(options.output, serviceCIDRData(cidrs)));
     return;
   }
+  // The dual-write state: the bitmap is that of the flag, which the ServiceCIDR kubernetes records.
+  const recorded = rangeDefaulted ? serviceClusterIPRangeOf(dump) : undefined;
+  if (recorded !== undefined) networks = serviceNetworkingOf(recorded).serviceCIDRs;
   const bitmap = ipsReport(dump, networks);
+  const heading = bitmapHeading(recorded ?? options.serviceClusterIpRange, recorded !== undefined);
   io.out(
     options.output === 'table'
-      ? `${SERVICE_CIDR_HEADING}\n\n${serviceCIDRTable(cidrs)}\n${BITMAP_HEADING}\n\n${ipsTable(bitmap)}`
+      ? `${SERVICE_CIDR_HEADING}\n\n${serviceCIDRTable(cidrs)}\n${heading}\n\n${ipsTable(bitmap)}`
       : formatData(options.output, { ...serviceCIDRData(cidrs), bitmap: ipsData(bitmap) }),
   );
 }
@@ -86,10 +93,15 @@ export const ipsCommand: CliCommand = {
         "Shows each service CIDR's size, used and free addresses and its static and dynamic bands; with --ip, which Service holds that address (exit code 1 when none does). The report ends with what one run of the apiserver's ClusterIP repair loop would say: duplicates, IPs out of range or not valid, and, when the input carries the stored RangeAllocation, leaked IPs. A dump with ServiceCIDRs or IPAddresses (Kubernetes v1.33+) is drawn from those: each ServiceCIDR's allocation, the IPAddresses and their Services, and one pass of the IPAddress repair loop at --now; a dump with a RangeAllocation too gets both views.",
       );
     addFilenameOption(command)
-      .option('--service-cluster-ip-range <cidrs>', "the cluster's service CIDRs, primary first (the bitmap view)", DEFAULT_SERVICE_CLUSTER_IP_RANGE)
+      .addOption(
+        new Option('--service-cluster-ip-range <cidrs>', "the cluster's service CIDRs, primary first, for the bitmap view").default(
+          DEFAULT_SERVICE_CLUSTER_IP_RANGE,
+          `the CIDRs of the ServiceCIDR kubernetes when the input has a RangeAllocation and that ServiceCIDR, else ${DEFAULT_SERVICE_CLUSTER_IP_RANGE}`,
+        ),
+      )
       .option('--ip <ip>', 'show who holds this address')
       .option('--now <time>', "the IPAddress repair pass's clock (RFC 3339); default: the latest timestamp in the input")
       .addOption(new Option('-o, --output <format>', 'output format').choices([...DATA_FORMATS]).default('table'))
-      .action(async (options: IpsCommandOptions) => run(context, options));
+      .action(async (options: IpsCommandOptions, self: Command) => run(context, options, self.getOptionValueSource('serviceClusterIpRange') === 'default'));
   },
 };

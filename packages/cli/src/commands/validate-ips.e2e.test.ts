@@ -153,7 +153,7 @@ describe('kubesvc ips on a Kubernetes v1.33 dump (ServiceCIDRs and IPAddresses)'
     const run = await runBin(['ips', '-f', DUAL_WRITE, '--service-cluster-ip-range', '10.96.0.0/24']);
     expect(run.code).toBe(0);
     const cidrHeading = 'ServiceCIDRs and IPAddresses (networking.k8s.io/v1), what the v1.33 allocator reads:\n';
-    const bitmapAt = run.stdout.indexOf('\nthe bitmap of --service-cluster-ip-range (the stored RangeAllocation');
+    const bitmapAt = run.stdout.indexOf('\nthe bitmap of --service-cluster-ip-range 10.96.0.0/24: the stored RangeAllocation');
     expect(run.stdout.startsWith(cidrHeading)).toBe(true);
     expect(bitmapAt).toBeGreaterThan(0);
     // The ServiceCIDR view: shop/legacy, allocated by an apiserver still on the bitmap, has no IPAddress.
@@ -169,7 +169,14 @@ describe('kubesvc ips on a Kubernetes v1.33 dump (ServiceCIDRs and IPAddresses)'
     expect(alone.stdout).toContain('ClusterIPNotAllocated   shop/web');
     expect(run.stdout.slice(run.stdout.indexOf('\n\n', bitmapAt + 1) + 2)).toBe(alone.stdout);
 
-    const json = JSON.parse((await runBin(['ips', '-f', DUAL_WRITE, '--service-cluster-ip-range', '10.96.0.0/24', '-o', 'json'])).stdout) as CidrData;
+    // Without the flag, the bitmap is that of the range the ServiceCIDR kubernetes records.
+    const unflagged = await runBin(['ips', '-f', DUAL_WRITE]);
+    expect(unflagged.code).toBe(0);
+    expect(unflagged.stdout).toBe(
+      run.stdout.replace('--service-cluster-ip-range 10.96.0.0/24:', '--service-cluster-ip-range 10.96.0.0/24, read from the ServiceCIDR kubernetes:'),
+    );
+
+    const json = JSON.parse((await runBin(['ips', '-f', DUAL_WRITE, '-o', 'json'])).stdout) as CidrData;
     expect(json.serviceCIDRs.map((c) => `${c.cidr} ${c.used}`)).toEqual(['10.96.0.0/24 3']);
     expect(json.bitmap?.ranges.map((r) => `${r.range} ${r.used}`)).toEqual(['10.96.0.0/24 4']);
     expect(json.bitmap?.repair.events.map((e) => `${e.reason} ${e.service}`)).toEqual(['ClusterIPNotAllocated shop/web']);

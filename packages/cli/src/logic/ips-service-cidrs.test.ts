@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadDump, type Dump } from '../dump/load-dump.js';
 import { FIXTURES } from '../run-bin.fixtures.js';
-import { hasServiceCIDRView, lookupIPAddress, parseNow, repairClock, serviceCIDRReport, serviceCIDRTable } from './ips-service-cidrs.js';
+import {
+  hasServiceCIDRView,
+  lookupIPAddress,
+  parseNow,
+  repairClock,
+  serviceCIDRReport,
+  serviceCIDRTable,
+  serviceClusterIPRangeOf,
+} from './ips-service-cidrs.js';
 
 function dumpOf(text: string): Dump {
   const loaded = loadDump('in.yaml', text);
@@ -34,6 +42,17 @@ describe('which view a dump gets', () => {
     expect(hasServiceCIDRView(dumpOf(KUBERNETES_CIDR))).toBe(true);
     expect(hasServiceCIDRView(dumpOf(ipAddress('10.96.0.5', 'web')))).toBe(true);
     expect(hasServiceCIDRView(dumpOf(readFileSync(join(FIXTURES, 'ips.yaml'), 'utf8')))).toBe(false);
+  });
+});
+
+describe('the --service-cluster-ip-range a dump records', () => {
+  it('is the CIDRs of the ServiceCIDR kubernetes, primary first, when they make a valid flag', () => {
+    expect(serviceClusterIPRangeOf(FIXTURE)).toBe('10.96.0.0/24');
+    const dual = KUBERNETES_CIDR.replace('[10.96.0.0/28]', '[10.96.0.0/28, "fd00::/112"]');
+    expect(serviceClusterIPRangeOf(dumpOf(dual))).toBe('10.96.0.0/28,fd00::/112');
+    // Another name is not the flag's; two of one family are no valid flag.
+    expect(serviceClusterIPRangeOf(dumpOf(KUBERNETES_CIDR.replace('name: kubernetes', 'name: extra')))).toBeUndefined();
+    expect(serviceClusterIPRangeOf(dumpOf(KUBERNETES_CIDR.replace('[10.96.0.0/28]', '[10.96.0.0/28, 10.97.0.0/28]')))).toBeUndefined();
   });
 });
 

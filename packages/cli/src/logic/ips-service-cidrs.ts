@@ -7,6 +7,7 @@
 //           .../ipallocator/ipallocator.go (the bands), .../ipallocator/controller/repairip.go
 //           (the pass, through @kubesvc/ipallocator's repairIPAddresses).
 import {
+  DEFAULT_SERVICE_CIDR_NAME,
   compareIP,
   familyName,
   formatIP,
@@ -14,6 +15,7 @@ import {
   isRecord,
   parseIP,
   parseIPSloppy,
+  parseServiceNetworking,
   prefixContainsIP,
   type IP,
   type IPAddress,
@@ -37,6 +39,19 @@ import { formatTable } from '../output/output-format.js';
 /** Whether the dump is of the ServiceCIDR/IPAddress world (a v1.33+ cluster). */
 export function hasServiceCIDRView(dump: Pick<Dump, 'serviceCIDRs' | 'ipAddresses'>): boolean {
   return dump.serviceCIDRs.length > 0 || dump.ipAddresses.length > 0;
+}
+
+/**
+ * The --service-cluster-ip-range the cluster runs with, as the dump records it: the default
+ * ServiceCIDR controller makes the ServiceCIDR `kubernetes` with the flag's CIDRs, primary
+ * first (pkg/controlplane/controller/defaultservicecidr). Undefined when the dump has no such
+ * ServiceCIDR or its CIDRs are no valid flag.
+ */
+export function serviceClusterIPRangeOf(dump: Pick<Dump, 'serviceCIDRs'>): string | undefined {
+  const cidrs = dump.serviceCIDRs.find((c) => c.metadata.name === DEFAULT_SERVICE_CIDR_NAME)?.spec?.cidrs ?? [];
+  if (cidrs.length === 0) return undefined;
+  const flag = cidrs.join(',');
+  return parseServiceNetworking({ serviceClusterIPRange: flag }).ok ? flag : undefined;
 }
 
 /** The clock of the offline pass, and where it came from. */

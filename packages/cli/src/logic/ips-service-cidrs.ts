@@ -44,8 +44,9 @@ export function hasServiceCIDRView(dump: Pick<Dump, 'serviceCIDRs' | 'ipAddresse
 /**
  * The --service-cluster-ip-range the cluster runs with, as the dump records it: the default
  * ServiceCIDR controller makes the ServiceCIDR `kubernetes` with the flag's CIDRs, primary
- * first (pkg/controlplane/controller/defaultservicecidr). Undefined when the dump has no such
- * ServiceCIDR or its CIDRs are no valid flag.
+ * first (upstream v1.33:
+ * pkg/controlplane/controller/defaultservicecidr/default_servicecidr_controller.go).
+ * Undefined when the dump has no such ServiceCIDR or its CIDRs are no valid flag.
  */
 export function serviceClusterIPRangeOf(dump: Pick<Dump, 'serviceCIDRs'>): string | undefined {
   const cidrs = dump.serviceCIDRs.find((c) => c.metadata.name === DEFAULT_SERVICE_CIDR_NAME)?.spec?.cidrs ?? [];

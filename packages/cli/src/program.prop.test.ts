@@ -55,10 +55,13 @@ const encoder = new TextEncoder();
 // JSON of anything fast-check makes: bigints as their digits (JSON has no bigint).
 const json = (v: unknown): string => JSON.stringify(v, (_key, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)) ?? 'null';
 const cluster = readFileSync(join(FIXTURES, 'cluster.yaml'), 'utf8');
+// A v1.33 dump (ServiceCIDRs, IPAddresses), which `ips` reads another way.
+const serviceCIDRs = readFileSync(join(FIXTURES, 'ips-service-cidrs.yaml'), 'utf8');
 
-// Inputs: raw bytes; text; JSON and YAML of anything; and the cluster dump with one part
+// Inputs: raw bytes; text; JSON and YAML of anything; and the cluster dumps with one part
 // replaced or deleted, as JSON or YAML (the near misses a hand-edited dump makes).
 const dumpObject = parse(cluster) as unknown;
+const serviceCIDRObject = parse(serviceCIDRs) as unknown;
 const inputArb: fc.Arbitrary<Uint8Array> = fc.oneof(
   fc.uint8Array({ maxLength: 512 }),
   fc.string({ unit: 'binary', maxLength: 256 }).map((s) => encoder.encode(s)),
@@ -67,6 +70,8 @@ const inputArb: fc.Arbitrary<Uint8Array> = fc.oneof(
   shapeMutantArb(dumpObject).map((v) => encoder.encode(json(v))),
   shapeMutantArb(dumpObject).map((v) => encoder.encode(stringify(v))),
   fc.integer({ min: 0, max: cluster.length }).map((cut) => encoder.encode(cluster.slice(0, cut))),
+  shapeMutantArb(serviceCIDRObject).map((v) => encoder.encode(stringify(v))),
+  fc.integer({ min: 0, max: serviceCIDRs.length }).map((cut) => encoder.encode(serviceCIDRs.slice(0, cut))),
 );
 
 test.prop([fc.constantFrom(...COMMANDS), inputArb])(

@@ -114,3 +114,23 @@ describe('the IPAddress allocator', () => {
     expect(must(await registry.get<IPAddress>('ipaddresses', '', freed)).spec?.parentRef?.name).toBe('next');
   });
 });
+
+describe('finalizers on ServiceCIDRs and IPAddresses', () => {
+  it('a delete marks one with a finalizer, a second delete keeps the first time, and the update that removes the last finalizer deletes it', async () => {
+    const { registry } = await memoryRegistry({ clusterIPAllocation: ALONE, start: Date.UTC(2026, 0, 1) });
+    const kept = { ...extra('kept', '10.97.0.0/24'), metadata: { name: 'kept', finalizers: ['networking.k8s.io/service-cidr-finalizer'] } };
+    must(await registry.create('servicecidrs', '', kept));
+    const first = must(await registry.delete<ServiceCIDR>('servicecidrs', '', 'kept'));
+    expect(first.deleted).toBe(false);
+    expect(first.object.metadata).toMatchObject({ deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: 0 });
+    const again = must(await registry.delete<ServiceCIDR>('servicecidrs', '', 'kept'));
+    expect(again.object.metadata.deletionTimestamp).toBe('2026-01-01T00:00:00Z');
+    const marked = must(await registry.get<ServiceCIDR>('servicecidrs', '', 'kept'));
+    must(await registry.update('servicecidrs', '', 'kept', { ...marked, metadata: { ...marked.metadata, finalizers: [] } }));
+    const gone = await registry.get('servicecidrs', '', 'kept');
+    expect(gone.ok || gone.error.code).toBe(404);
+    // Without a finalizer a delete removes it at once.
+    must(await registry.create('servicecidrs', '', extra('plain', '10.98.0.0/24')));
+    expect(must(await registry.delete('servicecidrs', '', 'plain')).deleted).toBe(true);
+  });
+});

@@ -50,6 +50,12 @@ export interface RestStrategy {
   admitDelete?(name: string): ApiError | undefined;
   /** A storage whose Delete decides (a namespace goes Terminating first). Without it: delete at once. */
   decideDelete?(object: KubeObject, now: string): DeleteDecision;
+  /**
+   * An update that leaves the object with a deletionTimestamp and no finalizer deletes it (the
+   * generic store's shouldDeleteDuringUpdate). Kinds without it are deleted at once on delete
+   * and keep no finalizer-driven lifecycle (docs/deviations.md).
+   */
+  readonly deleteWhenFinalized?: boolean;
   /** Keys deleted in the same txn as the object (a Service's Endpoints). */
   deletedWith?(namespace: string, name: string): readonly string[];
   /**

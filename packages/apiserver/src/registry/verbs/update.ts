@@ -214,6 +214,13 @@ async function updateOnce<T extends KubeObject>(core: RegistryCore, info: Resour
 export async function persistUpdate<T extends KubeObject>(core: RegistryCore, info: ResourceInfo, object: T, kv: KeyValue): Promise<RegistryResult<T> | 'conflict'> {
   const value = serializeObject(object);
   const meta = metaOf(object);
+  if (info.strategy.deleteWhenFinalized === true && meta.deletionTimestamp && (meta.finalizers ?? []).length === 0) {
+    // The last finalizer is gone from an object being deleted: it goes now.
+    // upstream: staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go (Update, shouldDeleteDuringUpdate)
+    const r = await core.commit(`delete ${info.resource}`, [{ key: kv.key, target: 'modRevision', op: '=', value: kv.modRevision }], [{ kind: 'delete', key: kv.key }]);
+    if (!r.succeeded) return 'conflict';
+    return ok(withMeta(object, { ...meta, resourceVersion: String(r.revision) }));
+  }
   if (value === kv.value) return ok(withMeta(object, { ...meta, resourceVersion: String(kv.modRevision) }));
   const r = await core.commit(`update ${info.resource}`, [{ key: kv.key, target: 'modRevision', op: '=', value: kv.modRevision }], [{ kind: 'put', key: kv.key, value }]);
   if (!r.succeeded) return 'conflict';

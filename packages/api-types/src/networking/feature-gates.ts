@@ -28,15 +28,14 @@ import type { ClusterIPAllocation } from './cluster-ip-allocation.js';
 import { BITMAP_CLUSTER_IP_ALLOCATION } from './cluster-ip-allocation.js';
 
 /** The release kubesvc follows, as kube-apiserver's binary version (its `WithPatch(0)` form). */
-export const KUBE_BINARY_VERSION = '1.33.0';
+const KUBE_BINARY_VERSION = '1.33.0';
 /** The lowest --emulated-version a v1.33 kube-apiserver takes: binary - 3 is 1.30, raised to 1.31, the first release with emulation. */
 export const MIN_KUBE_EMULATION_VERSION = '1.31';
 /** --emulated-version's default: the binary's own major.minor. */
 export const DEFAULT_KUBE_EMULATION_VERSION = '1.33';
 
-/** The gates kubesvc models: the two that choose the ClusterIP allocator. */
-export const CLUSTER_IP_FEATURE_GATES = ['MultiCIDRServiceAllocator', 'DisableAllocatorDualWrite'] as const;
-export type ClusterIPFeatureGate = (typeof CLUSTER_IP_FEATURE_GATES)[number];
+/** The gates kubesvc models by name: the two that choose the ClusterIP allocator. */
+export type ClusterIPFeatureGate = 'MultiCIDRServiceAllocator' | 'DisableAllocatorDualWrite';
 
 /** The flags as given on a command line; absent or '' means unset. */
 export interface FeatureGateFlags {
@@ -46,6 +45,7 @@ export interface FeatureGateFlags {
   readonly emulatedVersion?: string;
 }
 
+/** The gates as the flags set them, at the emulated version, and the allocator they choose. */
 export interface ClusterIPFeatureGates {
   /** The emulated version, major.minor. */
   readonly emulatedVersion: string;
@@ -62,10 +62,13 @@ export interface ClusterIPFeatureGates {
  * refused at once, `[a, b]`), `causes` the single messages, `flag` which flag.
  */
 export interface ErrFeatureGates extends TaggedError<'ErrFeatureGates'> {
+  /** The flag refused. */
   readonly flag: '--feature-gates' | '--emulated-version';
+  /** Each refusal's message, in the order they were found. */
   readonly causes: readonly string[];
 }
 
+/** parseClusterIPFeatureGates' result. */
 export type ClusterIPFeatureGatesResult = Result<ClusterIPFeatureGates, ErrFeatureGates>;
 
 type PreRelease = 'ALPHA' | 'BETA' | '' | 'PRE-ALPHA';
@@ -281,7 +284,7 @@ function setGates(
 }
 
 /** The allocator two gate values choose (pkg/registry/core/rest/storage_core.go). */
-export function clusterIPAllocationOf(enabled: Readonly<Record<ClusterIPFeatureGate, boolean>>): ClusterIPAllocation {
+function clusterIPAllocationOf(enabled: Readonly<Record<ClusterIPFeatureGate, boolean>>): ClusterIPAllocation {
   return enabled.MultiCIDRServiceAllocator ? { allocator: 'ipaddress', dualWrite: !enabled.DisableAllocatorDualWrite } : BITMAP_CLUSTER_IP_ALLOCATION;
 }
 

@@ -30,12 +30,4 @@ export type {
   ErrFeatureGates,
   FeatureGateFlags,
 } from './feature-gates.js';
-export {
-  CLUSTER_IP_FEATURE_GATES,
-  clusterIPAllocationOf,
-  DEFAULT_KUBE_EMULATION_VERSION,
-  KUBE_BINARY_VERSION,
-  MIN_KUBE_EMULATION_VERSION,
-  parseClusterIPFeatureGates,
-  UNMODELLED_GATE_NOTE,
-} from './feature-gates.js';
+export { DEFAULT_KUBE_EMULATION_VERSION, MIN_KUBE_EMULATION_VERSION, parseClusterIPFeatureGates, UNMODELLED_GATE_NOTE } from './feature-gates.js';

@@ -1,7 +1,7 @@
 // kube-apiserver's checks on the flags the bootstrap controller uses, with upstream's text.
 // upstream: cmd/kube-apiserver/app/options/validation.go, pkg/controlplane/controller.go
 // (NewBootstrapController), pkg/controlplane/services.go, and their tests.
-import { formatCIDR, formatIP, parseServiceNetworking } from '@kubesvc/api-types';
+import { BITMAP_CLUSTER_IP_ALLOCATION, DEFAULT_CLUSTER_IP_ALLOCATION, formatCIDR, formatIP, parseServiceNetworking } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import { bootstrapConfig, type BootstrapOptions } from './config.js';
 
@@ -105,6 +105,23 @@ describe('bootstrapConfig', () => {
     const result = bootstrapConfig({ serviceNetworking: fine.value, publicIP: '192.168.0.10' });
     expect(result.ok && result.value.serviceNetworking).toBe(fine.value);
     expect(result.ok && result.value.serviceCIDRs.map(formatCIDR)).toEqual(['10.96.0.0/16', 'fd00::/112']);
+  });
+
+  it('the CIDR-size limit follows the allocator: only IPAddress objects without the dual write lift it (validateClusterIPFlags)', () => {
+    const wide = (clusterIPAllocation: BootstrapOptions['clusterIPAllocation']) =>
+      messages({ serviceClusterIPRange: '10.0.0.0/8,fd00::/64', publicIP: '192.168.0.10', ...(clusterIPAllocation === undefined ? {} : { clusterIPAllocation }) });
+    const limited = [
+      'specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12',
+      'specified --service-cluster-ip-range[1] is too large; for 128-bit addresses, the mask must be >= 108',
+    ];
+    // v1.33's default (DisableAllocatorDualWrite off) mirrors every IP into a bitmap: limited.
+    expect(wide(undefined)).toEqual(limited);
+    expect(wide(DEFAULT_CLUSTER_IP_ALLOCATION)).toEqual(limited);
+    expect(wide(BITMAP_CLUSTER_IP_ALLOCATION)).toEqual(limited);
+    // MultiCIDRServiceAllocator and DisableAllocatorDualWrite both on: no bitmap, no limit.
+    expect(wide({ allocator: 'ipaddress', dualWrite: false })).toEqual([]);
+    const result = bootstrapConfig({ serviceClusterIPRange: 'fd00::/64', publicIP: 'fd00::10', clusterIPAllocation: { allocator: 'ipaddress', dualWrite: false } });
+    expect(result.ok && result.value.serviceCIDRs.map(formatCIDR)).toEqual(['fd00::/64']);
   });
 
   it('accepts a node port inside the range and a family mismatch with the none reconciler', () => {

@@ -7,6 +7,7 @@
 // The flags themselves (--service-cluster-ip-range, --service-node-port-range) are read by
 // api-types' parseServiceNetworking, the one parser of them; this file checks the value.
 import {
+  DEFAULT_CLUSTER_IP_ALLOCATION,
   cidrFamily,
   familyBits,
   formatCIDR,
@@ -19,6 +20,7 @@ import {
   parseServiceNetworking,
   portRangeContains,
   type CIDR,
+  type ClusterIPAllocation,
   type EndpointPort,
   type IP,
   type PortRange,
@@ -38,7 +40,7 @@ export const DEFAULT_SYSTEM_NAMESPACES_INTERVAL_MS = 60_000;
 export const DEFAULT_REPAIR_INTERVAL_MS = 180_000;
 /** upstream: Start waits this long for the first successful repairs before klog.Fatalf. */
 export const INITIAL_REPAIR_TIMEOUT_MS = 60_000;
-/** upstream: validateClusterIPFlags maxCIDRBits (without MultiCIDRServiceAllocator). */
+/** upstream: validateClusterIPFlags maxCIDRBits (unless the IPAddress allocator runs without the dual write). */
 export const MAX_CIDR_BITS = 20;
 
 export interface BootstrapOptions {
@@ -48,6 +50,12 @@ export interface BootstrapOptions {
    * with that parser here, and its refusal is one of the failed checks.
    */
   readonly serviceNetworking?: ServiceNetworking;
+  /**
+   * The ClusterIP allocator (MultiCIDRServiceAllocator, DisableAllocatorDualWrite), as
+   * api-types' parseClusterIPFeatureGates read it. Default: v1.33's, DEFAULT_CLUSTER_IP_ALLOCATION.
+   * It decides whether the CIDR-size limit applies.
+   */
+  readonly clusterIPAllocation?: ClusterIPAllocation;
   /** --service-cluster-ip-range: one CIDR, or two of different families separated by a comma. Unset means 10.0.0.0/24. Ignored with serviceNetworking. */
   readonly serviceClusterIPRange?: string;
   /** --advertise-address: this apiserver's address, written into the kubernetes Endpoints. */
@@ -138,6 +146,16 @@ function maxCIDRRange(cidr: CIDR, flag: string): ErrBootstrapFlag | undefined {
   return undefined;
 }
 
+/**
+ * validateClusterIPFlags checks the CIDR size only when MultiCIDRServiceAllocator or
+ * DisableAllocatorDualWrite is off: an IPAddress allocator that writes no bitmap has no size
+ * limit, while a bitmap (the allocator itself, or the dual write's mirror) holds one bit per
+ * address.
+ */
+function cidrSizeLimited(allocation: ClusterIPAllocation): boolean {
+  return allocation.allocator !== 'ipaddress' || allocation.dualWrite;
+}
+
 function positiveMs(name: string, value: number | undefined, fallback: number, errors: ErrBootstrapFlag[]): number {
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value <= 0) errors.push(err(`${name} must be a positive number of milliseconds, got ${value}`));
@@ -162,8 +180,8 @@ export function bootstrapConfig(options: BootstrapOptions): BootstrapConfigResul
         });
   if (!parsed.ok) errors.push(err(parsed.error.message));
   const networking = parsed.ok ? parsed.value : undefined;
-  if (networking !== undefined) {
-    cidrs.push(...networking.serviceCIDRs);
+  if (networking !== undefined) cidrs.push(...networking.serviceCIDRs);
+  if (networking !== undefined && cidrSizeLimited(options.clusterIPAllocation ?? DEFAULT_CLUSTER_IP_ALLOCATION)) {
     const tooLarge = maxCIDRRange(networking.primary, '--service-cluster-ip-range');
     if (tooLarge) errors.push(tooLarge);
     if (networking.secondary !== undefined) {

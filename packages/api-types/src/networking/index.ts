@@ -23,3 +23,11 @@ export {
 } from './service-cidr-match.js';
 export type { ClusterIPAllocation, ClusterIPAllocator } from './cluster-ip-allocation.js';
 export { BITMAP_CLUSTER_IP_ALLOCATION, DEFAULT_CLUSTER_IP_ALLOCATION } from './cluster-ip-allocation.js';
+export type {
+  ClusterIPFeatureGate,
+  ClusterIPFeatureGates,
+  ClusterIPFeatureGatesResult,
+  ErrFeatureGates,
+  FeatureGateFlags,
+} from './feature-gates.js';
+export { DEFAULT_KUBE_EMULATION_VERSION, MIN_KUBE_EMULATION_VERSION, parseClusterIPFeatureGates, UNMODELLED_GATE_NOTE } from './feature-gates.js';

@@ -5,12 +5,13 @@
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { Logger } from '@kubesvc/apiserver';
+import { DEFAULT_KUBE_EMULATION_VERSION, MIN_KUBE_EMULATION_VERSION, parseClusterIPFeatureGates, type ClusterIPFeatureGates } from '@kubesvc/api-types';
 import { usageError } from '../cli-error.js';
 import type { CliIo } from '../cli-io.js';
 import { FILE_MODES } from '../up/atomic-file.js';
 import { parseGoDuration } from '../up/duration.js';
 import type { RunningCluster, StepReporter, UpOptions } from '../up/start-cluster.js';
-import { defaultNodeName, PROXY_PORTS_FILE, UP_DEFAULTS } from '../up/up-defaults.js';
+import { clusterIPAllocationText, defaultNodeName, PROXY_PORTS_FILE, UP_DEFAULTS } from '../up/up-defaults.js';
 import type { CliCommand, CommandContext } from './command.js';
 
 interface UpCommandOptions {
@@ -35,6 +36,28 @@ interface UpCommandOptions {
   readonly endpointReconcileInterval?: string;
   readonly masterLeaseTtl?: string;
   readonly etcdCompactionInterval?: string;
+  readonly featureGates?: string;
+  readonly emulatedVersion?: string;
+}
+
+/** Each use of a repeatable flag adds to the earlier ones, as kube-apiserver's --feature-gates and --emulated-version do. */
+function appendCommaSeparated(value: string, previous: string | undefined): string {
+  return previous === undefined ? value : `${previous},${value}`;
+}
+
+/**
+ * --feature-gates and --emulated-version, read by api-types as kube-apiserver v1.33 reads
+ * them; a refusal is a usage error with upstream's message, and what kube-apiserver logs as a
+ * warning (a GA gate set by hand) is a W line.
+ */
+function featureGates(io: CliIo, options: UpCommandOptions): ClusterIPFeatureGates {
+  const parsed = parseClusterIPFeatureGates({
+    ...optional('featureGates', options.featureGates),
+    ...optional('emulatedVersion', options.emulatedVersion),
+  });
+  if (!parsed.ok) throw usageError(parsed.error.message);
+  for (const warning of parsed.value.warnings) io.err(`W ${warning}\n`);
+  return parsed.value;
 }
 
 function duration(flag: string, value: string | undefined, minMs: number): number | undefined {
@@ -118,6 +141,7 @@ function summary(cluster: RunningCluster): string {
     'kubesvc is up.',
     `  API server       ${cluster.apiURL}  (advertised as ${cluster.advertiseAddress})`,
     `  kubernetes       default/kubernetes at ${cluster.kubernetesClusterIP}:443`,
+    `  ClusterIPs       ${clusterIPAllocationText(cluster.clusterIPAllocation)}`,
   ];
   const dns = cluster.agent.dns;
   if (dns !== undefined) lines.push(`  cluster DNS      ${dns.host}:${dns.port}  (dig @${dns.host} -p ${dns.port} kubernetes.default.svc.cluster.local)`);
@@ -135,6 +159,7 @@ const PROXY_PORTS_INTERVAL_MS = 500;
 
 async function run(context: CommandContext, options: UpCommandOptions): Promise<void> {
   const { io } = context;
+  const gates = featureGates(io, options);
   const up: UpOptions = {
     dataDir: options.dataDir,
     bindAddress: options.bindAddress,
@@ -156,6 +181,7 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
     ...optional('endpointIntervalMs', duration('--endpoint-reconcile-interval', options.endpointReconcileInterval, 100)),
     ...optional('leaseTtlSeconds', secondsOf(duration('--master-lease-ttl', options.masterLeaseTtl, 1000))),
     ...optional('compactionIntervalMs', compactionInterval(options.etcdCompactionInterval)),
+    clusterIPAllocation: gates.allocation,
   };
   // Loaded here, not at the top: the offline commands share this module graph and need neither.
   const [{ startCluster, writeFileAtomicSync }, { default: ora }, { fileRefresher }] = await Promise.all([
@@ -225,6 +251,16 @@ export const upCommand: CliCommand = {
       .option('--endpoint-reconcile-interval <duration>', "how often the kubernetes Service's endpoints are reconciled (kubesvc only; kube-apiserver: 10s)")
       .option('--master-lease-ttl <duration>', "the TTL of each apiserver's lease for the lease reconciler, whole seconds (kubesvc only; kube-apiserver: 15s)")
       .option('--etcd-compaction-interval <duration>', "how often the store's history is compacted, on SQLite as on etcd (kube-apiserver's flag, default 5m0s; 0 turns it off)")
+      .option(
+        '--feature-gates <pairs>',
+        "kube-apiserver's: key=value pairs (a kube: prefix is allowed) for the gates that choose the ClusterIP allocator, MultiCIDRServiceAllocator and DisableAllocatorDualWrite, and AllAlpha and AllBeta over them; other gates are refused; may be repeated",
+        appendCommaSeparated,
+      )
+      .option(
+        '--emulated-version <version>',
+        `kube-apiserver's: the release whose feature gate defaults apply, ${MIN_KUBE_EMULATION_VERSION} to ${DEFAULT_KUBE_EMULATION_VERSION} (default ${DEFAULT_KUBE_EMULATION_VERSION})`,
+        appendCommaSeparated,
+      )
       .action(async (options: UpCommandOptions) => run(context, options));
   },
 };

@@ -28,13 +28,14 @@ import { filesDataplane, startNodeAgent, writeFileAtomicSync, type NodeAgent, ty
 import { systemClock, type Store } from '@kubesvc/store';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { openEtcdStore } from '@kubesvc/store/etcd';
-import { parseServiceNetworking, type Service } from '@kubesvc/api-types';
+import { DEFAULT_CLUSTER_IP_ALLOCATION, parseServiceNetworking, type ClusterIPAllocation, type Service } from '@kubesvc/api-types';
 import { createExplorerHandler, ensureUiBuilt, explorerLink, type ExplorerHandler } from '@kubesvc/explorer/node';
 import { proxierConfig } from '@kubesvc/proxy-iptables';
 import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
 import { usageError } from '../cli-error.js';
 import { startLiveExplorerSource } from '../explore/explorer-sources.js';
 import { ensurePrivateDir, FILE_MODES, octal, tightenMode } from './atomic-file.js';
+import { clusterIPAllocationText } from './up-defaults.js';
 
 // The up command loads this module lazily (the offline commands need none of it) and writes
 // proxy-ports.json with the same atomic write; a lazy import of the node agent itself would be
@@ -70,6 +71,8 @@ export interface UpOptions {
   readonly leaseTtlSeconds?: number;
   /** --etcd-compaction-interval. Default 5 minutes; 0 turns compaction off. */
   readonly compactionIntervalMs?: number;
+  /** The ClusterIP allocator, as --feature-gates and --emulated-version chose it. Default: v1.33's. */
+  readonly clusterIPAllocation?: ClusterIPAllocation;
 }
 
 // The defaults live in up-defaults.ts, which loads nothing heavy: every command's options read them.
@@ -89,6 +92,8 @@ export interface RunningCluster {
   readonly apiURL: string;
   readonly kubernetesClusterIP: string;
   readonly advertiseAddress: string;
+  /** The ClusterIP allocator this apiserver was started with. */
+  readonly clusterIPAllocation: ClusterIPAllocation;
   readonly agent: NodeAgent;
   readonly plane: ControlPlane;
   /** The explorer page, with the token in its fragment; absent when the page is not built. */
@@ -138,6 +143,7 @@ async function credentials(dir: string, bindAddress: string, logger: Logger): Pr
 export async function startCluster(options: UpOptions, steps: StepReporter, logger: Logger): Promise<RunningCluster> {
   const dataDir = resolve(options.dataDir);
   const advertiseAddress = options.advertiseAddress ?? defaultAdvertiseAddress();
+  const clusterIPAllocation = options.clusterIPAllocation ?? DEFAULT_CLUSTER_IP_ALLOCATION;
   if (advertiseAddress === undefined) throw usageError('this host has no non-loopback IPv4 address to advertise: give one with --advertise-address');
 
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -191,6 +197,7 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
           clock: systemClock,
           logger,
           serviceNetworking: parsed.value,
+          clusterIPAllocation,
           advertiseAddress,
           securePort: options.securePort,
           endpointReconcilerType: options.endpointReconcilerType,
@@ -210,6 +217,7 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
       () => `Controllers started (store at revision ${revision})`,
     );
     cleanups.push(() => plane.stop());
+    steps.note(`ClusterIPs: ${clusterIPAllocationText(clusterIPAllocation)}`);
 
     // The explorer reads the same objects the node agent does, from its own informer, and
     // computes the rules with the node agent's kube-proxy settings.
@@ -302,6 +310,7 @@ export async function startCluster(options: UpOptions, steps: StepReporter, logg
       apiURL: api.url,
       kubernetesClusterIP,
       advertiseAddress,
+      clusterIPAllocation,
       agent,
       plane,
       ...(explorer === undefined ? {} : { explorerURL: explorerLink(api.url, creds.token) }),

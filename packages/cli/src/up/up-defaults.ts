@@ -3,6 +3,7 @@
 // (SQLite, etcd and gRPC clients, certificate generation), about 0.3 s of module loading that
 // an offline command such as `kubesvc rules` does not need.
 import { hostname } from 'node:os';
+import type { ClusterIPAllocation } from '@kubesvc/api-types';
 
 /** The userspace proxy's ports, written for `kubesvc proxy-ports` each time they change. */
 export const PROXY_PORTS_FILE = 'proxy-ports.json';
@@ -26,4 +27,10 @@ export const UP_DEFAULTS = {
 export function defaultNodeName(): string {
   const name = hostname().toLowerCase().replace(/[^a-z0-9.-]/g, '-');
   return name === '' ? 'node-1' : name;
+}
+
+/** Which ClusterIP allocator runs, and the gates that chose it: the start-up line and the summary's. */
+export function clusterIPAllocationText(allocation: ClusterIPAllocation): string {
+  if (allocation.allocator === 'bitmap') return 'the RangeAllocation bitmap (MultiCIDRServiceAllocator off)';
+  return `IPAddress objects (MultiCIDRServiceAllocator), dual write to the RangeAllocation ${allocation.dualWrite ? 'on' : 'off (DisableAllocatorDualWrite)'}`;
 }

@@ -39,6 +39,9 @@ describe('kubesvc up', () => {
       expect(steps).toContain(step);
     }
     const summary = first.stdout();
+    // v1.33's allocator: MultiCIDRServiceAllocator on, DisableAllocatorDualWrite off.
+    expect(steps).toContain('✓ ClusterIPs: IPAddress objects (MultiCIDRServiceAllocator), dual write to the RangeAllocation on\n');
+    expect(summary).toContain('  ClusterIPs       IPAddress objects (MultiCIDRServiceAllocator), dual write to the RangeAllocation on\n');
     const kubeconfig = join(dataDir, 'kubeconfig');
     expect(summary).toContain(`export KUBECONFIG=${kubeconfig}`);
     const dnsPort = /cluster DNS\s+127\.0\.0\.1:(\d+)/.exec(summary)?.[1];

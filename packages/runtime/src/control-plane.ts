@@ -117,6 +117,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     ...(options.securePort === undefined ? {} : { securePort: options.securePort }),
     ...(options.kubernetesServiceNodePort === undefined ? {} : { kubernetesServiceNodePort: options.kubernetesServiceNodePort }),
     ...(options.serviceNodePortRange === undefined ? {} : { serviceNodePortRange: options.serviceNodePortRange }),
+    ...(options.clusterIPAllocation === undefined ? {} : { clusterIPAllocation: options.clusterIPAllocation }),
     ...(options.endpointReconcilerType === undefined ? {} : { endpointReconcilerType: options.endpointReconcilerType }),
     ...(options.masterCount === undefined ? {} : { masterCount: options.masterCount }),
     ...(options.leaseTtlSeconds === undefined ? {} : { leaseTtlMs: options.leaseTtlSeconds * 1000 }),

@@ -3,6 +3,8 @@
 // What client-go's workqueue promises is checked against the store: a failed write comes back
 // after 5 ms, then 10, 20, 40 (DefaultControllerRateLimiter), a requeue-after waits its time,
 // a reconcile after a write reads a cache that has the write, and stop() ends all writing.
+// The allocator does not matter here: these Services take their ClusterIPs from the bitmap.
+import { BITMAP_CLUSTER_IP_ALLOCATION } from '@kubesvc/api-types';
 import type { Endpoints, Service } from '@kubesvc/api-types';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRegistry, type Registry, recordingLogger, type RecordingLogger } from '@kubesvc/apiserver';
@@ -36,7 +38,7 @@ async function fixture(): Promise<Fixture> {
   const clock = virtualClock(T0);
   const store = openMemoryStore({ clock });
   cleanups.push(() => store.close());
-  const registry = must(createRegistry({ store, clock, seed: 7, serviceClusterIPRanges: ['10.96.0.0/24'] }));
+  const registry = must(createRegistry({ store, clock, seed: 7, serviceClusterIPRanges: ['10.96.0.0/24'], clusterIPAllocation: BITMAP_CLUSTER_IP_ALLOCATION }));
   must(await registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } }));
   const service: Service = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', labels: { team: 'blue' } }, spec: { ports: [{ port: 80 }] } };
   must(await registry.create('services', 'default', service));

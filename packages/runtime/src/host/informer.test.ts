@@ -1,5 +1,7 @@
 // The informer over real stores: a list at one revision, then every change in revision order,
 // and a relist that reports the difference after a compaction cuts its watch.
+// The allocator does not matter here: these Services take their ClusterIPs from the bitmap.
+import { BITMAP_CLUSTER_IP_ALLOCATION } from '@kubesvc/api-types';
 import type { Service } from '@kubesvc/api-types';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,7 +45,7 @@ describe.each(backends)('informer on the %s store', (_name, open) => {
   async function setup(): Promise<{ store: Store; registry: Registry }> {
     const store = open();
     cleanups.push(() => store.close());
-    const registry = must(createRegistry({ store, clock: virtualClock(T0), seed: 1, serviceClusterIPRanges: ['10.96.0.0/24'] }));
+    const registry = must(createRegistry({ store, clock: virtualClock(T0), seed: 1, serviceClusterIPRanges: ['10.96.0.0/24'], clusterIPAllocation: BITMAP_CLUSTER_IP_ALLOCATION }));
     for (const name of ['default', 'other']) must(await registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
     return { store, registry };
   }

@@ -74,7 +74,9 @@ describe('kubesvc up: files in the data dir', () => {
     expect(ports.map((p) => p.servicePort).sort()).toStrictEqual(['default/kubernetes:https', 'default/web:http']);
     const again = warnings(up, `proxy-ports: wrote ${portsFile} again after `);
     expect(again).toHaveLength(1);
-    expect(Number(/after (\d+) failed attempts/.exec(again[0] ?? '')?.[1])).toBeGreaterThanOrEqual(2);
+    // At least the failed write of the tick before the Service's; how many more depends on how
+    // many ticks fell between the create and the folder's removal (one on a busy machine).
+    expect(Number(/after (\d+) failed attempts?$/.exec(again[0] ?? '')?.[1])).toBeGreaterThanOrEqual(1);
 
     // A folder replaces the file while it runs, and the ports change: logged again (a new episode), still serving.
     rmSync(portsFile);

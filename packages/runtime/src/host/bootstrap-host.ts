@@ -428,7 +428,8 @@ class Host implements BootstrapHost {
     this.readyzOk = ok;
     this.post({ type: 'Readyz', ok, now: this.clock.now() });
     if (!ok && !this.halted) {
-      this.readyzTimer?.();
+      // A poll that ran meanwhile (recheckReadyz) may have set one.
+      (this.readyzTimer as CancelTimer | undefined)?.();
       this.readyzTimer = this.clock.setTimer(this.clock.now() + READYZ_POLL_MS, () => void this.pollReadyz());
     }
   }

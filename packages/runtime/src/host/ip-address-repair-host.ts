@@ -204,7 +204,7 @@ class Host implements IPAddressRepairHost {
       const failure = await this.syncService(serviceKey(service));
       if (failure !== undefined) return failure;
     }
-    const managed = informer.listByLabel<IPAddress>('ipaddresses', undefined, IP_ADDRESS_LABEL_MANAGED_BY, IP_ALLOCATOR_CONTROLLER_NAME);
+    const managed = informer.list<IPAddress>('ipaddresses').filter((ip) => ip.metadata.labels?.[IP_ADDRESS_LABEL_MANAGED_BY] === IP_ALLOCATOR_CONTROLLER_NAME);
     for (const ip of managed) {
       const failure = await this.syncIP(ip.metadata.name ?? '');
       if (failure !== undefined) return failure;

@@ -136,6 +136,13 @@ class Host implements DefaultServiceCIDRHost {
       case 'event': {
         // Recorded; the reducer waits for no answer.
         const { event } = action;
+        if (event.regarding.name === '') {
+          // About the empty object a failed create returns: upstream's event would be named
+          // `.<UnixNano in hex>`, which the apiserver refuses (not a DNS subdomain), and the
+          // broadcaster drops it with a log line.
+          this.logger.log('error', `Server rejected event (will not retry!): ${event.reason}: ${event.message}: the event names no object`);
+          return;
+        }
         await this.events.recordCore({
           type: event.type,
           reason: event.reason,

@@ -15,7 +15,7 @@ import {
   type Service,
   type ServiceCIDR,
 } from '@kubesvc/api-types';
-import { recordingLogger, type RecordingLogger } from '@kubesvc/apiserver';
+import { createRegistry, recordingLogger, type RecordingLogger } from '@kubesvc/apiserver';
 import { SERVICE_CIDR_READY_MESSAGE, SERVICE_CIDR_TERMINATING_MESSAGE } from '@kubesvc/controllers';
 import { newServiceIPAddress } from '@kubesvc/ipallocator';
 import { openMemoryStore, type Store, type TxnOp, virtualClock, type VirtualClock } from '@kubesvc/store';
@@ -146,6 +146,29 @@ describe('the IPAddress allocator (default)', () => {
     expect(cidrKv?.createRevision).toBeLessThan(svcKv?.createRevision ?? 0);
     expect(plane.isReady()).toBe(true);
     expect((await ipAddresses(plane)).map((ip) => [ip.metadata.name, ip.spec?.parentRef])).toEqual([['10.96.0.1', { resource: 'services', namespace: 'default', name: 'kubernetes' }]]);
+  });
+
+  it('reports a ServiceCIDR `kubernetes` that does not match the flags once, as a core/v1 Warning about it, and never rewrites it', async () => {
+    const { store, clock } = memory();
+    // Left by an apiserver started with other flags.
+    const before = must(createRegistry({ store, clock, seed: 3, serviceClusterIPRanges: ['10.200.0.0/24'] }));
+    must(await before.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } }));
+    must(await before.create('servicecidrs', '', { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'kubernetes' }, spec: { cidrs: ['10.200.0.0/24'] } } as ServiceCIDR & KubeObject));
+    const { plane, logger } = await start(store, clock);
+    await run(clock, 25_000, plane);
+    expect(plane.defaultServiceCIDR?.isInitialized()).toBe(true);
+    expect((await serviceCIDR(plane, 'kubernetes'))?.spec?.cidrs).toEqual(['10.200.0.0/24']);
+    const reports = (await events(plane, 'default')).filter((e) => e.involvedObject.kind === 'ServiceCIDR');
+    expect(reports.map((e) => [e.type, e.reason, e.message, e.source, e.count, e.involvedObject.name, e.involvedObject.apiVersion])).toEqual([
+      ['Warning', 'KubernetesDefaultServiceCIDRInconsistent', 'The default ServiceCIDR [10.200.0.0/24] does not match the flag configurations [10.96.0.0/24]', { component: 'kubernetes-service-cidr-controller' }, 1, 'kubernetes', 'networking.k8s.io/v1'],
+    ]);
+    expect(logger.lines.filter((l) => l.message.startsWith('inconsistent ServiceCIDR status'))).toEqual([
+      {
+        level: 'info',
+        message:
+          'inconsistent ServiceCIDR status, global configuration: [10.200.0.0/24] local configuration: [10.96.0.0/24], configure the flags to match current ServiceCIDR or manually delete the default ServiceCIDR',
+      },
+    ]);
   });
 
   it("recreates an IPAddress deleted under a live Service at the next resync, with upstream's Warning", async () => {

@@ -21,6 +21,7 @@ import {
   portRangeContains,
   type CIDR,
   type ClusterIPAllocation,
+  type ClusterIPAllocator,
   type EndpointPort,
   type IP,
   type PortRange,
@@ -85,6 +86,15 @@ export interface BootstrapOptions {
    * Upstream did so until v1.16; since v1.17 the call passes false and the path never runs.
    */
   readonly reconcileServiceOnStart?: boolean;
+  /**
+   * Which ClusterIP allocator the apiserver runs, and so which ClusterIP repair: 'bitmap'
+   * (the default here, unless clusterIPAllocation names one) runs this controller's repair of the RangeAllocations; 'ipaddress'
+   * (MultiCIDRServiceAllocator) leaves the ClusterIPs to RepairIPAddress, which runs outside
+   * this reducer and reports its first successful pass with an IPAddressRepairSucceeded message
+   * (the NodePort repair runs either way).
+   * upstream: pkg/registry/core/rest/storage_core.go (v1.33: startServiceClusterIPRepair)
+   */
+  readonly clusterIPAllocator?: ClusterIPAllocator;
 }
 
 export interface BootstrapConfig {
@@ -108,6 +118,7 @@ export interface BootstrapConfig {
   readonly systemNamespacesIntervalMs: number;
   readonly repairIntervalMs: number;
   readonly reconcileServiceOnStart: boolean;
+  readonly clusterIPAllocator: ClusterIPAllocator;
 }
 
 /** One failed check, with upstream's text. */
@@ -238,5 +249,6 @@ export function bootstrapConfig(options: BootstrapOptions): BootstrapConfigResul
     systemNamespacesIntervalMs,
     repairIntervalMs,
     reconcileServiceOnStart: options.reconcileServiceOnStart ?? true,
+    clusterIPAllocator: options.clusterIPAllocator ?? options.clusterIPAllocation?.allocator ?? 'bitmap',
   });
 }

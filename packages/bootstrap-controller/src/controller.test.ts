@@ -286,6 +286,44 @@ describe('repairs', () => {
   });
 });
 
+describe('the ClusterIP repair with the IPAddress allocator', () => {
+  // upstream (v1.33) pkg/registry/core/rest/storage_core.go: MultiCIDRServiceAllocator runs
+  // RepairIPAddress instead of the bitmap repair; the NodePort repair runs either way, and the
+  // post-start hook still gives up after a minute unless both have succeeded once.
+  const answer = (state: ControllerState, actions: readonly Action[], now: number) => {
+    const results: Message[] = actions.flatMap((a) => ('id' in a ? [{ type: 'ActionResult', id: a.id } as const] : []));
+    return run(state, ...results, { type: 'Tick', now });
+  };
+
+  it("writes only the node port range, never the service IP ranges (bitmap mode writes both)", () => {
+    const ranges = (allocator: 'bitmap' | 'ipaddress') =>
+      writes(run(initialState(config({ clusterIPAllocator: allocator })), observation(), { type: 'Start', now: 0 }).actions).filter((w) => w.startsWith('write-range'));
+    expect(ranges('ipaddress')).toEqual(['write-range nodePorts']);
+    expect(ranges('bitmap')).toEqual(['write-range serviceIPs', 'write-range nodePorts']);
+    expect(config().clusterIPAllocator).toBe('bitmap');
+  });
+
+  it('exits after one minute unless IPAddressRepairSucceeded arrived, as the bitmap repair would', () => {
+    const cfg = config({ clusterIPAllocator: 'ipaddress' });
+    const first = run(initialState(cfg), observation(), { type: 'Start', now: 0 });
+    const waiting = answer(first.state, first.actions, 59_999);
+    expect(waiting.state.portRepaired).toBe(true);
+    expect(waiting.actions.filter((a) => a.kind === 'fatal')).toEqual([]);
+    const late = run(waiting.state, { type: 'Tick', now: 60_000 });
+    expect(late.actions.filter((a) => a.kind === 'fatal')).toEqual([{ kind: 'fatal', message: 'Unable to perform initial IP and Port allocation check' }]);
+    const repaired = run(waiting.state, { type: 'IPAddressRepairSucceeded', now: 30_000 }, { type: 'Tick', now: 120_000 });
+    expect(repaired.actions.filter((a) => a.kind === 'fatal')).toEqual([]);
+    expect(repaired.state.phase).toBe('running');
+  });
+
+  it('ignores IPAddressRepairSucceeded in bitmap mode: its own repair must succeed', () => {
+    const cfg = config();
+    const first = run(initialState(cfg), observation(), { type: 'Start', now: 0 });
+    const { state } = run(first.state, { type: 'IPAddressRepairSucceeded', now: 0 });
+    expect(state.ipRepaired).toBe(false);
+  });
+});
+
 describe('AlreadyExists on the Endpoints create', () => {
   // upstream: lease.go doReconcile ignores it (another apiserver created the object first) and
   // returns before mirroring the slice; instancecount.go returns it as an error.

@@ -195,6 +195,10 @@ export function step(state: ControllerState, message: Message): StepResult {
     case 'ActionResult':
       onResult(st, message.id, message.error);
       break;
+    case 'IPAddressRepairSucceeded':
+      s.now = Math.max(s.now, message.now);
+      if (s.config.clusterIPAllocator === 'ipaddress') s.ipRepaired = true;
+      break;
     case 'Stop':
       s.now = Math.max(s.now, message.now);
       if (s.phase !== 'stopping' && s.phase !== 'stopped' && s.phase !== 'fatal') beginStop(st);
@@ -215,6 +219,7 @@ function eligible(s: Draft, name: LoopName): boolean {
     case 'starting':
       return name === 'startup';
     case 'running':
+      if (name === 'ipRepair') return s.config.clusterIPAllocator === 'bitmap';
       return RUNNING_LOOPS.includes(name) && (name !== 'service' || s.ready);
     case 'stopping':
       return name === 'shutdown';
@@ -491,7 +496,10 @@ function startLoops(st: Step): void {
   if (s.phase !== 'starting') return;
   s.phase = 'running';
   s.repairDeadline = s.now + INITIAL_REPAIR_TIMEOUT_MS;
-  for (const name of ['namespaces', 'ipRepair', 'portRepair'] as const) st.setLoop(name, { nextAt: s.now });
+  // With the IPAddress allocator the ClusterIPs are RepairIPAddress's: only the NodePort repair
+  // runs here, and the deadline waits for RepairIPAddress's first success instead.
+  const repairs = s.config.clusterIPAllocator === 'bitmap' ? (['ipRepair', 'portRepair'] as const) : (['portRepair'] as const);
+  for (const name of ['namespaces', ...repairs] as const) st.setLoop(name, { nextAt: s.now });
   if (s.ready) st.setLoop('service', { nextAt: s.now });
 }
 

@@ -54,6 +54,11 @@ export type Message =
   | ({ readonly type: 'Observed' } & Observation)
   /** The outcome of the write with this id: no error means it was applied. */
   | { readonly type: 'ActionResult'; readonly id: number; readonly error?: ApiError | undefined }
+  /**
+   * With the 'ipaddress' allocator: RepairIPAddress has made its first successful pass (its
+   * RunUntil called onFirstSuccess). Ignored with the bitmap allocator.
+   */
+  | { readonly type: 'IPAddressRepairSucceeded'; readonly now: number }
   | { readonly type: 'Stop'; readonly now: number };
 
 /** A write to the cluster. Updates and deletes carry the resourceVersion precondition (undefined: none). */

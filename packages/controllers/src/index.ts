@@ -21,6 +21,7 @@ export {
   overlappingServiceCIDRs,
   serviceCIDRController,
 } from './service-cidr-controller.js';
+export { serviceCIDRKeyedController } from './service-cidr-keyed-controller.js';
 export type {
   ServiceCIDRAction,
   ServiceCIDRChange,

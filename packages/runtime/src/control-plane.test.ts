@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatIP, parseIPSloppy, parseServiceNetworking, type Endpoints, type EndpointSlice, type Event, type Namespace, type RangeAllocation, type Service } from '@kubesvc/api-types';
+import { BITMAP_CLUSTER_IP_ALLOCATION, formatIP, parseIPSloppy, parseServiceNetworking, type Endpoints, type EndpointSlice, type Event, type Namespace, type RangeAllocation, type Service } from '@kubesvc/api-types';
 import { allocatedIPs, ipAllocatorFromSnapshot, releaseIP, snapshotIPAllocator } from '@kubesvc/ipallocator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Clock, openMemoryStore, type Store, systemClock, virtualClock, type VirtualClock } from '@kubesvc/store';
@@ -284,10 +284,10 @@ describe('startControlPlane', () => {
     });
   });
 
-  describe('the repair loops', () => {
+  describe('the repair loops of the bitmap allocator', () => {
     it('free a leaked ClusterIP on the third run that finds it, at the configured interval', async () => {
       const { store, clock } = memory();
-      const { plane, logger } = await start(store, clock, { repairIntervalMs: 30_000 });
+      const { plane, logger } = await start(store, clock, { repairIntervalMs: 30_000, clusterIPAllocation: BITMAP_CLUSTER_IP_ALLOCATION });
       await plane.whenReady();
       // Another apiserver dies between allocating 10.96.0.77 and storing its Service.
       const crashed = must(createRegistry({ store, clock, seed: 5, serviceClusterIPRanges: ['10.96.0.0/12'], crashHook: crashAt('service-create:after-allocate') }));
@@ -307,7 +307,7 @@ describe('startControlPlane', () => {
 
     it("record a Warning as a v1 Event in the Service's namespace when a ClusterIP is not allocated, and allocate it again", async () => {
       const { store, clock } = memory();
-      const { plane } = await start(store, clock, { repairIntervalMs: 30_000 });
+      const { plane } = await start(store, clock, { repairIntervalMs: 30_000, clusterIPAllocation: BITMAP_CLUSTER_IP_ALLOCATION });
       await plane.whenReady();
       must(await plane.registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } }));
       const web = must(await plane.registry.create('services', 'team', userService('web', { clusterIP: '10.96.0.50' })));
@@ -343,7 +343,7 @@ describe('startControlPlane', () => {
     // The stored ClusterIP range does not parse (a damaged store): every repair run fails to restore it.
     await store.txn([], [{ kind: 'put', key: SERVICE_IPS_KEY, value: JSON.stringify({ apiVersion: 'v1', kind: 'RangeAllocation', metadata: {}, range: 'not-a-range', data: '' }) }]);
     const fatal: string[] = [];
-    const { plane, logger } = await start(store, clock, { onFatal: (m) => fatal.push(m) });
+    const { plane, logger } = await start(store, clock, { onFatal: (m) => fatal.push(m), clusterIPAllocation: BITMAP_CLUSTER_IP_ALLOCATION });
     await plane.idle();
     await run(clock, 59_000, [plane]);
     expect(fatal).toEqual([]);

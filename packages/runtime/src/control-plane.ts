@@ -1,20 +1,29 @@
 // The control plane `kubesvc up` starts: kube-apiserver's flags checked as kube-apiserver checks
 // them, the registry over the caller's store, one informer shared by everything, the bootstrap
-// controller (the kubernetes Service, its endpoints, the system namespaces, the ClusterIP and
-// NodePort repair loops) and the keyed controllers (the namespace controller, and whatever the
-// caller adds: endpoints, EndpointSlices, the simulated kubelet).
+// controller (the kubernetes Service, its endpoints, the system namespaces, the NodePort repair
+// loop and, with the bitmap allocator, the ClusterIP repair loop) and the keyed controllers
+// (the namespace controller, and whatever the caller adds: endpoints, EndpointSlices, the
+// simulated kubelet). With the IPAddress allocator (v1.33's default) the apiserver also runs
+// the default ServiceCIDR controller and RepairIPAddress, and the controllers include the
+// ServiceCIDR controller.
 // upstream: cmd/kube-apiserver/app/server.go (Run: validate the options, build the storage,
 //           start the post-start hooks; on SIGTERM the pre-shutdown hooks, among them the
 //           bootstrap controller's Stop), pkg/controlplane/controller.go,
-//           cmd/kube-controller-manager (the controllers, each with its workqueue)
-import { err, ok, type ClusterIPAllocation, type Result, type ServiceNetworking, type TaggedError } from '@kubesvc/api-types';
+//           pkg/controlplane/instance.go (v1.33: the start-kubernetes-service-cidr-controller
+//           hook, which readyz waits for), pkg/registry/core/rest/storage_core.go (v1.33: the
+//           start-service-ip-repair-controllers hook: RepairIPAddress or the bitmap repair),
+//           cmd/kube-controller-manager (the controllers, each with its workqueue; the
+//           ServiceCIDR controller with MultiCIDRServiceAllocator)
+import { DEFAULT_CLUSTER_IP_ALLOCATION, err, ok, type ClusterIPAllocation, type Result, type ServiceNetworking, type TaggedError } from '@kubesvc/api-types';
 import { bootstrapConfig, type BootstrapConfig, type ErrBootstrapConfig } from '@kubesvc/bootstrap-controller';
-import { namespaceController, type KeyedController } from '@kubesvc/controllers';
+import { namespaceController, serviceCIDRKeyedController, type KeyedController } from '@kubesvc/controllers';
 import type { ReconcilerType } from '@kubesvc/reconcilers';
 import { type Clock, DEFAULT_COMPACTION_INTERVAL_MS, startCompactor, type Store } from '@kubesvc/store';
 import { BOOTSTRAP_RESOURCES, startBootstrapHost, type BootstrapHost } from './host/bootstrap-host.js';
 import { startControllerRunner, type ControllerRunner } from './host/controller-runner.js';
+import { startDefaultServiceCIDRHost, type DefaultServiceCIDRHost } from './host/default-service-cidr-host.js';
 import { startInformer, type Informer } from './host/informer.js';
+import { IP_ADDRESS_REPAIR_RESOURCES, startIPAddressRepairHost, type IPAddressRepairHost } from './host/ip-address-repair-host.js';
 import { consoleLogger, type Logger, type CrashHook, openRegistry, type Registry, type ResourceName } from '@kubesvc/apiserver';
 import type { RateLimiterOptions } from './host/workqueue.js';
 
@@ -39,6 +48,9 @@ export interface ControlPlaneOptions {
   /**
    * Which ClusterIP allocator runs (kube-apiserver's MultiCIDRServiceAllocator and
    * DisableAllocatorDualWrite gates). Default: v1.33's, IPAddress objects with the dual write.
+   * With 'ipaddress' the apiserver runs the default ServiceCIDR controller (readiness waits
+   * for it) and RepairIPAddress instead of the bitmap ClusterIP repair, and the controllers
+   * include the ServiceCIDR controller; with 'bitmap' none of them runs.
    */
   readonly clusterIPAllocation?: ClusterIPAllocation;
   /** --advertise-address: this apiserver's address in the kubernetes Endpoints. */
@@ -88,7 +100,15 @@ export interface ControlPlane {
   readonly config: BootstrapConfig;
   readonly bootstrap: BootstrapHost;
   readonly controllers: ControllerRunner;
-  /** The API server's readiness: the bootstrap controller has reconciled the kubernetes Service once. */
+  /** The default ServiceCIDR controller: only with the 'ipaddress' allocator. */
+  readonly defaultServiceCIDR: DefaultServiceCIDRHost | undefined;
+  /** RepairIPAddress: only with the 'ipaddress' allocator. */
+  readonly ipAddressRepair: IPAddressRepairHost | undefined;
+  /**
+   * The API server's readiness: the bootstrap controller has reconciled the kubernetes Service
+   * once; with the 'ipaddress' allocator, the default ServiceCIDR has been initialized and
+   * RepairIPAddress's first pass has succeeded first (their post-start hooks have returned).
+   */
   isReady(): boolean;
   whenReady(): Promise<void>;
   /** Resolves once nothing is left to do: the caches have caught up with the store, and no controller has work queued (timers aside). */
@@ -110,6 +130,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   // The flags are read once, by api-types' parser inside bootstrapConfig (so that a refusal is
   // aggregated with the other startup checks); the registry takes the parsed value.
   const range = options.serviceClusterIPRange;
+  const clusterIPAllocation = options.clusterIPAllocation ?? DEFAULT_CLUSTER_IP_ALLOCATION;
   const checked = bootstrapConfig({
     ...(options.serviceNetworking === undefined ? {} : { serviceNetworking: options.serviceNetworking }),
     ...(range === undefined ? {} : { serviceClusterIPRange: typeof range === 'string' ? range : range.join(',') }),
@@ -117,7 +138,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     ...(options.securePort === undefined ? {} : { securePort: options.securePort }),
     ...(options.kubernetesServiceNodePort === undefined ? {} : { kubernetesServiceNodePort: options.kubernetesServiceNodePort }),
     ...(options.serviceNodePortRange === undefined ? {} : { serviceNodePortRange: options.serviceNodePortRange }),
-    ...(options.clusterIPAllocation === undefined ? {} : { clusterIPAllocation: options.clusterIPAllocation }),
+    clusterIPAllocation,
     ...(options.endpointReconcilerType === undefined ? {} : { endpointReconcilerType: options.endpointReconcilerType }),
     ...(options.masterCount === undefined ? {} : { masterCount: options.masterCount }),
     ...(options.leaseTtlSeconds === undefined ? {} : { leaseTtlMs: options.leaseTtlSeconds * 1000 }),
@@ -125,8 +146,10 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     ...(options.systemNamespacesIntervalMs === undefined ? {} : { systemNamespacesIntervalMs: options.systemNamespacesIntervalMs }),
     ...(options.repairIntervalMs === undefined ? {} : { repairIntervalMs: options.repairIntervalMs }),
     ...(options.reconcileServiceOnStart === undefined ? {} : { reconcileServiceOnStart: options.reconcileServiceOnStart }),
+    clusterIPAllocator: clusterIPAllocation.allocator,
   });
   if (!checked.ok) return checked;
+  const ipAddressMode = clusterIPAllocation.allocator === 'ipaddress';
   const config = checked.value;
   const logger = options.logger ?? consoleLogger;
   const { store, clock } = options;
@@ -136,13 +159,16 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     clock,
     seed: options.seed ?? clock.now(),
     serviceNetworking: config.serviceNetworking,
+    clusterIPAllocation,
     ...(options.crashHook === undefined ? {} : { crashHook: options.crashHook }),
   });
   if (!opened.ok) return err(opened.error);
   const registry = opened.value;
 
-  const controllers = options.runControllers === false ? [] : [namespaceController, ...(options.controllers ?? [])];
+  // kube-controller-manager runs the ServiceCIDR controller with MultiCIDRServiceAllocator on.
+  const controllers = options.runControllers === false ? [] : [namespaceController, ...(ipAddressMode ? [serviceCIDRKeyedController()] : []), ...(options.controllers ?? [])];
   const resources = new Set<ResourceName>(BOOTSTRAP_RESOURCES);
+  if (ipAddressMode) for (const r of IP_ADDRESS_REPAIR_RESOURCES) resources.add(r);
   for (const c of controllers) for (const r of c.watches) resources.add(r);
   const informer = await startInformer({
     store,
@@ -152,6 +178,13 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
 
   let fatal: string | undefined;
   const runner = startControllerRunner({ registry, informer, clock, controllers, logger, ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }) });
+  // The post-start hooks readyz waits for beside the store: with the IPAddress allocator, the
+  // default ServiceCIDR's and RepairIPAddress's first pass (the kubernetes Service is created
+  // only once readyz answers, so its ClusterIP comes from a ready ServiceCIDR).
+  let defaultServiceCIDR: DefaultServiceCIDRHost | undefined;
+  let ipAddressRepair: IPAddressRepairHost | undefined;
+  let repaired = false;
+  const hooksDone = () => !ipAddressMode || (defaultServiceCIDR?.isInitialized() === true && repaired);
   const bootstrap = startBootstrapHost({
     registry,
     informer,
@@ -161,10 +194,35 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     ...(options.hostname === undefined ? {} : { hostname: options.hostname }),
     onFatal: (message) => {
       fatal = message;
-      void runner.stop().then(() => informer.stop());
+      void Promise.all([runner.stop(), defaultServiceCIDR?.stop(), ipAddressRepair?.stop()]).then(() => informer.stop());
       options.onFatal?.(message);
     },
+    readyzChecks: hooksDone,
   });
+  if (ipAddressMode) {
+    defaultServiceCIDR = startDefaultServiceCIDRHost({
+      registry,
+      informer,
+      clock,
+      serviceCIDRs: config.serviceCIDRs,
+      logger,
+      onInitialized: () => bootstrap.recheckReadyz(),
+    });
+    ipAddressRepair = startIPAddressRepairHost({
+      registry,
+      informer,
+      clock,
+      intervalMs: config.repairIntervalMs,
+      logger,
+      ...(options.hostname === undefined ? {} : { hostname: options.hostname }),
+      ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
+      onFirstSuccess: () => {
+        repaired = true;
+        bootstrap.ipAddressRepairSucceeded();
+        bootstrap.recheckReadyz();
+      },
+    });
+  }
   const started = runner;
   const compactionIntervalMs = options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS;
   const compactor = compactionIntervalMs > 0 ? startCompactor({ store, clock, intervalMs: compactionIntervalMs, logger }) : undefined;
@@ -175,7 +233,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       compactor?.stop();
       if (graceful) await bootstrap.stop();
       else await bootstrap.kill();
-      await started.stop();
+      await Promise.all([started.stop(), defaultServiceCIDR?.stop(), ipAddressRepair?.stop()]);
       informer.stop();
     })();
     return stopping;
@@ -187,7 +245,9 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     config,
     bootstrap,
     controllers: started,
-    isReady: () => bootstrap.isReady(),
+    defaultServiceCIDR,
+    ipAddressRepair,
+    isReady: () => hooksDone() && bootstrap.isReady(),
     whenReady: () => bootstrap.whenReady(),
     fatalError: () => fatal,
     async idle() {
@@ -198,6 +258,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
         await informer.waitFor(revision);
         await started.idle();
         await bootstrap.idle();
+        await defaultServiceCIDR?.idle();
+        await ipAddressRepair?.idle();
         if ((await store.revision()) === revision) return;
       }
     },

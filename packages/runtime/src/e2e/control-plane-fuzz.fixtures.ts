@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KubeObject, Service } from '@kubesvc/api-types';
+import type { IPAddress, KubeObject, Service } from '@kubesvc/api-types';
 import { FUZZ_NODE_NAME, FUZZ_NODE_PORT_RANGE, FUZZ_SERVICE_CIDR, fuzzWorld } from '@kubesvc/testkit';
 import { startApiServer, type ApiServer, printTable, type Logger, type Registry, type ResourceName } from '@kubesvc/apiserver';
 import { startControlPlane, type ControlPlane } from '../control-plane.js';
@@ -369,6 +369,30 @@ export function serviceViolations(services: readonly Service[]): string[] {
       const holder = ports.get(nodePort);
       if (holder !== undefined && holder !== id) out.push(`NodePort ${nodePort} is held by ${holder} and ${id}`);
       ports.set(nodePort, id);
+    }
+  }
+  return out;
+}
+
+/**
+ * The ClusterIPs without an IPAddress naming their Service (the IPAddress allocator's
+ * invariant once the control plane is idle: the registry creates it at allocation, and
+ * RepairIPAddress restores one that is missing).
+ * upstream: pkg/registry/core/service/ipallocator/controller/repairip.go (the Service side)
+ */
+export function missingIPAddresses(services: readonly Service[], ipAddresses: readonly IPAddress[]): string[] {
+  const byName = new Map(ipAddresses.map((a) => [a.metadata.name ?? '', a] as const));
+  const out: string[] = [];
+  for (const s of services) {
+    const spec = s.spec ?? {};
+    if ((spec.type ?? 'ClusterIP') === 'ExternalName' || spec.clusterIP === 'None') continue;
+    const namespace = s.metadata.namespace ?? '';
+    const name = s.metadata.name ?? '';
+    for (const ip of spec.clusterIPs ?? (spec.clusterIP === undefined || spec.clusterIP === '' ? [] : [spec.clusterIP])) {
+      const ref = byName.get(ip)?.spec?.parentRef;
+      if (ref?.resource !== 'services' || (ref.group ?? '') !== '' || ref.namespace !== namespace || ref.name !== name) {
+        out.push(`Service ${namespace}/${name} ClusterIP ${ip}: IPAddress ${ref === undefined ? 'missing' : `names ${JSON.stringify(ref)}`}`);
+      }
     }
   }
   return out;

@@ -16,20 +16,22 @@
 //   Object.prototype as it was.
 // After the run: the kubernetes Service is back (the bootstrap controller restores it), nothing
 // is missing that was not named, the allocations are sound, a repair pass finds no duplicate,
-// out-of-range or unallocated ClusterIP or NodePort, and /healthz and a kubectl-style Table
+// out-of-range or unallocated ClusterIP or NodePort, every ClusterIP has an IPAddress naming
+// its Service (the IPAddress allocator, the default), and /healthz and a kubectl-style Table
 // list still answer. A second client polls /healthz every 10 ms throughout; its longest wait is
 // printed, not asserted.
 //
 // KUBESVC_FUZZ_REQUESTS sets the count (default 2,000); a time limit stops a loaded machine
 // early, and the test then asserts a quarter of the count was sent.
 import { fc } from '@fast-check/vitest';
-import type { Service } from '@kubesvc/api-types';
+import type { IPAddress, Service } from '@kubesvc/api-types';
 import { describeRequest, hostileRequestArb, IMMORTAL_NAMESPACES, sendRaw, upstreamAuthenticates, type HostileRequest, type RawResponse } from '@kubesvc/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { NO_LEAKS, repairOnce } from '@kubesvc/apiserver';
 import {
   FUZZ_TOKEN,
   isNamed,
+  missingIPAddresses,
   namedByDelete,
   REPAIR_PROBLEMS,
   seedWorld,
@@ -276,6 +278,10 @@ it(
       'objects of the seeded world gone that no successful DELETE named',
     ).toEqual([]);
     expect(serviceViolations(end.services), 'the Services at the end').toEqual([]);
+    // The IPAddress allocator (the default): every ClusterIP is an IPAddress naming its Service.
+    const ipAddresses = await c.registry.list<IPAddress>('ipaddresses');
+    if (!ipAddresses.ok) throw new Error(ipAddresses.error.message);
+    expect(missingIPAddresses(end.services, ipAddresses.value.items), 'the ClusterIPs without their IPAddress at the end').toEqual([]);
     const repair = await repairOnce(c.store, c.registry.net, NO_LEAKS);
     expect(repair.error, 'the repair run').toBeUndefined();
     // The repair loop reads the node ports of every Service, as upstream's does, and an

@@ -10,7 +10,7 @@
 //           staging/src/k8s.io/client-go/tools/events/recorder.go (makeEvent),
 //           pkg/apis/events/v1/conversion.go (how an events/v1 Event reads as a core/v1 Event)
 import { hostname as osHostname } from 'node:os';
-import type { Endpoints, EndpointSlice, Event, KubeObject, Namespace, RangeAllocation, RepairEvent, Service } from '@kubesvc/api-types';
+import type { Endpoints, EndpointSlice, KubeObject, Namespace, RangeAllocation, RepairEvent, Service } from '@kubesvc/api-types';
 import {
   initialState,
   KUBERNETES_SERVICE_NAME,
@@ -30,6 +30,7 @@ import {
 import type { Lease } from '@kubesvc/reconcilers';
 import { type CancelTimer, type Clock, ErrLeaseNotFound, type LeaseId, type Store, type TxnResult } from '@kubesvc/store';
 import { conflictError, internalError, type ApiError, type Registry, MASTER_LEASES_PREFIX, masterLeaseKey, SECONDARY_SERVICE_IPS_KEY, SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY, type ResourceName, deserializeObject, silentLogger, type Logger } from '@kubesvc/apiserver';
+import { EventRecorder } from './events.js';
 import type { Informer } from './informer.js';
 
 /** The resources the bootstrap controller reads from the informer. */
@@ -62,6 +63,12 @@ export interface BootstrapHostOptions {
   readonly hostname?: string;
   /** The reducer asked the apiserver to exit (upstream klog.Fatalf). The host has halted. */
   readonly onFatal?: (message: string) => void;
+  /**
+   * The apiserver's other readyz checks, beside the store's: the post-start hooks that have not
+   * returned yet (the default ServiceCIDR, RepairIPAddress's first pass). Until it holds, the
+   * reducer's /readyz poll answers false; recheckReadyz() asks again when it may have changed.
+   */
+  readonly readyzChecks?: () => boolean;
 }
 
 export interface BootstrapHost {
@@ -71,6 +78,10 @@ export interface BootstrapHost {
   whenReady(): Promise<void>;
   /** The reducer's state, for status pages and tests. */
   state(): ControllerState;
+  /** readyzChecks may hold now: poll /readyz at once instead of at the next 100 ms. */
+  recheckReadyz(): void;
+  /** RepairIPAddress made its first successful pass (the 'ipaddress' allocator): the initial-repair deadline counts it. */
+  ipAddressRepairSucceeded(): void;
   /** Resolves when no message is queued or being handled (timers aside). */
   idle(): Promise<void>;
   /** What kube-apiserver does on SIGTERM: the reducer's Stop removes this apiserver's endpoint and lease, then the host halts. */
@@ -116,11 +127,6 @@ function resourceOf(kind: 'Namespace' | 'Service' | 'Endpoints' | 'EndpointSlice
   }
 }
 
-/** metav1.MicroTime's RFC 3339 form with six fractional digits. */
-function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}
-
 type Outcome = { readonly error?: ReducerApiError; readonly revision?: number };
 
 class Host implements BootstrapHost {
@@ -132,12 +138,14 @@ class Host implements BootstrapHost {
   private wake: CancelTimer | undefined;
   private readyzTimer: CancelTimer | undefined;
   private ready = false;
+  /** /readyz has answered 200 once: the poll is over. */
+  private readyzOk = false;
   private readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private idleWaiters: (() => void)[] = [];
   private stopWaiters: (() => void)[] = [];
   /** Our master lease's store lease, renewed by each put-lease. */
   private leaseId: LeaseId | undefined;
-  private lastEventNano = 0n;
+  private readonly events: EventRecorder;
   private readonly registry: Registry;
   private readonly store: Store;
   private readonly informer: Informer;
@@ -152,6 +160,7 @@ class Host implements BootstrapHost {
     this.clock = options.clock;
     this.logger = options.logger ?? silentLogger;
     this.hostname = options.hostname ?? osHostname();
+    this.events = new EventRecorder(this.registry, this.informer, this.clock, this.hostname, this.logger);
     for (const r of BOOTSTRAP_RESOURCES) {
       if (!this.informer.resources.includes(r)) throw new Error(`the bootstrap controller needs an informer on ${r}`);
     }
@@ -382,48 +391,19 @@ class Host implements BootstrapHost {
     }
   }
 
-  /**
-   * A repair loop's Warning, as the events/v1 recorder writes it and a core/v1 client reads it:
-   * named `<service>.<UnixNano in hex>` in the Service's namespace, the Service as the involved
-   * object, the note as the message, the time in eventTime. The recorder sets no source, count
-   * or first/last timestamps (those are the deprecated fields of the old recorder).
-   */
+  /** A repair loop's Warning, about the Service, as the events/v1 recorder writes it (events.ts). */
   private async recordEvent(event: RepairEvent): Promise<Outcome> {
     const { namespace: ns, name } = event.service;
     const namespace = ns === '' ? 'default' : ns;
-    const now = this.clock.now();
-    // UnixNano from a millisecond clock, kept increasing so that two events never share a name.
-    let nano = BigInt(now) * 1_000_000n;
-    if (nano <= this.lastEventNano) nano = this.lastEventNano + 1n;
-    this.lastEventNano = nano;
-    const service = this.informer.get<Service>('services', namespace, name);
-    const object: Event = {
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: { name: `${name}.${nano.toString(16)}`, namespace },
-      involvedObject: {
-        kind: 'Service',
-        namespace,
-        name,
-        apiVersion: 'v1',
-        ...(service?.metadata.uid === undefined ? {} : { uid: service.metadata.uid }),
-        ...(service?.metadata.resourceVersion === undefined ? {} : { resourceVersion: service.metadata.resourceVersion }),
-      },
-      reason: event.reason,
-      message: event.message,
-      source: {},
+    const r = await this.events.recordV1({
       type: event.type,
-      eventTime: microTime(now),
+      reason: event.reason,
+      note: event.message,
       action: event.action,
-      reportingComponent: event.reportingController,
-      reportingInstance: `${event.reportingController}-${this.hostname}`,
-    };
-    const r = await this.registry.create('events', namespace, object);
-    if (!r.ok) {
-      // upstream's broadcaster logs a failed event write and drops the event.
-      this.logger.log('error', `Server rejected event (will not retry!): ${r.error.message}`);
-      return { error: reducerError(r.error) };
-    }
+      reportingController: event.reportingController,
+      regarding: { apiVersion: 'v1', kind: 'Service', namespace, name, resource: 'services' },
+    });
+    if (!r.ok) return { error: reducerError(r.error) };
     return { revision: Number(r.value.metadata.resourceVersion ?? 0) };
   }
 
@@ -434,16 +414,32 @@ class Host implements BootstrapHost {
    * answers and the informer has synced (it has, once the host exists).
    */
   private async pollReadyz(): Promise<void> {
+    this.readyzTimer?.();
     this.readyzTimer = undefined;
-    if (this.halted) return;
+    if (this.halted || this.readyzOk) return;
     let ok = true;
     try {
       await this.store.revision();
     } catch {
       ok = false;
     }
+    if (ok && this.options.readyzChecks !== undefined && !this.options.readyzChecks()) ok = false;
+    if (this.readyzOk) return;
+    this.readyzOk = ok;
     this.post({ type: 'Readyz', ok, now: this.clock.now() });
-    if (!ok && !this.halted) this.readyzTimer = this.clock.setTimer(this.clock.now() + READYZ_POLL_MS, () => void this.pollReadyz());
+    if (!ok && !this.halted) {
+      // A poll that ran meanwhile (recheckReadyz) may have set one.
+      (this.readyzTimer as CancelTimer | undefined)?.();
+      this.readyzTimer = this.clock.setTimer(this.clock.now() + READYZ_POLL_MS, () => void this.pollReadyz());
+    }
+  }
+
+  recheckReadyz(): void {
+    if (!this.readyzOk && !this.halted) void this.pollReadyz();
+  }
+
+  ipAddressRepairSucceeded(): void {
+    this.post({ type: 'IPAddressRepairSucceeded', now: this.clock.now() });
   }
 
   isReady(): boolean {

@@ -290,7 +290,7 @@ describe('startControlPlane', () => {
       const { plane, logger } = await start(store, clock, { repairIntervalMs: 30_000, clusterIPAllocation: BITMAP_CLUSTER_IP_ALLOCATION });
       await plane.whenReady();
       // Another apiserver dies between allocating 10.96.0.77 and storing its Service.
-      const crashed = must(createRegistry({ store, clock, seed: 5, serviceClusterIPRanges: ['10.96.0.0/12'], crashHook: crashAt('service-create:after-allocate') }));
+      const crashed = must(createRegistry({ store, clock, seed: 5, serviceClusterIPRanges: ['10.96.0.0/12'], clusterIPAllocation: BITMAP_CLUSTER_IP_ALLOCATION, crashHook: crashAt('service-create:after-allocate') }));
       await expect(crashed.create('services', 'default', userService('lost', { clusterIP: '10.96.0.77' }))).rejects.toSatisfy(isSimulatedCrash);
       expect(await rangeIPs(store)).toContain('10.96.0.77');
       await run(clock, 30_000, [plane]); // run 2 of the loop, the first to see the leak

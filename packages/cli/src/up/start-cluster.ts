@@ -5,6 +5,7 @@
 // kubeconfig beside the data, and stops as kube-apiserver does on SIGTERM: its own endpoint and
 // lease first, then the controllers, then the store.
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
 import { standardControllers } from '@kubesvc/controllers';
@@ -140,7 +141,31 @@ async function credentials(dir: string, bindAddress: string, logger: Logger): Pr
   return { token: readFileSync(tokenFile, 'utf8').trim(), cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
 }
 
-export async function startCluster(options: UpOptions, steps: StepReporter, logger: Logger): Promise<RunningCluster> {
+/**
+ * A port free on `host` now: `--secure-port 0` is picked here, before the control plane starts,
+ * because the bootstrap controller writes the port into the kubernetes Service's targetPort and
+ * its Endpoints, where 0 is refused (the port must be between 1 and 65535). Another process could
+ * take it before the API listens; the listen then fails with the EADDRINUSE message below.
+ */
+async function freePortOrZero(host: string): Promise<number> {
+  // A bind address that is not this host's is reported where the API listens.
+  return freePort(host).catch(() => 0);
+}
+
+async function freePort(host: string): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port: 0, exclusive: true }, () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+export async function startCluster(given: UpOptions, steps: StepReporter, logger: Logger): Promise<RunningCluster> {
+  const options: UpOptions = given.securePort === 0 ? { ...given, securePort: await freePortOrZero(given.bindAddress) } : given;
   const dataDir = resolve(options.dataDir);
   const advertiseAddress = options.advertiseAddress ?? defaultAdvertiseAddress();
   const clusterIPAllocation = options.clusterIPAllocation ?? DEFAULT_CLUSTER_IP_ALLOCATION;

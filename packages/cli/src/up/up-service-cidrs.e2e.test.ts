@@ -51,12 +51,10 @@ function kubectlFor(dataDir: string): Kubectl {
 /** Polls `probe` until it returns a value (not undefined), up to 60 s; fails with the last state seen. */
 async function eventually<T>(what: string, probe: () => Promise<{ value?: T; state: string }>): Promise<T> {
   const deadline = Date.now() + 60_000;
-  let last = '';
   for (;;) {
     const r = await probe();
     if (r.value !== undefined) return r.value;
-    last = r.state;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within 60 s; last state:\n${last}`);
+    if (Date.now() > deadline) throw new Error(`${what}: not reached within 60 s; last state:\n${r.state}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }

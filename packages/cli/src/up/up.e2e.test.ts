@@ -49,6 +49,18 @@ describe('kubesvc up', () => {
 
     const svc = await kubectl(kubeconfig, cache, 'get', 'svc', 'kubernetes', '--no-headers');
     expect(svc.trim().split(/\s{2,}/).slice(0, 5)).toEqual(['kubernetes', 'ClusterIP', '10.96.0.1', '<none>', '443/TCP']);
+    // --secure-port 0 picked a free port before the control plane started: the kubernetes
+    // Endpoints carry it (a 0 there is refused, and the Endpoints would never be written).
+    const apiPort = /API server\s+https:\/\/127\.0\.0\.1:(\d+)/.exec(summary)?.[1] ?? '';
+    expect(apiPort).toMatch(/^\d+$/);
+    const endpointsOf = () => kubectl(kubeconfig, cache, 'get', 'endpoints', 'kubernetes', '-o', 'jsonpath={.subsets[0].addresses[0].ip}:{.subsets[0].ports[0].port}').catch((e: Error) => e.message);
+    let endpoints = await endpointsOf();
+    for (let i = 0; i < 120 && endpoints !== `192.0.2.10:${apiPort}`; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      endpoints = await endpointsOf();
+    }
+    expect(endpoints).toBe(`192.0.2.10:${apiPort}`);
+    expect(steps).not.toContain('unable to sync kubernetes service');
     const { stdout: answer } = await exec('dig', ['+short', '@127.0.0.1', '-p', dnsPort ?? '', 'kubernetes.default.svc.cluster.local'], { timeout: 10_000 });
     expect(answer.trim()).toBe('10.96.0.1');
 

@@ -13,27 +13,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BITMAP_CLUSTER_IP_ALLOCATION, formatIP, parseIPSloppy, parseServiceNetworking, type Endpoints, type EndpointSlice, type Event, type Namespace, type RangeAllocation, type Service } from '@kubesvc/api-types';
 import { allocatedIPs, ipAllocatorFromSnapshot, releaseIP, snapshotIPAllocator } from '@kubesvc/ipallocator';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Clock, openMemoryStore, type Store, systemClock, virtualClock, type VirtualClock } from '@kubesvc/store';
+import { describe, expect, it } from 'vitest';
+import { type Clock, type Store, systemClock } from '@kubesvc/store';
 import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.js';
 import { recordingLogger, type RecordingLogger, crashAt, isSimulatedCrash, createRegistry, masterLeaseKey, SERVICE_IPS_KEY } from '@kubesvc/apiserver';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
+import { cleanups, memory, must, runClock } from './runtime.fixtures.js';
 
-const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 0);
 const A = '192.168.1.10';
 const B = '192.168.1.11';
 const C = '192.168.1.12';
 const NO_MASTER_IPS = 'no master IPs were listed in storage, refusing to erase all endpoints for the kubernetes service';
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
 
-function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }): T {
-  if (!r.ok) throw new Error(r.error.message);
-  return r.value;
-}
 
 interface Started {
   readonly plane: ControlPlane;
@@ -51,21 +43,8 @@ async function start(store: Store, clock: Clock, options: Overrides = {}): Promi
   return { plane, logger };
 }
 
-function memory(): { store: Store; clock: VirtualClock } {
-  const clock = virtualClock(T0);
-  const store = openMemoryStore({ clock });
-  cleanups.push(() => store.close());
-  return { store, clock };
-}
 
-/** Moves the virtual clock `ms` forward a second at a time, letting every control plane settle after each step. */
-async function run(clock: VirtualClock, ms: number, planes: readonly ControlPlane[], each?: () => Promise<void>): Promise<void> {
-  for (let left = ms; left > 0; left -= 1000) {
-    clock.advance(Math.min(1000, left));
-    for (const p of planes) await p.idle();
-    await each?.();
-  }
-}
+const run = runClock;
 
 async function kubernetesService(plane: ControlPlane): Promise<Service | undefined> {
   const r = await plane.registry.get<Service>('services', 'default', 'kubernetes');

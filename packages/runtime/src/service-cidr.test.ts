@@ -18,30 +18,16 @@ import {
 import { createRegistry, recordingLogger, type RecordingLogger } from '@kubesvc/apiserver';
 import { SERVICE_CIDR_READY_MESSAGE, SERVICE_CIDR_TERMINATING_MESSAGE } from '@kubesvc/controllers';
 import { newServiceIPAddress } from '@kubesvc/ipallocator';
-import { openMemoryStore, type Store, type TxnOp, virtualClock, type VirtualClock } from '@kubesvc/store';
-import { afterEach, describe, expect, it } from 'vitest';
+import { type Store, type TxnOp, type VirtualClock } from '@kubesvc/store';
+import { describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.js';
+import { cleanups, memory, must, runClock, T0 } from './runtime.fixtures.js';
 
-const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 0);
 const A = '192.168.1.10';
 const DEFAULT_SERVICE_CIDR_KEY = '/registry/servicecidrs/kubernetes';
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
 
-function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }): T {
-  if (!r.ok) throw new Error(r.error.message);
-  return r.value;
-}
 
-function memory(): { store: Store; clock: VirtualClock } {
-  const clock = virtualClock(T0);
-  const store = openMemoryStore({ clock });
-  cleanups.push(() => store.close());
-  return { store, clock };
-}
 
 async function start(store: Store, clock: VirtualClock, options: Partial<ControlPlaneOptions> = {}): Promise<{ plane: ControlPlane; logger: RecordingLogger }> {
   const logger = recordingLogger();
@@ -53,12 +39,8 @@ async function start(store: Store, clock: VirtualClock, options: Partial<Control
 }
 
 /** Moves the virtual clock `ms` forward a second at a time, letting the control plane settle after each step. */
-async function run(clock: VirtualClock, ms: number, plane: ControlPlane): Promise<void> {
-  await plane.idle();
-  for (let left = ms; left > 0; left -= 1000) {
-    clock.advance(Math.min(1000, left));
-    await plane.idle();
-  }
+function run(clock: VirtualClock, ms: number, plane: ControlPlane): Promise<void> {
+  return runClock(clock, ms, [plane]);
 }
 
 /** Advances the clock a second at a time until `check` holds; fails with `show()` after `boundMs`. */

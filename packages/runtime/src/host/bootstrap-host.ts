@@ -32,6 +32,7 @@ import { type CancelTimer, type Clock, ErrLeaseNotFound, type LeaseId, type Stor
 import { conflictError, internalError, type ApiError, type Registry, MASTER_LEASES_PREFIX, masterLeaseKey, SECONDARY_SERVICE_IPS_KEY, SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY, type ResourceName, deserializeObject, silentLogger, type Logger } from '@kubesvc/apiserver';
 import { EventRecorder } from './events.js';
 import type { Informer } from './informer.js';
+import { Mailbox } from './mailbox.js';
 
 /** The resources the bootstrap controller reads from the informer. */
 export const BOOTSTRAP_RESOURCES: readonly ResourceName[] = ['services', 'endpoints', 'endpointslices', 'namespaces'];
@@ -131,9 +132,7 @@ type Outcome = { readonly error?: ReducerApiError; readonly revision?: number };
 
 class Host implements BootstrapHost {
   private st: ControllerState;
-  private readonly mailbox: Message[] = [];
-  private running: Promise<void> | undefined;
-  private halted = false;
+  private readonly mailbox: Mailbox<Message>;
   private observedRevision = -1;
   private wake: CancelTimer | undefined;
   private readyzTimer: CancelTimer | undefined;
@@ -141,7 +140,6 @@ class Host implements BootstrapHost {
   /** /readyz has answered 200 once: the poll is over. */
   private readyzOk = false;
   private readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
-  private idleWaiters: (() => void)[] = [];
   private stopWaiters: (() => void)[] = [];
   /** Our master lease's store lease, renewed by each put-lease. */
   private leaseId: LeaseId | undefined;
@@ -165,6 +163,11 @@ class Host implements BootstrapHost {
       if (!this.informer.resources.includes(r)) throw new Error(`the bootstrap controller needs an informer on ${r}`);
     }
     this.st = initialState(options.config);
+    // A bug in the host or the reducer: say so, and go on with the next message.
+    this.mailbox = new Mailbox<Message>(
+      (message) => this.handle(message),
+      (e) => this.logger.log('error', `bootstrap controller host: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+    );
   }
 
   start(): void {
@@ -174,34 +177,19 @@ class Host implements BootstrapHost {
 
   // --- the mailbox -------------------------------------------------------------------------
 
+  private get halted(): boolean {
+    return this.mailbox.halted;
+  }
+
   private post(message: Message): void {
+    this.mailbox.post(message);
+  }
+
+  /** One message: first the cluster as it is now, if it changed since the last look. */
+  private async handle(message: Message): Promise<void> {
+    if (this.informer.revision !== this.observedRevision) await this.deliver(await this.observe());
     if (this.halted) return;
-    this.mailbox.push(message);
-    this.kick();
-  }
-
-  private kick(): void {
-    if (this.running !== undefined) return;
-    this.running = this.drain().finally(() => {
-      this.running = undefined;
-      if (this.mailbox.length > 0 && !this.halted) this.kick();
-      else for (const resolve of this.idleWaiters.splice(0)) resolve();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    for (let message = this.mailbox.shift(); message !== undefined; message = this.mailbox.shift()) {
-      if (this.halted) return;
-      try {
-        // Every message is preceded by the cluster as it is now, if it changed since the last look.
-        if (this.informer.revision !== this.observedRevision) await this.deliver(await this.observe());
-        if (this.halted) return;
-        await this.deliver(message);
-      } catch (e) {
-        // A bug in the host or the reducer: say so, and go on with the next message.
-        this.logger.log('error', `bootstrap controller host: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-      }
-    }
+    await this.deliver(message);
   }
 
   private async deliver(message: Message): Promise<void> {
@@ -281,7 +269,7 @@ class Host implements BootstrapHost {
         } catch {
           // The store is closed: the answer goes out with what the caches have.
         }
-        this.mailbox.push({ type: 'ActionResult', id: action.id, error: outcome.error });
+        this.mailbox.enqueue({ type: 'ActionResult', id: action.id, error: outcome.error });
       }
     }
   }
@@ -466,8 +454,7 @@ class Host implements BootstrapHost {
   }
 
   idle(): Promise<void> {
-    if (this.running === undefined && (this.mailbox.length === 0 || this.halted)) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.mailbox.idle();
   }
 
   // --- stopping ----------------------------------------------------------------------------
@@ -479,12 +466,11 @@ class Host implements BootstrapHost {
 
   private halt(reason: Error): void {
     if (this.halted) return;
-    this.halted = true;
+    this.mailbox.halt();
     this.wake?.();
     this.wake = undefined;
     this.readyzTimer?.();
     this.readyzTimer = undefined;
-    this.mailbox.length = 0;
     for (const w of this.readyWaiters.splice(0)) w.reject(reason);
     for (const resolve of this.stopWaiters.splice(0)) resolve();
   }
@@ -496,12 +482,12 @@ class Host implements BootstrapHost {
       await stopped;
     }
     this.halt(new Error('the bootstrap controller was stopped'));
-    await this.running;
+    await this.mailbox.settled();
   }
 
   async kill(): Promise<void> {
     this.halt(new Error('the bootstrap controller was killed'));
-    await this.running;
+    await this.mailbox.settled();
   }
 }
 

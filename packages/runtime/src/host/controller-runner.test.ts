@@ -6,25 +6,16 @@
 // The allocator does not matter here: these Services take their ClusterIPs from the bitmap.
 import { BITMAP_CLUSTER_IP_ALLOCATION } from '@kubesvc/api-types';
 import type { Endpoints, Service } from '@kubesvc/api-types';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRegistry, type Registry, recordingLogger, type RecordingLogger } from '@kubesvc/apiserver';
 import { openMemoryStore, type Store, virtualClock, type VirtualClock } from '@kubesvc/store';
 import { startControllerRunner, type ControllerRunner } from './controller-runner.js';
 import { startInformer, type Informer } from './informer.js';
 import type { CacheChange, CacheView, KeyedController, ReconcileAction } from '@kubesvc/controllers';
 import { ControllerRateLimiter } from './workqueue.js';
+import { cleanups, must, T0 } from '../runtime.fixtures.js';
 
-const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 0);
-const cleanups: (() => Promise<void> | void)[] = [];
 
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }): T {
-  if (!r.ok) throw new Error(r.error.message);
-  return r.value;
-}
 
 interface Fixture {
   clock: VirtualClock;

@@ -23,6 +23,7 @@ import { internalError, silentLogger, type Logger, type Registry } from '@kubesv
 import { reducerError } from './bootstrap-host.js';
 import { EventRecorder } from './events.js';
 import type { Informer } from './informer.js';
+import { Mailbox } from './mailbox.js';
 
 export interface DefaultServiceCIDRHostOptions {
   readonly registry: Registry;
@@ -53,13 +54,10 @@ type Outcome = { readonly object?: ServiceCIDR; readonly error?: ReducerApiError
 
 class Host implements DefaultServiceCIDRHost {
   private st: DefaultServiceCIDRState;
-  private readonly mailbox: DefaultServiceCIDRMessage[] = [];
-  private running: Promise<void> | undefined;
-  private halted = false;
+  private readonly mailbox: Mailbox<DefaultServiceCIDRMessage>;
   private observedRevision = -1;
   private wake: CancelTimer | undefined;
   private initialized = false;
-  private idleWaiters: (() => void)[] = [];
   private readonly logger: Logger;
   private readonly events: EventRecorder;
 
@@ -69,6 +67,14 @@ class Host implements DefaultServiceCIDRHost {
     // The core/v1 recorder names no instance: the hostname is unused.
     this.events = new EventRecorder(options.registry, options.informer, options.clock, '', this.logger);
     this.st = initialDefaultServiceCIDRState(options.serviceCIDRs);
+    this.mailbox = new Mailbox<DefaultServiceCIDRMessage>(
+      (message) => this.handle(message),
+      (e) => this.logger.log('error', `default ServiceCIDR controller host: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+    );
+  }
+
+  private get halted(): boolean {
+    return this.mailbox.halted;
   }
 
   start(): void {
@@ -76,36 +82,18 @@ class Host implements DefaultServiceCIDRHost {
   }
 
   private post(message: DefaultServiceCIDRMessage): void {
-    if (this.halted) return;
-    this.mailbox.push(message);
-    this.kick();
+    this.mailbox.post(message);
   }
 
-  private kick(): void {
-    if (this.running !== undefined) return;
-    this.running = this.drain().finally(() => {
-      this.running = undefined;
-      if (this.mailbox.length > 0 && !this.halted) this.kick();
-      else for (const resolve of this.idleWaiters.splice(0)) resolve();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    for (let message = this.mailbox.shift(); message !== undefined; message = this.mailbox.shift()) {
-      if (this.halted) return;
-      try {
-        // Every message is preceded by the informer's list, if it changed since the last look.
-        const revision = this.options.informer.revision;
-        if (revision !== this.observedRevision) {
-          this.observedRevision = revision;
-          await this.deliver({ type: 'Observed', serviceCIDRs: this.options.informer.list<ServiceCIDR>('servicecidrs') });
-        }
-        if (this.halted) return;
-        await this.deliver(message);
-      } catch (e) {
-        this.logger.log('error', `default ServiceCIDR controller host: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-      }
+  /** One message: first the informer's list, if it changed since the last look. */
+  private async handle(message: DefaultServiceCIDRMessage): Promise<void> {
+    const revision = this.options.informer.revision;
+    if (revision !== this.observedRevision) {
+      this.observedRevision = revision;
+      await this.deliver({ type: 'Observed', serviceCIDRs: this.options.informer.list<ServiceCIDR>('servicecidrs') });
     }
+    if (this.halted) return;
+    await this.deliver(message);
   }
 
   private async deliver(message: DefaultServiceCIDRMessage): Promise<void> {
@@ -159,7 +147,7 @@ class Host implements DefaultServiceCIDRHost {
         } catch {
           // The store is closed: the answer goes out with what the cache has.
         }
-        this.mailbox.push({ type: 'ActionResult', id: action.id, object: outcome.object, error: outcome.error });
+        this.mailbox.enqueue({ type: 'ActionResult', id: action.id, object: outcome.object, error: outcome.error });
       }
     }
   }
@@ -211,8 +199,7 @@ class Host implements DefaultServiceCIDRHost {
   }
 
   idle(): Promise<void> {
-    if (this.running === undefined && (this.mailbox.length === 0 || this.halted)) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.mailbox.idle();
   }
 
   async stop(): Promise<void> {
@@ -220,11 +207,10 @@ class Host implements DefaultServiceCIDRHost {
       this.post({ type: 'Stop', now: this.options.clock.now() });
       await this.idle();
     }
-    this.halted = true;
+    this.mailbox.halt();
     this.wake?.();
     this.wake = undefined;
-    this.mailbox.length = 0;
-    await this.running;
+    await this.mailbox.settled();
   }
 }
 

@@ -83,6 +83,20 @@ export class EventRecorder {
     };
   }
 
+  /** What both recorders write the same way: the name, the namespace and the involved object. */
+  private base(regarding: EventRegarding, now: number): { readonly namespace: string; readonly head: Pick<Event, 'apiVersion' | 'kind' | 'metadata' | 'involvedObject'> } {
+    const namespace = regarding.namespace === '' ? 'default' : regarding.namespace;
+    return {
+      namespace,
+      head: {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: `${regarding.name}.${this.nextNano(now).toString(16)}`, namespace },
+        involvedObject: this.involved(regarding),
+      },
+    };
+  }
+
   /**
    * The events/v1 recorder's Event as a core/v1 client reads it: the note as the message, the
    * time in eventTime, reportingInstance `<controller>-<hostname>`; no source, count or
@@ -90,12 +104,9 @@ export class EventRecorder {
    */
   async recordV1(event: EventsV1): Promise<RegistryResult<Event>> {
     const now = this.clock.now();
-    const namespace = event.regarding.namespace === '' ? 'default' : event.regarding.namespace;
-    const object: Event = {
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: { name: `${event.regarding.name}.${this.nextNano(now).toString(16)}`, namespace },
-      involvedObject: this.involved(event.regarding),
+    const { namespace, head } = this.base(event.regarding, now);
+    return this.write(namespace, {
+      ...head,
       reason: event.reason,
       message: event.note,
       source: {},
@@ -104,19 +115,15 @@ export class EventRecorder {
       action: event.action,
       reportingComponent: event.reportingController,
       reportingInstance: `${event.reportingController}-${this.hostname}`,
-    };
-    return this.write(namespace, object);
+    });
   }
 
   /** The core/v1 recorder's Event: source component, first and last timestamp, count 1. */
   async recordCore(event: CoreEvent): Promise<RegistryResult<Event>> {
     const now = this.clock.now();
-    const namespace = event.regarding.namespace === '' ? 'default' : event.regarding.namespace;
-    const object: Event = {
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: { name: `${event.regarding.name}.${this.nextNano(now).toString(16)}`, namespace },
-      involvedObject: this.involved(event.regarding),
+    const { namespace, head } = this.base(event.regarding, now);
+    return this.write(namespace, {
+      ...head,
       reason: event.reason,
       message: event.message,
       source: { component: event.component },
@@ -126,8 +133,7 @@ export class EventRecorder {
       type: event.type,
       reportingComponent: event.component,
       reportingInstance: '',
-    };
-    return this.write(namespace, object);
+    });
   }
 
   private async write(namespace: string, object: Event): Promise<RegistryResult<Event>> {

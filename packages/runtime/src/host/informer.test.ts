@@ -6,24 +6,15 @@ import type { Service } from '@kubesvc/api-types';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRegistry, type Registry } from '@kubesvc/apiserver';
 import { openMemoryStore, type Store, virtualClock } from '@kubesvc/store';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { startInformer, type Informer } from './informer.js';
 import type { CacheChange } from '@kubesvc/controllers';
+import { cleanups, must, T0 } from '../runtime.fixtures.js';
 
-const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 0);
-const cleanups: (() => Promise<void> | void)[] = [];
 
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }): T {
-  if (!r.ok) throw new Error(r.error.message);
-  return r.value;
-}
 
 function svc(name: string): Service {
   return { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ port: 80 }], selector: { app: name } } };

@@ -2,28 +2,13 @@
 // compacts etcd's, so a watch from a resourceVersion older than the last compaction gets
 // upstream's 410 "too old resource version", and a bad value is a usage error. Real bin, real
 // kubectl (its own cache dir), SQLite in a temp data dir.
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runBin } from '../run-bin.fixtures.js';
-import { kubectl, startUp } from './up.fixtures.js';
+import { kubectl, startUp, e2eScope } from './up.fixtures.js';
 
-const children = new Set<ChildProcess>();
-const dirs: string[] = [];
-
-afterEach(() => {
-  for (const c of children) c.kill('SIGKILL');
-  children.clear();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'kubesvc-compaction-'));
-  dirs.push(d);
-  return d;
-}
+const { children, tempDir } = e2eScope('kubesvc-compaction-');
 
 const SERVICE = `apiVersion: v1
 kind: Service

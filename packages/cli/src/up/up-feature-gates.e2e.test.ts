@@ -3,29 +3,14 @@
 // not even made), and an accepted one is named in the start-up line and the summary.
 // upstream: staging/src/k8s.io/component-base/featuregate/feature_gate.go,
 //           staging/src/k8s.io/component-base/compatibility/registry.go and version.go
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UNMODELLED_GATE_NOTE } from '@kubesvc/api-types';
 import { runBin } from '../run-bin.fixtures.js';
-import { startUp } from './up.fixtures.js';
+import { startUp, e2eScope } from './up.fixtures.js';
 
-const children = new Set<ChildProcess>();
-const dirs: string[] = [];
-
-afterEach(() => {
-  for (const c of children) c.kill('SIGKILL');
-  children.clear();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'kubesvc-gates-'));
-  dirs.push(d);
-  return d;
-}
+const { children, tempDir } = e2eScope('kubesvc-gates-');
 
 describe('kubesvc up --feature-gates / --emulated-version', () => {
   it.each<[readonly string[], string]>([

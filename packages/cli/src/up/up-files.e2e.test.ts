@@ -1,29 +1,15 @@
 // What `kubesvc up` writes in its data dir, through the real bin: a file it cannot write from
 // its timer (a folder where proxy-ports.json goes) does not end it, and every file and folder
 // has its mode whatever the umask, a data dir or store file that had more being tightened.
-import { execFile, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
-import { kubectl, startProcess, startUp, upArgs, type RunningUp } from './up.fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { kubectl, startProcess, startUp, upArgs, type RunningUp, e2eScope } from './up.fixtures.js';
 
 const exec = promisify(execFile);
-const children = new Set<ChildProcess>();
-const dirs: string[] = [];
-
-afterEach(() => {
-  for (const c of children) c.kill('SIGKILL');
-  children.clear();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'kubesvc-up-files-'));
-  dirs.push(d);
-  return d;
-}
+const { children, tempDir } = e2eScope('kubesvc-up-files-');
 
 /** Polls `check` every 200 ms until it returns a value other than undefined, for at most 60 s; then fails with the last state seen. */
 async function eventually<T>(what: string, check: () => Promise<T | undefined> | T | undefined, state: () => string): Promise<T> {

@@ -7,29 +7,15 @@
 // upstream: https://kubernetes.io/docs/tasks/network/extend-service-ip-ranges/ (v1.33),
 //           pkg/registry/core/service/ipallocator/controller/repairip.go,
 //           pkg/controller/servicecidrs/servicecidrs_controller.go
-import { execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startUp } from './up.fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { startUp, e2eScope } from './up.fixtures.js';
 
 const exec = promisify(execFile);
-const children = new Set<ChildProcess>();
-const dirs: string[] = [];
-
-afterEach(() => {
-  for (const c of children) c.kill('SIGKILL');
-  children.clear();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'kubesvc-cidrs-'));
-  dirs.push(d);
-  return d;
-}
+const { children, tempDir } = e2eScope('kubesvc-cidrs-');
 
 interface Kubectl {
   (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;

@@ -2,30 +2,15 @@
 // process, then the real kubectl with the kubeconfig it wrote, the real dig against its DNS,
 // SIGTERM, and a restart on the same data dir. Ports are picked free (0) and read back from
 // the summary it prints.
-import { execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runBin } from '../run-bin.fixtures.js';
-import { kubectl, startUp } from './up.fixtures.js';
+import { kubectl, startUp, e2eScope } from './up.fixtures.js';
 
 const exec = promisify(execFile);
-const children = new Set<ChildProcess>();
-const dirs: string[] = [];
-
-afterEach(() => {
-  for (const c of children) c.kill('SIGKILL');
-  children.clear();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'kubesvc-up-'));
-  dirs.push(d);
-  return d;
-}
+const { children, tempDir } = e2eScope('kubesvc-up-');
 
 const up = (dataDir: string, extra: readonly string[] = []) => startUp(children, dataDir, extra);
 

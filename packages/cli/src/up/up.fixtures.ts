@@ -2,10 +2,34 @@
 // it printed its summary, and the real kubectl against the kubeconfig it wrote. The caller
 // registers cleanup: every child goes to `children`, to be killed in afterEach.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { afterEach } from 'vitest';
 import { BIN, REPO_ROOT } from '../run-bin.fixtures.js';
 
 const exec = promisify(execFile);
+
+/**
+ * A test file's child processes and temp dirs: after each test every child is killed (SIGKILL)
+ * and every dir made with `tempDir()` removed, whether the test passed or not.
+ */
+export function e2eScope(prefix: string): { readonly children: Set<ChildProcess>; readonly tempDir: () => string } {
+  const children = new Set<ChildProcess>();
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const c of children) c.kill('SIGKILL');
+    children.clear();
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  const tempDir = (): string => {
+    const d = mkdtempSync(join(tmpdir(), prefix));
+    dirs.push(d);
+    return d;
+  };
+  return { children, tempDir };
+}
 
 export interface RunningUp {
   readonly child: ChildProcess;

@@ -133,7 +133,7 @@ describe('registry on etcd', () => {
     ['IPAddress objects with the dual write', DEFAULT_CLUSTER_IP_ALLOCATION],
     ['IPAddress objects alone', { allocator: 'ipaddress', dualWrite: false }],
   ];
-  it.each(allocators)('two registries on one etcd creating 50 Services each at the same time never hand out one ClusterIP twice: %s', async (_, allocation) => {
+  it.each(allocators)('INV-API-CLUSTERIP-UNIQUE: two registries on one etcd creating 50 Services each at the same time never hand out one ClusterIP twice: %s', async (_, allocation) => {
     // The same seed, so both draw the same addresses and their writes collide.
     const a = await registryOn(42, allocation);
     const b = await registryOn(42, allocation);

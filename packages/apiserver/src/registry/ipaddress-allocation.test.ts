@@ -24,7 +24,7 @@ function extra(name: string, cidr: string): ServiceCIDR {
   return { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name }, spec: { cidrs: [cidr] } };
 }
 
-describe('the IPAddress allocator', () => {
+describe('the IPAddress allocator (INV-API-DEFAULT-SVCCIDR)', () => {
   it('starts with the default ServiceCIDR made from the flag, Ready', async () => {
     const { registry } = await memoryRegistry({ clusterIPAllocation: WITH_DUAL_WRITE, start: Date.UTC(2026, 0, 1) });
     const cidr = must(await registry.get<ServiceCIDR>('servicecidrs', '', 'kubernetes'));

@@ -51,7 +51,7 @@ const rows = (text: string): string[][] =>
     .split('\n')
     .map((l) => l.trim().split(/\s{2,}/));
 
-describe('kubesvc up with ServiceCIDRs and IPAddresses (v1.33)', () => {
+describe('kubesvc up with ServiceCIDRs and IPAddresses (v1.33, INV-API-DEFAULT-SVCCIDR)', () => {
   it('extends a full /29 with a second ServiceCIDR, and holds that one back from deletion while IPs in it are used', async () => {
     const dataDir = tempDir();
     await startUp(children, dataDir, ['--service-cluster-ip-range', '10.96.0.0/29']);

@@ -384,13 +384,24 @@ export class RegistryCore {
     for (const name of delta.deletes) puts.push({ kind: 'delete', key: `${IP_ADDRESS_PREFIX}${name}` });
     if (puts.length === 0) return { _tag: 'Written', view };
     this.rangeCache = undefined;
-    const r = await this.commit(`${what} ranges`, compares, puts, keys.map((key) => ({ kind: 'get', key })));
+    const createKeys = delta.creates.map((a) => `${IP_ADDRESS_PREFIX}${a.metadata.name ?? ''}`);
+    const r = await this.commit(`${what} ranges`, compares, puts, [...keys, ...createKeys].map((key) => ({ kind: 'get', key })));
     if (rangePuts > 0) this.rangeCas.attempts++;
     if (!r.succeeded) {
       if (rangePuts > 0) this.rangeCas.conflicts++;
-      // With IPAddresses, what the lost race saw is more than the ranges: read it all again.
-      const fresh = view.ipAddressNames === undefined ? this.rangesFrom(keys, r) : undefined;
-      return { _tag: 'LostRace', fresh: fresh?.ok === true ? fresh.value : undefined };
+      const fresh = this.rangesFrom(keys, r);
+      if (!fresh.ok) return { _tag: 'LostRace', fresh: undefined };
+      if (view.ipAddressNames === undefined || view.state.ipAddresses === undefined) return { _tag: 'LostRace', fresh: fresh.value };
+      // What the lost race tells of the IPAddresses: which of the ones it would create exist.
+      // The rest of the cached names stay as they were; a plan that then fails reads them all
+      // again (allocateBatch).
+      const names = new Set(view.ipAddressNames.names);
+      createKeys.forEach((key, i) => {
+        const got = r.results[keys.length + i];
+        if (got?.kind === 'get' && got.kv !== undefined) names.add(key.slice(IP_ADDRESS_PREFIX.length));
+      });
+      const ipAddresses = { ...view.state.ipAddresses, taken: names };
+      return { _tag: 'LostRace', fresh: { ...fresh.value, state: { ...fresh.value.state, ipAddresses }, ipAddressNames: { names } } };
     }
     const revisions = new Map(view.revisions);
     for (const op of puts) if (op.kind === 'put') revisions.set(op.key, r.revision);

@@ -338,7 +338,17 @@ export function allocateNextClusterIPAddress(
 ): Result<IPAddressNext, WithRng<AdapterError>> {
   const leftBehind: IPAddress[] = [];
   const taken = new Set<string>();
-  const seen: IPAddressView = { has: (name) => taken.has(name) || view.has(name) };
+  // An IP whose bit the dual-written bitmap holds is taken too: every apiserver that writes an
+  // IPAddress also writes the bit, in the same transaction here, so a bit without an IPAddress
+  // in the view is one the view has not caught up with, or one an apiserver still on the bitmap
+  // holds (upstream would create its IPAddress, see the bitmap refuse and leave the IPAddress
+  // behind; docs/deviations.md).
+  const inBitmap = (name: string): boolean => {
+    if (bitmap === undefined) return false;
+    const parsed = parseIPSloppy(name);
+    return parsed.ok && hasIP(bitmap, parsed.value);
+  };
+  const seen: IPAddressView = { has: (name) => taken.has(name) || view.has(name) || inBitmap(name) };
   let r = allocateNextServiceIP(meta, seen, rng, parent);
   // Bounded: each refusal moves on to an allocator not tried yet.
   for (;;) {

@@ -73,9 +73,9 @@ describe('summarize', () => {
       ],
     });
     expect(summarize([{ project: '@kubesvc/apiserver', text }]).failures).toEqual([
-      '@kubesvc/apiserver: apiserver/src/api/server.test.ts > server > watch ends: AssertionError: expected 1 to be 2',
-      '@kubesvc/apiserver: apiserver/src/b.test.ts: Cannot find module x',
-      '@kubesvc/apiserver: apiserver/src/c.test.ts: the file failed to load',
+      '@kubesvc/apiserver: packages/apiserver/src/api/server.test.ts > server > watch ends: AssertionError: expected 1 to be 2',
+      '@kubesvc/apiserver: packages/apiserver/src/b.test.ts: Cannot find module x',
+      '@kubesvc/apiserver: packages/apiserver/src/c.test.ts: the file failed to load',
     ]);
   });
 

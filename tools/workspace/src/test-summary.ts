@@ -32,10 +32,10 @@ function firstLine(message: unknown): string {
   return line.length > MESSAGE_CHARS ? `${line.slice(0, MESSAGE_CHARS)}…` : line;
 }
 
-function testFile(project: string, name: unknown): string {
+/** A test file's path from the workspace root (packages/x/..., tools/x/..., bench/...), whatever folder the run was in. */
+function testFile(name: unknown): string {
   const path = typeof name === 'string' ? name : '?';
-  const at = path.lastIndexOf(`/${project.replace(/^@[^/]+\//, '')}/`);
-  return at >= 0 ? path.slice(at + 1) : path;
+  return /\/((?:packages|tools)\/[^/]+\/.*|bench\/.*)$/.exec(path)?.[1] ?? path;
 }
 
 const COUNTS = ['numPassedTests', 'numFailedTests', 'numPendingTests', 'numTodoTests', 'numTotalTests'] as const;
@@ -73,7 +73,7 @@ export function summarize(reports: readonly ProjectReport[]): TestSummary {
     let failedSuites = 0;
     const suites = Array.isArray(record['testResults']) ? (record['testResults'] as Array<Record<string, unknown>>) : [];
     for (const suite of suites) {
-      const file = testFile(project, suite['name']);
+      const file = testFile(suite['name']);
       const assertions = Array.isArray(suite['assertionResults']) ? (suite['assertionResults'] as Array<Record<string, unknown>>) : [];
       if (suite['status'] === 'failed' && assertions.length === 0) {
         failedSuites += 1;

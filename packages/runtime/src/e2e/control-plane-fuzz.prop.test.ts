@@ -283,9 +283,20 @@ it(
     ).toEqual([]);
     expect(serviceViolations(end.services), 'the Services at the end').toEqual([]);
     // The IPAddress allocator (the default): every ClusterIP is an IPAddress naming its Service.
-    const ipAddresses = await c.registry.list<IPAddress>('ipaddresses');
-    if (!ipAddresses.ok) throw new Error(ipAddresses.error.message);
-    expect(missingIPAddresses(end.services, ipAddresses.value.items), 'the ClusterIPs without their IPAddress at the end').toEqual([]);
+    // Polled for up to 30 s (the repair loop's periodic pass is every 2 s here): an event-driven
+    // sync may have deleted an IPAddress as a wrong reference from a cache that had not seen the
+    // Service's update yet, and the next pass puts it back (ClusterIPNotAllocated).
+    let missing: string[] = [];
+    for (let i = 0; i < 300; i++) {
+      const ipAddresses = await c.registry.list<IPAddress>('ipaddresses');
+      if (!ipAddresses.ok) throw new Error(ipAddresses.error.message);
+      const services = await c.registry.list<Service>('services');
+      if (!services.ok) throw new Error(services.error.message);
+      missing = missingIPAddresses(services.value.items, ipAddresses.value.items);
+      if (missing.length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(missing, 'the ClusterIPs without their IPAddress at the end, polled for 30 s').toEqual([]);
     const repair = await repairOnce(c.store, c.registry.net, NO_LEAKS);
     expect(repair.error, 'the repair run').toBeUndefined();
     // The repair loop reads the node ports of every Service, as upstream's does, and an

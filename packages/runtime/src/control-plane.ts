@@ -146,7 +146,6 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     ...(options.systemNamespacesIntervalMs === undefined ? {} : { systemNamespacesIntervalMs: options.systemNamespacesIntervalMs }),
     ...(options.repairIntervalMs === undefined ? {} : { repairIntervalMs: options.repairIntervalMs }),
     ...(options.reconcileServiceOnStart === undefined ? {} : { reconcileServiceOnStart: options.reconcileServiceOnStart }),
-    clusterIPAllocator: clusterIPAllocation.allocator,
   });
   if (!checked.ok) return checked;
   const ipAddressMode = clusterIPAllocation.allocator === 'ipaddress';

@@ -68,10 +68,19 @@ interface IPAddressNames {
   readonly names: ReadonlySet<string>;
 }
 
+/** The ServiceCIDRs as read: their keys and modRevisions, which say whether the allocators built from them still hold. */
+type ServiceCIDRsRead = { readonly kvs: readonly { readonly key: string; readonly value: string; readonly modRevision: number }[] };
+
+function serviceCIDRsVersion(read: ServiceCIDRsRead): string {
+  return read.kvs.map((kv) => `${kv.key}@${kv.modRevision}`).join(',');
+}
+
 interface RangeView {
   readonly state: AllocState;
   /** With the IPAddress allocator: the names read, kept up to date with this registry's own writes. */
   readonly ipAddressNames?: IPAddressNames;
+  /** With the IPAddress allocator: which ServiceCIDRs (keys and revisions) its MetaAllocators were built from. */
+  readonly serviceCIDRsVersion?: string;
   /** The modRevision each range key had (0: absent), for the CAS. */
   readonly revisions: ReadonlyMap<string, number>;
   /** Each key's snapshot bytes at full length, once computed (see fullSnapshotBytes). */
@@ -194,21 +203,37 @@ export class RegistryCore {
       this.store.range(IP_ADDRESS_PREFIX, { revision: r.revision }),
     ]);
     const names = new Set(addresses.kvs.map((kv) => kv.key.slice(IP_ADDRESS_PREFIX.length)));
-    return this.withIPAddresses(ranges.value, cidrs.kvs.map((kv) => JSON.parse(kv.value) as ServiceCIDR), { names });
+    return this.withServiceCIDRs({ ...ranges.value, ipAddressNames: { names } }, cidrs);
   }
 
-  /** Refreshes the ServiceCIDRs of a cached view (a handful of objects, read on every batch so that a new or terminating one counts at once). */
+  /**
+   * Reads the ServiceCIDRs of a cached view again (a handful of objects, read on every batch so
+   * that a new or terminating one counts at once); its allocators are rebuilt only when one of
+   * them changed.
+   */
   private async refreshServiceCIDRs(view: RangeView): Promise<RegistryResult<RangeView>> {
     if (view.ipAddressNames === undefined) return ok(view);
-    const cidrs = await this.store.range(SERVICE_CIDR_PREFIX);
-    return this.withIPAddresses(view, cidrs.kvs.map((kv) => JSON.parse(kv.value) as ServiceCIDR), view.ipAddressNames);
+    return this.withServiceCIDRs(view, await this.store.range(SERVICE_CIDR_PREFIX));
   }
 
-  private withIPAddresses(view: RangeView, serviceCIDRs: readonly ServiceCIDR[], names: IPAddressNames): RegistryResult<RangeView> {
-    const metas = ipAddressAllocators(this.net.families, serviceCIDRs);
-    if (!metas.ok) return err(internalError(adapterMessage(metas.error)));
-    const ipAddresses = { metas: metas.value, taken: names.names, dualWrite: this.clusterIPAllocation.dualWrite };
-    return ok({ ...view, state: { ...view.state, ipAddresses }, ipAddressNames: names });
+  /** The view with the IPAddress allocator's state: MetaAllocators over `cidrs` (kept when they are the ones the view was built from), and its names. */
+  private withServiceCIDRs(view: RangeView, cidrs: ServiceCIDRsRead): RegistryResult<RangeView> {
+    const names = view.ipAddressNames ?? { names: new Set<string>() };
+    const version = serviceCIDRsVersion(cidrs);
+    let metas = view.state.ipAddresses?.metas;
+    if (metas === undefined || version !== view.serviceCIDRsVersion) {
+      const built = ipAddressAllocators(this.net.families, cidrs.kvs.map((kv) => JSON.parse(kv.value) as ServiceCIDR));
+      if (!built.ok) return err(internalError(adapterMessage(built.error)));
+      metas = built.value;
+    }
+    const ipAddresses = { metas, taken: names.names, dualWrite: this.clusterIPAllocation.dualWrite };
+    return ok({ ...view, state: { ...view.state, ipAddresses }, ipAddressNames: names, serviceCIDRsVersion: version });
+  }
+
+  /** `view` with the IPAddress names `names` (flat: the plans' views are layered on the one read). */
+  private withNames(view: RangeView, names: ReadonlySet<string>): RangeView {
+    if (view.state.ipAddresses === undefined) return view;
+    return { ...view, state: { ...view.state, ipAddresses: { ...view.state.ipAddresses, taken: names } }, ipAddressNames: { names } };
   }
 
   rangesFrom(keys: readonly string[], r: TxnResult): RegistryResult<RangeView> {
@@ -374,24 +399,23 @@ export class RegistryCore {
     const rangePuts = puts.length;
     // The IPAddresses: a create only where no object of that name exists (the lock), a
     // release's delete whatever is there (upstream deletes by name and ignores the answer).
-    const uid = () => this.nextUID();
-    for (const ipAddress of delta.creates) {
-      const key = `${IP_ADDRESS_PREFIX}${ipAddress.metadata.name ?? ''}`;
+    const createKeys = delta.creates.map((a) => `${IP_ADDRESS_PREFIX}${a.metadata.name ?? ''}`);
+    delta.creates.forEach((ipAddress, i) => {
+      const key = createKeys[i] ?? '';
       compares.push({ key, target: 'createRevision', op: '=', value: 0 });
-      const object: IPAddress = { ...ipAddress, metadata: { ...ipAddress.metadata, uid: uid(), creationTimestamp: this.timestamp() } };
+      const object: IPAddress = { ...ipAddress, metadata: { ...ipAddress.metadata, uid: this.nextUID(), creationTimestamp: this.timestamp() } };
       puts.push({ kind: 'put', key, value: serializeObject(object) });
-    }
+    });
     for (const name of delta.deletes) puts.push({ kind: 'delete', key: `${IP_ADDRESS_PREFIX}${name}` });
     if (puts.length === 0) return { _tag: 'Written', view };
     this.rangeCache = undefined;
-    const createKeys = delta.creates.map((a) => `${IP_ADDRESS_PREFIX}${a.metadata.name ?? ''}`);
     const r = await this.commit(`${what} ranges`, compares, puts, [...keys, ...createKeys].map((key) => ({ kind: 'get', key })));
     if (rangePuts > 0) this.rangeCas.attempts++;
     if (!r.succeeded) {
       if (rangePuts > 0) this.rangeCas.conflicts++;
       const fresh = this.rangesFrom(keys, r);
       if (!fresh.ok) return { _tag: 'LostRace', fresh: undefined };
-      if (view.ipAddressNames === undefined || view.state.ipAddresses === undefined) return { _tag: 'LostRace', fresh: fresh.value };
+      if (view.ipAddressNames === undefined) return { _tag: 'LostRace', fresh: fresh.value };
       // What the lost race tells of the IPAddresses: which of the ones it would create exist.
       // The rest of the cached names stay as they were; a plan that then fails reads them all
       // again (allocateBatch).
@@ -400,18 +424,17 @@ export class RegistryCore {
         const got = r.results[keys.length + i];
         if (got?.kind === 'get' && got.kv !== undefined) names.add(key.slice(IP_ADDRESS_PREFIX.length));
       });
-      const ipAddresses = { ...view.state.ipAddresses, taken: names };
-      return { _tag: 'LostRace', fresh: { ...fresh.value, state: { ...fresh.value.state, ipAddresses }, ipAddressNames: { names } } };
+      const { ipAddressNames: _n, ...withoutNames } = view;
+      return { _tag: 'LostRace', fresh: this.withNames({ ...withoutNames, ...fresh.value, state: { ...fresh.value.state, ...(view.state.ipAddresses === undefined ? {} : { ipAddresses: view.state.ipAddresses }) } }, names) };
     }
     const revisions = new Map(view.revisions);
     for (const op of puts) if (op.kind === 'put') revisions.set(op.key, r.revision);
-    if (view.ipAddressNames === undefined || view.state.ipAddresses === undefined) return { _tag: 'Written', view: { state: next, revisions, mirrors } };
-    // The names after this write, flat again (the plans' views are layered on the one read).
+    const written: RangeView = { ...view, state: { ...next, ...(view.state.ipAddresses === undefined ? {} : { ipAddresses: view.state.ipAddresses }) }, revisions, mirrors };
+    if (view.ipAddressNames === undefined) return { _tag: 'Written', view: written };
     const names = new Set(view.ipAddressNames.names);
-    for (const ipAddress of delta.creates) names.add(ipAddress.metadata.name ?? '');
+    for (const name of createKeys) names.add(name.slice(IP_ADDRESS_PREFIX.length));
     for (const name of delta.deletes) names.delete(name);
-    const ipAddresses = { ...view.state.ipAddresses, taken: names };
-    return { _tag: 'Written', view: { state: { ...next, ipAddresses }, revisions, mirrors, ipAddressNames: { names } } };
+    return { _tag: 'Written', view: this.withNames(written, names) };
   }
 
   /** Gives `held` back with a CAS, retried on conflict. */

@@ -15,9 +15,6 @@ import type { Informer } from './informer.js';
 import type { CacheChange, KeyedController, ReconcileAction } from '@kubesvc/controllers';
 import { WorkQueue, type RateLimiterOptions } from './workqueue.js';
 
-/** How often an unconditional status write reads the stored version again after losing a race. */
-const UNCONDITIONAL_ATTEMPTS = 5;
-
 export interface ControllerRunnerOptions {
   readonly registry: Registry;
   /** Must watch every resource the controllers watch. */
@@ -183,7 +180,7 @@ class Runner implements ControllerRunner {
           const name = metaOf(action.object).name ?? '';
           const res =
             action.subresource === 'status'
-              ? await this.updateStatus(action.resource, action.namespace, name, action.object)
+              ? await r.updateStatus(action.resource, action.namespace, name, action.object)
               : await r.update(action.resource, action.namespace, name, action.object);
           return res.ok ? undefined : describe(action.subresource === 'status' ? 'update status of' : 'update', action.resource, action.namespace, name, res.error);
         }
@@ -206,24 +203,6 @@ class Runner implements ControllerRunner {
       }
     } catch (e) {
       return e instanceof Error ? e.message : String(e);
-    }
-  }
-
-  /**
-   * A status write. Without a resourceVersion it is unconditional, as the contract says and as
-   * upstream's store makes an update without one (doUnconditionalUpdate: the stored version is
-   * taken, and taken again after a lost race); the registry's updateStatus requires one, so it
-   * is read here.
-   */
-  private async updateStatus(resource: ResourceName, namespace: string, name: string, object: KubeObject) {
-    const r = this.registry;
-    if (metaOf(object).resourceVersion !== undefined) return r.updateStatus(resource, namespace, name, object);
-    for (let attempt = 1; ; attempt++) {
-      const stored = await r.get(resource, namespace, name);
-      if (!stored.ok) return stored;
-      const body = { ...object, metadata: { ...metaOf(object), resourceVersion: metaOf(stored.value).resourceVersion } } as KubeObject;
-      const res = await r.updateStatus(resource, namespace, name, body);
-      if (res.ok || res.error._tag !== 'Conflict' || attempt >= UNCONDITIONAL_ATTEMPTS) return res;
     }
   }
 

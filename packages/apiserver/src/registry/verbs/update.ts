@@ -152,7 +152,11 @@ export async function updateStatus<T extends KubeObject>(core: RegistryCore, res
     meta,
     () => Promise.resolve(err(notFoundError(gr, name))),
     async (old, kv) => {
-      const prepared = prepareStatusUpdate(info, object, old as T);
+      // Unconditional without a resourceVersion, as for update: the status strategies allow it
+      // too (serviceStatusStrategy, podStatusStrategy, serviceCIDRStatusStrategy inherit
+      // AllowUnconditionalUpdate from their main strategies).
+      const body = (meta.resourceVersion ?? '') === '' ? withMeta(object, { ...meta, resourceVersion: String(kv.modRevision) }) : object;
+      const prepared = prepareStatusUpdate(info, body, old as T);
       const validated = validateStatusUpdate(prepared, old as T);
       if (!validated.ok) return err(invalidError(info.kind, name, validated.error.errors));
       return persistUpdate(core, info, validated.value, kv);

@@ -88,6 +88,7 @@ export {
   isManagedByIPAllocator,
   newServiceIPAddress,
   repairIPAddresses,
+  serviceClusterIPs,
   serviceKey,
   syncIPAddress,
   syncServiceIPAddresses,

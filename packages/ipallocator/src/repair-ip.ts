@@ -166,10 +166,11 @@ function splitKey(key: string): { namespace: string; name: string } | undefined 
 }
 
 /**
- * spec.clusterIPs, or spec.clusterIP alone for a Service stored before clusterIPs existed
- * (defaulting copies it over: pkg/apis/core/v1/defaults.go SetDefaults_Service).
+ * The ClusterIPs RepairIPAddress reads from a Service: spec.clusterIPs, or spec.clusterIP alone
+ * for a Service stored before clusterIPs existed (defaulting copies it over:
+ * pkg/apis/core/v1/defaults.go SetDefaults_Service).
  */
-function clusterIPsOf(service: Pick<Service, 'spec'>): readonly string[] {
+export function serviceClusterIPs(service: Pick<Service, 'spec'>): readonly string[] {
   const ips = service.spec?.clusterIPs ?? [];
   if (ips.length > 0) return ips;
   const single = service.spec?.clusterIP ?? '';
@@ -279,7 +280,7 @@ export function syncServiceIPAddresses(listers: IPAddressRepairListers, key: str
   const name = service.metadata.name ?? '';
   const regarding = aboutService(service);
 
-  for (const clusterIP of clusterIPsOf(service)) {
+  for (const clusterIP of serviceClusterIPs(service)) {
     const parsed = parseIPSloppy(clusterIP);
     if (!parsed.ok) {
       out.warn(regarding, 'ClusterIPNotValid', 'ClusterIPValidation', 'Cluster IP <nil> is not a valid IP; please recreate Service');
@@ -312,7 +313,7 @@ export function syncServiceIPAddresses(listers: IPAddressRepairListers, key: str
         out.recreate(nameOf(ipAddress), service);
         continue;
       }
-      if (clusterIPsOf(holder).includes(nameOf(ipAddress))) {
+      if (serviceClusterIPs(holder).includes(nameOf(ipAddress))) {
         out.warn(regarding, 'ClusterIPAlreadyAllocated', 'ClusterIPAllocation', `Cluster IP [${family}]:${ip} was assigned to multiple services; please recreate service`);
       }
     }
@@ -365,7 +366,7 @@ export function syncIPAddress(listers: IPAddressRepairListers, name: string, now
     out.requeues.push({ name, afterMs: IP_ADDRESS_REPAIR_GRACE_PERIOD_MS - lifetime });
     return ok(out.step());
   }
-  if (clusterIPsOf(service).includes(ipName)) return ok(out.step());
+  if (serviceClusterIPs(service).includes(ipName)) return ok(out.step());
   const holder = `${service.metadata.namespace ?? ''}/${service.metadata.name ?? ''}`;
   out.warn(regarding, 'IPAddressWrongReference', 'IPAddressAllocation', `IPAddress: ${ipName} for Service ${holder} has a wrong reference; cleaning up`);
   out.writes.push({ verb: 'delete', name: ipName });

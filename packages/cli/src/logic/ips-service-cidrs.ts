@@ -29,6 +29,7 @@ import {
   isManagedByIPAllocator,
   newMetaAllocator,
   repairIPAddresses,
+  serviceClusterIPs,
   type IPAddressAllocator,
   type IPAddressRepairEvent,
   type IPAddressWrite,
@@ -181,13 +182,6 @@ export interface ServiceCIDRReport {
   readonly repair: IPAddressRepairReport;
 }
 
-function clusterIPsOf(service: Pick<Service, 'spec'>): readonly string[] {
-  const spec = service.spec;
-  if (spec === undefined) return [];
-  if (spec.clusterIPs !== undefined && spec.clusterIPs.length > 0) return spec.clusterIPs;
-  return spec.clusterIP !== undefined && spec.clusterIP !== '' ? [spec.clusterIP] : [];
-}
-
 function ipText(family: IP['family'], value: bigint): string {
   return formatIP({ family, value });
 }
@@ -240,7 +234,7 @@ function holding(dump: Pick<Dump, 'services'>, ipAddress: IPAddress, allocators:
     ip: name,
     cidrs: ip === undefined ? [] : allocators.filter((a) => prefixContainsIP(a.allocator.cidr, ip)).map((a) => a.cidr),
     heldBy: refText(ref),
-    parent: !isService ? 'not a Service' : service === undefined ? 'not in the input' : clusterIPsOf(service).includes(name) ? 'holds it' : 'does not list it',
+    parent: !isService ? 'not a Service' : service === undefined ? 'not in the input' : serviceClusterIPs(service).includes(name) ? 'holds it' : 'does not list it',
     managed: isManagedByIPAllocator(ipAddress),
   };
 }
@@ -320,7 +314,7 @@ export function lookupIPAddress(dump: Dump, text: string): IPAddressLookup | und
   const services: { namespace: string; name: string; field: string }[] = [];
   for (const service of dump.services) {
     const listed = service.spec?.clusterIPs !== undefined && service.spec.clusterIPs.length > 0;
-    clusterIPsOf(service).forEach((candidate, index) => {
+    serviceClusterIPs(service).forEach((candidate, index) => {
       const other = parseIPSloppy(candidate);
       if (other.ok && other.value.family === ip.family && other.value.value === ip.value) {
         services.push({ namespace: service.metadata.namespace ?? 'default', name: service.metadata.name ?? '', field: listed ? `spec.clusterIPs[${index}]` : 'spec.clusterIP' });

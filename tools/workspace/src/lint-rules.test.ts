@@ -144,7 +144,7 @@ test('the pure-package rules are scoped from the nx tags, so every type:pure pac
     { cwd: workspaceRoot, encoding: 'utf8' },
   );
   expect(JSON.parse(listed)).toEqual(
-    ['api-types', 'bootstrap-controller', 'controllers', 'discovery', 'ipallocator', 'portallocator', 'proxy', 'proxy-iptables', 'proxy-userspace', 'reconcilers'].map(
+    ['api-types', 'bootstrap-controller', 'controllers', 'discovery', 'ipallocator', 'portallocator', 'proxy', 'proxy-iptables', 'proxy-nftables', 'proxy-userspace', 'reconcilers'].map(
       (name) => `packages/${name}/src/**/*.ts`,
     ),
   );

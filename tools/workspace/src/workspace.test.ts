@@ -48,6 +48,7 @@ test('the workspace has the packages of docs/architecture.md', () => {
       'portallocator',
       'proxy',
       'proxy-iptables',
+      'proxy-nftables',
       'proxy-userspace',
       'reconcilers',
       'runtime',

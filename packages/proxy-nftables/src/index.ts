@@ -1,0 +1,25 @@
+// Public API of @kubesvc/proxy-nftables: kube-proxy's nftables mode (v1.33).
+// The table's layout: names and base chains.
+export type { BaseChain, BaseChainHook, BaseChainType } from './names.js';
+export {
+  BASE_CHAINS,
+  CLUSTER_IPS_CHECK_CHAIN,
+  CLUSTER_IPS_SET,
+  FIREWALL_CHECK_CHAIN,
+  FIREWALL_IPS_MAP,
+  KUBE_PROXY_TABLE,
+  KUBE_PROXY_TABLE_COMMENT,
+  MARK_MASQ_CHAIN,
+  MASQUERADING_CHAIN,
+  NODEPORT_ENDPOINTS_CHECK_CHAIN,
+  NODEPORT_IPS_SET,
+  NO_ENDPOINT_NODEPORTS_MAP,
+  NO_ENDPOINT_SERVICES_MAP,
+  REJECT_CHAIN,
+  SERVICE_ENDPOINTS_CHECK_CHAIN,
+  SERVICE_IPS_MAP,
+  SERVICE_NODEPORTS_MAP,
+  SERVICES_CHAIN,
+} from './names.js';
+// The builder and its text (generate/): added here.
+// The reader of nft rulesets and the packet tracer (read/, trace/): added here.

@@ -23,3 +23,21 @@ export {
 } from './names.js';
 // The builder and its text (generate/): added here.
 // The reader of nft rulesets and the packet tracer (read/, trace/): added here.
+// The table and transaction model (model/).
+export type {
+  NftChain,
+  NftChainSpec,
+  NftElement,
+  NftElementSpec,
+  NftFamily,
+  NftObject,
+  NftOperation,
+  NftRule,
+  NftRuleSpec,
+  NftSet,
+  NftSetSpec,
+  NftTable,
+  NftTableSpec,
+  NftTransaction,
+  NftVerb,
+} from './model/types.js';

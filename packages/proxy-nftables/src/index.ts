@@ -41,3 +41,6 @@ export type {
   NftTransaction,
   NftVerb,
 } from './model/types.js';
+export type { ErrNftApply, NftErrno } from './model/apply.js';
+export { applyTransaction, describeOperation, elementKey, emptyTable } from './model/apply.js';
+export { dumpTransaction } from './model/dump.js';

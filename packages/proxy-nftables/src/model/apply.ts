@@ -7,7 +7,7 @@
 //   element's value deletes it first.
 // - `delete` of an object that does not exist is ENOENT; `destroy` of one changes nothing
 //   (`destroy` needs nft 1.0.8 and Linux 6.3; kube-proxy v1.33 does not use it).
-//   A chain that still has rules cannot be deleted (EBUSY), so a proxier flushes it first.
+//   A deleted chain takes its rules with it (the kernel's nf_tables_delchain deletes them).
 // - `flush chain` removes its rules, `flush set` / `flush map` its elements, `flush table`
 //   the rules of every chain (nft(8): "Flush all chains and rules of the specified table").
 // - a rule is appended (`add`) or prepended (`insert`); with `index N` it goes after
@@ -220,7 +220,6 @@ class Working {
       case 'delete':
       case 'destroy':
         if (existing === undefined) return verb === 'delete' ? 'ENOENT' : undefined;
-        if (this.rulesOf(name).length > 0) return 'EBUSY';
         this.chains.delete(name);
         this.ownRules.delete(name);
         return undefined;

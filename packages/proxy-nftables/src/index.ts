@@ -22,6 +22,14 @@ export {
   SERVICES_CHAIN,
 } from './names.js';
 // The builder and its text (generate/): added here.
+export type { ErrNftablesProxierConfig, NftablesLocalDetector, NftablesProxierConfig, NftablesProxierConfigOptions } from './config.js';
+export { NFTABLES_DEFAULT_MASQUERADE_BIT, nftablesProxierConfig } from './config.js';
+export type { NftablesRules, NftablesRuleStats } from './generate/generate.js';
+export { generateNftablesRules } from './generate/generate.js';
+export type { NftEndpointNames, NftServiceChainNames } from './generate/chain-names.js';
+export { endpointNames, isAffinitySetName, isServiceChainName, serviceChainNames } from './generate/chain-names.js';
+export type { ErrNftPrint } from './model/print.js';
+export { parsePriority, printOperation, printTransaction } from './model/print.js';
 // The reader of nft rulesets and the packet tracer (read/, trace/): added here.
 // The table and transaction model (model/).
 export type {

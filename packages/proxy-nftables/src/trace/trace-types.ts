@@ -5,6 +5,7 @@
 import type { Result } from '@kubesvc/api-types';
 import type { ErrTrace, Packet, Rational, RecentEntry, TraceOptions as BaseTraceOptions } from '@kubesvc/proxy';
 import type { NftRule } from '../model/types.js';
+import type { BaseChainHook } from '../names.js';
 
 export type { ConntrackState, ErrTrace, IcmpPacket, Packet, PacketEntry, PacketProtocol, PortPacket, RecentEntry } from '@kubesvc/proxy';
 
@@ -18,7 +19,7 @@ export type { ConntrackState, ErrTrace, IcmpPacket, Packet, PacketEntry, PacketP
 export type TraceOptions = BaseTraceOptions<TraceOutcome>;
 
 /** A netfilter hook a base chain is attached to. */
-export type Hook = 'prerouting' | 'input' | 'forward' | 'output' | 'postrouting';
+export type Hook = BaseChainHook;
 
 export interface MatchedRule {
   readonly chain: string;

@@ -23,7 +23,7 @@ export {
 } from './names.js';
 // The builder and its text (generate/): added here.
 // The reader of nft rulesets and the packet tracer (read/, trace/): added here.
-export type { ErrNftParse } from './read/words.js';
+export type { ErrNftParse, ParseResult } from './read/words.js';
 export type { ParseTransactionOptions } from './read/parse-transaction.js';
 export { parseTransaction } from './read/parse-transaction.js';
 export type { ParseListRulesetOptions } from './read/parse-list-ruleset.js';

@@ -5,7 +5,7 @@
 import type { NftElement, NftRule, NftSet, NftTable } from '../model/types.js';
 import { durationSeconds, numericPriority } from '../read/parse-list-ruleset.js';
 import { addressLiteral, compileRule, type Literal, protocolNumber, type Statement } from './rule-program.js';
-import type { Hook } from './trace-types.js';
+import type { BaseChainHook as Hook } from '../names.js';
 
 export interface BaseChainRef {
   readonly name: string;

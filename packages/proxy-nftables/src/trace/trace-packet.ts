@@ -36,11 +36,12 @@ import {
   type RecentEntry,
 } from '@kubesvc/proxy';
 import type { NftRule, NftTable } from '../model/types.js';
+import type { BaseChainHook as Hook } from '../names.js';
 import { parseListRuleset } from '../read/parse-list-ruleset.js';
 import { findElement, tableIndex, type BaseChainRef, type SetIndex, type TableIndex } from './table-index.js';
 import type { Field, Statement, Verdict } from './rule-program.js';
 import { meets } from './table-index.js';
-import type { Branch, Hook, MatchedRule, Trace, TraceOptions, TraceOutcome, TraceResult, TraceStep, Trail } from './trace-types.js';
+import type { Branch, MatchedRule, Trace, TraceOptions, TraceOutcome, TraceResult, TraceStep, Trail } from './trace-types.js';
 
 /** Deeper than any kube-proxy chain nesting (5); catches loops. */
 const MAX_DEPTH = 64;

@@ -18,9 +18,6 @@ export type { ConntrackState, ErrTrace, IcmpPacket, Packet, PacketEntry, PacketP
  */
 export type TraceOptions = BaseTraceOptions<TraceOutcome>;
 
-/** A netfilter hook a base chain is attached to. */
-export type Hook = BaseChainHook;
-
 export interface MatchedRule {
   readonly chain: string;
   /** 0-based position in the chain. */
@@ -45,7 +42,7 @@ export interface Branch {
 
 /** A step of an outcome's path, in order. */
 export type TraceStep =
-  | { readonly kind: 'hook'; readonly hook: Hook; readonly chain: string; readonly priority: number }
+  | { readonly kind: 'hook'; readonly hook: BaseChainHook; readonly chain: string; readonly priority: number }
   | { readonly kind: 'enter'; readonly chain: string; readonly via: 'jump' | 'goto' }
   | { readonly kind: 'rule'; readonly matched: MatchedRule }
   | { readonly kind: 'branch'; readonly branch: Branch; readonly rule: MatchedRule }

@@ -30,6 +30,8 @@ export type { NftEndpointNames, NftServiceChainNames } from './generate/chain-na
 export { endpointNames, isAffinitySetName, isServiceChainName, serviceChainNames } from './generate/chain-names.js';
 export type { ErrNftPrint } from './model/print.js';
 export { parsePriority, printOperation, printTransaction } from './model/print.js';
+export type { ErrNftablesSync, NftablesSync, NftablesSyncOptions, NftablesSyncState } from './generate/sync.js';
+export { INITIAL_NFTABLES_SYNC_STATE, STALE_CHAIN_GRACE_MS, syncNftables } from './generate/sync.js';
 // The reader of nft rulesets and the packet tracer (read/, trace/): added here.
 // The table and transaction model (model/).
 export type {

@@ -8,7 +8,7 @@ import type { NftablesProxierConfig } from '../config.js';
 import { KUBE_PROXY_TABLE } from '../names.js';
 import { printTransaction } from '../model/print.js';
 import type { NftOperation, NftTransaction } from '../model/types.js';
-import { syncRules } from './sync-rules.js';
+import { syncModel, syncRules } from './sync-rules.js';
 
 /** What a transaction makes: chains, rules, sets and maps, and elements. */
 export interface NftablesRuleStats {
@@ -71,8 +71,7 @@ export function generateNftablesRules(
   config: NftablesProxierConfig,
 ): NftablesRules {
   const { operations } = syncRules({
-    services,
-    endpointSlices,
+    model: syncModel(services, endpointSlices, config),
     config,
     full: true,
     firstSync: true,

@@ -28,9 +28,25 @@ const STORED: readonly (readonly ['set' | 'map', string, keyof Storages])[] = [
   ['map', SERVICE_NODEPORTS_MAP, 'serviceNodePorts'],
 ];
 
+/** The service ports and their endpoints a sync works from (the proxier's svcPortMap and endpointsMap). */
+export interface SyncModel {
+  readonly ports: readonly ServicePortInfo<NftServiceChainNames>[];
+  readonly endpoints: ReadonlyMap<string, readonly EndpointInfo[]>;
+}
+
+export function syncModel(services: readonly Service[], endpointSlices: readonly EndpointSlice[], config: NftablesProxierConfig): SyncModel {
+  return { ports: orderedServicePorts(services, config.family), endpoints: endpointsMap(endpointSlices, config.family, config.nodeName) };
+}
+
+const NO_ENDPOINTS: readonly EndpointInfo[] = [];
+
+/** The endpoints of a service port (none when it has no slice). */
+export function portEndpoints(model: SyncModel, svc: ServicePortInfo): readonly EndpointInfo[] {
+  return model.endpoints.get(servicePortKey(svc.namespace, svc.name, svc.portName, svc.protocol)) ?? NO_ENDPOINTS;
+}
+
 export interface SyncRulesInput {
-  readonly services: readonly Service[];
-  readonly endpointSlices: readonly EndpointSlice[];
+  readonly model: SyncModel;
   readonly config: NftablesProxierConfig;
   /** A full sync (setupNFTables, every service's chains rewritten); else a partial one. */
   readonly full: boolean;
@@ -83,14 +99,10 @@ export function syncRules(input: SyncRulesInput): SyncRulesOutput {
     for (const [, , which] of STORED) storages[which].reset(tx);
   }
 
-  const ports = orderedServicePorts(input.services, config.family);
-  const endpoints = endpointsMap(input.endpointSlices, config.family, config.nodeName);
   const local = localTexts(config);
-  const none: readonly EndpointInfo[] = [];
-  for (const svc of ports) {
-    const all = endpoints.get(servicePortKey(svc.namespace, svc.name, svc.portName, svc.protocol)) ?? none;
+  for (const svc of input.model.ports) {
     const skip = !input.full && !input.changedServices.has(`${svc.namespace}/${svc.name}`);
-    writeServicePort(acc, config, local, svc, all, skip);
+    writeServicePort(acc, config, local, svc, portEndpoints(input.model, svc), skip);
   }
 
   // Chains no longer in use cannot be deleted yet (a kernel before 6.2 may still see them

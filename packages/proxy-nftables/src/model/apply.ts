@@ -2,10 +2,12 @@
 // operation in order, the whole transaction or nothing. What each verb does follows nft(8)
 // and the kernel's nf_tables API (net/netfilter/nf_tables_api.c):
 // - `add` of an object that exists changes nothing; `create` of one is EEXIST. An element
-//   added to a map under a key the map holds with another value is EBUSY (the kernel's
-//   element clash), so a proxier that changes an element's value deletes it first.
-// - `delete` of an object that does not exist is ENOENT; `destroy` of one changes nothing.
-//   A chain that still has rules cannot be deleted (EBUSY), so a proxier flushes it first.
+//   added to a map under a key the map holds with another value is EEXIST (the kernel's
+//   element clash; checked with nft 1.0.6 on Linux 6.x), so a proxier that changes an
+//   element's value deletes it first.
+// - `delete` of an object that does not exist is ENOENT; `destroy` of one changes nothing
+//   (`destroy` needs nft 1.0.8 and Linux 6.3; kube-proxy v1.33 does not use it).
+//   A deleted chain takes its rules with it (the kernel's nf_tables_delchain deletes them).
 // - `flush chain` removes its rules, `flush set` / `flush map` its elements, `flush table`
 //   the rules of every chain (nft(8): "Flush all chains and rules of the specified table").
 // - a rule is appended (`add`) or prepended (`insert`); with `index N` it goes after
@@ -218,7 +220,6 @@ class Working {
       case 'delete':
       case 'destroy':
         if (existing === undefined) return verb === 'delete' ? 'ENOENT' : undefined;
-        if (this.rulesOf(name).length > 0) return 'EBUSY';
         this.chains.delete(name);
         this.ownRules.delete(name);
         return undefined;
@@ -311,7 +312,7 @@ class Working {
       case 'create': {
         if (present !== undefined) {
           if (verb === 'create') return 'EEXIST';
-          return sameValue(present.value, spec.value) ? undefined : 'EBUSY';
+          return sameValue(present.value, spec.value) ? undefined : 'EEXIST';
         }
         if (elements === undefined) {
           elements = new Map(set.elements);

@@ -1,0 +1,266 @@
+// upstream's per-feature nftables proxier tests (pkg/proxy/nftables/proxier_test.go): a sync of
+// their services and slices with NewFakeProxier's settings, then their packets traced through
+// the table as their helpers_test.go tracer traces them, each with the endpoints reached (or
+// DROP / REJECT) and the masquerade mark they expect.
+import type { DiscoveryEndpoint, DiscoveryEndpointPort, EndpointSlice, Service, ServicePort } from '@kubesvc/api-types';
+import { makeService, makeSlice } from '@kubesvc/testkit';
+import { describe, expect, it } from 'vitest';
+import type { NftablesProxierConfigOptions } from '../config.js';
+import { applyTransaction } from '../model/apply.js';
+import type { NftTable } from '../model/types.js';
+import { generateNftablesRules } from './generate.js';
+import { TEST_EXTERNAL_CLIENT as EXTERNAL, TEST_EXTERNAL_CLIENT_BLOCKED as BLOCKED, TEST_NODE_IPS, tracePacket, type PacketFlowTest } from './packet-flow.fixtures.js';
+import { fakeNftablesConfig, TEST_NODE_IP, TEST_NODE_NAME } from './upstream.fixtures.js';
+
+function synced(services: readonly Service[], slices: readonly EndpointSlice[], overrides: Partial<NftablesProxierConfigOptions> = {}): NftTable {
+  const result = generateNftablesRules(services, slices, fakeNftablesConfig(overrides));
+  const applied = applyTransaction(undefined, result.transaction);
+  if (!applied.ok || applied.value === undefined) throw new Error('the sync did not apply');
+  return applied.value;
+}
+
+function runPacketFlowTests(table: NftTable, tests: readonly PacketFlowTest[]): void {
+  for (const test of tests) {
+    const result = tracePacket(table, test, TEST_NODE_IPS);
+    expect({ name: test.name, output: result.output, masq: result.masq, unmatched: result.unmatched }).toEqual({
+      name: test.name,
+      output: test.output,
+      masq: test.masq ?? false,
+      unmatched: [],
+    });
+  }
+}
+
+const port = (name: string, p: number, extra: Partial<ServicePort> = {}): ServicePort => ({ name, port: p, protocol: 'TCP', ...extra });
+const slice = (
+  ns: string,
+  name: string,
+  endpoints: DiscoveryEndpoint[],
+  ports: DiscoveryEndpointPort[] = [{ name: 'p80', port: 80, protocol: 'TCP' }],
+  family: 'IPv4' | 'IPv6' = 'IPv4',
+): EndpointSlice =>
+  makeSlice(ns, name, 1, family, endpoints, ports);
+
+describe('TestNoEndpointsReject', () => {
+  const table = synced(
+    [
+      makeService(
+        'ns1',
+        'svc1',
+        { type: 'LoadBalancer', clusterIP: '172.30.0.41', externalIPs: ['192.168.99.11'], ports: [port('p80', 80, { nodePort: 3001 })] },
+        { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } },
+      ),
+    ],
+    [],
+  );
+  it('rejects connections to the ClusterIP, external IP, NodePort and LoadBalancer IP of a service with no endpoints', () => {
+    runPacketFlowTests(table, [
+      { name: 'pod to cluster IP with no endpoints', sourceIP: '10.0.0.2', destIP: '172.30.0.41', destPort: 80, output: 'REJECT' },
+      { name: 'external to external IP with no endpoints', sourceIP: EXTERNAL, destIP: '192.168.99.11', destPort: 80, output: 'REJECT' },
+      { name: 'pod to NodePort with no endpoints', sourceIP: '10.0.0.2', destIP: TEST_NODE_IP, destPort: 3001, output: 'REJECT' },
+      { name: 'external to NodePort with no endpoints', sourceIP: EXTERNAL, destIP: TEST_NODE_IP, destPort: 3001, output: 'REJECT' },
+      { name: 'pod to LoadBalancer IP with no endpoints', sourceIP: '10.0.0.2', destIP: '1.2.3.4', destPort: 80, output: 'REJECT' },
+      { name: 'external to LoadBalancer IP with no endpoints', sourceIP: EXTERNAL, destIP: '1.2.3.4', destPort: 80, output: 'REJECT' },
+    ]);
+  });
+});
+
+describe('TestClusterIPGeneral', () => {
+  const table = synced(
+    [
+      makeService('ns1', 'svc1', { clusterIP: '172.30.0.41', ports: [port('http', 80)] }),
+      makeService('ns2', 'svc2', {
+        clusterIP: '172.30.0.42',
+        ports: [
+          port('http', 80),
+          port('https', 443, { targetPort: 8443 }),
+          { name: 'dns-udp', port: 53, protocol: 'UDP' },
+          port('dns-tcp', 53, { targetPort: 5353 }),
+          { name: 'dns-sctp', port: 53, protocol: 'SCTP' },
+        ],
+      }),
+    ],
+    [
+      slice('ns1', 'svc1', [{ addresses: ['10.180.0.1'], nodeName: TEST_NODE_NAME }], [{ name: 'http', port: 80, protocol: 'TCP' }]),
+      slice(
+        'ns2',
+        'svc2',
+        [
+          { addresses: ['10.180.0.1'], nodeName: TEST_NODE_NAME },
+          { addresses: ['10.180.2.1'], nodeName: 'node2' },
+        ],
+        [
+          { name: 'http', port: 80, protocol: 'TCP' },
+          { name: 'https', port: 8443, protocol: 'TCP' },
+          { name: 'dns-udp', port: 53, protocol: 'UDP' },
+          { name: 'dns-tcp', port: 5353, protocol: 'TCP' },
+          { name: 'dns-sctp', port: 53, protocol: 'SCTP' },
+        ],
+      ),
+    ],
+  );
+  it('routes ClusterIP traffic by port and protocol, masquerades hairpin traffic, rejects undefined ports and drops unallocated IPs', () => {
+    runPacketFlowTests(table, [
+      { name: 'simple clusterIP', sourceIP: '10.180.0.2', destIP: '172.30.0.41', destPort: 80, output: '10.180.0.1:80', masq: false },
+      { name: 'hairpin to cluster IP', sourceIP: '10.180.0.1', destIP: '172.30.0.41', destPort: 80, output: '10.180.0.1:80', masq: true },
+      { name: 'clusterIP with multiple endpoints', sourceIP: '10.180.0.2', destIP: '172.30.0.42', destPort: 80, output: '10.180.0.1:80, 10.180.2.1:80' },
+      { name: 'clusterIP with TargetPort', sourceIP: '10.180.0.2', destIP: '172.30.0.42', destPort: 443, output: '10.180.0.1:8443, 10.180.2.1:8443' },
+      {
+        name: 'clusterIP with TCP, UDP, and SCTP on same port (TCP)',
+        sourceIP: '10.180.0.2',
+        protocol: 'tcp',
+        destIP: '172.30.0.42',
+        destPort: 53,
+        output: '10.180.0.1:5353, 10.180.2.1:5353',
+      },
+      {
+        name: 'clusterIP with TCP, UDP, and SCTP on same port (UDP)',
+        sourceIP: '10.180.0.2',
+        protocol: 'udp',
+        destIP: '172.30.0.42',
+        destPort: 53,
+        output: '10.180.0.1:53, 10.180.2.1:53',
+      },
+      {
+        name: 'clusterIP with TCP, UDP, and SCTP on same port (SCTP)',
+        sourceIP: '10.180.0.2',
+        protocol: 'sctp',
+        destIP: '172.30.0.42',
+        destPort: 53,
+        output: '10.180.0.1:53, 10.180.2.1:53',
+      },
+      { name: 'TCP-only port does not match UDP traffic', sourceIP: '10.180.0.2', protocol: 'udp', destIP: '172.30.0.42', destPort: 80, output: 'REJECT' },
+      { name: "svc1 does not accept svc2's ports", sourceIP: '10.180.0.2', destIP: '172.30.0.41', destPort: 443, output: 'REJECT' },
+      { name: 'packet to unallocated cluster ip', sourceIP: '10.180.0.2', destIP: '172.30.0.50', destPort: 80, output: 'DROP' },
+    ]);
+  });
+});
+
+describe('TestLoadBalancer', () => {
+  const table = synced(
+    [
+      makeService(
+        'ns1',
+        'svc1',
+        {
+          type: 'LoadBalancer',
+          clusterIP: '172.30.0.41',
+          ports: [port('p80', 80, { nodePort: 3001 })],
+          // Excess whitespace must be ignored.
+          loadBalancerSourceRanges: ['192.168.0.0/24', ' 203.0.113.0/25'],
+        },
+        { loadBalancer: { ingress: [{ ip: '1.2.3.4' }, { ip: '5.6.7.8' }] } },
+      ),
+    ],
+    [slice('ns1', 'svc1', [{ addresses: ['10.180.0.1'] }])],
+  );
+  const ep = '10.180.0.1:80';
+  it('applies loadBalancerSourceRanges to LoadBalancer IPs only, admitting the node and the LB IPs themselves', () => {
+    runPacketFlowTests(table, [
+      { name: 'pod to cluster IP', sourceIP: '10.0.0.2', destIP: '172.30.0.41', destPort: 80, output: ep, masq: false },
+      { name: 'external to nodePort', sourceIP: EXTERNAL, destIP: TEST_NODE_IP, destPort: 3001, output: ep, masq: true },
+      { name: 'nodePort bypasses LoadBalancerSourceRanges', sourceIP: BLOCKED, destIP: TEST_NODE_IP, destPort: 3001, output: ep, masq: true },
+      { name: 'accepted external to LB1', sourceIP: EXTERNAL, destIP: '1.2.3.4', destPort: 80, output: ep, masq: true },
+      { name: 'accepted external to LB2', sourceIP: EXTERNAL, destIP: '5.6.7.8', destPort: 80, output: ep, masq: true },
+      { name: 'blocked external to LB1', sourceIP: BLOCKED, destIP: '1.2.3.4', destPort: 80, output: 'DROP' },
+      { name: 'blocked external to LB2', sourceIP: BLOCKED, destIP: '5.6.7.8', destPort: 80, output: 'DROP' },
+      { name: 'pod to LB1 (blocked by LoadBalancerSourceRanges)', sourceIP: '10.0.0.2', destIP: '1.2.3.4', destPort: 80, output: 'DROP' },
+      { name: 'pod to LB2 (blocked by LoadBalancerSourceRanges)', sourceIP: '10.0.0.2', destIP: '5.6.7.8', destPort: 80, output: 'DROP' },
+      { name: 'node to LB1 (allowed by LoadBalancerSourceRanges)', sourceIP: TEST_NODE_IP, destIP: '1.2.3.4', destPort: 80, output: ep, masq: true },
+      { name: 'node to LB2 (allowed by LoadBalancerSourceRanges)', sourceIP: TEST_NODE_IP, destIP: '5.6.7.8', destPort: 80, output: ep, masq: true },
+      { name: 'same node to LB1, SNATted to LB1 (implicitly allowed)', sourceIP: '1.2.3.4', destIP: '1.2.3.4', destPort: 80, output: ep, masq: true },
+      { name: 'same node to LB2, SNATted to LB2 (implicitly allowed)', sourceIP: '5.6.7.8', destIP: '5.6.7.8', destPort: 80, output: ep, masq: true },
+    ]);
+  });
+});
+
+describe('TestNodePorts', () => {
+  it.each([
+    { name: 'ipv4', family: 4 as const, nodePortAddresses: undefined, allowAltNodeIP: false },
+    { name: 'ipv4, multiple nodeport-addresses', family: 4 as const, nodePortAddresses: ['192.168.0.0/24', '192.168.1.0/24', '2001:db8::/64'], allowAltNodeIP: true },
+    { name: 'ipv6', family: 6 as const, nodePortAddresses: undefined, allowAltNodeIP: false },
+    {
+      name: 'ipv6, multiple nodeport-addresses',
+      family: 6 as const,
+      nodePortAddresses: ['192.168.0.0/24', '192.168.1.0/24', '2001:db8::/64', '2001:db8:1::2/128'],
+      allowAltNodeIP: true,
+    },
+  ])('$name', ({ family, nodePortAddresses, allowAltNodeIP }) => {
+    const v4 = family === 4;
+    const [svcIP, epIP1, epIP2, nodeIP] = v4
+      ? ['172.30.0.41', '10.180.0.1', '10.180.2.1', TEST_NODE_IP]
+      : ['fd00:172:30::41', 'fd00:10:180::1', 'fd00:10:180::2:1', '2001:db8::1'];
+    const table = synced(
+      [makeService('ns1', 'svc1', { type: 'NodePort', clusterIP: svcIP, ports: [port('p80', 80, { nodePort: 3001 })] })],
+      [
+        slice(
+          'ns1',
+          'svc1',
+          [{ addresses: [epIP1] }, { addresses: [epIP2], nodeName: TEST_NODE_NAME }],
+          [{ name: 'p80', port: 80, protocol: 'TCP' }],
+          v4 ? 'IPv4' : 'IPv6',
+        ),
+      ],
+      { family, ...(nodePortAddresses === undefined ? {} : { nodePortAddresses }) },
+    );
+    const [podIP, externalClientIP, altNodeIP] = v4 ? ['10.0.0.2', EXTERNAL, '192.168.1.2'] : ['fd00:10::2', '2600:5200::1', '2001:db8:1::2'];
+    const hostPort = (ip: string): string => (v4 ? `${ip}:80` : `[${ip}]:80`);
+    const output = `${hostPort(epIP1)}, ${hostPort(epIP2)}`;
+    runPacketFlowTests(table, [
+      { name: 'pod to cluster IP', sourceIP: podIP, destIP: svcIP, destPort: 80, output, masq: false },
+      { name: 'external to nodePort', sourceIP: externalClientIP, destIP: nodeIP, destPort: 3001, output, masq: true },
+      { name: 'node to nodePort', sourceIP: nodeIP, destIP: nodeIP, destPort: 3001, output, masq: true },
+      allowAltNodeIP
+        ? { name: 'external to nodePort on secondary IP', sourceIP: externalClientIP, destIP: altNodeIP, destPort: 3001, output, masq: true }
+        : { name: 'secondary nodeIP ignores NodePorts', sourceIP: externalClientIP, destIP: altNodeIP, destPort: 3001, output: '' },
+    ]);
+  });
+});
+
+function policyService(policy: 'Local' | 'Cluster'): Service {
+  return makeService(
+    'ns1',
+    'svc1',
+    {
+      type: 'LoadBalancer',
+      externalTrafficPolicy: policy,
+      clusterIP: '172.30.0.41',
+      externalIPs: ['192.168.99.11'],
+      ports: [port('p80', 80, { nodePort: 3001, targetPort: 80 })],
+      ...(policy === 'Local' ? { healthCheckNodePort: 30000 } : {}),
+    },
+    { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } },
+  );
+}
+const policySlice = slice('ns1', 'svc1', [{ addresses: ['10.180.0.1'] }, { addresses: ['10.180.2.1'], nodeName: TEST_NODE_NAME }]);
+const both = '10.180.0.1:80, 10.180.2.1:80';
+
+describe('TestExternalTrafficPolicyLocal', () => {
+  const table = synced([policyService('Local')], [policySlice]);
+  it('does not masquerade external traffic, which reaches only local endpoints; traffic from pods reaches every endpoint', () => {
+    runPacketFlowTests(table, [
+      { name: 'pod to cluster IP hits both endpoints, unmasqueraded', sourceIP: '10.0.0.2', destIP: '172.30.0.41', destPort: 80, output: both },
+      { name: 'pod to external IP hits both endpoints, unmasqueraded', sourceIP: '10.0.0.2', destIP: '192.168.99.11', destPort: 80, output: both },
+      { name: 'external to external IP hits only local endpoint, unmasqueraded', sourceIP: EXTERNAL, destIP: '192.168.99.11', destPort: 80, output: '10.180.2.1:80' },
+      { name: 'pod to LB IP hits only both endpoints, unmasqueraded', sourceIP: '10.0.0.2', destIP: '1.2.3.4', destPort: 80, output: both },
+      { name: 'external to LB IP hits only local endpoint, unmasqueraded', sourceIP: EXTERNAL, destIP: '1.2.3.4', destPort: 80, output: '10.180.2.1:80' },
+      { name: 'pod to NodePort hits both endpoints, unmasqueraded', sourceIP: '10.0.0.2', destIP: TEST_NODE_IP, destPort: 3001, output: both },
+      { name: 'external to NodePort hits only local endpoint, unmasqueraded', sourceIP: EXTERNAL, destIP: TEST_NODE_IP, destPort: 3001, output: '10.180.2.1:80' },
+    ]);
+  });
+});
+
+describe('TestExternalTrafficPolicyCluster', () => {
+  const table = synced([policyService('Cluster')], [policySlice]);
+  it('masquerades traffic to external IPs, LoadBalancer IPs and NodePorts, but not to the ClusterIP', () => {
+    runPacketFlowTests(table, [
+      { name: 'pod to cluster IP hits both endpoints, unmasqueraded', sourceIP: '10.0.0.2', destIP: '172.30.0.41', destPort: 80, output: both, masq: false },
+      { name: 'pod to external IP hits both endpoints, masqueraded', sourceIP: '10.0.0.2', destIP: '192.168.99.11', destPort: 80, output: both, masq: true },
+      { name: 'external to external IP hits both endpoints, masqueraded', sourceIP: EXTERNAL, destIP: '192.168.99.11', destPort: 80, output: both, masq: true },
+      { name: 'pod to LB IP hits both endpoints, masqueraded', sourceIP: '10.0.0.2', destIP: '1.2.3.4', destPort: 80, output: both, masq: true },
+      { name: 'external to LB IP hits both endpoints, masqueraded', sourceIP: EXTERNAL, destIP: '1.2.3.4', destPort: 80, output: both, masq: true },
+      { name: 'pod to NodePort hits both endpoints, masqueraded', sourceIP: '10.0.0.2', destIP: TEST_NODE_IP, destPort: 3001, output: both, masq: true },
+      { name: 'external to NodePort hits both endpoints, masqueraded', sourceIP: EXTERNAL, destIP: TEST_NODE_IP, destPort: 3001, output: both, masq: true },
+    ]);
+  });
+});

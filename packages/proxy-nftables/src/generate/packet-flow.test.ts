@@ -264,3 +264,87 @@ describe('TestExternalTrafficPolicyCluster', () => {
     ]);
   });
 });
+
+describe('TestInternalExternalMasquerade', () => {
+  const lb = (ns: string, name: string, ip: string, nodePort: number, lbIP: string, extra: Partial<Service['spec']> = {}): Service =>
+    makeService(ns, name, { type: 'LoadBalancer', clusterIP: ip, ports: [port('p80', 80, { nodePort })], ...extra }, { loadBalancer: { ingress: [{ ip: lbIP }] } });
+  const services = [
+    lb('ns1', 'svc1', '172.30.0.41', 3001, '1.2.3.4', { healthCheckNodePort: 30001 }),
+    lb('ns2', 'svc2', '172.30.0.42', 3002, '5.6.7.8', { healthCheckNodePort: 30002, externalTrafficPolicy: 'Local' }),
+    lb('ns3', 'svc3', '172.30.0.43', 3003, '9.10.11.12', { healthCheckNodePort: 30003, internalTrafficPolicy: 'Local' }),
+  ];
+  const twoEndpoints = (ns: string, name: string, n: number): EndpointSlice =>
+    slice(ns, name, [
+      { addresses: [`10.180.0.${n}`], nodeName: TEST_NODE_NAME },
+      { addresses: [`10.180.1.${n}`], nodeName: 'remote' },
+    ]);
+  const slices = [twoEndpoints('ns1', 'svc1', 1), twoEndpoints('ns2', 'svc2', 2), twoEndpoints('ns3', 'svc3', 3)];
+
+  // The normal case: a working local detector, no masqueradeAll.
+  const all1 = '10.180.0.1:80, 10.180.1.1:80';
+  const all2 = '10.180.0.2:80, 10.180.1.2:80';
+  const all3 = '10.180.0.3:80, 10.180.1.3:80';
+  const flowTests: PacketFlowTest[] = [
+    { name: 'pod to ClusterIP', sourceIP: '10.0.0.2', destIP: '172.30.0.41', destPort: 80, output: all1, masq: false },
+    { name: 'pod to NodePort', sourceIP: '10.0.0.2', destIP: TEST_NODE_IP, destPort: 3001, output: all1, masq: true },
+    { name: 'pod to LB', sourceIP: '10.0.0.2', destIP: '1.2.3.4', destPort: 80, output: all1, masq: true },
+    { name: 'node to ClusterIP', sourceIP: TEST_NODE_IP, destIP: '172.30.0.41', destPort: 80, output: all1, masq: true },
+    { name: 'node to NodePort', sourceIP: TEST_NODE_IP, destIP: TEST_NODE_IP, destPort: 3001, output: all1, masq: true },
+    { name: 'node to LB', sourceIP: TEST_NODE_IP, destIP: '1.2.3.4', destPort: 80, output: all1, masq: true },
+    { name: 'external to ClusterIP', sourceIP: EXTERNAL, destIP: '172.30.0.41', destPort: 80, output: all1, masq: true },
+    { name: 'external to NodePort', sourceIP: EXTERNAL, destIP: TEST_NODE_IP, destPort: 3001, output: all1, masq: true },
+    { name: 'external to LB', sourceIP: EXTERNAL, destIP: '1.2.3.4', destPort: 80, output: all1, masq: true },
+    { name: 'pod to ClusterIP with eTP:Local', sourceIP: '10.0.0.2', destIP: '172.30.0.42', destPort: 80, output: all2, masq: false },
+    { name: 'pod to NodePort with eTP:Local', sourceIP: '10.0.0.2', destIP: TEST_NODE_IP, destPort: 3002, output: all2, masq: false },
+    { name: 'pod to LB with eTP:Local', sourceIP: '10.0.0.2', destIP: '5.6.7.8', destPort: 80, output: all2, masq: false },
+    { name: 'node to ClusterIP with eTP:Local', sourceIP: TEST_NODE_IP, destIP: '172.30.0.42', destPort: 80, output: all2, masq: true },
+    // upstream's case sends this one to svc1's NodePort.
+    { name: 'node to NodePort with eTP:Local', sourceIP: TEST_NODE_IP, destIP: TEST_NODE_IP, destPort: 3001, output: all1, masq: true },
+    { name: 'node to LB with eTP:Local', sourceIP: TEST_NODE_IP, destIP: '5.6.7.8', destPort: 80, output: all2, masq: true },
+    { name: 'external to ClusterIP with eTP:Local', sourceIP: EXTERNAL, destIP: '172.30.0.42', destPort: 80, output: all2, masq: true },
+    { name: 'external to NodePort with eTP:Local', sourceIP: EXTERNAL, destIP: TEST_NODE_IP, destPort: 3002, output: '10.180.0.2:80', masq: false },
+    { name: 'external to LB with eTP:Local', sourceIP: EXTERNAL, destIP: '5.6.7.8', destPort: 80, output: '10.180.0.2:80', masq: false },
+    { name: 'pod to ClusterIP with iTP:Local', sourceIP: '10.0.0.2', destIP: '172.30.0.43', destPort: 80, output: '10.180.0.3:80', masq: false },
+    { name: 'pod to NodePort with iTP:Local', sourceIP: '10.0.0.2', destIP: TEST_NODE_IP, destPort: 3003, output: all3, masq: true },
+    { name: 'pod to LB with iTP:Local', sourceIP: '10.0.0.2', destIP: '9.10.11.12', destPort: 80, output: all3, masq: true },
+    { name: 'node to ClusterIP with iTP:Local', sourceIP: TEST_NODE_IP, destIP: '172.30.0.43', destPort: 80, output: '10.180.0.3:80', masq: true },
+    { name: 'node to NodePort with iTP:Local', sourceIP: TEST_NODE_IP, destIP: TEST_NODE_IP, destPort: 3003, output: all3, masq: true },
+    { name: 'node to LB with iTP:Local', sourceIP: TEST_NODE_IP, destIP: '9.10.11.12', destPort: 80, output: all3, masq: true },
+    { name: 'external to ClusterIP with iTP:Local', sourceIP: EXTERNAL, destIP: '172.30.0.43', destPort: 80, output: '10.180.0.3:80', masq: true },
+    { name: 'external to NodePort with iTP:Local', sourceIP: EXTERNAL, destIP: TEST_NODE_IP, destPort: 3003, output: all3, masq: true },
+    { name: 'external to LB with iTP:Local', sourceIP: EXTERNAL, destIP: '9.10.11.12', destPort: 80, output: all3, masq: true },
+  ];
+
+  type Override = { readonly output?: string; readonly masq?: boolean };
+  const noDetector: Record<string, Override> = {
+    // Without a detector, all traffic to a ClusterIP is taken to come from a pod: no masquerade.
+    'node to ClusterIP': { masq: false },
+    'node to ClusterIP with eTP:Local': { masq: false },
+    'node to ClusterIP with iTP:Local': { masq: false },
+    'external to ClusterIP': { masq: false },
+    'external to ClusterIP with eTP:Local': { masq: false },
+    'external to ClusterIP with iTP:Local': { masq: false },
+    // And there is no eTP:Local short circuit for pods: they get the local endpoints only.
+    'pod to NodePort with eTP:Local': { output: '10.180.0.2:80' },
+    'pod to LB with eTP:Local': { output: '10.180.0.2:80' },
+  };
+  const masqueradeAll: Record<string, Override> = {
+    'pod to ClusterIP': { masq: true },
+    'pod to ClusterIP with eTP:Local': { masq: true },
+    'pod to ClusterIP with iTP:Local': { masq: true },
+  };
+  const noDetectorOutputs = Object.fromEntries(Object.entries(noDetector).filter(([, o]) => o.output !== undefined));
+  const cases: readonly { name: string; options: Partial<NftablesProxierConfigOptions>; overrides: Record<string, Override> }[] = [
+    { name: 'base', options: {}, overrides: {} },
+    { name: 'no LocalTrafficDetector', options: { localDetector: { kind: 'none' } }, overrides: noDetector },
+    { name: 'masqueradeAll', options: { masqueradeAll: true }, overrides: masqueradeAll },
+    { name: 'masqueradeAll, no LocalTrafficDetector', options: { masqueradeAll: true, localDetector: { kind: 'none' } }, overrides: { ...masqueradeAll, ...noDetectorOutputs } },
+  ];
+  it.each(cases)('$name', ({ options, overrides }) => {
+    const table = synced(services, slices, options);
+    runPacketFlowTests(
+      table,
+      flowTests.map((t) => ({ ...t, ...overrides[t.name] })),
+    );
+  });
+});

@@ -9,6 +9,7 @@ import type { NftablesProxierConfigOptions } from '../config.js';
 import { applyTransaction } from '../model/apply.js';
 import type { NftTable } from '../model/types.js';
 import { generateNftablesRules } from './generate.js';
+import { INITIAL_NFTABLES_SYNC_STATE, syncNftables } from './sync.js';
 import { TEST_EXTERNAL_CLIENT as EXTERNAL, TEST_EXTERNAL_CLIENT_BLOCKED as BLOCKED, TEST_NODE_IPS, tracePacket, type PacketFlowTest } from './packet-flow.fixtures.js';
 import { fakeNftablesConfig, TEST_NODE_IP, TEST_NODE_NAME } from './upstream.fixtures.js';
 
@@ -346,5 +347,166 @@ describe('TestInternalExternalMasquerade', () => {
       table,
       flowTests.map((t) => ({ ...t, ...overrides[t.name] })),
     );
+  });
+});
+
+/**
+ * upstream's sync, trace, delete the slice, sync, trace pattern: the first sync is full, the
+ * second (the slice deleted) partial.
+ */
+function syncedThenDeleted(service: Service, endpointSlice: EndpointSlice, tests: readonly PacketFlowTest[], afterDeletion: readonly PacketFlowTest[]): void {
+  const config = fakeNftablesConfig();
+  const first = syncNftables(INITIAL_NFTABLES_SYNC_STATE, [service], [endpointSlice], config, { now: 0 });
+  if (!first.ok || first.value.state.table === undefined) throw new Error('the first sync failed');
+  runPacketFlowTests(first.value.state.table, tests);
+  const second = syncNftables(first.value.state, [service], [], config, { now: 1 });
+  if (!second.ok || second.value.state.table === undefined) throw new Error('the second sync failed');
+  expect(second.value.full).toBe(false);
+  runPacketFlowTests(second.value.state.table, afterDeletion);
+}
+
+type Conditions = { readonly ready?: boolean; readonly serving?: boolean; readonly terminating?: boolean };
+const ep = (ip: string, nodeName: string, conditions: Conditions = { ready: true }): DiscoveryEndpoint => ({ addresses: [ip], conditions, nodeName });
+const unnamed80: DiscoveryEndpointPort[] = [{ name: '', port: 80, protocol: 'TCP' }];
+const svc1Slice = (endpoints: DiscoveryEndpoint[]): EndpointSlice => slice('ns1', 'svc1', endpoints, unnamed80);
+const READY = { ready: true, serving: true, terminating: false };
+const TERMINATING = { ready: false, serving: true, terminating: true };
+const GONE = { ready: false, serving: false, terminating: true };
+
+describe('TestInternalTrafficPolicy', () => {
+  const service = (policy: 'Cluster' | 'Local'): Service =>
+    makeService('ns1', 'svc1', { clusterIP: '172.30.1.1', selector: { foo: 'bar' }, ports: [{ name: '', port: 80, protocol: 'TCP' }], internalTrafficPolicy: policy });
+  const deleted: PacketFlowTest[] = [{ name: 'endpoints deleted', sourceIP: '10.0.0.2', destIP: '172.30.1.1', destPort: 80, output: 'REJECT' }];
+  it.each([
+    {
+      name: 'internalTrafficPolicy is cluster',
+      policy: 'Cluster' as const,
+      nodes: [TEST_NODE_NAME, 'node1', 'node2'],
+      test: { name: 'pod to ClusterIP hits all endpoints', output: '10.0.1.1:80, 10.0.1.2:80, 10.0.1.3:80' },
+    },
+    {
+      name: 'internalTrafficPolicy is local and there is one local endpoint',
+      policy: 'Local' as const,
+      nodes: [TEST_NODE_NAME, 'node1', 'node2'],
+      test: { name: 'pod to ClusterIP hits only local endpoint', output: '10.0.1.1:80' },
+    },
+    {
+      name: 'internalTrafficPolicy is local and there are multiple local endpoints',
+      policy: 'Local' as const,
+      nodes: [TEST_NODE_NAME, TEST_NODE_NAME, 'node2'],
+      test: { name: 'pod to ClusterIP hits all local endpoints', output: '10.0.1.1:80, 10.0.1.2:80' },
+    },
+    {
+      name: 'internalTrafficPolicy is local and there are no local endpoints',
+      policy: 'Local' as const,
+      nodes: ['node0', 'node1', 'node2'],
+      test: { name: 'no endpoints', output: 'DROP' },
+    },
+  ])('$name', ({ policy, nodes, test }) => {
+    syncedThenDeleted(
+      service(policy),
+      svc1Slice(nodes.map((node, i) => ep(`10.0.1.${i + 1}`, node))),
+      [{ ...test, sourceIP: '10.0.0.2', destIP: '172.30.1.1', destPort: 80 }],
+      deleted,
+    );
+  });
+});
+
+function terminatingService(policy: 'Local' | 'Cluster'): Service {
+  return makeService(
+    'ns1',
+    'svc1',
+    { clusterIP: '172.30.1.1', type: 'LoadBalancer', externalTrafficPolicy: policy, ports: [{ name: '', port: 80, protocol: 'TCP', targetPort: 80 }], healthCheckNodePort: 30000 },
+    { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } },
+  );
+}
+const afterTerminatingDeleted: PacketFlowTest[] = [
+  { name: 'pod to clusterIP after endpoints deleted', sourceIP: '10.0.0.2', destIP: '172.30.1.1', destPort: 80, output: 'REJECT' },
+  { name: 'external to LB after endpoints deleted', sourceIP: EXTERNAL, destIP: '1.2.3.4', destPort: 80, output: 'REJECT' },
+];
+const podAndExternal = (pod: string, podMasq: boolean, external: string, externalMasq: boolean, externalName = 'external to LB'): PacketFlowTest[] => [
+  { name: 'pod to clusterIP', sourceIP: '10.0.0.2', destIP: '172.30.1.1', destPort: 80, output: pod, masq: podMasq },
+  { name: externalName, sourceIP: EXTERNAL, destIP: '1.2.3.4', destPort: 80, output: external, masq: externalMasq },
+];
+
+describe('TestTerminatingEndpointsTrafficPolicyLocal', () => {
+  it.each([
+    {
+      name: 'ready endpoints exist',
+      endpoints: [
+        ep('10.0.1.1', TEST_NODE_NAME, READY),
+        ep('10.0.1.2', TEST_NODE_NAME, READY),
+        ep('10.0.1.3', TEST_NODE_NAME, TERMINATING),
+        ep('10.0.1.4', TEST_NODE_NAME, GONE),
+        ep('10.0.1.5', 'node-1', READY),
+      ],
+      tests: podAndExternal('10.0.1.1:80, 10.0.1.2:80, 10.0.1.5:80', false, '10.0.1.1:80, 10.0.1.2:80', false),
+    },
+    {
+      name: 'only terminating endpoints exist',
+      endpoints: [
+        ep('10.0.1.2', TEST_NODE_NAME, TERMINATING),
+        ep('10.0.1.3', TEST_NODE_NAME, TERMINATING),
+        ep('10.0.1.4', TEST_NODE_NAME, GONE),
+        ep('10.0.1.5', 'node-1', READY),
+      ],
+      tests: podAndExternal('10.0.1.5:80', false, '10.0.1.2:80, 10.0.1.3:80', false),
+    },
+    {
+      name: 'terminating endpoints on remote node',
+      endpoints: [ep('10.0.1.5', 'node-1', TERMINATING)],
+      tests: podAndExternal('10.0.1.5:80', false, 'DROP', false, 'external to LB, no locally-usable endpoints'),
+    },
+    {
+      name: 'no usable endpoints on any node',
+      endpoints: [ep('10.0.1.5', TEST_NODE_NAME, GONE), ep('10.0.1.5', 'node-1', GONE)],
+      tests: [
+        { name: 'pod to clusterIP, no usable endpoints', sourceIP: '10.0.0.2', destIP: '172.30.1.1', destPort: 80, output: 'REJECT' },
+        { name: 'external to LB, no usable endpoints', sourceIP: EXTERNAL, destIP: '1.2.3.4', destPort: 80, output: 'REJECT' },
+      ],
+    },
+  ])('$name', ({ endpoints, tests }) => {
+    syncedThenDeleted(terminatingService('Local'), svc1Slice(endpoints), tests, afterTerminatingDeleted);
+  });
+});
+
+describe('TestTerminatingEndpointsTrafficPolicyCluster', () => {
+  it.each([
+    {
+      name: 'ready endpoints exist',
+      endpoints: [
+        ep('10.0.1.1', TEST_NODE_NAME, READY),
+        ep('10.0.1.2', TEST_NODE_NAME, READY),
+        ep('10.0.1.3', 'another-node', TERMINATING),
+        ep('10.0.1.4', 'another-node', GONE),
+        ep('10.0.1.5', 'another-node', READY),
+      ],
+      tests: podAndExternal('10.0.1.1:80, 10.0.1.2:80, 10.0.1.5:80', false, '10.0.1.1:80, 10.0.1.2:80, 10.0.1.5:80', true),
+    },
+    {
+      name: 'only terminating endpoints exist',
+      endpoints: [
+        ep('10.0.1.2', TEST_NODE_NAME, TERMINATING),
+        ep('10.0.1.3', TEST_NODE_NAME, TERMINATING),
+        ep('10.0.1.4', 'another-node', GONE),
+        ep('10.0.1.5', 'another-node', TERMINATING),
+      ],
+      tests: podAndExternal('10.0.1.2:80, 10.0.1.3:80, 10.0.1.5:80', false, '10.0.1.2:80, 10.0.1.3:80, 10.0.1.5:80', true),
+    },
+    {
+      name: 'terminating endpoints on remote node',
+      endpoints: [ep('10.0.1.5', 'node-1', TERMINATING)],
+      tests: podAndExternal('10.0.1.5:80', false, '10.0.1.5:80', true),
+    },
+    {
+      name: 'no usable endpoints on any node',
+      endpoints: [ep('10.0.1.5', TEST_NODE_NAME, GONE), ep('10.0.1.5', 'node-1', GONE)],
+      tests: [
+        { name: 'pod to clusterIP', sourceIP: '10.0.0.2', destIP: '172.30.1.1', destPort: 80, output: 'REJECT' },
+        { name: 'external to LB', sourceIP: EXTERNAL, destIP: '1.2.3.4', destPort: 80, output: 'REJECT' },
+      ],
+    },
+  ])('$name', ({ endpoints, tests }) => {
+    syncedThenDeleted(terminatingService('Cluster'), svc1Slice(endpoints), tests, afterTerminatingDeleted);
   });
 });

@@ -384,3 +384,48 @@ export const repeated = {
   eps3update3: slice('ns3', 'svc3', []),
   eps4: slice('ns4', 'svc4', [{ addresses: ['10.0.4.1'] }]),
 } as const;
+
+/** TestBadIPs: addresses with leading zeros, as Go's sloppy parser reads them. */
+export const badIPsServices: readonly Service[] = [
+  makeService(
+    'ns1',
+    'svc1',
+    {
+      type: 'LoadBalancer',
+      clusterIP: '172.30.0.041',
+      ports: [{ ...p80, nodePort: 3001 }],
+      externalIPs: ['192.168.099.022'],
+      loadBalancerSourceRanges: ['203.0.113.000/025'],
+    },
+    { loadBalancer: { ingress: [{ ip: '1.2.3.004' }] } },
+  ),
+];
+export const badIPsSlices: readonly EndpointSlice[] = [slice('ns1', 'svc1', [{ addresses: ['10.180.00.001'] }])];
+
+/** TestBadIPs: the expected ruleset, every address written canonically. */
+export const TEST_BAD_IPS_RULES =
+  BASE_RULES +
+  dedent(`
+  # svc1
+  add chain ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80
+  add rule ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80 ip daddr 172.30.0.41 tcp dport 80 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
+  add rule ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80 numgen random mod 1 vmap { 0 : goto endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 }
+
+  add chain ip kube-proxy external-ULMVA6XW-ns1/svc1/tcp/p80
+  add rule ip kube-proxy external-ULMVA6XW-ns1/svc1/tcp/p80 jump mark-for-masquerade
+  add rule ip kube-proxy external-ULMVA6XW-ns1/svc1/tcp/p80 goto service-ULMVA6XW-ns1/svc1/tcp/p80
+
+  add chain ip kube-proxy endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80
+  add rule ip kube-proxy endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 ip saddr 10.180.0.1 jump mark-for-masquerade
+  add rule ip kube-proxy endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 meta l4proto tcp dnat to 10.180.0.1:80
+
+  add chain ip kube-proxy firewall-ULMVA6XW-ns1/svc1/tcp/p80
+  add rule ip kube-proxy firewall-ULMVA6XW-ns1/svc1/tcp/p80 ip saddr != { 203.0.113.0/25 } drop
+
+  add element ip kube-proxy cluster-ips { 172.30.0.41 }
+  add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 : goto service-ULMVA6XW-ns1/svc1/tcp/p80 }
+  add element ip kube-proxy service-ips { 192.168.99.22 . tcp . 80 : goto external-ULMVA6XW-ns1/svc1/tcp/p80 }
+  add element ip kube-proxy service-ips { 1.2.3.4 . tcp . 80 : goto external-ULMVA6XW-ns1/svc1/tcp/p80 }
+  add element ip kube-proxy service-nodeports { tcp . 3001 : goto external-ULMVA6XW-ns1/svc1/tcp/p80 }
+  add element ip kube-proxy firewall-ips { 1.2.3.4 . tcp . 80 : goto firewall-ULMVA6XW-ns1/svc1/tcp/p80 }
+`);

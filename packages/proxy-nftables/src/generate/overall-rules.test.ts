@@ -101,3 +101,37 @@ describe('TestLoadBalancerIngressRouteTypeProxy', () => {
     expect(table.value.sets.get('service-ips')?.elements.has(`${lbIP} . tcp . 80`)).toBe(expectedRule);
   });
 });
+
+describe('TestNoEndpointsMetric', () => {
+  // upstream reads the sync_proxy_rules_no_local_endpoints_total gauge; here, the sync's count.
+  const endpoints = (nodes: string[]) =>
+    makeSlice(
+      'ns1',
+      'svc1',
+      1,
+      'IPv4',
+      nodes.map((nodeName, i) => ({ addresses: [`10.0.1.${i + 1}`], conditions: { ready: true }, nodeName })),
+      [{ name: '', port: 80, protocol: 'TCP' }],
+    );
+  const withLocal = ['test-node', 'node1', 'node2'];
+  const withoutLocal = ['node0', 'node1', 'node2'];
+  it.each([
+    { name: 'internalTrafficPolicy is set and there are local endpoints', itp: 'Local' as const, etp: undefined, nodes: withLocal, internal: 0, external: 0 },
+    { name: 'externalTrafficPolicy is set and there are local endpoints', itp: undefined, etp: 'Local' as const, nodes: withLocal, internal: 0, external: 0 },
+    { name: 'both policies are set and there are local endpoints', itp: 'Local' as const, etp: 'Local' as const, nodes: withLocal, internal: 0, external: 0 },
+    { name: 'internalTrafficPolicy is set and there are no local endpoints', itp: 'Local' as const, etp: undefined, nodes: withoutLocal, internal: 1, external: 0 },
+    { name: 'externalTrafficPolicy is set and there are no local endpoints', itp: undefined, etp: 'Local' as const, nodes: withoutLocal, internal: 0, external: 1 },
+    { name: 'both policies are set and there are no local endpoints', itp: 'Local' as const, etp: 'Local' as const, nodes: withoutLocal, internal: 1, external: 1 },
+    { name: 'both policies are set and there are no endpoints at all', itp: 'Local' as const, etp: 'Local' as const, nodes: [], internal: 0, external: 0 },
+  ])('$name', ({ itp, etp, nodes, internal, external }) => {
+    const service = makeService('ns1', 'svc1', {
+      clusterIP: '172.30.1.1',
+      selector: { foo: 'bar' },
+      ports: [{ name: '', port: 80, protocol: 'TCP', nodePort: 123 }],
+      ...(itp === undefined ? {} : { internalTrafficPolicy: itp }),
+      ...(etp === undefined ? {} : { type: 'NodePort' as const, externalTrafficPolicy: etp }),
+    });
+    const result = generateNftablesRules([service], [endpoints(nodes)], fakeNftablesConfig());
+    expect(result.noLocalEndpoints).toEqual({ internal, external });
+  });
+});

@@ -68,6 +68,8 @@ export interface SyncRulesOutput {
   /** Service chains of the table that are no longer in use: flushed now, to be deleted later. */
   readonly staleChains: readonly string[];
   readonly storages: StorageState;
+  /** Service ports with Local internal / external traffic policy and no local endpoint, of those with endpoints. */
+  readonly noLocalEndpoints: { readonly internal: number; readonly external: number };
 }
 
 /** The service ports of the proxier's family, in a fixed order: services by namespace and name, ports as listed. */
@@ -91,7 +93,7 @@ export function syncRules(input: SyncRulesInput): SyncRulesOutput {
     noEndpointNodePorts: made('map', NO_ENDPOINT_NODEPORTS_MAP),
     serviceNodePorts: made('map', SERVICE_NODEPORTS_MAP),
   };
-  const acc: SyncAccumulator = { tx, storages, activeChains: new Set(), activeAffinitySets: new Set() };
+  const acc: SyncAccumulator = { tx, storages, activeChains: new Set(), activeAffinitySets: new Set(), noLocalEndpoints: { internal: 0, external: 0 } };
 
   if (input.full) {
     // setupNFTables' chains are not service chains: they go in a set of their own.
@@ -124,5 +126,5 @@ export function syncRules(input: SyncRulesInput): SyncRulesOutput {
     storages[which].cleanup(tx);
     after.set(name, storages[which].snapshot());
   }
-  return { operations: tx.operations, activeChains: acc.activeChains, staleChains, storages: after };
+  return { operations: tx.operations, activeChains: acc.activeChains, staleChains, storages: after, noLocalEndpoints: acc.noLocalEndpoints };
 }

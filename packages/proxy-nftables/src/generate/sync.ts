@@ -15,6 +15,7 @@ import type { NftablesProxierConfig } from '../config.js';
 import { applyTransaction } from '../model/apply.js';
 import { printTransaction } from '../model/print.js';
 import type { NftFamily, NftOperation, NftTable, NftTransaction } from '../model/types.js';
+import type { NftablesNoLocalEndpoints } from './generate.js';
 import { KUBE_PROXY_TABLE } from '../names.js';
 import { portEndpoints, syncModel, syncRules, type StorageState, type SyncModel } from './sync-rules.js';
 
@@ -60,6 +61,8 @@ export interface NftablesSync {
   readonly text: string;
   /** Whether this was a full sync. */
   readonly full: boolean;
+  /** Service ports with Local policy and no local endpoint (generate.ts NftablesNoLocalEndpoints). */
+  readonly noLocalEndpoints: NftablesNoLocalEndpoints;
 }
 
 /** The sync's transaction did not apply to the table the state holds: the next sync is full. */
@@ -171,5 +174,6 @@ export function syncNftables(
     transaction,
     text,
     full,
+    noLocalEndpoints: result.noLocalEndpoints,
   });
 }

@@ -4,7 +4,9 @@
 // the time as an argument. A partial sync rewrites only the chains of the services whose
 // Service or endpoints changed and writes only the element changes; chains no longer in use
 // are flushed, and deleted (in a transaction of their own, before the sync's) once they have
-// been stale for more than a second.
+// been stale for more than a second. What setupNFTables writes (the ServiceCIDRs of
+// cluster-ips-check, the node-port addresses) changes only with a full sync, as upstream's
+// OnServiceCIDRsChanged does not ask for one: pass `full` when the config changes.
 // upstream: pkg/proxy/nftables/proxier.go (v1.33: syncProxyRules, needFullSync, flushed,
 // staleChains, nftElementStorage); pkg/proxy/servicechangetracker.go and
 // endpointschangetracker.go (which services changed).

@@ -33,6 +33,34 @@ export { parsePriority, printOperation, printTransaction } from './model/print.j
 export type { ErrNftablesSync, NftablesSync, NftablesSyncOptions, NftablesSyncState } from './generate/sync.js';
 export { INITIAL_NFTABLES_SYNC_STATE, STALE_CHAIN_GRACE_MS, syncNftables } from './generate/sync.js';
 // The reader of nft rulesets and the packet tracer (read/, trace/): added here.
+export type { ErrNftParse, ParseResult } from './read/words.js';
+export type { ParseTransactionOptions } from './read/parse-transaction.js';
+export { parseTransaction } from './read/parse-transaction.js';
+export type { ParseListRulesetOptions } from './read/parse-list-ruleset.js';
+export { parseListRuleset } from './read/parse-list-ruleset.js';
+export type {
+  Branch,
+  ConntrackState,
+  ErrTrace,
+  IcmpPacket,
+  MatchedRule,
+  OutcomeKind,
+  Packet,
+  PacketEntry,
+  PacketProtocol,
+  PortPacket,
+  RecentEntry,
+  Trace,
+  TraceOptions,
+  TraceOutcome,
+  TraceResult,
+  TraceStep,
+  Trail,
+} from './trace/trace-types.js';
+export { traceSteps } from './trace/trace-types.js';
+export { tracePacket } from './trace/trace-packet.js';
+export type { ExplainResult } from './trace/explain.js';
+export { explain } from './trace/explain.js';
 // The table and transaction model (model/).
 export type {
   NftChain,

@@ -22,11 +22,15 @@ export interface NftStep {
   readonly script: string;
   /** Flush the whole ruleset before this script. */
   readonly reset?: boolean;
+  /** List the ruleset as JSON after this script (`json` of its result). */
+  readonly list?: boolean;
 }
 
 export interface NftStepResult {
   readonly status: number;
   readonly stderr: string;
+  /** `nft -j list ruleset` after the step, when it asked for it. */
+  readonly json?: string;
 }
 
 export interface NftRun {
@@ -72,6 +76,7 @@ export function runNft(steps: readonly NftStep[]): NftRun {
       writeFileSync(join(dir, `${i}.nft`), step.script);
       if (step.reset === true) lines.push('nft flush ruleset');
       lines.push(`nft -f ${i}.nft 2>${i}.err; echo $? >${i}.rc`);
+      if (step.list === true) lines.push(`nft -j list ruleset >${i}.json 2>>${i}.err`);
     });
     lines.push('nft list ruleset >listing.txt 2>listing.err', 'nft -j list ruleset >listing.json 2>>listing.err');
     writeFileSync(join(dir, 'run.sh'), `${lines.join('\n')}\n`);
@@ -79,7 +84,11 @@ export function runNft(steps: readonly NftStep[]): NftRun {
     if (r.status !== 0) throw new Error(`unshare -n sh run.sh exited ${String(r.status)}: ${r.stderr}`);
     const read = (name: string): string => readFileSync(join(dir, name), 'utf8');
     return {
-      steps: steps.map((_, i) => ({ status: Number(read(`${i}.rc`).trim()), stderr: read(`${i}.err`) })),
+      steps: steps.map((step, i) => ({
+        status: Number(read(`${i}.rc`).trim()),
+        stderr: read(`${i}.err`),
+        ...(step.list === true ? { json: read(`${i}.json`) } : {}),
+      })),
       listing: read('listing.txt'),
       json: read('listing.json'),
     };

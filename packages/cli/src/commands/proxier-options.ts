@@ -46,6 +46,17 @@ export function checkModeFlags(options: ProxierCommandOptions, versionFromComman
   }
 }
 
+/**
+ * A warning when nftables mode has no ServiceCIDRs to check against (the input holds no
+ * ServiceCIDR objects, as dumps of clusters before v1.33 do, and no --service-cidr was given):
+ * then nothing drops packets to unallocated ClusterIPs, as on a node whose kube-proxy has seen
+ * no ServiceCIDR.
+ */
+export function serviceCIDRWarning(options: ProxierCommandOptions, dump: Pick<Dump, 'serviceCIDRs'>): string | undefined {
+  if (options.proxyMode !== 'nftables' || options.serviceCidr.length > 0 || dumpServiceCIDRs(dump).length > 0) return undefined;
+  return 'warning: the input has no ServiceCIDR objects and no --service-cidr was given, so the rules drop no packet to an unallocated ClusterIP\n';
+}
+
 /** The nftables proxier config of the flags and the dump's ServiceCIDRs (or --service-cidr); a bad value is a usage error. */
 export function nftablesConfigOf(options: ProxierCommandOptions, dump: Pick<Dump, 'serviceCIDRs'>): NftablesProxierConfig {
   const config = nftablesRulesConfig(

@@ -6,7 +6,7 @@ import { inputError, usageError } from '../cli-error.js';
 import { formatRuleDiagnostic, nftablesRulesOf, rulesDiffOf, rulesOf } from '../logic/rules.js';
 import { startProgress } from '../progress.js';
 import type { CliCommand, CommandContext } from './command.js';
-import { addProxierOptions, checkModeFlags, nftablesConfigOf, proxierConfigOf, type ProxierCommandOptions } from './proxier-options.js';
+import { addProxierOptions, checkModeFlags, nftablesConfigOf, proxierConfigOf, serviceCIDRWarning, type ProxierCommandOptions } from './proxier-options.js';
 import { addFilenameOption, dumpFromText, readInputText } from './shared-options.js';
 
 interface RulesCommandOptions extends ProxierCommandOptions {
@@ -24,6 +24,8 @@ async function runNftables(context: CommandContext, options: RulesCommandOptions
   try {
     const dump = dumpFromText(io, options.filename, text);
     const config = nftablesConfigOf(options, dump);
+    const warning = serviceCIDRWarning(options, dump);
+    if (warning !== undefined) io.err(warning);
     progress.stage('rules');
     const rules = nftablesRulesOf(dump, config);
     progress.stage('write');

@@ -64,7 +64,9 @@ export function explain(table: NftTable | string, packet: Packet, options: Trace
     if (note !== undefined) lines.push(`  ${note}`);
     lines.push(`  probability: ${probabilityLine(outcome.probability.written, outcome.probability.kernel)}`);
     for (const update of outcome.affinityUpdates) lines.push(`  affinity set ${update.name}: ${update.source} seen at ${update.lastSeen}`);
-    // A chain's name is printed before the first rule that matched in it.
+    // A chain's name is printed before the first rule that matched in it (again after a return
+    // into it); a base chain's with its hook and priority.
+    const labels = new Map<string, string>();
     let chain = '';
     let printed = '';
     const line = (text: string): void => {
@@ -78,10 +80,11 @@ export function explain(table: NftTable | string, packet: Packet, options: Trace
       switch (step.kind) {
         case 'hook':
           chain = `${step.chain} (hook ${step.hook}, priority ${step.priority})`;
+          labels.set(step.chain, chain);
           break;
         case 'enter':
         case 'return':
-          chain = step.chain;
+          chain = labels.get(step.chain) ?? step.chain;
           break;
         case 'rule':
           line(step.matched.text);

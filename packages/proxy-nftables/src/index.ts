@@ -22,6 +22,14 @@ export {
   SERVICES_CHAIN,
 } from './names.js';
 // The builder and its text (generate/): added here.
+export type { ErrNftablesProxierConfig, NftablesLocalDetector, NftablesProxierConfig, NftablesProxierConfigOptions } from './config.js';
+export { NFTABLES_DEFAULT_MASQUERADE_BIT, nftablesProxierConfig } from './config.js';
+export type { NftablesRules, NftablesRuleStats } from './generate/generate.js';
+export { generateNftablesRules } from './generate/generate.js';
+export type { NftEndpointNames, NftServiceChainNames } from './generate/chain-names.js';
+export { endpointNames, isAffinitySetName, isServiceChainName, serviceChainNames } from './generate/chain-names.js';
+export type { ErrNftPrint } from './model/print.js';
+export { parsePriority, printOperation, printTransaction } from './model/print.js';
 // The reader of nft rulesets and the packet tracer (read/, trace/): added here.
 export type { ErrNftParse, ParseResult } from './read/words.js';
 export type { ParseTransactionOptions } from './read/parse-transaction.js';
@@ -67,3 +75,6 @@ export type {
   NftTransaction,
   NftVerb,
 } from './model/types.js';
+export type { ErrNftApply, NftErrno } from './model/apply.js';
+export { applyTransaction, describeOperation, elementKey, emptyTable } from './model/apply.js';
+export { dumpTransaction } from './model/dump.js';

@@ -1,11 +1,10 @@
-// Test-only (excluded from the library build): clusters for the rule generator, built from
-// the testkit's Service and EndpointSlice arbitraries (passed in, so that this file needs
-// no testkit import). Each Service gets 0 to 2 EndpointSlices of the proxier's family that
-// belong to it (namespace, service-name label, one slice port per service port), and some
-// endpoints sit on the proxier's node, so that Local policies have local endpoints.
+// Test-only (excluded from the library build): clusters for the rule generator, the
+// testkit's proxierClusterArb (Services with slices that belong to them, some endpoints on
+// the proxier's node) with an iptables proxier config of the same family.
 
 import { fc } from '@fast-check/vitest';
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
+import { proxierClusterArb } from '@kubesvc/testkit';
 import type { ProxierConfig } from '../proxier-config.js';
 import { validConfig } from '../proxier-config.fixtures.js';
 
@@ -15,30 +14,6 @@ export interface Cluster {
   readonly services: readonly Service[];
   readonly slices: readonly EndpointSlice[];
   readonly config: ProxierConfig;
-}
-
-function slicesFor(
-  service: Service,
-  sliceArb: fc.Arbitrary<EndpointSlice>,
-  family: 4 | 6,
-): fc.Arbitrary<EndpointSlice[]> {
-  const addressType = family === 4 ? 'IPv4' : 'IPv6';
-  const namespace = service.metadata.namespace ?? 'default';
-  const name = service.metadata.name ?? 'svc';
-  const ports = service.spec?.ports ?? [];
-  const one = fc
-    .tuple(
-      sliceArb.filter((s) => s.addressType === addressType),
-      fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
-      fc.array(fc.integer({ min: 1, max: 65535 }), { minLength: ports.length, maxLength: ports.length }),
-    )
-    .map(([slice, local, targetPorts]): EndpointSlice => ({
-      ...slice,
-      metadata: { namespace, name: `${name}-x`, labels: { 'kubernetes.io/service-name': name } },
-      endpoints: (slice.endpoints ?? []).map((e, i) => (local[i] === true ? { ...e, nodeName: NODE_NAME } : e)),
-      ports: ports.map((p, i) => ({ name: p.name ?? '', port: targetPorts[i] ?? 80, protocol: p.protocol ?? 'TCP' })),
-    }));
-  return fc.array(one, { maxLength: 2 }).map((slices) => slices.map((s, i) => ({ ...s, metadata: { ...s.metadata, name: `${name}-${i}` } })));
 }
 
 function configArb(family: 4 | 6): fc.Arbitrary<ProxierConfig> {
@@ -74,15 +49,6 @@ export function clusterArb(
   family: 4 | 6,
 ): fc.Arbitrary<Cluster> {
   return fc
-    .tuple(
-      fc.uniqueArray(serviceArb, {
-        minLength: 1,
-        maxLength: 5,
-        selector: (s) => `${s.metadata.namespace ?? 'default'}/${s.metadata.name ?? ''}`,
-      }),
-      configArb(family),
-    )
-    .chain(([services, config]) =>
-      fc.tuple(...services.map((s) => slicesFor(s, sliceArb, family))).map((slices) => ({ services, slices: slices.flat(), config })),
-    );
+    .tuple(proxierClusterArb(serviceArb, sliceArb, family, NODE_NAME), configArb(family))
+    .map(([cluster, config]) => ({ ...cluster, config }));
 }

@@ -27,6 +27,8 @@ export interface NftChainSpec {
   readonly type?: string;
   readonly hook?: string;
   readonly priority?: string;
+  /** A base chain's policy (`accept`, `drop`); kube-proxy sets none, so its chains accept. */
+  readonly policy?: string;
   readonly comment?: string;
 }
 

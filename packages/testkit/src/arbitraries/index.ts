@@ -64,3 +64,5 @@ export {
   upstreamAuthenticates,
 } from './api-requests.js';
 export type { FuzzWorld, HostileRequest, HostileRequestOptions, RequestFamily } from './api-requests.js';
+export { proxierClusterArb } from './proxier-cluster.js';
+export type { ProxierCluster } from './proxier-cluster.js';

@@ -1,0 +1,79 @@
+// The names are upstream's: proxier_test.go TestOverallNFTablesRules (IPv4) and the IPv6
+// kube-proxy ruleset of knftables' fake_test.go (TestFakeParseDump).
+import { describe, expect, it } from 'vitest';
+import { endpointNames, isAffinitySetName, isServiceChainName, serviceChainNames, servicePortChainNameBase } from './chain-names.js';
+import { base32, CHAIN_NAME_BASE_LENGTH_MAX, hashAndTruncate, sha256 } from './hash.js';
+
+describe('service port chain names are upstream servicePortChainNameBase', () => {
+  it.each([
+    ['ns1', 'svc1', 'ULMVA6XW'],
+    ['ns2', 'svc2', '42NFTM6N'],
+    ['ns3', 'svc3', '4AT6LBPK'],
+    ['ns4', 'svc4', 'LAUZTJTB'],
+    ['ns5', 'svc5', 'HVFWP5L3'],
+  ])('%s/%s:p80 hashes to %s', (namespace, name, hash) => {
+    expect(servicePortChainNameBase(namespace, name, 'p80', 'tcp')).toBe(`${hash}-${namespace}/${name}/tcp/p80`);
+    expect(serviceChainNames(namespace, name, 'p80', 'tcp')).toEqual({
+      cluster: `service-${hash}-${namespace}/${name}/tcp/p80`,
+      local: `local-${hash}-${namespace}/${name}/tcp/p80`,
+      external: `external-${hash}-${namespace}/${name}/tcp/p80`,
+      firewall: `firewall-${hash}-${namespace}/${name}/tcp/p80`,
+    });
+  });
+});
+
+describe('endpoint chain names are upstream servicePortEndpointChainNameBase', () => {
+  it.each([
+    ['ns1', 'svc1', '10.180.0.1', '5OJB2KTY'],
+    ['ns2', 'svc2', '10.180.0.2', 'SGOXE6O3'],
+    ['ns3', 'svc3', '10.180.0.3', 'UEIP74TE'],
+    ['ns4', 'svc4', '10.180.0.4', 'UNZV3OEC'],
+    ['ns4', 'svc4', '10.180.0.5', '5RFCDDV7'],
+    ['ns5', 'svc5', '10.180.0.3', 'GTK6MW7G'],
+  ])('%s/%s:p80 at %s:80 hashes to %s', (namespace, name, ip, hash) => {
+    expect(endpointNames(namespace, name, 'p80', 'tcp', ip, 80)).toEqual({
+      chain: `endpoint-${hash}-${namespace}/${name}/tcp/p80__${ip}/80`,
+      affinitySet: `affinity-${hash}-${namespace}/${name}/tcp/p80__${ip}/80`,
+    });
+  });
+
+  it('writes the colons of an IPv6 endpoint as dots', () => {
+    expect(endpointNames('ns1', 'svc1', 'p80', 'tcp', 'fd00:10:180::1', 80).chain).toBe('endpoint-ZVRFLKHO-ns1/svc1/tcp/p80__fd00.10.180..1/80');
+    expect(endpointNames('ns1', 'svc1', 'p80', 'tcp', 'fd00:10:180::2:1', 80).chain).toBe('endpoint-2CRNCTTE-ns1/svc1/tcp/p80__fd00.10.180..2.1/80');
+  });
+});
+
+describe('the hash', () => {
+  it('is SHA-256 (FIPS 180-2 examples) in standard base32 (RFC 4648 examples)', () => {
+    const hex = (bytes: Uint8Array): string => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
+    expect(hex(sha256(new TextEncoder().encode('abc')))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(hex(sha256(new TextEncoder().encode('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq')))).toBe(
+      '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1',
+    );
+    expect(hex(sha256(new Uint8Array(0)))).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    const ascii = (s: string): Uint8Array => new TextEncoder().encode(s);
+    expect(['', 'f', 'fo', 'foo', 'foob', 'fooba', 'foobar'].map((s) => base32(ascii(s)))).toEqual([
+      '',
+      'MY======',
+      'MZXQ====',
+      'MZXW6===',
+      'MZXW6YQ=',
+      'MZXW6YTB',
+      'MZXW6YTBOI======',
+    ]);
+  });
+
+  it('cuts a name longer than 240 bytes to 237 and three dots', () => {
+    const long = hashAndTruncate('x'.repeat(300));
+    expect(long.length).toBe(CHAIN_NAME_BASE_LENGTH_MAX);
+    expect(long.endsWith('x...')).toBe(true);
+    expect(hashAndTruncate('x'.repeat(231)).length).toBe(240);
+  });
+
+  it('tells service chains and affinity sets from the fixed ones', () => {
+    expect(isServiceChainName('service-ULMVA6XW-ns1/svc1/tcp/p80')).toBe(true);
+    expect(isServiceChainName('cluster-ips-check')).toBe(false);
+    expect(isAffinitySetName('affinity-GTK6MW7G-ns5/svc5/tcp/p80__10.180.0.3/80')).toBe(true);
+    expect(isAffinitySetName('cluster-ips')).toBe(false);
+  });
+});

@@ -1,0 +1,116 @@
+// One run of the nftables proxier's syncProxyRules as a value: the transaction it writes
+// from the service ports, their endpoints and what it knows of the table (the chains and
+// sets the table holds, and the elements its storages recorded), with what it records for
+// the next run.
+// upstream: pkg/proxy/nftables/proxier.go (v1.33: syncProxyRules, from "Now start the actual
+// syncing transaction" to the transaction's Run).
+
+import { compareServices, endpointsMap, servicePortInfos, servicePortKey, type EndpointInfo, type ServicePortInfo } from '@kubesvc/proxy';
+import type { EndpointSlice, Service } from '@kubesvc/api-types';
+import type { NftablesProxierConfig } from '../config.js';
+import type { NftOperation } from '../model/types.js';
+import { CLUSTER_IPS_SET, FIREWALL_IPS_MAP, NO_ENDPOINT_NODEPORTS_MAP, NO_ENDPOINT_SERVICES_MAP, SERVICE_IPS_MAP, SERVICE_NODEPORTS_MAP } from '../names.js';
+import { isAffinitySetName, isServiceChainName, serviceChainNames, type NftServiceChainNames } from './chain-names.js';
+import { localTexts, writeServicePort, type Storages, type SyncAccumulator } from './service-rules.js';
+import { setupNftables } from './setup.js';
+import { ElementStorage, TxWriter } from './tx.js';
+
+/** What the proxier's element storages hold (key text to value text), per set or map name. */
+export type StorageState = ReadonlyMap<string, ReadonlyMap<string, string>>;
+
+/** The six sets and maps whose elements a sync keeps track of, in upstream's order. */
+const STORED: readonly (readonly ['set' | 'map', string, keyof Storages])[] = [
+  ['set', CLUSTER_IPS_SET, 'clusterIPs'],
+  ['map', SERVICE_IPS_MAP, 'serviceIPs'],
+  ['map', FIREWALL_IPS_MAP, 'firewallIPs'],
+  ['map', NO_ENDPOINT_SERVICES_MAP, 'noEndpointServices'],
+  ['map', NO_ENDPOINT_NODEPORTS_MAP, 'noEndpointNodePorts'],
+  ['map', SERVICE_NODEPORTS_MAP, 'serviceNodePorts'],
+];
+
+export interface SyncRulesInput {
+  readonly services: readonly Service[];
+  readonly endpointSlices: readonly EndpointSlice[];
+  readonly config: NftablesProxierConfig;
+  /** A full sync (setupNFTables, every service's chains rewritten); else a partial one. */
+  readonly full: boolean;
+  /** The proxier's first sync: the base chains are added and deleted first. */
+  readonly firstSync: boolean;
+  /** In a partial sync, the services (`namespace/name`) whose service or endpoints changed. */
+  readonly changedServices: ReadonlySet<string>;
+  /** The chains and sets the table holds before this sync (what `nft list` would show). */
+  readonly existingChains: readonly string[];
+  readonly existingSets: readonly string[];
+  /** What the storages recorded after the last sync (empty for the first). */
+  readonly storages: StorageState;
+}
+
+export interface SyncRulesOutput {
+  readonly operations: readonly NftOperation[];
+  /** The service and endpoint chains in use. */
+  readonly activeChains: ReadonlySet<string>;
+  /** Service chains of the table that are no longer in use: flushed now, to be deleted later. */
+  readonly staleChains: readonly string[];
+  readonly storages: StorageState;
+}
+
+/** The service ports of the proxier's family, in a fixed order: services by namespace and name, ports as listed. */
+export function orderedServicePorts(services: readonly Service[], family: 4 | 6): ServicePortInfo<NftServiceChainNames>[] {
+  return [...services]
+    .sort(compareServices)
+    .flatMap((service) =>
+      servicePortInfos(service, family).map((info) => ({ ...info, chains: serviceChainNames(info.namespace, info.name, info.portName, info.protocol) })),
+    );
+}
+
+export function syncRules(input: SyncRulesInput): SyncRulesOutput {
+  const { config } = input;
+  const tx = new TxWriter();
+  const made = (of: 'set' | 'map', name: string): ElementStorage => new ElementStorage(of, name, input.storages.get(name) ?? new Map());
+  const storages: Storages = {
+    clusterIPs: made('set', CLUSTER_IPS_SET),
+    serviceIPs: made('map', SERVICE_IPS_MAP),
+    firewallIPs: made('map', FIREWALL_IPS_MAP),
+    noEndpointServices: made('map', NO_ENDPOINT_SERVICES_MAP),
+    noEndpointNodePorts: made('map', NO_ENDPOINT_NODEPORTS_MAP),
+    serviceNodePorts: made('map', SERVICE_NODEPORTS_MAP),
+  };
+  const acc: SyncAccumulator = { tx, storages, activeChains: new Set(), activeAffinitySets: new Set() };
+
+  if (input.full) {
+    // setupNFTables' chains are not service chains: they go in a set of their own.
+    setupNftables(tx, config, input.firstSync, new Set());
+    for (const [, , which] of STORED) storages[which].reset(tx);
+  }
+
+  const ports = orderedServicePorts(input.services, config.family);
+  const endpoints = endpointsMap(input.endpointSlices, config.family, config.nodeName);
+  const local = localTexts(config);
+  const none: readonly EndpointInfo[] = [];
+  for (const svc of ports) {
+    const all = endpoints.get(servicePortKey(svc.namespace, svc.name, svc.portName, svc.protocol)) ?? none;
+    const skip = !input.full && !input.changedServices.has(`${svc.namespace}/${svc.name}`);
+    writeServicePort(acc, config, local, svc, all, skip);
+  }
+
+  // Chains no longer in use cannot be deleted yet (a kernel before 6.2 may still see them
+  // referenced by a deleted map element for a while): they are flushed now, deleted later.
+  const staleChains: string[] = [];
+  for (const chain of input.existingChains) {
+    if (isServiceChainName(chain) && !acc.activeChains.has(chain)) {
+      tx.flushChain(chain);
+      staleChains.push(chain);
+    }
+  }
+  // Affinity sets no longer in use can go at once.
+  for (const set of input.existingSets) {
+    if (isAffinitySetName(set) && !acc.activeAffinitySets.has(set)) tx.deleteSet('set', set);
+  }
+
+  const after = new Map<string, ReadonlyMap<string, string>>();
+  for (const [, name, which] of STORED) {
+    storages[which].cleanup(tx);
+    after.set(name, storages[which].snapshot());
+  }
+  return { operations: tx.operations, activeChains: acc.activeChains, staleChains, storages: after };
+}

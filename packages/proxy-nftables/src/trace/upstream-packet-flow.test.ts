@@ -8,8 +8,7 @@ import { describe, expect, test } from 'vitest';
 import type { NftTable } from '../model/types.js';
 import { parseListRuleset } from '../read/parse-list-ruleset.js';
 import { tracePacket } from './trace-packet.js';
-import type { Trace } from './trace-types.js';
-import { TEST_NODE_IPS, TRACE_PACKET_V4, TRACE_PACKET_V6, type PacketFlowTest } from './upstream.fixtures.js';
+import { TEST_NODE_IPS, TRACE_PACKET_V4, TRACE_PACKET_V6, type PacketFlowTest, upstreamOutput } from './upstream.fixtures.js';
 
 const listing = (name: string): string => readFileSync(new URL(`../read/fixtures/${name}`, import.meta.url), 'utf8');
 
@@ -17,17 +16,6 @@ function table(name: string): NftTable {
   const r = parseListRuleset(listing(name));
   if (!r.ok) throw new Error(r.error.message);
   return r.value;
-}
-
-/** upstream's tracePacket output: every DNAT destination, or DROP / REJECT, joined by ", ". */
-export function upstreamOutput(trace: Trace): string {
-  const outputs: string[] = [];
-  for (const o of trace.outcomes) {
-    if (o.kind === 'drop') outputs.push('DROP');
-    else if (o.kind === 'reject') outputs.push('REJECT');
-    else if (o.kind === 'dnat' && o.dnat !== undefined) outputs.push(o.dnat);
-  }
-  return outputs.join(', ');
 }
 
 /**

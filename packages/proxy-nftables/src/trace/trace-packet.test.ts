@@ -241,6 +241,16 @@ describe('inputs and rules the tracer refuses', () => {
     if (!r.ok) expect(r.error.line).toBe(2);
   });
 
+  test('a transaction text is read and applied to an empty table; its errors carry the line', () => {
+    const t = trace(fixture('overall-rules.v4.nft'), tcp('10.0.0.2', '172.30.0.41', 80, 'pod'));
+    expect(t.outcomes.map((o) => o.dnat)).toEqual(['10.180.0.1:80']);
+    const r = tracePacket('add table ip kube-proxy\nadd bogus ip kube-proxy x', tcp('10.0.0.2', '172.30.0.41', 80, 'pod'), options);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.line).toBe(2);
+    const missing = tracePacket('add table ip kube-proxy\nadd rule ip kube-proxy nochain drop', tcp('10.0.0.2', '172.30.0.41', 80, 'pod'), options);
+    expect(missing.ok).toBe(false);
+  });
+
   test('onOutcome takes the outcomes as they are found', () => {
     const seen: string[] = [];
     const r = tracePacket(overall, tcp('10.0.0.2', '172.30.0.44', 80, 'pod'), { ...options, onOutcome: (o) => seen.push(o.dnat ?? '') });

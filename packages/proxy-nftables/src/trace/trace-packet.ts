@@ -20,7 +20,7 @@
 // idea over the prerouting, forward and input chains, every endpoint at once, without hooks by
 // priority or probabilities); linux net/netfilter/nft_numgen.c (reciprocal_scale), nf_nat_core.c.
 
-import { err, isRecord, ok, type Err } from '@kubesvc/api-types';
+import { err, isRecord, ok, type Err, type Result } from '@kubesvc/api-types';
 import {
   checkFamily,
   checkOptions,
@@ -35,9 +35,11 @@ import {
   type Rational,
   type RecentEntry,
 } from '@kubesvc/proxy';
-import type { NftRule, NftTable } from '../model/types.js';
+import { applyTransaction } from '../model/apply.js';
+import type { NftFamily, NftRule, NftTable } from '../model/types.js';
 import type { BaseChainHook as Hook } from '../names.js';
 import { parseListRuleset } from '../read/parse-list-ruleset.js';
+import { parseTransaction } from '../read/parse-transaction.js';
 import { findElement, tableIndex, type BaseChainRef, type SetIndex, type TableIndex } from './table-index.js';
 import type { Field, Statement, Verdict } from './rule-program.js';
 import { meets } from './table-index.js';
@@ -106,19 +108,21 @@ function checkTable(value: unknown): NftTable | Err<ErrTrace> {
 
 /**
  * Where a packet goes through kube-proxy's table, and with which probability. `table` is an
- * NftTable or the text `nft list ruleset` printed on a node. A rule the tracer cannot evaluate,
- * a jump to a chain or a lookup in a set that does not exist is an error value; so is input of
- * the wrong shape (an unknown protocol or entry point, a port that is not one, an address that
- * does not parse). The table's family decides how addresses are read.
+ * NftTable, the text `nft list ruleset` printed on a node, or a transaction text (what
+ * kube-proxy hands `nft -f`, or upstream's expected ruleset), applied to an empty table. A
+ * rule the tracer cannot evaluate, a jump to a chain or a lookup in a set that does not exist
+ * is an error value; so is input of the wrong shape (an unknown protocol or entry point, a port
+ * that is not one, an address that does not parse). The table's family decides how addresses
+ * are read.
  */
 export function tracePacket(table: NftTable | string, packet: Packet, options: TraceOptions): TraceResult {
   const familyOption = checkFamily(options);
   if (!familyOption.ok) return familyOption;
   let t: NftTable;
   if (typeof table === 'string') {
-    const parsed = parseListRuleset(table, { family: familyOption.value === 6 ? 'ip6' : 'ip' });
-    if (!parsed.ok) return err({ _tag: 'ErrTrace', message: parsed.error.message, line: parsed.error.line });
-    t = parsed.value;
+    const read = tableFromText(table, familyOption.value === 6 ? 'ip6' : 'ip');
+    if (!read.ok) return read;
+    t = read.value;
   } else {
     const checked = checkTable(table);
     if ('ok' in checked) return checked;
@@ -131,6 +135,21 @@ export function tracePacket(table: NftTable | string, packet: Packet, options: T
   const checkedOptions = checkOptions<TraceOutcome>(options);
   if (!checkedOptions.ok) return checkedOptions;
   return run(t, index, checkedPacket.value, checkedOptions.value);
+}
+
+/** A listing (its first line `table …`) or a transaction text, as a table. */
+function tableFromText(text: string, family: NftFamily): Result<NftTable, ErrTrace> {
+  const first = text.split('\n').find((line) => line.trim() !== '' && !line.trim().startsWith('#'));
+  if (first?.trim().startsWith('table ') === true) {
+    const parsed = parseListRuleset(text, { family });
+    return parsed.ok ? parsed : err({ _tag: 'ErrTrace', message: parsed.error.message, line: parsed.error.line });
+  }
+  const tx = parseTransaction(text);
+  if (!tx.ok) return err({ _tag: 'ErrTrace', message: tx.error.message, line: tx.error.line });
+  const applied = applyTransaction(undefined, tx.value);
+  if (!applied.ok) return fail(applied.error.message);
+  if (applied.value === undefined) return fail('the transaction leaves no table');
+  return ok(applied.value);
 }
 
 /** The interpreter, on checked input. */

@@ -97,13 +97,49 @@ function fork(t: Thread): Thread {
 
 const fail = (message: string): Err<ErrTrace> => err({ _tag: 'ErrTrace', message });
 
-/** Whether a value has an NftTable's shape (its chains and sets are Maps). */
+const checkedTables = new WeakMap<object, Err<ErrTrace> | undefined>();
+
+/**
+ * Whether a value has an NftTable's shape, down to each chain's rules and each set's elements;
+ * remembered per object (a table is an immutable value, traced many times).
+ */
 function checkTable(value: unknown): NftTable | Err<ErrTrace> {
-  if (!isRecord(value)) return refuse('table', `expected an NftTable or an nft ruleset listing, got ${describe(value)}`);
+  if (!isRecord(value)) return refuse('table', `expected an NftTable, an nft ruleset listing or a transaction text, got ${describe(value)}`);
+  if (!checkedTables.has(value)) checkedTables.set(value, tableProblem(value));
+  return checkedTables.get(value) ?? (value as unknown as NftTable);
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const optionalString = (v: unknown): boolean => v === undefined || typeof v === 'string';
+const strings = (v: unknown): boolean => Array.isArray(v) && v.every(isString);
+
+function tableProblem(value: Record<string, unknown>): Err<ErrTrace> | undefined {
   if (value['family'] !== 'ip' && value['family'] !== 'ip6') return refuse('table.family', `expected ip or ip6, got ${describe(value['family'])}`);
-  if (!(value['chains'] instanceof Map)) return refuse('table.chains', `expected a Map, got ${describe(value['chains'])}`);
-  if (!(value['sets'] instanceof Map)) return refuse('table.sets', `expected a Map, got ${describe(value['sets'])}`);
-  return value as unknown as NftTable;
+  const chains = value['chains'];
+  const sets = value['sets'];
+  if (!(chains instanceof Map)) return refuse('table.chains', `expected a Map, got ${describe(chains)}`);
+  if (!(sets instanceof Map)) return refuse('table.sets', `expected a Map, got ${describe(sets)}`);
+  for (const [name, chain] of chains as Map<unknown, unknown>) {
+    const field = `table.chains[${JSON.stringify(String(name))}]`;
+    if (!isString(name) || !isRecord(chain) || !isRecord(chain['spec']) || chain['spec']['name'] !== name) return refuse(field, 'expected { spec: { name, ... }, rules } under its name');
+    const spec = chain['spec'];
+    if (!optionalString(spec['type']) || !optionalString(spec['hook']) || !optionalString(spec['priority'])) return refuse(`${field}.spec`, 'type, hook and priority are texts');
+    const rules = chain['rules'];
+    if (!Array.isArray(rules) || !rules.every((r) => isRecord(r) && isString(r['rule']) && typeof r['handle'] === 'number')) return refuse(`${field}.rules`, 'expected an array of { rule, handle }');
+  }
+  for (const [name, set] of sets as Map<unknown, unknown>) {
+    const field = `table.sets[${JSON.stringify(String(name))}]`;
+    if (!isString(name) || !isRecord(set) || (set['kind'] !== 'set' && set['kind'] !== 'map') || !isRecord(set['spec']) || set['spec']['name'] !== name) {
+      return refuse(field, "expected { kind: 'set' | 'map', spec: { name, ... }, elements } under its name");
+    }
+    if (!optionalString(set['spec']['type']) || !optionalString(set['spec']['timeout'])) return refuse(`${field}.spec`, 'type and timeout are texts');
+    const elements = set['elements'];
+    if (!(elements instanceof Map)) return refuse(`${field}.elements`, `expected a Map, got ${describe(elements)}`);
+    for (const e of (elements as Map<unknown, unknown>).values()) {
+      if (!isRecord(e) || !strings(e['key']) || (e['value'] !== undefined && !strings(e['value']))) return refuse(`${field}.elements`, 'expected elements { key: string[], value?: string[] }');
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -57,6 +57,8 @@ export type {
 } from './trace/trace-types.js';
 export { traceSteps } from './trace/trace-types.js';
 export { tracePacket } from './trace/trace-packet.js';
+export type { ExplainResult } from './trace/explain.js';
+export { explain } from './trace/explain.js';
 // The table and transaction model (model/).
 export type {
   NftChain,

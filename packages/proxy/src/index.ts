@@ -64,3 +64,5 @@ export {
   toFixed as rationalToFixed,
   weightValue,
 } from './trace/rational.js';
+// The start of a trace's text and its probability lines, shared by the backends' explain.
+export { packetDestinationText, packetHeadline, probabilityLine } from './trace/headline.js';

@@ -2,7 +2,9 @@
 import { Option, type Command } from 'commander';
 import { KUBE_PROXY_VERSIONS, type KubeProxyVersion, type ProxierConfig } from '@kubesvc/proxy-iptables';
 import { usageError } from '../cli-error.js';
-import { DEFAULT_NODE_NAME, rulesConfig } from '../logic/rules.js';
+import type { NftablesProxierConfig } from '@kubesvc/proxy-nftables';
+import type { Dump } from '../dump/load-dump.js';
+import { DEFAULT_NODE_NAME, dumpServiceCIDRs, nftablesRulesConfig, PROXY_MODES, rulesConfig, type RulesProxyMode } from '../logic/rules.js';
 
 export interface ProxierCommandOptions {
   readonly nodeName: string;
@@ -10,6 +12,8 @@ export interface ProxierCommandOptions {
   readonly clusterCidr?: string;
   readonly masqueradeAll?: boolean;
   readonly kubeProxyVersion: KubeProxyVersion;
+  readonly proxyMode: RulesProxyMode;
+  readonly serviceCidr: readonly string[];
 }
 
 const collect = (value: string, previous: readonly string[]): string[] => [...previous, ...value.split(',').filter((v) => v !== '')];
@@ -20,9 +24,52 @@ export function addProxierOptions(command: Command): Command {
     .option('--node-ip <ip>', "the node's addresses (repeat, or separate with commas)", collect, [])
     .option('--cluster-cidr <cidr>', 'the pod CIDR: traffic to a cluster IP from outside it is masqueraded')
     .option('--masquerade-all', 'masquerade every packet to a cluster IP')
+    .addOption(new Option('--proxy-mode <mode>', "kube-proxy's mode: iptables, or nftables (v1.33's rules)").choices([...PROXY_MODES]).default('iptables'))
     .addOption(
-      new Option('--kube-proxy-version <version>', 'the kube-proxy release whose rules to write').choices([...KUBE_PROXY_VERSIONS]).default('1.31'),
+      new Option('--kube-proxy-version <version>', 'the kube-proxy release whose rules to write (iptables mode)').choices([...KUBE_PROXY_VERSIONS]).default('1.31'),
+    )
+    .option(
+      '--service-cidr <cidr>',
+      "nftables mode: the ServiceCIDRs kube-proxy watches (repeat, or separate with commas), instead of the input's ServiceCIDR objects",
+      collect,
+      [],
     );
+}
+
+/** Flags that belong to the other mode: a usage error, so that a flag is never silently ignored. */
+export function checkModeFlags(options: ProxierCommandOptions, versionFromCommandLine: boolean): void {
+  if (options.proxyMode === 'nftables' && versionFromCommandLine) {
+    throw usageError('--kube-proxy-version chooses an iptables-mode release; --proxy-mode nftables writes v1.33\'s rules');
+  }
+  if (options.proxyMode === 'iptables' && options.serviceCidr.length > 0) {
+    throw usageError('--service-cidr is for --proxy-mode nftables (the iptables mode has no ServiceCIDR rules)');
+  }
+}
+
+/**
+ * A warning when nftables mode has no ServiceCIDRs to check against (the input holds no
+ * ServiceCIDR objects, as dumps of clusters before v1.33 do, and no --service-cidr was given):
+ * then nothing drops packets to unallocated ClusterIPs, as on a node whose kube-proxy has seen
+ * no ServiceCIDR.
+ */
+export function serviceCIDRWarning(options: ProxierCommandOptions, dump: Pick<Dump, 'serviceCIDRs'>): string | undefined {
+  if (options.proxyMode !== 'nftables' || options.serviceCidr.length > 0 || dumpServiceCIDRs(dump).length > 0) return undefined;
+  return 'warning: the input has no ServiceCIDR objects and no --service-cidr was given, so the rules drop no packet to an unallocated ClusterIP\n';
+}
+
+/** The nftables proxier config of the flags and the dump's ServiceCIDRs (or --service-cidr); a bad value is a usage error. */
+export function nftablesConfigOf(options: ProxierCommandOptions, dump: Pick<Dump, 'serviceCIDRs'>): NftablesProxierConfig {
+  const config = nftablesRulesConfig(
+    {
+      nodeName: options.nodeName,
+      nodeIPs: options.nodeIp,
+      ...(options.clusterCidr !== undefined ? { clusterCIDR: options.clusterCidr } : {}),
+      masqueradeAll: options.masqueradeAll === true,
+    },
+    options.serviceCidr.length > 0 ? options.serviceCidr : dumpServiceCIDRs(dump),
+  );
+  if (!config.ok) throw usageError(config.error.message);
+  return config.value;
 }
 
 /** The proxier config of the flags; a bad value is a usage error with proxy-iptables' field errors. */

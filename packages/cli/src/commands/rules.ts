@@ -1,11 +1,12 @@
-// `kubesvc rules -f dump.yaml`: the iptables-restore text kube-proxy would write.
+// `kubesvc rules -f dump.yaml`: the iptables-restore text kube-proxy would write, or with
+// `--proxy-mode nftables` the transaction its nftables proxier hands to `nft -f`.
 import { Option, type Command } from 'commander';
 import type { SaveBackend } from '@kubesvc/proxy-iptables';
-import { inputError } from '../cli-error.js';
-import { formatRuleDiagnostic, rulesDiffOf, rulesOf } from '../logic/rules.js';
+import { inputError, usageError } from '../cli-error.js';
+import { formatRuleDiagnostic, nftablesRulesOf, rulesDiffOf, rulesOf } from '../logic/rules.js';
 import { startProgress } from '../progress.js';
 import type { CliCommand, CommandContext } from './command.js';
-import { addProxierOptions, proxierConfigOf, type ProxierCommandOptions } from './proxier-options.js';
+import { addProxierOptions, checkModeFlags, nftablesConfigOf, proxierConfigOf, serviceCIDRWarning, type ProxierCommandOptions } from './proxier-options.js';
 import { addFilenameOption, dumpFromText, readInputText } from './shared-options.js';
 
 interface RulesCommandOptions extends ProxierCommandOptions {
@@ -14,7 +15,30 @@ interface RulesCommandOptions extends ProxierCommandOptions {
   readonly diff?: string;
 }
 
-async function run(context: CommandContext, options: RulesCommandOptions): Promise<void> {
+async function runNftables(context: CommandContext, options: RulesCommandOptions): Promise<void> {
+  const { io } = context;
+  if (options.saveView !== undefined) throw usageError('--save-view is for --proxy-mode iptables (an iptables-save view)');
+  if (options.diff !== undefined) throw usageError('--diff is for --proxy-mode iptables: the nftables partial sync is not modelled yet');
+  const text = await readInputText(io, options.filename);
+  const progress = startProgress(io, text.length, ['parse', 'rules', 'write']);
+  try {
+    const dump = dumpFromText(io, options.filename, text);
+    const config = nftablesConfigOf(options, dump);
+    const warning = serviceCIDRWarning(options, dump);
+    if (warning !== undefined) io.err(warning);
+    progress.stage('rules');
+    const rules = nftablesRulesOf(dump, config);
+    progress.stage('write');
+    progress.stop();
+    io.out(rules);
+  } finally {
+    progress.stop();
+  }
+}
+
+async function run(context: CommandContext, options: RulesCommandOptions, versionFromCommandLine: boolean): Promise<void> {
+  checkModeFlags(options, versionFromCommandLine);
+  if (options.proxyMode === 'nftables') return runNftables(context, options);
   const { io } = context;
   const config = proxierConfigOf(options);
   const text = await readInputText(io, options.filename);
@@ -40,15 +64,16 @@ export const rulesCommand: CliCommand = {
   register(program: Command, context: CommandContext): void {
     const command = program
       .command('rules')
-      .summary('the iptables-restore text kube-proxy would write for a dump')
+      .summary('the rules kube-proxy would write for a dump (iptables-restore or nft -f input)')
       .description(
         'Prints the iptables-restore input kube-proxy (iptables mode) writes on a full sync of the Services and EndpointSlices of the input ' +
           '(Endpoints stand in for a Service without EndpointSlices, as the mirroring controller makes them). ' +
-          'Objects kube-proxy skips are reported on standard error.',
+          'Objects kube-proxy skips are reported on standard error. ' +
+          "With --proxy-mode nftables: the transaction v1.33's nftables proxier hands to nft -f on its first sync.",
       );
     addProxierOptions(addFilenameOption(command))
       .addOption(new Option('--save-view <backend>', 'print what iptables-save shows once the text is loaded').choices(['nft', 'legacy']))
       .option('--diff <old-file>', 'print what a partial sync writes when the cluster goes from <old-file> to the input')
-      .action(async (options: RulesCommandOptions) => run(context, options));
+      .action(async (options: RulesCommandOptions, self: Command) => run(context, options, self.getOptionValueSource('kubeProxyVersion') === 'cli'));
   },
 };

@@ -5,6 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { FIXTURES, runBin } from '../run-bin.fixtures.js';
 
 const CLUSTER = join(FIXTURES, 'cluster.yaml');
+const SERVICE_CIDRS = join(FIXTURES, 'ips-service-cidrs.yaml');
 
 describe('kubesvc trace', () => {
   test('tcp to a ClusterIP: each of the three endpoints with its exact probability, in the table', async () => {
@@ -56,5 +57,45 @@ describe('kubesvc trace', () => {
     const icmpPort = await runBin(['trace', '-f', CLUSTER, '--to', '10.96.0.1:443', '--proto', 'icmp']);
     expect(icmpPort.code).toBe(2);
     expect(icmpPort.stderr).toContain('an ICMP echo has no port');
+  });
+});
+
+describe('kubesvc trace --proxy-mode nftables', () => {
+  test('tcp to a ClusterIP: each of the three endpoints with probability exactly 1/3, one numgen verdict map', async () => {
+    const run = await runBin(['trace', '-f', CLUSTER, '--to', '10.96.100.10:80', '-o', 'table', '--proxy-mode', 'nftables']);
+    expect(run.code).toBe(0);
+    const rows = run.stdout.trimEnd().split('\n').slice(1).map((line) => line.split(/\s{3,}/));
+    expect(rows.map((r) => [r[0], r[1], r[2], r[3]])).toEqual([
+      ['DNAT', '10.244.1.5:8080', '1/3', '0.3333333333'],
+      ['DNAT', '10.244.2.7:8080', '1/3', '0.3333333333'],
+      ['DNAT', '10.244.3.9:8080', '1/3', '0.3333333333'],
+    ]);
+    // The kernel maps a 32-bit random number to 0..2 by (r * 3) >> 32: 1431655766, 1431655765
+    // and 1431655765 of the 2^32 numbers.
+    expect(rows.map((r) => r[4])).toEqual(['0.3333333335', '0.3333333333', '0.3333333333']);
+    expect(rows[0]?.[6]).toMatch(/^services > service-\w{8}-shop\/web\/tcp\/http > endpoint-\w{8}-shop\/web\/tcp\/http__10\.244\.1\.5\/8080$/);
+    // No ServiceCIDR in this dump: said, since then nothing drops unallocated ClusterIPs.
+    expect(run.stderr).toContain('warning: the input has no ServiceCIDR objects and no --service-cidr was given');
+  });
+
+  test('a ping to a ClusterIP is rejected in nftables mode (exit 1), where the iptables mode lets it leave unanswered', async () => {
+    const run = await runBin(['trace', '-f', CLUSTER, '--to', '10.96.100.10', '--proto', 'icmp', '--proxy-mode', 'nftables']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('1 possible outcome\n\noutcome 1: reject\n');
+    expect(run.stdout).toContain('  cluster-ips-check\n    ip daddr @cluster-ips reject\n');
+    const iptables = await runBin(['trace', '-f', CLUSTER, '--to', '10.96.100.10', '--proto', 'icmp']);
+    expect(iptables.code).toBe(0);
+    expect(iptables.stdout).toContain('outcome 1: no rule decided');
+  });
+
+  test("a packet to an unallocated address of the dump's ServiceCIDRs is dropped; with --service-cidr, of those", async () => {
+    const run = await runBin(['trace', '-f', SERVICE_CIDRS, '--to', '10.96.0.77:80', '--proxy-mode', 'nftables']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('outcome 1: drop\n');
+    expect(run.stdout).toContain('    ip daddr { 10.96.0.0/24,10.100.0.0/28 } drop\n');
+    expect(run.stderr).not.toContain('no ServiceCIDR objects');
+    const other = await runBin(['trace', '-f', SERVICE_CIDRS, '--to', '10.96.0.77:80', '--proxy-mode', 'nftables', '--service-cidr', '10.200.0.0/16']);
+    expect(other.code).toBe(0);
+    expect(other.stdout).toContain('outcome 1: no rule decided');
   });
 });

@@ -15,6 +15,7 @@ import {
   type SaveBackend,
 } from '@kubesvc/proxy-iptables';
 import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
+import { generateNftablesRules, nftablesProxierConfig, type NftablesProxierConfig } from '@kubesvc/proxy-nftables';
 import { endpointSlicesForProxy } from '../dump/endpoint-slices.js';
 import type { Dump } from '../dump/load-dump.js';
 
@@ -45,6 +46,37 @@ export function rulesConfig(flags: RulesFlags): ReturnType<typeof proxierConfig>
     masqueradeAll: flags.masqueradeAll,
     kubeProxyVersion: flags.kubeProxyVersion,
   });
+}
+
+/** kube-proxy's modes that `rules` and `trace` model. */
+export const PROXY_MODES = ['iptables', 'nftables'] as const;
+export type RulesProxyMode = (typeof PROXY_MODES)[number];
+
+/**
+ * The nftables proxier's settings for the flags, checked by proxy-nftables. `serviceCIDRs`
+ * are the ServiceCIDRs the proxier watches (v1.33's cluster-ips-check drops packets to
+ * addresses in them that no Service has).
+ */
+export function nftablesRulesConfig(flags: Omit<RulesFlags, 'kubeProxyVersion'>, serviceCIDRs: readonly string[]): ReturnType<typeof nftablesProxierConfig> {
+  const family = flags.clusterCIDR?.includes(':') ? 6 : 4;
+  return nftablesProxierConfig({
+    nodeName: flags.nodeName,
+    nodeIPs: [...flags.nodeIPs],
+    ...(family === 6 ? { family } : {}),
+    localDetector: flags.clusterCIDR === undefined ? { kind: 'none' } : { kind: 'cidr', cidr: flags.clusterCIDR },
+    masqueradeAll: flags.masqueradeAll,
+    serviceCIDRs: [...serviceCIDRs],
+  });
+}
+
+/** The ServiceCIDRs of a dump, as kube-proxy's ServiceCIDR handler collects them: every CIDR of every object. */
+export function dumpServiceCIDRs(dump: Pick<Dump, 'serviceCIDRs'>): string[] {
+  return dump.serviceCIDRs.flatMap((c) => c.spec?.cidrs ?? []);
+}
+
+/** The `nft -f` transaction of an nftables proxier's first sync of the dump. */
+export function nftablesRulesOf(dump: Dump, config: NftablesProxierConfig): string {
+  return generateNftablesRules(dump.services, endpointSlicesForProxy(dump), config).text;
 }
 
 /** A save view that could not be made: the rules did not load (never for generated rules). */

@@ -1,6 +1,6 @@
 // `kubesvc trace`: the packet of the flags, and the trace's outcomes as a table or as data. Pure.
 import { err, ok, parseIP, splitHostPort, type Result, type TaggedError } from '@kubesvc/api-types';
-import { formatRational, rationalToFixed, type Packet, type PacketEntry, type Trace, type TraceOutcome } from '@kubesvc/proxy-iptables';
+import { formatRational, rationalToFixed, type Packet, type PacketEntry, type Rational } from '@kubesvc/proxy-iptables';
 import { formatTable } from '../output/output-format.js';
 
 export const PACKET_PROTOCOLS = ['tcp', 'udp', 'sctp', 'icmp'] as const;
@@ -70,7 +70,23 @@ export function packetOf(flags: PacketFlags): Result<TracedPacket, ErrPacketFlag
   return ok({ packet, localAddresses });
 }
 
-function outcomeText(o: TraceOutcome): string {
+/** What both backends' tracers say of an outcome (proxy-iptables' and proxy-nftables' TraceOutcome). */
+export interface TracedOutcome {
+  readonly kind: 'dnat' | 'reject' | 'drop' | 'accept' | 'no-match';
+  readonly dnat?: string;
+  readonly delivery: 'local' | 'forward';
+  readonly masqueraded: boolean;
+  readonly chains: readonly string[];
+  readonly probability: { readonly written: Rational; readonly kernel: Rational };
+}
+
+/** A trace of either backend. */
+export interface Traced {
+  readonly packet: Packet;
+  readonly outcomes: readonly TracedOutcome[];
+}
+
+function outcomeText(o: TracedOutcome): string {
   switch (o.kind) {
     case 'dnat':
       return 'DNAT';
@@ -81,22 +97,25 @@ function outcomeText(o: TraceOutcome): string {
   }
 }
 
-function destinationText(trace: Trace, o: TraceOutcome): string {
+function destinationText(trace: Traced, o: TracedOutcome): string {
   if (o.dnat !== undefined) return o.dnat;
   const p = trace.packet;
   return p.destinationPort === undefined ? p.destination : `${joinHost(p.destination)}:${p.destinationPort}`;
 }
 
 // The chains that say which service and endpoint a packet took; the filter chains and
-// KUBE-POSTROUTING every packet passes are left to the text output.
-const SERVICE_CHAIN = /^KUBE-(SERVICES|NODEPORTS|SVC|SVL|EXT|FW|SEP|XLB)\b/;
+// KUBE-POSTROUTING every packet passes are left to the text output. iptables mode:
+// KUBE-SERVICES, KUBE-SVC-…; nftables mode: services, service-…, external-…, endpoint-….
+// (The nftables checks every new connection passes, firewall-check and the *-endpoints-check
+// chains, are left out too.)
+const SERVICE_CHAIN = /^(KUBE-(SERVICES|NODEPORTS|SVC|SVL|EXT|FW|SEP|XLB)\b|services$|(service|external|firewall|endpoint)-(?!(.*-)?check$))/;
 
-function serviceChains(o: TraceOutcome): string[] {
+function serviceChains(o: TracedOutcome): string[] {
   return [...new Set(o.chains.filter((c) => SERVICE_CHAIN.test(c)))];
 }
 
 /** `-o table`: one row per outcome, the exact probability as a fraction and its decimal, as written and as the kernel draws. */
-export function traceTable(trace: Trace): string {
+export function traceTable(trace: Traced): string {
   const rows = trace.outcomes.map((o) => [
     outcomeText(o),
     destinationText(trace, o),
@@ -110,7 +129,7 @@ export function traceTable(trace: Trace): string {
 }
 
 /** `-o json|yaml`: the packet and every outcome, probabilities as exact fractions and decimals. */
-export function traceData(trace: Trace): Record<string, unknown> {
+export function traceData(trace: Traced): Record<string, unknown> {
   return {
     packet: { ...trace.packet },
     outcomes: trace.outcomes.map((o) => ({

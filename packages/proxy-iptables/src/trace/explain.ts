@@ -2,27 +2,15 @@
 // went through, chain by chain, with the probability of every statistic branch on the way.
 // The text is stable (the README shows it): same ruleset and packet, same text.
 
-import { joinHostPort, type Result } from '@kubesvc/api-types';
+import type { Result } from '@kubesvc/api-types';
 import { rulesetTable, type Ruleset } from '../ruleset.js';
 import { parseAddress, parseMaskedAddress } from '../save/address.js';
-import { formatRational, rationalToFixed as toFixed } from '@kubesvc/proxy';
+import { formatRational, packetDestinationText as destinationText, packetHeadline, probabilityLine } from '@kubesvc/proxy';
 import { rulesetFromRestoreText } from './ruleset-from-text.js';
 import { traceSteps, tracePacket } from './trace-packet.js';
-import type { ErrTrace, Packet, PacketEntry, TraceOptions, TraceOutcome } from './trace-types.js';
+import type { ErrTrace, Packet, TraceOptions, TraceOutcome } from './trace-types.js';
 
 export type ExplainResult = Result<string, ErrTrace>;
-
-const ENTRY: Readonly<Record<PacketEntry, string>> = {
-  pod: 'from a pod on this node',
-  node: 'from another node',
-  outside: 'from outside the cluster',
-  host: 'from this host',
-};
-
-/** `ip:port`, or the bare IP for ICMP, which has no port. */
-function destinationText(packet: Packet): string {
-  return packet.destinationPort === undefined ? packet.destination : joinHostPort(packet.destination, packet.destinationPort);
-}
 
 function verdict(outcome: TraceOutcome, packet: Packet): string {
   const masq = outcome.masqueraded ? ', masqueraded' : '';
@@ -44,10 +32,6 @@ function verdict(outcome: TraceOutcome, packet: Packet): string {
     case 'reject':
       return outcome.dnat === undefined ? 'REJECT' : `REJECT (after DNAT to ${outcome.dnat})`;
   }
-}
-
-function probabilityLine(written: { numerator: bigint; denominator: bigint }, kernel: { numerator: bigint; denominator: bigint }): string {
-  return `written ${formatRational(written)} ≈ ${toFixed(written, 12)}, kernel ${formatRational(kernel)} ≈ ${toFixed(kernel, 12)}`;
 }
 
 /** One service port whose cluster IP rule is for `destination`: `ns/svc:port` and `tcp 80`. */
@@ -132,8 +116,7 @@ export function explain(ruleset: Ruleset | string, packet: Packet, options: Trac
   // The checked packet: its protocol in lower case.
   const traced = result.value.packet;
   const lines: string[] = [];
-  const what = traced.protocol === 'icmp' ? 'icmp echo request' : traced.protocol;
-  lines.push(`${what} ${traced.source} -> ${destinationText(traced)} ${ENTRY[traced.entry]} (conntrack ${rest.conntrack ?? 'NEW'})`);
+  lines.push(packetHeadline(traced, rest.conntrack));
   lines.push(`${outcomes.length} possible outcome${outcomes.length === 1 ? '' : 's'}`);
   outcomes.forEach((outcome, i) => {
     lines.push('');

@@ -16,9 +16,11 @@
 // still runs), `drop` and `reject` end the packet, `dnat` and `masquerade` end their base chain,
 // `goto` replaces the chain on the stack and `jump` pushes it, a verdict map lookup that misses
 // ends the rule, a chain that ends returns (a base chain's end is its policy, accept).
-// upstream: pkg/proxy/nftables/helpers_test.go (v1.33, nftablesTracer and tracePacket: the same
-// idea over the prerouting, forward and input chains, every endpoint at once, without hooks by
-// priority or probabilities); linux net/netfilter/nft_numgen.c (reciprocal_scale), nf_nat_core.c.
+// upstream: pkg/proxy/nftables/helpers_test.go (nftablesTracer and tracePacket: the same idea,
+// running filter-prerouting, nat-prerouting, filter-forward and filter-input by name for every
+// packet and every endpoint at once, without hooks by priority or probabilities; which version
+// the vectors follow is said in upstream.fixtures.ts); linux net/netfilter/nft_numgen.c
+// (reciprocal_scale), nf_nat_core.c.
 
 import { err, isRecord, ok, type Err, type Result } from '@kubesvc/api-types';
 import {

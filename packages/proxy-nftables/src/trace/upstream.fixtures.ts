@@ -4,6 +4,14 @@
 // every endpoint joined by ", ", or DROP, REJECT, or "" for no match) and whether the packet is
 // masqueraded. The rulesets they run on are ../read/fixtures/trace-packet.v4.nft and
 // trace-packet.v6.nft. Test-only: excluded from the library build.
+//
+// Which version: TestTracePacketV6's ruleset has v1.33's layout exactly (filter-prerouting,
+// -input, -forward, -output at -110, filter-output-post-dnat at -90, service-endpoints-check,
+// nodeport-endpoints-check, cluster-ips-check, `tcp dport` in the ClusterIP masquerade rule),
+// the rule texts of v1.33's proxier.go, and is also the dump knftables v0.0.18 (the version
+// v1.33 requires) keeps in fake_test.go; TestTracePacketV4's ruleset is of the earlier layout
+// (one endpoints-check chain) and is kept as upstream wrote it. TestTracePacketV4's packets also
+// run on TestOverallNFTablesRules' v1.33 ruleset (../read/fixtures/overall-rules.v4.nft).
 // upstream: pkg/proxy/nftables/proxier_test.go (the test node's addresses: testNodeIP,
 // testNodeIPAlt, testExternalIP, testNodeIPv6, testNodeIPv6Alt, testExternalClient,
 // testExternalClientBlocked).

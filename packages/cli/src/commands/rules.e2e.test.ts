@@ -151,7 +151,7 @@ describe('kubesvc rules', () => {
 });
 
 describe('kubesvc rules --proxy-mode nftables', () => {
-  test("prints the transaction v1.33's nftables proxier hands to nft -f, the text proxy-nftables generates, with the dump's ServiceCIDRs", async () => {
+  test("prints the transaction v1.33's nftables proxier hands to nft -f, the text proxy-nftables generates; a dump without ServiceCIDRs is warned about", async () => {
     const run = await runBin(['rules', '-f', CLUSTER, '--proxy-mode', 'nftables', '--node-name', 'node-1', '--cluster-cidr', '10.244.0.0/16']);
     expect(run.code).toBe(0);
     expect(run.stdout.split('\n')[0]).toBe('add table ip kube-proxy { comment "rules for kube-proxy" ; }');
@@ -161,7 +161,23 @@ describe('kubesvc rules --proxy-mode nftables', () => {
     const config = nftablesProxierConfig({ nodeName: 'node-1', localDetector: { kind: 'cidr', cidr: '10.244.0.0/16' } });
     if (!config.ok) throw new Error(config.error.message);
     expect(run.stdout).toBe(generateNftablesRules(services, slices, config.value).text);
-    expect(run.stderr).toBe(`warning: ${CLUSTER}: skipped 1 object of kinds not modelled here (Deployment)\n`);
+    expect(run.stderr).toBe(
+      `warning: ${CLUSTER}: skipped 1 object of kinds not modelled here (Deployment)\n` +
+        'warning: the input has no ServiceCIDR objects and no --service-cidr was given, so the rules drop no packet to an unallocated ClusterIP\n',
+    );
+  });
+
+  test('--diff writes the partial sync: only the changed Service\'s chains and elements, the old endpoint chain flushed', async () => {
+    const before = readFileSync(CLUSTER, 'utf8');
+    const after = before.replace('- 10.244.3.9', '- 10.244.3.10');
+    const run = await runBin(['rules', '-f', '-', '--diff', CLUSTER, '--node-name', 'node-1', '--proxy-mode', 'nftables'], { stdin: after });
+    expect(run.code).toBe(0);
+    // The endpoint chain of the moved endpoint is flushed (deleted a second later, by a later sync);
+    // the new one is made; kube-dns, unchanged, is not written.
+    expect(run.stdout).toMatch(/^flush chain ip kube-proxy endpoint-\w{8}-shop\/web\/tcp\/http__10\.244\.3\.9\/8080$/m);
+    expect(run.stdout).toMatch(/^add chain ip kube-proxy endpoint-\w{8}-shop\/web\/tcp\/http__10\.244\.3\.10\/8080$/m);
+    expect(run.stdout).not.toContain('kube-dns');
+    expect(run.stdout).not.toMatch(/^delete chain/m);
   });
 
   test('--service-cidr gives the ServiceCIDRs whose unallocated addresses cluster-ips-check drops', async () => {
@@ -175,7 +191,6 @@ describe('kubesvc rules --proxy-mode nftables', () => {
     for (const [args, message] of [
       [['--kube-proxy-version', '1.8'], "--kube-proxy-version chooses an iptables-mode release; --proxy-mode nftables writes v1.33's rules"],
       [['--save-view', 'nft'], '--save-view is for --proxy-mode iptables (an iptables-save view)'],
-      [['--diff', CLUSTER], '--diff is for --proxy-mode iptables: the nftables partial sync is not modelled yet'],
     ] as const) {
       const run = await runBin(['rules', '-f', CLUSTER, '--proxy-mode', 'nftables', ...args]);
       expect(run.code).toBe(2);

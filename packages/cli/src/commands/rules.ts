@@ -3,7 +3,8 @@
 import { Option, type Command } from 'commander';
 import type { SaveBackend } from '@kubesvc/proxy-iptables';
 import { inputError, usageError } from '../cli-error.js';
-import { formatRuleDiagnostic, nftablesRulesOf, rulesDiffOf, rulesOf } from '../logic/rules.js';
+import { ok } from '@kubesvc/api-types';
+import { formatRuleDiagnostic, nftablesRulesDiffOf, nftablesRulesOf, rulesDiffOf, rulesOf } from '../logic/rules.js';
 import { startProgress } from '../progress.js';
 import type { CliCommand, CommandContext } from './command.js';
 import { addProxierOptions, checkModeFlags, nftablesConfigOf, proxierConfigOf, serviceCIDRWarning, type ProxierCommandOptions } from './proxier-options.js';
@@ -18,19 +19,21 @@ interface RulesCommandOptions extends ProxierCommandOptions {
 async function runNftables(context: CommandContext, options: RulesCommandOptions): Promise<void> {
   const { io } = context;
   if (options.saveView !== undefined) throw usageError('--save-view is for --proxy-mode iptables (an iptables-save view)');
-  if (options.diff !== undefined) throw usageError('--diff is for --proxy-mode iptables: the nftables partial sync is not modelled yet');
   const text = await readInputText(io, options.filename);
-  const progress = startProgress(io, text.length, ['parse', 'rules', 'write']);
+  const oldText = options.diff === undefined ? undefined : await readInputText(io, options.diff);
+  const progress = startProgress(io, text.length + (oldText?.length ?? 0), ['parse', 'rules', 'write']);
   try {
     const dump = dumpFromText(io, options.filename, text);
+    const before = options.diff === undefined || oldText === undefined ? undefined : dumpFromText(io, options.diff, oldText);
     const config = nftablesConfigOf(options, dump);
     const warning = serviceCIDRWarning(options, dump);
     if (warning !== undefined) io.err(warning);
     progress.stage('rules');
-    const rules = nftablesRulesOf(dump, config);
+    const rules = before === undefined ? ok(nftablesRulesOf(dump, config)) : nftablesRulesDiffOf(before, dump, config);
+    if (!rules.ok) throw inputError(rules.error.message);
     progress.stage('write');
     progress.stop();
-    io.out(rules);
+    io.out(rules.value);
   } finally {
     progress.stop();
   }
@@ -69,7 +72,7 @@ export const rulesCommand: CliCommand = {
         'Prints the iptables-restore input kube-proxy (iptables mode) writes on a full sync of the Services and EndpointSlices of the input ' +
           '(Endpoints stand in for a Service without EndpointSlices, as the mirroring controller makes them). ' +
           'Objects kube-proxy skips are reported on standard error. ' +
-          "With --proxy-mode nftables: the transaction v1.33's nftables proxier hands to nft -f on its first sync.",
+          "With --proxy-mode nftables: the transaction v1.33's nftables proxier hands to nft -f on its first sync (with --diff, on the partial sync).",
       );
     addProxierOptions(addFilenameOption(command))
       .addOption(new Option('--save-view <backend>', 'print what iptables-save shows once the text is loaded').choices(['nft', 'legacy']))

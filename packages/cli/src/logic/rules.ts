@@ -15,7 +15,7 @@ import {
   type SaveBackend,
 } from '@kubesvc/proxy-iptables';
 import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
-import { generateNftablesRules, nftablesProxierConfig, type NftablesProxierConfig } from '@kubesvc/proxy-nftables';
+import { generateNftablesRules, INITIAL_NFTABLES_SYNC_STATE, nftablesProxierConfig, syncNftables, type NftablesProxierConfig } from '@kubesvc/proxy-nftables';
 import { endpointSlicesForProxy } from '../dump/endpoint-slices.js';
 import type { Dump } from '../dump/load-dump.js';
 
@@ -77,6 +77,19 @@ export function dumpServiceCIDRs(dump: Pick<Dump, 'serviceCIDRs'>): string[] {
 /** The `nft -f` transaction of an nftables proxier's first sync of the dump. */
 export function nftablesRulesOf(dump: Dump, config: NftablesProxierConfig): string {
   return generateNftablesRules(dump.services, endpointSlicesForProxy(dump), config).text;
+}
+
+/**
+ * What an nftables proxier writes when the cluster goes from `before` to `after`: the partial
+ * sync's transaction after a first sync of `before`, within a second of it (so stale chains
+ * are flushed, not yet deleted).
+ */
+export function nftablesRulesDiffOf(before: Dump, after: Dump, config: NftablesProxierConfig): Result<string, ErrRulesView> {
+  const first = syncNftables(INITIAL_NFTABLES_SYNC_STATE, before.services, endpointSlicesForProxy(before), config, { now: 0 });
+  if (!first.ok) return err({ _tag: 'ErrRulesView', message: first.error.message });
+  const second = syncNftables(first.value.state, after.services, endpointSlicesForProxy(after), config, { now: 0 });
+  if (!second.ok) return err({ _tag: 'ErrRulesView', message: second.error.message });
+  return ok(second.value.text);
 }
 
 /** A save view that could not be made: the rules did not load (never for generated rules). */

@@ -60,9 +60,9 @@ export function setSpecFrom(name: string, statements: readonly (readonly Word[])
 }
 
 /**
- * The elements of a body (`k1 . k2 [comment "c"] [: value]`, separated by `,`): the key split at
- * its ` . ` parts, the value's words (the model keeps them as parts joined by a space), the
- * comment. `set` is the set's name.
+ * The elements of a body (`k1 . k2 [comment "c"] [: value]`, separated by `,`): the key and the
+ * value split at their ` . ` parts, as knftables' Element.parse splits them (a verdict is one
+ * part: `goto service-…`), and the comment. `set` is the set's name.
  */
 export function elementsFrom(set: string, body: readonly Word[]): NftElementSpec[] | string {
   const out: NftElementSpec[] = [];
@@ -92,40 +92,42 @@ export function elementsFrom(set: string, body: readonly Word[]): NftElementSpec
 
 function elementFrom(set: string, ws: readonly Word[]): NftElementSpec | string {
   const key: string[] = [];
+  let value: string[] | undefined;
   let part: string[] = [];
   let comment: string | undefined;
-  let value: string[] | undefined;
+  // The key's and the value's parts are separated by ` . ` (knftables joins and splits them so).
+  const endPart = (what: string): string | undefined => {
+    if (part.length === 0) return `${set}: empty part in an element's ${what}`;
+    (value ?? key).push(part.join(' '));
+    part = [];
+    return undefined;
+  };
   for (let i = 0; i < ws.length; i++) {
     const w = ws[i];
     if (w === undefined) break;
-    if (value !== undefined) {
-      if (w.quoted) return `${set}: unexpected string in an element's value`;
-      value.push(w.text);
-      continue;
-    }
-    if (!w.quoted && w.text === 'comment') {
+    if (value === undefined && !w.quoted && w.text === 'comment') {
       const text = ws[i + 1];
       if (text === undefined || !text.quoted) return `${set}: expected comment "..."`;
       comment = text.text;
       i++;
       continue;
     }
-    if (w.quoted) return `${set}: unexpected string in an element's key`;
+    if (w.quoted) return `${set}: unexpected string in an element`;
     if (w.text === '.') {
-      if (part.length === 0) return `${set}: empty part in an element's key`;
-      key.push(part.join(' '));
-      part = [];
+      const bad = endPart(value === undefined ? 'key' : 'value');
+      if (bad !== undefined) return bad;
       continue;
     }
-    if (w.text === ':') {
+    if (w.text === ':' && value === undefined) {
+      const bad = endPart('key');
+      if (bad !== undefined) return bad;
       value = [];
       continue;
     }
     part.push(w.text);
   }
-  if (part.length === 0) return `${set}: empty part in an element's key`;
-  key.push(part.join(' '));
-  if (value !== undefined && value.length === 0) return `${set}: empty value in an element`;
+  const bad = endPart(value === undefined ? 'key' : 'value');
+  if (bad !== undefined) return bad;
   return {
     set,
     key,

@@ -86,6 +86,31 @@ describe('parseListRuleset reads what nft listed for each fixture transaction', 
     });
   }
 
+  for (const input of inputs) {
+    const base = input.replace(/\.nft$/, '');
+    test(`${base}: nft -a's listing reads as the plain one, with nft's handles`, () => {
+      const plain = value(parseListRuleset(read(`${base}.list`)));
+      const text = read(`${base}.handles`);
+      const handled = value(parseListRuleset(text));
+      const strip = (t: typeof plain): unknown => ({
+        ...t,
+        nextHandle: 0,
+        chains: [...t.chains].map(([name, c]) => [name, { ...c, rules: c.rules.map((r) => ({ ...r, handle: 0 })) }]),
+      });
+      expect(strip(handled)).toEqual(strip(plain));
+      // Each rule has the handle printed after it.
+      for (const chain of handled.chains.values()) {
+        for (const r of chain.rules) {
+          const printed = `${r.rule}${r.comment === undefined ? '' : ` comment "${r.comment}"`} # handle ${r.handle}`;
+          expect(text).toContain(printed);
+        }
+      }
+      const handles = [...handled.chains.values()].flatMap((c) => c.rules.map((r) => r.handle));
+      expect(new Set(handles).size).toBe(handles.length);
+      expect(handled.nextHandle).toBe(Math.max(...handles) + 1);
+    });
+  }
+
   test('rules get handles 1, 2, ... in listing order, and nextHandle follows them', () => {
     const table = value(parseListRuleset(read('v1-33-checks.v4.list')));
     const handles = [...table.chains.values()].flatMap((c) => c.rules.map((r) => r.handle));

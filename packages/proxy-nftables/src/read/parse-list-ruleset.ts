@@ -88,6 +88,7 @@ const RULE_COMMENT = /^(.*?)\s+comment\s+("(?:[^"\\]|\\.)*")$/;
 
 /** The kube-proxy table of an `nft list ruleset` text, or the first line that could not be read. */
 export function parseListRuleset(text: string, options: ParseListRulesetOptions = {}): ParseResult<NftTable> {
+  if (typeof text !== 'string') return parseError(1, `expected an nft listing, got ${typeof text}`);
   const wanted = options.table ?? 'kube-proxy';
   const lines: Line[] = [];
   for (const [i, raw] of text.split('\n').entries()) {

@@ -59,7 +59,7 @@ describe('parseTransaction reads knftables transaction lines', () => {
       {
         kind: 'element',
         of: 'map',
-        element: { set: 'service-ips', key: ['172.30.0.41', 'tcp', '80'], value: ['goto', 'service-ULMVA6XW-ns1/svc1/tcp/p80'] },
+        element: { set: 'service-ips', key: ['172.30.0.41', 'tcp', '80'], value: ['goto service-ULMVA6XW-ns1/svc1/tcp/p80'] },
       },
       { kind: 'element', of: 'map', element: { set: 'no-endpoint-services', key: ['1.2.3.4', 'tcp', '80'], value: ['drop'], comment: 'ns2/svc2:p80' } },
       { kind: 'element', of: 'set', element: { set: 'cluster-ips', key: ['172.30.0.41'] } },

@@ -52,6 +52,7 @@ const RULE = /^(\S+)(?:\s+index\s+(\d+))?(?:\s+handle\s+(\d+))?(?:\s+([^"]*?))?(
 
 /** A transaction text as an NftTransaction, or the first line that could not be read. */
 export function parseTransaction(text: string, options: ParseTransactionOptions = {}): ParseResult<NftTransaction> {
+  if (typeof text !== 'string') return parseError(1, `expected a transaction text, got ${typeof text}`);
   let family: NftFamily | undefined = options.family;
   let table: string | undefined = options.table;
   const declared = new Map<string, 'set' | 'map'>();

@@ -16,11 +16,13 @@
 // still runs), `drop` and `reject` end the packet, `dnat` and `masquerade` end their base chain,
 // `goto` replaces the chain on the stack and `jump` pushes it, a verdict map lookup that misses
 // ends the rule, a chain that ends returns (a base chain's end is its policy, accept).
-// upstream: pkg/proxy/nftables/helpers_test.go (v1.33, nftablesTracer and tracePacket: the same
-// idea over the prerouting, forward and input chains, every endpoint at once, without hooks by
-// priority or probabilities); linux net/netfilter/nft_numgen.c (reciprocal_scale), nf_nat_core.c.
+// upstream: pkg/proxy/nftables/helpers_test.go (nftablesTracer and tracePacket: the same idea,
+// running filter-prerouting, nat-prerouting, filter-forward and filter-input by name for every
+// packet and every endpoint at once, without hooks by priority or probabilities; which version
+// the vectors follow is said in upstream.fixtures.ts); linux net/netfilter/nft_numgen.c
+// (reciprocal_scale), nf_nat_core.c.
 
-import { err, isRecord, ok, type Err } from '@kubesvc/api-types';
+import { err, isRecord, ok, type Err, type Result } from '@kubesvc/api-types';
 import {
   checkFamily,
   checkOptions,
@@ -35,9 +37,11 @@ import {
   type Rational,
   type RecentEntry,
 } from '@kubesvc/proxy';
-import type { NftRule, NftTable } from '../model/types.js';
+import { applyTransaction } from '../model/apply.js';
+import type { NftFamily, NftRule, NftTable } from '../model/types.js';
 import type { BaseChainHook as Hook } from '../names.js';
 import { parseListRuleset } from '../read/parse-list-ruleset.js';
+import { parseTransaction } from '../read/parse-transaction.js';
 import { findElement, tableIndex, type BaseChainRef, type SetIndex, type TableIndex } from './table-index.js';
 import type { Field, Statement, Verdict } from './rule-program.js';
 import { meets } from './table-index.js';
@@ -95,30 +99,68 @@ function fork(t: Thread): Thread {
 
 const fail = (message: string): Err<ErrTrace> => err({ _tag: 'ErrTrace', message });
 
-/** Whether a value has an NftTable's shape (its chains and sets are Maps). */
+const checkedTables = new WeakMap<object, Err<ErrTrace> | undefined>();
+
+/**
+ * Whether a value has an NftTable's shape, down to each chain's rules and each set's elements;
+ * remembered per object (a table is an immutable value, traced many times).
+ */
 function checkTable(value: unknown): NftTable | Err<ErrTrace> {
-  if (!isRecord(value)) return refuse('table', `expected an NftTable or an nft ruleset listing, got ${describe(value)}`);
+  if (!isRecord(value)) return refuse('table', `expected an NftTable, an nft ruleset listing or a transaction text, got ${describe(value)}`);
+  if (!checkedTables.has(value)) checkedTables.set(value, tableProblem(value));
+  return checkedTables.get(value) ?? (value as unknown as NftTable);
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const optionalString = (v: unknown): boolean => v === undefined || typeof v === 'string';
+const strings = (v: unknown): boolean => Array.isArray(v) && v.every(isString);
+
+function tableProblem(value: Record<string, unknown>): Err<ErrTrace> | undefined {
   if (value['family'] !== 'ip' && value['family'] !== 'ip6') return refuse('table.family', `expected ip or ip6, got ${describe(value['family'])}`);
-  if (!(value['chains'] instanceof Map)) return refuse('table.chains', `expected a Map, got ${describe(value['chains'])}`);
-  if (!(value['sets'] instanceof Map)) return refuse('table.sets', `expected a Map, got ${describe(value['sets'])}`);
-  return value as unknown as NftTable;
+  const chains = value['chains'];
+  const sets = value['sets'];
+  if (!(chains instanceof Map)) return refuse('table.chains', `expected a Map, got ${describe(chains)}`);
+  if (!(sets instanceof Map)) return refuse('table.sets', `expected a Map, got ${describe(sets)}`);
+  for (const [name, chain] of chains as Map<unknown, unknown>) {
+    const field = `table.chains[${JSON.stringify(String(name))}]`;
+    if (!isString(name) || !isRecord(chain) || !isRecord(chain['spec']) || chain['spec']['name'] !== name) return refuse(field, 'expected { spec: { name, ... }, rules } under its name');
+    const spec = chain['spec'];
+    if (!optionalString(spec['type']) || !optionalString(spec['hook']) || !optionalString(spec['priority'])) return refuse(`${field}.spec`, 'type, hook and priority are texts');
+    const rules = chain['rules'];
+    if (!Array.isArray(rules) || !rules.every((r) => isRecord(r) && isString(r['rule']) && typeof r['handle'] === 'number')) return refuse(`${field}.rules`, 'expected an array of { rule, handle }');
+  }
+  for (const [name, set] of sets as Map<unknown, unknown>) {
+    const field = `table.sets[${JSON.stringify(String(name))}]`;
+    if (!isString(name) || !isRecord(set) || (set['kind'] !== 'set' && set['kind'] !== 'map') || !isRecord(set['spec']) || set['spec']['name'] !== name) {
+      return refuse(field, "expected { kind: 'set' | 'map', spec: { name, ... }, elements } under its name");
+    }
+    if (!optionalString(set['spec']['type']) || !optionalString(set['spec']['timeout'])) return refuse(`${field}.spec`, 'type and timeout are texts');
+    const elements = set['elements'];
+    if (!(elements instanceof Map)) return refuse(`${field}.elements`, `expected a Map, got ${describe(elements)}`);
+    for (const e of (elements as Map<unknown, unknown>).values()) {
+      if (!isRecord(e) || !strings(e['key']) || (e['value'] !== undefined && !strings(e['value']))) return refuse(`${field}.elements`, 'expected elements { key: string[], value?: string[] }');
+    }
+  }
+  return undefined;
 }
 
 /**
  * Where a packet goes through kube-proxy's table, and with which probability. `table` is an
- * NftTable or the text `nft list ruleset` printed on a node. A rule the tracer cannot evaluate,
- * a jump to a chain or a lookup in a set that does not exist is an error value; so is input of
- * the wrong shape (an unknown protocol or entry point, a port that is not one, an address that
- * does not parse). The table's family decides how addresses are read.
+ * NftTable, the text `nft list ruleset` printed on a node, or a transaction text (what
+ * kube-proxy hands `nft -f`, or upstream's expected ruleset), applied to an empty table. A
+ * rule the tracer cannot evaluate, a jump to a chain or a lookup in a set that does not exist
+ * is an error value; so is input of the wrong shape (an unknown protocol or entry point, a port
+ * that is not one, an address that does not parse). The table's family decides how addresses
+ * are read.
  */
 export function tracePacket(table: NftTable | string, packet: Packet, options: TraceOptions): TraceResult {
   const familyOption = checkFamily(options);
   if (!familyOption.ok) return familyOption;
   let t: NftTable;
   if (typeof table === 'string') {
-    const parsed = parseListRuleset(table, { family: familyOption.value === 6 ? 'ip6' : 'ip' });
-    if (!parsed.ok) return err({ _tag: 'ErrTrace', message: parsed.error.message, line: parsed.error.line });
-    t = parsed.value;
+    const read = tableFromText(table, familyOption.value === 6 ? 'ip6' : 'ip');
+    if (!read.ok) return read;
+    t = read.value;
   } else {
     const checked = checkTable(table);
     if ('ok' in checked) return checked;
@@ -131,6 +173,21 @@ export function tracePacket(table: NftTable | string, packet: Packet, options: T
   const checkedOptions = checkOptions<TraceOutcome>(options);
   if (!checkedOptions.ok) return checkedOptions;
   return run(t, index, checkedPacket.value, checkedOptions.value);
+}
+
+/** A listing (its first line `table …`) or a transaction text, as a table. */
+function tableFromText(text: string, family: NftFamily): Result<NftTable, ErrTrace> {
+  const first = text.split('\n').find((line) => line.trim() !== '' && !line.trim().startsWith('#'));
+  if (first?.trim().startsWith('table ') === true) {
+    const parsed = parseListRuleset(text, { family });
+    return parsed.ok ? parsed : err({ _tag: 'ErrTrace', message: parsed.error.message, line: parsed.error.line });
+  }
+  const tx = parseTransaction(text);
+  if (!tx.ok) return err({ _tag: 'ErrTrace', message: tx.error.message, line: tx.error.line });
+  const applied = applyTransaction(undefined, tx.value);
+  if (!applied.ok) return fail(applied.error.message);
+  if (applied.value === undefined) return fail('the transaction leaves no table');
+  return ok(applied.value);
 }
 
 /** The interpreter, on checked input. */

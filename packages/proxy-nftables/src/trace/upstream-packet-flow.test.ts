@@ -1,33 +1,50 @@
 // Upstream's packet-flow tests (helpers_test.go TestTracePacketV4 / TestTracePacketV6) run on
-// upstream's rulesets as nft really loaded them (read back from `nft list ruleset`): each
-// packet's outputs and masquerade flag are exactly what upstream expects, and the outcomes'
-// exact probabilities add up to 1.
+// upstream's rulesets read both ways: the transaction text through parseTransaction and the
+// table model's apply, and what nft really loaded, read back from `nft list ruleset`. Each
+// packet's outputs and masquerade flag are exactly what upstream expects, the outcomes' exact
+// probabilities add up to 1, and both readers' tables give the same outcomes (the same
+// chains and rules, by chain and position) although nft lists some rules in other words.
 import { readFileSync } from 'node:fs';
-import { addRational, RATIONAL_ONE, RATIONAL_ZERO, rationalEquals, type Packet, type PacketEntry } from '@kubesvc/proxy';
+import { addRational, formatRational, RATIONAL_ONE, RATIONAL_ZERO, rationalEquals, type Packet, type PacketEntry } from '@kubesvc/proxy';
 import { describe, expect, test } from 'vitest';
+import { applyTransaction } from '../model/apply.js';
 import type { NftTable } from '../model/types.js';
+import { parseTransaction } from '../read/parse-transaction.js';
 import { parseListRuleset } from '../read/parse-list-ruleset.js';
 import { tracePacket } from './trace-packet.js';
 import type { Trace } from './trace-types.js';
-import { TEST_NODE_IPS, TRACE_PACKET_V4, TRACE_PACKET_V6, type PacketFlowTest } from './upstream.fixtures.js';
+import { TEST_NODE_IPS, TRACE_PACKET_V4, TRACE_PACKET_V6, type PacketFlowTest, upstreamOutput } from './upstream.fixtures.js';
 
-const listing = (name: string): string => readFileSync(new URL(`../read/fixtures/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string): string => readFileSync(new URL(`../read/fixtures/${name}`, import.meta.url), 'utf8');
 
-function table(name: string): NftTable {
-  const r = parseListRuleset(listing(name));
+/** The table nft listed for fixture `base`. */
+function listed(base: string): NftTable {
+  const r = parseListRuleset(fixture(`${base}.list`));
   if (!r.ok) throw new Error(r.error.message);
   return r.value;
 }
 
-/** upstream's tracePacket output: every DNAT destination, or DROP / REJECT, joined by ", ". */
-export function upstreamOutput(trace: Trace): string {
-  const outputs: string[] = [];
-  for (const o of trace.outcomes) {
-    if (o.kind === 'drop') outputs.push('DROP');
-    else if (o.kind === 'reject') outputs.push('REJECT');
-    else if (o.kind === 'dnat' && o.dnat !== undefined) outputs.push(o.dnat);
-  }
-  return outputs.join(', ');
+/** The table the model makes of fixture `base`'s transaction. */
+function applied(base: string): NftTable {
+  const tx = parseTransaction(fixture(`${base}.nft`));
+  if (!tx.ok) throw new Error(tx.error.message);
+  const t = applyTransaction(undefined, tx.value);
+  if (!t.ok) throw new Error(t.error.message);
+  if (t.value === undefined) throw new Error('no table');
+  return t.value;
+}
+
+/** What two readers' tables must agree on: everything but the rules' words. */
+function summary(trace: Trace): unknown[] {
+  return trace.outcomes.map((o) => ({
+    kind: o.kind,
+    dnat: o.dnat,
+    delivery: o.delivery,
+    masq: [o.markedForMasquerade, o.masqueraded],
+    chains: o.chains,
+    matched: o.matched.map((m) => `${m.chain}#${m.index}`),
+    probability: [formatRational(o.probability.written), formatRational(o.probability.kernel)],
+  }));
 }
 
 /**
@@ -44,11 +61,16 @@ function packetOf(tc: PacketFlowTest): Packet {
   return { source: tc.sourceIP, destination: tc.destIP, protocol, destinationPort: tc.destPort, entry: entryOf(tc.sourceIP) };
 }
 
-function runPacketFlowTests(rules: NftTable, cases: readonly PacketFlowTest[]): void {
+function runPacketFlowTests(base: string, cases: readonly PacketFlowTest[]): void {
+  const fromText = applied(base);
+  const fromListing = listed(base);
   for (const tc of cases) {
     test(tc.name, () => {
-      const r = tracePacket(rules, packetOf(tc), { localAddresses: TEST_NODE_IPS });
+      const r = tracePacket(fromText, packetOf(tc), { localAddresses: TEST_NODE_IPS });
       if (!r.ok) throw new Error(r.error.message);
+      const l = tracePacket(fromListing, packetOf(tc), { localAddresses: TEST_NODE_IPS });
+      if (!l.ok) throw new Error(l.error.message);
+      expect(summary(l.value)).toEqual(summary(r.value));
       expect(upstreamOutput(r.value)).toBe(tc.output);
       const masq = r.value.outcomes.map((o) => o.markedForMasquerade);
       expect(masq.every((m) => m === tc.masq)).toBe(true);
@@ -60,10 +82,16 @@ function runPacketFlowTests(rules: NftTable, cases: readonly PacketFlowTest[]): 
   }
 }
 
-describe('TestTracePacketV4 (upstream helpers_test.go) on what nft listed', () => {
-  runPacketFlowTests(table('trace-packet.v4.list'), TRACE_PACKET_V4);
+describe('TestTracePacketV4 (upstream helpers_test.go)', () => {
+  runPacketFlowTests('trace-packet.v4', TRACE_PACKET_V4);
 });
 
-describe('TestTracePacketV6 (upstream helpers_test.go) on what nft listed', () => {
-  runPacketFlowTests(table('trace-packet.v6.list'), TRACE_PACKET_V6);
+describe('TestTracePacketV6 (upstream helpers_test.go)', () => {
+  runPacketFlowTests('trace-packet.v6', TRACE_PACKET_V6);
+});
+
+// TestTracePacketV4's rules are based on TestOverallNFTablesRules; its packets give the same
+// outputs on TestOverallNFTablesRules' own expected ruleset, in v1.33's layout.
+describe("TestTracePacketV4's packets on TestOverallNFTablesRules' v1.33 ruleset", () => {
+  runPacketFlowTests('overall-rules.v4', TRACE_PACKET_V4);
 });

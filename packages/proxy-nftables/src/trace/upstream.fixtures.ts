@@ -4,9 +4,21 @@
 // every endpoint joined by ", ", or DROP, REJECT, or "" for no match) and whether the packet is
 // masqueraded. The rulesets they run on are ../read/fixtures/trace-packet.v4.nft and
 // trace-packet.v6.nft. Test-only: excluded from the library build.
+//
+// Which version: TestTracePacketV6's ruleset has v1.33's layout exactly (filter-prerouting,
+// -input, -forward, -output at -110, filter-output-post-dnat at -90, service-endpoints-check,
+// nodeport-endpoints-check, cluster-ips-check, `tcp dport` in the ClusterIP masquerade rule),
+// the rule texts of v1.33's proxier.go, and is also the dump knftables v0.0.18 (the version
+// v1.33 requires) keeps in fake_test.go; TestTracePacketV4's ruleset is of the earlier layout
+// (one endpoints-check chain) and is kept as upstream wrote it. TestTracePacketV4's packets also
+// run on TestOverallNFTablesRules' v1.33 ruleset (../read/fixtures/overall-rules.v4.nft).
 // upstream: pkg/proxy/nftables/proxier_test.go (the test node's addresses: testNodeIP,
 // testNodeIPAlt, testExternalIP, testNodeIPv6, testNodeIPv6Alt, testExternalClient,
 // testExternalClientBlocked).
+import type { DiscoveryEndpoint, DiscoveryEndpointPort, EndpointSlice, Service, ServicePort } from '@kubesvc/api-types';
+import { makeService, makeSlice } from '@kubesvc/testkit';
+import type { NftablesProxierConfigOptions } from '../config.js';
+import type { Trace } from './trace-types.js';
 
 export const TEST_NODE_IP = '192.168.0.2';
 export const TEST_NODE_IP_ALT = '192.168.1.2';
@@ -50,3 +62,246 @@ export const TRACE_PACKET_V6: readonly PacketFlowTest[] = [
   { name: 'external to nodePort', sourceIP: '2600:5200::1', destIP: TEST_NODE_IPV6, destPort: 3001, output: V6_OUTPUT, masq: true },
   { name: 'node to nodePort', sourceIP: TEST_NODE_IPV6, destIP: TEST_NODE_IPV6, destPort: 3001, output: V6_OUTPUT, masq: true },
 ];
+
+// The per-feature tests of proxier_test.go: each syncs a NewFakeProxier over its Services and
+// EndpointSlices, then runs its packets through the ruleset the proxier wrote. The packets
+// and their expected outputs below are upstream's; the Services and EndpointSlices are
+// upstream's, written with the testkit's builders. (Read from a proxier_test.go of the later
+// base-chain layout, filter-prerouting-pre-dnat: the packets and outputs are the same facts
+// about a Service, and here they run on the rules the v1.33 builder writes.)
+
+
+const TEST_NODE_NAME = 'test-node';
+
+/** One of upstream's per-feature tests: what it syncs, and the packets it runs. */
+export interface FeatureTest {
+  readonly name: string;
+  readonly config?: Partial<NftablesProxierConfigOptions>;
+  readonly services: readonly Service[];
+  readonly slices: readonly EndpointSlice[];
+  readonly packets: readonly PacketFlowTest[];
+}
+
+const tcp = (name: string, port: number, extra: Partial<ServicePort> = {}): ServicePort => ({ name, port, protocol: 'TCP', ...extra });
+const epPort = (name: string, port: number, protocol: 'TCP' | 'UDP' | 'SCTP' = 'TCP'): DiscoveryEndpointPort => ({ name, port, protocol });
+const local = (ip: string): DiscoveryEndpoint => ({ addresses: [ip], nodeName: TEST_NODE_NAME });
+const remote = (ip: string, nodeName?: string): DiscoveryEndpoint => (nodeName === undefined ? { addresses: [ip] } : { addresses: [ip], nodeName });
+
+/** TestNoEndpointsReject: a LoadBalancer Service without endpoints rejects on every address. */
+const noEndpointsReject: FeatureTest = {
+  name: 'TestNoEndpointsReject',
+  services: [
+    makeService(
+      'ns1',
+      'svc1',
+      { type: 'LoadBalancer', clusterIP: '172.30.0.41', externalIPs: ['192.168.99.11'], ports: [tcp('p80', 80, { nodePort: 3001 })] },
+      { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } },
+    ),
+  ],
+  slices: [],
+  packets: [
+    { name: 'pod to cluster IP with no endpoints', sourceIP: '10.0.0.2', destIP: '172.30.0.41', destPort: 80, output: 'REJECT', masq: false },
+    { name: 'external to external IP with no endpoints', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '192.168.99.11', destPort: 80, output: 'REJECT', masq: false },
+    { name: 'pod to NodePort with no endpoints', sourceIP: '10.0.0.2', destIP: TEST_NODE_IP, destPort: 3001, output: 'REJECT', masq: false },
+    { name: 'external to NodePort with no endpoints', sourceIP: TEST_EXTERNAL_CLIENT, destIP: TEST_NODE_IP, destPort: 3001, output: 'REJECT', masq: false },
+    { name: 'pod to LoadBalancer IP with no endpoints', sourceIP: '10.0.0.2', destIP: '1.2.3.4', destPort: 80, output: 'REJECT', masq: false },
+    { name: 'external to LoadBalancer IP with no endpoints', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '1.2.3.4', destPort: 80, output: 'REJECT', masq: false },
+  ],
+};
+
+/** TestClusterIPGeneral: ports, target ports, protocols, hairpin, unallocated ClusterIPs. */
+const clusterIPGeneral: FeatureTest = {
+  name: 'TestClusterIPGeneral',
+  services: [
+    makeService('ns1', 'svc1', { clusterIP: '172.30.0.41', ports: [tcp('http', 80)] }),
+    makeService('ns2', 'svc2', {
+      clusterIP: '172.30.0.42',
+      ports: [
+        tcp('http', 80),
+        tcp('https', 443, { targetPort: 8443 }),
+        { name: 'dns-udp', port: 53, protocol: 'UDP' },
+        tcp('dns-tcp', 53, { targetPort: 5353 }),
+        { name: 'dns-sctp', port: 53, protocol: 'SCTP' },
+      ],
+    }),
+  ],
+  slices: [
+    makeSlice('ns1', 'svc1', 1, 'IPv4', [local('10.180.0.1')], [epPort('http', 80)]),
+    makeSlice(
+      'ns2',
+      'svc2',
+      1,
+      'IPv4',
+      [local('10.180.0.1'), remote('10.180.2.1', 'node2')],
+      [epPort('http', 80), epPort('https', 8443), epPort('dns-udp', 53, 'UDP'), epPort('dns-tcp', 5353), epPort('dns-sctp', 53, 'SCTP')],
+    ),
+  ],
+  packets: [
+    { name: 'simple clusterIP', sourceIP: '10.180.0.2', destIP: '172.30.0.41', destPort: 80, output: '10.180.0.1:80', masq: false },
+    { name: 'hairpin to cluster IP', sourceIP: '10.180.0.1', destIP: '172.30.0.41', destPort: 80, output: '10.180.0.1:80', masq: true },
+    { name: 'clusterIP with multiple endpoints', sourceIP: '10.180.0.2', destIP: '172.30.0.42', destPort: 80, output: '10.180.0.1:80, 10.180.2.1:80', masq: false },
+    { name: 'clusterIP with TargetPort', sourceIP: '10.180.0.2', destIP: '172.30.0.42', destPort: 443, output: '10.180.0.1:8443, 10.180.2.1:8443', masq: false },
+    {
+      name: 'clusterIP with TCP, UDP, and SCTP on same port (TCP)',
+      sourceIP: '10.180.0.2',
+      protocol: 'TCP',
+      destIP: '172.30.0.42',
+      destPort: 53,
+      output: '10.180.0.1:5353, 10.180.2.1:5353',
+      masq: false,
+    },
+    {
+      name: 'clusterIP with TCP, UDP, and SCTP on same port (UDP)',
+      sourceIP: '10.180.0.2',
+      protocol: 'UDP',
+      destIP: '172.30.0.42',
+      destPort: 53,
+      output: '10.180.0.1:53, 10.180.2.1:53',
+      masq: false,
+    },
+    {
+      name: 'clusterIP with TCP, UDP, and SCTP on same port (SCTP)',
+      sourceIP: '10.180.0.2',
+      protocol: 'SCTP',
+      destIP: '172.30.0.42',
+      destPort: 53,
+      output: '10.180.0.1:53, 10.180.2.1:53',
+      masq: false,
+    },
+    { name: 'TCP-only port does not match UDP traffic', sourceIP: '10.180.0.2', protocol: 'UDP', destIP: '172.30.0.42', destPort: 80, output: 'REJECT', masq: false },
+    { name: "svc1 does not accept svc2's ports", sourceIP: '10.180.0.2', destIP: '172.30.0.41', destPort: 443, output: 'REJECT', masq: false },
+    { name: 'packet to unallocated cluster ip', sourceIP: '10.180.0.2', destIP: '172.30.0.50', destPort: 80, output: 'DROP', masq: false },
+  ],
+};
+
+const LB_EP = '10.180.0.1:80';
+
+/** TestLoadBalancer: LoadBalancerSourceRanges, which NodePorts bypass. */
+const loadBalancer: FeatureTest = {
+  name: 'TestLoadBalancer',
+  services: [
+    makeService(
+      'ns1',
+      'svc1',
+      {
+        type: 'LoadBalancer',
+        clusterIP: '172.30.0.41',
+        ports: [tcp('p80', 80, { nodePort: 3001 })],
+        // Excess whitespace must be ignored.
+        loadBalancerSourceRanges: ['192.168.0.0/24', ' 203.0.113.0/25'],
+      },
+      { loadBalancer: { ingress: [{ ip: '1.2.3.4' }, { ip: '5.6.7.8' }] } },
+    ),
+  ],
+  slices: [makeSlice('ns1', 'svc1', 1, 'IPv4', [remote('10.180.0.1')], [epPort('p80', 80)])],
+  packets: [
+    { name: 'pod to cluster IP', sourceIP: '10.0.0.2', destIP: '172.30.0.41', destPort: 80, output: LB_EP, masq: false },
+    { name: 'external to nodePort', sourceIP: TEST_EXTERNAL_CLIENT, destIP: TEST_NODE_IP, destPort: 3001, output: LB_EP, masq: true },
+    { name: 'nodePort bypasses LoadBalancerSourceRanges', sourceIP: TEST_EXTERNAL_CLIENT_BLOCKED, destIP: TEST_NODE_IP, destPort: 3001, output: LB_EP, masq: true },
+    { name: 'accepted external to LB1', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '1.2.3.4', destPort: 80, output: LB_EP, masq: true },
+    { name: 'accepted external to LB2', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '5.6.7.8', destPort: 80, output: LB_EP, masq: true },
+    { name: 'blocked external to LB1', sourceIP: TEST_EXTERNAL_CLIENT_BLOCKED, destIP: '1.2.3.4', destPort: 80, output: 'DROP', masq: false },
+    { name: 'blocked external to LB2', sourceIP: TEST_EXTERNAL_CLIENT_BLOCKED, destIP: '5.6.7.8', destPort: 80, output: 'DROP', masq: false },
+    { name: 'pod to LB1 (blocked by LoadBalancerSourceRanges)', sourceIP: '10.0.0.2', destIP: '1.2.3.4', destPort: 80, output: 'DROP', masq: false },
+    { name: 'pod to LB2 (blocked by LoadBalancerSourceRanges)', sourceIP: '10.0.0.2', destIP: '5.6.7.8', destPort: 80, output: 'DROP', masq: false },
+    { name: 'node to LB1 (allowed by LoadBalancerSourceRanges)', sourceIP: TEST_NODE_IP, destIP: '1.2.3.4', destPort: 80, output: LB_EP, masq: true },
+    { name: 'node to LB2 (allowed by LoadBalancerSourceRanges)', sourceIP: TEST_NODE_IP, destIP: '5.6.7.8', destPort: 80, output: LB_EP, masq: true },
+    { name: 'same node to LB1, SNATted to LB1 (implicitly allowed)', sourceIP: '1.2.3.4', destIP: '1.2.3.4', destPort: 80, output: LB_EP, masq: true },
+    { name: 'same node to LB2, SNATted to LB2 (implicitly allowed)', sourceIP: '5.6.7.8', destIP: '5.6.7.8', destPort: 80, output: LB_EP, masq: true },
+  ],
+};
+
+/** TestNodePorts: one case of --nodeport-addresses in one family. */
+function nodePorts(name: string, family: 4 | 6, nodePortAddresses: readonly string[] | undefined, allowAltNodeIP: boolean): FeatureTest {
+  const v4 = family === 4;
+  const svcIP = v4 ? '172.30.0.41' : 'fd00:172:30::41';
+  const ep1 = v4 ? '10.180.0.1' : 'fd00:10:180::1';
+  const ep2 = v4 ? '10.180.2.1' : 'fd00:10:180::2:1';
+  const nodeIP = v4 ? TEST_NODE_IP : TEST_NODE_IPV6;
+  const podIP = v4 ? '10.0.0.2' : 'fd00:10::2';
+  const externalClientIP = v4 ? TEST_EXTERNAL_CLIENT : '2600:5200::1';
+  const altNodeIP = v4 ? TEST_NODE_IP_ALT : TEST_NODE_IPV6_ALT;
+  const join = (ip: string): string => (v4 ? `${ip}:80` : `[${ip}]:80`);
+  const output = `${join(ep1)}, ${join(ep2)}`;
+  return {
+    name: `TestNodePorts/${name}`,
+    config: { family, ...(nodePortAddresses === undefined ? {} : { nodePortAddresses }) },
+    services: [makeService('ns1', 'svc1', { type: 'NodePort', clusterIP: svcIP, ports: [tcp('p80', 80, { nodePort: 3001 })] })],
+    slices: [makeSlice('ns1', 'svc1', 1, v4 ? 'IPv4' : 'IPv6', [remote(ep1), local(ep2)], [epPort('p80', 80)])],
+    packets: [
+      { name: 'pod to cluster IP', sourceIP: podIP, destIP: svcIP, destPort: 80, output, masq: false },
+      { name: 'external to nodePort', sourceIP: externalClientIP, destIP: nodeIP, destPort: 3001, output, masq: true },
+      { name: 'node to nodePort', sourceIP: nodeIP, destIP: nodeIP, destPort: 3001, output, masq: true },
+      allowAltNodeIP
+        ? { name: 'external to nodePort on secondary IP', sourceIP: externalClientIP, destIP: altNodeIP, destPort: 3001, output, masq: true }
+        : { name: 'secondary nodeIP ignores NodePorts', sourceIP: externalClientIP, destIP: altNodeIP, destPort: 3001, output: '', masq: false },
+    ],
+  };
+}
+
+function trafficPolicy(policy: 'Local' | 'Cluster'): FeatureTest {
+  const both = '10.180.0.1:80, 10.180.2.1:80';
+  const onlyLocal = '10.180.2.1:80';
+  const isLocal = policy === 'Local';
+  return {
+    name: `TestExternalTrafficPolicy${policy}`,
+    services: [
+      makeService(
+        'ns1',
+        'svc1',
+        {
+          type: 'LoadBalancer',
+          externalTrafficPolicy: policy,
+          clusterIP: '172.30.0.41',
+          externalIPs: ['192.168.99.11'],
+          ports: [tcp('p80', 80, { nodePort: 3001, targetPort: 80 })],
+          ...(isLocal ? { healthCheckNodePort: 30000 } : {}),
+        },
+        { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } },
+      ),
+    ],
+    slices: [makeSlice('ns1', 'svc1', 1, 'IPv4', [remote('10.180.0.1'), local('10.180.2.1')], [epPort('p80', 80)])],
+    packets: isLocal
+      ? [
+          { name: 'pod to cluster IP hits both endpoints, unmasqueraded', sourceIP: '10.0.0.2', destIP: '172.30.0.41', destPort: 80, output: both, masq: false },
+          { name: 'pod to external IP hits both endpoints, unmasqueraded', sourceIP: '10.0.0.2', destIP: '192.168.99.11', destPort: 80, output: both, masq: false },
+          { name: 'external to external IP hits only local endpoint, unmasqueraded', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '192.168.99.11', destPort: 80, output: onlyLocal, masq: false },
+          { name: 'pod to LB IP hits only both endpoints, unmasqueraded', sourceIP: '10.0.0.2', destIP: '1.2.3.4', destPort: 80, output: both, masq: false },
+          { name: 'external to LB IP hits only local endpoint, unmasqueraded', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '1.2.3.4', destPort: 80, output: onlyLocal, masq: false },
+          { name: 'pod to NodePort hits both endpoints, unmasqueraded', sourceIP: '10.0.0.2', destIP: TEST_NODE_IP, destPort: 3001, output: both, masq: false },
+          { name: 'external to NodePort hits only local endpoint, unmasqueraded', sourceIP: TEST_EXTERNAL_CLIENT, destIP: TEST_NODE_IP, destPort: 3001, output: onlyLocal, masq: false },
+        ]
+      : [
+          { name: 'pod to cluster IP hits both endpoints, unmasqueraded', sourceIP: '10.0.0.2', destIP: '172.30.0.41', destPort: 80, output: both, masq: false },
+          { name: 'pod to external IP hits both endpoints, masqueraded', sourceIP: '10.0.0.2', destIP: '192.168.99.11', destPort: 80, output: both, masq: true },
+          { name: 'external to external IP hits both endpoints, masqueraded', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '192.168.99.11', destPort: 80, output: both, masq: true },
+          { name: 'pod to LB IP hits both endpoints, masqueraded', sourceIP: '10.0.0.2', destIP: '1.2.3.4', destPort: 80, output: both, masq: true },
+          { name: 'external to LB IP hits both endpoints, masqueraded', sourceIP: TEST_EXTERNAL_CLIENT, destIP: '1.2.3.4', destPort: 80, output: both, masq: true },
+          { name: 'pod to NodePort hits both endpoints, masqueraded', sourceIP: '10.0.0.2', destIP: TEST_NODE_IP, destPort: 3001, output: both, masq: true },
+          { name: 'external to NodePort hits both endpoints, masqueraded', sourceIP: TEST_EXTERNAL_CLIENT, destIP: TEST_NODE_IP, destPort: 3001, output: both, masq: true },
+        ],
+  };
+}
+
+export const FEATURE_TESTS: readonly FeatureTest[] = [
+  noEndpointsReject,
+  clusterIPGeneral,
+  loadBalancer,
+  nodePorts('ipv4', 4, undefined, false),
+  nodePorts('ipv4, multiple nodeport-addresses', 4, ['192.168.0.0/24', '192.168.1.0/24', '2001:db8::/64'], true),
+  nodePorts('ipv6', 6, undefined, false),
+  nodePorts('ipv6, multiple nodeport-addresses', 6, ['192.168.0.0/24', '192.168.1.0/24', '2001:db8::/64', '2001:db8:1::2/128'], true),
+  trafficPolicy('Local'),
+  trafficPolicy('Cluster'),
+];
+
+/** upstream's tracePacket output: every DNAT destination, or DROP / REJECT, joined by ", ". */
+export function upstreamOutput(trace: Trace): string {
+  const outputs: string[] = [];
+  for (const o of trace.outcomes) {
+    if (o.kind === 'drop') outputs.push('DROP');
+    else if (o.kind === 'reject') outputs.push('REJECT');
+    else if (o.kind === 'dnat' && o.dnat !== undefined) outputs.push(o.dnat);
+  }
+  return outputs.join(', ');
+}

@@ -115,3 +115,14 @@ describe('Test_servicePortEndpointChainNameBase', () => {
     expect(endpointNames(namespace, name, portName, protocol, ip, port).chain).toBe(`endpoint-${expected}`);
   });
 });
+
+describe('the chain-name hash takes the same path for every name', () => {
+  it('gives base32(sha256(UTF-8 of the name)) for names across block boundaries, ASCII or not', () => {
+    const general = (name: string): string => base32(sha256(new TextEncoder().encode(name))).slice(0, 8);
+    for (let n = 0; n <= 200; n++) {
+      for (const name of ['x'.repeat(n), 'é'.repeat(n)]) {
+        expect(hashAndTruncate(name).slice(0, 8), `length ${n}`).toBe(general(name));
+      }
+    }
+  });
+});

@@ -1,7 +1,9 @@
 // The hash in kube-proxy's nftables chain names: the first 8 characters of the standard
 // base32 encoding of the SHA-256 of the name (FIPS 180-4, RFC 4648), in plain TypeScript so
-// that the package stays pure. A chain name hashes one short string, so this is the plain
-// algorithm, without proxy-iptables' specialised paths.
+// that the package stays pure. A sync hashes one name per service port and per endpoint (some
+// 110,000 for 10,000 services of 10 endpoints), so the compression reuses its buffers, an ASCII
+// name is hashed without encoding it first, and only the 40 bits of the 8 characters are
+// encoded.
 // upstream: pkg/proxy/nftables/proxier.go (v1.33: hashAndTruncate).
 
 const K = new Uint32Array([
@@ -16,46 +18,83 @@ const IV = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b0568
 
 const rotr = (x: number, n: number): number => (x >>> n) | (x << (32 - n));
 
+// Scratch space, reused by every call (single-threaded; no call re-enters another).
+const W = new Uint32Array(64);
+const H = new Uint32Array(8);
+
+/** Compresses the 64-byte block of `bytes` at `offset` into H. */
+function compress(bytes: Uint8Array, offset: number): void {
+  for (let t = 0; t < 16; t++) {
+    const o = offset + t * 4;
+    W[t] = (((bytes[o] as number) << 24) | ((bytes[o + 1] as number) << 16) | ((bytes[o + 2] as number) << 8) | (bytes[o + 3] as number)) >>> 0;
+  }
+  for (let t = 16; t < 64; t++) {
+    const w15 = W[t - 15] as number;
+    const w2 = W[t - 2] as number;
+    const s0 = rotr(w15, 7) ^ rotr(w15, 18) ^ (w15 >>> 3);
+    const s1 = rotr(w2, 17) ^ rotr(w2, 19) ^ (w2 >>> 10);
+    W[t] = (W[t - 16] as number) + s0 + (W[t - 7] as number) + s1;
+  }
+  let a = H[0] as number;
+  let b = H[1] as number;
+  let c = H[2] as number;
+  let d = H[3] as number;
+  let e = H[4] as number;
+  let f = H[5] as number;
+  let g = H[6] as number;
+  let h = H[7] as number;
+  for (let t = 0; t < 64; t++) {
+    const t1 = (h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + (K[t] as number) + (W[t] as number)) >>> 0;
+    const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
+    h = g;
+    g = f;
+    f = e;
+    e = (d + t1) >>> 0;
+    d = c;
+    c = b;
+    b = a;
+    a = (t1 + t2) >>> 0;
+  }
+  H[0] = (H[0] as number) + a;
+  H[1] = (H[1] as number) + b;
+  H[2] = (H[2] as number) + c;
+  H[3] = (H[3] as number) + d;
+  H[4] = (H[4] as number) + e;
+  H[5] = (H[5] as number) + f;
+  H[6] = (H[6] as number) + g;
+  H[7] = (H[7] as number) + h;
+}
+
+/** Hashes `bytes` (its first `length`) into H, padding in `bytes` itself, which must have room for it. */
+function digest(bytes: Uint8Array, length: number): void {
+  const blocks = Math.ceil((length + 9) / 64);
+  bytes.fill(0, length, blocks * 64);
+  bytes[length] = 0x80;
+  const bits = length * 8;
+  const end = blocks * 64;
+  const high = Math.floor(bits / 0x1_0000_0000);
+  const low = bits >>> 0;
+  for (let i = 0; i < 4; i++) {
+    bytes[end - 8 + i] = (high >>> (24 - 8 * i)) & 0xff;
+    bytes[end - 4 + i] = (low >>> (24 - 8 * i)) & 0xff;
+  }
+  H.set(IV);
+  for (let block = 0; block < blocks; block++) compress(bytes, block * 64);
+}
+
 /** SHA-256 of `bytes`: the 32-byte digest. */
 export function sha256(bytes: Uint8Array): Uint8Array {
-  const blocks = Math.ceil((bytes.length + 9) / 64);
-  const padded = new Uint8Array(blocks * 64);
+  const padded = new Uint8Array(Math.ceil((bytes.length + 9) / 64) * 64);
   padded.set(bytes);
-  padded[bytes.length] = 0x80;
-  const view = new DataView(padded.buffer);
-  const bits = bytes.length * 8;
-  view.setUint32(padded.length - 8, Math.floor(bits / 0x1_0000_0000));
-  view.setUint32(padded.length - 4, bits >>> 0);
-  const h = [...IV];
-  const w = new Uint32Array(64);
-  for (let block = 0; block < blocks; block++) {
-    for (let t = 0; t < 16; t++) w[t] = view.getUint32(block * 64 + t * 4);
-    for (let t = 16; t < 64; t++) {
-      const w15 = w[t - 15] as number;
-      const w2 = w[t - 2] as number;
-      const s0 = rotr(w15, 7) ^ rotr(w15, 18) ^ (w15 >>> 3);
-      const s1 = rotr(w2, 17) ^ rotr(w2, 19) ^ (w2 >>> 10);
-      w[t] = (w[t - 16] as number) + s0 + (w[t - 7] as number) + s1;
-    }
-    let [a, b, c, d, e, f, g, hh] = h as [number, number, number, number, number, number, number, number];
-    for (let t = 0; t < 64; t++) {
-      const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + (K[t] as number) + (w[t] as number)) >>> 0;
-      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
-      hh = g;
-      g = f;
-      f = e;
-      e = (d + t1) >>> 0;
-      d = c;
-      c = b;
-      b = a;
-      a = (t1 + t2) >>> 0;
-    }
-    const next = [a, b, c, d, e, f, g, hh];
-    for (let i = 0; i < 8; i++) h[i] = ((h[i] as number) + (next[i] as number)) >>> 0;
-  }
+  digest(padded, bytes.length);
   const out = new Uint8Array(32);
-  const outView = new DataView(out.buffer);
-  for (let i = 0; i < 8; i++) outView.setUint32(i * 4, h[i] as number);
+  for (let i = 0; i < 8; i++) {
+    const word = H[i] as number;
+    out[i * 4] = word >>> 24;
+    out[i * 4 + 1] = (word >>> 16) & 0xff;
+    out[i * 4 + 2] = (word >>> 8) & 0xff;
+    out[i * 4 + 3] = word & 0xff;
+  }
   return out;
 }
 
@@ -87,13 +126,46 @@ function utf8(text: string): Uint8Array {
 /** knftables.NameLengthMax (256) less kube-proxy's longest chain name prefix and its hyphen (16). */
 export const CHAIN_NAME_BASE_LENGTH_MAX = 256 - 16;
 
+/** A reused buffer for an ASCII name and its padding (names are some 30 to 250 bytes). */
+let scratch = new Uint8Array(320);
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+/** The first 8 characters of base32(sha256(name)): the first 40 bits of the digest, 5 at a time. */
+function hash8(name: string): string {
+  const ascii = isAscii(name);
+  let bytes: Uint8Array;
+  let length: number;
+  if (ascii) {
+    length = name.length;
+    if (scratch.length < length + 72) scratch = new Uint8Array(length + 72);
+    for (let i = 0; i < length; i++) scratch[i] = name.charCodeAt(i);
+    bytes = scratch;
+  } else {
+    const encoded = utf8(name);
+    length = encoded.length;
+    bytes = new Uint8Array(Math.ceil((length + 9) / 64) * 64);
+    bytes.set(encoded);
+  }
+  digest(bytes, length);
+  // 40 bits: H0 and the top byte of H1.
+  const h0 = H[0] as number;
+  const h1 = H[1] as number;
+  const bits = [h0 >>> 27, (h0 >>> 22) & 31, (h0 >>> 17) & 31, (h0 >>> 12) & 31, (h0 >>> 7) & 31, (h0 >>> 2) & 31, ((h0 & 3) << 3) | (h1 >>> 29), (h1 >>> 24) & 31];
+  return bits.map((v) => BASE32_ALPHABET[v]).join('');
+}
+
 /**
  * hashAndTruncate: `HASH-name`, where HASH is the first 8 characters of base32(sha256(name)),
  * cut to CHAIN_NAME_BASE_LENGTH_MAX bytes with `...` at the end when longer.
  */
 export function hashAndTruncate(name: string): string {
-  const bytes = utf8(name);
-  const named = base32(sha256(bytes)).slice(0, 8) + '-' + name;
+  const named = hash8(name) + '-' + name;
+  // A string's length is its UTF-8 byte count when it is ASCII.
+  if (named.length <= CHAIN_NAME_BASE_LENGTH_MAX && isAscii(named)) return named;
   const namedBytes = utf8(named);
   if (namedBytes.length <= CHAIN_NAME_BASE_LENGTH_MAX) return named;
   // Go slices the string's bytes; a name that reaches here is ASCII (names, protocols, IPs).

@@ -68,7 +68,9 @@ export const TRACE_PACKET_V6: readonly PacketFlowTest[] = [
 // and their expected outputs below are upstream's; the Services and EndpointSlices are
 // upstream's, written with the testkit's builders. (Read from a proxier_test.go of the later
 // base-chain layout, filter-prerouting-pre-dnat: the packets and outputs are the same facts
-// about a Service, and here they run on the rules the v1.33 builder writes.)
+// about a Service, and here they run on the rules the v1.33 builder writes.) Where upstream
+// deletes the EndpointSlice and syncs again, the case after the deletion is its own test here,
+// the Service synced without EndpointSlices.
 
 
 const TEST_NODE_NAME = 'test-node';
@@ -283,6 +285,55 @@ function trafficPolicy(policy: 'Local' | 'Cluster'): FeatureTest {
   };
 }
 
+/** TestInternalTrafficPolicy: one case, and the same Service once its EndpointSlice is deleted. */
+function internalTrafficPolicy(name: string, policy: 'Cluster' | 'Local', endpoints: readonly [string, string][], packet: Omit<PacketFlowTest, 'sourceIP' | 'destIP' | 'destPort'>): FeatureTest[] {
+  const service = makeService('ns1', 'svc1', { clusterIP: '172.30.1.1', internalTrafficPolicy: policy, ports: [{ name: '', port: 80, protocol: 'TCP' }] });
+  const slice = makeSlice('ns1', 'svc1', 1, 'IPv4', endpoints.map(([ip, nodeName]) => ({ addresses: [ip], conditions: { ready: true }, nodeName })), [epPort('', 80)]);
+  const to = { sourceIP: '10.0.0.2', destIP: '172.30.1.1', destPort: 80 };
+  return [
+    { name: `TestInternalTrafficPolicy/${name}`, services: [service], slices: [slice], packets: [{ ...to, ...packet }] },
+    { name: `TestInternalTrafficPolicy/${name}, endpoints deleted`, services: [service], slices: [], packets: [{ ...to, name: 'endpoints deleted', output: 'REJECT', masq: false }] },
+  ];
+}
+
+type Conditions = { readonly ready: boolean; readonly serving: boolean; readonly terminating: boolean };
+const READY: Conditions = { ready: true, serving: true, terminating: false };
+const TERMINATING: Conditions = { ready: false, serving: true, terminating: true };
+const GONE: Conditions = { ready: false, serving: false, terminating: true };
+
+/** TestTerminatingEndpointsTrafficPolicyLocal: one case, and the Service once its EndpointSlice is deleted. */
+function terminatingLocal(name: string, endpoints: readonly [string, Conditions, string][], toClusterIP: PacketFlowTest['output'], toLB: PacketFlowTest['output']): FeatureTest[] {
+  const service = makeService(
+    'ns1',
+    'svc1',
+    { clusterIP: '172.30.1.1', type: 'LoadBalancer', externalTrafficPolicy: 'Local', ports: [{ name: '', targetPort: 80, port: 80, protocol: 'TCP' }], healthCheckNodePort: 30000 },
+    { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } },
+  );
+  const slice = makeSlice('ns1', 'svc1', 1, 'IPv4', endpoints.map(([ip, conditions, nodeName]) => ({ addresses: [ip], conditions, nodeName })), [epPort('', 80)]);
+  const pod = { sourceIP: '10.0.0.2', destIP: '172.30.1.1', destPort: 80, masq: false };
+  const external = { sourceIP: TEST_EXTERNAL_CLIENT, destIP: '1.2.3.4', destPort: 80, masq: false };
+  return [
+    {
+      name: `TestTerminatingEndpointsTrafficPolicyLocal/${name}`,
+      services: [service],
+      slices: [slice],
+      packets: [
+        { ...pod, name: 'pod to clusterIP', output: toClusterIP },
+        { ...external, name: 'external to LB', output: toLB },
+      ],
+    },
+    {
+      name: `TestTerminatingEndpointsTrafficPolicyLocal/${name}, endpoints deleted`,
+      services: [service],
+      slices: [],
+      packets: [
+        { ...pod, name: 'pod to clusterIP after endpoints deleted', output: 'REJECT' },
+        { ...external, name: 'external to LB after endpoints deleted', output: 'REJECT' },
+      ],
+    },
+  ];
+}
+
 export const FEATURE_TESTS: readonly FeatureTest[] = [
   noEndpointsReject,
   clusterIPGeneral,
@@ -293,6 +344,59 @@ export const FEATURE_TESTS: readonly FeatureTest[] = [
   nodePorts('ipv6, multiple nodeport-addresses', 6, ['192.168.0.0/24', '192.168.1.0/24', '2001:db8::/64', '2001:db8:1::2/128'], true),
   trafficPolicy('Local'),
   trafficPolicy('Cluster'),
+  ...internalTrafficPolicy('internalTrafficPolicy is cluster', 'Cluster', [['10.0.1.1', TEST_NODE_NAME], ['10.0.1.2', 'node1'], ['10.0.1.3', 'node2']], {
+    name: 'pod to ClusterIP hits all endpoints',
+    output: '10.0.1.1:80, 10.0.1.2:80, 10.0.1.3:80',
+    masq: false,
+  }),
+  ...internalTrafficPolicy('internalTrafficPolicy is local and there is one local endpoint', 'Local', [['10.0.1.1', TEST_NODE_NAME], ['10.0.1.2', 'node1'], ['10.0.1.3', 'node2']], {
+    name: 'pod to ClusterIP hits only local endpoint',
+    output: '10.0.1.1:80',
+    masq: false,
+  }),
+  ...internalTrafficPolicy('internalTrafficPolicy is local and there are multiple local endpoints', 'Local', [['10.0.1.1', TEST_NODE_NAME], ['10.0.1.2', TEST_NODE_NAME], ['10.0.1.3', 'node2']], {
+    name: 'pod to ClusterIP hits all local endpoints',
+    output: '10.0.1.1:80, 10.0.1.2:80',
+    masq: false,
+  }),
+  ...internalTrafficPolicy('internalTrafficPolicy is local and there are no local endpoints', 'Local', [['10.0.1.1', 'node0'], ['10.0.1.2', 'node1'], ['10.0.1.3', 'node2']], {
+    name: 'no endpoints',
+    output: 'DROP',
+    masq: false,
+  }),
+  ...terminatingLocal(
+    'ready endpoints exist',
+    [
+      ['10.0.1.1', READY, TEST_NODE_NAME],
+      ['10.0.1.2', READY, TEST_NODE_NAME],
+      ['10.0.1.3', TERMINATING, TEST_NODE_NAME],
+      ['10.0.1.4', GONE, TEST_NODE_NAME],
+      ['10.0.1.5', READY, 'node-1'],
+    ],
+    '10.0.1.1:80, 10.0.1.2:80, 10.0.1.5:80',
+    '10.0.1.1:80, 10.0.1.2:80',
+  ),
+  ...terminatingLocal(
+    'only terminating endpoints exist',
+    [
+      ['10.0.1.2', TERMINATING, TEST_NODE_NAME],
+      ['10.0.1.3', TERMINATING, TEST_NODE_NAME],
+      ['10.0.1.4', GONE, TEST_NODE_NAME],
+      ['10.0.1.5', READY, 'node-1'],
+    ],
+    '10.0.1.5:80',
+    '10.0.1.2:80, 10.0.1.3:80',
+  ),
+  ...terminatingLocal('terminating endpoints on remote node', [['10.0.1.5', TERMINATING, 'node-1']], '10.0.1.5:80', 'DROP'),
+  ...terminatingLocal(
+    'no usable endpoints on any node',
+    [
+      ['10.0.1.5', GONE, TEST_NODE_NAME],
+      ['10.0.1.5', GONE, 'node-1'],
+    ],
+    'REJECT',
+    'REJECT',
+  ),
 ];
 
 /** upstream's tracePacket output: every DNAT destination, or DROP / REJECT, joined by ", ". */

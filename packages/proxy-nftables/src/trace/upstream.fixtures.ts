@@ -301,29 +301,41 @@ const READY: Conditions = { ready: true, serving: true, terminating: false };
 const TERMINATING: Conditions = { ready: false, serving: true, terminating: true };
 const GONE: Conditions = { ready: false, serving: false, terminating: true };
 
-/** TestTerminatingEndpointsTrafficPolicyLocal: one case, and the Service once its EndpointSlice is deleted. */
-function terminatingLocal(name: string, endpoints: readonly [string, Conditions, string][], toClusterIP: PacketFlowTest['output'], toLB: PacketFlowTest['output']): FeatureTest[] {
+/**
+ * TestTerminatingEndpointsTrafficPolicyLocal and ...Cluster: one case, and the Service once its
+ * EndpointSlice is deleted. With Cluster policy, traffic from outside is masqueraded.
+ */
+function terminating(
+  policy: 'Local' | 'Cluster',
+  name: string,
+  endpoints: readonly [string, Conditions, string][],
+  toClusterIP: PacketFlowTest['output'],
+  toLB: PacketFlowTest['output'],
+): FeatureTest[] {
   const service = makeService(
     'ns1',
     'svc1',
-    { clusterIP: '172.30.1.1', type: 'LoadBalancer', externalTrafficPolicy: 'Local', ports: [{ name: '', targetPort: 80, port: 80, protocol: 'TCP' }], healthCheckNodePort: 30000 },
+    { clusterIP: '172.30.1.1', type: 'LoadBalancer', externalTrafficPolicy: policy, ports: [{ name: '', targetPort: 80, port: 80, protocol: 'TCP' }], healthCheckNodePort: 30000 },
     { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } },
   );
   const slice = makeSlice('ns1', 'svc1', 1, 'IPv4', endpoints.map(([ip, conditions, nodeName]) => ({ addresses: [ip], conditions, nodeName })), [epPort('', 80)]);
   const pod = { sourceIP: '10.0.0.2', destIP: '172.30.1.1', destPort: 80, masq: false };
   const external = { sourceIP: TEST_EXTERNAL_CLIENT, destIP: '1.2.3.4', destPort: 80, masq: false };
+  const test = `TestTerminatingEndpointsTrafficPolicy${policy}/${name}`;
+  // Cluster policy masquerades what it DNATs from outside; a REJECT or DROP is not DNATed.
+  const externalMasq = policy === 'Cluster' && toLB !== 'REJECT' && toLB !== 'DROP';
   return [
     {
-      name: `TestTerminatingEndpointsTrafficPolicyLocal/${name}`,
+      name: test,
       services: [service],
       slices: [slice],
       packets: [
         { ...pod, name: 'pod to clusterIP', output: toClusterIP },
-        { ...external, name: 'external to LB', output: toLB },
+        { ...external, name: 'external to LB', output: toLB, masq: externalMasq },
       ],
     },
     {
-      name: `TestTerminatingEndpointsTrafficPolicyLocal/${name}, endpoints deleted`,
+      name: `${test}, endpoints deleted`,
       services: [service],
       slices: [],
       packets: [
@@ -364,7 +376,8 @@ export const FEATURE_TESTS: readonly FeatureTest[] = [
     output: 'DROP',
     masq: false,
   }),
-  ...terminatingLocal(
+  ...terminating(
+    'Local',
     'ready endpoints exist',
     [
       ['10.0.1.1', READY, TEST_NODE_NAME],
@@ -376,7 +389,8 @@ export const FEATURE_TESTS: readonly FeatureTest[] = [
     '10.0.1.1:80, 10.0.1.2:80, 10.0.1.5:80',
     '10.0.1.1:80, 10.0.1.2:80',
   ),
-  ...terminatingLocal(
+  ...terminating(
+    'Local',
     'only terminating endpoints exist',
     [
       ['10.0.1.2', TERMINATING, TEST_NODE_NAME],
@@ -387,8 +401,45 @@ export const FEATURE_TESTS: readonly FeatureTest[] = [
     '10.0.1.5:80',
     '10.0.1.2:80, 10.0.1.3:80',
   ),
-  ...terminatingLocal('terminating endpoints on remote node', [['10.0.1.5', TERMINATING, 'node-1']], '10.0.1.5:80', 'DROP'),
-  ...terminatingLocal(
+  ...terminating('Local', 'terminating endpoints on remote node', [['10.0.1.5', TERMINATING, 'node-1']], '10.0.1.5:80', 'DROP'),
+  ...terminating(
+    'Local',
+    'no usable endpoints on any node',
+    [
+      ['10.0.1.5', GONE, TEST_NODE_NAME],
+      ['10.0.1.5', GONE, 'node-1'],
+    ],
+    'REJECT',
+    'REJECT',
+  ),
+  ...terminating(
+    'Cluster',
+    'ready endpoints exist',
+    [
+      ['10.0.1.1', READY, TEST_NODE_NAME],
+      ['10.0.1.2', READY, TEST_NODE_NAME],
+      ['10.0.1.3', TERMINATING, 'another-node'],
+      ['10.0.1.4', GONE, 'another-node'],
+      ['10.0.1.5', READY, 'another-node'],
+    ],
+    '10.0.1.1:80, 10.0.1.2:80, 10.0.1.5:80',
+    '10.0.1.1:80, 10.0.1.2:80, 10.0.1.5:80',
+  ),
+  ...terminating(
+    'Cluster',
+    'only terminating endpoints exist',
+    [
+      ['10.0.1.2', TERMINATING, TEST_NODE_NAME],
+      ['10.0.1.3', TERMINATING, TEST_NODE_NAME],
+      ['10.0.1.4', GONE, 'another-node'],
+      ['10.0.1.5', TERMINATING, 'another-node'],
+    ],
+    '10.0.1.2:80, 10.0.1.3:80, 10.0.1.5:80',
+    '10.0.1.2:80, 10.0.1.3:80, 10.0.1.5:80',
+  ),
+  ...terminating('Cluster', 'terminating endpoints on remote node', [['10.0.1.5', TERMINATING, 'node-1']], '10.0.1.5:80', '10.0.1.5:80'),
+  ...terminating(
+    'Cluster',
     'no usable endpoints on any node',
     [
       ['10.0.1.5', GONE, TEST_NODE_NAME],

@@ -346,6 +346,86 @@ function terminating(
   ];
 }
 
+/** TestInternalExternalMasquerade: three LoadBalancers (eTP Cluster, eTP Local, iTP Local), each with a local and a remote endpoint. */
+function internalExternalMasquerade(): FeatureTest[] {
+  const lb = (ns: string, ip: string, nodePort: number, lbIP: string, extra: Partial<Service['spec']>): Service =>
+    makeService(ns, ns.replace('ns', 'svc'), { type: 'LoadBalancer', clusterIP: ip, ports: [tcp('p80', 80, { nodePort })], ...extra }, { loadBalancer: { ingress: [{ ip: lbIP }] } });
+  const services = [
+    lb('ns1', '172.30.0.41', 3001, '1.2.3.4', { healthCheckNodePort: 30001 }),
+    lb('ns2', '172.30.0.42', 3002, '5.6.7.8', { healthCheckNodePort: 30002, externalTrafficPolicy: 'Local' }),
+    lb('ns3', '172.30.0.43', 3003, '9.10.11.12', { healthCheckNodePort: 30003, internalTrafficPolicy: 'Local' }),
+  ];
+  const slices = [1, 2, 3].map((n) => makeSlice(`ns${n}`, `svc${n}`, 1, 'IPv4', [local(`10.180.0.${n}`), remote(`10.180.1.${n}`, 'remote')], [epPort('p80', 80)]));
+  const both = (n: number): string => `10.180.0.${n}:80, 10.180.1.${n}:80`;
+  const flow = (name: string, sourceIP: string, destIP: string, destPort: number, output: string, masq: boolean): PacketFlowTest => ({ name, sourceIP, destIP, destPort, output, masq });
+  const pod = '10.0.0.2';
+  const node = TEST_NODE_IP;
+  const ext = TEST_EXTERNAL_CLIENT;
+  const flowTests: readonly PacketFlowTest[] = [
+    flow('pod to ClusterIP', pod, '172.30.0.41', 80, both(1), false),
+    flow('pod to NodePort', pod, node, 3001, both(1), true),
+    flow('pod to LB', pod, '1.2.3.4', 80, both(1), true),
+    flow('node to ClusterIP', node, '172.30.0.41', 80, both(1), true),
+    flow('node to NodePort', node, node, 3001, both(1), true),
+    flow('node to LB', node, '1.2.3.4', 80, both(1), true),
+    flow('external to ClusterIP', ext, '172.30.0.41', 80, both(1), true),
+    flow('external to NodePort', ext, node, 3001, both(1), true),
+    flow('external to LB', ext, '1.2.3.4', 80, both(1), true),
+    flow('pod to ClusterIP with eTP:Local', pod, '172.30.0.42', 80, both(2), false),
+    flow('pod to NodePort with eTP:Local', pod, node, 3002, both(2), false),
+    flow('pod to LB with eTP:Local', pod, '5.6.7.8', 80, both(2), false),
+    flow('node to ClusterIP with eTP:Local', node, '172.30.0.42', 80, both(2), true),
+    // Upstream sends this one to port 3001 (svc1's NodePort).
+    flow('node to NodePort with eTP:Local', node, node, 3001, both(1), true),
+    flow('node to LB with eTP:Local', node, '5.6.7.8', 80, both(2), true),
+    flow('external to ClusterIP with eTP:Local', ext, '172.30.0.42', 80, both(2), true),
+    flow('external to NodePort with eTP:Local', ext, node, 3002, '10.180.0.2:80', false),
+    flow('external to LB with eTP:Local', ext, '5.6.7.8', 80, '10.180.0.2:80', false),
+    flow('pod to ClusterIP with iTP:Local', pod, '172.30.0.43', 80, '10.180.0.3:80', false),
+    flow('pod to NodePort with iTP:Local', pod, node, 3003, both(3), true),
+    flow('pod to LB with iTP:Local', pod, '9.10.11.12', 80, both(3), true),
+    flow('node to ClusterIP with iTP:Local', node, '172.30.0.43', 80, '10.180.0.3:80', true),
+    flow('node to NodePort with iTP:Local', node, node, 3003, both(3), true),
+    flow('node to LB with iTP:Local', node, '9.10.11.12', 80, both(3), true),
+    flow('external to ClusterIP with iTP:Local', ext, '172.30.0.43', 80, '10.180.0.3:80', true),
+    flow('external to NodePort with iTP:Local', ext, node, 3003, both(3), true),
+    flow('external to LB with iTP:Local', ext, '9.10.11.12', 80, both(3), true),
+  ];
+  type Override = { readonly output?: string; readonly masq?: boolean };
+  const noDetector: Record<string, Override> = {
+    'node to ClusterIP': { masq: false },
+    'node to ClusterIP with eTP:Local': { masq: false },
+    'node to ClusterIP with iTP:Local': { masq: false },
+    'external to ClusterIP': { masq: false },
+    'external to ClusterIP with eTP:Local': { masq: false },
+    'external to ClusterIP with iTP:Local': { masq: false },
+    'pod to NodePort with eTP:Local': { output: '10.180.0.2:80' },
+    'pod to LB with eTP:Local': { output: '10.180.0.2:80' },
+  };
+  const masqueradeAll: Record<string, Override> = {
+    'pod to ClusterIP': { masq: true },
+    'pod to ClusterIP with eTP:Local': { masq: true },
+    'pod to ClusterIP with iTP:Local': { masq: true },
+  };
+  const cases: [string, Partial<NftablesProxierConfigOptions>, Record<string, Override>][] = [
+    ['base', {}, {}],
+    ['no LocalTrafficDetector', { localDetector: { kind: 'none' } }, noDetector],
+    ['masqueradeAll', { masqueradeAll: true }, masqueradeAll],
+    [
+      'masqueradeAll, no LocalTrafficDetector',
+      { masqueradeAll: true, localDetector: { kind: 'none' } },
+      { ...masqueradeAll, 'pod to NodePort with eTP:Local': { output: '10.180.0.2:80' }, 'pod to LB with eTP:Local': { output: '10.180.0.2:80' } },
+    ],
+  ];
+  return cases.map(([name, config, overrides]) => ({
+    name: `TestInternalExternalMasquerade/${name}`,
+    config,
+    services,
+    slices,
+    packets: flowTests.map((f) => ({ ...f, ...overrides[f.name] })),
+  }));
+}
+
 export const FEATURE_TESTS: readonly FeatureTest[] = [
   noEndpointsReject,
   clusterIPGeneral,
@@ -448,6 +528,7 @@ export const FEATURE_TESTS: readonly FeatureTest[] = [
     'REJECT',
     'REJECT',
   ),
+  ...internalExternalMasquerade(),
 ];
 
 /** upstream's tracePacket output: every DNAT destination, or DROP / REJECT, joined by ", ". */

@@ -7,6 +7,6 @@ export type { LabCluster, LabProtocol, LabServiceSpec } from './cluster.js';
 export { BACKEND_TCP_PORT, BACKEND_UDP_PORT, DEMO_SERVICES, LAB_NAMESPACE, LAB_PORT_NAME, demoCluster, labEndpointSlice, labService } from './cluster.js';
 export type { CommandResult } from './commands.js';
 export { LabCommandError } from './commands.js';
-export type { IptablesBackend, LabDescription, LabPod, LabSync, Topology } from './lab.js';
-export { CLUSTER_CIDR, Lab, LabUnavailableError, NODE_IP, NODE_POD_CIDR, POD_GATEWAY, jumpRulesText, labUnavailable, leftovers, processRunning } from './lab.js';
+export type { IptablesBackend, LabDescription, LabNftablesSync, LabPod, LabProxyMode, LabSync, Topology } from './lab.js';
+export { CLUSTER_CIDR, Lab, LabUnavailableError, NODE_IP, NODE_POD_CIDR, POD_GATEWAY, SERVICE_CIDR, jumpRulesText, labUnavailable, leftovers, processRunning } from './lab.js';
 export { dnatAddress, observedShares, predictedShares, rationalNumber, sharesTable } from './predict.js';

@@ -1,24 +1,25 @@
 // `npm run lab`: builds a lab, loads the demo cluster's rules, sends real packets, prints what
 // happened beside what the tracer predicts, and tears the lab down — also on Ctrl-C.
 //
-//   npm run lab -- [--iptables nft|legacy] [--topology auto|bridge|routed] [--connections N] [--hold] [--hold-seconds S]
+//   npm run lab -- [--proxy-mode iptables|nftables] [--iptables nft|legacy] [--topology auto|bridge|routed] [--connections N] [--hold] [--hold-seconds S]
 //
 // --hold keeps the lab after the demo (at most --hold-seconds, default 600) so that you can look
 // inside with `ip netns exec`; Ctrl-C tears it down.
 import { parseArgs } from 'node:util';
 import { describeLab, runDemo } from './demo.js';
-import { Lab, leftovers, processRunning, type IptablesBackend, type Topology } from './lab.js';
+import { Lab, leftovers, processRunning, type IptablesBackend, type LabProxyMode, type Topology } from './lab.js';
 
 const MAX_CONNECTIONS = 100_000;
 const MAX_HOLD_SECONDS = 86_400;
 
 function usage(problem: string): never {
-  console.error(`${problem}\nusage: npm run lab -- [--iptables nft|legacy] [--topology auto|bridge|routed] [--connections N] [--hold] [--hold-seconds S]`);
+  console.error(`${problem}\nusage: npm run lab -- [--proxy-mode iptables|nftables] [--iptables nft|legacy] [--topology auto|bridge|routed] [--connections N] [--hold] [--hold-seconds S]`);
   process.exit(2);
 }
 
 const { values } = parseArgs({
   options: {
+    'proxy-mode': { type: 'string', default: 'iptables' },
     iptables: { type: 'string', default: 'nft' },
     topology: { type: 'string', default: 'auto' },
     connections: { type: 'string', default: '3000' },
@@ -28,6 +29,8 @@ const { values } = parseArgs({
   allowPositionals: false,
 });
 
+const proxyMode = values['proxy-mode'];
+if (proxyMode !== 'iptables' && proxyMode !== 'nftables') usage(`--proxy-mode must be iptables or nftables, not ${proxyMode}`);
 const iptables = values.iptables;
 if (iptables !== 'nft' && iptables !== 'legacy') usage(`--iptables must be nft or legacy, not ${iptables}`);
 const topology = values.topology;
@@ -66,7 +69,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 let status = 0;
 try {
-  lab = await Lab.create({ backends: ['be0', 'be1', 'be2'], iptables: iptables as IptablesBackend, topology: topology as Topology | 'auto' });
+  lab = await Lab.create({ backends: ['be0', 'be1', 'be2'], iptables: iptables as IptablesBackend, topology: topology as Topology | 'auto', proxyMode: proxyMode as LabProxyMode });
   describeLab(lab, (line) => console.log(line));
   const result = await runDemo(lab, { connections }, (line) => console.log(line));
   if (!result.ok) {

@@ -41,11 +41,24 @@ import {
   type TraceResult,
 } from '@kubesvc/proxy-iptables';
 import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
+import {
+  applyTransaction,
+  generateNftablesRules,
+  nftablesProxierConfig,
+  tracePacket as traceNftables,
+  type NftablesProxierConfig,
+  type NftablesRules,
+  type NftTable,
+  type TraceOptions as NftTraceOptions,
+  type TraceResult as NftTraceResult,
+} from '@kubesvc/proxy-nftables';
 import { AgentProcess, ClientRun, clientDefaults, type ClientReport, type ClientSpec } from './agents.js';
 import { BACKEND_TCP_PORT, BACKEND_UDP_PORT } from './cluster.js';
 import { installed, must, run, type CommandResult } from './commands.js';
 
 export type IptablesBackend = 'nft' | 'legacy';
+/** Which kube-proxy mode's rules the node holds: iptables (v1.31) or nftables (v1.33). */
+export type LabProxyMode = 'iptables' | 'nftables';
 export type Topology = 'bridge' | 'routed';
 
 export interface LabDescription {
@@ -53,8 +66,10 @@ export interface LabDescription {
   readonly clients?: readonly string[];
   /** Backend pods, each running a TCP and a UDP server that answer with the pod's name. */
   readonly backends: readonly string[];
-  /** Which iptables-restore loads the rules. Default `nft`. */
+  /** Which iptables-restore loads the rules (iptables mode). Default `nft`. */
   readonly iptables?: IptablesBackend;
+  /** kube-proxy's mode. Default `iptables`; `nftables` loads v1.33's table with `nft -f` (syncNftables). */
+  readonly proxyMode?: LabProxyMode;
   /** Default `auto`: `bridge` when the kernel has br_netfilter, else `routed`. */
   readonly topology?: Topology | 'auto';
   /** Default: `kl` and six random characters. At most 8 characters, [a-z0-9]. */
@@ -78,6 +93,8 @@ export const CLUSTER_CIDR = '10.244.0.0/16';
 export const POD_GATEWAY = '10.244.0.1';
 /** The node IP. A TEST-NET-1 address (RFC 5737): documentation only, routed nowhere. */
 export const NODE_IP = '192.0.2.10';
+/** The ServiceCIDR the demo cluster's ClusterIPs come from (nftables mode drops its unallocated addresses). */
+export const SERVICE_CIDR = '10.96.0.0/16';
 const UPLINK_CIDR = '192.0.2.10/24';
 const UPLINK_GATEWAY = '192.0.2.1';
 const UPLINK_GATEWAY_MAC = '02:00:00:00:00:01';
@@ -98,16 +115,18 @@ function restoreCommand(backend: IptablesBackend): string {
 }
 
 /** Why the lab cannot run on this machine, or undefined when it can. */
-export function labUnavailable(backend: IptablesBackend = 'nft'): string | undefined {
+export function labUnavailable(backend: IptablesBackend = 'nft', proxyMode: LabProxyMode = 'iptables'): string | undefined {
   if (typeof process.getuid === 'function' && process.getuid() !== 0) {
     return 'the network-namespace lab needs root (it creates network namespaces and loads iptables rules); run it as root, as CI does.';
   }
-  const tools: ReadonlyArray<readonly [string, string]> = [
-    ['ip', 'iproute2'],
-    [restoreCommand(backend), 'iptables'],
-    [`iptables-${backend}-save`, 'iptables'],
-    ['ping', 'iputils-ping'],
-  ];
+  const rules: ReadonlyArray<readonly [string, string]> =
+    proxyMode === 'nftables'
+      ? [['nft', 'nftables']]
+      : [
+          [restoreCommand(backend), 'iptables'],
+          [`iptables-${backend}-save`, 'iptables'],
+        ];
+  const tools: ReadonlyArray<readonly [string, string]> = [['ip', 'iproute2'], ...rules, ['ping', 'iputils-ping']];
   const absent = tools.filter(([tool]) => !installed(tool));
   if (absent.length > 0) {
     const packages = [...new Set(absent.map(([, pkg]) => pkg))].join(' ');
@@ -152,6 +171,13 @@ function installHandlers(): void {
   for (const s of SIGNALS) process.on(s, onSignal);
 }
 
+/** What an nftables sync loaded, and how. */
+export interface LabNftablesSync {
+  readonly rules: NftablesRules;
+  /** The `nft -f` command line used. */
+  readonly command: readonly string[];
+}
+
 /** What a sync loaded, and how. */
 export interface LabSync {
   readonly result: SyncResult;
@@ -162,19 +188,23 @@ export interface LabSync {
 export class Lab {
   readonly prefix: string;
   readonly iptables: IptablesBackend;
+  readonly proxyMode: LabProxyMode;
   readonly nodeName: string;
   readonly nodeNamespace: string;
   readonly nodeIP = NODE_IP;
   readonly bridge: string;
   readonly uplink: string;
   readonly pods: readonly LabPod[];
-  /** kube-proxy's settings for this node. */
+  /** kube-proxy's settings for this node (iptables mode). */
   readonly config: ProxierConfig;
+  /** kube-proxy's settings for this node in nftables mode. */
+  readonly nftablesConfig: NftablesProxierConfig;
   /** Namespaces created so far (teardown deletes exactly these). */
   private readonly namespaces: string[] = [];
   private readonly agents: AgentProcess[] = [];
   private readonly backendAgents = new Map<string, AgentProcess>();
   private state: SyncState | undefined;
+  private nftState: NftTable | undefined;
   private torn = false;
   // Decided once the node namespace exists (br_netfilter's sysctls are per namespace).
   private chosenTopology: Topology = 'bridge';
@@ -182,6 +212,7 @@ export class Lab {
   private constructor(description: LabDescription, prefix: string) {
     this.prefix = prefix;
     this.iptables = description.iptables ?? 'nft';
+    this.proxyMode = description.proxyMode ?? 'iptables';
     this.nodeName = description.nodeName ?? 'node-1';
     this.nodeNamespace = `${prefix}-node`;
     this.bridge = `${prefix}br`;
@@ -205,6 +236,14 @@ export class Lab {
     // The settings are the lab's own constants: a refusal is a bug in the lab.
     if (!config.ok) throw new Error(`netlab proxier config refused: ${config.error.message}`);
     this.config = config.value;
+    const nft = nftablesProxierConfig({
+      nodeName: this.nodeName,
+      nodeIPs: [NODE_IP, POD_GATEWAY, '127.0.0.1'],
+      localDetector: { kind: 'cidr', cidr: CLUSTER_CIDR },
+      serviceCIDRs: [SERVICE_CIDR],
+    });
+    if (!nft.ok) throw new Error(`netlab nftables proxier config refused: ${nft.error.message}`);
+    this.nftablesConfig = nft.value;
   }
 
   /**
@@ -214,7 +253,7 @@ export class Lab {
    */
   static async create(description: LabDescription): Promise<Lab> {
     const backend = description.iptables ?? 'nft';
-    const why = labUnavailable(backend);
+    const why = labUnavailable(backend, description.proxyMode ?? 'iptables');
     if (why !== undefined) throw new LabUnavailableError(why);
     const prefix = description.prefix ?? randomPrefix();
     if (!PREFIX_PATTERN.test(prefix)) throw new RangeError(`lab prefix ${JSON.stringify(prefix)} must be 1 to 8 of [a-z0-9]`);
@@ -376,6 +415,49 @@ export class Lab {
     this.state = result.state;
     if (first) this.restore(jumpRulesText(syncedRuleset(result.state)));
     return { result, command };
+  }
+
+  /**
+   * One sync of v1.33's nftables proxier (nftables mode): the first sync's transaction of a
+   * fresh proxier for these objects, loaded with `nft -f` in the node namespace. Each call
+   * writes the whole table again, as a restarted kube-proxy does; the transaction flushes
+   * and refills what it owns, so it applies over the table the last call left.
+   */
+  syncNftables(services: readonly Service[], endpointSlices: readonly EndpointSlice[]): LabNftablesSync {
+    if (this.proxyMode !== 'nftables') throw new Error('syncNftables needs a lab made with proxyMode nftables');
+    const rules = generateNftablesRules(services, endpointSlices, this.nftablesConfig);
+    const applied = applyTransaction(this.nftState, rules.transaction);
+    if (!applied.ok) throw new Error(`the model refused the transaction the kernel is about to get: ${applied.error.message}`);
+    const command = ['ip', 'netns', 'exec', this.nodeNamespace, 'nft', '-f', '-'];
+    must(command, { input: rules.text });
+    this.nftState = applied.value;
+    return { rules, command };
+  }
+
+  /** The table the node holds in nftables mode, as proxy-nftables models it (for its tracer). */
+  nftTable(): NftTable {
+    if (this.nftState === undefined) throw new Error('no nftables rules loaded yet: call syncNftables first');
+    return this.nftState;
+  }
+
+  /** Traces a packet through the node's nftables table, as proxy-nftables' tracer predicts. */
+  traceNftables(packet: Packet, extra: Partial<NftTraceOptions> = {}): NftTraceResult {
+    return traceNftables(this.nftTable(), packet, { localAddresses: [NODE_IP, POD_GATEWAY], ...extra });
+  }
+
+  /** `nft list ruleset` of the node namespace. */
+  nftListRuleset(): string {
+    return must(['ip', 'netns', 'exec', this.nodeNamespace, 'nft', 'list', 'ruleset']);
+  }
+
+  /** The elements of a set of the node's kube-proxy table (nftables mode), e.g. an affinity set's client addresses. */
+  nftSetElements(name: string): readonly string[] {
+    const r = this.exec(this.nodeNamespace, ['nft', '-j', 'list', 'set', 'ip', 'kube-proxy', name]);
+    if (r.status !== 0) return [];
+    const items = (JSON.parse(r.stdout) as { nftables: Record<string, unknown>[] }).nftables;
+    const set = items.find((i) => 'set' in i)?.['set'] as { elem?: unknown[] } | undefined;
+    // An element of a timeout set is `{ elem: { val, timeout, expires } }`; of a plain set, the value.
+    return (set?.elem ?? []).map((e) => String(typeof e === 'object' && e !== null && 'elem' in e ? (e as { elem: { val: unknown } }).elem.val : e));
   }
 
   /** The rules the node's tables hold, as proxy-iptables models them (for the tracer). */

@@ -1,6 +1,12 @@
-// From proxy-iptables' trace to per-backend shares the kernel's counts can be tested against.
-import type { Rational, Trace, TraceOutcome } from '@kubesvc/proxy-iptables';
+// From a tracer's trace (proxy-iptables' or proxy-nftables') to per-backend shares the
+// kernel's counts can be tested against.
+import type { Rational } from '@kubesvc/proxy-iptables';
 import { rationalToFixed } from '@kubesvc/proxy-iptables';
+
+/** What the shares need of an outcome: both tracers' outcomes have it. */
+interface WeightedOutcome {
+  readonly probability: { readonly kernel: Rational };
+}
 
 /** A probability as a double (17 significant digits are more than a chi-square test needs). */
 export function rationalNumber(r: Rational): number {
@@ -15,9 +21,10 @@ export function dnatAddress(dnat: string): string {
 
 /**
  * The share of each outcome, keyed by `name(outcome)` (e.g. the backend pod a DNAT goes to),
- * with the probabilities as the kernel draws them (stored/2^31 per statistic rule).
+ * with the probabilities as the kernel draws them (stored/2^31 per statistic rule; the share of
+ * 32-bit numbers numgen maps to a value).
  */
-export function predictedShares(trace: Trace, name: (outcome: TraceOutcome) => string): Record<string, number> {
+export function predictedShares<O extends WeightedOutcome>(trace: { readonly outcomes: readonly O[] }, name: (outcome: O) => string): Record<string, number> {
   const shares: Record<string, number> = {};
   for (const outcome of trace.outcomes) {
     const key = name(outcome);

@@ -77,3 +77,41 @@ describe('the hash', () => {
     expect(isAffinitySetName('cluster-ips')).toBe(false);
   });
 });
+
+// proxier_test.go Test_servicePortChainNameBase and Test_servicePortEndpointChainNameBase.
+const LONG_NS = 'very-long-namespace-name-abcdefghijklmnopqrstuvwxyz0123456789xx';
+const LONG_NAME = 'very-long-service-name-why-would-you-even-do-this-i-mean-really';
+const LONG_PORT = 'port-443-providing-the-hypertext-transmission-protocol-with-tls';
+
+describe('Test_servicePortChainNameBase', () => {
+  it.each([
+    ['simple', 'testing', 'service', 'http', 'tcp' as const, 'P4ZYZVCF-testing/service/tcp/http'],
+    ['different port, different hash', 'testing', 'service', 'https', 'tcp' as const, 'LZBRENCP-testing/service/tcp/https'],
+    ['max length', LONG_NS, LONG_NAME, LONG_PORT, 'sctp' as const, `KR6NACJP-${LONG_NS}/${LONG_NAME}/sctp/${LONG_PORT}`],
+  ])('%s', (_name, namespace, name, portName, protocol, expected) => {
+    expect(servicePortChainNameBase(namespace, name, portName, protocol)).toBe(expected);
+  });
+});
+
+describe('Test_servicePortEndpointChainNameBase', () => {
+  const long = `${LONG_NS}/${LONG_NAME}/sctp/${LONG_PORT}`;
+  it.each([
+    ['simple', 'testing', 'service', 'http', 'tcp' as const, '10.180.0.1', 80, 'JO2XBXZR-testing/service/tcp/http__10.180.0.1/80'],
+    ['different endpoint, different hash', 'testing', 'service', 'http', 'tcp' as const, '10.180.0.2', 80, '5S6H3H22-testing/service/tcp/http__10.180.0.2/80'],
+    ['ipv6', 'testing', 'service', 'http', 'tcp' as const, 'fd80:abcd:12::a1b2:c3d4:e5f6:9999', 80, 'U7E2ET36-testing/service/tcp/http__fd80.abcd.12..a1b2.c3d4.e5f6.9999/80'],
+    ['max length without truncation', LONG_NS, LONG_NAME, LONG_PORT, 'sctp' as const, '1234:5678:9abc:def0::abc:1234', 443, `5YS7AFEA-${long}__1234.5678.9abc.def0..abc.1234/443`],
+    ['truncated, 1', LONG_NS, LONG_NAME, LONG_PORT, 'sctp' as const, '1234:5678:9abc:def0::abcd:1234:5678', 443, `CI6C53Q3-${long}__1234.5678.9abc.def0..abcd.1234...`],
+    [
+      'truncated, 2 (different IP, which is not visible in the result)',
+      LONG_NS,
+      LONG_NAME,
+      LONG_PORT,
+      'sctp' as const,
+      '1234:5678:9abc:def0::abcd:1234:8765',
+      443,
+      `2FLXFK6X-${long}__1234.5678.9abc.def0..abcd.1234...`,
+    ],
+  ])('%s', (_name, namespace, name, portName, protocol, ip, port, expected) => {
+    expect(endpointNames(namespace, name, portName, protocol, ip, port).chain).toBe(`endpoint-${expected}`);
+  });
+});

@@ -8,7 +8,7 @@ import type { NftablesProxierConfig } from '../config.js';
 import { KUBE_PROXY_TABLE } from '../names.js';
 import { printTransaction } from '../model/print.js';
 import type { NftOperation, NftTransaction } from '../model/types.js';
-import { syncRules } from './sync-rules.js';
+import { syncModel, syncRules } from './sync-rules.js';
 
 /** What a transaction makes: chains, rules, sets and maps, and elements. */
 export interface NftablesRuleStats {
@@ -22,11 +22,22 @@ export interface NftablesRuleStats {
   readonly elements: number;
 }
 
+/**
+ * The service ports whose Local internal / external traffic policy leaves them without a local
+ * endpoint while they have endpoints elsewhere (upstream's sync_proxy_rules_no_local_endpoints_total
+ * gauge, labels `internal` and `external`): their traffic from there is dropped.
+ */
+export interface NftablesNoLocalEndpoints {
+  readonly internal: number;
+  readonly external: number;
+}
+
 export interface NftablesRules {
   readonly transaction: NftTransaction;
   /** The transaction as knftables writes it for `nft -f`. */
   readonly text: string;
   readonly stats: NftablesRuleStats;
+  readonly noLocalEndpoints: NftablesNoLocalEndpoints;
 }
 
 /** Counts what `operations` make, from an empty table. */
@@ -70,9 +81,8 @@ export function generateNftablesRules(
   endpointSlices: readonly EndpointSlice[],
   config: NftablesProxierConfig,
 ): NftablesRules {
-  const { operations } = syncRules({
-    services,
-    endpointSlices,
+  const { operations, noLocalEndpoints } = syncRules({
+    model: syncModel(services, endpointSlices, config),
     config,
     full: true,
     firstSync: true,
@@ -85,5 +95,5 @@ export function generateNftablesRules(
   const printed = printTransaction(transaction);
   // The builder writes only operations knftables accepts; a refusal here is a bug in it.
   if (!printed.ok) throw new Error(`generateNftablesRules wrote an invalid operation: ${printed.error.message}`);
-  return { transaction, text: printed.value, stats: transactionStats(operations) };
+  return { transaction, text: printed.value, stats: transactionStats(operations), noLocalEndpoints };
 }

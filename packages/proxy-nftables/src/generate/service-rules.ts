@@ -39,6 +39,8 @@ export interface SyncAccumulator {
   /** activeChains: the service and endpoint chains this sync keeps. */
   readonly activeChains: Set<string>;
   readonly activeAffinitySets: Set<string>;
+  /** Service ports whose internal / external policy is Local with no local endpoint (upstream's sync_proxy_rules_no_local_endpoints_total). */
+  readonly noLocalEndpoints: { internal: number; external: number };
 }
 
 /** The local detector's `IfLocalNFT` / `IfNotLocalNFT` texts, or undefined when it detects nothing. */
@@ -129,6 +131,9 @@ export function writeServicePort(
   // The local-traffic short circuits are needed even without externally usable endpoints.
   const usesExternalTrafficChain = hasEndpoints && isExternallyAccessible(svc);
   if (usesExternalTrafficChain) tx.ensureChain(externalTrafficChain, activeChains, skipServiceUpdate);
+
+  if (hasEndpoints && !hasInternalEndpoints) acc.noLocalEndpoints.internal++;
+  if (hasEndpoints && !hasExternalEndpoints) acc.noLocalEndpoints.external++;
 
   // No endpoints at all: reject; none for the policy: drop.
   const internalVerdict = hasEndpoints ? 'drop' : `goto ${REJECT_CHAIN}`;

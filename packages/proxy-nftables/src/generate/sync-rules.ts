@@ -28,9 +28,25 @@ const STORED: readonly (readonly ['set' | 'map', string, keyof Storages])[] = [
   ['map', SERVICE_NODEPORTS_MAP, 'serviceNodePorts'],
 ];
 
+/** The service ports and their endpoints a sync works from (the proxier's svcPortMap and endpointsMap). */
+export interface SyncModel {
+  readonly ports: readonly ServicePortInfo<NftServiceChainNames>[];
+  readonly endpoints: ReadonlyMap<string, readonly EndpointInfo[]>;
+}
+
+export function syncModel(services: readonly Service[], endpointSlices: readonly EndpointSlice[], config: NftablesProxierConfig): SyncModel {
+  return { ports: orderedServicePorts(services, config.family), endpoints: endpointsMap(endpointSlices, config.family, config.nodeName) };
+}
+
+const NO_ENDPOINTS: readonly EndpointInfo[] = [];
+
+/** The endpoints of a service port (none when it has no slice). */
+export function portEndpoints(model: SyncModel, svc: ServicePortInfo): readonly EndpointInfo[] {
+  return model.endpoints.get(servicePortKey(svc.namespace, svc.name, svc.portName, svc.protocol)) ?? NO_ENDPOINTS;
+}
+
 export interface SyncRulesInput {
-  readonly services: readonly Service[];
-  readonly endpointSlices: readonly EndpointSlice[];
+  readonly model: SyncModel;
   readonly config: NftablesProxierConfig;
   /** A full sync (setupNFTables, every service's chains rewritten); else a partial one. */
   readonly full: boolean;
@@ -52,6 +68,8 @@ export interface SyncRulesOutput {
   /** Service chains of the table that are no longer in use: flushed now, to be deleted later. */
   readonly staleChains: readonly string[];
   readonly storages: StorageState;
+  /** Service ports with Local internal / external traffic policy and no local endpoint, of those with endpoints. */
+  readonly noLocalEndpoints: { readonly internal: number; readonly external: number };
 }
 
 /** The service ports of the proxier's family, in a fixed order: services by namespace and name, ports as listed. */
@@ -75,7 +93,7 @@ export function syncRules(input: SyncRulesInput): SyncRulesOutput {
     noEndpointNodePorts: made('map', NO_ENDPOINT_NODEPORTS_MAP),
     serviceNodePorts: made('map', SERVICE_NODEPORTS_MAP),
   };
-  const acc: SyncAccumulator = { tx, storages, activeChains: new Set(), activeAffinitySets: new Set() };
+  const acc: SyncAccumulator = { tx, storages, activeChains: new Set(), activeAffinitySets: new Set(), noLocalEndpoints: { internal: 0, external: 0 } };
 
   if (input.full) {
     // setupNFTables' chains are not service chains: they go in a set of their own.
@@ -83,14 +101,10 @@ export function syncRules(input: SyncRulesInput): SyncRulesOutput {
     for (const [, , which] of STORED) storages[which].reset(tx);
   }
 
-  const ports = orderedServicePorts(input.services, config.family);
-  const endpoints = endpointsMap(input.endpointSlices, config.family, config.nodeName);
   const local = localTexts(config);
-  const none: readonly EndpointInfo[] = [];
-  for (const svc of ports) {
-    const all = endpoints.get(servicePortKey(svc.namespace, svc.name, svc.portName, svc.protocol)) ?? none;
+  for (const svc of input.model.ports) {
     const skip = !input.full && !input.changedServices.has(`${svc.namespace}/${svc.name}`);
-    writeServicePort(acc, config, local, svc, all, skip);
+    writeServicePort(acc, config, local, svc, portEndpoints(input.model, svc), skip);
   }
 
   // Chains no longer in use cannot be deleted yet (a kernel before 6.2 may still see them
@@ -112,5 +126,5 @@ export function syncRules(input: SyncRulesInput): SyncRulesOutput {
     storages[which].cleanup(tx);
     after.set(name, storages[which].snapshot());
   }
-  return { operations: tx.operations, activeChains: acc.activeChains, staleChains, storages: after };
+  return { operations: tx.operations, activeChains: acc.activeChains, staleChains, storages: after, noLocalEndpoints: acc.noLocalEndpoints };
 }

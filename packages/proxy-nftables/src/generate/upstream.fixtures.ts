@@ -276,3 +276,156 @@ export const TEST_OVERALL_NFTABLES_RULES =
   add element ip kube-proxy cluster-ips { 172.30.0.46 }
   add element ip kube-proxy no-endpoint-services { 172.30.0.46 . tcp . 80 comment "ns6/svc6:p80" : goto reject-chain }
 `);
+
+// TestSyncProxyRulesRepeated: the rulesets after each sync, from upstream's blocks per service.
+const REPEATED_SVC1 = `
+  add chain ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80
+  add rule ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80 ip daddr 172.30.0.41 tcp dport 80 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
+  add rule ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80 numgen random mod 1 vmap { 0 : goto endpoint-5TPGNJF2-ns1/svc1/tcp/p80__10.0.1.1/80 }
+  add chain ip kube-proxy endpoint-5TPGNJF2-ns1/svc1/tcp/p80__10.0.1.1/80
+  add rule ip kube-proxy endpoint-5TPGNJF2-ns1/svc1/tcp/p80__10.0.1.1/80 ip saddr 10.0.1.1 jump mark-for-masquerade
+  add rule ip kube-proxy endpoint-5TPGNJF2-ns1/svc1/tcp/p80__10.0.1.1/80 meta l4proto tcp dnat to 10.0.1.1:80
+`;
+const REPEATED_SVC2 = `
+  add chain ip kube-proxy service-MHHHYRWA-ns2/svc2/tcp/p8080
+  add rule ip kube-proxy service-MHHHYRWA-ns2/svc2/tcp/p8080 ip daddr 172.30.0.42 tcp dport 8080 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
+  add rule ip kube-proxy service-MHHHYRWA-ns2/svc2/tcp/p8080 numgen random mod 1 vmap { 0 : goto endpoint-7RVP4LUQ-ns2/svc2/tcp/p8080__10.0.2.1/8080 }
+  add chain ip kube-proxy endpoint-7RVP4LUQ-ns2/svc2/tcp/p8080__10.0.2.1/8080
+  add rule ip kube-proxy endpoint-7RVP4LUQ-ns2/svc2/tcp/p8080__10.0.2.1/8080 ip saddr 10.0.2.1 jump mark-for-masquerade
+  add rule ip kube-proxy endpoint-7RVP4LUQ-ns2/svc2/tcp/p8080__10.0.2.1/8080 meta l4proto tcp dnat to 10.0.2.1:8080
+`;
+const REPEATED_SVC3 = `
+  add chain ip kube-proxy service-4AT6LBPK-ns3/svc3/tcp/p80
+  add rule ip kube-proxy service-4AT6LBPK-ns3/svc3/tcp/p80 ip daddr 172.30.0.43 tcp dport 80 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
+  add rule ip kube-proxy service-4AT6LBPK-ns3/svc3/tcp/p80 numgen random mod 1 vmap { 0 : goto endpoint-2OCDJSZQ-ns3/svc3/tcp/p80__10.0.3.1/80 }
+  add chain ip kube-proxy endpoint-2OCDJSZQ-ns3/svc3/tcp/p80__10.0.3.1/80
+  add rule ip kube-proxy endpoint-2OCDJSZQ-ns3/svc3/tcp/p80__10.0.3.1/80 ip saddr 10.0.3.1 jump mark-for-masquerade
+  add rule ip kube-proxy endpoint-2OCDJSZQ-ns3/svc3/tcp/p80__10.0.3.1/80 meta l4proto tcp dnat to 10.0.3.1:80
+`;
+const REPEATED_SVC4 = `
+  add chain ip kube-proxy service-LAUZTJTB-ns4/svc4/tcp/p80
+  add rule ip kube-proxy service-LAUZTJTB-ns4/svc4/tcp/p80 ip daddr 172.30.0.44 tcp dport 80 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
+  add rule ip kube-proxy service-LAUZTJTB-ns4/svc4/tcp/p80 numgen random mod 1 vmap { 0 : goto endpoint-WAHRBT2B-ns4/svc4/tcp/p80__10.0.4.1/80 }
+  add chain ip kube-proxy endpoint-WAHRBT2B-ns4/svc4/tcp/p80__10.0.4.1/80
+  add rule ip kube-proxy endpoint-WAHRBT2B-ns4/svc4/tcp/p80__10.0.4.1/80 ip saddr 10.0.4.1 jump mark-for-masquerade
+  add rule ip kube-proxy endpoint-WAHRBT2B-ns4/svc4/tcp/p80__10.0.4.1/80 meta l4proto tcp dnat to 10.0.4.1:80
+`;
+/** svc3 with its endpoint moved to 10.0.3.2: the old endpoint chain flushed, not yet deleted. */
+const REPEATED_SVC3_MOVED = `
+  add chain ip kube-proxy service-4AT6LBPK-ns3/svc3/tcp/p80
+  add rule ip kube-proxy service-4AT6LBPK-ns3/svc3/tcp/p80 ip daddr 172.30.0.43 tcp dport 80 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
+  add rule ip kube-proxy service-4AT6LBPK-ns3/svc3/tcp/p80 numgen random mod 1 vmap { 0 : goto endpoint-SWWHDC7X-ns3/svc3/tcp/p80__10.0.3.2/80 }
+  add chain ip kube-proxy endpoint-2OCDJSZQ-ns3/svc3/tcp/p80__10.0.3.1/80
+  add chain ip kube-proxy endpoint-SWWHDC7X-ns3/svc3/tcp/p80__10.0.3.2/80
+  add rule ip kube-proxy endpoint-SWWHDC7X-ns3/svc3/tcp/p80__10.0.3.2/80 ip saddr 10.0.3.2 jump mark-for-masquerade
+  add rule ip kube-proxy endpoint-SWWHDC7X-ns3/svc3/tcp/p80__10.0.3.2/80 meta l4proto tcp dnat to 10.0.3.2:80
+`;
+/** svc3 with endpoints 10.0.3.2 and 10.0.3.3. */
+const REPEATED_SVC3_TWO = `
+  add chain ip kube-proxy service-4AT6LBPK-ns3/svc3/tcp/p80
+  add rule ip kube-proxy service-4AT6LBPK-ns3/svc3/tcp/p80 ip daddr 172.30.0.43 tcp dport 80 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
+  add rule ip kube-proxy service-4AT6LBPK-ns3/svc3/tcp/p80 numgen random mod 2 vmap { 0 : goto endpoint-SWWHDC7X-ns3/svc3/tcp/p80__10.0.3.2/80 , 1 : goto endpoint-TQ2QKHCZ-ns3/svc3/tcp/p80__10.0.3.3/80 }
+  add chain ip kube-proxy endpoint-SWWHDC7X-ns3/svc3/tcp/p80__10.0.3.2/80
+  add rule ip kube-proxy endpoint-SWWHDC7X-ns3/svc3/tcp/p80__10.0.3.2/80 ip saddr 10.0.3.2 jump mark-for-masquerade
+  add rule ip kube-proxy endpoint-SWWHDC7X-ns3/svc3/tcp/p80__10.0.3.2/80 meta l4proto tcp dnat to 10.0.3.2:80
+  add chain ip kube-proxy endpoint-TQ2QKHCZ-ns3/svc3/tcp/p80__10.0.3.3/80
+  add rule ip kube-proxy endpoint-TQ2QKHCZ-ns3/svc3/tcp/p80__10.0.3.3/80 ip saddr 10.0.3.3 jump mark-for-masquerade
+  add rule ip kube-proxy endpoint-TQ2QKHCZ-ns3/svc3/tcp/p80__10.0.3.3/80 meta l4proto tcp dnat to 10.0.3.3:80
+`;
+const ELEMENT = {
+  cluster41: 'add element ip kube-proxy cluster-ips { 172.30.0.41 }',
+  cluster42: 'add element ip kube-proxy cluster-ips { 172.30.0.42 }',
+  cluster43: 'add element ip kube-proxy cluster-ips { 172.30.0.43 }',
+  cluster44: 'add element ip kube-proxy cluster-ips { 172.30.0.44 }',
+  service41: 'add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 : goto service-ULMVA6XW-ns1/svc1/tcp/p80 }',
+  service42: 'add element ip kube-proxy service-ips { 172.30.0.42 . tcp . 8080 : goto service-MHHHYRWA-ns2/svc2/tcp/p8080 }',
+  service43: 'add element ip kube-proxy service-ips { 172.30.0.43 . tcp . 80 : goto service-4AT6LBPK-ns3/svc3/tcp/p80 }',
+  service44: 'add element ip kube-proxy service-ips { 172.30.0.44 . tcp . 80 : goto service-LAUZTJTB-ns4/svc4/tcp/p80 }',
+  noEndpoints43: 'add element ip kube-proxy no-endpoint-services { 172.30.0.43 . tcp . 80 comment "ns3/svc3:p80" : goto reject-chain }',
+  noEndpoints44: 'add element ip kube-proxy no-endpoint-services { 172.30.0.44 . tcp . 80 comment "ns4/svc4:p80" : goto reject-chain }',
+} as const;
+const ruleset = (...parts: string[]): string => BASE_RULES + dedent(parts.join('\n'));
+const e = ELEMENT;
+const SVC3_FLUSHED = `
+  add chain ip kube-proxy service-4AT6LBPK-ns3/svc3/tcp/p80
+  add chain ip kube-proxy endpoint-SWWHDC7X-ns3/svc3/tcp/p80__10.0.3.2/80
+  add chain ip kube-proxy endpoint-TQ2QKHCZ-ns3/svc3/tcp/p80__10.0.3.3/80
+`;
+const SVC2_FLUSHED = `
+  add chain ip kube-proxy service-MHHHYRWA-ns2/svc2/tcp/p8080
+  add chain ip kube-proxy endpoint-7RVP4LUQ-ns2/svc2/tcp/p8080__10.0.2.1/8080
+`;
+const els = (...lines: string[]): string => lines.map((l) => `  ${l}`).join('\n');
+
+/** TestSyncProxyRulesRepeated: the expected ruleset after each step, and the sync transaction's operation count where upstream checks it. */
+export const SYNC_PROXY_RULES_REPEATED = {
+  initial: ruleset(els(e.cluster41, e.cluster42, e.service41, e.service42), REPEATED_SVC1, REPEATED_SVC2),
+  addService: ruleset(els(e.cluster41, e.cluster42, e.cluster43, e.service41, e.service42, e.service43), REPEATED_SVC1, REPEATED_SVC2, REPEATED_SVC3),
+  deleteService: ruleset(els(e.cluster41, e.cluster43, e.service41, e.service43), REPEATED_SVC1, SVC2_FLUSHED, REPEATED_SVC3),
+  staleDeleted: ruleset(els(e.cluster41, e.cluster43, e.service41, e.service43), REPEATED_SVC1, REPEATED_SVC3),
+  addServiceWithoutEndpoints: ruleset(els(e.cluster41, e.cluster43, e.cluster44, e.service41, e.service43), REPEATED_SVC1, REPEATED_SVC3, els(e.noEndpoints44)),
+  addEndpoints: ruleset(els(e.cluster41, e.cluster43, e.cluster44, e.service41, e.service43, e.service44), REPEATED_SVC1, REPEATED_SVC3, REPEATED_SVC4),
+  changeEndpoint: ruleset(els(e.cluster41, e.cluster43, e.cluster44, e.service41, e.service43, e.service44), REPEATED_SVC1, REPEATED_SVC3_MOVED, REPEATED_SVC4),
+  addEndpoint: ruleset(els(e.cluster41, e.cluster43, e.cluster44, e.service41, e.service43, e.service44), REPEATED_SVC1, REPEATED_SVC3_TWO, REPEATED_SVC4),
+  emptyEndpoints: ruleset(els(e.cluster41, e.cluster43, e.cluster44, e.service41, e.noEndpoints43, e.service44), REPEATED_SVC1, SVC3_FLUSHED, REPEATED_SVC4),
+} as const;
+
+/** The Services and EndpointSlices of TestSyncProxyRulesRepeated's steps. */
+export const repeated = {
+  svc1: makeService('ns1', 'svc1', { type: 'ClusterIP', clusterIP: '172.30.0.41', ports: [p80] }),
+  svc2: makeService('ns2', 'svc2', { type: 'ClusterIP', clusterIP: '172.30.0.42', ports: [{ name: 'p8080', port: 8080, protocol: 'TCP' }] }),
+  svc3: makeService('ns3', 'svc3', { type: 'ClusterIP', clusterIP: '172.30.0.43', ports: [p80] }),
+  svc4: makeService('ns4', 'svc4', { type: 'ClusterIP', clusterIP: '172.30.0.44', ports: [p80] }),
+  eps1: slice('ns1', 'svc1', [{ addresses: ['10.0.1.1'] }]),
+  eps2: makeSlice('ns2', 'svc2', 1, 'IPv4', [{ addresses: ['10.0.2.1'] }], [{ name: 'p8080', port: 8080, protocol: 'TCP' }]),
+  eps3: slice('ns3', 'svc3', [{ addresses: ['10.0.3.1'] }]),
+  eps3update: slice('ns3', 'svc3', [{ addresses: ['10.0.3.2'] }]),
+  eps3update2: slice('ns3', 'svc3', [{ addresses: ['10.0.3.2'] }, { addresses: ['10.0.3.3'] }]),
+  eps3update3: slice('ns3', 'svc3', []),
+  eps4: slice('ns4', 'svc4', [{ addresses: ['10.0.4.1'] }]),
+} as const;
+
+/** TestBadIPs: addresses with leading zeros, as Go's sloppy parser reads them. */
+export const badIPsServices: readonly Service[] = [
+  makeService(
+    'ns1',
+    'svc1',
+    {
+      type: 'LoadBalancer',
+      clusterIP: '172.30.0.041',
+      ports: [{ ...p80, nodePort: 3001 }],
+      externalIPs: ['192.168.099.022'],
+      loadBalancerSourceRanges: ['203.0.113.000/025'],
+    },
+    { loadBalancer: { ingress: [{ ip: '1.2.3.004' }] } },
+  ),
+];
+export const badIPsSlices: readonly EndpointSlice[] = [slice('ns1', 'svc1', [{ addresses: ['10.180.00.001'] }])];
+
+/** TestBadIPs: the expected ruleset, every address written canonically. */
+export const TEST_BAD_IPS_RULES =
+  BASE_RULES +
+  dedent(`
+  # svc1
+  add chain ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80
+  add rule ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80 ip daddr 172.30.0.41 tcp dport 80 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
+  add rule ip kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80 numgen random mod 1 vmap { 0 : goto endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 }
+
+  add chain ip kube-proxy external-ULMVA6XW-ns1/svc1/tcp/p80
+  add rule ip kube-proxy external-ULMVA6XW-ns1/svc1/tcp/p80 jump mark-for-masquerade
+  add rule ip kube-proxy external-ULMVA6XW-ns1/svc1/tcp/p80 goto service-ULMVA6XW-ns1/svc1/tcp/p80
+
+  add chain ip kube-proxy endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80
+  add rule ip kube-proxy endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 ip saddr 10.180.0.1 jump mark-for-masquerade
+  add rule ip kube-proxy endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80 meta l4proto tcp dnat to 10.180.0.1:80
+
+  add chain ip kube-proxy firewall-ULMVA6XW-ns1/svc1/tcp/p80
+  add rule ip kube-proxy firewall-ULMVA6XW-ns1/svc1/tcp/p80 ip saddr != { 203.0.113.0/25 } drop
+
+  add element ip kube-proxy cluster-ips { 172.30.0.41 }
+  add element ip kube-proxy service-ips { 172.30.0.41 . tcp . 80 : goto service-ULMVA6XW-ns1/svc1/tcp/p80 }
+  add element ip kube-proxy service-ips { 192.168.99.22 . tcp . 80 : goto external-ULMVA6XW-ns1/svc1/tcp/p80 }
+  add element ip kube-proxy service-ips { 1.2.3.4 . tcp . 80 : goto external-ULMVA6XW-ns1/svc1/tcp/p80 }
+  add element ip kube-proxy service-nodeports { tcp . 3001 : goto external-ULMVA6XW-ns1/svc1/tcp/p80 }
+  add element ip kube-proxy firewall-ips { 1.2.3.4 . tcp . 80 : goto firewall-ULMVA6XW-ns1/svc1/tcp/p80 }
+`);

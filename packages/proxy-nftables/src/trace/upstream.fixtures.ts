@@ -68,7 +68,9 @@ export const TRACE_PACKET_V6: readonly PacketFlowTest[] = [
 // and their expected outputs below are upstream's; the Services and EndpointSlices are
 // upstream's, written with the testkit's builders. (Read from a proxier_test.go of the later
 // base-chain layout, filter-prerouting-pre-dnat: the packets and outputs are the same facts
-// about a Service, and here they run on the rules the v1.33 builder writes.)
+// about a Service, and here they run on the rules the v1.33 builder writes.) Where upstream
+// deletes the EndpointSlice and syncs again, the case after the deletion is its own test here,
+// the Service synced without EndpointSlices.
 
 
 const TEST_NODE_NAME = 'test-node';
@@ -283,6 +285,147 @@ function trafficPolicy(policy: 'Local' | 'Cluster'): FeatureTest {
   };
 }
 
+/** TestInternalTrafficPolicy: one case, and the same Service once its EndpointSlice is deleted. */
+function internalTrafficPolicy(name: string, policy: 'Cluster' | 'Local', endpoints: readonly [string, string][], packet: Omit<PacketFlowTest, 'sourceIP' | 'destIP' | 'destPort'>): FeatureTest[] {
+  const service = makeService('ns1', 'svc1', { clusterIP: '172.30.1.1', internalTrafficPolicy: policy, ports: [{ name: '', port: 80, protocol: 'TCP' }] });
+  const slice = makeSlice('ns1', 'svc1', 1, 'IPv4', endpoints.map(([ip, nodeName]) => ({ addresses: [ip], conditions: { ready: true }, nodeName })), [epPort('', 80)]);
+  const to = { sourceIP: '10.0.0.2', destIP: '172.30.1.1', destPort: 80 };
+  return [
+    { name: `TestInternalTrafficPolicy/${name}`, services: [service], slices: [slice], packets: [{ ...to, ...packet }] },
+    { name: `TestInternalTrafficPolicy/${name}, endpoints deleted`, services: [service], slices: [], packets: [{ ...to, name: 'endpoints deleted', output: 'REJECT', masq: false }] },
+  ];
+}
+
+type Conditions = { readonly ready: boolean; readonly serving: boolean; readonly terminating: boolean };
+const READY: Conditions = { ready: true, serving: true, terminating: false };
+const TERMINATING: Conditions = { ready: false, serving: true, terminating: true };
+const GONE: Conditions = { ready: false, serving: false, terminating: true };
+
+/**
+ * TestTerminatingEndpointsTrafficPolicyLocal and ...Cluster: one case, and the Service once its
+ * EndpointSlice is deleted. With Cluster policy, traffic from outside is masqueraded.
+ */
+function terminating(
+  policy: 'Local' | 'Cluster',
+  name: string,
+  endpoints: readonly [string, Conditions, string][],
+  toClusterIP: PacketFlowTest['output'],
+  toLB: PacketFlowTest['output'],
+): FeatureTest[] {
+  const service = makeService(
+    'ns1',
+    'svc1',
+    { clusterIP: '172.30.1.1', type: 'LoadBalancer', externalTrafficPolicy: policy, ports: [{ name: '', targetPort: 80, port: 80, protocol: 'TCP' }], healthCheckNodePort: 30000 },
+    { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } },
+  );
+  const slice = makeSlice('ns1', 'svc1', 1, 'IPv4', endpoints.map(([ip, conditions, nodeName]) => ({ addresses: [ip], conditions, nodeName })), [epPort('', 80)]);
+  const pod = { sourceIP: '10.0.0.2', destIP: '172.30.1.1', destPort: 80, masq: false };
+  const external = { sourceIP: TEST_EXTERNAL_CLIENT, destIP: '1.2.3.4', destPort: 80, masq: false };
+  const test = `TestTerminatingEndpointsTrafficPolicy${policy}/${name}`;
+  // Cluster policy masquerades what it DNATs from outside; a REJECT or DROP is not DNATed.
+  const externalMasq = policy === 'Cluster' && toLB !== 'REJECT' && toLB !== 'DROP';
+  return [
+    {
+      name: test,
+      services: [service],
+      slices: [slice],
+      packets: [
+        { ...pod, name: 'pod to clusterIP', output: toClusterIP },
+        { ...external, name: 'external to LB', output: toLB, masq: externalMasq },
+      ],
+    },
+    {
+      name: `${test}, endpoints deleted`,
+      services: [service],
+      slices: [],
+      packets: [
+        { ...pod, name: 'pod to clusterIP after endpoints deleted', output: 'REJECT' },
+        { ...external, name: 'external to LB after endpoints deleted', output: 'REJECT' },
+      ],
+    },
+  ];
+}
+
+/** TestInternalExternalMasquerade: three LoadBalancers (eTP Cluster, eTP Local, iTP Local), each with a local and a remote endpoint. */
+function internalExternalMasquerade(): FeatureTest[] {
+  const lb = (ns: string, ip: string, nodePort: number, lbIP: string, extra: Partial<Service['spec']>): Service =>
+    makeService(ns, ns.replace('ns', 'svc'), { type: 'LoadBalancer', clusterIP: ip, ports: [tcp('p80', 80, { nodePort })], ...extra }, { loadBalancer: { ingress: [{ ip: lbIP }] } });
+  const services = [
+    lb('ns1', '172.30.0.41', 3001, '1.2.3.4', { healthCheckNodePort: 30001 }),
+    lb('ns2', '172.30.0.42', 3002, '5.6.7.8', { healthCheckNodePort: 30002, externalTrafficPolicy: 'Local' }),
+    lb('ns3', '172.30.0.43', 3003, '9.10.11.12', { healthCheckNodePort: 30003, internalTrafficPolicy: 'Local' }),
+  ];
+  const slices = [1, 2, 3].map((n) => makeSlice(`ns${n}`, `svc${n}`, 1, 'IPv4', [local(`10.180.0.${n}`), remote(`10.180.1.${n}`, 'remote')], [epPort('p80', 80)]));
+  const both = (n: number): string => `10.180.0.${n}:80, 10.180.1.${n}:80`;
+  const flow = (name: string, sourceIP: string, destIP: string, destPort: number, output: string, masq: boolean): PacketFlowTest => ({ name, sourceIP, destIP, destPort, output, masq });
+  const pod = '10.0.0.2';
+  const node = TEST_NODE_IP;
+  const ext = TEST_EXTERNAL_CLIENT;
+  const flowTests: readonly PacketFlowTest[] = [
+    flow('pod to ClusterIP', pod, '172.30.0.41', 80, both(1), false),
+    flow('pod to NodePort', pod, node, 3001, both(1), true),
+    flow('pod to LB', pod, '1.2.3.4', 80, both(1), true),
+    flow('node to ClusterIP', node, '172.30.0.41', 80, both(1), true),
+    flow('node to NodePort', node, node, 3001, both(1), true),
+    flow('node to LB', node, '1.2.3.4', 80, both(1), true),
+    flow('external to ClusterIP', ext, '172.30.0.41', 80, both(1), true),
+    flow('external to NodePort', ext, node, 3001, both(1), true),
+    flow('external to LB', ext, '1.2.3.4', 80, both(1), true),
+    flow('pod to ClusterIP with eTP:Local', pod, '172.30.0.42', 80, both(2), false),
+    flow('pod to NodePort with eTP:Local', pod, node, 3002, both(2), false),
+    flow('pod to LB with eTP:Local', pod, '5.6.7.8', 80, both(2), false),
+    flow('node to ClusterIP with eTP:Local', node, '172.30.0.42', 80, both(2), true),
+    // Upstream sends this one to port 3001 (svc1's NodePort).
+    flow('node to NodePort with eTP:Local', node, node, 3001, both(1), true),
+    flow('node to LB with eTP:Local', node, '5.6.7.8', 80, both(2), true),
+    flow('external to ClusterIP with eTP:Local', ext, '172.30.0.42', 80, both(2), true),
+    flow('external to NodePort with eTP:Local', ext, node, 3002, '10.180.0.2:80', false),
+    flow('external to LB with eTP:Local', ext, '5.6.7.8', 80, '10.180.0.2:80', false),
+    flow('pod to ClusterIP with iTP:Local', pod, '172.30.0.43', 80, '10.180.0.3:80', false),
+    flow('pod to NodePort with iTP:Local', pod, node, 3003, both(3), true),
+    flow('pod to LB with iTP:Local', pod, '9.10.11.12', 80, both(3), true),
+    flow('node to ClusterIP with iTP:Local', node, '172.30.0.43', 80, '10.180.0.3:80', true),
+    flow('node to NodePort with iTP:Local', node, node, 3003, both(3), true),
+    flow('node to LB with iTP:Local', node, '9.10.11.12', 80, both(3), true),
+    flow('external to ClusterIP with iTP:Local', ext, '172.30.0.43', 80, '10.180.0.3:80', true),
+    flow('external to NodePort with iTP:Local', ext, node, 3003, both(3), true),
+    flow('external to LB with iTP:Local', ext, '9.10.11.12', 80, both(3), true),
+  ];
+  type Override = { readonly output?: string; readonly masq?: boolean };
+  const noDetector: Record<string, Override> = {
+    'node to ClusterIP': { masq: false },
+    'node to ClusterIP with eTP:Local': { masq: false },
+    'node to ClusterIP with iTP:Local': { masq: false },
+    'external to ClusterIP': { masq: false },
+    'external to ClusterIP with eTP:Local': { masq: false },
+    'external to ClusterIP with iTP:Local': { masq: false },
+    'pod to NodePort with eTP:Local': { output: '10.180.0.2:80' },
+    'pod to LB with eTP:Local': { output: '10.180.0.2:80' },
+  };
+  const masqueradeAll: Record<string, Override> = {
+    'pod to ClusterIP': { masq: true },
+    'pod to ClusterIP with eTP:Local': { masq: true },
+    'pod to ClusterIP with iTP:Local': { masq: true },
+  };
+  const cases: [string, Partial<NftablesProxierConfigOptions>, Record<string, Override>][] = [
+    ['base', {}, {}],
+    ['no LocalTrafficDetector', { localDetector: { kind: 'none' } }, noDetector],
+    ['masqueradeAll', { masqueradeAll: true }, masqueradeAll],
+    [
+      'masqueradeAll, no LocalTrafficDetector',
+      { masqueradeAll: true, localDetector: { kind: 'none' } },
+      { ...masqueradeAll, 'pod to NodePort with eTP:Local': { output: '10.180.0.2:80' }, 'pod to LB with eTP:Local': { output: '10.180.0.2:80' } },
+    ],
+  ];
+  return cases.map(([name, config, overrides]) => ({
+    name: `TestInternalExternalMasquerade/${name}`,
+    config,
+    services,
+    slices,
+    packets: flowTests.map((f) => ({ ...f, ...overrides[f.name] })),
+  }));
+}
+
 export const FEATURE_TESTS: readonly FeatureTest[] = [
   noEndpointsReject,
   clusterIPGeneral,
@@ -293,6 +436,99 @@ export const FEATURE_TESTS: readonly FeatureTest[] = [
   nodePorts('ipv6, multiple nodeport-addresses', 6, ['192.168.0.0/24', '192.168.1.0/24', '2001:db8::/64', '2001:db8:1::2/128'], true),
   trafficPolicy('Local'),
   trafficPolicy('Cluster'),
+  ...internalTrafficPolicy('internalTrafficPolicy is cluster', 'Cluster', [['10.0.1.1', TEST_NODE_NAME], ['10.0.1.2', 'node1'], ['10.0.1.3', 'node2']], {
+    name: 'pod to ClusterIP hits all endpoints',
+    output: '10.0.1.1:80, 10.0.1.2:80, 10.0.1.3:80',
+    masq: false,
+  }),
+  ...internalTrafficPolicy('internalTrafficPolicy is local and there is one local endpoint', 'Local', [['10.0.1.1', TEST_NODE_NAME], ['10.0.1.2', 'node1'], ['10.0.1.3', 'node2']], {
+    name: 'pod to ClusterIP hits only local endpoint',
+    output: '10.0.1.1:80',
+    masq: false,
+  }),
+  ...internalTrafficPolicy('internalTrafficPolicy is local and there are multiple local endpoints', 'Local', [['10.0.1.1', TEST_NODE_NAME], ['10.0.1.2', TEST_NODE_NAME], ['10.0.1.3', 'node2']], {
+    name: 'pod to ClusterIP hits all local endpoints',
+    output: '10.0.1.1:80, 10.0.1.2:80',
+    masq: false,
+  }),
+  ...internalTrafficPolicy('internalTrafficPolicy is local and there are no local endpoints', 'Local', [['10.0.1.1', 'node0'], ['10.0.1.2', 'node1'], ['10.0.1.3', 'node2']], {
+    name: 'no endpoints',
+    output: 'DROP',
+    masq: false,
+  }),
+  ...terminating(
+    'Local',
+    'ready endpoints exist',
+    [
+      ['10.0.1.1', READY, TEST_NODE_NAME],
+      ['10.0.1.2', READY, TEST_NODE_NAME],
+      ['10.0.1.3', TERMINATING, TEST_NODE_NAME],
+      ['10.0.1.4', GONE, TEST_NODE_NAME],
+      ['10.0.1.5', READY, 'node-1'],
+    ],
+    '10.0.1.1:80, 10.0.1.2:80, 10.0.1.5:80',
+    '10.0.1.1:80, 10.0.1.2:80',
+  ),
+  ...terminating(
+    'Local',
+    'only terminating endpoints exist',
+    [
+      ['10.0.1.2', TERMINATING, TEST_NODE_NAME],
+      ['10.0.1.3', TERMINATING, TEST_NODE_NAME],
+      ['10.0.1.4', GONE, TEST_NODE_NAME],
+      ['10.0.1.5', READY, 'node-1'],
+    ],
+    '10.0.1.5:80',
+    '10.0.1.2:80, 10.0.1.3:80',
+  ),
+  ...terminating('Local', 'terminating endpoints on remote node', [['10.0.1.5', TERMINATING, 'node-1']], '10.0.1.5:80', 'DROP'),
+  ...terminating(
+    'Local',
+    'no usable endpoints on any node',
+    [
+      ['10.0.1.5', GONE, TEST_NODE_NAME],
+      ['10.0.1.5', GONE, 'node-1'],
+    ],
+    'REJECT',
+    'REJECT',
+  ),
+  ...terminating(
+    'Cluster',
+    'ready endpoints exist',
+    [
+      ['10.0.1.1', READY, TEST_NODE_NAME],
+      ['10.0.1.2', READY, TEST_NODE_NAME],
+      ['10.0.1.3', TERMINATING, 'another-node'],
+      ['10.0.1.4', GONE, 'another-node'],
+      ['10.0.1.5', READY, 'another-node'],
+    ],
+    '10.0.1.1:80, 10.0.1.2:80, 10.0.1.5:80',
+    '10.0.1.1:80, 10.0.1.2:80, 10.0.1.5:80',
+  ),
+  ...terminating(
+    'Cluster',
+    'only terminating endpoints exist',
+    [
+      ['10.0.1.2', TERMINATING, TEST_NODE_NAME],
+      ['10.0.1.3', TERMINATING, TEST_NODE_NAME],
+      ['10.0.1.4', GONE, 'another-node'],
+      ['10.0.1.5', TERMINATING, 'another-node'],
+    ],
+    '10.0.1.2:80, 10.0.1.3:80, 10.0.1.5:80',
+    '10.0.1.2:80, 10.0.1.3:80, 10.0.1.5:80',
+  ),
+  ...terminating('Cluster', 'terminating endpoints on remote node', [['10.0.1.5', TERMINATING, 'node-1']], '10.0.1.5:80', '10.0.1.5:80'),
+  ...terminating(
+    'Cluster',
+    'no usable endpoints on any node',
+    [
+      ['10.0.1.5', GONE, TEST_NODE_NAME],
+      ['10.0.1.5', GONE, 'node-1'],
+    ],
+    'REJECT',
+    'REJECT',
+  ),
+  ...internalExternalMasquerade(),
 ];
 
 /** upstream's tracePacket output: every DNAT destination, or DROP / REJECT, joined by ", ". */

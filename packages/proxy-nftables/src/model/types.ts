@@ -61,8 +61,9 @@ export interface NftSetSpec {
 }
 
 /**
- * An element of set or map `set`: its key's parts (joined by ` . ` in text), for a map its
- * value's parts (`goto`, `service-…`, joined by a space), and a comment.
+ * An element of set or map `set`: its key's parts and, for a map, its value's parts, each
+ * joined by ` . ` in text as knftables joins them (kube-proxy's values have one part, such as
+ * `goto service-…`), and a comment.
  */
 export interface NftElementSpec {
   readonly set: string;

@@ -38,11 +38,11 @@
 // scavenge during the sync frees short-lived garbage uncounted; node has no allocation counter.
 // heapRetainedMiB is what is still alive after a full GC, with the sync's result (text and new
 // state) held: the state's own size plus the text, minus whatever the old state no longer needed.
-import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { endpointChainName, generateRules, proxierConfig, sync, type SyncState } from '@kubesvc/proxy-iptables';
 import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
 import { fullGC } from './full-gc.js';
+import { cluster, EMPTY, ENDPOINT_BASE, ipv4, label, service, SHAPES, slice, type Cluster, type Shape } from './proxy-shapes.js';
 import type { BenchSuite, BenchTarget, BenchTask } from './harness.js';
 
 /**
@@ -56,10 +56,6 @@ function handOff(text: string): void {
   if (!Number.isNaN(Number(text))) throw new Error('a restore text is not a number');
 }
 
-interface Shape {
-  readonly services: number;
-  readonly endpoints: number;
-}
 
 /**
  * kube-proxy v1.26.0 timed side by side with this suite (interleaved rounds on one machine,
@@ -85,12 +81,6 @@ const ANCHORS: ReadonlyMap<string, Anchor> = new Map([
   ['1000x100', { first: 255, full: 80.0, partialSvc: 12.0, partialEps: 12.0, fullBytes: 30_069_209, fullLines: 403_021, partialBytes: 165_504, partialLines: 1_423 }],
 ]);
 
-const SHAPES: readonly Shape[] = [
-  { services: 1000, endpoints: 10 },
-  { services: 5000, endpoints: 10 },
-  { services: 10000, endpoints: 10 },
-  { services: 1000, endpoints: 100 },
-];
 
 const CHECKED_CONFIG = proxierConfig({
   kernel: loadKernel(),
@@ -104,52 +94,6 @@ const CHECKED_CONFIG = proxierConfig({
 if (!CHECKED_CONFIG.ok) throw new Error(CHECKED_CONFIG.error.message);
 const CONFIG = CHECKED_CONFIG.value;
 
-const CLUSTER_IP_BASE = ((172 << 24) | (30 << 16)) >>> 0;
-const ENDPOINT_BASE = ((10 << 24) | (128 << 16)) >>> 0;
-const EXTRA_ENDPOINT = '10.255.255.1';
-
-function ipv4(n: number): string {
-  return `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
-}
-
-function service(i: number, port: number): Service {
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { namespace: 'ns', name: `svc${i}` },
-    spec: { type: 'ClusterIP', clusterIP: ipv4(CLUSTER_IP_BASE + i + 1), ports: [{ name: 'p80', port, targetPort: 8080, protocol: 'TCP' }] },
-  };
-}
-
-function slice(i: number, m: number, extra: boolean): EndpointSlice {
-  const addresses = Array.from({ length: m }, (_, j) => ({ ip: ipv4(ENDPOINT_BASE + i * m + j + 1), node: `node-${j % 50}` }));
-  if (extra) addresses.push({ ip: EXTRA_ENDPOINT, node: `node-${m % 50}` });
-  return {
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    metadata: { namespace: 'ns', name: `svc${i}-0`, labels: { 'kubernetes.io/service-name': `svc${i}` } },
-    addressType: 'IPv4',
-    endpoints: addresses.map((a) => ({ addresses: [a.ip], conditions: { ready: true }, nodeName: a.node })),
-    ports: [{ name: 'p80', port: 8080, protocol: 'TCP' }],
-  };
-}
-
-interface Cluster {
-  services: Service[];
-  slices: EndpointSlice[];
-}
-
-function cluster(shape: Shape): Cluster {
-  const services: Service[] = [];
-  const slices: EndpointSlice[] = [];
-  for (let i = 0; i < shape.services; i++) {
-    services.push(service(i, 80));
-    slices.push(slice(i, shape.endpoints, false));
-  }
-  return { services, slices };
-}
-
-const EMPTY: Cluster = { services: [], slices: [] };
 
 const MiB = 2 ** 20;
 
@@ -172,9 +116,6 @@ function target(medianMs: number, ratio: number, benchmark: string, label: strin
   };
 }
 
-function label(shape: Shape): string {
-  return `${shape.services}x${shape.endpoints}`;
-}
 
 function anchorOf(shape: Shape): Anchor {
   const anchor = ANCHORS.get(label(shape));

@@ -12,6 +12,7 @@ export const suites: readonly SuiteEntry[] = [
   { name: 'cli', load: async () => (await import('./kubesvc-cli.js')).cliSuite() },
   { name: 'discovery', load: async () => (await import('./discovery.js')).discoverySuite() },
   { name: 'proxy-iptables', load: async () => (await import('./proxy-iptables.js')).proxyIptablesSuite() },
+  { name: 'proxy-nftables', load: async () => (await import('./proxy-nftables.js')).proxyNftablesSuite() },
   { name: 'proxy-userspace', load: async () => (await import('./proxy-userspace.js')).proxyUserspaceSuite() },
   { name: 'runtime', load: async () => (await import('./runtime.js')).runtimeSuite() },
   { name: 'node-agent', load: async () => (await import('./node-agent.js')).nodeAgentSuite() },

@@ -14,8 +14,9 @@ export {
   DEFAULT_FULL_SYNC_PERIOD_MS,
   DEFAULT_MIN_SYNC_PERIOD_MS,
   DEFAULT_SYNC_PERIOD_MS,
-  iptablesFiles,
-} from './iptables-proxy.js';
+} from './proxy-sync-loop.js';
+export type { ProxySyncReport } from './proxy-sync-loop.js';
+export { iptablesFiles } from './iptables-proxy.js';
 export type { IptablesFiles, IptablesSyncReport } from './iptables-proxy.js';
 export type { ProxyPort } from './userspace-proxy.js';
 export type { PodEnvironmentOptions } from './pod-environment.js';

@@ -9,9 +9,12 @@
 //
 // Each sync's output goes to files in `<dataDir>/nftables/`, each written whole (a temporary
 // file renamed over the old one, 0644 in a 0700 folder):
-// - ruleset.nft: the `ip kube-proxy` table as it stands after the sync, as `add` commands in
-//   knftables' Dump order (the form upstream's proxier tests compare): `nft -f` loads it into
-//   an empty network namespace;
+// - ruleset.nft: the `ip kube-proxy` table as it stands after the sync, as the `add` commands
+//   of knftables' Dump (the form upstream's proxier tests compare), ordered so that `nft -f`
+//   loads the file into an empty network namespace: the table, every chain, the sets and maps
+//   with their elements, then the rules chain by chain (loadableDump). Dump's own order puts
+//   each chain's rules before the sets and maps they name (`vmap @service-ips`), which nft
+//   refuses ("No such file or directory");
 // - last-sync.nft: what this sync passed to `nft -f`, partial or full (the stale chains'
 //   deletion first, when one was due).
 //
@@ -31,7 +34,9 @@ import {
   type ErrNftablesProxierConfig,
   type NftablesProxierConfig,
   type NftablesSyncState,
+  type NftOperation,
   type NftTable,
+  type NftTransaction,
 } from '@kubesvc/proxy-nftables';
 import { ok, type Result } from '@kubesvc/api-types';
 import type { Clock } from '@kubesvc/store';
@@ -77,6 +82,18 @@ export interface NftablesFiles {
   readonly dir: string;
   readonly ruleset: string;
   readonly lastSync: string;
+}
+
+/**
+ * `table` as dumpTransaction's operations, reordered (stably) so that each names only what an
+ * earlier one made: the table, the chains (an element's `goto` and a rule's `jump` name one),
+ * the sets and maps with their elements (a rule's `@name` names one), then the rules.
+ */
+export function loadableDump(table: NftTable): NftTransaction {
+  const dump = dumpTransaction(table);
+  const rank: Readonly<Record<NftOperation['object']['kind'], number>> = { table: 0, chain: 1, set: 2, map: 2, element: 2, rule: 3 };
+  const operations = [0, 1, 2, 3].flatMap((r) => dump.operations.filter((op) => rank[op.object.kind] === r));
+  return { ...dump, operations };
 }
 
 export function nftablesFiles(dataDir: string): NftablesFiles {
@@ -197,7 +214,7 @@ export class NftablesProxy {
       }
     }
     this.state = result.state;
-    const dumped = table === undefined ? ok('') : printTransaction(dumpTransaction(table));
+    const dumped = table === undefined ? ok('') : printTransaction(loadableDump(table));
     const ms = performance.now() - started;
     this.report = {
       full: result.full,

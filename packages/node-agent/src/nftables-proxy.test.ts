@@ -321,7 +321,17 @@ describe('nftables proxy mode', () => {
     const iptablesOnly: DataplaneFactory = {
       name: 'iptonly',
       loadsRules: true,
-      create: () => Promise.resolve({ ok: true, value: { name: 'iptonly', close: () => ((closed = true), Promise.resolve())[1] as Promise<void> } }),
+      create: () =>
+        Promise.resolve({
+          ok: true,
+          value: {
+            name: 'iptonly',
+            close: () => {
+              closed = true;
+              return Promise.resolve();
+            },
+          },
+        }),
     };
     const r = await startNodeAgent({ source: c.informer, clock, nodeName: 'node-1', nodeIP: '192.0.2.10', dataDir: c.dir, dnsPort: false, proxyMode: 'nftables', dataplane: iptablesOnly });
     expect(r.ok ? 'started' : r.error.message).toBe('--dataplane iptonly cannot load nftables syncs');

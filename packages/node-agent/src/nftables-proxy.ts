@@ -59,9 +59,9 @@ export interface NftablesProxyOptions {
   readonly config: NftablesProxierConfig;
   /** The files go to `<dataDir>/nftables/`. */
   readonly dataDir: string;
-  /** --min-sync-period (nftables mode). Default 1 s. */
+  /** KubeProxyConfiguration's nftables.minSyncPeriod. Default 1 s. */
   readonly minSyncPeriodMs?: number;
-  /** --sync-period: the retry delay after a failed sync. Default 30 s. */
+  /** nftables.syncPeriod: the retry delay after a failed sync. Default 30 s. */
   readonly syncPeriodMs?: number;
   /** A sync at least this long after the last full one is full. Default 1 h. */
   readonly fullSyncPeriodMs?: number;

@@ -76,9 +76,9 @@ export interface NodeAgentOptions<D extends Dataplane = Dataplane> {
     readonly kubeProxyVersion?: KubeProxyVersion;
   };
   readonly nftables?: {
-    /** --min-sync-period. Default 1000. */
+    /** KubeProxyConfiguration's nftables.minSyncPeriod. Default 1000. */
     readonly minSyncPeriodMs?: number;
-    /** --sync-period (the retry delay after a failed sync). Default 30000. */
+    /** nftables.syncPeriod (the retry delay after a failed sync). Default 30000. */
     readonly syncPeriodMs?: number;
     /** Default 3600000 (upstream's FullSyncPeriod). */
     readonly fullSyncPeriodMs?: number;

@@ -434,9 +434,23 @@ export class Lab {
     return { rules, command };
   }
 
+  /**
+   * Loads a given `nft -f` text in the node namespace (nftables mode): a proxier's own sync,
+   * partial or full, as kube-proxy runs each one. `table` is the table the text leaves (the
+   * proxier's model), which nftTable() and the tracer then use. Throws when nft refuses it,
+   * and the lab's table stays as it was.
+   */
+  loadNftables(text: string, table: NftTable): readonly string[] {
+    if (this.proxyMode !== 'nftables') throw new Error('loadNftables needs a lab made with proxyMode nftables');
+    const command = ['ip', 'netns', 'exec', this.nodeNamespace, 'nft', '-f', '-'];
+    must(command, { input: text });
+    this.nftState = table;
+    return command;
+  }
+
   /** The table the node holds in nftables mode, as proxy-nftables models it (for its tracer). */
   nftTable(): NftTable {
-    if (this.nftState === undefined) throw new Error('no nftables rules loaded yet: call syncNftables first');
+    if (this.nftState === undefined) throw new Error('no nftables rules loaded yet: call syncNftables or loadNftables first');
     return this.nftState;
   }
 

@@ -1,5 +1,5 @@
 // Public API of @kubesvc/node-agent: what a node runs besides the kubelet's pod work, fed by the
-// runtime's informer. Cluster DNS, kube-proxy (iptables or userspace) and the pod environment;
+// runtime's informer. Cluster DNS, kube-proxy (iptables, nftables or userspace) and the pod environment;
 // the atomic write and the write-failure counter `kubesvc up` shares with the rules files.
 export { DEFAULT_DNS_PORT, startNodeAgent } from './node-agent.js';
 export { writeFileAtomic, writeFileAtomicSync } from './atomic-write.js';
@@ -14,8 +14,9 @@ export {
   DEFAULT_FULL_SYNC_PERIOD_MS,
   DEFAULT_MIN_SYNC_PERIOD_MS,
   DEFAULT_SYNC_PERIOD_MS,
-  iptablesFiles,
-} from './iptables-proxy.js';
+} from './proxy-sync-loop.js';
+export type { ProxySyncReport } from './proxy-sync-loop.js';
+export { iptablesFiles } from './iptables-proxy.js';
 export type { IptablesFiles, IptablesSyncReport } from './iptables-proxy.js';
 export type { ProxyPort } from './userspace-proxy.js';
 export type { PodEnvironmentOptions } from './pod-environment.js';
@@ -23,3 +24,5 @@ export type { PodEnvironmentOptions } from './pod-environment.js';
 export type { Dataplane, DataplaneContext, DataplaneFactory, ErrDataplane } from './dataplane.js';
 export { filesDataplane } from './dataplane.js';
 export type { IptablesLoader } from './iptables-proxy.js';
+export { loadableDump, nftablesFiles } from './nftables-proxy.js';
+export type { NftablesFiles, NftablesLoader, NftablesSyncReport } from './nftables-proxy.js';

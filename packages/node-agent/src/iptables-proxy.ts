@@ -1,5 +1,6 @@
 // kube-proxy's iptables mode on the node: informer changes become proxy-iptables' ProxyChange
-// events, and a bounded-frequency runner turns the events gathered so far into one sync.
+// events, and a bounded-frequency runner turns the events gathered so far into one sync
+// (proxy-sync-loop.ts, which the nftables mode shares).
 // upstream: pkg/proxy/iptables/proxier.go (NewProxier: the sync runner with minSyncPeriod and a
 //           burst of 2; syncProxyRules: a full sync first, after a failure and every
 //           FullSyncPeriod, partial syncs otherwise), pkg/proxy/util (FullSyncPeriod = 1 h),
@@ -7,14 +8,13 @@
 //           --iptables-sync-period 30s)
 //
 // Each sync's output goes to files in `<dataDir>/iptables/`, each written whole (a temporary
-// file renamed over the old one):
+// file renamed over the old one, 0644 in a 0700 folder):
 // - rules.txt: the tables as they stand after the sync, as iptables-restore text: exactly what
 //   a full sync of the same objects writes (generateRules' text);
 // - rules.save.txt: the same tables as iptables-save prints them (nft or legacy);
 // - last-sync.txt: what this sync passed to `iptables-restore --noflush`, partial or full.
 // A partial sync's text alone does not say what the tables hold, which is why rules.txt is
 // the tables and last-sync.txt the sync.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   iptablesSaveViewOfRuleset,
@@ -23,7 +23,6 @@ import {
   syncChanges,
   syncedRuleset,
   type ProxierConfig,
-  type ProxyChange,
   type SaveBackend,
   type SyncResult,
   type SyncState,
@@ -31,17 +30,9 @@ import {
 import type { Clock } from '@kubesvc/store';
 import type { CacheChange, CacheView } from '@kubesvc/controllers';
 import type { Logger } from '@kubesvc/apiserver';
-import { writeFileAtomic } from './atomic-write.js';
-import { WriteFailures } from './write-failures.js';
-import { BoundedRunner } from './bounded-runner.js';
 import { logLine } from './logger.js';
-import { proxiedObjects, proxyChanges } from './proxied-objects.js';
-
-/** kube-proxy's defaults (KubeProxyConfiguration v1alpha1) and proxier constants. */
-export const DEFAULT_MIN_SYNC_PERIOD_MS = 1_000;
-export const DEFAULT_SYNC_PERIOD_MS = 30_000;
-export const DEFAULT_FULL_SYNC_PERIOD_MS = 3_600_000;
-export const DEFAULT_BURST_SYNCS = 2;
+import { proxiedObjects } from './proxied-objects.js';
+import { countLines, ProxySyncLoop, type ProxySyncReport, type SyncRequest, type SyncStep } from './proxy-sync-loop.js';
 
 /** Loads a sync's restore text into a data plane (a network namespace's kernel, say). */
 export interface IptablesLoader {
@@ -70,21 +61,9 @@ export interface IptablesProxyOptions {
 }
 
 /** What one sync did. */
-export interface IptablesSyncReport {
-  readonly full: boolean;
-  /** Lines of the restore text this sync wrote. */
-  readonly lines: number;
-  readonly bytes: number;
-  /** Lines of rules.txt (the whole tables). */
-  readonly tableLines: number;
+export interface IptablesSyncReport extends ProxySyncReport {
   readonly servicesChanged: number;
   readonly chainsDeleted: number;
-  /** Milliseconds spent computing the sync (and loading it, with a loader). */
-  readonly ms: number;
-  /** The informer changes it consumed. */
-  readonly changes: number;
-  /** Syncs made so far, this one included. */
-  readonly syncs: number;
 }
 
 export interface IptablesFiles {
@@ -94,13 +73,6 @@ export interface IptablesFiles {
   readonly lastSync: string;
 }
 
-/**
- * The rules files are what `iptables-save` would show, no secret: 0644. Their folder, inside the
- * data dir (0700), is 0700. Both are given at creation, so a umask narrows them, never widens.
- */
-export const IPTABLES_FILE_MODE = 0o644;
-const IPTABLES_DIR_MODE = 0o700;
-
 export function iptablesFiles(dataDir: string): IptablesFiles {
   const dir = join(dataDir, 'iptables');
   return { dir, rules: join(dir, 'rules.txt'), save: join(dir, 'rules.save.txt'), lastSync: join(dir, 'last-sync.txt') };
@@ -109,26 +81,25 @@ export function iptablesFiles(dataDir: string): IptablesFiles {
 export class IptablesProxy {
   readonly files: IptablesFiles;
   private state: SyncState | undefined;
-  private pending: ProxyChange[] = [];
-  private needFullSync = true;
-  private lastFullSyncAt = 0;
   private loaded = false;
   private report: IptablesSyncReport | undefined;
-  private writes: Promise<void> = Promise.resolve();
-  private writeError: unknown;
-  /** Failed writes of the rules files: each distinct error is logged once while they keep failing. */
-  private readonly writeFailures = new WriteFailures();
-  private readonly runner: BoundedRunner;
-  private stopped = false;
+  private readonly loop: ProxySyncLoop;
 
   private constructor(private readonly options: IptablesProxyOptions) {
     this.files = iptablesFiles(options.dataDir);
-    this.runner = new BoundedRunner(options.clock, () => this.syncNow(), {
-      minIntervalMs: options.minSyncPeriodMs ?? DEFAULT_MIN_SYNC_PERIOD_MS,
-      // upstream passes an arbitrary hour as the runner's maxInterval.
-      maxIntervalMs: 3_600_000,
-      burst: options.burstSyncs ?? DEFAULT_BURST_SYNCS,
-    });
+    this.loop = new ProxySyncLoop(
+      {
+        clock: options.clock,
+        logger: options.logger,
+        name: 'iptables',
+        dir: this.files.dir,
+        ...(options.minSyncPeriodMs !== undefined ? { minSyncPeriodMs: options.minSyncPeriodMs } : {}),
+        ...(options.syncPeriodMs !== undefined ? { syncPeriodMs: options.syncPeriodMs } : {}),
+        ...(options.fullSyncPeriodMs !== undefined ? { fullSyncPeriodMs: options.fullSyncPeriodMs } : {}),
+        ...(options.burstSyncs !== undefined ? { burstSyncs: options.burstSyncs } : {}),
+      },
+      (request) => this.syncOnce(request),
+    );
   }
 
   /**
@@ -138,17 +109,12 @@ export class IptablesProxy {
    */
   static start(options: IptablesProxyOptions): IptablesProxy {
     const proxy = new IptablesProxy(options);
-    mkdirSync(proxy.files.dir, { recursive: true, mode: IPTABLES_DIR_MODE });
-    proxy.syncNow();
+    proxy.loop.start();
     return proxy;
   }
 
   onChange(change: CacheChange): void {
-    if (this.stopped) return;
-    const changes = proxyChanges(change);
-    if (changes.length === 0) return;
-    this.pending.push(...changes);
-    this.runner.run();
+    this.loop.onChange(change);
   }
 
   /** The last sync's figures. */
@@ -163,29 +129,20 @@ export class IptablesProxy {
 
   /** Whether changes wait for the runner. */
   get syncPending(): boolean {
-    return this.runner.pending;
+    return this.loop.syncPending;
   }
 
   /** Resolves when every file write so far has finished; rejects, while the writes fail, with the first error since the last write that succeeded. */
-  async flushed(): Promise<void> {
-    await this.writes;
-    if (this.writeError !== undefined) throw this.writeError;
+  flushed(): Promise<void> {
+    return this.loop.flushed();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.runner.stop();
-    await this.writes;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
-  private syncNow(): void {
-    if (this.stopped) return;
+  private syncOnce({ changes, full }: SyncRequest): SyncStep {
     const started = performance.now();
-    const now = this.options.clock.now();
-    const full = this.needFullSync || now - this.lastFullSyncAt >= (this.options.fullSyncPeriodMs ?? DEFAULT_FULL_SYNC_PERIOD_MS);
-    // The first sync lists the cache, which holds every change so far: pending ones are in it.
-    const changes = this.state === undefined ? [] : this.pending;
-    this.pending = [];
     let result: SyncResult;
     if (this.state === undefined) {
       const { services, endpointSlices } = proxiedObjects(this.options.source);
@@ -197,19 +154,10 @@ export class IptablesProxy {
       this.options.loader?.load(result.restoreText, result.state, !this.loaded);
       this.loaded = true;
     } catch (error) {
-      // upstream: a failed restore keeps the old state, retries after syncPeriod, and makes the
-      // next sync full. The changes are kept for it, in order.
-      this.pending = [...changes, ...this.pending];
-      this.needFullSync = true;
-      this.options.logger.log('warning', logLine('iptables sync failed to load, retrying', { error: String(error), retryMs: this.options.syncPeriodMs ?? DEFAULT_SYNC_PERIOD_MS }));
-      this.runner.retryAfter(this.options.syncPeriodMs ?? DEFAULT_SYNC_PERIOD_MS);
-      return;
+      // upstream: a failed restore keeps the old state (the loop retries, with a full sync).
+      return { ok: false, error: String(error) };
     }
     this.state = result.state;
-    if (result.stats.full) {
-      this.needFullSync = false;
-      this.lastFullSyncAt = now;
-    }
     const ruleset = syncedRuleset(result.state);
     const tables = printRestoreText(ruleset);
     const saved = iptablesSaveViewOfRuleset(ruleset, this.options.saveBackend ?? 'nft');
@@ -233,30 +181,14 @@ export class IptablesProxy {
       ms: Math.round(ms * 100) / 100,
     }));
     if (!saved.ok) this.options.logger.log('warning', logLine('iptables save view failed', { error: saved.error.message }));
-    const restoreText = result.restoreText;
-    this.writes = this.writes.then(async () => {
-      try {
-        await writeFileAtomic(this.files.lastSync, restoreText, IPTABLES_FILE_MODE);
-        await writeFileAtomic(this.files.rules, tables, IPTABLES_FILE_MODE);
-        if (saved.ok) await writeFileAtomic(this.files.save, saved.value, IPTABLES_FILE_MODE);
-      } catch (error) {
-        // The sync itself stands (the state is the loader's); the files are written whole
-        // again at the next sync. A failure that repeats (the same code: the temporary file's
-        // name differs each time) is logged once, not at every sync.
-        this.writeError ??= error;
-        if (this.writeFailures.fail(error)) {
-          this.options.logger.log('warning', logLine('iptables files not written, written again at the next sync', { error: String(error), failedWrites: this.writeFailures.total }));
-        }
-        return;
-      }
-      this.writeError = undefined;
-      if (this.writeFailures.succeed() > 0) this.options.logger.log('warning', logLine('iptables files written again', { failedWrites: this.writeFailures.total }));
-    });
+    return {
+      ok: true,
+      full: result.stats.full,
+      files: [
+        [this.files.lastSync, result.restoreText],
+        [this.files.rules, tables],
+        ...(saved.ok ? [[this.files.save, saved.value] as const] : []),
+      ],
+    };
   }
-}
-
-function countLines(text: string): number {
-  let n = 0;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
-  return n;
 }

@@ -168,7 +168,7 @@ describe('configuration and stop', () => {
     const noDir = await startNodeAgent({ ...base, nodeIP: '192.0.2.10' });
     expect(noDir.ok ? undefined : noDir.error.message).toBe('the iptables proxy mode needs a dataDir for its rules files');
     const netnsUserspace = await startNodeAgent({ ...base, nodeIP: '192.0.2.10', proxyMode: 'userspace', dataplane: netnsDataplane() });
-    expect(netnsUserspace.ok ? undefined : netnsUserspace.error.message).toBe('--dataplane netns needs the iptables proxy mode');
+    expect(netnsUserspace.ok ? undefined : netnsUserspace.error.message).toBe('--dataplane netns needs the iptables or nftables proxy mode');
   });
 
   it('a DNS port already taken is an exception, and nothing is left open', async () => {

@@ -1,16 +1,18 @@
 // The node agent: what runs on every node of a cluster besides the kubelet's pod work, fed by
 // one informer. Cluster DNS (CoreDNS's job, here on the node's loopback), kube-proxy in
-// iptables mode (rules written to files, or loaded into a network-namespace lab's kernel) or
-// userspace mode (loopback listeners), and the service environment the kubelet injects.
+// iptables or nftables mode (rules written to files, or loaded into a network-namespace lab's
+// kernel) or userspace mode (loopback listeners), and the service environment the kubelet
+// injects.
 //
 // The agent subscribes to the informer before it builds anything, so no change is missed
 // between the first look at the cache and the first event; each part then follows the changes:
-// the DNS zone is rebuilt and swapped within coalesceMs, the iptables proxy syncs through a
-// bounded-frequency runner, the userspace proxy reconciles its listeners.
-import { err, ok, parseCIDR, parseIP, type Pod, type Result, type ServiceNetworking } from '@kubesvc/api-types';
+// the DNS zone is rebuilt and swapped within coalesceMs, the iptables or nftables proxy syncs
+// through a bounded-frequency runner, the userspace proxy reconciles its listeners.
+import { err, formatCIDR, ok, parseCIDR, parseIP, type Pod, type Result, type ServiceNetworking } from '@kubesvc/api-types';
 import type { EnvVar, PodMode, Zone } from '@kubesvc/discovery';
 import { proxierConfig, type KubeProxyVersion, type ProxierConfig, type SaveBackend, type SyncState } from '@kubesvc/proxy-iptables';
 import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
+import { nftablesProxierConfig, type NftablesProxierConfig, type NftablesSyncState } from '@kubesvc/proxy-nftables';
 import type { Clock } from '@kubesvc/store';
 import { silentLogger, type Logger } from '@kubesvc/apiserver';
 import type { Informer } from '@kubesvc/runtime';
@@ -18,6 +20,7 @@ import type { CacheChange } from '@kubesvc/controllers';
 import { ClusterDns, type DnsRebuild } from './cluster-dns.js';
 import { IptablesProxy, type IptablesFiles, type IptablesSyncReport } from './iptables-proxy.js';
 import { logLine } from './logger.js';
+import { NftablesProxy, withServiceCIDRs, type NftablesFiles, type NftablesSyncReport } from './nftables-proxy.js';
 import type { Dataplane, DataplaneFactory, ErrDataplane } from './dataplane.js';
 import { podEnvironment, podEnvironmentOf, type PodEnvironmentOptions } from './pod-environment.js';
 import { UserspaceProxy, type ProxyPort } from './userspace-proxy.js';
@@ -28,7 +31,7 @@ export const DEFAULT_DNS_PORT = 10053;
 /** What the agent reads: an informer watching services and endpointslices (and namespaces and pods, when present, for DNS). */
 export type NodeAgentSource = Pick<Informer, 'resources' | 'revision' | 'list' | 'get' | 'onChange'>;
 
-export type ProxyMode = 'iptables' | 'userspace' | 'none';
+export type ProxyMode = 'iptables' | 'nftables' | 'userspace' | 'none';
 
 export interface NodeAgentOptions<D extends Dataplane = Dataplane> {
   readonly source: NodeAgentSource;
@@ -42,7 +45,7 @@ export interface NodeAgentOptions<D extends Dataplane = Dataplane> {
   readonly clusterCIDR?: string;
   /** The cluster's Service networking (api-types' parseServiceNetworking): the DNS serves its cluster domain unless dns.domain says otherwise. */
   readonly serviceNetworking?: ServiceNetworking;
-  /** Where the iptables files go (`<dataDir>/iptables/`). Required for the iptables mode. */
+  /** Where the rules files go (`<dataDir>/iptables/`, `<dataDir>/nftables/`). Required for the iptables and nftables modes. */
   readonly dataDir?: string;
   /** Default iptables. */
   readonly proxyMode?: ProxyMode;
@@ -72,8 +75,24 @@ export interface NodeAgentOptions<D extends Dataplane = Dataplane> {
     /** Default '1.31'. */
     readonly kubeProxyVersion?: KubeProxyVersion;
   };
+  readonly nftables?: {
+    /** KubeProxyConfiguration's nftables.minSyncPeriod. Default 1000. */
+    readonly minSyncPeriodMs?: number;
+    /** nftables.syncPeriod (the retry delay after a failed sync). Default 30000. */
+    readonly syncPeriodMs?: number;
+    /** Default 3600000 (upstream's FullSyncPeriod). */
+    readonly fullSyncPeriodMs?: number;
+    /** Default 2. */
+    readonly burstSyncs?: number;
+    /**
+     * The ServiceCIDRs of cluster-ips-check (ClusterIPs outside them are dropped). Default: the
+     * serviceNetworking's (--service-cluster-ip-range): the agent's informer does not watch
+     * `servicecidrs`. Neither given: no such rule.
+     */
+    readonly serviceCIDRs?: readonly string[];
+  };
   /**
-   * Where the iptables syncs go besides the files. Default `filesDataplane`: the rules are only
+   * Where the iptables or nftables syncs go besides the files. Default `filesDataplane`: the rules are only
    * written. `netnsDataplane()` of `@kubesvc/node-agent/netns` also loads them into a lab's
    * kernel (root only).
    */
@@ -108,9 +127,16 @@ export interface NodeAgent<D extends Dataplane = Dataplane> {
   iptablesState(): SyncState | undefined;
   /** The kube-proxy settings in use (iptables mode). */
   readonly proxierConfig: ProxierConfig | undefined;
+  /** The nftables files (nftables mode). */
+  readonly nftablesFiles: NftablesFiles | undefined;
+  lastNftablesSync(): NftablesSyncReport | undefined;
+  /** proxy-nftables' sync state after the last sync (nftables mode). */
+  nftablesState(): NftablesSyncState | undefined;
+  /** The nftables proxier's settings in use (nftables mode). */
+  nftablesConfig(): NftablesProxierConfig | undefined;
   /** The loopback listeners of the userspace mode, by service port. */
   proxyPorts(): readonly ProxyPort[];
-  /** The data plane the syncs go to (iptables mode, with a `dataplane` option): the netns one gives its lab. */
+  /** The data plane the syncs go to (iptables or nftables mode, with a `dataplane` option): the netns one gives its lab. */
   readonly dataplane: D | undefined;
   /** The service variables a pod in `namespace` gets. */
   podEnvironment(namespace: string, options?: PodEnvironmentOptions): EnvVar[];
@@ -131,7 +157,7 @@ function configError(message: string): Result<never, ErrNodeAgentConfig> {
 
 /**
  * Starts the parts the options ask for. Settings that cannot work (an unparsable IP, the
- * iptables mode without a dataDir, the netns data plane without root) are an error value;
+ * iptables or nftables mode without a dataDir, the netns data plane without root) are an error value;
  * a DNS port already taken throws, as any failed listen does.
  */
 export async function startNodeAgent<D extends Dataplane = Dataplane>(options: NodeAgentOptions<D>): Promise<Result<NodeAgent<D>, ErrNodeAgent>> {
@@ -149,7 +175,7 @@ export async function startNodeAgent<D extends Dataplane = Dataplane>(options: N
   if (mode === 'iptables') {
     if (options.dataDir === undefined) return configError('the iptables proxy mode needs a dataDir for its rules files');
     if (options.dataplane !== undefined) {
-      const created = await options.dataplane.create({ nodeName: options.nodeName });
+      const created = await options.dataplane.create({ nodeName: options.nodeName, proxyMode: 'iptables' });
       if (!created.ok) return created;
       dataplane = created.value;
     }
@@ -171,25 +197,34 @@ export async function startNodeAgent<D extends Dataplane = Dataplane>(options: N
       }
       config = checked.value;
     }
-  } else if (options.dataplane?.loadsRules === true) {
-    return configError(`--dataplane ${options.dataplane.name} needs the iptables proxy mode`);
+  }
+  let nftConfig: NftablesProxierConfig | undefined;
+  if (mode === 'nftables') {
+    if (options.dataDir === undefined) return configError('the nftables proxy mode needs a dataDir for its rules files');
+    const chosen = await nftablesSettings(options);
+    if (!chosen.ok) return chosen;
+    ({ config: nftConfig, dataplane } = chosen.value);
+  } else if (mode !== 'iptables' && options.dataplane?.loadsRules === true) {
+    return configError(`--dataplane ${options.dataplane.name} needs the iptables or nftables proxy mode`);
   }
 
   let dns: ClusterDns | undefined;
   let iptables: IptablesProxy | undefined;
+  let nftables: NftablesProxy | undefined;
   let userspace: UserspaceProxy | undefined;
   let stopped = false;
   const unsubscribe = source.onChange((change: CacheChange) => {
     if (stopped) return;
     dns?.onChange(change);
     iptables?.onChange(change);
+    nftables?.onChange(change);
     userspace?.onChange(change);
   });
 
   const stopAll = async (): Promise<void> => {
     stopped = true;
     unsubscribe();
-    await Promise.all([dns?.stop(), iptables?.stop(), userspace?.stop()]);
+    await Promise.all([dns?.stop(), iptables?.stop(), nftables?.stop(), userspace?.stop()]);
     await dataplane?.close();
   };
 
@@ -207,6 +242,20 @@ export async function startNodeAgent<D extends Dataplane = Dataplane>(options: N
         ...(options.iptables?.fullSyncPeriodMs !== undefined ? { fullSyncPeriodMs: options.iptables.fullSyncPeriodMs } : {}),
         ...(options.iptables?.burstSyncs !== undefined ? { burstSyncs: options.iptables.burstSyncs } : {}),
         ...(dataplane?.loader !== undefined ? { loader: dataplane.loader } : {}),
+      });
+    }
+    if (nftConfig !== undefined && options.dataDir !== undefined) {
+      nftables = NftablesProxy.start({
+        source,
+        clock: options.clock,
+        logger,
+        config: nftConfig,
+        dataDir: options.dataDir,
+        ...(options.nftables?.minSyncPeriodMs !== undefined ? { minSyncPeriodMs: options.nftables.minSyncPeriodMs } : {}),
+        ...(options.nftables?.syncPeriodMs !== undefined ? { syncPeriodMs: options.nftables.syncPeriodMs } : {}),
+        ...(options.nftables?.fullSyncPeriodMs !== undefined ? { fullSyncPeriodMs: options.nftables.fullSyncPeriodMs } : {}),
+        ...(options.nftables?.burstSyncs !== undefined ? { burstSyncs: options.nftables.burstSyncs } : {}),
+        ...(dataplane?.nftablesLoader !== undefined ? { loader: dataplane.nftablesLoader } : {}),
       });
     }
     if (mode === 'userspace') {
@@ -239,12 +288,13 @@ export async function startNodeAgent<D extends Dataplane = Dataplane>(options: N
       if (source.revision !== dns.revision) dns.requestRebuild();
     }
     await iptables?.flushed();
+    await nftables?.flushed();
   } catch (error) {
     await stopAll();
     throw error;
   }
 
-  const running = { dns, iptables, userspace };
+  const running = { dns, iptables, nftables, userspace };
   const agent: NodeAgent<D> = {
     nodeName: options.nodeName,
     proxyMode: mode,
@@ -256,12 +306,16 @@ export async function startNodeAgent<D extends Dataplane = Dataplane>(options: N
     lastIptablesSync: () => running.iptables?.lastSync(),
     iptablesState: () => running.iptables?.syncState(),
     proxierConfig: config,
+    nftablesFiles: nftables?.files,
+    lastNftablesSync: () => running.nftables?.lastSync(),
+    nftablesState: () => running.nftables?.syncState(),
+    nftablesConfig: () => running.nftables?.config,
     proxyPorts: () => running.userspace?.proxyPorts() ?? [],
     dataplane,
     podEnvironment: (namespace, envOptions) => podEnvironment(source, namespace, envOptions),
     podEnvironmentOf: (pod) => podEnvironmentOf(source, pod),
     async idle() {
-      await Promise.all([running.iptables?.flushed(), running.userspace?.idle()]);
+      await Promise.all([running.iptables?.flushed(), running.nftables?.flushed(), running.userspace?.idle()]);
     },
     stop: (() => {
       let stopping: Promise<void> | undefined;
@@ -270,4 +324,45 @@ export async function startNodeAgent<D extends Dataplane = Dataplane>(options: N
   };
   logger.log('info', logLine('node agent started', { node: options.nodeName, proxyMode: mode, dns: dns === undefined ? 'off' : `${dns.host}:${dns.port}` }));
   return ok(agent);
+}
+
+/**
+ * The nftables mode's settings and data plane: the data plane's node settings when it fixes
+ * them (a lab's addresses and pod network), else the agent's own (the node IP's family); the
+ * ServiceCIDRs are the cluster's either way. A data plane that takes syncs but cannot load
+ * nftables ones is refused.
+ */
+async function nftablesSettings<D extends Dataplane>(
+  options: NodeAgentOptions<D>,
+): Promise<Result<{ readonly config: NftablesProxierConfig; readonly dataplane: D | undefined }, ErrNodeAgent>> {
+  const serviceCIDRs = options.nftables?.serviceCIDRs ?? options.serviceNetworking?.serviceCIDRs.map(formatCIDR);
+  let dataplane: D | undefined;
+  if (options.dataplane !== undefined) {
+    const created = await options.dataplane.create({ nodeName: options.nodeName, proxyMode: 'nftables' });
+    if (!created.ok) return created;
+    dataplane = created.value;
+    if (options.dataplane.loadsRules && dataplane.nftablesLoader === undefined) {
+      await dataplane.close();
+      return configError(`--dataplane ${options.dataplane.name} cannot load nftables syncs`);
+    }
+  }
+  const nodeIP = parseIP(options.nodeIP);
+  const checked =
+    dataplane?.nftablesConfig !== undefined
+      ? serviceCIDRs === undefined
+        ? ok(dataplane.nftablesConfig)
+        : withServiceCIDRs(dataplane.nftablesConfig, serviceCIDRs)
+      : nftablesProxierConfig({
+          nodeName: options.nodeName,
+          nodeIPs: [options.nodeIP, '127.0.0.1'],
+          nodeIP: options.nodeIP,
+          family: nodeIP.ok ? nodeIP.value.family : 4,
+          localDetector: options.clusterCIDR === undefined ? { kind: 'none' } : { kind: 'cidr', cidr: options.clusterCIDR },
+          ...(serviceCIDRs !== undefined ? { serviceCIDRs } : {}),
+        });
+  if (!checked.ok) {
+    await dataplane?.close();
+    return configError(checked.error.message);
+  }
+  return ok({ config: checked.value, dataplane });
 }

@@ -147,6 +147,7 @@ function summary(cluster: RunningCluster): string {
   if (dns !== undefined) lines.push(`  cluster DNS      ${dns.host}:${dns.port}  (dig @${dns.host} -p ${dns.port} kubernetes.default.svc.cluster.local)`);
   if (cluster.explorerURL !== undefined) lines.push(`  explorer         ${cluster.explorerURL}`);
   if (cluster.agent.iptablesFiles !== undefined) lines.push(`  kube-proxy       iptables rules in ${cluster.agent.iptablesFiles.rules}`);
+  if (cluster.agent.nftablesFiles !== undefined) lines.push(`  kube-proxy       nftables (v1.33) table in ${cluster.agent.nftablesFiles.ruleset}, last sync in ${cluster.agent.nftablesFiles.lastSync}`);
   if (cluster.agent.proxyMode === 'userspace') lines.push(`  kube-proxy       userspace: kubesvc proxy-ports --data-dir ${cluster.dataDir}`);
   lines.push(`  data             ${cluster.dataDir}`, '', 'Use it with:', `  export KUBECONFIG=${cluster.kubeconfig}`, '  kubectl get svc -A', '', 'Ctrl-C stops it; a restart on the same data dir keeps everything.', '');
   return lines.join('\n');
@@ -240,8 +241,8 @@ export const upCommand: CliCommand = {
       .addOption(new Option('--endpoint-reconciler-type <type>', "how the kubernetes Service's endpoints are kept").choices(['lease', 'master-count', 'none']).default(UP_DEFAULTS.endpointReconcilerType))
       .option('--kubernetes-service-node-port <port>', 'make the kubernetes Service a NodePort on this port (0: ClusterIP)', String(UP_DEFAULTS.kubernetesServiceNodePort))
       .option('--dns-port <port>', 'the cluster DNS port on 127.0.0.1 (0 picks a free one)', String(UP_DEFAULTS.dnsPort))
-      .addOption(new Option('--proxy-mode <mode>', "kube-proxy's mode").choices(['iptables', 'userspace', 'none']).default(UP_DEFAULTS.proxyMode))
-      .addOption(new Option('--dataplane <where>', 'where the iptables rules go: files in the data dir, or a real kernel in network namespaces (root)').choices(['none', 'netns']).default('none'))
+      .addOption(new Option('--proxy-mode <mode>', "kube-proxy's mode (nftables: v1.33's rules)").choices(['iptables', 'nftables', 'userspace', 'none']).default(UP_DEFAULTS.proxyMode))
+      .addOption(new Option('--dataplane <where>', 'where the iptables or nftables rules go: files in the data dir, or a real kernel in network namespaces (root)').choices(['none', 'netns']).default('none'))
       .option('--node-name <name>', 'the simulated node', defaultNodeName())
       .option('--cluster-cidr <cidr>', "the node's pod CIDR", UP_DEFAULTS.clusterCIDR)
       .option('--etcd-servers <urls>', 'keep the state in etcd at these client URLs (comma-separated) instead of SQLite in --data-dir; several kubesvc up processes can share one etcd')

@@ -304,7 +304,10 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
     const agent: NodeAgent = await steps.step(
       `Starting the node agent (DNS on 127.0.0.1:${options.dnsPort}, kube-proxy ${options.proxyMode})`,
       async () => {
-        // The lab's module is loaded only for `--dataplane netns`, which needs root.
+        // The lab's module is loaded only for `--dataplane netns`, which needs root. In nftables
+        // mode the agent's cluster-ips-check drops ClusterIPs outside the ServiceCIDRs: its
+        // informer does not watch `servicecidrs`, so they are --service-cluster-ip-range's,
+        // from the serviceNetworking (a ServiceCIDR added with kubectl shows after a restart).
         const dataplane = options.dataplane === 'netns' ? (await import('./netns-dataplane.js')).netnsDataplane() : filesDataplane;
         const started = await startNodeAgent({
           source: informer,
@@ -322,7 +325,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
         if (!started.ok) throw usageError(started.error.message);
         return started.value;
       },
-      (a) => `Node agent started: DNS on ${a.dns === undefined ? 'none' : `${a.dns.host}:${a.dns.port}`}, kube-proxy ${a.proxyMode}`,
+      (a) => `Node agent started: DNS on ${a.dns === undefined ? 'none' : `${a.dns.host}:${a.dns.port}`}, kube-proxy ${a.proxyMode}${proxyFilesText(a)}`,
     );
     cleanups.push(() => agent.stop());
 
@@ -345,4 +348,10 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
     await unwind();
     throw error;
   }
+}
+
+/** Where the agent's kube-proxy writes its rules, for the start-up line: ` (rules in DIR)`, or nothing. */
+function proxyFilesText(agent: NodeAgent): string {
+  const dir = agent.iptablesFiles?.dir ?? agent.nftablesFiles?.dir;
+  return dir === undefined ? '' : ` (rules in ${dir})`;
 }

@@ -5,7 +5,7 @@ import { type Command } from 'commander';
 import { createExplorerHandler, ensureUiBuilt, startExplorerServer } from '@kubesvc/explorer/node';
 import { inputError, usageError } from '../cli-error.js';
 import type { CliCommand, CommandContext } from './command.js';
-import { addProxierOptions, proxierConfigOf, type ProxierCommandOptions } from './proxier-options.js';
+import { addProxierOptions, checkModeFlags, proxierConfigOf, type ProxierCommandOptions } from './proxier-options.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, serviceNetworkingOf } from './service-range-option.js';
 import { addFilenameOption, readDump } from './shared-options.js';
 
@@ -23,6 +23,10 @@ async function run(context: CommandContext, options: ExploreCommandOptions): Pro
   const port = /^\d+$/.test(options.port) ? Number(options.port) : Number.NaN;
   if (!Number.isInteger(port) || port > 65535) throw usageError(`--port ${JSON.stringify(options.port)}: a number from 0 to 65535 (0 picks a free port)`);
   const serviceNetworking = serviceNetworkingOf(options.serviceClusterIpRange);
+  checkModeFlags(options, false);
+  // The page draws the iptables mode's rules and traces; an nftables view is not built yet, and
+  // drawing iptables rules for a node that runs nftables would be a wrong answer.
+  if (options.proxyMode === 'nftables') throw usageError('the explorer draws the iptables mode only: use kubesvc rules or trace --proxy-mode nftables for the nftables rules');
   const proxier = proxierConfigOf(options);
   const dump = await readDump(io, options.filename);
   if (!(await ensureUiBuilt())) throw inputError('the explorer page is not built: this copy of @kubesvc/explorer has no ui/ folder');

@@ -99,3 +99,10 @@ describe('kubesvc trace --proxy-mode nftables', () => {
     expect(other.stdout).toContain('outcome 1: no rule decided');
   });
 });
+
+test('kubesvc explore --proxy-mode nftables is a usage error: the page draws the iptables mode only, and never draws it for an nftables node', async () => {
+  const run = await runBin(['explore', '-f', CLUSTER, '--proxy-mode', 'nftables', '--port', '0']);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain('the explorer draws the iptables mode only: use kubesvc rules or trace --proxy-mode nftables for the nftables rules');
+  expect(run.stdout).toBe('');
+});

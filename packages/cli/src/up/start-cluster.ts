@@ -265,6 +265,8 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
       });
       cleanups.push(() => live.stop());
       explorer = createExplorerHandler({ source: live });
+      // The page draws the iptables mode's rules; say so when the node runs another mode.
+      if (options.proxyMode === 'nftables') steps.note('The explorer draws kube-proxy\'s iptables rules for these Services; its nftables view is not built yet (kubesvc rules and trace --proxy-mode nftables show the nftables mode)');
     } else {
       steps.note('The explorer page is not built: /ui/ is not served');
     }

@@ -5,10 +5,8 @@
 // servicePortPolicyLocalChainName, serviceFirewallChainName, serviceExternalChainName,
 // servicePortEndpointChainName, isServiceChainName)
 
-import { sha256Base32Prefix16 } from './hash/sha256.js';
-import { shortPrefixedHash9 } from './hash/short-hash.js';
 import type { RuleKernel } from './rule-kernel.js';
-import { flat } from '@kubesvc/proxy';
+import { flat, sha256Base32Prefix16, shortPrefixedHash9 } from '@kubesvc/proxy';
 
 export const SVC_PREFIX = 'KUBE-SVC-';
 export const SVL_PREFIX = 'KUBE-SVL-';

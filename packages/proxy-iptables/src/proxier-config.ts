@@ -2,30 +2,21 @@
 // upstream: pkg/proxy/iptables/proxier.go (NewProxier), pkg/proxy/util/nodeport_addresses.go,
 // pkg/proxy/util/localdetector.go, cmd/kube-proxy defaults (masqueradeBit 14).
 
+import { dedupeFieldErrors, err, fieldPath, forbidden, invalid, notSupported, ok, renderAggregate, type FieldError, type Result } from '@kubesvc/api-types';
 import {
-  dedupeFieldErrors,
-  err,
-  fieldPath,
-  forbidden,
-  formatIP,
-  goStringSlice,
-  invalid,
-  isLoopback,
-  notSupported,
-  ok,
-  parseCIDRSloppy,
-  parseIPSloppy,
-  renderAggregate,
-  required,
-  type FieldError,
-  type FieldPath,
-  type Result,
-} from '@kubesvc/api-types';
-import { nodePortAddressesContainIPv4Loopback } from './node-port-addresses.js';
+  checkBooleanSetting,
+  checkNodePortAddresses,
+  checkNodeSettings,
+  nodePortAddressesContainIPv4Loopback,
+  proxierOptionsInput,
+  type CommonProxierConfig,
+  type CommonProxierConfigOptions,
+} from '@kubesvc/proxy';
 import type { RuleKernel } from './rule-kernel.js';
 
-/** Which traffic counts as coming from a pod: a cluster CIDR (`-s CIDR`), or no detection. */
-export type LocalDetector = { readonly kind: 'cidr'; readonly cidr: string } | { readonly kind: 'none' };
+// The shared settings' types and defaults, under the names this package has always exported.
+export type { LocalDetector } from '@kubesvc/proxy';
+export { DEFAULT_MASQUERADE_BIT, goHexMark } from '@kubesvc/proxy';
 
 /** How `--probability` is printed: `%0.10f` (v1.17 and later) or the old `%0.5f`. */
 export type ProbabilityFormat = 'modern' | 'old';
@@ -36,34 +27,13 @@ export type ProbabilityFormat = 'modern' | 'old';
  */
 export type KubeProxyVersion = '1.8' | '1.31';
 
-export interface ProxierConfigOptions {
-  /** The node kube-proxy runs on; endpoints with this nodeName are local. */
-  readonly nodeName: string;
-  /**
-   * The node's addresses (all interfaces, loopback included), any family: the candidates
-   * that `nodePortAddresses` selects from.
-   */
-  readonly nodeIPs?: readonly string[];
-  /**
-   * The node IP (loadBalancerSourceRanges containing it also admit the LB IPs as sources).
-   * Default: the first non-loopback address of the proxier's family in `nodeIPs`.
-   */
-  readonly nodeIP?: string;
-  /** The proxier's IP family; default 4. A dual-stack node runs one proxier per family. */
-  readonly family?: 4 | 6;
-  /** Default `{ kind: 'none' }`. */
-  readonly localDetector?: LocalDetector;
-  /** Default 14 (mark 0x4000). */
-  readonly masqueradeBit?: number;
-  /**
-   * The mark text used in rules. Default: Go's `%#08x` of 1 << masqueradeBit, which is
-   * `0x00004000` for bit 14. Upstream's unit tests hard-code `0x4000`; pass that to compare.
-   */
-  readonly masqueradeMark?: string;
-  /** Masquerade all traffic to cluster IPs. Default false. */
-  readonly masqueradeAll?: boolean;
-  /** CIDRs selecting the node addresses NodePorts listen on; empty (default) means all. */
-  readonly nodePortAddresses?: readonly string[];
+/**
+ * The shared settings (`@kubesvc/proxy`'s CommonProxierConfigOptions: nodeName, nodeIPs, nodeIP,
+ * family, localDetector, masqueradeBit, masqueradeMark, masqueradeAll, nodePortAddresses; here
+ * an empty nodePortAddresses means every address and nodeIP is kept as written) and the
+ * iptables proxier's own.
+ */
+export interface ProxierConfigOptions extends CommonProxierConfigOptions {
   /** Allow NodePorts on 127.0.0.0/8 (IPv4 only). Default true, as upstream. */
   readonly localhostNodePorts?: boolean;
   /** Above this many endpoints in total, comments are left out of per-endpoint rules. Default 1000. */
@@ -85,17 +55,7 @@ export interface ProxierConfigOptions {
   readonly kernel?: RuleKernel | undefined;
 }
 
-export interface ProxierConfig {
-  readonly nodeName: string;
-  readonly nodeIPs: readonly string[];
-  /** '' when there is none. */
-  readonly nodeIP: string;
-  readonly family: 4 | 6;
-  readonly localDetector: LocalDetector;
-  readonly masqueradeBit: number;
-  readonly masqueradeMark: string;
-  readonly masqueradeAll: boolean;
-  readonly nodePortAddresses: readonly string[];
+export interface ProxierConfig extends CommonProxierConfig {
   /** After upstream's adjustment: false when nodePortAddresses excludes 127.0.0.1. */
   readonly localhostNodePorts: boolean;
   readonly largeClusterThreshold: number;
@@ -108,17 +68,8 @@ export interface ProxierConfig {
   readonly kernel?: RuleKernel;
 }
 
-export const DEFAULT_MASQUERADE_BIT = 14;
 /** upstream: pkg/proxy/iptables/proxier.go largeClusterEndpointsThreshold */
 export const LARGE_CLUSTER_ENDPOINTS_THRESHOLD = 1000;
-
-/**
- * Go's `fmt.Sprintf("%#08x", v)`: Go pads the digits to the width and then prepends `0x`
- * (the prefix does not count towards the width), so 0x4000 prints as `0x00004000`.
- */
-export function goHexMark(value: number): string {
-  return `0x${value.toString(16).padStart(8, '0')}`;
-}
 
 /** A refused `proxierConfig` input: every bad field, as upstream's field errors. */
 export interface ErrProxierConfig {
@@ -160,35 +111,15 @@ const VERSION_SETTINGS: Readonly<Record<KubeProxyVersion, VersionSettings>> = {
   },
 };
 
-// upstream: pkg/proxy/apis/config/validation/validation.go (Validate, validateKubeProxyIPTablesConfiguration,
-// validateKubeProxyNodePortAddress) for the texts it has; the other texts are ours.
-const CIDR_DETAIL = 'must be a valid CIDR block (e.g. 10.100.0.0/16 or fde4:8dba:82e1::/48)';
-const MASQUERADE_BIT_DETAIL = 'must be within the range [0, 31]';
-const NODE_PORT_ADDRESSES_DETAIL = 'must be a valid IP block';
-const IP_DETAIL = 'must be a valid IP';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isStringArray = (v: unknown): v is readonly string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-
 /**
  * Checks every field and fills the defaults, as NewProxier (and kube-proxy's config validation
  * before it) would. A bad field is refused with an `ErrProxierConfig` naming the field and the
  * value; nothing is thrown, whatever the input (it may come from JavaScript or a parsed file).
  */
 export function proxierConfig(options: ProxierConfigOptions): Result<ProxierConfig, ErrProxierConfig> {
-  const errors: FieldError[] = [];
-  const input: Record<string, unknown> = isObject(options) ? options : {};
-  if (!isObject(options)) errors.push(invalid(fieldPath('options'), options, 'must be an object'));
-  const field = (name: string): FieldPath => fieldPath(name);
-  const bool = (name: string, fallback: boolean): boolean => {
-    const v = input[name];
-    if (v === undefined) return fallback;
-    if (typeof v !== 'boolean') {
-      errors.push(invalid(field(name), v, 'must be true or false'));
-      return fallback;
-    }
-    return v;
-  };
+  const { input, errors } = proxierOptionsInput(options);
+  const field = fieldPath;
+  const bool = (name: string, fallback: boolean): boolean => checkBooleanSetting(input, name, fallback, errors);
 
   const version = input['kubeProxyVersion'] ?? '1.31';
   if (!KUBE_PROXY_VERSIONS.includes(version as KubeProxyVersion)) {
@@ -197,69 +128,9 @@ export function proxierConfig(options: ProxierConfigOptions): Result<ProxierConf
   const kubeProxyVersion: KubeProxyVersion = KUBE_PROXY_VERSIONS.includes(version as KubeProxyVersion) ? (version as KubeProxyVersion) : '1.31';
   const settings = VERSION_SETTINGS[kubeProxyVersion];
 
-  const nodeName = input['nodeName'];
-  if (typeof nodeName !== 'string') errors.push(required(field('nodeName'), 'must be a string'));
-
-  const family = input['family'] ?? 4;
-  if (family !== 4 && family !== 6) errors.push(notSupported(field('family'), family, ['4', '6']));
-  const fam: 4 | 6 = family === 6 ? 6 : 4;
-
-  const nodeIPsIn = input['nodeIPs'] ?? [];
-  let nodeIPs: readonly string[] = [];
-  if (!isStringArray(nodeIPsIn)) {
-    errors.push(invalid(field('nodeIPs'), nodeIPsIn, 'must be a list of IP addresses'));
-  } else {
-    nodeIPs = nodeIPsIn;
-    nodeIPsIn.forEach((text, i) => {
-      if (!parseIPSloppy(text).ok) errors.push(invalid(field('nodeIPs').index(i), text, IP_DETAIL));
-    });
-  }
-
-  const nodeIPIn = input['nodeIP'];
-  if (nodeIPIn !== undefined && (typeof nodeIPIn !== 'string' || !parseIPSloppy(nodeIPIn).ok)) {
-    errors.push(invalid(field('nodeIP'), nodeIPIn, IP_DETAIL));
-  }
-
-  const detectorIn = input['localDetector'] ?? { kind: 'none' };
-  let localDetector: LocalDetector = { kind: 'none' };
-  if (isObject(detectorIn) && detectorIn['kind'] === 'none') {
-    localDetector = { kind: 'none' };
-  } else if (isObject(detectorIn) && detectorIn['kind'] === 'cidr') {
-    const cidr = detectorIn['cidr'];
-    const parsed = typeof cidr === 'string' ? parseCIDRSloppy(cidr) : undefined;
-    if (typeof cidr !== 'string' || parsed === undefined || !parsed.ok) {
-      errors.push(invalid(field('localDetector').child('cidr'), cidr, CIDR_DETAIL));
-    } else if (parsed.value.cidr.network.family !== fam) {
-      errors.push(invalid(field('localDetector').child('cidr'), cidr, `must be an IPv${fam} CIDR for an IPv${fam} proxier`));
-    } else {
-      localDetector = { kind: 'cidr', cidr };
-    }
-  } else {
-    errors.push(notSupported(field('localDetector').child('kind'), isObject(detectorIn) ? detectorIn['kind'] : detectorIn, ['cidr', 'none']));
-  }
-
-  const bitIn = input['masqueradeBit'] ?? DEFAULT_MASQUERADE_BIT;
-  let masqueradeBit = DEFAULT_MASQUERADE_BIT;
-  if (typeof bitIn !== 'number' || !Number.isInteger(bitIn) || bitIn < 0 || bitIn > 31) {
-    errors.push(invalid(field('masqueradeBit'), bitIn, MASQUERADE_BIT_DETAIL));
-  } else {
-    masqueradeBit = bitIn;
-  }
-  const markIn = input['masqueradeMark'];
-  if (markIn !== undefined && (typeof markIn !== 'string' || !/^(0[xX][0-9a-fA-F]{1,8}|[0-9]{1,10})$/.test(markIn))) {
-    errors.push(invalid(field('masqueradeMark'), markIn, 'must be a mark value, hexadecimal (0x4000) or decimal'));
-  }
-
-  const npaIn = input['nodePortAddresses'] ?? [];
-  let nodePortAddressesList: readonly string[] = [];
-  if (!isStringArray(npaIn)) {
-    errors.push(invalid(field('nodePortAddresses'), npaIn, NODE_PORT_ADDRESSES_DETAIL));
-  } else if (npaIn.some((text) => !parseCIDRSloppy(text).ok)) {
-    // upstream reports the whole list once, with the list as the value.
-    errors.push(invalid(field('nodePortAddresses'), goStringSlice(npaIn), NODE_PORT_ADDRESSES_DETAIL));
-  } else {
-    nodePortAddressesList = npaIn;
-  }
+  const node = checkNodeSettings(input, errors, 'as-given');
+  const fam = node.family;
+  const nodePortAddressesList = checkNodePortAddresses(input, errors);
 
   const thresholdIn = input['largeClusterThreshold'] ?? LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
   let largeClusterThreshold = LARGE_CLUSTER_ENDPOINTS_THRESHOLD;
@@ -299,13 +170,7 @@ export function proxierConfig(options: ProxierConfigOptions): Result<ProxierConf
   // upstream NewProxier: localhost NodePorts are off unless nodePortAddresses admits 127.0.0.1.
   if (!settings.localhostNodePorts || !nodePortAddressesContainIPv4Loopback(nodePortAddressesList, fam)) localhostNodePorts = false;
   return ok({
-    nodeName: nodeName as string,
-    nodeIPs,
-    nodeIP: typeof nodeIPIn === 'string' ? nodeIPIn : defaultNodeIP(nodeIPs, fam),
-    family: fam,
-    localDetector,
-    masqueradeBit,
-    masqueradeMark: typeof markIn === 'string' ? markIn : goHexMark(2 ** masqueradeBit),
+    ...node,
     masqueradeAll,
     nodePortAddresses: nodePortAddressesList,
     localhostNodePorts,
@@ -317,12 +182,4 @@ export function proxierConfig(options: ProxierConfigOptions): Result<ProxierConf
     kubeProxyVersion,
     ...(input['kernel'] !== undefined ? { kernel: input['kernel'] as RuleKernel } : {}),
   });
-}
-
-function defaultNodeIP(addresses: readonly string[], family: 4 | 6): string {
-  for (const text of addresses) {
-    const parsed = parseIPSloppy(text);
-    if (parsed.ok && parsed.value.family === family && !isLoopback(parsed.value)) return formatIP(parsed.value);
-  }
-  return '';
 }

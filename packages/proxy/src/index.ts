@@ -44,6 +44,28 @@ export {
   sliceId,
 } from './changes.js';
 export { flat } from './flat.js';
+// The chain-name hash (SHA-256, FIPS 180-4, in Go's base32.StdEncoding): the iptables proxier's
+// 16 characters, the nftables proxier's 8, specialised for short ASCII text.
+export { sha256, sha256Base32Prefix16, sha256Base32Prefix8, utf8 } from './hash/sha256.js';
+export { shortPrefixedHash9 } from './hash/short-hash.js';
+// The settings every backend's proxier takes: their checks (in the caller's order) and defaults.
+export type { CommonProxierConfig, CommonProxierConfigOptions, LocalDetector, NodeIPRule, NodeSettings, ProxierOptionsInput } from './proxier-config.js';
+export {
+  CIDR_DETAIL,
+  DEFAULT_MASQUERADE_BIT,
+  checkBooleanSetting,
+  checkNodePortAddresses,
+  checkNodeSettings,
+  cidrFamily,
+  commonProxierConfig,
+  defaultNodeIP,
+  goHexMark,
+  isStringArray,
+  proxierOptionsInput,
+} from './proxier-config.js';
+// --nodeport-addresses (pkg/proxy/util/nodeport_addresses.go).
+export type { NodePortAddresses, ZeroCIDRRule } from './node-port-addresses.js';
+export { nodePortAddresses, nodePortAddressesContainIPv4Loopback, nodePortIPs } from './node-port-addresses.js';
 // A tracer's input: the packet, its options, their shape check, and exact probabilities.
 export type { ConntrackState, ErrTrace, IcmpPacket, Packet, PacketEntry, PacketProtocol, PortPacket, RecentEntry, TraceOptions } from './trace/packet.js';
 export { checkFamily, checkOptions, checkPacket, describe as describeTraceInput, refuse as refuseTraceInput } from './trace/packet-input.js';

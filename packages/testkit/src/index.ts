@@ -18,3 +18,4 @@ export type { ImportGraph } from './import-graph.js';
 export { makeService, makeSlice } from './proxier-objects.js';
 export { fieldRefusal, refusedField } from './field-refusal.js';
 export type { FieldRefusal } from './field-refusal.js';
+export { base32Std } from './base32.js';

@@ -38,8 +38,8 @@ import {
   V128_XOR,
   assembleModule,
 } from './assembler.js';
-// The package's memory map and SHA-256 constants, by path: they are internal, not exported, and
-// build-time tooling may read a package's sources.
+// proxy-iptables' memory map and @kubesvc/proxy's SHA-256 constants, by path: they are internal,
+// not exported, and build-time tooling may read a package's sources.
 // eslint-disable-next-line @nx/enforce-module-boundaries -- see above
 import {
   ALPHABET_AT,
@@ -71,7 +71,7 @@ import {
   TEMPLATE_B_AT,
 } from '../../../packages/proxy-iptables/src/wasm/kernel-layout.js';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- see above
-import { SHA256_IV, SHA256_K } from '../../../packages/proxy-iptables/src/hash/sha256-block.js';
+import { SHA256_IV, SHA256_K } from '../../../packages/proxy/src/hash/sha256-block.js';
 
 function rotr(code: FunctionCode, local: number, n: number): void {
   code.get(local).i32(n).simd(I32X4_SHR_U).get(local).i32(32 - n).simd(I32X4_SHL).simd(V128_OR);

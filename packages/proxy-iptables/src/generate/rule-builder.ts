@@ -10,8 +10,16 @@
 // per-service chain declarations, and the rules of those chains.
 
 import { cidrContains, formatIP, isLoopback, parseCIDRSloppy, parseIPSloppy, type IP } from '@kubesvc/api-types';
-import { categorizeEndpoints, type EndpointInfo, flat, isExternallyAccessible, usesClusterEndpoints, usesLocalEndpoints } from '@kubesvc/proxy';
-import { nodePortAddresses, nodePortIPs } from '../node-port-addresses.js';
+import {
+  categorizeEndpoints,
+  type EndpointInfo,
+  flat,
+  isExternallyAccessible,
+  nodePortAddresses,
+  nodePortIPs,
+  usesClusterEndpoints,
+  usesLocalEndpoints,
+} from '@kubesvc/proxy';
 import { endpointChainLines, endpointChainTemplate, type EndpointChainTemplate, JUMP_TEXT, ruleHead, statisticJumpText } from './print-restore.js';
 import { probabilityText } from '../probability.js';
 import type { ProxierConfig } from '../proxier-config.js';

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { endpointChainName, endpointChainNames } from '../chain-names.js';
-import { base32Std } from '../hash/base32.fixtures.js';
+import { base32Std } from '@kubesvc/testkit';
 import { base64Bytes, loadKernel, SLOTS } from './kernel.js';
 import { HOSTPORT_MAX, MESSAGE_MAX } from './kernel-layout.js';
 

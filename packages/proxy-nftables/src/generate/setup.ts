@@ -3,9 +3,10 @@
 // look them up.
 // upstream: pkg/proxy/nftables/proxier.go (v1.33: setupNFTables, nftablesBaseChains,
 // nftablesJumpChains); pkg/proxy/util/nodeport_addresses.go (NewNodePortAddresses,
-// MatchAll, GetNodeIPs).
+// MatchAll, GetNodeIPs: @kubesvc/proxy's nodePortAddresses and nodePortIPs).
 
-import { cidrContains, formatIP, isLoopback, parseCIDRSloppy, parseIPSloppy, type CIDR } from '@kubesvc/api-types';
+import { formatIP, isLoopback } from '@kubesvc/api-types';
+import { nodePortAddresses, nodePortIPs, type NodePortAddresses } from '@kubesvc/proxy';
 import type { NftablesProxierConfig } from '../config.js';
 import {
   BASE_CHAINS,
@@ -57,40 +58,16 @@ const JUMP_CHAINS: readonly (readonly [string, string, string])[] = [
   [CLUSTER_IPS_CHECK_CHAIN, 'filter-output-post-dnat', 'ct state new'],
 ];
 
-/** --nodeport-addresses for one family: its CIDRs, or every local address. */
-export interface NodePortAddresses {
-  readonly matchAll: boolean;
-  readonly cidrs: readonly CIDR[];
-}
-
-/** NewNodePortAddresses: the CIDRs of the family; none of them, or a zero CIDR, means all. */
-export function nodePortAddressesOf(cidrStrings: readonly string[], family: 4 | 6): NodePortAddresses {
-  const cidrs: CIDR[] = [];
-  for (const text of cidrStrings) {
-    const parsed = parseCIDRSloppy(text);
-    if (!parsed.ok || parsed.value.cidr.network.family !== family) continue;
-    // IsZeroCIDR: a /0 matches everything, and the other CIDRs are ignored.
-    if (parsed.value.cidr.prefix === 0) return { matchAll: true, cidrs: [parsed.value.cidr] };
-    cidrs.push(parsed.value.cidr);
-  }
-  return { matchAll: cidrs.length === 0, cidrs };
-}
-
 /**
- * GetNodeIPs without the loopback addresses setupNFTables leaves out: the node addresses in
- * any of the CIDRs, each once, in the order of the CIDRs and then of the addresses (upstream
- * collects them in a Go map, in no order; a set's elements are compared sorted).
+ * GetNodeIPs without the loopback addresses setupNFTables leaves out, written canonically: the
+ * node addresses in any of the CIDRs, each once, in the order of the CIDRs and then of the
+ * addresses (upstream collects them in a Go map, in no order; a set's elements are compared
+ * sorted).
  */
-export function nodePortIPs(npa: NodePortAddresses, addresses: readonly string[]): string[] {
-  const seen = new Set<string>();
-  for (const cidr of npa.cidrs) {
-    for (const text of addresses) {
-      const parsed = parseIPSloppy(text);
-      if (!parsed.ok || !cidrContains(cidr, parsed.value) || isLoopback(parsed.value)) continue;
-      seen.add(formatIP(parsed.value));
-    }
-  }
-  return [...seen];
+export function nodePortIPsOf(npa: NodePortAddresses, addresses: readonly string[]): string[] {
+  return nodePortIPs(npa, addresses)
+    .filter((ip) => !isLoopback(ip))
+    .map(formatIP);
 }
 
 /** setupNFTables. `firstSync` adds and deletes the base chains first, so that changed properties take. */
@@ -126,13 +103,14 @@ export function setupNftables(tx: TxWriter, config: NftablesProxierConfig, first
   }
 
   // add, then delete or flush: a plain delete would fail when the set does not exist.
-  const npa = nodePortAddressesOf(config.nodePortAddresses, config.family);
+  // v1.33's IsZeroCIDR: any CIDR of prefix length 0 matches everything.
+  const npa = nodePortAddresses(config.nodePortAddresses, config.family, 'prefix');
   tx.addSet('set', { name: NODEPORT_IPS_SET, type: addrType, comment: 'IPs that accept NodePort traffic' });
   if (npa.matchAll) {
     tx.deleteSet('set', NODEPORT_IPS_SET);
   } else {
     tx.flushSet('set', NODEPORT_IPS_SET);
-    for (const ip of nodePortIPs(npa, config.nodeIPs)) tx.addElement('set', { set: NODEPORT_IPS_SET, key: [ip] });
+    for (const ip of nodePortIPsOf(npa, config.nodeIPs)) tx.addElement('set', { set: NODEPORT_IPS_SET, key: [ip] });
   }
 
   const serviceKey = `${addrType} . inet_proto . inet_service : verdict`;

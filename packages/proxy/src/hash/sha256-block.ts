@@ -1,7 +1,9 @@
 // The SHA-256 compression function (FIPS 180-4) on 32-bit words, shared by the general path
-// (sha256.ts) and the short-input path (short-hash.ts), and the base32 form of the digest's
-// first 80 bits that kube-proxy's chain names take.
-// upstream: pkg/proxy/iptables/proxier.go (portProtoHash: base32.StdEncoding of sha256.Sum256, first 16 characters)
+// (sha256.ts) and the short-input path (short-hash.ts), and the base32 forms of the digest's
+// first bits that kube-proxy's chain names take: 80 bits (16 characters) in the iptables
+// proxier's, 40 bits (8 characters) in the nftables proxier's.
+// upstream: pkg/proxy/iptables/proxier.go (portProtoHash: base32.StdEncoding of sha256.Sum256,
+// first 16 characters); pkg/proxy/nftables/proxier.go (hashAndTruncate: the first 8).
 
 /** The round constants. */
 export const SHA256_K = Int32Array.of(
@@ -106,5 +108,19 @@ export function prefixedBase32Words(prefix: string, h0: number, h1: number, h2: 
     char(h2 >>> 26),
     char(h2 >>> 21),
     char(h2 >>> 16),
+  );
+}
+
+/** The first 8 base32 characters (40 bits) of a digest whose first two words are h0, h1. */
+export function base32Words8(h0: number, h1: number): string {
+  return String.fromCharCode(
+    char(h0 >>> 27),
+    char(h0 >>> 22),
+    char(h0 >>> 17),
+    char(h0 >>> 12),
+    char(h0 >>> 7),
+    char(h0 >>> 2),
+    char((h0 << 3) | (h1 >>> 29)),
+    char(h1 >>> 24),
   );
 }

@@ -1,13 +1,15 @@
 // kube-proxy's chain-name hash, specialised for what it hashes: short ASCII strings (a
 // service port name, a protocol and an endpoint, some 30–60 bytes), one or two 64-byte
 // SHA-256 blocks. The text's code units go straight into a preallocated message schedule,
-// the compression works on locals, and only the first 80 bits of the digest (the 16 base32
-// characters of a chain name) are turned into output; nothing is allocated but the result
-// string. Longer or non-ASCII text takes the general path (sha256.ts).
+// the compression works on locals, and only the bits of the digest a chain name keeps (80 for
+// the iptables proxier's 16 base32 characters, 40 for the nftables proxier's 8) are turned
+// into output; nothing is allocated but the result string. Longer or non-ASCII text takes the
+// general path (sha256.ts).
 // upstream: pkg/proxy/iptables/proxier.go (portProtoHash, servicePortEndpointChainName:
-// base32.StdEncoding of sha256.Sum256, first 16 characters).
+// base32.StdEncoding of sha256.Sum256, first 16 characters); pkg/proxy/nftables/proxier.go
+// (hashAndTruncate: the first 8).
 
-import { SHA256_IV, compressBlock, prefixedBase32Prefix16 } from './sha256-block.js';
+import { SHA256_IV, base32Words8, compressBlock, prefixedBase32Prefix16 } from './sha256-block.js';
 
 /** The longest text that fits two blocks with its 0x80 byte and 64-bit length. */
 export const SHORT_HASH_MAX_LENGTH = 119;
@@ -37,6 +39,14 @@ function load(part: string, at: number): boolean {
  */
 export function shortSha256Base32Prefix16(a: string, b = '', c = ''): string | undefined {
   return shortPrefixedHash9('.........', a, b, c)?.slice(9);
+}
+
+/**
+ * The first 8 characters of base32(sha256(text)) when `text` is ASCII and at most
+ * SHORT_HASH_MAX_LENGTH long; undefined otherwise (the caller takes the general path).
+ */
+export function shortSha256Base32Prefix8(text: string): string | undefined {
+  return digest(text, '', '') ? base32Words8(H[0] as number, H[1] as number) : undefined;
 }
 
 /**

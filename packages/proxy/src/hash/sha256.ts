@@ -2,10 +2,11 @@
 // (no node:crypto). kube-proxy hashes one short string per service port and per endpoint, so
 // a large cluster hashes hundreds of thousands of them: the compression (sha256-block.ts)
 // works on locals and one reused message schedule, without allocating per block. Chain
-// names, short ASCII, take the specialised path in short-hash.ts.
+// names, short ASCII, take the specialised path in short-hash.ts; both backends' chain-name
+// hashes (16 characters for iptables, 8 for nftables) are here.
 
-import { SHA256_IV, compressBlock, prefixedBase32Prefix16 } from './sha256-block.js';
-import { shortSha256Base32Prefix16 } from './short-hash.js';
+import { SHA256_IV, base32Words8, compressBlock, prefixedBase32Prefix16 } from './sha256-block.js';
+import { shortSha256Base32Prefix16, shortSha256Base32Prefix8 } from './short-hash.js';
 
 // Scratch space, reused by every call (single-threaded, and no call re-enters another).
 const H = new Int32Array(8);
@@ -70,6 +71,23 @@ export function sha256Base32Prefix16(a: string, b = '', c = ''): string {
 
 /** The general path: any length, any code units. */
 export function longSha256Base32Prefix16(text: string): string {
+  digestText(text);
+  return prefixedBase32Prefix16('.........', H).slice(9);
+}
+
+/**
+ * The first 8 characters of base32(sha256(utf8(text))): the hash in the nftables proxier's
+ * chain names. Short ASCII text (most names) takes short-hash.ts.
+ */
+export function sha256Base32Prefix8(text: string): string {
+  const short = shortSha256Base32Prefix8(text);
+  if (short !== undefined) return short;
+  digestText(text);
+  return base32Words8(H[0] as number, H[1] as number);
+}
+
+/** Hashes the UTF-8 bytes of `text` into the state H. */
+function digestText(text: string): void {
   let bytes: Uint8Array | undefined;
   if (text.length <= INPUT.length) {
     // ASCII fast path: copy the code units; fall back to UTF-8 at the first non-ASCII one.
@@ -83,7 +101,6 @@ export function longSha256Base32Prefix16(text: string): string {
   }
   bytes ??= utf8(text);
   digestInto(bytes);
-  return prefixedBase32Prefix16('.........', H).slice(9);
 }
 
 const encoder = new TextEncoder();

@@ -1,6 +1,6 @@
-// --nodeport-addresses: which node addresses NodePorts are reachable on.
-// upstream: pkg/proxy/util/nodeport_addresses.go (NewNodePortAddresses, ContainsIPv4Loopback,
-// GetNodeIPs)
+// --nodeport-addresses: which node addresses NodePorts are accepted on, for both backends.
+// upstream: pkg/proxy/util/nodeport_addresses.go (NewNodePortAddresses, MatchAll,
+// ContainsIPv4Loopback, GetNodeIPs), pkg/proxy/util/utils.go (IsZeroCIDR).
 
 import { cidrContains, formatIP, isLoopback, parseCIDRSloppy, parseIPSloppy, type CIDR, type IP } from '@kubesvc/api-types';
 
@@ -12,14 +12,17 @@ export interface NodePortAddresses {
   readonly containsIPv4Loopback: boolean;
 }
 
+/**
+ * How IsZeroCIDR tells a CIDR that matches everything: by its text, `0.0.0.0/0` or `::/0`
+ * (the string form the iptables backend's kube-proxy has), or by a prefix length of 0 on the
+ * parsed CIDR (the form the nftables backend's v1.33 has, which also takes `10.0.0.0/0`).
+ */
+export type ZeroCIDRRule = 'text' | 'prefix';
+
 const IPV4_LOOPBACK: IP = { family: 4, value: 0x7f000001n };
 
-function isZeroCIDR(s: string): boolean {
-  return s === '0.0.0.0/0' || s === '::/0';
-}
-
 /** upstream NewNodePortAddresses: keep the CIDRs of the family; none of the family means all addresses. */
-export function nodePortAddresses(cidrStrings: readonly string[], family: 4 | 6): NodePortAddresses {
+export function nodePortAddresses(cidrStrings: readonly string[], family: 4 | 6, zeroCIDR: ZeroCIDRRule = 'text'): NodePortAddresses {
   const ofFamily: string[] = [];
   for (const s of cidrStrings) {
     const parsed = parseCIDRSloppy(s);
@@ -37,7 +40,7 @@ export function nodePortAddresses(cidrStrings: readonly string[], family: 4 | 6)
     if (cidr.network.family === 4 && (isLoopback(ip) || cidrContains(cidr, IPV4_LOOPBACK))) {
       containsIPv4Loopback = true;
     }
-    if (isZeroCIDR(s)) {
+    if (zeroCIDR === 'text' ? s === '0.0.0.0/0' || s === '::/0' : cidr.prefix === 0) {
       cidrs.length = 0;
       cidrs.push(cidr);
       matchAll = true;

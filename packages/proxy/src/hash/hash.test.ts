@@ -3,9 +3,9 @@
 import { createHash } from 'node:crypto';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { base32Std } from './base32.fixtures.js';
-import { sha256, sha256Base32Prefix16, utf8 } from './sha256.js';
-import { SHORT_HASH_MAX_LENGTH, shortSha256Base32Prefix16 } from './short-hash.js';
+import { base32Std } from '@kubesvc/testkit';
+import { sha256, sha256Base32Prefix16, sha256Base32Prefix8, utf8 } from './sha256.js';
+import { SHORT_HASH_MAX_LENGTH, shortSha256Base32Prefix16, shortSha256Base32Prefix8 } from './short-hash.js';
 
 const hex = (bytes: Uint8Array): string => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
 
@@ -90,5 +90,28 @@ describe('the short-ASCII path (short-hash.ts)', () => {
     expect(shortSha256Base32Prefix16('k'.repeat(120))).toBeUndefined();
     // The chain every cluster has: iptables-save on real clusters shows KUBE-SVC-NPX46M4PTMTKRN6Y for default/kubernetes:https.
     expect(sha256Base32Prefix16('default/kubernetes:https', 'tcp')).toBe('NPX46M4PTMTKRN6Y');
+  });
+});
+
+describe('sha256Base32Prefix8 (the nftables proxier\'s chain-name hash)', () => {
+  const expected = (text: string): string => base32Std(createHash('sha256').update(text, 'utf8').digest()).slice(0, 8);
+
+  test.prop([fc.string({ unit: 'grapheme', maxLength: 700 })])('is the first 8 characters of base32(sha256(utf8(text)))', (text) => {
+    expect(sha256Base32Prefix8(text)).toBe(expected(text));
+  });
+
+  it('takes the same path for every name across block boundaries, ASCII or not (55/56, 119/120 bytes)', () => {
+    for (let n = 0; n <= 200; n++) {
+      for (const text of ['x'.repeat(n), 'é'.repeat(n)]) expect(sha256Base32Prefix8(text), `length ${n}`).toBe(expected(text));
+    }
+    expect(shortSha256Base32Prefix8('x'.repeat(119))).toBe(expected('x'.repeat(119)));
+    expect(shortSha256Base32Prefix8('x'.repeat(120))).toBeUndefined();
+    expect(shortSha256Base32Prefix8('é')).toBeUndefined();
+  });
+
+  it('is the first half of the iptables proxier\'s 16 characters', () => {
+    // proxier_test.go (nftables) Test_servicePortChainNameBase: "simple" hashes testing/service/tcp/http to P4ZYZVCF.
+    expect(sha256Base32Prefix8('testing/service/tcp/http')).toBe('P4ZYZVCF');
+    expect(sha256Base32Prefix16('testing/service/tcp/http').slice(0, 8)).toBe('P4ZYZVCF');
   });
 });

@@ -88,3 +88,6 @@ export {
 } from './trace/rational.js';
 // The start of a trace's text and its probability lines, shared by the backends' explain.
 export { packetDestinationText, packetHeadline, probabilityLine } from './trace/headline.js';
+// The persistent list the tracers fork their runs on.
+export type { Cons } from './trace/cons.js';
+export { consToArray } from './trace/cons.js';

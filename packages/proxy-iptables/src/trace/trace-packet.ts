@@ -30,7 +30,7 @@ import { parseAddress, parseMaskedAddress, prefixMask } from '../save/address.js
 import { parseMarkAndMask } from '../save/match-extensions.js';
 import { kernelProbability, STATISTIC_SCALE } from '../save/probability.js';
 import { BUILTIN_CHAINS, builtinRules } from './builtin-jumps.js';
-import { parseDecimalRational as parseDecimal, type Rational, reduceRational as reduce, scaleWeight, UNIT_WEIGHT as UNIT, type Weight, weightValue } from '@kubesvc/proxy';
+import { parseDecimalRational as parseDecimal, type Rational, reduceRational as reduce, scaleWeight, UNIT_WEIGHT as UNIT, type Weight, weightValue, consToArray, type Cons } from '@kubesvc/proxy';
 import { rulesetFromRestoreText, savedRuleLine } from './ruleset-from-text.js';
 import { checkFamily, checkOptions, checkPacket, checkRuleset } from './trace-input.js';
 import type {
@@ -102,17 +102,6 @@ interface Frame {
   readonly chain: string;
   readonly rules: readonly Rule[];
   index: number;
-}
-
-interface Cons<T> {
-  readonly head: T;
-  readonly tail: Cons<T> | undefined;
-}
-
-function toArray<T>(list: Cons<T> | undefined): T[] {
-  const out: T[] = [];
-  for (let l = list; l !== undefined; l = l.tail) out.push(l.head);
-  return out.reverse();
 }
 
 interface Thread {
@@ -244,9 +233,9 @@ function run(rs: Ruleset, packet: Packet, options: TraceOptions): TraceResult {
       delivery: t.delivery ?? (isLocal(t.destination) ? 'local' : 'forward'),
       markedForMasquerade: (t.mark & masqueradeMark) !== 0 || t.masqueraded,
       masqueraded: t.masqueraded,
-      recentUpdates: toArray(t.recent),
-      chains: toArray(t.chains),
-      matched: toArray(t.matched),
+      recentUpdates: consToArray(t.recent),
+      chains: consToArray(t.chains),
+      matched: consToArray(t.matched),
       probability: { written: weightValue(t.written), kernel: weightValue(t.kernel) },
       trail: t.trail ?? { step: { kind: 'skip', reason: 'no hook ran' }, previous: undefined },
     };

@@ -36,6 +36,8 @@ import {
   type Packet,
   type Rational,
   type RecentEntry,
+  consToArray,
+  type Cons,
 } from '@kubesvc/proxy';
 import { applyTransaction } from '../model/apply.js';
 import type { NftFamily, NftRule, NftTable } from '../model/types.js';
@@ -55,17 +57,6 @@ interface Frame {
   readonly chain: string;
   readonly rules: readonly NftRule[];
   index: number;
-}
-
-interface Cons<T> {
-  readonly head: T;
-  readonly tail: Cons<T> | undefined;
-}
-
-function toArray<T>(list: Cons<T> | undefined): T[] {
-  const out: T[] = [];
-  for (let l = list; l !== undefined; l = l.tail) out.push(l.head);
-  return out.reverse();
 }
 
 interface Thread {
@@ -222,9 +213,9 @@ function run(table: NftTable, index: TableIndex, packet: Packet, options: TraceO
       delivery: t.delivery ?? (isLocal(t.destination) ? 'local' : 'forward'),
       markedForMasquerade: (t.mark & masqueradeMark) !== 0 || t.masqueraded,
       masqueraded: t.masqueraded,
-      affinityUpdates: toArray(t.affinity),
-      chains: toArray(t.chains),
-      matched: toArray(t.matched),
+      affinityUpdates: consToArray(t.affinity),
+      chains: consToArray(t.chains),
+      matched: consToArray(t.matched),
       probability: { written: t.written, kernel: t.kernel },
       trail: t.trail ?? { step: { kind: 'skip', reason: 'no hook ran' }, previous: undefined },
     };

@@ -215,7 +215,12 @@ describe('several kubesvc up on one etcd', () => {
   }, Math.max(300_000, 3 * PER_SERVER * 250));
 
   it('kill -9 of one apiserver during the creates: survivors answer cleanly, their repair loops free its leaks, Endpoints drop it within TTL + one interval; SIGTERM removes an apiserver at once', async () => {
-    const { endpoint, servers } = await cluster(3);
+    // With the bitmap allocator: this test is about the repair loops freeing what a killed
+    // apiserver leaked, and v1.33's IPAddress allocator frees a leaked IPAddress only after
+    // RepairIPAddress's 60 s grace and never clears the bit its dual write set (upstream runs
+    // the bitmap repair only with MultiCIDRServiceAllocator off; pkg/controlplane/apiserver
+    // storage_core.go). A kill between the allocation and the Service's write leaks one.
+    const { endpoint, servers } = await cluster(3, ['--feature-gates', 'MultiCIDRServiceAllocator=false']);
     const [first, second, victim] = servers as [UpProcess, UpProcess, UpProcess];
     const perServer = 60;
     const budget = TTL_S * 1000 + ENDPOINT_MS;

@@ -94,7 +94,14 @@ describe('kubesvc up: files in the data dir', () => {
     const web = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { ports: [{ port: 80 }] } };
     writeFileSync(join(cache, 'web.json'), JSON.stringify(web));
     await kubectl(kubeconfig, cache, 'create', '-f', join(cache, 'web.json'));
-    await eventually('web in the rules', () => (readFileSync(join(dataDir, 'iptables', 'rules.txt'), 'utf8').includes('default/web') ? true : undefined), () => up.stderr());
+    // The sync's three files are written one after another, each through a temporary file: wait
+    // until all three have the Service and no write is in flight.
+    const synced = (): true | undefined => {
+      const dir = join(dataDir, 'iptables');
+      const done = ['rules.txt', 'rules.save.txt', 'last-sync.txt'].every((f) => readFileSync(join(dir, f), 'utf8').includes('default/web'));
+      return done && !readdirSync(dir).some((f) => f.endsWith('.tmp')) ? true : undefined;
+    };
+    await eventually('web in the rules files, none of them being written', synced, () => up.stderr());
 
     const expected: Record<string, number> = {
       '.': 0o700,

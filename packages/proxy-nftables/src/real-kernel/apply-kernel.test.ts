@@ -161,23 +161,28 @@ describe('INV-NFT-APPLY: applyTransaction accepts and refuses what the kernel do
   test('random transaction sequences on a small table', () => {
     const sequences = fc.sample(sequenceArb, { seed: 35_001, numRuns: RUNS });
     let refusedByBoth = 0;
-    for (const sequence of sequences) {
-      const texts = sequence.map((t) => {
+    // One namespace for all: each sequence starts from an empty ruleset and is listed at its end.
+    const texts = sequences.map((sequence) =>
+      sequence.map((t) => {
         const printed = printTransaction(t);
         if (!printed.ok) throw new Error(printed.error.message);
         return printed.value;
-      });
-      const kernel = runNft(texts.map((script) => ({ script })));
+      }),
+    );
+    const kernel = runNft(texts.flatMap((seq) => seq.map((script, i) => ({ script, reset: i === 0, list: i === seq.length - 1 }))));
+    let at = 0;
+    sequences.forEach((sequence, s) => {
+      const seqTexts = texts[s] ?? [];
       let table: NftTable | undefined;
       sequence.forEach((transaction, i) => {
         const applied = applyTransaction(table, transaction);
-        const step = kernel.steps[i];
-        expect(step?.status === 0, `transaction ${i} of\n${texts.join('---\n')}\nkernel: ${step?.stderr ?? ''}\nmodel: ${applied.ok ? 'ok' : applied.error.message}`).toBe(applied.ok);
+        const step = kernel.steps[at++];
+        expect(step?.status === 0, `transaction ${i} of\n${seqTexts.join('---\n')}\nkernel: ${step?.stderr ?? ''}\nmodel: ${applied.ok ? 'ok' : applied.error.message}`).toBe(applied.ok);
         if (applied.ok) table = applied.value;
         else refusedByBoth++;
       });
-      expect(kernelSummary(kernel.json), texts.join('---\n')).toEqual(modelSummary(table));
-    }
+      expect(kernelSummary(kernel.steps[at - 1]?.json ?? '{"nftables":[]}'), seqTexts.join('---\n')).toEqual(modelSummary(table));
+    });
     // The sequences are not trivial: some transactions were refused by both.
     expect(refusedByBoth).toBeGreaterThan(5);
   });

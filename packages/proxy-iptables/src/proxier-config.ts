@@ -29,7 +29,8 @@ export type KubeProxyVersion = '1.8' | '1.31';
 
 /**
  * The shared settings (`@kubesvc/proxy`'s CommonProxierConfigOptions: nodeName, nodeIPs, nodeIP,
- * family, localDetector, masqueradeBit, masqueradeMark, masqueradeAll, nodePortAddresses; here
+ * family, localDetector, masqueradeBit, masqueradeMark, masqueradeAll, nodePortAddresses,
+ * topologyLabels, preferSameTrafficDistribution; here
  * an empty nodePortAddresses means every address and nodeIP is kept as written) and the
  * iptables proxier's own.
  */
@@ -92,7 +93,15 @@ interface VersionSettings {
   /** Settings added after this version, with the release that added them: refused when set, not ignored. */
   readonly addedLater: readonly (readonly [setting: LaterSetting, release: string])[];
 }
-type LaterSetting = 'randomFully' | 'nfacctCounters' | 'conntrackTCPLiberal' | 'nodePortAddresses' | 'localhostNodePorts' | 'largeClusterThreshold';
+type LaterSetting =
+  | 'randomFully'
+  | 'nfacctCounters'
+  | 'conntrackTCPLiberal'
+  | 'nodePortAddresses'
+  | 'localhostNodePorts'
+  | 'largeClusterThreshold'
+  | 'topologyLabels'
+  | 'preferSameTrafficDistribution';
 
 const VERSION_SETTINGS: Readonly<Record<KubeProxyVersion, VersionSettings>> = {
   '1.31': { probabilityFormat: 'modern', ipv6: true, localhostNodePorts: true, addedLater: [] },
@@ -107,6 +116,9 @@ const VERSION_SETTINGS: Readonly<Record<KubeProxyVersion, VersionSettings>> = {
       ['nodePortAddresses', 'v1.10'],
       ['localhostNodePorts', 'v1.27'],
       ['largeClusterThreshold', 'v1.12'],
+      // Topology hints (TopologyAwareHints, v1.21) and node hints (PreferSameTrafficDistribution, v1.33).
+      ['topologyLabels', 'v1.21'],
+      ['preferSameTrafficDistribution', 'v1.33'],
     ],
   },
 };
@@ -159,6 +171,8 @@ export function proxierConfig(options: ProxierConfigOptions): Result<ProxierConf
     nodePortAddresses: nodePortAddressesList.length > 0,
     localhostNodePorts: input['localhostNodePorts'] !== undefined,
     largeClusterThreshold: input['largeClusterThreshold'] !== undefined,
+    topologyLabels: Object.keys(node.topologyLabels).length > 0,
+    preferSameTrafficDistribution: node.preferSameTrafficDistribution,
   };
   for (const [name, release] of settings.addedLater) {
     if (isSet[name]) errors.push(forbidden(field(name), `kube-proxy ${kubeProxyVersion} has no such setting (added in ${release})`));

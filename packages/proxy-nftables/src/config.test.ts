@@ -15,7 +15,7 @@ function accepted(options: NftablesProxierConfigOptions) {
 }
 
 describe('nftablesProxierConfig fills the defaults NewProxier has', () => {
-  it("masquerades with Go's %#08x of bit 14, detects no local traffic, accepts NodePorts on every address and has no ServiceCIDRs", () => {
+  it("masquerades with Go's %#08x of bit 14, detects no local traffic, accepts NodePorts on every address and has no ServiceCIDRs nor topology labels", () => {
     expect(accepted({ nodeName: 'n' })).toEqual({
       nodeName: 'n',
       nodeIPs: [],
@@ -26,6 +26,8 @@ describe('nftablesProxierConfig fills the defaults NewProxier has', () => {
       masqueradeMark: '0x00004000',
       masqueradeAll: false,
       nodePortAddresses: [],
+      topologyLabels: {},
+      preferSameTrafficDistribution: false,
       serviceCIDRs: [],
     });
     expect(accepted({ nodeName: 'n', masqueradeBit: 0 }).masqueradeMark).toBe('0x00000001');

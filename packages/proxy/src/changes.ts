@@ -7,7 +7,7 @@
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { LABEL_SERVICE_NAME, familyName } from '@kubesvc/api-types';
-import { compareStrings, sameHostPort, type EndpointInfo } from './endpoints.js';
+import { compareStrings, sameHints, sameHostPort, type EndpointInfo } from './endpoints.js';
 import type { ServicePortInfo } from './service-ports.js';
 
 export const EMPTY_SLICES: readonly EndpointSlice[] = [];
@@ -68,7 +68,8 @@ export function sameEndpoints(a: readonly EndpointInfo[], b: readonly EndpointIn
       x.isLocal !== y.isLocal ||
       x.ready !== y.ready ||
       x.serving !== y.serving ||
-      x.terminating !== y.terminating
+      x.terminating !== y.terminating ||
+      !sameHints(x.hints, y.hints)
     ) {
       return false;
     }

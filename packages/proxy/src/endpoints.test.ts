@@ -4,7 +4,6 @@ import type { EndpointSlice } from '@kubesvc/api-types';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import {
-  categorizeEndpoints,
   compareHostPorts,
   endpointInfo,
   endpointsMap,
@@ -13,6 +12,7 @@ import {
   type EndpointInfo,
 } from './endpoints.js';
 import { servicePortInfos } from './service-ports.js';
+import { categorizeEndpoints } from './topology.js';
 import { makeService, makeSlice } from './model.fixtures.js';
 
 const udp = (name: string, port: number) => ({ name, port, protocol: 'UDP' as const });

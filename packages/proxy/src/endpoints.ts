@@ -1,12 +1,12 @@
 // EndpointSlices as the proxier sees them: per service port, the endpoints of the proxier's
-// family with their conditions, de-duplicated and sorted; and the choice of usable endpoints.
+// family with their conditions and topology hints, de-duplicated and sorted (the choice of
+// usable endpoints among them: topology.ts).
 // upstream: pkg/proxy/endpointslicecache.go (endpointInfoByServicePort, addEndpoints,
-// endpointsMapFromEndpointInfo), pkg/proxy/endpoint.go (BaseEndpointInfo),
-// pkg/proxy/topology.go (CategorizeEndpoints)
+// endpointsMapFromEndpointInfo), pkg/proxy/endpoint.go (BaseEndpointInfo)
 
 import { familyName, formatIP, LABEL_SERVICE_NAME, parseIPSloppy, type EndpointSlice } from '@kubesvc/api-types';
 import { flat } from './flat.js';
-import { canonicalIPv4Value, isCanonicalIPv4, isPortNumber, lowerProtocol, usesClusterEndpoints, usesLocalEndpoints, type L4Protocol, type ServicePortInfo } from './service-ports.js';
+import { canonicalIPv4Value, isCanonicalIPv4, isPortNumber, lowerProtocol, type L4Protocol } from './service-ports.js';
 
 /**
  * One endpoint of a service port (BaseEndpointInfo). A large sync keeps 110,000 of them, and
@@ -26,6 +26,11 @@ export class EndpointInfo {
     readonly portSuffix: string,
     /** BRACKETED, LOCAL, READY, SERVING, TERMINATING. */
     private readonly flags: number,
+    /**
+     * Its topology hints (`hints.forZones` and `hints.forNodes` names); undefined when it has
+     * none, as most endpoints: one field, shared by the endpoints of one slice endpoint.
+     */
+    readonly hints: EndpointHints | undefined = undefined,
   ) {}
 
   /** Whether `ip:port` brackets the IP (IPv6). */
@@ -52,6 +57,54 @@ export class EndpointInfo {
   }
 }
 
+/**
+ * An endpoint's topology hints (BaseEndpointInfo's zoneHints and nodeHints), each list without
+ * duplicates; an empty list is a set of length 0 (no hints of that kind).
+ */
+export interface EndpointHints {
+  readonly zones: readonly string[];
+  readonly nodes: readonly string[];
+}
+
+const NO_NAMES: readonly string[] = [];
+type ApiHints = NonNullable<NonNullable<EndpointSlice['endpoints']>[number]['hints']>;
+// Read once per slice endpoint's hints object, for all its ports and all syncs that see it.
+const hintsRead = new WeakMap<ApiHints, EndpointHints | undefined>();
+
+function hintNames(list: readonly { readonly name: string }[] | undefined): readonly string[] {
+  if (list === undefined || list.length === 0) return NO_NAMES;
+  const names: string[] = [];
+  for (const { name } of list) if (!names.includes(name)) names.push(name);
+  return names;
+}
+
+/**
+ * The hints of an EndpointSlice endpoint, as the proxier reads them (undefined when there are
+ * none). upstream (v1.33): pkg/proxy/endpointslicecache.go (addEndpoints) reads forNodes only
+ * with the PreferSameTrafficDistribution gate on; they are read here either way, and only used
+ * with it on (categorizeEndpoints), which gives the same rules.
+ */
+export function readEndpointHints(hints: ApiHints | undefined): EndpointHints | undefined {
+  if (hints === undefined) return undefined;
+  if (hintsRead.has(hints)) return hintsRead.get(hints);
+  const zones = hintNames(hints.forZones);
+  const nodes = hintNames(hints.forNodes);
+  const read = zones.length === 0 && nodes.length === 0 ? undefined : { zones, nodes };
+  hintsRead.set(hints, read);
+  return read;
+}
+
+/** Whether two endpoints' hints are the same sets. */
+export function sameHints(a: EndpointHints | undefined, b: EndpointHints | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  return sameNameSet(a.zones, b.zones) && sameNameSet(a.nodes, b.nodes);
+}
+
+function sameNameSet(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((name) => b.includes(name));
+}
+
 const BRACKETED = 1;
 const LOCAL = 2;
 const READY = 4;
@@ -63,8 +116,16 @@ function endpointFlags(bracketed: boolean, isLocal: boolean, ready: boolean, ser
 }
 
 /** An endpoint's EndpointInfo: `ip` as Go prints it (IPv6 when it holds a colon). */
-export function endpointInfo(ip: string, port: number, isLocal: boolean, ready: boolean, serving: boolean, terminating: boolean): EndpointInfo {
-  return new EndpointInfo(ip, canonicalIPv4Value(ip), port, ':' + String(port), endpointFlags(ip.includes(':'), isLocal, ready, serving, terminating));
+export function endpointInfo(
+  ip: string,
+  port: number,
+  isLocal: boolean,
+  ready: boolean,
+  serving: boolean,
+  terminating: boolean,
+  hints?: EndpointHints,
+): EndpointInfo {
+  return new EndpointInfo(ip, canonicalIPv4Value(ip), port, ':' + String(port), endpointFlags(ip.includes(':'), isLocal, ready, serving, terminating), hints);
 }
 
 /** Whether two endpoints have the same `ip:port`. */
@@ -225,6 +286,7 @@ function appendEndpoints(list: EndpointInfo[], slice: EndpointSlice, portNumber:
           conditions?.serving ?? true,
           conditions?.terminating ?? false,
         ),
+        endpoint.hints === undefined ? undefined : readEndpointHints(endpoint.hints),
       ),
     );
   }
@@ -427,64 +489,6 @@ function goIPString(address: string): string | undefined {
   if (isCanonicalIPv4(address)) return address;
   const parsed = parseIPSloppy(address);
   return parsed.ok ? formatIP(parsed.value) : undefined;
-}
-
-export interface CategorizedEndpoints {
-  readonly clusterEndpoints: readonly EndpointInfo[];
-  readonly localEndpoints: readonly EndpointInfo[];
-  readonly allReachableEndpoints: readonly EndpointInfo[];
-  readonly hasAnyEndpoints: boolean;
-}
-
-/**
- * CategorizeEndpoints without topology: ready endpoints, falling back to serving and
- * terminating ones (independently for Cluster and Local policy). Topology hints need the
- * node's zone label, which this model has no notion of, so they never apply.
- */
-export function categorizeEndpoints(endpoints: readonly EndpointInfo[], svc: ServicePortInfo): CategorizedEndpoints {
-  let clusterEndpoints: readonly EndpointInfo[] = [];
-  let localEndpoints: EndpointInfo[] = [];
-  let hasAnyEndpoints = false;
-  const useCluster = usesClusterEndpoints(svc);
-  if (useCluster) {
-    // Usually every endpoint is ready: then the list itself, not a copy (once per service port).
-    clusterEndpoints = endpoints.every((ep) => ep.ready) ? endpoints : endpoints.filter((ep) => ep.ready);
-    if (clusterEndpoints.length === 0) clusterEndpoints = endpoints.filter((ep) => ep.serving && ep.terminating);
-    if (clusterEndpoints.length > 0) hasAnyEndpoints = true;
-  }
-  if (!usesLocalEndpoints(svc)) {
-    return { clusterEndpoints, localEndpoints, allReachableEndpoints: clusterEndpoints, hasAnyEndpoints };
-  }
-  let hasLocalReady = false;
-  let hasLocalServingTerminating = false;
-  for (const ep of endpoints) {
-    if (ep.ready) {
-      hasAnyEndpoints = true;
-      if (ep.isLocal) hasLocalReady = true;
-    } else if (ep.serving && ep.terminating) {
-      hasAnyEndpoints = true;
-      if (ep.isLocal) hasLocalServingTerminating = true;
-    }
-  }
-  let useServingTerminating = false;
-  if (hasLocalReady) {
-    localEndpoints = endpoints.filter((ep) => ep.isLocal && ep.ready);
-  } else if (hasLocalServingTerminating) {
-    useServingTerminating = true;
-    localEndpoints = endpoints.filter((ep) => ep.isLocal && ep.serving && ep.terminating);
-  }
-  if (!useCluster) {
-    return { clusterEndpoints, localEndpoints, allReachableEndpoints: localEndpoints, hasAnyEndpoints };
-  }
-  if (!useServingTerminating) {
-    return { clusterEndpoints, localEndpoints, allReachableEndpoints: clusterEndpoints, hasAnyEndpoints };
-  }
-  // Upstream merges the two lists through a Go map (random order); here by `ip:port`.
-  const merged = new Map<string, EndpointInfo>();
-  for (const ep of clusterEndpoints) merged.set(ep.hostPort, ep);
-  for (const ep of localEndpoints) merged.set(ep.hostPort, ep);
-  const allReachableEndpoints = [...merged.values()].sort((a, b) => compareStrings(a.hostPort, b.hostPort));
-  return { clusterEndpoints, localEndpoints, allReachableEndpoints, hasAnyEndpoints };
 }
 
 /** The length of `ep.hostPort`, without making it. */

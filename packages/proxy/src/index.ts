@@ -12,16 +12,17 @@ export {
   usesLocalEndpoints,
 } from './service-ports.js';
 // Endpoints from EndpointSlices (pkg/proxy/endpointslicecache.go, endpoint.go, topology.go).
-export type { CategorizedEndpoints, SlicesByService } from './endpoints.js';
+export type { EndpointHints, SlicesByService } from './endpoints.js';
 export {
   EndpointInfo,
-  categorizeEndpoints,
   checkUnexamined,
   compareHostPorts,
   compareStrings,
   endpointInfo,
   endpointsMap,
   hostPortLength,
+  readEndpointHints,
+  sameHints,
   sameHostPort,
   servicePortEndpointBound,
   servicePortEndpoints,
@@ -29,6 +30,9 @@ export {
   serviceSlices,
   slicesByService,
 } from './endpoints.js';
+// The choice of usable endpoints on a node, topology hints included (pkg/proxy/topology.go).
+export type { CategorizedEndpoints, NodeTopology, TopologyMode, TopologySettings } from './topology.js';
+export { NO_TOPOLOGY, availableForTopology, categorizeEndpoints, nodeTopology, nodeTopologyOf, topologyModeFromHints } from './topology.js';
 // Change tracking (pkg/proxy/servicechangetracker.go, endpointschangetracker.go).
 export type { Candidate, Matched, TrackedEntry, TrackedState } from './changes.js';
 export {

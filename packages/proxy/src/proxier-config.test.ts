@@ -18,6 +18,8 @@ describe('commonProxierConfig', () => {
       masqueradeMark: '0x00004000',
       masqueradeAll: false,
       nodePortAddresses: [],
+      topologyLabels: {},
+      preferSameTrafficDistribution: false,
     });
     expect(errors).toEqual([]);
   });
@@ -39,6 +41,19 @@ describe('commonProxierConfig', () => {
     expect(renderAggregate(errors)).toBe(
       '[nodeName: Required value: must be a string, masqueradeBit: Invalid value: 32: must be within the range [0, 31], masqueradeAll: Invalid value: "yes": must be true or false, nodePortAddresses: Invalid value: []string{"x"}: must be a valid IP block]',
     );
+  });
+
+  it('takes the node\'s topology labels (string values) and the PreferSameTrafficDistribution gate', () => {
+    const good = proxierOptionsInput({ nodeName: 'n', topologyLabels: { 'topology.kubernetes.io/zone': 'z1' }, preferSameTrafficDistribution: true });
+    const config = commonProxierConfig(good.input, good.errors, 'of-family');
+    expect(good.errors).toEqual([]);
+    expect([config.topologyLabels, config.preferSameTrafficDistribution]).toEqual([{ 'topology.kubernetes.io/zone': 'z1' }, true]);
+    const bad = proxierOptionsInput({ nodeName: 'n', topologyLabels: { zone: 1 }, preferSameTrafficDistribution: 'on', masqueradeAll: 2 });
+    commonProxierConfig(bad.input, bad.errors, 'of-family');
+    expect(bad.errors.map((e) => e.field)).toEqual(['topologyLabels', 'preferSameTrafficDistribution', 'masqueradeAll']);
+    const list = proxierOptionsInput({ nodeName: 'n', topologyLabels: ['zone'] });
+    commonProxierConfig(list.input, list.errors, 'of-family');
+    expect(renderAggregate(list.errors)).toContain('topologyLabels: Invalid value:');
   });
 
   it('refuses options that are not an object, and checks the pieces on their own', () => {

@@ -52,6 +52,15 @@ export interface CommonProxierConfigOptions {
   readonly masqueradeAll?: boolean;
   /** CIDRs selecting the node addresses NodePorts are accepted on; none of the family (default): all. */
   readonly nodePortAddresses?: readonly string[];
+  /**
+   * The node's labels (upstream's topologyLabels, from the Node object), of which
+   * `topology.kubernetes.io/zone` is read: zone hints narrow Cluster endpoints to it. Default
+   * none. A change asks for a full sync (upstream's OnTopologyChange). The iptables backend's
+   * `kubeProxyVersion: '1.8'` predates hints and refuses labels, as its other later settings.
+   */
+  readonly topologyLabels?: Readonly<Record<string, string>>;
+  /** The PreferSameTrafficDistribution feature gate: node hints narrow Cluster endpoints to this node. Default false (v1.33: alpha). */
+  readonly preferSameTrafficDistribution?: boolean;
 }
 
 export interface CommonProxierConfig {
@@ -65,6 +74,8 @@ export interface CommonProxierConfig {
   readonly masqueradeMark: string;
   readonly masqueradeAll: boolean;
   readonly nodePortAddresses: readonly string[];
+  readonly topologyLabels: Readonly<Record<string, string>>;
+  readonly preferSameTrafficDistribution: boolean;
 }
 
 /** The node settings checkNodeSettings reads: CommonProxierConfig less masqueradeAll and nodePortAddresses. */
@@ -83,6 +94,8 @@ export const CIDR_DETAIL = 'must be a valid CIDR block (e.g. 10.100.0.0/16 or fd
 const MASQUERADE_BIT_DETAIL = 'must be within the range [0, 31]';
 const NODE_PORT_ADDRESSES_DETAIL = 'must be a valid IP block';
 const IP_DETAIL = 'must be a valid IP';
+
+const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const isStringArray = (v: unknown): v is readonly string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
@@ -135,8 +148,8 @@ export function checkBooleanSetting(input: Record<string, unknown>, name: string
 }
 
 /**
- * nodeName, family, nodeIPs, nodeIP, localDetector, masqueradeBit and masqueradeMark, in this
- * order: checked, their errors pushed onto `errors`, the defaults filled in. The values are
+ * nodeName, family, nodeIPs, nodeIP, localDetector, masqueradeBit, masqueradeMark,
+ * topologyLabels and preferSameTrafficDistribution, in this order: checked, their errors pushed onto `errors`, the defaults filled in. The values are
  * meaningful only when no error was pushed.
  */
 export function checkNodeSettings(input: Record<string, unknown>, errors: FieldError[], nodeIPRule: NodeIPRule): NodeSettings {
@@ -201,6 +214,15 @@ export function checkNodeSettings(input: Record<string, unknown>, errors: FieldE
     errors.push(invalid(field('masqueradeMark'), markIn, 'must be a mark value, hexadecimal (0x4000) or decimal'));
   }
 
+  const labelsIn = input['topologyLabels'] ?? NO_LABELS;
+  let topologyLabels: Readonly<Record<string, string>> = NO_LABELS;
+  if (!isObject(labelsIn) || !Object.values(labelsIn).every((v) => typeof v === 'string')) {
+    errors.push(invalid(field('topologyLabels'), labelsIn, 'must be a map of label names to string values'));
+  } else {
+    topologyLabels = labelsIn as Readonly<Record<string, string>>;
+  }
+  const preferSameTrafficDistribution = checkBooleanSetting(input, 'preferSameTrafficDistribution', false, errors);
+
   return {
     nodeName: typeof nodeName === 'string' ? nodeName : '',
     nodeIPs,
@@ -209,6 +231,8 @@ export function checkNodeSettings(input: Record<string, unknown>, errors: FieldE
     localDetector,
     masqueradeBit,
     masqueradeMark: typeof markIn === 'string' ? markIn : goHexMark(2 ** masqueradeBit),
+    topologyLabels,
+    preferSameTrafficDistribution,
   };
 }
 

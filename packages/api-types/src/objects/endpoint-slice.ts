@@ -34,6 +34,8 @@ export const DiscoveryEndpointSchema = z.looseObject({
   hints: z
     .looseObject({
       forZones: z.array(z.looseObject({ name: z.string() })).optional(),
+      /** Written by the controller for trafficDistribution PreferSameNode (v1.33, alpha). */
+      forNodes: z.array(z.looseObject({ name: z.string() })).optional(),
     })
     .optional(),
 });

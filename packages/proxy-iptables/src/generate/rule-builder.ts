@@ -12,6 +12,7 @@
 import { cidrContains, formatIP, isLoopback, parseCIDRSloppy, parseIPSloppy, type IP } from '@kubesvc/api-types';
 import {
   categorizeEndpoints,
+  nodeTopologyOf,
   type EndpointInfo,
   flat,
   isExternallyAccessible,
@@ -255,7 +256,7 @@ export function writeServicePortRules(
   const dport: Match = { kind: 'dport', port: svc.port };
   const dst = (address: string): Match => ({ kind: 'destination', address, negated: false });
 
-  const { clusterEndpoints, localEndpoints, allReachableEndpoints, hasAnyEndpoints } = categorizeEndpoints(endpoints, svc);
+  const { clusterEndpoints, localEndpoints, allReachableEndpoints, hasAnyEndpoints } = categorizeEndpoints(endpoints, svc, nodeTopologyOf(config));
   const hasEndpoints = hasAnyEndpoints;
   const clusterPolicyChain = svc.chains.cluster;
   const usesClusterPolicyChain = clusterEndpoints.length > 0 && usesClusterEndpoints(svc);

@@ -2,7 +2,7 @@
 // text) and the result types; see sync.ts for how a sync uses them.
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
-import type { EndpointInfo } from '@kubesvc/proxy';
+import { nodeTopologyOf, type EndpointInfo } from '@kubesvc/proxy';
 import type { RuleStats } from '../generate/generate-rules.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import type { StatisticCache } from '../generate/rule-builder.js';
@@ -207,6 +207,10 @@ export function configKeyOf(config: ProxierConfig): string {
     config.conntrackTCPLiberal,
     config.probabilityFormat,
     config.kubeProxyVersion,
+    // A change of the node's zone label is a full sync (upstream: OnTopologyChange, of the
+    // labels NodeTopologyConfig passes on).
+    nodeTopologyOf(config).zone,
+    config.preferSameTrafficDistribution,
   ]);
 }
 

@@ -5,7 +5,7 @@
 // upstream: pkg/proxy/nftables/proxier.go (v1.33: syncProxyRules, from "Build rules for each
 // service-port" to the per-endpoint chains; writeServiceToEndpointRules).
 
-import { categorizeEndpoints, isExternallyAccessible, usesClusterEndpoints, usesLocalEndpoints, type EndpointInfo, type ServicePortInfo } from '@kubesvc/proxy';
+import { categorizeEndpoints, isExternallyAccessible, nodeTopologyOf, usesClusterEndpoints, usesLocalEndpoints, type EndpointInfo, type ServicePortInfo } from '@kubesvc/proxy';
 import { cidrContains, parseCIDRSloppy, parseIPSloppy } from '@kubesvc/api-types';
 import type { NftablesProxierConfig } from '../config.js';
 import {
@@ -106,7 +106,7 @@ export function writeServicePort(
   const port = String(svc.port);
   const chains = svc.chains;
   const cache = new Map<EndpointInfo, Endpoint>();
-  const categorized = categorizeEndpoints(allEndpoints, svc);
+  const categorized = categorizeEndpoints(allEndpoints, svc, nodeTopologyOf(config));
   const clusterEndpoints = withNames(svc, categorized.clusterEndpoints, cache);
   const localEndpoints = withNames(svc, categorized.localEndpoints, cache);
   const reachable = withNames(svc, categorized.allReachableEndpoints, cache);

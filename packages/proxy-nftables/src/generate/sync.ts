@@ -6,13 +6,15 @@
 // are flushed, and deleted (in a transaction of their own, before the sync's) once they have
 // been stale for more than a second. What setupNFTables writes (the ServiceCIDRs of
 // cluster-ips-check, the node-port addresses) changes only with a full sync, as upstream's
-// OnServiceCIDRsChanged does not ask for one: pass `full` when the config changes.
+// OnServiceCIDRsChanged does not ask for one: pass `full` when the config changes. A change of
+// the node's zone label (or the PreferSameTrafficDistribution gate) makes the sync full by
+// itself, as upstream's OnTopologyChange does.
 // upstream: pkg/proxy/nftables/proxier.go (v1.33: syncProxyRules, needFullSync, flushed,
 // staleChains, nftElementStorage); pkg/proxy/servicechangetracker.go and
 // endpointschangetracker.go (which services changed).
 
 import { err, ok, type EndpointSlice, type Result, type Service } from '@kubesvc/api-types';
-import type { EndpointInfo, ServicePortInfo } from '@kubesvc/proxy';
+import { nodeTopologyOf, type EndpointInfo, type ServicePortInfo } from '@kubesvc/proxy';
 import type { NftablesProxierConfig } from '../config.js';
 import { applyTransaction } from '../model/apply.js';
 import { printTransaction } from '../model/print.js';
@@ -35,6 +37,11 @@ export interface NftablesSyncState {
   readonly flushed: boolean;
   /** The next sync must be full (upstream's needFullSync): at start, and after a failure. */
   readonly needFullSync: boolean;
+  /**
+   * The node topology the last sync chose endpoints with (topologyKey); a sync with another is
+   * full, as upstream's OnTopologyChange asks. Absent: none (no zone label, the gate off).
+   */
+  readonly topology?: string;
 }
 
 export const INITIAL_NFTABLES_SYNC_STATE: NftablesSyncState = {
@@ -79,7 +86,10 @@ export interface ErrNftablesSync {
 export const STALE_CHAIN_GRACE_MS = 1000;
 
 function endpointText(ep: EndpointInfo): string {
-  return `${ep.hostPort}/${ep.isLocal ? 'l' : ''}${ep.ready ? 'r' : ''}${ep.serving ? 's' : ''}${ep.terminating ? 't' : ''}`;
+  const text = `${ep.hostPort}/${ep.isLocal ? 'l' : ''}${ep.ready ? 'r' : ''}${ep.serving ? 's' : ''}${ep.terminating ? 't' : ''}`;
+  // Hints choose endpoints (categorizeEndpoints): a change of them alone is a change.
+  const hints = ep.hints;
+  return hints === undefined ? text : `${text}/${[...hints.zones].sort().join(' ')}/${[...hints.nodes].sort().join(' ')}`;
 }
 
 function portText(svc: ServicePortInfo, endpoints: readonly EndpointInfo[]): string {
@@ -96,6 +106,17 @@ function serviceTexts(model: SyncModel): Map<string, string> {
     texts.set(key, texts.has(key) ? `${texts.get(key) ?? ''}\n${text}` : text);
   }
   return texts;
+}
+
+const NO_TOPOLOGY_KEY = '';
+
+/**
+ * What of the node the endpoint choice reads: its zone label and the PreferSameTrafficDistribution
+ * gate (upstream's proxier hears only of the topology labels: NodeTopologyConfig); '' for none.
+ */
+export function topologyKey(config: NftablesProxierConfig): string {
+  const { zone, preferSameTrafficDistribution } = nodeTopologyOf(config);
+  return zone === '' && !preferSameTrafficDistribution ? NO_TOPOLOGY_KEY : JSON.stringify([zone, preferSameTrafficDistribution]);
 }
 
 function changedServices(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): Set<string> {
@@ -129,7 +150,8 @@ export function syncNftables(
   options: NftablesSyncOptions,
 ): Result<NftablesSync, ErrNftablesSync> {
   const family: NftFamily = config.family === 4 ? 'ip' : 'ip6';
-  const full = state.needFullSync || options.full === true;
+  const topology = topologyKey(config);
+  const full = state.needFullSync || options.full === true || topology !== (state.topology ?? NO_TOPOLOGY_KEY);
   const failed = (message: string): Result<NftablesSync, ErrNftablesSync> =>
     err({ _tag: 'ErrNftablesSync', message, state: { ...state, staleChains: new Map(), needFullSync: true } });
 
@@ -171,7 +193,15 @@ export function syncNftables(
   for (const chain of result.activeChains) staleChains.delete(chain);
   const text = (staleDeletion === undefined ? '' : printed(staleDeletion)) + printed(transaction);
   return ok({
-    state: { table: applied.value, storages: result.storages, staleChains, services: texts, flushed: true, needFullSync: false },
+    state: {
+      table: applied.value,
+      storages: result.storages,
+      staleChains,
+      services: texts,
+      flushed: true,
+      needFullSync: false,
+      ...(topology === NO_TOPOLOGY_KEY ? {} : { topology }),
+    },
     staleDeletion,
     transaction,
     text,

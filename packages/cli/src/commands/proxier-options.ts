@@ -1,9 +1,10 @@
 // The kube-proxy flags that `rules` and `trace` share, and the checked config they make.
 import { Option, type Command } from 'commander';
 import { KUBE_PROXY_VERSIONS, type KubeProxyVersion, type ProxierConfig } from '@kubesvc/proxy-iptables';
-import { usageError } from '../cli-error.js';
+import { inputError, usageError } from '../cli-error.js';
 import type { NftablesProxierConfig } from '@kubesvc/proxy-nftables';
 import type { Dump } from '../dump/load-dump.js';
+import { findDumpNode, type DumpNode } from '../logic/nodes.js';
 import { DEFAULT_NODE_NAME, dumpServiceCIDRs, nftablesRulesConfig, PROXY_MODES, rulesConfig, type RulesProxyMode } from '../logic/rules.js';
 
 export interface ProxierCommandOptions {
@@ -57,12 +58,20 @@ export function serviceCIDRWarning(options: ProxierCommandOptions, dump: Pick<Du
   return 'warning: the input has no ServiceCIDR objects and no --service-cidr was given, so the rules drop no packet to an unallocated ClusterIP\n';
 }
 
+/**
+ * The node settings of the flags, or of `node` (a Node of the dump: `--node`, `--from-node`):
+ * its name and topology labels, and its InternalIPs unless `--node-ip` was given.
+ */
+function nodeSettings(options: ProxierCommandOptions, node: DumpNode | undefined): { nodeName: string; nodeIPs: readonly string[]; topologyLabels?: Readonly<Record<string, string>> } {
+  if (node === undefined) return { nodeName: options.nodeName, nodeIPs: options.nodeIp };
+  return { nodeName: node.nodeName, nodeIPs: options.nodeIp.length > 0 ? options.nodeIp : node.nodeIPs, topologyLabels: node.topologyLabels };
+}
+
 /** The nftables proxier config of the flags and the dump's ServiceCIDRs (or --service-cidr); a bad value is a usage error. */
-export function nftablesConfigOf(options: ProxierCommandOptions, dump: Pick<Dump, 'serviceCIDRs'>): NftablesProxierConfig {
+export function nftablesConfigOf(options: ProxierCommandOptions, dump: Pick<Dump, 'serviceCIDRs'>, node?: DumpNode): NftablesProxierConfig {
   const config = nftablesRulesConfig(
     {
-      nodeName: options.nodeName,
-      nodeIPs: options.nodeIp,
+      ...nodeSettings(options, node),
       ...(options.clusterCidr !== undefined ? { clusterCIDR: options.clusterCidr } : {}),
       masqueradeAll: options.masqueradeAll === true,
     },
@@ -73,14 +82,25 @@ export function nftablesConfigOf(options: ProxierCommandOptions, dump: Pick<Dump
 }
 
 /** The proxier config of the flags; a bad value is a usage error with proxy-iptables' field errors. */
-export function proxierConfigOf(options: ProxierCommandOptions): ProxierConfig {
+export function proxierConfigOf(options: ProxierCommandOptions, node?: DumpNode): ProxierConfig {
   const config = rulesConfig({
-    nodeName: options.nodeName,
-    nodeIPs: options.nodeIp,
+    ...nodeSettings(options, node),
     ...(options.clusterCidr !== undefined ? { clusterCIDR: options.clusterCidr } : {}),
     masqueradeAll: options.masqueradeAll === true,
     kubeProxyVersion: options.kubeProxyVersion,
   });
   if (!config.ok) throw usageError(config.error.message);
   return config.value;
+}
+
+/** The Node of the dump a flag (`--node`, `--from-node`) names; a name the dump has no Node of is an input error (exit 1). */
+export function dumpNodeFor(dump: Pick<Dump, 'objects' | 'source'>, name: string, flag: string): DumpNode {
+  const node = findDumpNode(dump, name, flag);
+  if (!node.ok) throw inputError(node.error.message);
+  return node.value;
+}
+
+/** A flag that takes the node from the dump leaves out `--node-name`, which would say otherwise. */
+export function checkNodeFlag(flag: string, nodeNameFromCommandLine: boolean): void {
+  if (nodeNameFromCommandLine) throw usageError(`${flag} takes the node's name from its Node object: leave out --node-name`);
 }

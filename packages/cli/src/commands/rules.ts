@@ -7,13 +7,23 @@ import { ok } from '@kubesvc/api-types';
 import { formatRuleDiagnostic, nftablesRulesDiffOf, nftablesRulesOf, rulesDiffOf, rulesOf } from '../logic/rules.js';
 import { startProgress } from '../progress.js';
 import type { CliCommand, CommandContext } from './command.js';
-import { addProxierOptions, checkModeFlags, nftablesConfigOf, proxierConfigOf, serviceCIDRWarning, type ProxierCommandOptions } from './proxier-options.js';
+import {
+  addProxierOptions,
+  checkModeFlags,
+  checkNodeFlag,
+  dumpNodeFor,
+  nftablesConfigOf,
+  proxierConfigOf,
+  serviceCIDRWarning,
+  type ProxierCommandOptions,
+} from './proxier-options.js';
 import { addFilenameOption, dumpFromText, readInputText } from './shared-options.js';
 
 interface RulesCommandOptions extends ProxierCommandOptions {
   readonly filename: string;
   readonly saveView?: SaveBackend;
   readonly diff?: string;
+  readonly node?: string;
 }
 
 async function runNftables(context: CommandContext, options: RulesCommandOptions): Promise<void> {
@@ -25,7 +35,7 @@ async function runNftables(context: CommandContext, options: RulesCommandOptions
   try {
     const dump = dumpFromText(io, options.filename, text);
     const before = options.diff === undefined || oldText === undefined ? undefined : dumpFromText(io, options.diff, oldText);
-    const config = nftablesConfigOf(options, dump);
+    const config = nftablesConfigOf(options, dump, options.node === undefined ? undefined : dumpNodeFor(dump, options.node, '--node'));
     const warning = serviceCIDRWarning(options, dump);
     if (warning !== undefined) io.err(warning);
     progress.stage('rules');
@@ -39,17 +49,20 @@ async function runNftables(context: CommandContext, options: RulesCommandOptions
   }
 }
 
-async function run(context: CommandContext, options: RulesCommandOptions, versionFromCommandLine: boolean): Promise<void> {
+async function run(context: CommandContext, options: RulesCommandOptions, versionFromCommandLine: boolean, nodeNameFromCommandLine: boolean): Promise<void> {
   checkModeFlags(options, versionFromCommandLine);
+  if (options.node !== undefined) checkNodeFlag('--node', nodeNameFromCommandLine);
   if (options.proxyMode === 'nftables') return runNftables(context, options);
   const { io } = context;
-  const config = proxierConfigOf(options);
+  // Without --node the flags are checked before the input is read.
+  const early = options.node === undefined ? proxierConfigOf(options) : undefined;
   const text = await readInputText(io, options.filename);
   const oldText = options.diff === undefined ? undefined : await readInputText(io, options.diff);
   const progress = startProgress(io, text.length + (oldText?.length ?? 0), ['parse', 'rules', 'write']);
   try {
     const dump = dumpFromText(io, options.filename, text);
     const before = options.diff === undefined || oldText === undefined ? undefined : dumpFromText(io, options.diff, oldText);
+    const config = early ?? proxierConfigOf(options, dumpNodeFor(dump, options.node ?? '', '--node'));
     progress.stage('rules');
     const result = before === undefined ? rulesOf(dump, config, options.saveView) : rulesDiffOf(before, dump, config, options.saveView);
     if (!result.ok) throw inputError(result.error.message);
@@ -77,6 +90,12 @@ export const rulesCommand: CliCommand = {
     addProxierOptions(addFilenameOption(command))
       .addOption(new Option('--save-view <backend>', 'print what iptables-save shows once the text is loaded').choices(['nft', 'legacy']))
       .option('--diff <old-file>', 'print what a partial sync writes when the cluster goes from <old-file> to the input')
-      .action(async (options: RulesCommandOptions, self: Command) => run(context, options, self.getOptionValueSource('kubeProxyVersion') === 'cli'));
+      .option(
+        '--node <name>',
+        "the rules of kube-proxy on the input's Node of this name: its name, its zone label (topology hints) and its InternalIPs (unless --node-ip is given)",
+      )
+      .action(async (options: RulesCommandOptions, self: Command) =>
+        run(context, options, self.getOptionValueSource('kubeProxyVersion') === 'cli', self.getOptionValueSource('nodeName') === 'cli'),
+      );
   },
 };

@@ -3,14 +3,24 @@
 // drops or rejects (a Service with no endpoints) is a negative answer: exit 1.
 import { Option, type Command } from 'commander';
 import { explain, generateRules, tracePacket, type PacketEntry } from '@kubesvc/proxy-iptables';
-import { applyTransaction, explain as explainNftables, generateNftablesRules, tracePacket as traceNftables } from '@kubesvc/proxy-nftables';
+import { applyTransaction, explain as explainNftables, generateNftablesRules, tracePacket as traceNftables, type NftTable } from '@kubesvc/proxy-nftables';
 import { EXIT_INVALID, inputError, usageError } from '../cli-error.js';
 import { endpointSlicesForProxy } from '../dump/endpoint-slices.js';
 import { PACKET_ENTRIES, PACKET_PROTOCOLS, packetOf, traceData, traceTable, type PacketFlags, type Traced, type TracedPacket } from '../logic/trace.js';
 import type { Dump } from '../dump/load-dump.js';
 import { formatData } from '../output/output-format.js';
 import type { CliCommand, CommandContext } from './command.js';
-import { addProxierOptions, checkModeFlags, nftablesConfigOf, proxierConfigOf, serviceCIDRWarning, type ProxierCommandOptions } from './proxier-options.js';
+import { allDumpNodes, nodeMatrixData, nodeMatrixTable, type DumpNode, type NodeTrace } from '../logic/nodes.js';
+import {
+  addProxierOptions,
+  checkModeFlags,
+  checkNodeFlag,
+  dumpNodeFor,
+  nftablesConfigOf,
+  proxierConfigOf,
+  serviceCIDRWarning,
+  type ProxierCommandOptions,
+} from './proxier-options.js';
 import { addFilenameOption, readDump } from './shared-options.js';
 
 interface TraceCommandOptions extends ProxierCommandOptions {
@@ -21,6 +31,8 @@ interface TraceCommandOptions extends ProxierCommandOptions {
   readonly entry?: PacketEntry;
   readonly nodePort?: boolean;
   readonly output: 'text' | 'table' | 'json' | 'yaml';
+  readonly fromNode?: string;
+  readonly allNodes?: boolean;
 }
 
 /** Every outcome ends in a filter DROP or REJECT: nothing reaches a destination. */
@@ -28,12 +40,45 @@ function dropped(trace: Traced): boolean {
   return trace.outcomes.length > 0 && trace.outcomes.every((o) => o.kind === 'drop' || o.kind === 'reject');
 }
 
+/** One trace, with per outcome why it ends as it does, and the backend's chain-by-chain text on demand. */
+interface NodeRun {
+  readonly trace: Traced;
+  readonly reasons: readonly string[];
+  readonly text: () => string;
+}
+
+/** An iptables rule's comment (`--comment "…"` or `--comment word`), or the rule itself. */
+function iptablesReason(line: string): string {
+  const m = /--comment (?:"((?:[^"\\]|\\.)*)"|(\S+))/.exec(line);
+  return m === null ? line : (m[1] ?? m[2] ?? line);
+}
+
+/**
+ * Why an nftables outcome drops or rejects: the last rule's comment, or for a verdict map
+ * lookup (`vmap @no-endpoint-services`) the map and the comment of the element that matched.
+ */
+function nftablesReason(table: NftTable, trace: Traced, rule: { text: string; rule: { comment?: string } } | undefined): string {
+  if (rule === undefined) return '';
+  if (rule.rule.comment !== undefined) return rule.rule.comment;
+  const map = /vmap @([\w-]+)/.exec(rule.text)?.[1];
+  const set = map === undefined ? undefined : table.sets.get(map);
+  const p = trace.packet;
+  if (set !== undefined && p.destinationPort !== undefined) {
+    const tail = [p.protocol, String(p.destinationPort)];
+    for (const element of set.elements.values()) {
+      const key = element.key;
+      const matches = key.length >= 2 && key[key.length - 2] === tail[0] && key[key.length - 1] === tail[1] && (key.length === 2 || key[0] === p.destination);
+      if (matches) return `${map ?? ''}: ${element.comment ?? key.join(' . ')}`;
+    }
+  }
+  return rule.text;
+}
+
 /** The trace through v1.33's nftables rules for the dump: the table a first sync leaves, traced. */
-function runNftables(context: CommandContext, options: TraceCommandOptions, dump: Dump, packet: TracedPacket): void {
-  const { io } = context;
-  const config = nftablesConfigOf(options, dump);
+function traceNftablesRun(context: CommandContext, options: TraceCommandOptions, dump: Dump, packet: TracedPacket, node: DumpNode | undefined, warn: boolean): NodeRun {
+  const config = nftablesConfigOf(options, dump, node);
   const warning = serviceCIDRWarning(options, dump);
-  if (warning !== undefined) io.err(warning);
+  if (warn && warning !== undefined) context.io.err(warning);
   const applied = applyTransaction(undefined, generateNftablesRules(dump.services, endpointSlicesForProxy(dump), config).transaction);
   // The builder's transaction always applies to an empty table; a refusal is a bug in it.
   if (!applied.ok || applied.value === undefined) throw new Error(`the nftables rules did not apply: ${applied.ok ? 'no table' : applied.error.message}`);
@@ -41,46 +86,92 @@ function runNftables(context: CommandContext, options: TraceCommandOptions, dump
   const traceOptions = { localAddresses: packet.localAddresses, masqueradeMark: 1 << config.masqueradeBit };
   const trace = traceNftables(table, packet.packet, traceOptions);
   if (!trace.ok) throw inputError(trace.error.message);
-  if (dropped(trace.value)) context.exitCode = EXIT_INVALID;
-  if (options.output === 'text') {
-    const text = explainNftables(table, packet.packet, traceOptions);
-    if (!text.ok) throw inputError(text.error.message);
-    io.out(`${text.value.trimEnd()}\n`);
-    return;
-  }
-  io.out(options.output === 'table' ? traceTable(trace.value) : formatData(options.output, traceData(trace.value)));
+  const traced = trace.value;
+  return {
+    trace: traced,
+    reasons: traced.outcomes.map((o) => (o.kind === 'dnat' ? '' : nftablesReason(table, traced, o.matched[o.matched.length - 1]))),
+    text: () => {
+      const text = explainNftables(table, packet.packet, traceOptions);
+      if (!text.ok) throw inputError(text.error.message);
+      return text.value;
+    },
+  };
 }
 
-async function run(context: CommandContext, options: TraceCommandOptions, versionFromCommandLine: boolean): Promise<void> {
-  const { io } = context;
-  checkModeFlags(options, versionFromCommandLine);
+/** The trace through the iptables rules kube-proxy writes for the dump. */
+function traceIptablesRun(options: TraceCommandOptions, dump: Dump, packet: TracedPacket, node: DumpNode | undefined): NodeRun {
+  const config = proxierConfigOf(options, node);
+  const { ruleset } = generateRules(dump.services, endpointSlicesForProxy(dump), config);
+  const traceOptions = { localAddresses: packet.localAddresses, masqueradeMark: 1 << config.masqueradeBit };
+  const trace = tracePacket(ruleset, packet.packet, traceOptions);
+  if (!trace.ok) throw inputError(trace.error.message);
+  const traced = trace.value;
+  return {
+    trace: traced,
+    reasons: traced.outcomes.map((o) => {
+      const last = o.matched[o.matched.length - 1];
+      return o.kind === 'dnat' || last === undefined ? '' : iptablesReason(last.text);
+    }),
+    text: () => {
+      const text = explain(ruleset, packet.packet, traceOptions);
+      if (!text.ok) throw inputError(text.error.message);
+      return text.value;
+    },
+  };
+}
+
+/** The packet of the flags, sent on `nodeIPs`' node. */
+function packetFor(options: TraceCommandOptions, nodeIPs: readonly string[]): TracedPacket {
   const packet = packetOf({
     to: options.to,
     proto: options.proto,
     nodePort: options.nodePort === true,
-    nodeIPs: options.nodeIp,
+    nodeIPs,
     ...(options.from !== undefined ? { from: options.from } : {}),
     ...(options.entry !== undefined ? { entry: options.entry } : {}),
   });
   if (!packet.ok) throw usageError(packet.error.message);
+  return packet.value;
+}
+
+function traceRun(context: CommandContext, options: TraceCommandOptions, dump: Dump, packet: TracedPacket, node: DumpNode | undefined, warn: boolean): NodeRun {
+  return options.proxyMode === 'nftables' ? traceNftablesRun(context, options, dump, packet, node, warn) : traceIptablesRun(options, dump, packet, node);
+}
+
+/** `--all-nodes`: the packet traced as sent on each Node of the dump, by name; exit 1 when it goes nowhere from any. */
+function runAllNodes(context: CommandContext, options: TraceCommandOptions, dump: Dump): void {
+  const nodes = allDumpNodes(dump);
+  if (!nodes.ok) throw inputError(nodes.error.message);
+  const rows: NodeTrace[] = nodes.value.map((node, i) => {
+    const run = traceRun(context, options, dump, packetFor(options, options.nodeIp.length > 0 ? options.nodeIp : node.nodeIPs), node, i === 0);
+    return { node, trace: run.trace, reasons: run.reasons };
+  });
+  if (rows.every((row) => dropped(row.trace))) context.exitCode = EXIT_INVALID;
+  context.io.out(options.output === 'json' || options.output === 'yaml' ? formatData(options.output, nodeMatrixData(rows)) : nodeMatrixTable(rows));
+}
+
+async function run(context: CommandContext, options: TraceCommandOptions, versionFromCommandLine: boolean, nodeNameFromCommandLine: boolean): Promise<void> {
+  const { io } = context;
+  checkModeFlags(options, versionFromCommandLine);
+  if (options.allNodes === true && options.fromNode !== undefined) throw usageError('--all-nodes traces from every Node: leave out --from-node');
+  if (options.allNodes === true) checkNodeFlag('--all-nodes', nodeNameFromCommandLine);
+  if (options.fromNode !== undefined) checkNodeFlag('--from-node', nodeNameFromCommandLine);
+  // Without a node from the input the packet is checked before the input is read.
+  const early = options.fromNode === undefined && options.allNodes !== true ? packetFor(options, options.nodeIp) : undefined;
   const dump = await readDump(io, options.filename);
-  if (options.proxyMode === 'nftables') {
-    runNftables(context, options, dump, packet.value);
+  if (options.allNodes === true) {
+    runAllNodes(context, options, dump);
     return;
   }
-  const config = proxierConfigOf(options);
-  const { ruleset } = generateRules(dump.services, endpointSlicesForProxy(dump), config);
-  const traceOptions = { localAddresses: packet.value.localAddresses, masqueradeMark: 1 << config.masqueradeBit };
-  const trace = tracePacket(ruleset, packet.value.packet, traceOptions);
-  if (!trace.ok) throw inputError(trace.error.message);
-  if (dropped(trace.value)) context.exitCode = EXIT_INVALID;
+  const node = options.fromNode === undefined ? undefined : dumpNodeFor(dump, options.fromNode, '--from-node');
+  const packet = early ?? packetFor(options, options.nodeIp.length > 0 ? options.nodeIp : (node?.nodeIPs ?? []));
+  const result = traceRun(context, options, dump, packet, node, true);
+  if (dropped(result.trace)) context.exitCode = EXIT_INVALID;
   if (options.output === 'text') {
-    const text = explain(ruleset, packet.value.packet, traceOptions);
-    if (!text.ok) throw inputError(text.error.message);
-    io.out(`${text.value.trimEnd()}\n`);
+    io.out(`${result.text().trimEnd()}\n`);
     return;
   }
-  io.out(options.output === 'table' ? traceTable(trace.value) : formatData(options.output, traceData(trace.value)));
+  io.out(options.output === 'table' ? traceTable(result.trace) : formatData(options.output, traceData(result.trace)));
 }
 
 export const traceCommand: CliCommand = {
@@ -100,6 +191,16 @@ export const traceCommand: CliCommand = {
       .addOption(new Option('--entry <where>', 'where the packet comes from (default pod; outside with --node-port)').choices([...PACKET_ENTRIES]))
       .option('--node-port', "the destination is a node's address and a node port: it is added to the node's local addresses")
       .addOption(new Option('-o, --output <format>', 'output format: text is the trace chain by chain').choices(['text', 'table', 'json', 'yaml']).default('text'))
-      .action(async (options: TraceCommandOptions, self: Command) => run(context, options, self.getOptionValueSource('kubeProxyVersion') === 'cli'));
+      .option(
+        '--from-node <name>',
+        "send the packet on the input's Node of this name: kube-proxy there has its name, its zone label (topology hints) and its InternalIPs (unless --node-ip is given)",
+      )
+      .option(
+        '--all-nodes',
+        'trace the packet as sent on each Node of the input (by name): a table of each node\'s outcomes with their exact probabilities, and why a packet is dropped or rejected (-o json|yaml: the same as data)',
+      )
+      .action(async (options: TraceCommandOptions, self: Command) =>
+        run(context, options, self.getOptionValueSource('kubeProxyVersion') === 'cli', self.getOptionValueSource('nodeName') === 'cli'),
+      );
   },
 };

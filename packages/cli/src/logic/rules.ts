@@ -25,6 +25,8 @@ export interface RulesFlags {
   readonly clusterCIDR?: string;
   readonly masqueradeAll: boolean;
   readonly kubeProxyVersion: KubeProxyVersion;
+  /** The node's topology labels (`--node`: its zone label); none by default. */
+  readonly topologyLabels?: Readonly<Record<string, string>>;
 }
 
 /** The node this offline kube-proxy runs on, unless `--node-name` says otherwise. */
@@ -45,6 +47,7 @@ export function rulesConfig(flags: RulesFlags): ReturnType<typeof proxierConfig>
     localDetector: flags.clusterCIDR === undefined ? { kind: 'none' } : { kind: 'cidr', cidr: flags.clusterCIDR },
     masqueradeAll: flags.masqueradeAll,
     kubeProxyVersion: flags.kubeProxyVersion,
+    ...(flags.topologyLabels !== undefined ? { topologyLabels: flags.topologyLabels } : {}),
   });
 }
 
@@ -66,6 +69,7 @@ export function nftablesRulesConfig(flags: Omit<RulesFlags, 'kubeProxyVersion'>,
     localDetector: flags.clusterCIDR === undefined ? { kind: 'none' } : { kind: 'cidr', cidr: flags.clusterCIDR },
     masqueradeAll: flags.masqueradeAll,
     serviceCIDRs: [...serviceCIDRs],
+    ...(flags.topologyLabels !== undefined ? { topologyLabels: flags.topologyLabels } : {}),
   });
 }
 

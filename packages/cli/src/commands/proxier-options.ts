@@ -5,6 +5,7 @@ import { inputError, usageError } from '../cli-error.js';
 import type { NftablesProxierConfig } from '@kubesvc/proxy-nftables';
 import type { Dump } from '../dump/load-dump.js';
 import { findDumpNode, type DumpNode } from '../logic/nodes.js';
+import { parseProxyFeatureGates } from '../logic/proxy-feature-gates.js';
 import { DEFAULT_NODE_NAME, dumpServiceCIDRs, nftablesRulesConfig, PROXY_MODES, rulesConfig, type RulesProxyMode } from '../logic/rules.js';
 
 export interface ProxierCommandOptions {
@@ -15,6 +16,7 @@ export interface ProxierCommandOptions {
   readonly kubeProxyVersion: KubeProxyVersion;
   readonly proxyMode: RulesProxyMode;
   readonly serviceCidr: readonly string[];
+  readonly featureGates?: string;
 }
 
 const collect = (value: string, previous: readonly string[]): string[] => [...previous, ...value.split(',').filter((v) => v !== '')];
@@ -28,6 +30,11 @@ export function addProxierOptions(command: Command): Command {
     .addOption(new Option('--proxy-mode <mode>', "kube-proxy's mode: iptables, or nftables (v1.33's rules)").choices([...PROXY_MODES]).default('iptables'))
     .addOption(
       new Option('--kube-proxy-version <version>', 'the kube-proxy release whose rules to write (iptables mode)').choices([...KUBE_PROXY_VERSIONS]).default('1.31'),
+    )
+    .option(
+      '--feature-gates <pairs>',
+      "kube-proxy's: key=value pairs; PreferSameTrafficDistribution=true lets EndpointSlice node hints choose the endpoints (alpha in v1.33, off by default); other gates are refused; may be repeated",
+      (value: string, previous: string | undefined) => (previous === undefined ? value : `${previous},${value}`),
     )
     .option(
       '--service-cidr <cidr>',
@@ -62,9 +69,16 @@ export function serviceCIDRWarning(options: ProxierCommandOptions, dump: Pick<Du
  * The node settings of the flags, or of `node` (a Node of the dump: `--node`, `--from-node`):
  * its name and topology labels, and its InternalIPs unless `--node-ip` was given.
  */
-function nodeSettings(options: ProxierCommandOptions, node: DumpNode | undefined): { nodeName: string; nodeIPs: readonly string[]; topologyLabels?: Readonly<Record<string, string>> } {
-  if (node === undefined) return { nodeName: options.nodeName, nodeIPs: options.nodeIp };
-  return { nodeName: node.nodeName, nodeIPs: options.nodeIp.length > 0 ? options.nodeIp : node.nodeIPs, topologyLabels: node.topologyLabels };
+function nodeSettings(
+  options: ProxierCommandOptions,
+  node: DumpNode | undefined,
+): { nodeName: string; nodeIPs: readonly string[]; topologyLabels?: Readonly<Record<string, string>>; preferSameTrafficDistribution?: boolean } {
+  const gates = parseProxyFeatureGates(options.featureGates);
+  if (!gates.ok) throw usageError(gates.error.message);
+  // Set only when on, so that kube-proxy 1.8 (which has no such gate) is refused only then.
+  const gate = gates.value.preferSameTrafficDistribution ? { preferSameTrafficDistribution: true } : {};
+  if (node === undefined) return { nodeName: options.nodeName, nodeIPs: options.nodeIp, ...gate };
+  return { nodeName: node.nodeName, nodeIPs: options.nodeIp.length > 0 ? options.nodeIp : node.nodeIPs, topologyLabels: node.topologyLabels, ...gate };
 }
 
 /** The nftables proxier config of the flags and the dump's ServiceCIDRs (or --service-cidr); a bad value is a usage error. */
@@ -83,8 +97,11 @@ export function nftablesConfigOf(options: ProxierCommandOptions, dump: Pick<Dump
 
 /** The proxier config of the flags; a bad value is a usage error with proxy-iptables' field errors. */
 export function proxierConfigOf(options: ProxierCommandOptions, node?: DumpNode): ProxierConfig {
+  const { topologyLabels, ...settings } = nodeSettings(options, node);
   const config = rulesConfig({
-    ...nodeSettings(options, node),
+    ...settings,
+    // kube-proxy 1.8 read no node labels (hints came in v1.21): on the Node it runs as one that ignores them.
+    ...(topologyLabels !== undefined && options.kubeProxyVersion !== '1.8' ? { topologyLabels } : {}),
     ...(options.clusterCidr !== undefined ? { clusterCIDR: options.clusterCidr } : {}),
     masqueradeAll: options.masqueradeAll === true,
     kubeProxyVersion: options.kubeProxyVersion,

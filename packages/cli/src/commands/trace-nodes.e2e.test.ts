@@ -71,6 +71,26 @@ describe.each(MODES)('kubesvc trace --all-nodes (%s)', (mode) => {
     ]);
   });
 
+  test('node hints count only with --feature-gates PreferSameTrafficDistribution=true (off by default in v1.33)', async () => {
+    const off = await runBin(args('--to', '10.96.50.40:80', '-o', 'json'));
+    const on = await runBin(args('--to', '10.96.50.40:80', '-o', 'json', '--feature-gates', 'PreferSameTrafficDistribution=true'));
+    expect([off.code, on.code]).toEqual([0, 0]);
+    type Matrix = { nodes: Array<{ node: string; outcomes: Array<{ dnat: string; probability: { written: string } }> }> };
+    const reached = (stdout: string) => (JSON.parse(stdout) as Matrix).nodes.map((n) => [n.node, n.outcomes.map((o) => o.dnat)]);
+    const all = ['10.244.1.41:8080', '10.244.2.41:8080', '10.244.3.41:8080'];
+    expect(reached(off.stdout)).toEqual([
+      ['node-a', all],
+      ['node-b', all],
+      ['node-c', all],
+    ]);
+    expect(reached(on.stdout)).toEqual([
+      ['node-a', ['10.244.1.41:8080']],
+      ['node-b', ['10.244.2.41:8080']],
+      ['node-c', ['10.244.3.41:8080']],
+    ]);
+    expect((JSON.parse(on.stdout) as Matrix).nodes.map((n) => n.outcomes[0]?.probability.written)).toEqual(['1', '1', '1']);
+  });
+
   test('-o yaml: per node its zone, node IPs and packet', async () => {
     const run = await runBin(args('--to', ':30080', '--node-port', '-o', 'yaml'));
     expect(run.code).toBe(0);
@@ -115,9 +135,29 @@ describe.each(MODES)('kubesvc trace --from-node, kubesvc rules --node (%s)', (mo
     expect(trace.stderr).toContain(`error: --from-node "node-x": ${TOPOLOGY} has no Node of that name (its Nodes: node-a, node-b, node-c)\n`);
   });
 
+  test('a gate kube-proxy does not have here is a usage error (exit 2)', async () => {
+    const run = await runBin(['rules', '-f', TOPOLOGY, '--proxy-mode', mode, '--feature-gates', 'TopologyAwareHints=true']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      "error: --feature-gates: unrecognized feature gate: TopologyAwareHints (kubesvc's rules and trace model only PreferSameTrafficDistribution, and AllAlpha and AllBeta over it)\n",
+    );
+  });
+
   test('--node-name beside a flag that takes the node from the input is a usage error (exit 2)', async () => {
     const run = await runBin(['trace', '-f', TOPOLOGY, '--proxy-mode', mode, '--all-nodes', '--node-name', 'n', '--to', '10.96.50.10:80']);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe("error: --all-nodes takes the node's name from its Node object: leave out --node-name\n");
+  });
+});
+
+describe('kubesvc rules --node --kube-proxy-version 1.8', () => {
+  test('kube-proxy 1.8 read no node labels: every endpoint, and the PreferSameTrafficDistribution gate is refused', async () => {
+    const run = await runBin(['rules', '-f', TOPOLOGY, '--kube-proxy-version', '1.8', '--node', 'node-a']);
+    expect(run.code).toBe(0);
+    const web = [...run.stdout.matchAll(/--to-destination (10\.244\.\d\.1\d:8080)/g)].map((m) => m[1]);
+    expect(web).toEqual(['10.244.1.11:8080', '10.244.1.12:8080', '10.244.2.11:8080', '10.244.2.12:8080', '10.244.3.11:8080', '10.244.3.12:8080']);
+    const gate = await runBin(['rules', '-f', TOPOLOGY, '--kube-proxy-version', '1.8', '--feature-gates', 'PreferSameTrafficDistribution=true']);
+    expect(gate.code).toBe(2);
+    expect(gate.stderr).toBe('error: preferSameTrafficDistribution: Forbidden: kube-proxy 1.8 has no such setting (added in v1.33)\n');
   });
 });

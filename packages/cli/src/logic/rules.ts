@@ -27,6 +27,8 @@ export interface RulesFlags {
   readonly kubeProxyVersion: KubeProxyVersion;
   /** The node's topology labels (`--node`: its zone label); none by default. */
   readonly topologyLabels?: Readonly<Record<string, string>>;
+  /** The PreferSameTrafficDistribution gate (`--feature-gates`); off by default. */
+  readonly preferSameTrafficDistribution?: boolean;
 }
 
 /** The node this offline kube-proxy runs on, unless `--node-name` says otherwise. */
@@ -48,6 +50,7 @@ export function rulesConfig(flags: RulesFlags): ReturnType<typeof proxierConfig>
     masqueradeAll: flags.masqueradeAll,
     kubeProxyVersion: flags.kubeProxyVersion,
     ...(flags.topologyLabels !== undefined ? { topologyLabels: flags.topologyLabels } : {}),
+    ...(flags.preferSameTrafficDistribution !== undefined ? { preferSameTrafficDistribution: flags.preferSameTrafficDistribution } : {}),
   });
 }
 
@@ -70,6 +73,7 @@ export function nftablesRulesConfig(flags: Omit<RulesFlags, 'kubeProxyVersion'>,
     masqueradeAll: flags.masqueradeAll,
     serviceCIDRs: [...serviceCIDRs],
     ...(flags.topologyLabels !== undefined ? { topologyLabels: flags.topologyLabels } : {}),
+    ...(flags.preferSameTrafficDistribution !== undefined ? { preferSameTrafficDistribution: flags.preferSameTrafficDistribution } : {}),
   });
 }
 

@@ -57,7 +57,7 @@ const texts = (list: readonly EndpointInfo[]): string[] => list.map((ep) => ep.h
 
 describe('categorizeEndpoints with topology', () => {
   test.prop([endpointsArb(false), portArb, topologyArb])(
-    'INV: with no hints anywhere, every node gets the hint-less categorization',
+    'INV-TOPO-NOHINTS: with no hints anywhere, every node gets the hint-less categorization',
     (endpoints, svc, topology) => {
       const got = categorizeEndpoints(endpoints, svc, topology);
       const plain = categorizeEndpoints(endpoints, svc, NO_TOPOLOGY);
@@ -69,7 +69,7 @@ describe('categorizeEndpoints with topology', () => {
   );
 
   test.prop([endpointsArb(true), portArb, topologyArb])(
-    'INV: topology never empties the Cluster list while a ready endpoint exists, and only narrows the ready ones',
+    'INV-TOPO-NARROW: topology never empties the Cluster list while a ready endpoint exists, and only narrows the ready ones',
     (endpoints, svc, topology) => {
       const got = categorizeEndpoints(endpoints, svc, topology);
       const plain = categorizeEndpoints(endpoints, svc, NO_TOPOLOGY);

@@ -39,6 +39,8 @@ export class ClusterModel implements CacheView {
   readonly invalidWrites: WriteFailure[] = [];
   /** Every change, in order, as informers would have delivered it. */
   readonly changes: CacheChange[] = [];
+  /** The events the controllers recorded, in order. */
+  readonly events: Extract<ReconcileAction, { kind: 'event' }>[] = [];
 
   private bucket(resource: ResourceName): Map<string, KubeObject> {
     let b = this.objects.get(resource);
@@ -88,6 +90,9 @@ export class ClusterModel implements CacheView {
   apply(action: ReconcileAction, now: number): { readonly outcome: 'ok' | 'conflict' | 'notfound' | 'exists' | 'invalid'; readonly change?: CacheChange; readonly reason?: string } {
     switch (action.kind) {
       case 'requeue-after':
+        return { outcome: 'ok' };
+      case 'event':
+        this.events.push(action);
         return { outcome: 'ok' };
       case 'finalize-namespace':
         // The endpoint controllers and the kubelet never finalize namespaces; the host's
@@ -251,6 +256,11 @@ export class ControllerLoop {
             const due = this.now + action.afterMs;
             t.set(action.key, Math.min(t.get(action.key) ?? Infinity, due));
             this.timers.set(c.name, t);
+            continue;
+          }
+          if (action.kind === 'event') {
+            // Recorded, not a write: the key does not wait on it.
+            this.model.apply(action, this.now);
             continue;
           }
           const result = this.model.apply(action, this.now);

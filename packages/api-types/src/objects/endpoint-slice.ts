@@ -34,6 +34,9 @@ export const DiscoveryEndpointSchema = z.looseObject({
   hints: z
     .looseObject({
       forZones: z.array(z.looseObject({ name: z.string() })).optional(),
+      // Alpha in v1.33 (the PreferSameTrafficDistribution gate): the node a PreferSameNode
+      // endpoint is meant for.
+      forNodes: z.array(z.looseObject({ name: z.string() })).optional(),
     })
     .optional(),
 });

@@ -9,6 +9,7 @@ import type { EndpointSlice, Node, Pod, Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import { ClusterModel, ControllerLoop } from './cluster-model.fixtures.js';
 import { endpointSliceController } from './endpoint-slice-controller.js';
+import { quantityMilliValue } from './topology-hints.js';
 import { NOW, pod, service } from './objects.fixtures.js';
 
 function zonedNode(name: string, zone: string | undefined, cpu: string | undefined, ready = true): Node {
@@ -134,6 +135,24 @@ describe('trafficDistribution hints', () => {
     ]);
     loop.start();
     expect(loop.run().writes).toBe(0);
+  });
+});
+
+// upstream: staging/src/k8s.io/apimachinery/pkg/api/resource/quantity.go (MilliValue rounds up).
+describe('allocatable CPU as millicores', () => {
+  it.each([
+    ['4', 4000n],
+    ['250m', 250n],
+    ['1.5', 1500n],
+    ['0.0001', 1n],
+    ['1k', 1_000_000n],
+    ['2Ki', 2_048_000n],
+    ['1e3', 1_000_000n],
+    ['100u', 1n],
+    ['', undefined],
+    ['four', undefined],
+  ] as const)('%j is %s', (text, want) => {
+    expect(quantityMilliValue(text)).toBe(want);
   });
 });
 

@@ -4,7 +4,7 @@
 // validation of every write), and a work queue that runs keyed controllers to a fixpoint the
 // way the host does. It is a model of the cluster, not a stand-in for the host: the host's own
 // tests run the controllers against the real registry.
-import { defaultObject, validateObject, renderFieldError, type KubeObject, type ObjectMeta, type ResourceName } from '@kubesvc/api-types';
+import { defaultObject, semanticEqual, validateObject, renderFieldError, type KubeObject, type ObjectMeta, type ResourceName } from '@kubesvc/api-types';
 import type { CacheChange, CacheView, KeyedController, ReconcileAction } from './contract.js';
 
 /** Whether a resource's objects live in a namespace, as the registry's resource table says. */
@@ -39,6 +39,8 @@ export class ClusterModel implements CacheView {
   readonly invalidWrites: WriteFailure[] = [];
   /** Every change, in order, as informers would have delivered it. */
   readonly changes: CacheChange[] = [];
+  /** The events the controllers recorded, in order. */
+  readonly events: Extract<ReconcileAction, { kind: 'event' }>[] = [];
 
   private bucket(resource: ResourceName): Map<string, KubeObject> {
     let b = this.objects.get(resource);
@@ -89,6 +91,9 @@ export class ClusterModel implements CacheView {
     switch (action.kind) {
       case 'requeue-after':
         return { outcome: 'ok' };
+      case 'event':
+        this.events.push(action);
+        return { outcome: 'ok' };
       case 'finalize-namespace':
         // The endpoint controllers and the kubelet never finalize namespaces; the host's
         // namespace controller does, against the real registry.
@@ -126,6 +131,8 @@ export class ClusterModel implements CacheView {
         const object = { ...body, metadata: meta } as KubeObject;
         const v = this.validated(object, old);
         if (!v.ok) return { outcome: 'invalid', reason: v.reason };
+        // Nothing changed: the registry writes nothing and no watcher hears of it (GuaranteedUpdate's no-op check).
+        if (semanticEqual({ ...v.object, metadata: { ...v.object.metadata, resourceVersion: old.metadata.resourceVersion } }, old)) return { outcome: 'ok' };
         this.bucket(action.resource).set(keyOf(ns, name), v.object);
         return this.record({ resource: action.resource, type: 'MODIFIED', object: v.object, old });
       }
@@ -253,10 +260,18 @@ export class ControllerLoop {
             this.timers.set(c.name, t);
             continue;
           }
+          if (action.kind === 'event') {
+            // Recorded, not a write: the key does not wait on it.
+            this.model.apply(action, this.now);
+            continue;
+          }
           const result = this.model.apply(action, this.now);
-          if (result.outcome === 'ok' && result.change !== undefined) {
-            writes++;
-            this.notify(result.change);
+          if (result.outcome === 'ok') {
+            // A no-op update changes nothing and is heard by no one.
+            if (result.change !== undefined) {
+              writes++;
+              this.notify(result.change);
+            }
           } else if (result.outcome === 'invalid') {
             this.model.invalidWrites.push({ controller: c.name, action, reason: result.reason ?? '' });
           } else {

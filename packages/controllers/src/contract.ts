@@ -50,6 +50,20 @@ export type ReconcileAction =
   /** Reconcile this key again after `afterMs` (a pod's readiness delay, say), even if nothing changes. */
   | { readonly kind: 'requeue-after'; readonly key: string; readonly afterMs: number }
   /**
+   * An event about an object, as upstream's record.EventRecorder writes it (core/v1, the
+   * controller's name as the source component). Not a write the key waits on: a failed event
+   * is dropped, as upstream's broadcaster drops it.
+   */
+  | {
+      readonly kind: 'event';
+      /** The recorder's source component, e.g. `endpoint-slice-controller`. */
+      readonly component: string;
+      readonly regarding: { readonly resource: ResourceName; readonly apiVersion: string; readonly kind: string; readonly namespace: string; readonly name: string };
+      readonly type: 'Normal' | 'Warning';
+      readonly reason: string;
+      readonly message: string;
+    }
+  /**
    * The namespace controller's one step that is not a single write: delete everything in a
    * Terminating namespace, then the namespace (the registry's `finalizeNamespace`).
    */

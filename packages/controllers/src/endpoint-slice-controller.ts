@@ -6,7 +6,9 @@
 //           (Reconcile, reconcileByAddressType, reconcileByPortMapping, finalize, the
 //           placeholder slice), staging/src/k8s.io/endpointslice/utils.go (podToEndpoint,
 //           getEndpointPorts, getEndpointAddresses, newEndpointSlice, setEndpointSliceLabels,
-//           getAddressTypesForService, getSliceToFill, ownedBy)
+//           getAddressTypesForService, getSliceToFill, ownedBy, unchangedSlices)
+// The hints: traffic-distribution.ts (spec.trafficDistribution) and topology-hints.ts (the
+// topology-mode annotation), chosen as reconcileByAddressType chooses in v1.33.
 import {
   CLUSTER_IP_NONE,
   formatIP,
@@ -19,6 +21,7 @@ import {
   type DiscoveryEndpoint,
   type DiscoveryEndpointPort,
   type EndpointSlice,
+  type KubeObject,
   type Node,
   type Pod,
   type Service,
@@ -28,6 +31,8 @@ import type { CacheChange, CacheView, KeyedController, ReconcileAction } from '.
 import { namespacedKey, splitKey } from './keys.js';
 import { findPort, hasSelector, isPodDeleting, podChangeServiceKeys, podIPs, podServiceKeys, selectedPods, shouldPodBeInEndpoints, shouldSetHostname } from './pod-membership.js';
 import { deleteSlice, endpointHash, endpointsEqual, managedSlices, portMapKey, sliceServiceKey, writeSlice, type EndpointSet } from './slice-util.js';
+import { addTopologyHints, cpuRatiosByZone, hintedEndpointsByZone, removeHintsFromSlices, serviceOverloaded, topologyHintsEnabled, TOPOLOGY_MESSAGES, formatWithAddressType, type TopologyEvent } from './topology-hints.js';
+import { reconcileTrafficDistributionHints, validTrafficDistribution, type HintedSlices } from './traffic-distribution.js';
 import { ENDPOINTSLICE_CONTROLLER_NAME, LABEL_HEADLESS } from './well-known.js';
 
 /** --max-endpoints-per-slice's default. upstream: pkg/controller/endpointslice/config/v1alpha1/defaults.go */
@@ -38,6 +43,17 @@ type AddressType = 'IPv4' | 'IPv6';
 export interface EndpointSliceControllerOptions {
   /** The most endpoints in one slice (upstream's --max-endpoints-per-slice, 1 to 1000). */
   readonly maxEndpointsPerSlice?: number;
+  /**
+   * kube-controller-manager's PreferSameTrafficDistribution feature gate (alpha in v1.33, off
+   * by default): with it on, trafficDistribution PreferSameZone and PreferSameNode give hints
+   * as PreferClose does (PreferSameNode adds node hints); with it off they give none.
+   */
+  readonly preferSameTrafficDistribution?: boolean;
+}
+
+interface Settings {
+  readonly max: number;
+  readonly preferSame: boolean;
 }
 
 /** getAddressTypesForService: the Service's ipFamilies; without them, its clusterIP's family, or both when headless. */
@@ -263,7 +279,46 @@ function samePlaceholder(a: EndpointSlice, b: EndpointSlice): boolean {
   );
 }
 
-function reconcileByAddressType(service: Service, pods: readonly Pod[], existing: readonly EndpointSlice[], addressType: AddressType, cache: CacheView, max: number): Plan {
+/** unchangedSlices: the existing slices neither updated nor deleted (by name). */
+function unchangedSlices(existing: readonly EndpointSlice[], toUpdate: readonly EndpointSlice[], toDelete: readonly EndpointSlice[]): EndpointSlice[] {
+  const changed = new Set([...toUpdate, ...toDelete].map((s) => s.metadata.name ?? ''));
+  return existing.filter((s) => !changed.has(s.metadata.name ?? ''));
+}
+
+/** What one sync knows of the Service's hints across its address types (upstream's TopologyCache entry). */
+interface HintState {
+  /** Whether topology-aware hints are in place for the Service (upstream: HasPopulatedHints). */
+  populated: boolean;
+  readonly events: TopologyEvent[];
+}
+
+/** The hint step of reconcileByAddressType: topology-mode Auto first, then trafficDistribution, else none. */
+function reconcileHints(service: Service, existing: readonly EndpointSlice[], plan: Plan, addressType: AddressType, cache: CacheView, settings: Settings, state: HintState): Plan {
+  const topology = topologyHintsEnabled(service.metadata.annotations);
+  const trafficDistribution = trafficDistributionOf(service);
+  const canUseTrafficDistribution = validTrafficDistribution(trafficDistribution, settings.preferSame) && !topology;
+  let slices: HintedSlices = { toCreate: plan.toCreate, toUpdate: plan.toUpdate, unchanged: unchangedSlices(existing, plan.toUpdate, plan.toDelete) };
+  if (topology) {
+    const added = addTopologyHints(slices, addressType, cpuRatiosByZone(cache.list<Node>('nodes')), state.populated);
+    state.events.push(...added.events);
+    state.populated = added.allocated !== undefined;
+    slices = added;
+  } else {
+    // Hints the annotation put there go, with an event, unless trafficDistribution keeps them.
+    if (state.populated && !canUseTrafficDistribution) {
+      state.events.push({ type: 'Warning', reason: 'TopologyAwareHintsDisabled', message: formatWithAddressType(TOPOLOGY_MESSAGES.topologyAwareHintsDisabled, addressType) });
+    }
+    state.populated = false;
+    if (!canUseTrafficDistribution) slices = removeHintsFromSlices(slices);
+  }
+  if (canUseTrafficDistribution) {
+    slices = reconcileTrafficDistributionHints(trafficDistribution, { ...slices, unchanged: unchangedSlices(existing, slices.toUpdate, plan.toDelete) });
+  }
+  return { toCreate: [...slices.toCreate], toUpdate: [...slices.toUpdate], toDelete: plan.toDelete };
+}
+
+function reconcileByAddressType(service: Service, pods: readonly Pod[], existing: readonly EndpointSlice[], addressType: AddressType, cache: CacheView, settings: Settings, state: HintState): Plan {
+  const { max } = settings;
   const plan: Plan = { toCreate: [], toUpdate: [], toDelete: [] };
   const existingByPorts = new Map<string, EndpointSlice[]>();
   for (const slice of existing) {
@@ -309,7 +364,7 @@ function reconcileByAddressType(service: Service, pods: readonly Pod[], existing
     if (plan.toDelete.length === 1 && only !== undefined && samePlaceholder(only, placeholder)) plan.toDelete.length = 0;
     else plan.toCreate.push(placeholder);
   }
-  return plan;
+  return reconcileHints(service, existing, plan, addressType, cache, settings, state);
 }
 
 /** finalize: turn creates into updates of slices about to be deleted (same type, owned), then write. */
@@ -339,7 +394,30 @@ function finalize(service: Service, plan: Plan): ReconcileAction[] {
   return actions;
 }
 
-function syncService(key: string, cache: CacheView, max: number): ReconcileAction[] {
+function trafficDistributionOf(service: Service): string | undefined {
+  // Not in the modelled schema: the loose object keeps it.
+  const value = service.spec?.['trafficDistribution'];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Whether any of the slices has a zone hint: the Service had topology hints when the sync began. */
+function hasZoneHints(slices: readonly EndpointSlice[]): boolean {
+  return slices.some((s) => (s.endpoints ?? []).some((ep) => (ep.hints?.forZones ?? []).length > 0));
+}
+
+function serviceEvent(service: Service, event: TopologyEvent): ReconcileAction {
+  return {
+    kind: 'event',
+    // upstream: pkg/controller/endpointslice/endpointslice_controller.go (the recorder's EventSource)
+    component: 'endpoint-slice-controller',
+    regarding: { resource: 'services', apiVersion: 'v1', kind: 'Service', namespace: service.metadata.namespace ?? '', name: service.metadata.name ?? '' },
+    type: event.type,
+    reason: event.reason,
+    message: event.message,
+  };
+}
+
+function syncService(key: string, cache: CacheView, settings: Settings): ReconcileAction[] {
   const { namespace, name } = splitKey(key);
   const service = cache.get<Service>('services', namespace, name);
   const slices = managedSlices(cache, namespace, name, ENDPOINTSLICE_CONTROLLER_NAME);
@@ -358,11 +436,54 @@ function syncService(key: string, cache: CacheView, max: number): ReconcileActio
     else byType.set(slice.addressType, [...(byType.get(slice.addressType) ?? []), slice]);
   }
   const actions: ReconcileAction[] = [];
+  const topology = topologyHintsEnabled(service.metadata.annotations);
+  const trafficDistribution = trafficDistributionOf(service);
+  // Slices with zone hints while neither the annotation nor trafficDistribution asks for them
+  // are what the annotation left; with trafficDistribution on, they are its own.
+  const canUseTrafficDistribution = validTrafficDistribution(trafficDistribution, settings.preferSame) && !topology;
+  const state: HintState = { populated: !canUseTrafficDistribution && hasZoneHints(slices), events: [] };
   for (const addressType of supported) {
-    actions.push(...finalize(service, reconcileByAddressType(service, pods, byType.get(addressType) ?? [], addressType, cache, max)));
+    const events = state.events.length;
+    actions.push(...finalize(service, reconcileByAddressType(service, pods, byType.get(addressType) ?? [], addressType, cache, settings, state)));
+    for (const event of state.events.slice(events)) actions.push(serviceEvent(service, event));
   }
   actions.push(...plan.toDelete.map(deleteSlice));
   return actions;
+}
+
+function nodeReady(node: KubeObject | undefined): boolean {
+  if (node?.kind !== 'Node') return false;
+  for (const c of node.status?.conditions ?? []) if (c.type === 'Ready') return c.status === 'True';
+  return false;
+}
+
+/** addNode, deleteNode, and updateNode when the node's readiness or zone label changed. */
+function nodeTopologyChanged(change: CacheChange): boolean {
+  if (change.type !== 'MODIFIED' || change.old === undefined) return true;
+  const zone = (o: KubeObject): string | undefined => o.metadata.labels?.[LABEL_TOPOLOGY_ZONE];
+  return nodeReady(change.old) !== nodeReady(change.object) || zone(change.old) !== zone(change.object);
+}
+
+/**
+ * checkNodeTopologyDistribution: the Services with topology hints in place that some zone
+ * now has too few of (GetOverloadedServices), to be synced again.
+ */
+function overloadedServices(cache: CacheView): string[] {
+  const ratios = cpuRatiosByZone(cache.list<Node>('nodes'));
+  const keys: string[] = [];
+  for (const service of cache.list<Service>('services')) {
+    if (!topologyHintsEnabled(service.metadata.annotations)) continue;
+    const namespace = service.metadata.namespace ?? '';
+    const name = service.metadata.name ?? '';
+    const slices = managedSlices(cache, namespace, name, ENDPOINTSLICE_CONTROLLER_NAME);
+    for (const addressType of ['IPv4', 'IPv6']) {
+      if (serviceOverloaded(hintedEndpointsByZone(slices.filter((s) => s.addressType === addressType)), ratios)) {
+        keys.push(namespacedKey(namespace, name));
+        break;
+      }
+    }
+  }
+  return keys;
 }
 
 function keysFor(change: CacheChange, cache: CacheView): string[] {
@@ -386,6 +507,7 @@ function keysFor(change: CacheChange, cache: CacheView): string[] {
       const nodeName = object.metadata.name ?? '';
       const keys = new Set<string>();
       for (const pod of cache.list<Pod>('pods')) if (pod.spec?.nodeName === nodeName) for (const k of podServiceKeys(pod, cache)) keys.add(k);
+      if (nodeTopologyChanged(change)) for (const k of overloadedServices(cache)) keys.add(k);
       return [...keys];
     }
     default:
@@ -396,11 +518,12 @@ function keysFor(change: CacheChange, cache: CacheView): string[] {
 /** The EndpointSlice controller as a keyed controller (keys are Service keys). */
 export function endpointSliceController(options: EndpointSliceControllerOptions = {}): KeyedController {
   const max = options.maxEndpointsPerSlice ?? DEFAULT_MAX_ENDPOINTS_PER_SLICE;
+  const settings: Settings = { max, preferSame: options.preferSameTrafficDistribution === true };
   if (!Number.isInteger(max) || max < 1 || max > 1000) throw new RangeError(`maxEndpointsPerSlice must be between 1 and 1000, got ${max}`);
   return {
     name: 'endpointslice-controller',
     watches: ['services', 'pods', 'endpointslices', 'nodes'],
     keysFor,
-    reconcile: (key, cache) => syncService(key, cache, max),
+    reconcile: (key, cache) => syncService(key, cache, settings),
   };
 }

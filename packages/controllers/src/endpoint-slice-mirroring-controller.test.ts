@@ -146,4 +146,30 @@ describe('EndpointSlice mirroring controller', () => {
     expect(after?.metadata.name).toBe(before?.metadata.name);
     expect(after?.ports?.map((p) => p.port)).toEqual([9377]);
   });
+  // upstream (v1.33): pkg/controller/endpointslicemirroring/reconciler.go (totalChanges
+  // compares with EndpointsEqualBeyondHash, which leaves hints out; a changed slice is written
+  // anew by newEndpointSlice, which sets none). Endpoints carry no hints, and the mirroring
+  // controller reads neither trafficDistribution nor the topology annotations.
+  it('writes no hints, whatever the Service asks for; hints added to a mirrored slice stay until the Endpoints change', () => {
+    const asking = { ...EXTERNAL, metadata: { ...EXTERNAL.metadata, annotations: { 'service.kubernetes.io/topology-mode': 'Auto' } }, spec: { ...EXTERNAL.spec, trafficDistribution: 'PreferClose' } };
+    const withZone = endpoints('ext', [{ addresses: [{ ip: '1.2.3.4', nodeName: 'node-a' }], ports: [{ port: 9376, protocol: 'TCP' }] }]);
+    const { model, loop } = setup([asking, withZone]);
+    const [slice] = slicesOf(model, 'ext');
+    if (slice === undefined) throw new Error('no slice');
+    expect(slice.endpoints?.map((ep) => ep.hints)).toEqual([undefined]);
+    // Someone hints the mirrored endpoint by hand: a resync leaves it, as upstream's compare ignores hints.
+    loop.put('endpointslices', { ...slice, endpoints: (slice.endpoints ?? []).map((ep) => ({ ...ep, hints: { forZones: [{ name: 'zone-x' }] } })) });
+    loop.start();
+    expect(loop.run().writes).toBe(0);
+    expect(slicesOf(model, 'ext')[0]?.endpoints?.map((ep) => ep.hints)).toEqual([{ forZones: [{ name: 'zone-x' }] }]);
+    // The Endpoints change: the slice is written anew, without hints.
+    const ep = model.get<Endpoints>('endpoints', 'default', 'ext');
+    if (ep === undefined) throw new Error('no Endpoints');
+    loop.put('endpoints', { ...ep, subsets: [{ addresses: [{ ip: '1.2.3.4', nodeName: 'node-a' }, { ip: '1.2.3.5' }], ports: [{ port: 9376, protocol: 'TCP' }] }] });
+    loop.run();
+    expect(slicesOf(model, 'ext')[0]?.endpoints?.map((e) => [e.addresses[0], e.hints])).toEqual([
+      ['1.2.3.4', undefined],
+      ['1.2.3.5', undefined],
+    ]);
+  });
 });

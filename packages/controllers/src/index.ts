@@ -10,6 +10,7 @@ export { NAMESPACE_CONTROLLER_NAME, namespaceController } from './namespace-cont
 export { simulatedKubelet } from './simulated-kubelet.js';
 export type { SimulatedKubeletOptions, SimulatedNode } from './simulated-kubelet.js';
 export { standardControllers } from './standard.js';
+export type { StandardControllerOptions } from './standard.js';
 export {
   SERVICE_CIDR_CONTROLLER_NAME,
   SERVICE_CIDR_DELETION_GRACE_PERIOD_MS,

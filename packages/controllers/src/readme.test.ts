@@ -14,3 +14,9 @@ it('the ServiceCIDR controller example prints what the README says', async () =>
   expect(expected.length).toBeGreaterThan(0);
   expect(printed).toBe(expected);
 });
+
+it('the topology hints example prints what the README says', async () => {
+  const { printed, expected } = await runReadmeExample(new URL('..', import.meta.url), /^## Topology hints/m);
+  expect(expected.length).toBeGreaterThan(0);
+  expect(printed).toBe(expected);
+});

@@ -29,9 +29,15 @@ export function portMapKey(ports: readonly DiscoveryEndpointPort[] | null | unde
   return JSON.stringify(list.sort(compareCodePoints));
 }
 
-/** EndpointsEqualBeyondHash, taken wide: the whole endpoint, nil and empty alike. */
+/**
+ * EndpointsEqualBeyondHash, taken wide: the whole endpoint, nil and empty alike, but its
+ * hints, which upstream does not compare either: they are the hint step's to set, and a
+ * slice that is not otherwise changed keeps the ones it has.
+ */
 export function endpointsEqual(a: DiscoveryEndpoint, b: DiscoveryEndpoint): boolean {
-  return semanticEqual(a, b);
+  const { hints: _a, ...restA } = a;
+  const { hints: _b, ...restB } = b;
+  return semanticEqual(restA, restB);
 }
 
 /** The slices in `namespace` labelled for the Service `name` and managed by `controller`, not being deleted. */

@@ -2,11 +2,18 @@
 // node's kubelet would: endpoints, EndpointSlice, EndpointSlice mirroring, and the simulated
 // kubelet that gives pods their node, IP and readiness.
 import type { KeyedController } from './contract.js';
-import { endpointSliceController } from './endpoint-slice-controller.js';
+import { endpointSliceController, type EndpointSliceControllerOptions } from './endpoint-slice-controller.js';
 import { endpointSliceMirroringController } from './endpoint-slice-mirroring-controller.js';
 import { endpointsController } from './endpoints-controller.js';
 import { simulatedKubelet, type SimulatedKubeletOptions } from './simulated-kubelet.js';
 
-export function standardControllers(kubelet: SimulatedKubeletOptions): readonly KeyedController[] {
-  return [endpointsController(), endpointSliceController(), endpointSliceMirroringController(), simulatedKubelet(kubelet)];
+/** What the controller manager's flags set for the standard controllers. */
+export interface StandardControllerOptions {
+  /** kube-controller-manager's PreferSameTrafficDistribution gate, for the EndpointSlice controller's hints. */
+  readonly preferSameTrafficDistribution?: boolean;
+}
+
+export function standardControllers(kubelet: SimulatedKubeletOptions, options: StandardControllerOptions = {}): readonly KeyedController[] {
+  const slices: EndpointSliceControllerOptions = options.preferSameTrafficDistribution === undefined ? {} : { preferSameTrafficDistribution: options.preferSameTrafficDistribution };
+  return [endpointsController(), endpointSliceController(slices), endpointSliceMirroringController(), simulatedKubelet(kubelet)];
 }

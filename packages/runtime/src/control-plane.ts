@@ -53,6 +53,13 @@ export interface ControlPlaneOptions {
    * include the ServiceCIDR controller; with 'bitmap' none of them runs.
    */
   readonly clusterIPAllocation?: ClusterIPAllocation;
+  /**
+   * kube-apiserver's PreferSameTrafficDistribution gate (alpha in v1.33, off by default): the
+   * Service validation then takes trafficDistribution PreferSameZone and PreferSameNode. The
+   * EndpointSlice controller reads the same gate from its own options
+   * (`endpointSliceController({ preferSameTrafficDistribution })`, `standardControllers`).
+   */
+  readonly preferSameTrafficDistribution?: boolean;
   /** --advertise-address: this apiserver's address in the kubernetes Endpoints. */
   readonly advertiseAddress: string;
   /** --secure-port. Default 6443. */
@@ -159,6 +166,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     seed: options.seed ?? clock.now(),
     serviceNetworking: config.serviceNetworking,
     clusterIPAllocation,
+    ...(options.preferSameTrafficDistribution === undefined ? {} : { preferSameTrafficDistribution: options.preferSameTrafficDistribution }),
     ...(options.crashHook === undefined ? {} : { crashHook: options.crashHook }),
   });
   if (!opened.ok) return err(opened.error);

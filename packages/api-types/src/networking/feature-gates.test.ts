@@ -24,7 +24,7 @@ describe('parseClusterIPFeatureGates: the defaults', () => {
   it("v1.33's: MultiCIDRServiceAllocator on, DisableAllocatorDualWrite off, so IPAddress objects with the dual write", () => {
     const v = accepted({});
     expect(v.emulatedVersion).toBe('1.33');
-    expect(v.enabled).toEqual({ MultiCIDRServiceAllocator: true, DisableAllocatorDualWrite: false });
+    expect(v.enabled).toEqual({ MultiCIDRServiceAllocator: true, DisableAllocatorDualWrite: false, PreferSameTrafficDistribution: false });
     expect(v.allocation).toEqual(DEFAULT_CLUSTER_IP_ALLOCATION);
     expect(v.warnings).toEqual([]);
     // Empty flags are unset flags.
@@ -43,7 +43,7 @@ describe('parseClusterIPFeatureGates: the defaults', () => {
     ['1.32.0', false, false, BITMAP_CLUSTER_IP_ALLOCATION],
   ])('--emulated-version %j: the defaults of that release', (emulatedVersion, multiCIDR, disableDualWrite, allocation) => {
     const v = accepted({ emulatedVersion });
-    expect(v.enabled).toEqual({ MultiCIDRServiceAllocator: multiCIDR, DisableAllocatorDualWrite: disableDualWrite });
+    expect(v.enabled).toEqual({ MultiCIDRServiceAllocator: multiCIDR, DisableAllocatorDualWrite: disableDualWrite, PreferSameTrafficDistribution: false });
     expect(v.allocation).toEqual(allocation);
     expect(v.emulatedVersion).toBe(/1\.3\d/.exec(emulatedVersion)?.[0]);
   });
@@ -65,18 +65,18 @@ describe('parseClusterIPFeatureGates: --feature-gates', () => {
     ['AllBeta=true', true, true, { allocator: 'ipaddress', dualWrite: false }],
     ['DisableAllocatorDualWrite=false,AllBeta=true', true, false, { allocator: 'ipaddress', dualWrite: true }],
     ['AllBeta=true,DisableAllocatorDualWrite=false', true, false, { allocator: 'ipaddress', dualWrite: true }],
-    // At 1.33 neither gate is alpha.
+    // At 1.33 neither allocator gate is alpha (PreferSameTrafficDistribution is: see below).
     ['AllAlpha=true', true, false, { allocator: 'ipaddress', dualWrite: true }],
   ])('%j', (featureGates, multiCIDR, disableDualWrite, allocation) => {
     const v = accepted({ featureGates });
-    expect(v.enabled).toEqual({ MultiCIDRServiceAllocator: multiCIDR, DisableAllocatorDualWrite: disableDualWrite });
+    expect(v.enabled).toEqual({ MultiCIDRServiceAllocator: multiCIDR, DisableAllocatorDualWrite: disableDualWrite, PreferSameTrafficDistribution: featureGates === 'AllAlpha=true' });
     expect(v.allocation).toEqual(allocation);
   });
 
   it('the gates at the emulated version: AllAlpha and AllBeta follow each gate\'s stage there', () => {
     // 1.31: MultiCIDRServiceAllocator beta, DisableAllocatorDualWrite alpha.
-    expect(accepted({ emulatedVersion: '1.31', featureGates: 'AllBeta=true' }).enabled).toEqual({ MultiCIDRServiceAllocator: true, DisableAllocatorDualWrite: false });
-    expect(accepted({ emulatedVersion: '1.31', featureGates: 'AllAlpha=true' }).enabled).toEqual({ MultiCIDRServiceAllocator: false, DisableAllocatorDualWrite: true });
+    expect(accepted({ emulatedVersion: '1.31', featureGates: 'AllBeta=true' }).enabled).toEqual({ MultiCIDRServiceAllocator: true, DisableAllocatorDualWrite: false, PreferSameTrafficDistribution: false });
+    expect(accepted({ emulatedVersion: '1.31', featureGates: 'AllAlpha=true' }).enabled).toEqual({ MultiCIDRServiceAllocator: false, DisableAllocatorDualWrite: true, PreferSameTrafficDistribution: false });
     expect(accepted({ emulatedVersion: '1.32', featureGates: 'MultiCIDRServiceAllocator=true' }).allocation).toEqual(DEFAULT_CLUSTER_IP_ALLOCATION);
   });
 
@@ -169,5 +169,23 @@ describe('parseClusterIPFeatureGates: --emulated-version', () => {
     expect(both.message).toBe(`[${both.causes.join(', ')}]`);
     // A bad emulated version is refused before the gates are read.
     expect(refusal({ emulatedVersion: '1.33.2', featureGates: 'Banana=true' }).flag).toBe('--emulated-version');
+  });
+});
+
+describe('parseClusterIPFeatureGates: PreferSameTrafficDistribution', () => {
+  // pkg/features/kube_features.go (v1.33): alpha from 1.33, off by default; unknown before.
+  it('is off by default, set by name or by AllAlpha at 1.33', () => {
+    expect(accepted({}).enabled.PreferSameTrafficDistribution).toBe(false);
+    expect(accepted({ featureGates: 'PreferSameTrafficDistribution=true' }).enabled.PreferSameTrafficDistribution).toBe(true);
+    expect(accepted({ featureGates: 'AllAlpha=true' }).enabled.PreferSameTrafficDistribution).toBe(true);
+    expect(accepted({ featureGates: 'AllAlpha=true,PreferSameTrafficDistribution=false' }).enabled.PreferSameTrafficDistribution).toBe(false);
+    // It does not choose the allocator.
+    expect(accepted({ featureGates: 'PreferSameTrafficDistribution=true' }).allocation).toEqual(DEFAULT_CLUSTER_IP_ALLOCATION);
+  });
+
+  it('is pre-alpha at an emulated 1.32: setting it is refused, AllAlpha leaves it off', () => {
+    const message = 'cannot set feature gate PreferSameTrafficDistribution to true, feature is PreAlpha at emulated version 1.32';
+    expect(refusal({ emulatedVersion: '1.32', featureGates: 'PreferSameTrafficDistribution=true' })).toEqual({ flag: '--feature-gates', message, causes: [message] });
+    expect(accepted({ emulatedVersion: '1.32', featureGates: 'AllAlpha=true' }).enabled.PreferSameTrafficDistribution).toBe(false);
   });
 });

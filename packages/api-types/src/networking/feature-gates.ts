@@ -1,7 +1,8 @@
 // kube-apiserver's --feature-gates and --emulated-version, read as kube-apiserver v1.33 reads
 // them, for the two gates that choose the ClusterIP allocator (MultiCIDRServiceAllocator,
-// DisableAllocatorDualWrite) and the two generic ones over them (AllAlpha, AllBeta). The result
-// is the gates' values at the emulated version and the ClusterIPAllocation they give.
+// DisableAllocatorDualWrite), PreferSameTrafficDistribution (the Service validation and the
+// EndpointSlice controller's hints) and the two generic ones over them (AllAlpha, AllBeta). The
+// result is the gates' values at the emulated version and the ClusterIPAllocation they give.
 //
 // upstream (read at a stored version newer than v1.33; the texts used here are the same in
 // v1.33, and the later additions, the dependency check and --min-compatibility-version, are
@@ -16,7 +17,7 @@
 //     featureSpecAtEmulationVersion, setUnsetAlphaGates, setUnsetBetaGates
 //   staging/src/k8s.io/apimachinery/pkg/util/version/version.go  Parse
 //   staging/src/k8s.io/apimachinery/pkg/util/errors/errors.go  the aggregate's text
-//   pkg/features/kube_features.go (v1.33)  the two gates' versioned specs
+//   pkg/features/kube_features.go (v1.33)  the modelled gates' versioned specs
 //
 // Go walks maps in random order, so where upstream checks the entries of a map (the components
 // of --feature-gates, the gates of one component) the order of its errors is random; here the
@@ -34,8 +35,11 @@ export const MIN_KUBE_EMULATION_VERSION = '1.31';
 /** --emulated-version's default: the binary's own major.minor. */
 export const DEFAULT_KUBE_EMULATION_VERSION = '1.33';
 
-/** The gates kubesvc models by name: the two that choose the ClusterIP allocator. */
+/** The two gates that choose the ClusterIP allocator. */
 export type ClusterIPFeatureGate = 'MultiCIDRServiceAllocator' | 'DisableAllocatorDualWrite';
+
+/** The gates kubesvc models by name: the ClusterIP allocator's, and PreferSameTrafficDistribution. */
+export type ModelledFeatureGate = ClusterIPFeatureGate | 'PreferSameTrafficDistribution';
 
 /** The flags as given on a command line; absent or '' means unset. */
 export interface FeatureGateFlags {
@@ -50,7 +54,7 @@ export interface ClusterIPFeatureGates {
   /** The emulated version, major.minor. */
   readonly emulatedVersion: string;
   /** Each modelled gate's value at the emulated version: its default there, unless the flag set it. */
-  readonly enabled: Readonly<Record<ClusterIPFeatureGate, boolean>>;
+  readonly enabled: Readonly<Record<ModelledFeatureGate, boolean>>;
   /** The allocator the gates choose. */
   readonly allocation: ClusterIPAllocation;
   /** What kube-apiserver logs as warnings while it sets the gates (a GA gate set by hand). */
@@ -101,6 +105,8 @@ const KNOWN: ReadonlyMap<string, readonly FeatureSpec[]> = new Map<string, reado
       { version: [1n, 33n], default: false, preRelease: 'BETA' },
     ],
   ],
+  // PreferSameZone and PreferSameNode in spec.trafficDistribution (KEP-3015); unknown before 1.33.
+  ['PreferSameTrafficDistribution', [{ version: [1n, 33n], default: false, preRelease: 'ALPHA' }]],
 ]);
 
 const SPECIAL: ReadonlyMap<string, PreRelease> = new Map([
@@ -110,7 +116,7 @@ const SPECIAL: ReadonlyMap<string, PreRelease> = new Map([
 
 /** What kubesvc adds to upstream's `unrecognized feature gate: X`: a real kube-apiserver knows many more gates. */
 export const UNMODELLED_GATE_NOTE =
-  'kubesvc models only MultiCIDRServiceAllocator and DisableAllocatorDualWrite, the gates that choose the ClusterIP allocator, and AllAlpha and AllBeta over them';
+  'kubesvc models only MultiCIDRServiceAllocator and DisableAllocatorDualWrite, the gates that choose the ClusterIP allocator, PreferSameTrafficDistribution, and AllAlpha and AllBeta over them';
 
 // --- apimachinery's version.Parse ---------------------------------------------------------
 
@@ -284,7 +290,7 @@ function setGates(
 }
 
 /** The allocator two gate values choose (pkg/registry/core/rest/storage_core.go). */
-function clusterIPAllocationOf(enabled: Readonly<Record<ClusterIPFeatureGate, boolean>>): ClusterIPAllocation {
+function clusterIPAllocationOf(enabled: Readonly<Record<ModelledFeatureGate, boolean>>): ClusterIPAllocation {
   return enabled.MultiCIDRServiceAllocator ? { allocator: 'ipaddress', dualWrite: !enabled.DisableAllocatorDualWrite } : BITMAP_CLUSTER_IP_ALLOCATION;
 }
 
@@ -322,7 +328,11 @@ export function parseClusterIPFeatureGates(flags: FeatureGateFlags = {}): Cluste
     return refuse('--emulated-version', [`emulation version ${formatMajorMinor(emulated)} is not between [${MIN_KUBE_EMULATION_VERSION}, ${KUBE_BINARY_VERSION}]`]);
   }
 
-  const value = (gate: ClusterIPFeatureGate): boolean => explicit.get(gate) ?? specAt(KNOWN.get(gate) ?? [], emulated).default;
-  const enabled = { MultiCIDRServiceAllocator: value('MultiCIDRServiceAllocator'), DisableAllocatorDualWrite: value('DisableAllocatorDualWrite') };
+  const value = (gate: ModelledFeatureGate): boolean => explicit.get(gate) ?? specAt(KNOWN.get(gate) ?? [], emulated).default;
+  const enabled = {
+    MultiCIDRServiceAllocator: value('MultiCIDRServiceAllocator'),
+    DisableAllocatorDualWrite: value('DisableAllocatorDualWrite'),
+    PreferSameTrafficDistribution: value('PreferSameTrafficDistribution'),
+  };
   return ok({ emulatedVersion: formatMajorMinor(emulated), enabled, allocation: clusterIPAllocationOf(enabled), warnings });
 }

@@ -25,6 +25,7 @@ export type { ClusterIPAllocation, ClusterIPAllocator } from './cluster-ip-alloc
 export { BITMAP_CLUSTER_IP_ALLOCATION, DEFAULT_CLUSTER_IP_ALLOCATION } from './cluster-ip-allocation.js';
 export type {
   ClusterIPFeatureGate,
+  ModelledFeatureGate,
   ClusterIPFeatureGates,
   ClusterIPFeatureGatesResult,
   ErrFeatureGates,

@@ -74,6 +74,7 @@ export {
   validateServiceStatusUpdate,
   validatePreparedServiceUpdate,
 } from './service.js';
+export type { ServiceValidationOptions } from './service.js';
 export { validateEndpoints, validateEndpointsUpdate } from './endpoints.js';
 export { validateEndpointSlice, validateEndpointSliceUpdate } from './endpoint-slice.js';
 export { validateNamespace, validateNamespaceStatusUpdate, validateNamespaceUpdate } from './namespace.js';

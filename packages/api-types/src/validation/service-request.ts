@@ -33,16 +33,18 @@ import type { FieldError } from './field-errors.js';
 import { fieldPath } from './field-path.js';
 import { validatePathSegmentName } from './names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
-import { normalizeServiceClusterIPs, validatePreparedServiceUpdate, validateService } from './service.js';
+import { normalizeServiceClusterIPs, validatePreparedServiceUpdate, validateService, type ServiceValidationOptions } from './service.js';
 import { errInvalid, type ErrInvalid } from './validate.js';
 
 /**
  * What the Service registry knows of its cluster. `ipFamilies` are the families of
  * `--service-cluster-ip-range`, in its order: `['IPv4']` for `10.96.0.0/12`,
  * `['IPv6', 'IPv4']` for `fd00::/108,10.96.0.0/12`. The first is the primary family.
+ * `featureGates`: the gates the validation reads (absent: v1.33's defaults).
  */
 export interface ServiceClusterConfig {
   readonly ipFamilies: ClusterIPFamilies;
+  readonly featureGates?: ServiceValidationOptions;
 }
 
 /** The Service as the apiserver would store it (before allocation), or its 422. */
@@ -62,7 +64,7 @@ export function validateServiceCreate(raw: Service, cluster: ServiceClusterConfi
   if (!families.ok) return families;
   // An empty ServiceStatus, as Go's JSON prints it.
   const service: Service = { ...families.value, status: { loadBalancer: {} } };
-  const errors = validateService(service);
+  const errors = validateService(service, cluster.featureGates);
   return errors.length > 0 ? err(errInvalid(service, errors)) : ok(service);
 }
 
@@ -119,7 +121,7 @@ export function validateServiceUpdate(next: Service, old: Service, cluster: Serv
   const errors: FieldError[] = [
     ...validateObjectMeta(service.metadata, generic, META),
     ...validateObjectMetaUpdate(service.metadata, old.metadata, META, generic),
-    ...validatePreparedServiceUpdate(service, old),
+    ...validatePreparedServiceUpdate(service, old, cluster.featureGates),
   ];
   return errors.length > 0 ? err(errInvalid(service, errors)) : ok(service);
 }

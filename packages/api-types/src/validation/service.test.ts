@@ -531,3 +531,34 @@ describe('isHeadlessService', () => {
     expect(isHeadlessService({ clusterIPs: ['None', 'fd00::1'] })).toBe(false);
   });
 });
+
+// upstream (v1.33): pkg/apis/core/validation/validation.go (validateServiceTrafficDistribution):
+// PreferSameZone and PreferSameNode only with the PreferSameTrafficDistribution gate on, which
+// also widens the supported values the refusal lists.
+describe('validateService: trafficDistribution and the PreferSameTrafficDistribution gate', () => {
+  const withTD = (value: string): Service => {
+    const s = makeValidService();
+    s.spec['trafficDistribution'] = value;
+    return s;
+  };
+  it.each([
+    ['PreferClose', false, []],
+    ['PreferSameZone', false, ['spec.trafficDistribution: Unsupported value: "PreferSameZone": supported values: "PreferClose"']],
+    ['PreferSameNode', false, ['spec.trafficDistribution: Unsupported value: "PreferSameNode": supported values: "PreferClose"']],
+    ['PreferClose', true, []],
+    ['PreferSameZone', true, []],
+    ['PreferSameNode', true, []],
+    ['Random', true, ['spec.trafficDistribution: Unsupported value: "Random": supported values: "PreferClose", "PreferSameZone", "PreferSameNode"']],
+  ] as const)('%s with the gate %s', (value, gate, want) => {
+    expect(render(validateService(withTD(value), { preferSameTrafficDistribution: gate }))).toEqual(want);
+  });
+
+  it('the update runs the same check with the same gate', () => {
+    const old = makeValidService();
+    old.metadata.resourceVersion = '1';
+    const next = withTD('PreferSameNode');
+    next.metadata.resourceVersion = '1';
+    expect(render(validatePreparedServiceUpdate(next, old))).toEqual(['spec.trafficDistribution: Unsupported value: "PreferSameNode": supported values: "PreferClose"']);
+    expect(render(validatePreparedServiceUpdate(next, old, { preferSameTrafficDistribution: true }))).toEqual([]);
+  });
+});

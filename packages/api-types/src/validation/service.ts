@@ -78,8 +78,16 @@ const ANNOTATION_TOPOLOGY_AWARE_HINTS = 'service.kubernetes.io/topology-aware-hi
 const ANNOTATION_TOPOLOGY_MODE = 'service.kubernetes.io/topology-mode';
 const ANNOTATION_LB_SOURCE_RANGES = 'service.beta.kubernetes.io/load-balancer-source-ranges';
 
-// upstream: v1.ServiceTrafficDistributionPreferClose, the only value v1.32 accepts.
+// upstream (v1.33): v1.ServiceTrafficDistribution*, and validateServiceTrafficDistribution's
+// supported values: PreferClose alone, or all three with the PreferSameTrafficDistribution gate.
 const TRAFFIC_DISTRIBUTION_PREFER_CLOSE = 'PreferClose';
+const TRAFFIC_DISTRIBUTIONS_PREFER_SAME = [TRAFFIC_DISTRIBUTION_PREFER_CLOSE, 'PreferSameZone', 'PreferSameNode'];
+
+/** The feature gates the Service validation reads, as upstream's reads utilfeature.DefaultFeatureGate. */
+export interface ServiceValidationOptions {
+  /** kube-apiserver's PreferSameTrafficDistribution gate (alpha in v1.33, off by default): trafficDistribution may also be PreferSameZone or PreferSameNode. */
+  readonly preferSameTrafficDistribution?: boolean;
+}
 
 const MAY_NOT_CHANGE = 'may not change once set';
 
@@ -346,12 +354,13 @@ function validateServiceInternalTrafficFieldsValue(spec: ServiceSpec): FieldErro
   return oneOf(SUPPORTED_TRAFFIC_POLICIES, policy) ? [] : [notSupported(path, policy, SUPPORTED_TRAFFIC_POLICIES)];
 }
 
-function validateServiceTrafficDistribution(spec: ServiceSpec): FieldError[] {
+function validateServiceTrafficDistribution(spec: ServiceSpec, options: ServiceValidationOptions): FieldError[] {
   // Not in the modelled schema; a loose object keeps it, and the decoder would refuse a
   // non-string.
   const value = spec['trafficDistribution'];
-  if (typeof value !== 'string' || value === TRAFFIC_DISTRIBUTION_PREFER_CLOSE) return [];
-  return [notSupported(SPEC.child('trafficDistribution'), value, [TRAFFIC_DISTRIBUTION_PREFER_CLOSE])];
+  const supported = options.preferSameTrafficDistribution === true ? TRAFFIC_DISTRIBUTIONS_PREFER_SAME : [TRAFFIC_DISTRIBUTION_PREFER_CLOSE];
+  if (typeof value !== 'string' || supported.includes(value)) return [];
+  return [notSupported(SPEC.child('trafficDistribution'), value, supported)];
 }
 
 function validateLoadBalancerSourceRanges(service: Service, spec: ServiceSpec): FieldError[] {
@@ -389,7 +398,7 @@ function validateLoadBalancerSourceRanges(service: Service, spec: ServiceSpec): 
  * IP families were filled in (see validateServiceCreate for the whole path). Status is not
  * looked at: the strategy clears it on create.
  */
-export function validateService(service: Service): FieldError[] {
+export function validateService(service: Service, options: ServiceValidationOptions = {}): FieldError[] {
   const errs = validateObjectMeta(service.metadata, { namespaced: true, validateName: validateServiceName }, META);
 
   const annotations = service.metadata.annotations ?? {};
@@ -535,7 +544,7 @@ export function validateService(service: Service): FieldError[] {
   errs.push(...validateLoadBalancerClassField(undefined, service));
   errs.push(...validateServiceExternalTrafficPolicy(spec));
   errs.push(...validateServiceInternalTrafficFieldsValue(spec));
-  errs.push(...validateServiceTrafficDistribution(spec));
+  errs.push(...validateServiceTrafficDistribution(spec, options));
   return errs;
 }
 
@@ -635,13 +644,13 @@ function validateServiceExternalTrafficFieldsUpdate(oldService: Service, service
  * loadBalancerClass ones) report twice, as upstream does; the aggregate message drops the
  * repeats.
  */
-export function validatePreparedServiceUpdate(service: Service, oldService: Service): FieldError[] {
+export function validatePreparedServiceUpdate(service: Service, oldService: Service, options: ServiceValidationOptions = {}): FieldError[] {
   const errs = validateObjectMetaUpdate(service.metadata, oldService.metadata, META);
   errs.push(...validateUpgradeDowngradeClusterIPs(oldService, service));
   errs.push(...validateUpgradeDowngradeIPFamilies(oldService, service));
   errs.push(...validateLoadBalancerClassField(oldService, service));
   errs.push(...validateServiceExternalTrafficFieldsUpdate(oldService, service));
-  errs.push(...validateService(service));
+  errs.push(...validateService(service, options));
   return errs;
 }
 

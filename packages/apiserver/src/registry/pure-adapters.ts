@@ -94,6 +94,8 @@ export interface ClusterNetworking {
   readonly portRange: PortRange;
   /** The port range as the flag prints it, e.g. `30000-32767`. */
   readonly portRangeText: string;
+  /** kube-apiserver's PreferSameTrafficDistribution gate (alpha in v1.33, off by default), which the Service validation reads. */
+  readonly preferSameTrafficDistribution?: boolean;
 }
 
 /** What the registry needs of the parsed flags (api-types' parseServiceNetworking). */
@@ -155,7 +157,7 @@ function fieldErrors(errors: readonly FieldError[]): Err<ErrFieldErrors> {
  * validateServiceCreate.
  */
 export function validateServiceCreate(service: Service, net: ClusterNetworking): ValidationResult<Service> {
-  const result = validateServiceCreateInApiTypes(service, { ipFamilies: net.families });
+  const result = validateServiceCreateInApiTypes(service, { ipFamilies: net.families, featureGates: { preferSameTrafficDistribution: net.preferSameTrafficDistribution === true } });
   return result.ok ? result : fieldErrors(result.error.causes);
 }
 
@@ -165,7 +167,7 @@ export function validateServiceCreate(service: Service, net: ClusterNetworking):
  * (immutable fields included). Wraps: api-types' validateServiceUpdate.
  */
 export function validateServiceUpdate(service: Service, old: Service, net: ClusterNetworking): ValidationResult<Service> {
-  const result = validateServiceUpdateInApiTypes(service, old, { ipFamilies: net.families });
+  const result = validateServiceUpdateInApiTypes(service, old, { ipFamilies: net.families, featureGates: { preferSameTrafficDistribution: net.preferSameTrafficDistribution === true } });
   return result.ok ? result : fieldErrors(result.error.causes);
 }
 

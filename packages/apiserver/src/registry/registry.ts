@@ -189,7 +189,7 @@ export function createRegistry(options: RegistryOptions): Result<Registry, Adapt
       ? ok(clusterNetworkingOf(options.serviceNetworking))
       : clusterNetworking(options.serviceClusterIPRanges ?? ['10.0.0.0/24'], options.serviceNodePortRange ?? '30000-32767');
   if (!net.ok) return net;
-  return ok(new Registry(options, net.value));
+  return ok(new Registry(options, options.preferSameTrafficDistribution === true ? { ...net.value, preferSameTrafficDistribution: true } : net.value));
 }
 
 /** createRegistry, then initRanges: what an apiserver does when it starts. */

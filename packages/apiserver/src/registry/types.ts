@@ -26,6 +26,11 @@ export interface RegistryOptions {
    * the RangeAllocation (the default, v1.33's), IPAddress objects alone, or the bitmap alone.
    */
   readonly clusterIPAllocation?: ClusterIPAllocation;
+  /**
+   * kube-apiserver's PreferSameTrafficDistribution gate (alpha in v1.33, off by default): with
+   * it on, a Service's trafficDistribution may also be PreferSameZone or PreferSameNode.
+   */
+  readonly preferSameTrafficDistribution?: boolean;
   /** Crash points for tests; production leaves it out. */
   readonly crashHook?: CrashHook;
   /** Extra or replacement patchers by patch type (strategic merge patch, say). */

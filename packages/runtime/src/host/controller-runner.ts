@@ -13,6 +13,7 @@ import type { Clock } from '@kubesvc/store';
 import { type ApiError, type Registry, type ResourceName, silentLogger, type Logger } from '@kubesvc/apiserver';
 import type { Informer } from './informer.js';
 import type { CacheChange, KeyedController, ReconcileAction } from '@kubesvc/controllers';
+import { EventRecorder } from './events.js';
 import { WorkQueue, type RateLimiterOptions } from './workqueue.js';
 
 export interface ControllerRunnerOptions {
@@ -90,6 +91,11 @@ class Worker {
         this.queue.addAfter(action.key, action.afterMs);
         continue;
       }
+      if (action.kind === 'event') {
+        // Not a write the key waits on: a rejected event is logged and dropped.
+        await runner.events.recordCore({ type: action.type, reason: action.reason, message: action.message, component: action.component, regarding: action.regarding });
+        continue;
+      }
       wrote = true;
       failure = await runner.carryOut(action);
       if (failure !== undefined) break;
@@ -111,6 +117,7 @@ class Runner implements ControllerRunner {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly rateLimiter: RateLimiterOptions | undefined;
+  readonly events: EventRecorder;
   readonly workers: Worker[];
   stopping = false;
   /** Workers start once the first list is queued, as controllers wait for their caches to sync. */
@@ -124,6 +131,7 @@ class Runner implements ControllerRunner {
     this.clock = options.clock;
     this.logger = options.logger ?? silentLogger;
     this.rateLimiter = options.rateLimiter;
+    this.events = new EventRecorder(this.registry, this.informer, this.clock, '', this.logger);
     const names = new Set<string>();
     for (const c of options.controllers) {
       if (names.has(c.name)) throw new Error(`two controllers are named ${JSON.stringify(c.name)}`);
@@ -165,7 +173,7 @@ class Runner implements ControllerRunner {
   }
 
   /** Carries one write out; returns why it failed, or undefined. */
-  async carryOut(action: Exclude<ReconcileAction, { kind: 'requeue-after' }>): Promise<string | undefined> {
+  async carryOut(action: Exclude<ReconcileAction, { kind: 'requeue-after' | 'event' }>): Promise<string | undefined> {
     const r = this.registry;
     try {
       switch (action.kind) {

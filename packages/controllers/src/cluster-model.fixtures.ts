@@ -5,7 +5,7 @@
 // way the host does. It is a model of the cluster, not a stand-in for the host: the host's own
 // tests run the controllers against the real registry.
 import { defaultObject, validateObject, renderFieldError, type KubeObject, type ObjectMeta, type ResourceName } from '@kubesvc/api-types';
-import type { CacheChange, CacheView, KeyedController, ReconcileAction } from './contract.js';
+import type { CacheChange, CacheView, ControllerEvent, KeyedController, ReconcileAction } from './contract.js';
 
 /** Whether a resource's objects live in a namespace, as the registry's resource table says. */
 const NAMESPACED: Readonly<Record<ResourceName, boolean>> = {
@@ -39,6 +39,8 @@ export class ClusterModel implements CacheView {
   readonly invalidWrites: WriteFailure[] = [];
   /** Every change, in order, as informers would have delivered it. */
   readonly changes: CacheChange[] = [];
+  /** The events the controllers recorded, in order. */
+  readonly events: ControllerEvent[] = [];
 
   private bucket(resource: ResourceName): Map<string, KubeObject> {
     let b = this.objects.get(resource);
@@ -88,6 +90,9 @@ export class ClusterModel implements CacheView {
   apply(action: ReconcileAction, now: number): { readonly outcome: 'ok' | 'conflict' | 'notfound' | 'exists' | 'invalid'; readonly change?: CacheChange; readonly reason?: string } {
     switch (action.kind) {
       case 'requeue-after':
+        return { outcome: 'ok' };
+      case 'record-event':
+        this.events.push(action.event);
         return { outcome: 'ok' };
       case 'finalize-namespace':
         // The endpoint controllers and the kubelet never finalize namespaces; the host's

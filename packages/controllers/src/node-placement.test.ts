@@ -44,6 +44,19 @@ describe('placePod', () => {
     expect(placePod(pod({ [ZONE]: 'a' }), zoned(['a', 'b', 'a'], [3, 0, 2]))).toEqual({ kind: 'bind', node: 'n3' });
   });
 
+  it('keeps to the nodes its required node affinity matches, as to those of its nodeSelector', () => {
+    const inZones = (zones: string[]) =>
+      ({
+        ...pod(),
+        spec: { containers: [], affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE, operator: 'In', values: zones }] }] } } } },
+      }) as Pod;
+    expect(placePod(inZones(['b', 'c']), zoned(['a', 'b', 'c'], [0, 2, 1]))).toEqual({ kind: 'bind', node: 'n3' });
+    expect(placePod(inZones(['x']), zoned(['a', 'b', 'c']))).toEqual({
+      kind: 'unschedulable',
+      message: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+    });
+  });
+
   // upstream (v1.33): the message a default kube-scheduler writes for a nodeSelector no node
   // matches, as `kubectl describe pod` shows it on a 3-node cluster.
   it("refuses with the scheduler's message when no node matches", () => {

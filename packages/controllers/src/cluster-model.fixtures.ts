@@ -5,7 +5,7 @@
 // way the host does. It is a model of the cluster, not a stand-in for the host: the host's own
 // tests run the controllers against the real registry.
 import { defaultObject, semanticEqual, validateObject, renderFieldError, type KubeObject, type ObjectMeta, type ResourceName } from '@kubesvc/api-types';
-import type { CacheChange, CacheView, KeyedController, ReconcileAction } from './contract.js';
+import type { CacheChange, CacheView, ControllerEvent, KeyedController, ReconcileAction } from './contract.js';
 
 /** Whether a resource's objects live in a namespace, as the registry's resource table says. */
 const NAMESPACED: Readonly<Record<ResourceName, boolean>> = {
@@ -39,8 +39,10 @@ export class ClusterModel implements CacheView {
   readonly invalidWrites: WriteFailure[] = [];
   /** Every change, in order, as informers would have delivered it. */
   readonly changes: CacheChange[] = [];
-  /** The events the controllers recorded, in order. */
+  /** The core/v1 events the controllers recorded (the `event` action), in order. */
   readonly events: Extract<ReconcileAction, { kind: 'event' }>[] = [];
+  /** The events/v1 events the controllers recorded (the `record-event` action), in order. */
+  readonly v1Events: ControllerEvent[] = [];
 
   private bucket(resource: ResourceName): Map<string, KubeObject> {
     let b = this.objects.get(resource);
@@ -93,6 +95,9 @@ export class ClusterModel implements CacheView {
         return { outcome: 'ok' };
       case 'event':
         this.events.push(action);
+        return { outcome: 'ok' };
+      case 'record-event':
+        this.v1Events.push(action.event);
         return { outcome: 'ok' };
       case 'finalize-namespace':
         // The endpoint controllers and the kubelet never finalize namespaces; the host's

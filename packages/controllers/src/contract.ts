@@ -47,6 +47,12 @@ export type ReconcileAction =
       readonly subresource?: 'status';
     }
   | { readonly kind: 'delete'; readonly resource: ResourceName; readonly namespace: string; readonly name: string; readonly resourceVersion?: string }
+  /**
+   * Record an Event about an object, as the events/v1 recorder writes one (the scheduler's
+   * FailedScheduling, say). The host writes it; a failed event write is logged and dropped, as
+   * upstream's broadcaster drops it, and fails nothing.
+   */
+  | { readonly kind: 'record-event'; readonly event: ControllerEvent }
   /** Reconcile this key again after `afterMs` (a pod's readiness delay, say), even if nothing changes. */
   | { readonly kind: 'requeue-after'; readonly key: string; readonly afterMs: number }
   /**
@@ -68,6 +74,29 @@ export type ReconcileAction =
    * Terminating namespace, then the namespace (the registry's `finalizeNamespace`).
    */
   | { readonly kind: 'finalize-namespace'; readonly name: string };
+
+/** An Event a controller asks the host to record, in the events/v1 recorder's terms. */
+export interface ControllerEvent {
+  /** Warning or Normal, as core/v1 events are typed. */
+  readonly type: 'Warning' | 'Normal';
+  /** Why, in one CamelCase word (FailedScheduling). */
+  readonly reason: string;
+  /** What was being done (Scheduling). */
+  readonly action: string;
+  /** The human-readable text; a core/v1 client reads it as the message. */
+  readonly note: string;
+  /** The controller that reports it (default-scheduler). */
+  readonly reportingController: string;
+  /** The object the event is about; `resource` is where its uid is looked up in the cache. */
+  readonly regarding: {
+    readonly apiVersion: string;
+    readonly kind: string;
+    /** '' for a cluster-scoped object: the event then goes to `default`. */
+    readonly namespace: string;
+    readonly name: string;
+    readonly resource: ResourceName;
+  };
+}
 
 export interface KeyedController {
   readonly name: string;

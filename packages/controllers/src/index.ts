@@ -1,6 +1,6 @@
 // Public API of @kubesvc/controllers: the keyed-controller contract and the controllers that
 // implement it.
-export type { CacheChange, CacheView, KeyedController, ReconcileAction } from './contract.js';
+export type { CacheChange, CacheView, ControllerEvent, KeyedController, ReconcileAction } from './contract.js';
 export { endpointsController } from './endpoints-controller.js';
 export { DEFAULT_MAX_ENDPOINTS_PER_SLICE, endpointSliceController } from './endpoint-slice-controller.js';
 export type { EndpointSliceControllerOptions } from './endpoint-slice-controller.js';

@@ -53,9 +53,10 @@ describe('simulated kubelet', () => {
     expect(model.get<Node>('nodes', '', 'n2')).toBeDefined();
   });
 
-  it('binds new pods to the node with the fewest pods, then by name, and starts them', () => {
+  it('binds new pods to the node with the fewest pods, then the first in the order the nodes are given (not by name), and starts them', () => {
     const { model } = setup({ hostName: 'h', nodes: [{ name: 'b' }, { name: 'a' }] }, [newPod('p1'), newPod('p2'), newPod('p3'), newPod('p4', 'b')]);
-    expect(['p1', 'p2', 'p3', 'p4'].map((n) => getPod(model, n)?.spec?.nodeName)).toEqual(['a', 'a', 'b', 'b']);
+    // p4 is on b: p1 goes to a (0 < 1), p2 to b (1 = 1, b first), p3 to a (1 < 2).
+    expect(['p1', 'p2', 'p3', 'p4'].map((n) => getPod(model, n)?.spec?.nodeName)).toEqual(['a', 'b', 'a', 'b']);
     const p1 = getPod(model, 'p1');
     expect(p1?.status?.phase).toBe('Running');
     expect(p1?.status?.hostIP).toBe('127.0.0.2');
@@ -124,6 +125,56 @@ describe('simulated kubelet', () => {
     const { model } = setup({ hostName: 'h' }, [newPod('elsewhere', 'other-node'), done]);
     expect(getPod(model, 'elsewhere')?.status).toEqual({ phase: 'Pending' });
     expect(getPod(model, 'done')?.status).toEqual({ phase: 'Succeeded' });
+  });
+
+  it('registers the labels and cpu it is given: zones, and the allocatable cpu the topology hints read', () => {
+    const { model } = setup({ hostName: 'h', nodes: [{ name: 'n1', labels: { 'topology.kubernetes.io/zone': 'a' }, cpu: '4' }, { name: 'n2' }] });
+    const n1 = model.get<Node>('nodes', '', 'n1');
+    expect(n1?.metadata.labels).toEqual({ 'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': 'n1', 'kubernetes.io/os': 'linux', type: 'kwok', 'topology.kubernetes.io/zone': 'a' });
+    expect(n1?.status?.allocatable).toEqual({ cpu: '4', memory: '256Gi', pods: '110' });
+    expect(n1?.status?.capacity).toEqual({ cpu: '4', memory: '256Gi', pods: '110' });
+    expect(model.get<Node>('nodes', '', 'n2')?.status?.allocatable).toEqual({ cpu: '32', memory: '256Gi', pods: '110' });
+  });
+
+  it("places a pod with a nodeSelector on a node whose labels match, and leaves one no node fits Pending with the scheduler's condition and one FailedScheduling event", () => {
+    const zones = ['a', 'b', 'c'];
+    const nodes = zones.map((z, i) => ({ name: `n${i + 1}`, labels: { 'topology.kubernetes.io/zone': z } }));
+    const inZone = (name: string, zone: string) => ({ ...newPod(name), spec: { ...newPod(name).spec, nodeSelector: { 'topology.kubernetes.io/zone': zone } } }) as Pod;
+    const { model, loop } = setup({ hostName: 'h', nodes }, [newPod('p1'), inZone('pb', 'b'), inZone('px', 'x')]);
+    expect(getPod(model, 'pb')?.spec?.nodeName).toBe('n2');
+    expect(getPod(model, 'pb')?.status?.phase).toBe('Running');
+    const px = getPod(model, 'px');
+    expect(px?.spec?.nodeName).toBeUndefined();
+    expect(px?.status?.phase).toBe('Pending');
+    const message = "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.";
+    expect(px?.status?.conditions).toEqual([{ type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: '2025-01-02T03:04:05Z', reason: 'Unschedulable', message }]);
+    expect(model.v1Events).toEqual([
+      {
+        type: 'Warning',
+        reason: 'FailedScheduling',
+        action: 'Scheduling',
+        note: message,
+        reportingController: 'default-scheduler',
+        regarding: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'px', resource: 'pods' },
+      },
+    ]);
+    // Reconciled again (its own status write, a node change): no new write, no new event.
+    loop.put('nodes', { ...(model.get<Node>('nodes', '', 'n3') as Node) });
+    expect(loop.run().writes).toBe(0);
+    expect(model.v1Events).toHaveLength(1);
+    // A node labelled into zone x (kubectl label node) takes it, as the scheduler retries on a node update.
+    const n3 = model.get<Node>('nodes', '', 'n3') as Node;
+    loop.put('nodes', { ...n3, metadata: { ...n3.metadata, labels: { ...n3.metadata.labels, 'topology.kubernetes.io/zone': 'x' } } });
+    loop.run();
+    expect(getPod(model, 'px')?.spec?.nodeName).toBe('n3');
+    expect(getPod(model, 'px')?.status?.conditions?.find((c) => c.type === 'PodScheduled')?.status).toBe('True');
+  });
+
+  it('honours spec.nodeName as given, even on a node its nodeSelector does not match (the scheduler never sees such a pod)', () => {
+    const pinned = { ...newPod('pinned', 'n1'), spec: { ...newPod('pinned', 'n1').spec, nodeSelector: { 'topology.kubernetes.io/zone': 'b' } } } as Pod;
+    const { model } = setup({ hostName: 'h', nodes: [{ name: 'n1', labels: { 'topology.kubernetes.io/zone': 'a' } }, { name: 'n2' }] }, [pinned]);
+    expect(getPod(model, 'pinned')?.spec?.nodeName).toBe('n1');
+    expect(getPod(model, 'pinned')?.status?.phase).toBe('Running');
   });
 
   it('refuses a configuration it cannot run', () => {

@@ -1,11 +1,15 @@
 // A simulated kubelet, as kwok simulates one: it registers its Node objects, binds new pods to
-// its nodes (the scheduler's job), and reports each bound pod as running, with an IP from its
-// node's pod CIDR and readiness after a delay. No container runs.
+// its nodes (the scheduler's job: node-placement.ts), and reports each bound pod as running,
+// with an IP from its node's pod CIDR and readiness after a delay. No container runs. A pod no
+// node fits stays Pending with the scheduler's PodScheduled=False condition and a
+// FailedScheduling event.
 // upstream: pkg/kubelet/kubelet_node_status.go (the Node a kubelet registers: addresses,
 //           the Ready condition, nodeInfo), pkg/kubelet/status/generate.go (GeneratePodReadyCondition,
 //           "containers with unready status"), pkg/kubelet/kubelet_pods.go (generateAPIPodStatus:
 //           hostIP, podIPs, startTime, containerStatuses), pkg/registry/core/pod/storage/storage.go
-//           (the binding subresource sets spec.nodeName); kwok's fake node and pod stages
+//           (the binding subresource sets spec.nodeName), pkg/scheduler/schedule_one.go
+//           (handleSchedulingFailure: the Unschedulable condition and the FailedScheduling
+//           event); kwok's fake node and pod stages
 import {
   addressAtOffset,
   cidrSize,
@@ -22,6 +26,7 @@ import {
 } from '@kubesvc/api-types';
 import type { CacheChange, CacheView, KeyedController, ReconcileAction } from './contract.js';
 import { namespacedKey, splitKey } from './keys.js';
+import { placePod, type PlacementNode } from './node-placement.js';
 import { isPodDeleting, isPodTerminal, podIPs } from './pod-membership.js';
 
 /** One node the kubelet runs. */
@@ -31,6 +36,14 @@ export interface SimulatedNode {
   readonly podCIDR?: string;
   /** The node's InternalIP and the pods' hostIP. Default: 127.0.0.1 for a single node, else 127.0.0.<i+1>. */
   readonly internalIP?: string;
+  /**
+   * Labels registered besides the kubelet's own (`kubernetes.io/hostname`, `kubernetes.io/os`,
+   * `kubernetes.io/arch`, `type: kwok`), which they may override: `topology.kubernetes.io/zone`,
+   * say. Placement reads the labels of the Node objects, so a `kubectl label node` counts too.
+   */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** status.capacity.cpu and status.allocatable.cpu, a quantity. Default: "32". */
+  readonly cpu?: string;
 }
 
 export interface SimulatedKubeletOptions {
@@ -47,6 +60,8 @@ interface ResolvedNode {
   readonly name: string;
   readonly cidr: CIDR;
   readonly internalIP: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly cpu: string;
 }
 
 /** RFC 3339 in whole seconds, as metav1.Time prints. */
@@ -70,7 +85,7 @@ function resolveNodes(options: SimulatedKubeletOptions): ResolvedNode[] {
     if (cidrSize(parsed.value.cidr) < 4n) throw new RangeError(`pod CIDR ${cidrText} of node ${n.name} is too small`);
     const internalIP = n.internalIP ?? (given.length === 1 ? '127.0.0.1' : `127.0.0.${i + 1}`);
     if (!parseIPSloppy(internalIP).ok) throw new RangeError(`invalid internalIP ${JSON.stringify(internalIP)} for node ${n.name}`);
-    return { name: n.name, cidr: parsed.value.cidr, internalIP };
+    return { name: n.name, cidr: parsed.value.cidr, internalIP, labels: n.labels ?? {}, cpu: n.cpu ?? '32' };
   });
 }
 
@@ -83,7 +98,7 @@ function nodeObject(node: ResolvedNode, kubeletVersion: string, now: number): No
     kind: 'Node',
     metadata: {
       name: node.name,
-      labels: { 'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': node.name, 'kubernetes.io/os': 'linux', type: 'kwok' },
+      labels: { 'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': node.name, 'kubernetes.io/os': 'linux', type: 'kwok', ...node.labels },
       annotations: { 'node.alpha.kubernetes.io/ttl': '0' },
     },
     spec: { podCIDR: cidr, podCIDRs: [cidr] },
@@ -92,8 +107,8 @@ function nodeObject(node: ResolvedNode, kubeletVersion: string, now: number): No
         { type: 'InternalIP', address: node.internalIP },
         { type: 'Hostname', address: node.name },
       ],
-      allocatable: { cpu: '32', memory: '256Gi', pods: '110' },
-      capacity: { cpu: '32', memory: '256Gi', pods: '110' },
+      allocatable: { cpu: node.cpu, memory: '256Gi', pods: '110' },
+      capacity: { cpu: node.cpu, memory: '256Gi', pods: '110' },
       conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: t, lastTransitionTime: t, reason: 'KubeletReady', message: 'kubelet is posting ready status' }],
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
       nodeInfo: {
@@ -233,8 +248,13 @@ function syncNode(node: ResolvedNode, cache: CacheView, now: number, readyAfterM
   return actions;
 }
 
-/** Binds an unscheduled pod to the node with the fewest live pods (then the first by name). */
-function bindPod(key: string, nodes: readonly ResolvedNode[], cache: CacheView): ReconcileAction[] {
+/**
+ * The scheduler's step for an unscheduled pod, once every node of the kubelet is registered:
+ * bind it to the node placement picks (by the labels the Node objects carry now), or leave it Pending with
+ * PodScheduled=False, reason Unschedulable, and a FailedScheduling event when that condition is
+ * new or says something new.
+ */
+function bindPod(key: string, nodes: readonly ResolvedNode[], cache: CacheView, now: number): ReconcileAction[] {
   const { namespace, name } = splitKey(key);
   const pod = cache.get<Pod>('pods', namespace, name);
   if (pod === undefined || (pod.spec?.nodeName ?? '') !== '' || !isLive(pod)) return [];
@@ -243,11 +263,49 @@ function bindPod(key: string, nodes: readonly ResolvedNode[], cache: CacheView):
     const n = p.spec?.nodeName ?? '';
     if (counts.has(n) && isLive(p)) counts.set(n, (counts.get(n) ?? 0) + 1);
   }
-  const [target] = [...nodes].sort((a, b) => (counts.get(a.name) ?? 0) - (counts.get(b.name) ?? 0) || compareCodePoints(a.name, b.name));
-  if (target === undefined) return [];
-  // Upstream binds through the pods/binding subresource; a plain update of spec.nodeName
-  // stands for it (docs/deviations.md).
-  return [{ kind: 'update', resource: 'pods', namespace, object: { ...pod, spec: { ...pod.spec, nodeName: target.name } } }];
+  const registered: PlacementNode[] = [];
+  for (const n of nodes) {
+    const object = cache.get<Node>('nodes', '', n.name);
+    // A node not registered yet (at the first start, or just deleted and about to be made
+    // again): wait for it, since its ADDED event brings this pod back, rather than report a
+    // failure about a cluster that is still coming up.
+    if (object === undefined) return [];
+    registered.push({ name: n.name, labels: object.metadata.labels ?? {}, pods: counts.get(n.name) ?? 0 });
+  }
+  const placement = placePod(pod, registered);
+  if (placement.kind === 'bind') {
+    // Upstream binds through the pods/binding subresource; a plain update of spec.nodeName
+    // stands for it (docs/deviations.md).
+    return [{ kind: 'update', resource: 'pods', namespace, object: { ...pod, spec: { ...pod.spec, nodeName: placement.node } } }];
+  }
+  const old = condition(pod, 'PodScheduled');
+  if (old?.status === 'False' && old.reason === 'Unschedulable' && old.message === placement.message) return [];
+  // The transition time moves only when the status does, as podutil.UpdatePodCondition keeps it.
+  const lastTransitionTime = old?.status === 'False' && old.lastTransitionTime !== undefined ? old.lastTransitionTime : rfc3339(now);
+  const scheduled: PodCondition = { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime, reason: 'Unschedulable', message: placement.message };
+  const others = (pod.status?.conditions ?? []).filter((c) => c.type !== 'PodScheduled');
+  return [
+    updateStatus(pod, { ...pod.status, phase: pod.status?.phase ?? 'Pending', conditions: [...others, scheduled] } as Pod['status']),
+    {
+      kind: 'record-event',
+      event: {
+        type: 'Warning',
+        reason: 'FailedScheduling',
+        action: 'Scheduling',
+        note: placement.message,
+        reportingController: 'default-scheduler',
+        regarding: { apiVersion: 'v1', kind: 'Pod', namespace, name, resource: 'pods' },
+      },
+    },
+  ];
+}
+
+/** The pods waiting for a node: a node that appears or changes may now fit them, as the scheduler requeues them. */
+function unscheduledPodKeys(cache: CacheView): string[] {
+  return cache
+    .list<Pod>('pods')
+    .filter((p) => (p.spec?.nodeName ?? '') === '' && isLive(p))
+    .map((p) => namespacedKey(p.metadata.namespace ?? '', p.metadata.name ?? ''));
 }
 
 /** The simulated kubelet as a keyed controller: `namespace/name` keys bind pods, node-name keys run a node. */
@@ -258,9 +316,9 @@ export function simulatedKubelet(options: SimulatedKubeletOptions): KeyedControl
   const kubeletVersion = options.kubeletVersion ?? 'v1.33.0';
   const byName = new Map(nodes.map((n) => [n.name, n]));
 
-  const keysFor = (change: CacheChange): string[] => {
+  const keysFor = (change: CacheChange, cache: CacheView): string[] => {
     const { object, old } = change;
-    if (change.resource === 'nodes') return byName.has(object.metadata.name ?? '') ? [object.metadata.name ?? ''] : [];
+    if (change.resource === 'nodes') return byName.has(object.metadata.name ?? '') ? [object.metadata.name ?? '', ...unscheduledPodKeys(cache)] : [];
     if (change.resource !== 'pods' || object.kind !== 'Pod') return [];
     const keys = new Set<string>();
     const nodeName = object.spec?.nodeName ?? '';
@@ -277,7 +335,7 @@ export function simulatedKubelet(options: SimulatedKubeletOptions): KeyedControl
     keysFor,
     initialKeys: () => nodes.map((n) => n.name),
     reconcile: (key, cache, now) => {
-      if (key.includes('/')) return bindPod(key, nodes, cache);
+      if (key.includes('/')) return bindPod(key, nodes, cache, now);
       const node = byName.get(key);
       return node === undefined ? [] : syncNode(node, cache, now, readyAfterMs, kubeletVersion);
     },

@@ -184,7 +184,15 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   });
 
   let fatal: string | undefined;
-  const runner = startControllerRunner({ registry, informer, clock, controllers, logger, ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }) });
+  const runner = startControllerRunner({
+    registry,
+    informer,
+    clock,
+    controllers,
+    logger,
+    ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
+    ...(options.hostname === undefined ? {} : { hostname: options.hostname }),
+  });
   // The post-start hooks readyz waits for beside the store: with the IPAddress allocator, the
   // default ServiceCIDR's and RepairIPAddress's first pass (the kubernetes Service is created
   // only once readyz answers, so its ClusterIP comes from a ready ServiceCIDR).

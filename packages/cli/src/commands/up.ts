@@ -10,6 +10,7 @@ import { usageError } from '../cli-error.js';
 import type { CliIo } from '../cli-io.js';
 import { FILE_MODES } from '../up/atomic-file.js';
 import { parseGoDuration } from '../up/duration.js';
+import { MAX_NODES, upNodes } from '../up/nodes.js';
 import type { RunningCluster, StepReporter, UpOptions } from '../up/start-cluster.js';
 import { clusterIPAllocationText, defaultNodeName, PROXY_PORTS_FILE, UP_DEFAULTS } from '../up/up-defaults.js';
 import type { CliCommand, CommandContext } from './command.js';
@@ -28,6 +29,10 @@ interface UpCommandOptions {
   readonly proxyMode: UpOptions['proxyMode'];
   readonly dataplane: 'none' | 'netns';
   readonly nodeName: string;
+  readonly nodes: string;
+  readonly nodeZones?: string;
+  readonly nodeRegion?: string;
+  readonly nodeCpu: string;
   readonly clusterCidr: string;
   readonly etcdServers?: string;
   readonly apiserverCount: string;
@@ -161,6 +166,15 @@ const PROXY_PORTS_INTERVAL_MS = 500;
 async function run(context: CommandContext, options: UpCommandOptions): Promise<void> {
   const { io } = context;
   const gates = featureGates(io, options);
+  const nodes = upNodes({
+    nodes: options.nodes,
+    nodeName: options.nodeName,
+    ...optional('zones', options.nodeZones),
+    ...optional('region', options.nodeRegion),
+    cpu: options.nodeCpu,
+    clusterCIDR: options.clusterCidr,
+  });
+  if (!nodes.ok) throw usageError(nodes.error);
   const up: UpOptions = {
     dataDir: options.dataDir,
     bindAddress: options.bindAddress,
@@ -174,6 +188,7 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
     proxyMode: options.proxyMode,
     dataplane: options.dataplane === 'netns' ? 'netns' : 'files',
     nodeName: options.nodeName,
+    nodes: nodes.nodes,
     clusterCIDR: options.clusterCidr,
     ...optional('etcdServers', etcdServers(options.etcdServers)),
     ...optional('apiserverCount', apiserverCount(options.apiserverCount)),
@@ -243,8 +258,12 @@ export const upCommand: CliCommand = {
       .option('--dns-port <port>', 'the cluster DNS port on 127.0.0.1 (0 picks a free one)', String(UP_DEFAULTS.dnsPort))
       .addOption(new Option('--proxy-mode <mode>', "kube-proxy's mode (nftables: v1.33's rules)").choices(['iptables', 'nftables', 'userspace', 'none']).default(UP_DEFAULTS.proxyMode))
       .addOption(new Option('--dataplane <where>', 'where the iptables or nftables rules go: files in the data dir, or a real kernel in network namespaces (root)').choices(['none', 'netns']).default('none'))
-      .option('--node-name <name>', 'the simulated node', defaultNodeName())
-      .option('--cluster-cidr <cidr>', "the node's pod CIDR", UP_DEFAULTS.clusterCIDR)
+      .option('--node-name <name>', 'the simulated node; with --nodes N > 1 the nodes are <name>-1 .. <name>-N', defaultNodeName())
+      .option('--nodes <n>', `how many simulated nodes the kubelet runs (1 to ${MAX_NODES}); the node agent (DNS, kube-proxy) runs for the first`, '1')
+      .option('--node-zones <zones>', 'zones, comma-separated: node i gets the label topology.kubernetes.io/zone=zones[i mod k]; no more zones than nodes')
+      .option('--node-region <region>', 'the label topology.kubernetes.io/region of every node')
+      .option('--node-cpu <quantity>', "every node's capacity and allocatable cpu (the EndpointSlice controller's topology hints read it)", UP_DEFAULTS.nodeCPU)
+      .option('--cluster-cidr <cidr>', 'the pod CIDR: the one node has all of it; with --nodes N > 1 node i has its i-th /24 (/64 for IPv6)', UP_DEFAULTS.clusterCIDR)
       .option('--etcd-servers <urls>', 'keep the state in etcd at these client URLs (comma-separated) instead of SQLite in --data-dir; several kubesvc up processes can share one etcd')
       .option('--apiserver-count <n>', 'how many apiservers run, for --endpoint-reconciler-type=master-count', '1')
       .addOption(new Option('--controllers <bool>', 'run the controllers and the simulated kubelet in this process (false: another kubesvc up on the same etcd runs them)').choices(['true', 'false']).default('true'))

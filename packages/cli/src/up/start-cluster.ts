@@ -36,7 +36,8 @@ import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
 import { usageError } from '../cli-error.js';
 import { startLiveExplorerSource } from '../explore/explorer-sources.js';
 import { ensurePrivateDir, FILE_MODES, octal, tightenMode } from './atomic-file.js';
-import { clusterIPAllocationText } from './up-defaults.js';
+import { nodesText, type UpNode } from './nodes.js';
+import { clusterIPAllocationText, UP_DEFAULTS } from './up-defaults.js';
 
 // The up command loads this module lazily (the offline commands need none of it) and writes
 // proxy-ports.json with the same atomic write; a lazy import of the node agent itself would be
@@ -56,7 +57,13 @@ export interface UpOptions {
   readonly dnsPort: number;
   readonly proxyMode: ProxyMode;
   readonly dataplane: 'files' | 'netns';
+  /** --node-name: with one node its name; the events' reporting instance. */
   readonly nodeName: string;
+  /**
+   * The simulated kubelet's nodes (nodes.ts: upNodes). Absent: one node named nodeName with all
+   * of clusterCIDR. The node agent runs for the first.
+   */
+  readonly nodes?: readonly UpNode[];
   readonly clusterCIDR: string;
   /** --etcd-servers: etcd client URLs. Absent: SQLite in the data dir. */
   readonly etcdServers?: readonly string[];
@@ -170,6 +177,9 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
   const advertiseAddress = options.advertiseAddress ?? defaultAdvertiseAddress();
   const clusterIPAllocation = options.clusterIPAllocation ?? DEFAULT_CLUSTER_IP_ALLOCATION;
   if (advertiseAddress === undefined) throw usageError('this host has no non-loopback IPv4 address to advertise: give one with --advertise-address');
+  const nodes = (options.nodes ?? [{ name: options.nodeName, podCIDR: options.clusterCIDR, labels: {}, cpu: UP_DEFAULTS.nodeCPU }]).map((n) => ({ ...n, internalIP: n.internalIP ?? advertiseAddress }));
+  // The node agent (cluster DNS and kube-proxy) runs for one node, the first.
+  const agentNode = nodes[0]?.name ?? options.nodeName;
 
   const cleanups: (() => Promise<void> | void)[] = [];
   const unwind = async (): Promise<void> => {
@@ -234,7 +244,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
           ...(options.leaseTtlSeconds === undefined ? {} : { leaseTtlSeconds: options.leaseTtlSeconds }),
           ...(options.compactionIntervalMs === undefined ? {} : { compactionIntervalMs: options.compactionIntervalMs }),
           runControllers: options.runControllers ?? true,
-          controllers: standardControllers({ hostName: options.nodeName, nodes: [{ name: options.nodeName, podCIDR: options.clusterCIDR, internalIP: advertiseAddress }] }),
+          controllers: standardControllers({ hostName: options.nodeName, nodes }),
         });
         if (!started.ok) throw usageError(started.error.message);
         return started.value;
@@ -243,6 +253,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
     );
     cleanups.push(() => plane.stop());
     steps.note(`ClusterIPs: ${clusterIPAllocationText(clusterIPAllocation)}`);
+    steps.note(nodesText(nodes));
 
     // The explorer reads the same objects the node agent does, from its own informer, and
     // computes the rules with the node agent's kube-proxy settings.
@@ -252,7 +263,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
     if (await ensureUiBuilt()) {
       const proxier = proxierConfig({
         kernel: loadKernel(),
-        nodeName: options.nodeName,
+        nodeName: agentNode,
         nodeIPs: [advertiseAddress, '127.0.0.1'],
         nodeIP: advertiseAddress,
         localDetector: { kind: 'cidr', cidr: options.clusterCIDR },
@@ -315,7 +326,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
           source: informer,
           clock: systemClock,
           logger,
-          nodeName: options.nodeName,
+          nodeName: agentNode,
           nodeIP: advertiseAddress,
           clusterCIDR: options.clusterCIDR,
           serviceNetworking: plane.config.serviceNetworking,

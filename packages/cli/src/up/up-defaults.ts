@@ -21,6 +21,7 @@ export const UP_DEFAULTS = {
   proxyMode: 'iptables',
   dataplane: 'files',
   clusterCIDR: '10.244.0.0/16',
+  nodeCPU: '4',
 } as const;
 
 /** The node name kubesvc up uses by default: the host's name, lower-cased as a DNS label. */

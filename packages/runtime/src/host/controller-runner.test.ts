@@ -5,7 +5,7 @@
 // a reconcile after a write reads a cache that has the write, and stop() ends all writing.
 // The allocator does not matter here: these Services take their ClusterIPs from the bitmap.
 import { BITMAP_CLUSTER_IP_ALLOCATION } from '@kubesvc/api-types';
-import type { Endpoints, Service } from '@kubesvc/api-types';
+import type { Endpoints, Event, Service } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import { createRegistry, type Registry, recordingLogger, type RecordingLogger } from '@kubesvc/apiserver';
 import { openMemoryStore, type Store, virtualClock, type VirtualClock } from '@kubesvc/store';
@@ -180,6 +180,48 @@ describe('the keyed-controller runner', () => {
     await settle(f, runner);
     expect(calls.length).toBe(before + 1);
     expect(calls.at(-1)?.at).toBe(T0 + 30_000);
+  });
+
+  it('writes a recorded event as the events/v1 recorder does, and a refused one fails nothing', async () => {
+    const f = await fixture();
+    const recorder: KeyedController = {
+      name: 'recorder',
+      watches: ['services'],
+      keysFor: (change) => [keyOf(change)],
+      reconcile: (key) => {
+        const [namespace = '', name = ''] = key.split('/');
+        const event = (ns: string) => ({
+          kind: 'record-event' as const,
+          event: {
+            type: 'Warning' as const,
+            reason: 'FailedScheduling',
+            action: 'Scheduling',
+            note: 'no nodes available to schedule pods',
+            reportingController: 'default-scheduler',
+            regarding: { apiVersion: 'v1', kind: 'Service', namespace: ns, name, resource: 'services' as const },
+          },
+        });
+        // The second names a namespace that does not exist: the registry refuses its event.
+        return [event(namespace), event('gone')];
+      },
+    };
+    const runner = startControllerRunner({ registry: f.registry, informer: f.informer, clock: f.clock, controllers: [recorder], logger: f.logger, hostname: 'host-a' });
+    cleanups.push(() => runner.stop());
+    await settle(f, runner);
+    const events = must(await f.registry.list<Event>('events', 'default')).items;
+    expect(events).toHaveLength(1);
+    const service = must(await f.registry.get<Service>('services', 'default', 'web'));
+    expect(events[0]).toMatchObject({
+      type: 'Warning',
+      reason: 'FailedScheduling',
+      message: 'no nodes available to schedule pods',
+      action: 'Scheduling',
+      reportingComponent: 'default-scheduler',
+      reportingInstance: 'default-scheduler-host-a',
+      involvedObject: { kind: 'Service', namespace: 'default', name: 'web', apiVersion: 'v1', uid: service.metadata.uid },
+    });
+    expect(runner.numRequeues('recorder', 'default/web')).toBe(0);
+    expect(f.logger.lines.some((l) => l.level === 'error' && l.message.startsWith('Server rejected event (will not retry!)'))).toBe(true);
   });
 
   it('makes no write once stop() has resolved, even with a write in flight and timers pending', async () => {

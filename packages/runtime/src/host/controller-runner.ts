@@ -4,10 +4,12 @@
 // out through the registry in order. After its writes, a key is held until the informer has
 // caught up with the store, so the next reconcile of that key never reads a cache older than
 // its own writes. A failed write ends the reconcile and requeues the key with the default
-// controller rate limiter's backoff.
+// controller rate limiter's backoff. An event a controller records is written as the events/v1
+// recorder writes it; a failed event write is logged and dropped, as upstream's broadcaster does.
 // upstream: staging/src/k8s.io/client-go/util/workqueue (the queue), and the worker loop every
 //           controller has (pkg/controller/endpoint/endpoints_controller.go processNextWorkItem,
 //           handleErr: Forget on success, AddRateLimited on error)
+import { hostname as osHostname } from 'node:os';
 import type { KubeObject, ObjectMeta } from '@kubesvc/api-types';
 import type { Clock } from '@kubesvc/store';
 import { type ApiError, type Registry, type ResourceName, silentLogger, type Logger } from '@kubesvc/apiserver';
@@ -25,6 +27,8 @@ export interface ControllerRunnerOptions {
   readonly logger?: Logger;
   /** The rate limiter of every queue; default client-go's (5 ms doubling to 1000 s, 10 qps burst 100). */
   readonly rateLimiter?: RateLimiterOptions;
+  /** The recorded events' reportingInstance suffix (`default-scheduler-<hostname>`). Default os.hostname(). */
+  readonly hostname?: string;
 }
 
 export interface ControllerRunner {
@@ -117,8 +121,8 @@ class Runner implements ControllerRunner {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly rateLimiter: RateLimiterOptions | undefined;
-  readonly events: EventRecorder;
   readonly workers: Worker[];
+  readonly events: EventRecorder;
   stopping = false;
   /** Workers start once the first list is queued, as controllers wait for their caches to sync. */
   started = false;
@@ -131,7 +135,7 @@ class Runner implements ControllerRunner {
     this.clock = options.clock;
     this.logger = options.logger ?? silentLogger;
     this.rateLimiter = options.rateLimiter;
-    this.events = new EventRecorder(this.registry, this.informer, this.clock, '', this.logger);
+    this.events = new EventRecorder(options.registry, options.informer, options.clock, options.hostname ?? osHostname(), this.logger);
     const names = new Set<string>();
     for (const c of options.controllers) {
       if (names.has(c.name)) throw new Error(`two controllers are named ${JSON.stringify(c.name)}`);
@@ -199,6 +203,11 @@ class Runner implements ControllerRunner {
           // upstream: pkg/controller/endpoint/endpoints_controller.go (syncService: IsNotFound)
           if (!res.ok && res.error.code === 404) return undefined;
           return res.ok ? undefined : describe('delete', action.resource, action.namespace, action.name, res.error);
+        }
+        case 'record-event': {
+          // The recorder logs a refused event; it is not the reconcile's failure.
+          await this.events.recordV1(action.event);
+          return undefined;
         }
         case 'finalize-namespace': {
           const res = await r.finalizeNamespace(action.name);

@@ -41,6 +41,12 @@ export interface NodeAgentOptions<D extends Dataplane = Dataplane> {
   readonly nodeName: string;
   /** The node's IP: kube-proxy's node IP, the NodePort addresses with 127.0.0.1. */
   readonly nodeIP: string;
+  /**
+   * The node's labels, of which kube-proxy reads the zone (`topology.kubernetes.io/zone`) for
+   * topology hints, and the PreferSameTrafficDistribution gate (node hints). Default: no
+   * labels, the gate off.
+   */
+  readonly topology?: { readonly labels?: Readonly<Record<string, string>>; readonly preferSameTrafficDistribution?: boolean };
   /** The pods' CIDR (kube-proxy --cluster-cidr): traffic from outside it is masqueraded. */
   readonly clusterCIDR?: string;
   /** The cluster's Service networking (api-types' parseServiceNetworking): the DNS serves its cluster domain unless dns.domain says otherwise. */
@@ -190,6 +196,8 @@ export async function startNodeAgent<D extends Dataplane = Dataplane>(options: N
         nodeIP: options.nodeIP,
         localDetector: options.clusterCIDR === undefined ? { kind: 'none' } : { kind: 'cidr', cidr: options.clusterCIDR },
         ...(options.iptables?.kubeProxyVersion !== undefined ? { kubeProxyVersion: options.iptables.kubeProxyVersion } : {}),
+        ...(options.topology?.labels !== undefined ? { topologyLabels: { ...options.topology.labels } } : {}),
+        ...(options.topology?.preferSameTrafficDistribution === true ? { preferSameTrafficDistribution: true } : {}),
       });
       if (!checked.ok) {
         await dataplane?.close();
@@ -359,6 +367,8 @@ async function nftablesSettings<D extends Dataplane>(
           family: nodeIP.ok ? nodeIP.value.family : 4,
           localDetector: options.clusterCIDR === undefined ? { kind: 'none' } : { kind: 'cidr', cidr: options.clusterCIDR },
           ...(serviceCIDRs !== undefined ? { serviceCIDRs } : {}),
+          ...(options.topology?.labels !== undefined ? { topologyLabels: { ...options.topology.labels } } : {}),
+          ...(options.topology?.preferSameTrafficDistribution === true ? { preferSameTrafficDistribution: true } : {}),
         });
   if (!checked.ok) {
     await dataplane?.close();

@@ -198,6 +198,7 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
     ...optional('leaseTtlSeconds', secondsOf(duration('--master-lease-ttl', options.masterLeaseTtl, 1000))),
     ...optional('compactionIntervalMs', compactionInterval(options.etcdCompactionInterval)),
     clusterIPAllocation: gates.allocation,
+    preferSameTrafficDistribution: gates.enabled.PreferSameTrafficDistribution,
   };
   // Loaded here, not at the top: the offline commands share this module graph and need neither.
   const [{ startCluster, writeFileAtomicSync }, { default: ora }, { fileRefresher }] = await Promise.all([
@@ -273,7 +274,7 @@ export const upCommand: CliCommand = {
       .option('--etcd-compaction-interval <duration>', "how often the store's history is compacted, on SQLite as on etcd (kube-apiserver's flag, default 5m0s; 0 turns it off)")
       .option(
         '--feature-gates <pairs>',
-        "kube-apiserver's: key=value pairs (a kube: prefix is allowed) for the gates that choose the ClusterIP allocator, MultiCIDRServiceAllocator and DisableAllocatorDualWrite, and AllAlpha and AllBeta over them; other gates are refused; may be repeated",
+        "kube-apiserver's: key=value pairs (a kube: prefix is allowed) for the gates that choose the ClusterIP allocator, MultiCIDRServiceAllocator and DisableAllocatorDualWrite, PreferSameTrafficDistribution (trafficDistribution PreferSameZone and PreferSameNode, and node hints in kube-proxy), and AllAlpha and AllBeta over them; other gates are refused; may be repeated",
         appendCommaSeparated,
       )
       .option(

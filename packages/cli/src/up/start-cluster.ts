@@ -81,6 +81,12 @@ export interface UpOptions {
   readonly compactionIntervalMs?: number;
   /** The ClusterIP allocator, as --feature-gates and --emulated-version chose it. Default: v1.33's. */
   readonly clusterIPAllocation?: ClusterIPAllocation;
+  /**
+   * The PreferSameTrafficDistribution gate (--feature-gates): kube-apiserver's validation of
+   * trafficDistribution, the EndpointSlice controller's node hints and kube-proxy's reading of
+   * them. Default off, as in v1.33.
+   */
+  readonly preferSameTrafficDistribution?: boolean;
 }
 
 // The defaults live in up-defaults.ts, which loads nothing heavy: every command's options read them.
@@ -233,6 +239,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
           logger,
           serviceNetworking: parsed.value,
           clusterIPAllocation,
+          preferSameTrafficDistribution: options.preferSameTrafficDistribution === true,
           advertiseAddress,
           securePort: options.securePort,
           endpointReconcilerType: options.endpointReconcilerType,
@@ -244,7 +251,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
           ...(options.leaseTtlSeconds === undefined ? {} : { leaseTtlSeconds: options.leaseTtlSeconds }),
           ...(options.compactionIntervalMs === undefined ? {} : { compactionIntervalMs: options.compactionIntervalMs }),
           runControllers: options.runControllers ?? true,
-          controllers: standardControllers({ hostName: options.nodeName, nodes }),
+          controllers: standardControllers({ hostName: options.nodeName, nodes }, { preferSameTrafficDistribution: options.preferSameTrafficDistribution === true }),
         });
         if (!started.ok) throw usageError(started.error.message);
         return started.value;
@@ -266,6 +273,8 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
         nodeName: agentNode,
         nodeIPs: [advertiseAddress, '127.0.0.1'],
         nodeIP: advertiseAddress,
+        topologyLabels: { ...(nodes[0]?.labels ?? {}) },
+        preferSameTrafficDistribution: options.preferSameTrafficDistribution === true,
         localDetector: { kind: 'cidr', cidr: options.clusterCIDR },
       });
       if (!proxier.ok) throw usageError(proxier.error.message);
@@ -328,6 +337,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
           logger,
           nodeName: agentNode,
           nodeIP: advertiseAddress,
+          topology: { labels: nodes[0]?.labels ?? {}, preferSameTrafficDistribution: options.preferSameTrafficDistribution === true },
           clusterCIDR: options.clusterCIDR,
           serviceNetworking: plane.config.serviceNetworking,
           dataDir,

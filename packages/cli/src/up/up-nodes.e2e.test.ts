@@ -34,7 +34,7 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
 }
 
 describe('kubesvc up --nodes --node-zones', () => {
-  it('runs three nodes in zones a, b, c; binds pods round robin and by nodeSelector; leaves an impossible pod Pending with the scheduler message', async () => {
+  it('runs three nodes in zones a, b, c; binds pods round robin and by nodeSelector; hints the endpoints of a PreferClose Service for their zones; leaves an impossible pod Pending with the scheduler message', async () => {
     const dataDir = tempDir();
     const cache = tempDir();
     const up = await startUp(children, dataDir, ['--nodes', '3', '--node-zones', 'a,b,c', '--node-name', 'node']);
@@ -82,6 +82,27 @@ describe('kubesvc up --nodes --node-zones', () => {
       ['p3', 'Running', '127.0.0.3'],
       ['p4', 'Running', '192.0.2.10'],
     ]);
+
+    // trafficDistribution: PreferClose: the EndpointSlice controller hints every endpoint for
+    // its own zone, the zone of the node its pod runs on.
+    const svcFile = join(cache, 'web-svc.json');
+    writeFileSync(
+      svcFile,
+      JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }], trafficDistribution: 'PreferClose' } }),
+    );
+    await kubectl('create', '-f', svcFile);
+    const hints = await until(
+      'five endpoints of Service web with zone hints',
+      async () =>
+        (await kubectl('get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'jsonpath={range .items[*].endpoints[*]}{.targetRef.name} {.zone} {.hints.forZones[*].name}{"\\n"}{end}'))
+          .trim()
+          .split('\n')
+          .sort(),
+      (lines) => lines.length === 5 && lines.every((l) => l.split(' ').length === 3),
+    );
+    expect(hints).toEqual(['in-b b b', 'p1 a a', 'p2 b b', 'p3 c c', 'p4 a a']);
+    const sliceYaml = await kubectl('get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'yaml');
+    expect(sliceYaml).toContain('    hints:\n      forZones:\n      - name: b\n');
 
     await create('nowhere', { [ZONE]: 'x' });
     const scheduled = await until(

@@ -1,4 +1,4 @@
-// The one vitest configuration every project uses (each vitest.config.ts is two lines).
+// The one vitest configuration every project uses (each vitest.config.ts calls packageTestConfig).
 // - Workspace packages are resolved through the `@kubesvc/source` export condition, so tests
 //   run against source with no build step.
 // - Every test file runs under the shared fast-check harness (FC_NUM_RUNS, FC_SEED, FC_PATH).
@@ -17,7 +17,17 @@ import { RESULTS_FILE } from './tools/workspace/src/test-summary.ts';
 const propertySetup = fileURLToPath(new URL('./packages/testkit/src/vitest-setup.ts', import.meta.url));
 const fastCheckVitest = fileURLToPath(new URL('./packages/testkit/src/fast-check-vitest.ts', import.meta.url));
 
-export function packageTestConfig(projectDir: URL): ViteUserConfig {
+/**
+ * What a package may set for itself. `maxWorkers`: how many test files run at once. Vitest's
+ * default is one fewer than the CPUs, so one at a time on a 2-CPU machine; the CLI's files
+ * mostly wait on child processes (kubesvc, kubectl, etcd), and its longest file (the 3,000
+ * creates on three apiservers) would otherwise hold up all the rest.
+ */
+export interface PackageTestOptions {
+  readonly maxWorkers?: number;
+}
+
+export function packageTestConfig(projectDir: URL, options: PackageTestOptions = {}): ViteUserConfig {
   return defineConfig({
     root: fileURLToPath(projectDir),
     ssr: { resolve: { conditions: ['@kubesvc/source', ...defaultServerConditions] } },
@@ -33,6 +43,7 @@ export function packageTestConfig(projectDir: URL): ViteUserConfig {
       // Properties at FC_NUM_RUNS=2000 take far longer than the 5 s default.
       testTimeout: 120_000,
       hookTimeout: 60_000,
+      ...(options.maxWorkers === undefined ? {} : { maxWorkers: options.maxWorkers }),
     },
   });
 }

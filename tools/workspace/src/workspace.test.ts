@@ -128,7 +128,7 @@ describe.each(packages.map((p) => [p.dir, p] as const))('%s', (dir, project) => 
   });
 
   test('tests run under the shared vitest configuration', () => {
-    expect(read(dir, 'vitest.config.ts')).toMatch(/packageTestConfig\(new URL\('\.', import\.meta\.url\)\)/);
+    expect(read(dir, 'vitest.config.ts')).toMatch(/packageTestConfig\(new URL\('\.', import\.meta\.url\)(, \{[^}]*\})?\)/);
   });
 
   test('its README says what it is for, and a package not implemented yet exports nothing', () => {

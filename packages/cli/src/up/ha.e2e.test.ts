@@ -46,7 +46,7 @@ function upArgs(endpoint: string, port: number, i: number, extra: readonly strin
 }
 
 async function cluster(n: number, extra: readonly string[] = []): Promise<{ endpoint: string; servers: UpProcess[] }> {
-  etcd = await startEtcd({ name: 'kubesvc-ha' });
+  etcd = await startEtcd({ name: 'kubesvc-ha', inMemory: true });
   const port = await freePort();
   const endpoint = etcd.endpoint;
   const servers = await Promise.all(Array.from({ length: n }, (_, i) => startUp(upArgs(endpoint, port, i, extra), { clients: CLIENTS })));

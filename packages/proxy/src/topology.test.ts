@@ -53,6 +53,9 @@ const portArb: fc.Arbitrary<ServicePortInfo> = fc
     chains: undefined,
   }));
 
+const withoutHints = (list: readonly EndpointInfo[]): EndpointInfo[] =>
+  list.map((ep) => endpointInfo(ep.ip, ep.port, ep.isLocal, ep.ready, ep.serving, ep.terminating));
+
 const texts = (list: readonly EndpointInfo[]): string[] => list.map((ep) => ep.hostPort);
 
 describe('categorizeEndpoints with topology', () => {
@@ -72,7 +75,9 @@ describe('categorizeEndpoints with topology', () => {
     'INV-TOPO-NARROW: topology never empties the Cluster list while a ready endpoint exists, and only narrows the ready ones',
     (endpoints, svc, topology) => {
       const got = categorizeEndpoints(endpoints, svc, topology);
-      const plain = categorizeEndpoints(endpoints, svc, NO_TOPOLOGY);
+      // The same endpoints without their hints. Not NO_TOPOLOGY: that is a node without a zone
+      // label, for which upstream honours hints for the zone "" (a valid label value).
+      const plain = categorizeEndpoints(withoutHints(endpoints), svc, topology);
       const usesCluster = !svc.internalPolicyLocal || svc.nodePort !== 0;
       if (usesCluster && endpoints.some((ep) => ep.ready)) {
         expect(got.clusterEndpoints.length).toBeGreaterThan(0);
@@ -88,6 +93,19 @@ describe('categorizeEndpoints with topology', () => {
       expect(new Set(texts(got.allReachableEndpoints))).toEqual(union);
     },
   );
+
+  it('a node without a zone label reads its zone as "", and a hint for the zone "" (a valid label value) counts for it, as in upstream', () => {
+    const eps = [
+      endpointInfo('10.0.0.28', 80, false, true, false, false, { zones: ['zone-a'], nodes: [] }),
+      endpointInfo('10.0.0.33', 80, false, true, false, false, { zones: [''], nodes: [] }),
+    ];
+    const [sampled] = fc.sample(portArb, { numRuns: 1, seed: 1 });
+    if (sampled === undefined) throw new Error('fc.sample gave no port');
+    const svc = { ...sampled, internalPolicyLocal: false, externalPolicyLocal: false, nodePort: 0 };
+    expect(texts(categorizeEndpoints(eps, svc, nodeTopology('n', {}, false)).clusterEndpoints)).toEqual(['10.0.0.33:80']);
+    expect(texts(categorizeEndpoints(eps, svc, NO_TOPOLOGY).clusterEndpoints)).toEqual(['10.0.0.33:80']);
+    expect(texts(categorizeEndpoints(eps, svc, nodeTopology('n', { 'topology.kubernetes.io/zone': 'zone-a' }, false)).clusterEndpoints)).toEqual(['10.0.0.28:80']);
+  });
 
   it('the zone comes from topology.kubernetes.io/zone only', () => {
     expect(nodeTopology('n', { 'topology.kubernetes.io/zone': 'z1', 'topology.kubernetes.io/region': 'r' }, false)).toEqual({

@@ -116,7 +116,7 @@ const SPECIAL: ReadonlyMap<string, PreRelease> = new Map([
 
 /** What kubesvc adds to upstream's `unrecognized feature gate: X`: a real kube-apiserver knows many more gates. */
 export const UNMODELLED_GATE_NOTE =
-  'kubesvc models only MultiCIDRServiceAllocator and DisableAllocatorDualWrite, the gates that choose the ClusterIP allocator, PreferSameTrafficDistribution, and AllAlpha and AllBeta over them';
+  'kubesvc models only MultiCIDRServiceAllocator and DisableAllocatorDualWrite (which choose the ClusterIP allocator), PreferSameTrafficDistribution (trafficDistribution PreferSameZone and PreferSameNode), and AllAlpha and AllBeta over them';
 
 // --- apimachinery's version.Parse ---------------------------------------------------------
 

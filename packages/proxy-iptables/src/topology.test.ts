@@ -2,8 +2,7 @@
 // zone (or, with PreferSameTrafficDistribution, for itself), and a change of the node's zone
 // label is a full sync. upstream (v1.33): pkg/proxy/topology.go (CategorizeEndpoints),
 // pkg/proxy/iptables/proxier.go (OnTopologyChange: needFullSync).
-import type { DiscoveryEndpoint } from '@kubesvc/api-types';
-import { makeService, makeSlice } from '@kubesvc/testkit';
+import { hintedEndpoint, hintedZoneCluster, makeSlice } from '@kubesvc/testkit';
 import { describe, expect, it } from 'vitest';
 import { generateRules, sync } from './backend.js';
 import { proxierConfig, type ProxierConfigOptions } from './proxier-config.js';
@@ -11,24 +10,8 @@ import { fakeProxierConfig } from './upstream.fixtures.js';
 
 const ZONE = 'topology.kubernetes.io/zone';
 
-const endpoint = (ip: string, zone: string, node: string): DiscoveryEndpoint => ({
-  addresses: [ip],
-  nodeName: node,
-  zone,
-  hints: { forZones: [{ name: zone }], forNodes: [{ name: node }] },
-});
-
-const services = [makeService('ns1', 'web', { clusterIP: '172.30.0.10', ports: [{ name: 'p80', port: 80, protocol: 'TCP' }] })];
-const slices = [
-  makeSlice(
-    'ns1',
-    'web',
-    1,
-    'IPv4',
-    [endpoint('10.0.1.1', 'zone-a', 'node-a'), endpoint('10.0.1.2', 'zone-a', 'node-a2'), endpoint('10.0.2.1', 'zone-b', 'node-b')],
-    [{ name: 'p80', port: 80, protocol: 'TCP' }],
-  ),
-];
+const endpoint = hintedEndpoint;
+const { services, slices } = hintedZoneCluster();
 
 /** The endpoints the rules DNAT to, in the text's order. */
 function destinations(text: string): string[] {

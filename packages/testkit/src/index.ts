@@ -15,7 +15,7 @@ export { requestLinePath, sendRaw } from './raw-http.js';
 export type { RawOptions, RawRequest, RawResponse } from './raw-http.js';
 export { importGraph } from './import-graph.js';
 export type { ImportGraph } from './import-graph.js';
-export { makeService, makeSlice } from './proxier-objects.js';
+export { hintedEndpoint, hintedZoneCluster, makeService, makeSlice } from './proxier-objects.js';
 export { fieldRefusal, refusedField } from './field-refusal.js';
 export type { FieldRefusal } from './field-refusal.js';
 export { base32Std } from './base32.js';

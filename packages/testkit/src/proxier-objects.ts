@@ -30,3 +30,23 @@ export function makeSlice(
     ports,
   };
 }
+
+/** An endpoint at `ip` on `node` in `zone`, hinted for that zone and that node, as the EndpointSlice controller writes PreferSameNode's hints. */
+export function hintedEndpoint(ip: string, zone: string, node: string): DiscoveryEndpoint {
+  return { addresses: [ip], nodeName: node, zone, hints: { forZones: [{ name: zone }], forNodes: [{ name: node }] } };
+}
+
+/**
+ * The topology tests' cluster, one for every backend: Service ns1/web (172.30.0.10, port p80)
+ * with two endpoints in zone-a (on node-a and node-a2) and one in zone-b (on node-b), each
+ * hinted for its own zone and node.
+ */
+export function hintedZoneCluster(): { services: Service[]; slices: EndpointSlice[] } {
+  const port = { name: 'p80', port: 80, protocol: 'TCP' as const };
+  return {
+    services: [makeService('ns1', 'web', { clusterIP: '172.30.0.10', ports: [port] })],
+    slices: [
+      makeSlice('ns1', 'web', 1, 'IPv4', [hintedEndpoint('10.0.1.1', 'zone-a', 'node-a'), hintedEndpoint('10.0.1.2', 'zone-a', 'node-a2'), hintedEndpoint('10.0.2.1', 'zone-b', 'node-b')], [port]),
+    ],
+  };
+}

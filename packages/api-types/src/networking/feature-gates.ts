@@ -237,6 +237,29 @@ function goBool(text: string): boolean | undefined {
   return undefined;
 }
 
+/** A malformed pair of a --feature-gates value. */
+export type ErrFeatureGatePair = TaggedError<'ErrFeatureGatePair'>;
+
+/**
+ * The key=value pairs of a --feature-gates value, in the order first named (a later value of a
+ * key wins), or upstream's message for the first malformed pair (featureGate.Set: a pair with
+ * no `=`, a value strconv.ParseBool refuses). Every component's gate flag reads its pairs so.
+ */
+export function readFeatureGatePairs(text: string): Result<ReadonlyMap<string, boolean>, ErrFeatureGatePair> {
+  const given = new Map<string, boolean>();
+  for (const pair of text.split(',')) {
+    if (pair.trim() === '') continue;
+    const at = pair.indexOf('=');
+    const key = (at < 0 ? pair : pair.slice(0, at)).trim();
+    if (at < 0) return err({ _tag: 'ErrFeatureGatePair', message: `missing bool value for ${key}` });
+    const value = pair.slice(at + 1).trim();
+    const bool = goBool(value);
+    if (bool === undefined) return err({ _tag: 'ErrFeatureGatePair', message: `invalid value of ${key}=${value}, err: strconv.ParseBool: parsing ${goQuote(value)}: invalid syntax` });
+    given.set(key, bool);
+  }
+  return ok(given);
+}
+
 /**
  * featureGate.Set and unsafeSetFromMap for the kube component: the explicit values, or the
  * errors upstream returns (an unknown gate ends the walk at once, as upstream's early return).
@@ -246,17 +269,9 @@ function setGates(
   emulated: readonly [bigint, bigint],
   warnings: string[],
 ): Result<ReadonlyMap<string, boolean>, ErrFeatureGates> {
-  const given = new Map<string, boolean>();
-  for (const pair of text.split(',')) {
-    if (pair === '') continue;
-    const at = pair.indexOf('=');
-    const key = (at < 0 ? pair : pair.slice(0, at)).trim();
-    if (at < 0) return refuse('--feature-gates', [`missing bool value for ${key}`]);
-    const value = pair.slice(at + 1).trim();
-    const bool = goBool(value);
-    if (bool === undefined) return refuse('--feature-gates', [`invalid value of ${key}=${value}, err: strconv.ParseBool: parsing ${goQuote(value)}: invalid syntax`]);
-    given.set(key, bool);
-  }
+  const pairs = readFeatureGatePairs(text);
+  if (!pairs.ok) return refuse('--feature-gates', [pairs.error.message]);
+  const given = pairs.value;
   const enabled = new Map<string, boolean>();
   const errors: string[] = [];
   for (const [key, value] of given) {

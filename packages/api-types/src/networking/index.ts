@@ -29,6 +29,7 @@ export type {
   ClusterIPFeatureGates,
   ClusterIPFeatureGatesResult,
   ErrFeatureGates,
+  ErrFeatureGatePair,
   FeatureGateFlags,
 } from './feature-gates.js';
-export { DEFAULT_KUBE_EMULATION_VERSION, MIN_KUBE_EMULATION_VERSION, parseClusterIPFeatureGates, UNMODELLED_GATE_NOTE } from './feature-gates.js';
+export { DEFAULT_KUBE_EMULATION_VERSION, MIN_KUBE_EMULATION_VERSION, parseClusterIPFeatureGates, readFeatureGatePairs, UNMODELLED_GATE_NOTE } from './feature-gates.js';

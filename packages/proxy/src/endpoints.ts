@@ -61,6 +61,7 @@ export class EndpointInfo {
  * An endpoint's topology hints (BaseEndpointInfo's zoneHints and nodeHints), each list without
  * duplicates; an empty list is a set of length 0 (no hints of that kind).
  */
+/** Zone and node hint names, each sorted and without duplicates (made once per hints object). */
 export interface EndpointHints {
   readonly zones: readonly string[];
   readonly nodes: readonly string[];
@@ -75,7 +76,7 @@ function hintNames(list: readonly { readonly name: string }[] | undefined): read
   if (list === undefined || list.length === 0) return NO_NAMES;
   const names: string[] = [];
   for (const { name } of list) if (!names.includes(name)) names.push(name);
-  return names;
+  return names.sort(compareStrings);
 }
 
 /**
@@ -101,8 +102,9 @@ export function sameHints(a: EndpointHints | undefined, b: EndpointHints | undef
   return sameNameSet(a.zones, b.zones) && sameNameSet(a.nodes, b.nodes);
 }
 
+/** Two sorted name lists without duplicates: the same set when they are equal. */
 function sameNameSet(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((name) => b.includes(name));
+  return a.length === b.length && a.every((name, i) => name === b[i]);
 }
 
 const BRACKETED = 1;

@@ -87,9 +87,10 @@ export const STALE_CHAIN_GRACE_MS = 1000;
 
 function endpointText(ep: EndpointInfo): string {
   const text = `${ep.hostPort}/${ep.isLocal ? 'l' : ''}${ep.ready ? 'r' : ''}${ep.serving ? 's' : ''}${ep.terminating ? 't' : ''}`;
-  // Hints choose endpoints (categorizeEndpoints): a change of them alone is a change.
+  // Hints choose endpoints (categorizeEndpoints): a change of them alone is a change. Their
+  // names are kept sorted, so equal sets give equal text.
   const hints = ep.hints;
-  return hints === undefined ? text : `${text}/${[...hints.zones].sort().join(' ')}/${[...hints.nodes].sort().join(' ')}`;
+  return hints === undefined ? text : `${text}/${hints.zones.join(' ')}/${hints.nodes.join(' ')}`;
 }
 
 function portText(svc: ServicePortInfo, endpoints: readonly EndpointInfo[]): string {

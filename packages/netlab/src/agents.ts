@@ -124,6 +124,18 @@ export class AgentProcess {
   }
 }
 
+/** How long a backend may take to print that it listens. */
+const BACKEND_READY_TIMEOUT_MS = 15_000;
+
+/**
+ * A backend pod's server (agents/backend.mjs: TCP and UDP answering with its name), started in
+ * the pod's namespace; `ready` resolves once both sockets listen.
+ */
+export function startBackendAgent(namespace: string, name: string, ports: { readonly tcpPort: number; readonly udpPort: number }): { readonly agent: AgentProcess; readonly ready: Promise<boolean> } {
+  const agent = new AgentProcess(namespace, 'backend', { name, ...ports });
+  return { agent, ready: agent.waitForLine((line) => (line === 'ready' ? true : undefined), BACKEND_READY_TIMEOUT_MS, `${name}'s ready line`) };
+}
+
 /** A connection that got no answer: `message` is the agent's error code (`ECONNREFUSED`, `timeout`, `missing`), `ms` how long it took. */
 export interface ErrConnection extends TaggedError<'ErrConnection'> {
   readonly ms: number;

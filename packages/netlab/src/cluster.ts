@@ -14,6 +14,20 @@ export interface LabServiceSpec {
   /** A NodePort service on this port. */
   readonly nodePort?: number;
   readonly sessionAffinity?: 'None' | 'ClientIP';
+  /** For a NodePort service. Default `Cluster`. */
+  readonly externalTrafficPolicy?: 'Cluster' | 'Local';
+  /** `PreferClose`: the EndpointSlice controller gives each endpoint a hint for its own zone. */
+  readonly trafficDistribution?: 'PreferClose';
+}
+
+/** One endpoint of a lab service: a pod's address, the node it runs on, and that node's zone. */
+export interface LabEndpoint {
+  readonly ip: string;
+  readonly nodeName: string;
+  /** The zone of its node (empty or absent: none). */
+  readonly zone?: string;
+  /** Write a hint for its own zone, as the controller does for a PreferClose service. */
+  readonly hintOwnZone?: boolean;
 }
 
 /** The namespace of every lab service. */
@@ -43,20 +57,35 @@ export function labService(spec: LabServiceSpec): Service {
       ],
       sessionAffinity: affinity,
       ...(affinity === 'ClientIP' ? { sessionAffinityConfig: { clientIP: { timeoutSeconds: 10800 } } } : {}),
-      ...(spec.nodePort === undefined ? {} : { externalTrafficPolicy: 'Cluster' as const }),
+      ...(spec.nodePort === undefined ? {} : { externalTrafficPolicy: spec.externalTrafficPolicy ?? 'Cluster' }),
       internalTrafficPolicy: 'Cluster',
+      ...(spec.trafficDistribution === undefined ? {} : { trafficDistribution: spec.trafficDistribution }),
     },
   };
 }
 
 /** The EndpointSlice of a lab service: one ready endpoint per address, on the lab's node. */
 export function labEndpointSlice(spec: LabServiceSpec, addresses: readonly string[], nodeName: string): EndpointSlice {
+  return labEndpointSliceOf(
+    spec,
+    addresses.map((ip) => ({ ip, nodeName })),
+  );
+}
+
+/** The EndpointSlice of a lab service with one ready endpoint per `endpoints` entry, each on its own node and zone. */
+export function labEndpointSliceOf(spec: LabServiceSpec, endpoints: readonly LabEndpoint[]): EndpointSlice {
   return {
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',
     metadata: { namespace: LAB_NAMESPACE, name: `${spec.name}-lab`, labels: { [LABEL_SERVICE_NAME]: spec.name } },
     addressType: 'IPv4',
-    endpoints: addresses.map((ip) => ({ addresses: [ip], conditions: { ready: true, serving: true, terminating: false }, nodeName })),
+    endpoints: endpoints.map((e) => ({
+      addresses: [e.ip],
+      conditions: { ready: true, serving: true, terminating: false },
+      nodeName: e.nodeName,
+      ...(e.zone === undefined || e.zone === '' ? {} : { zone: e.zone }),
+      ...(e.hintOwnZone === true && e.zone !== undefined && e.zone !== '' ? { hints: { forZones: [{ name: e.zone }] } } : {}),
+    })),
     ports: [{ name: LAB_PORT_NAME, port: spec.targetPort, protocol: spec.protocol ?? 'TCP' }],
   };
 }

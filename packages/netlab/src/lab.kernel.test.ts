@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { countByBackend, type ConnectionResult } from './agents.js';
 import { chiSquareTest } from './chi-square.js';
 import { DEMO_SERVICES, demoCluster, type LabServiceSpec } from './cluster.js';
-import { Lab, leftovers, NODE_IP, POD_GATEWAY, processRunning } from './lab.js';
+import { Lab, NODE_IP, POD_GATEWAY } from './lab.js';
+import { leftovers } from './netns.js';
 import { dnatAddress, predictedShares, sharesTable } from './predict.js';
 
 let lab: Lab | undefined;
@@ -31,11 +32,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (lab === undefined) return;
-  const { prefix, pids } = lab;
-  await lab.teardown();
-  expect(leftovers(prefix)).toEqual({ namespaces: [], links: [] });
-  expect(pids.filter(processRunning)).toEqual([]);
+  if (lab !== undefined) expect(await lab.teardownAndCheck()).toEqual({ namespaces: [], links: [], processes: [] });
 });
 
 const clientIP = (): string => theLab().pod('client').ip;

@@ -12,7 +12,7 @@ import type { Packet, PortPacket, Trace, TraceOutcome } from '@kubesvc/proxy-nft
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { chiSquareTest } from './chi-square.js';
 import { DEMO_SERVICES, demoCluster, type LabServiceSpec } from './cluster.js';
-import { Lab, leftovers, processRunning } from './lab.js';
+import { Lab } from './lab.js';
 import { dnatAddress, predictedShares, sharesTable } from './predict.js';
 
 let lab: Lab | undefined;
@@ -30,11 +30,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (lab === undefined) return;
-  const { prefix, pids } = lab;
-  await lab.teardown();
-  expect(leftovers(prefix)).toEqual({ namespaces: [], links: [] });
-  expect(pids.filter(processRunning)).toEqual([]);
+  if (lab !== undefined) expect(await lab.teardownAndCheck()).toEqual({ namespaces: [], links: [], processes: [] });
 });
 
 const clientIP = (): string => theLab().pod('client').ip;

@@ -5,6 +5,7 @@ import { expect, test } from 'vitest';
 import { countByBackend, parseResult } from './agents.js';
 import { demoCluster } from './cluster.js';
 import { jumpRulesText, Lab } from './lab.js';
+import { MultiNodeLab } from './multi-node.js';
 
 test('jumpRulesText appends kube-proxy\'s jumps to the built-in chains, last-prepended first, as EnsureRule leaves them', () => {
   const { services, endpointSlices } = demoCluster(['10.244.0.3'], 'node-1');
@@ -40,4 +41,14 @@ test('a description with a bad pod name or prefix is refused before anything is 
   await expect(Lab.create({ backends: ['node'] })).rejects.toThrow(/not "node"/);
   await expect(Lab.create({ backends: ['a', 'a'] })).rejects.toThrow(/used twice/);
   await expect(Lab.create({ backends: ['a'], prefix: 'too-long-prefix' })).rejects.toThrow(/prefix/);
+});
+
+test('a multi-node description with a wrong node count, a bad or repeated name is refused before anything is created', async () => {
+  const one = [{ name: 'node-a', backends: ['be0'] }];
+  await expect(MultiNodeLab.create({ nodes: one })).rejects.toThrow('a multi-node lab has 2 to 8 nodes, not 1');
+  await expect(MultiNodeLab.create({ nodes: [...one, { name: 'Node-B' }] })).rejects.toThrow(/node name "Node-B" must be/);
+  await expect(MultiNodeLab.create({ nodes: [...one, { name: 'node-a' }] })).rejects.toThrow('node name node-a is used twice');
+  await expect(MultiNodeLab.create({ nodes: [...one, { name: 'node-b', clients: ['be0'] }] })).rejects.toThrow('pod name be0 is used twice');
+  await expect(MultiNodeLab.create({ nodes: [...one, { name: 'node-b', clients: ['n2'] }] })).rejects.toThrow(/pod name "n2" must be .* not "net", "ext" or n<digits>/);
+  await expect(MultiNodeLab.create({ nodes: [...one, { name: 'node-b' }], prefix: 'Bad' })).rejects.toThrow(/lab prefix "Bad"/);
 });

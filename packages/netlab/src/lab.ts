@@ -20,8 +20,6 @@
 // on-link route to its gateway 10.244.0.1, and the node holds 10.244.0.1/32 on every pod veth
 // plus a /32 route per pod. Every packet between pods is then routed by the node, so iptables
 // sees it without br_netfilter.
-import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import {
   builtinRules,
@@ -52,9 +50,11 @@ import {
   type TraceOptions as NftTraceOptions,
   type TraceResult as NftTraceResult,
 } from '@kubesvc/proxy-nftables';
-import { AgentProcess, ClientRun, clientDefaults, type ClientReport, type ClientSpec } from './agents.js';
+import { AgentProcess, startBackendAgent } from './agents.js';
+import { LabBase } from './lab-base.js';
 import { BACKEND_TCP_PORT, BACKEND_UDP_PORT } from './cluster.js';
-import { installed, must, run, type CommandResult } from './commands.js';
+import { installed, must } from './commands.js';
+import { hasBrNetfilter, ipIn, plugIntoBridge, PREFIX_PATTERN, randomPrefix, sysctlIn } from './netns.js';
 
 export type IptablesBackend = 'nft' | 'legacy';
 /** Which kube-proxy mode's rules the node holds: iptables (v1.31) or nftables (v1.33). */
@@ -98,9 +98,7 @@ export const SERVICE_CIDR = '10.96.0.0/16';
 const UPLINK_CIDR = '192.0.2.10/24';
 const UPLINK_GATEWAY = '192.0.2.1';
 const UPLINK_GATEWAY_MAC = '02:00:00:00:00:01';
-const PREFIX_PATTERN = /^[a-z0-9]{1,8}$/;
 const POD_NAME_PATTERN = /^[a-z0-9]{1,20}$/;
-const READY_TIMEOUT_MS = 15_000;
 
 /** Thrown when the lab cannot run here: not root, or a tool is missing. */
 export class LabUnavailableError extends Error {
@@ -135,42 +133,6 @@ export function labUnavailable(backend: IptablesBackend = 'nft', proxyMode: LabP
   return undefined;
 }
 
-/** Whether br_netfilter is there for a namespace: its sysctls exist (per namespace since Linux 5.3). */
-function hasBrNetfilter(namespace: string): boolean {
-  return run(['ip', 'netns', 'exec', namespace, 'test', '-e', '/proc/sys/net/bridge/bridge-nf-call-iptables']).status === 0;
-}
-
-function randomPrefix(): string {
-  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
-  return `kl${[...randomBytes(6)].map((b) => alphabet[b % alphabet.length]).join('')}`;
-}
-
-// Every live lab, for the exit and signal handlers: whatever ends the process, the lab's
-// processes are killed and its namespaces deleted.
-const liveLabs = new Set<Lab>();
-let handlersInstalled = false;
-const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-
-function teardownAllNow(): void {
-  for (const lab of [...liveLabs]) lab.teardownNow();
-}
-
-function onSignal(signal: NodeJS.Signals): void {
-  teardownAllNow();
-  // Then die of the signal as the process would have without us (exit status 128 + n), unless
-  // someone else also listens (they decide).
-  for (const s of SIGNALS) process.removeListener(s, onSignal);
-  handlersInstalled = false;
-  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-}
-
-function installHandlers(): void {
-  if (handlersInstalled) return;
-  handlersInstalled = true;
-  process.on('exit', teardownAllNow);
-  for (const s of SIGNALS) process.on(s, onSignal);
-}
-
 /** What an nftables sync loaded, and how. */
 export interface LabNftablesSync {
   readonly rules: NftablesRules;
@@ -185,7 +147,7 @@ export interface LabSync {
   readonly command: readonly string[];
 }
 
-export class Lab {
+export class Lab extends LabBase {
   readonly prefix: string;
   readonly iptables: IptablesBackend;
   readonly proxyMode: LabProxyMode;
@@ -199,17 +161,14 @@ export class Lab {
   readonly config: ProxierConfig;
   /** kube-proxy's settings for this node in nftables mode. */
   readonly nftablesConfig: NftablesProxierConfig;
-  /** Namespaces created so far (teardown deletes exactly these). */
-  private readonly namespaces: string[] = [];
-  private readonly agents: AgentProcess[] = [];
   private readonly backendAgents = new Map<string, AgentProcess>();
   private state: SyncState | undefined;
   private nftState: NftTable | undefined;
-  private torn = false;
   // Decided once the node namespace exists (br_netfilter's sysctls are per namespace).
   private chosenTopology: Topology = 'bridge';
 
   private constructor(description: LabDescription, prefix: string) {
+    super();
     this.prefix = prefix;
     this.iptables = description.iptables ?? 'nft';
     this.proxyMode = description.proxyMode ?? 'iptables';
@@ -259,9 +218,7 @@ export class Lab {
     if (!PREFIX_PATTERN.test(prefix)) throw new RangeError(`lab prefix ${JSON.stringify(prefix)} must be 1 to 8 of [a-z0-9]`);
     const wanted = description.topology ?? 'auto';
     const lab = new Lab(description, prefix);
-    liveLabs.add(lab);
-    installHandlers();
-    try {
+    await lab.built(async () => {
       lab.addNamespace(lab.nodeNamespace);
       // `auto` is decided by the node namespace itself: br_netfilter's sysctls are per namespace.
       const topology = wanted === 'auto' ? (hasBrNetfilter(lab.nodeNamespace) ? 'bridge' : 'routed') : wanted;
@@ -272,37 +229,23 @@ export class Lab {
       lab.buildNode();
       for (const pod of lab.pods) lab.buildPod(pod);
       await lab.startBackends();
-      return lab;
-    } catch (error) {
-      await lab.teardown();
-      throw error;
-    }
-  }
-
-  private addNamespace(name: string): void {
-    // Recorded only once made: a name that already existed (another lab's) is never deleted.
-    must(['ip', 'netns', 'add', name]);
-    this.namespaces.push(name);
-  }
-
-  /** `ip -n <namespace> ...` */
-  private ipIn(namespace: string, ...args: string[]): string {
-    return must(['ip', '-n', namespace, ...args]);
+    });
+    return lab;
   }
 
   private buildNode(): void {
     const ns = this.nodeNamespace;
-    this.ipIn(ns, 'link', 'set', 'lo', 'up');
+    ipIn(ns, 'link', 'set', 'lo', 'up');
     if (this.topology === 'bridge') {
-      this.ipIn(ns, 'link', 'add', this.bridge, 'type', 'bridge');
-      this.ipIn(ns, 'addr', 'add', `${POD_GATEWAY}/24`, 'dev', this.bridge);
-      this.ipIn(ns, 'link', 'set', this.bridge, 'up');
+      ipIn(ns, 'link', 'add', this.bridge, 'type', 'bridge');
+      ipIn(ns, 'addr', 'add', `${POD_GATEWAY}/24`, 'dev', this.bridge);
+      ipIn(ns, 'link', 'set', this.bridge, 'up');
     }
-    this.ipIn(ns, 'link', 'add', this.uplink, 'type', 'veth', 'peer', 'name', `${this.prefix}ux`);
-    this.ipIn(ns, 'addr', 'add', UPLINK_CIDR, 'dev', this.uplink);
-    this.ipIn(ns, 'link', 'set', this.uplink, 'up');
-    this.ipIn(ns, 'neigh', 'replace', UPLINK_GATEWAY, 'lladdr', UPLINK_GATEWAY_MAC, 'nud', 'permanent', 'dev', this.uplink);
-    this.ipIn(ns, 'route', 'add', 'default', 'via', UPLINK_GATEWAY, 'dev', this.uplink, 'onlink');
+    ipIn(ns, 'link', 'add', this.uplink, 'type', 'veth', 'peer', 'name', `${this.prefix}ux`);
+    ipIn(ns, 'addr', 'add', UPLINK_CIDR, 'dev', this.uplink);
+    ipIn(ns, 'link', 'set', this.uplink, 'up');
+    ipIn(ns, 'neigh', 'replace', UPLINK_GATEWAY, 'lladdr', UPLINK_GATEWAY_MAC, 'nud', 'permanent', 'dev', this.uplink);
+    ipIn(ns, 'route', 'add', 'default', 'via', UPLINK_GATEWAY, 'dev', this.uplink, 'onlink');
     // What kube-proxy (and the node setup it relies on) needs; see the README, "Kernel settings".
     this.sysctl('net.ipv4.ip_forward', '1');
     this.sysctl('net.ipv4.conf.all.route_localnet', '1');
@@ -312,24 +255,19 @@ export class Lab {
   private buildPod(pod: LabPod): void {
     const ns = this.nodeNamespace;
     this.addNamespace(pod.namespace);
-    this.ipIn(pod.namespace, 'link', 'set', 'lo', 'up');
-    // Both ends are created inside lab namespaces: the veth never exists where the lab runs from.
-    this.ipIn(ns, 'link', 'add', pod.veth, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', pod.namespace);
     if (this.topology === 'bridge') {
-      this.ipIn(ns, 'link', 'set', pod.veth, 'master', this.bridge);
-      this.ipIn(ns, 'link', 'set', pod.veth, 'type', 'bridge_slave', 'hairpin', 'on');
-      this.ipIn(ns, 'link', 'set', pod.veth, 'up');
-      this.ipIn(pod.namespace, 'addr', 'add', `${pod.ip}/24`, 'dev', 'eth0');
-      this.ipIn(pod.namespace, 'link', 'set', 'eth0', 'up');
-      this.ipIn(pod.namespace, 'route', 'add', 'default', 'via', POD_GATEWAY);
+      plugIntoBridge({ nodeNamespace: ns, bridge: this.bridge, veth: pod.veth, podNamespace: pod.namespace, address: `${pod.ip}/24`, gateway: POD_GATEWAY });
     } else {
-      this.ipIn(ns, 'addr', 'add', `${POD_GATEWAY}/32`, 'dev', pod.veth);
-      this.ipIn(ns, 'link', 'set', pod.veth, 'up');
-      this.ipIn(ns, 'route', 'add', `${pod.ip}/32`, 'dev', pod.veth);
-      this.ipIn(pod.namespace, 'addr', 'add', `${pod.ip}/32`, 'dev', 'eth0');
-      this.ipIn(pod.namespace, 'link', 'set', 'eth0', 'up');
-      this.ipIn(pod.namespace, 'route', 'add', POD_GATEWAY, 'dev', 'eth0', 'scope', 'link');
-      this.ipIn(pod.namespace, 'route', 'add', 'default', 'via', POD_GATEWAY, 'dev', 'eth0');
+      ipIn(pod.namespace, 'link', 'set', 'lo', 'up');
+      // Both ends are created inside lab namespaces: the veth never exists where the lab runs from.
+      ipIn(ns, 'link', 'add', pod.veth, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', pod.namespace);
+      ipIn(ns, 'addr', 'add', `${POD_GATEWAY}/32`, 'dev', pod.veth);
+      ipIn(ns, 'link', 'set', pod.veth, 'up');
+      ipIn(ns, 'route', 'add', `${pod.ip}/32`, 'dev', pod.veth);
+      ipIn(pod.namespace, 'addr', 'add', `${pod.ip}/32`, 'dev', 'eth0');
+      ipIn(pod.namespace, 'link', 'set', 'eth0', 'up');
+      ipIn(pod.namespace, 'route', 'add', POD_GATEWAY, 'dev', 'eth0', 'scope', 'link');
+      ipIn(pod.namespace, 'route', 'add', 'default', 'via', POD_GATEWAY, 'dev', 'eth0');
     }
   }
 
@@ -337,10 +275,10 @@ export class Lab {
     const started = this.pods
       .filter((p) => p.role === 'backend')
       .map((pod) => {
-        const agent = new AgentProcess(pod.namespace, 'backend', { name: pod.name, tcpPort: BACKEND_TCP_PORT, udpPort: BACKEND_UDP_PORT });
+        const { agent, ready } = startBackendAgent(pod.namespace, pod.name, { tcpPort: BACKEND_TCP_PORT, udpPort: BACKEND_UDP_PORT });
         this.agents.push(agent);
         this.backendAgents.set(pod.name, agent);
-        return agent.waitForLine((line) => (line === 'ready' ? true : undefined), READY_TIMEOUT_MS, `${pod.name}'s ready line`);
+        return ready;
       });
     await Promise.all(started);
   }
@@ -352,7 +290,7 @@ export class Lab {
 
   /** Sets a sysctl inside the node namespace (never in the namespace the lab runs from). */
   sysctl(name: string, value: string): void {
-    must(['ip', 'netns', 'exec', this.nodeNamespace, 'sysctl', '-q', '-w', `${name}=${value}`]);
+    sysctlIn(this.nodeNamespace, name, value);
   }
 
   readSysctl(name: string): string {
@@ -377,22 +315,6 @@ export class Lab {
   /** The pid of a backend pod's server. */
   backendPid(name: string): number | undefined {
     return this.backendAgents.get(name)?.pid;
-  }
-
-  /** Every namespace the lab made (and has not deleted). */
-  get namespaceNames(): readonly string[] {
-    return [...this.namespaces];
-  }
-
-  /** The pids of every process the lab started, live or not. */
-  get pids(): readonly number[] {
-    return this.agents.map((a) => a.pid);
-  }
-
-  /** Runs a command inside one of the lab's namespaces. */
-  exec(namespace: string, command: readonly string[], input?: string): CommandResult {
-    if (!this.namespaces.includes(namespace)) throw new RangeError(`${namespace} is not a namespace of this lab`);
-    return run(['ip', 'netns', 'exec', namespace, ...command], input === undefined ? {} : { input });
   }
 
   /** `iptables-restore --noflush` in the node namespace, as kube-proxy loads every sync. */
@@ -508,49 +430,10 @@ export class Lab {
     return { replied: r.status === 0 && /bytes from/.test(r.stdout), output: r.stdout.trim() };
   }
 
-  /** Starts a load generator in a client pod (bounded: see ClientSpec). */
-  startClient(from: string, spec: ClientSpec): ClientRun {
-    if (this.torn) throw new Error('the lab has been torn down');
-    const full = clientDefaults(spec);
-    const agent = new AgentProcess(this.pod(from).namespace, 'client', full);
-    this.agents.push(agent);
-    return new ClientRun(agent, full);
+  protected clientNamespace(from: string): string {
+    return this.pod(from).namespace;
   }
 
-  /** Runs a load generator in a client pod to its end. */
-  connect(from: string, spec: ClientSpec): Promise<ClientReport> {
-    return this.startClient(from, spec).report;
-  }
-
-  /**
-   * Kills every process the lab started and deletes every namespace it made (which removes
-   * their links, addresses, routes and rules). Safe to call twice.
-   */
-  async teardown(): Promise<void> {
-    await Promise.all(this.agents.map((a) => a.kill()));
-    this.teardownNow();
-  }
-
-  /** The synchronous teardown, for exit and signal handlers: SIGKILL, then `ip netns del`. */
-  teardownNow(): void {
-    const killed: number[] = [];
-    for (const a of this.agents) {
-      if (!a.running) continue;
-      a.child.kill('SIGKILL');
-      if (a.child.pid !== undefined) killed.push(a.child.pid);
-    }
-    // SIGKILL is delivered when the kernel next schedules the process, which on a busy machine
-    // can be after this (exiting) process is gone; wait for it, so that "nothing is left"
-    // holds when the handler returns. Bounded: 2 s at most.
-    const sleeper = new Int32Array(new SharedArrayBuffer(4));
-    for (let waited = 0; waited < 2_000 && killed.some(processRunning); waited += 10) Atomics.wait(sleeper, 0, 0, 10);
-    for (const ns of [...this.namespaces].reverse()) {
-      run(['ip', 'netns', 'del', ns]);
-    }
-    this.namespaces.length = 0;
-    this.torn = true;
-    liveLabs.delete(this);
-  }
 }
 
 /**
@@ -568,33 +451,3 @@ export function jumpRulesText(ruleset: Ruleset): string {
   }
   return text;
 }
-
-/** Namespaces (`ip netns list`) and links of the calling namespace (`ip link`) whose names start with `prefix`. */
-export function leftovers(prefix: string): { readonly namespaces: readonly string[]; readonly links: readonly string[] } {
-  const namespaces = must(['ip', 'netns', 'list'])
-    .split('\n')
-    .map((line) => line.split(' ')[0] ?? '')
-    .filter((name) => name.startsWith(prefix));
-  const links = [...must(['ip', '-o', 'link', 'show']).matchAll(/^\d+: ([^:@\s]+)/gm)].map((m) => m[1] ?? '').filter((name) => name.startsWith(prefix));
-  return { namespaces, links };
-}
-
-/**
- * Whether a process with this pid is still running. A zombie (exited, not yet reaped by its
- * parent) is not: it holds no namespace and no socket any more.
- */
-export function processRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // pid (comm) state ...: comm may hold spaces and parentheses, so read after the last ')'.
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-

@@ -3,14 +3,15 @@
 // exception, or is interrupted with Ctrl-C (SIGINT to lab-main.ts, run by node with tsx as one
 // process, as `npm run lab` runs it under the tsx wrapper). Needs root, like every lab test (.ci/run).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { demoCluster, DEMO_SERVICES } from './cluster.js';
 import { run, SEARCH_PATH } from './commands.js';
-import { Lab, leftovers, processRunning } from './lab.js';
+import { Lab } from './lab.js';
+import { leftovers, processRunning } from './netns.js';
 
 const workspaceRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const sourceIndex = pathToFileURL(fileURLToPath(new URL('./index.ts', import.meta.url))).href;
@@ -144,5 +145,24 @@ describe('teardown', () => {
     expect(pids).toHaveLength(3);
     expect(pids.filter(processRunning)).toEqual([]);
   });
-});
 
+  test('`npm run lab -- --nodes 2` (lab-main.ts) prints the README\'s per-node NodePort answers, exits 0 and leaves nothing', async () => {
+    const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
+    const documented = readme.split('\n').filter((line) => line.startsWith('  via node-'));
+    expect(documented).toHaveLength(4);
+    const child = await runTs(labMain, ['--nodes', '2', '--connections', '150']);
+    const prefix = prefixIn(child.stdout);
+    expect(prefix).not.toBe('');
+    for (const line of documented) expect(child.stdout).toContain(line);
+    expect(child.stdout).not.toContain('PROBLEM');
+    expect(child.stdout).toContain(`torn down: no namespace, link or process of ${prefix} is left`);
+    expect(child.code).toBe(0);
+    expect(leftovers(prefix)).toEqual({ namespaces: [], links: [] });
+  });
+
+  test('`npm run lab -- --nodes 3` is refused with the choices, before anything is made', async () => {
+    const child = await runTs(labMain, ['--nodes', '3']);
+    expect(child.stdout).toContain('--nodes must be 1 or 2, not 3');
+    expect(child.code).toBe(2);
+  });
+});

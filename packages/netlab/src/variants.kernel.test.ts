@@ -4,7 +4,7 @@
 // NodePort with source NAT, UDP. Needs root (.ci/run; CI runs as root).
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { DEMO_SERVICES, demoCluster } from './cluster.js';
-import { Lab, leftovers, NODE_IP, POD_GATEWAY, processRunning } from './lab.js';
+import { Lab, NODE_IP, POD_GATEWAY } from './lab.js';
 
 let lab: Lab | undefined;
 
@@ -20,11 +20,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (lab === undefined) return;
-  const { prefix, pids } = lab;
-  await lab.teardown();
-  expect(leftovers(prefix)).toEqual({ namespaces: [], links: [] });
-  expect(pids.filter(processRunning)).toEqual([]);
+  if (lab !== undefined) expect(await lab.teardownAndCheck()).toEqual({ namespaces: [], links: [], processes: [] });
 });
 
 test('legacy iptables, routed pods: the rules are in the legacy tables, and there is no bridge', () => {

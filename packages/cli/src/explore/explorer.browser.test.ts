@@ -366,6 +366,8 @@ describe('kubesvc explore over a dump', () => {
     await onPage('explore-nodes', 'light', async (page) => {
       await page.goto(url);
       const picker = page.locator('[data-testid="node-picker"]');
+      // The picker comes with the first model.
+      await picker.waitFor();
       expect(await picker.locator('option').allTextContents()).toEqual(['(no node)', 'node-a (zone-a)', 'node-b (zone-b)', 'node-c (zone-c)']);
       expect(await picker.inputValue()).toBe('');
       const dnats = async (): Promise<string[]> =>

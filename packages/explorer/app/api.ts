@@ -1,7 +1,7 @@
 // The page's only network use: its own server's /ui/api/ paths, with the token from the link's
 // fragment as a bearer token. The model arrives as server-sent events over fetch (EventSource
 // cannot send an Authorization header).
-import type { ExplorerModel, TraceAnswer, TraceRequest } from '../src/explorer-model.js';
+import type { ExplorerModel, NodeMatrixAnswer, NodeMatrixRequest, TraceAnswer, TraceRequest } from '../src/explorer-model.js';
 
 const TOKEN_KEY = 'kubesvc-explorer-token';
 
@@ -21,17 +21,30 @@ function headers(token: string): HeadersInit {
   return token === '' ? {} : { Authorization: `Bearer ${token}` };
 }
 
-/** Calls `onModel` with every model the server sends; reconnects after a second when the stream ends. */
-export function followModel(token: string, onModel: (model: ExplorerModel) => void, onStatus: (status: string) => void): () => void {
+/** `?node=NAME` for a Node of the source, '' for none. */
+function nodeQuery(node: string): string {
+  return node === '' ? '' : `?${new URLSearchParams({ node }).toString()}`;
+}
+
+/**
+ * Calls `onModel` with every model the server sends (as kube-proxy on `node` when not ''), and
+ * reconnects after a second when the stream ends.
+ */
+export function followModel(token: string, node: string, onModel: (model: ExplorerModel) => void, onStatus: (status: string) => void): () => void {
   let stopped = false;
   let controller = new AbortController();
   const run = async (): Promise<void> => {
     while (!stopped) {
       controller = new AbortController();
       try {
-        const res = await fetch('api/events', { headers: headers(token), signal: controller.signal });
+        const res = await fetch(`api/events${nodeQuery(node)}`, { headers: headers(token), signal: controller.signal });
         if (res.status === 401) {
           onStatus('unauthorized: open the link printed at startup (it carries the token)');
+          return;
+        }
+        if (res.status === 404) {
+          const body = (await res.json()) as { error?: { message?: string } };
+          onStatus(body.error?.message ?? `HTTP ${res.status}`);
           return;
         }
         if (!res.ok || res.body === null) throw new Error(`HTTP ${res.status}`);
@@ -71,6 +84,14 @@ export function followModel(token: string, onModel: (model: ExplorerModel) => vo
 
 export async function runTrace(token: string, request: TraceRequest): Promise<TraceAnswer> {
   const query = new URLSearchParams({ source: request.source, destination: request.destination, protocol: request.protocol });
+  if (request.node !== undefined && request.node !== '') query.set('node', request.node);
   const res = await fetch(`api/trace?${query.toString()}`, { headers: headers(token) });
   return (await res.json()) as TraceAnswer;
+}
+
+/** One packet traced as sent on each of the source's Nodes. */
+export async function runMatrix(token: string, request: NodeMatrixRequest): Promise<NodeMatrixAnswer> {
+  const query = new URLSearchParams({ source: request.source, destination: request.destination, protocol: request.protocol, nodePort: String(request.nodePort) });
+  const res = await fetch(`api/matrix?${query.toString()}`, { headers: headers(token) });
+  return (await res.json()) as NodeMatrixAnswer;
 }

@@ -116,7 +116,26 @@ export interface ExplorerModel {
   readonly services: readonly ServiceDetail[];
   readonly rules: RuleGraph;
   readonly allocation: AllocationMap;
+  /** The source's Nodes, by name; absent or empty when it has none (the page then shows no node picker). */
+  readonly nodes?: readonly ExplorerNode[];
+  /** The Node whose kube-proxy the rules are drawn as; absent: the node of the server's flags. */
+  readonly node?: string;
 }
+
+/** A Node of the source, as kube-proxy on it knows itself. */
+export interface ExplorerNode {
+  readonly name: string;
+  /** Its topology.kubernetes.io/zone label; '' when it has none. */
+  readonly zone: string;
+  /** Its InternalIP addresses. */
+  readonly nodeIPs: readonly string[];
+}
+
+/** A node the request names that the source has no Node of (the message names the ones it has). */
+export type ErrExplorerNode = TaggedError<'ErrExplorerNode'>;
+
+/** The model as kube-proxy on one Node sees it, or why there is no such Node. */
+export type ModelAnswer = Result<ExplorerModel, ErrExplorerNode>;
 
 /** The trace form's fields. */
 export interface TraceRequest {
@@ -124,6 +143,8 @@ export interface TraceRequest {
   /** `IP:PORT`, or an IP for ICMP. */
   readonly destination: string;
   readonly protocol: 'tcp' | 'udp' | 'sctp' | 'icmp';
+  /** Send the packet on this Node of the source (its kube-proxy's rules, its node IPs); absent: the server's flags. */
+  readonly node?: string;
 }
 
 export interface TraceOutcomeView {
@@ -145,4 +166,41 @@ export interface TraceOutcomeView {
 export type ErrExplorerTrace = TaggedError<'ErrExplorerTrace'>;
 
 /** A trace's outcomes, one per way the packet can go, or why there are none. */
-export type TraceAnswer = Result<readonly TraceOutcomeView[], ErrExplorerTrace>;
+export type TraceAnswer = Result<readonly TraceOutcomeView[], ErrExplorerTrace | ErrExplorerNode>;
+
+/** One packet traced as sent on every Node of the source: `kubesvc trace --all-nodes`. */
+export interface NodeMatrixRequest {
+  /** The source address; '' for the default (a pod's, or an outside one for a node port). */
+  readonly source: string;
+  /** `IP:PORT`; with `nodePort`, `:PORT` is the port on each node's first IP. */
+  readonly destination: string;
+  readonly protocol: 'tcp' | 'udp' | 'sctp' | 'icmp';
+  /** The destination is a node port: the packet comes from outside to the node's address. */
+  readonly nodePort: boolean;
+}
+
+export interface NodeMatrixOutcome {
+  /** `dnat`, `accept`, `drop`, `reject` or `no-match`. */
+  readonly outcome: string;
+  /** The endpoint of a DNAT; the packet's destination otherwise. */
+  readonly destination: string;
+  /** The probability kube-proxy means, as a fraction (`1/2`). */
+  readonly probability: string;
+  /** The exact probability of the decimals as written, and its decimal (`kubesvc trace --all-nodes`'s PROBABILITY and DECIMAL). */
+  readonly written: string;
+  readonly decimal: string;
+  /** Why a drop or reject happens (the rule's comment); '' for a DNAT. */
+  readonly why: string;
+}
+
+/** One Node's row of the matrix. */
+export interface NodeMatrixRow {
+  readonly node: string;
+  readonly zone: string;
+  /** The packet's destination as sent on this node (`IP:PORT`). */
+  readonly destination: string;
+  readonly outcomes: readonly NodeMatrixOutcome[];
+}
+
+/** The matrix, one row per Node by name, or why there is none (no Nodes, a packet that does not parse). */
+export type NodeMatrixAnswer = Result<readonly NodeMatrixRow[], ErrExplorerTrace | ErrExplorerNode>;

@@ -33,7 +33,7 @@ async function run(context: CommandContext, options: ExploreCommandOptions): Pro
   // Loaded here, not at the top: the model's Table printer is the runtime's, which the other
   // offline commands must not load (offline-modules.e2e.test.ts).
   const { dumpExplorerSource } = await import('../explore/explorer-sources.js');
-  const source = dumpExplorerSource(dump, { proxier, serviceNetworking, now: () => Date.now() });
+  const source = dumpExplorerSource(dump, { proxier, proxierOf: (node) => proxierConfigOf(options, node), serviceNetworking, now: () => Date.now() });
   const token = randomBytes(32).toString('base64url');
   let server;
   try {

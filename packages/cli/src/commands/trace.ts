@@ -2,7 +2,7 @@
 // rules, outcome by outcome, with the exact probability of each. A packet that every rule
 // drops or rejects (a Service with no endpoints) is a negative answer: exit 1.
 import { Option, type Command } from 'commander';
-import { explain, generateRules, tracePacket, type PacketEntry } from '@kubesvc/proxy-iptables';
+import { explain, type PacketEntry } from '@kubesvc/proxy-iptables';
 import { applyTransaction, explain as explainNftables, generateNftablesRules, tracePacket as traceNftables, type NftTable } from '@kubesvc/proxy-nftables';
 import { EXIT_INVALID, inputError, usageError } from '../cli-error.js';
 import { endpointSlicesForProxy } from '../dump/endpoint-slices.js';
@@ -10,7 +10,7 @@ import { PACKET_ENTRIES, PACKET_PROTOCOLS, packetOf, traceData, traceTable, type
 import type { Dump } from '../dump/load-dump.js';
 import { formatData } from '../output/output-format.js';
 import type { CliCommand, CommandContext } from './command.js';
-import { allDumpNodes, nodeMatrixData, nodeMatrixTable, type DumpNode, type NodeTrace } from '../logic/nodes.js';
+import { allDumpNodes, nodeMatrixData, nodeMatrixTable, traceIptablesRun, type DumpNode, type NodeTrace } from '../logic/nodes.js';
 import {
   addProxierOptions,
   checkModeFlags,
@@ -45,12 +45,6 @@ interface NodeRun {
   readonly trace: Traced;
   readonly reasons: readonly string[];
   readonly text: () => string;
-}
-
-/** An iptables rule's comment (`--comment "…"` or `--comment word`), or the rule itself. */
-function iptablesReason(line: string): string {
-  const m = /--comment (?:"((?:[^"\\]|\\.)*)"|(\S+))/.exec(line);
-  return m === null ? line : (m[1] ?? m[2] ?? line);
 }
 
 /**
@@ -99,21 +93,16 @@ function traceNftablesRun(context: CommandContext, options: TraceCommandOptions,
 }
 
 /** The trace through the iptables rules kube-proxy writes for the dump. */
-function traceIptablesRun(options: TraceCommandOptions, dump: Dump, packet: TracedPacket, node: DumpNode | undefined): NodeRun {
+function traceIptables(options: TraceCommandOptions, dump: Dump, packet: TracedPacket, node: DumpNode | undefined): NodeRun {
   const config = proxierConfigOf(options, node);
-  const { ruleset } = generateRules(dump.services, endpointSlicesForProxy(dump), config);
-  const traceOptions = { localAddresses: packet.localAddresses, masqueradeMark: 1 << config.masqueradeBit };
-  const trace = tracePacket(ruleset, packet.packet, traceOptions);
-  if (!trace.ok) throw inputError(trace.error.message);
-  const traced = trace.value;
+  const run = traceIptablesRun(dump, config, packet);
+  if (!run.ok) throw inputError(run.error.message);
+  const { ruleset, trace, reasons } = run.value;
   return {
-    trace: traced,
-    reasons: traced.outcomes.map((o) => {
-      const last = o.matched[o.matched.length - 1];
-      return o.kind === 'dnat' || last === undefined ? '' : iptablesReason(last.text);
-    }),
+    trace,
+    reasons,
     text: () => {
-      const text = explain(ruleset, packet.packet, traceOptions);
+      const text = explain(ruleset, packet.packet, { localAddresses: packet.localAddresses, masqueradeMark: 1 << config.masqueradeBit });
       if (!text.ok) throw inputError(text.error.message);
       return text.value;
     },
@@ -135,7 +124,7 @@ function packetFor(options: TraceCommandOptions, nodeIPs: readonly string[]): Tr
 }
 
 function traceRun(context: CommandContext, options: TraceCommandOptions, dump: Dump, packet: TracedPacket, node: DumpNode | undefined, warn: boolean): NodeRun {
-  return options.proxyMode === 'nftables' ? traceNftablesRun(context, options, dump, packet, node, warn) : traceIptablesRun(options, dump, packet, node);
+  return options.proxyMode === 'nftables' ? traceNftablesRun(context, options, dump, packet, node, warn) : traceIptables(options, dump, packet, node);
 }
 
 /** `--all-nodes`: the packet traced as sent on each Node of the dump, by name; exit 1 when it goes nowhere from any. */

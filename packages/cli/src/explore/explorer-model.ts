@@ -18,6 +18,7 @@ import { printTable } from '@kubesvc/apiserver';
 import { endpointObjectsForDns } from '../logic/dns.js';
 import { endpointSlicesForProxy } from '../dump/endpoint-slices.js';
 import type { Dump } from '../dump/load-dump.js';
+import { explorerNodes } from './explorer-nodes.js';
 
 export interface ExplorerModelOptions {
   readonly mode: ExplorerModel['mode'];
@@ -30,6 +31,8 @@ export interface ExplorerModelOptions {
   readonly serviceNetworking: ServiceNetworking;
   /** The DNS zone. Default: the cluster domain. */
   readonly zone?: string;
+  /** The Node of the dump whose kube-proxy `proxier` is (the rules are drawn as on it). */
+  readonly node?: string;
 }
 
 const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
@@ -265,6 +268,7 @@ export function explorerModelOf(dump: Dump, options: ExplorerModelOptions): Expl
   const { ruleset } = generateRules(services, slices, options.proxier);
   const zone = zoneOf(dump, domain);
   const networks = options.serviceNetworking.serviceCIDRs;
+  const nodes = explorerNodes(dump);
   return {
     mode: options.mode,
     source: options.source,
@@ -273,5 +277,7 @@ export function explorerModelOf(dump: Dump, options: ExplorerModelOptions): Expl
     services: services.map((s) => detailOf(s, slices, zone, domain)),
     rules: ruleGraphOf(ruleset),
     allocation: allocationOf(dump, networks),
+    ...(nodes.length > 0 ? { nodes } : {}),
+    ...(options.node !== undefined ? { node: options.node } : {}),
   };
 }

@@ -1,14 +1,18 @@
 // Where the explorer's model comes from: a dump (fixed), or the live objects of `kubesvc up`
 // (the informer's cache and the stored ClusterIP bitmap), built again when read after a change.
-import type { KubeObject, RangeAllocation, ServiceNetworking } from '@kubesvc/api-types';
-import type { ExplorerModel, TraceAnswer, TraceRequest } from '@kubesvc/explorer';
+// A dump with Nodes also answers as kube-proxy on each of them (the page's node picker), and
+// traces a packet as sent on every Node (`kubesvc trace --all-nodes`).
+import { err, ok, type KubeObject, type RangeAllocation, type ServiceNetworking } from '@kubesvc/api-types';
+import type { ExplorerModel, ModelAnswer, TraceAnswer, TraceRequest } from '@kubesvc/explorer';
 import type { ExplorerSource } from '@kubesvc/explorer/node';
 import type { ProxierConfig } from '@kubesvc/proxy-iptables';
 import { SERVICE_IPS_KEY } from '@kubesvc/apiserver';
 import type { Informer } from '@kubesvc/runtime';
 import type { Store } from '@kubesvc/store';
 import { dumpOf, type Dump } from '../dump/load-dump.js';
+import { findDumpNode } from '../logic/nodes.js';
 import { explorerModelOf } from './explorer-model.js';
+import { explorerNodeMatrix, proxierOfNodeNamed, type ProxierOfNode } from './explorer-nodes.js';
 import { explorerTrace } from './explorer-trace.js';
 
 export interface ExplorerSourceOptions {
@@ -19,13 +23,37 @@ export interface ExplorerSourceOptions {
   readonly now: () => number;
 }
 
-/** A dump: read-only, it never changes. */
-export function dumpExplorerSource(dump: Dump, options: ExplorerSourceOptions): ExplorerSource {
-  const model = explorerModelOf(dump, { mode: 'dump', source: dump.source, generation: 1, now: options.now(), proxier: options.proxier, serviceNetworking: options.serviceNetworking });
+export interface DumpExplorerSourceOptions extends ExplorerSourceOptions {
+  /** kube-proxy's config on a Node of the dump (`kubesvc rules --node`'s): the page's node picker and node matrix use it. */
+  readonly proxierOf: ProxierOfNode;
+}
+
+/** A dump: read-only, it never changes. Its models as each Node sees them are built when first asked for, once. */
+export function dumpExplorerSource(dump: Dump, options: DumpExplorerSourceOptions): ExplorerSource {
+  const now = options.now();
+  const modelOf = (proxier: ProxierConfig, node?: string): ExplorerModel =>
+    explorerModelOf(dump, { mode: 'dump', source: dump.source, generation: 1, now, proxier, serviceNetworking: options.serviceNetworking, ...(node !== undefined ? { node } : {}) });
+  const model = modelOf(options.proxier);
+  const asNode = new Map<string, ModelAnswer>();
   return {
     model: () => model,
     subscribe: () => () => undefined,
-    trace: (request) => explorerTrace(dump, options.proxier, request),
+    trace: (request) => {
+      if (request.node === undefined) return explorerTrace(dump, options.proxier, request);
+      const proxier = proxierOfNodeNamed(dump, request.node, options.proxierOf);
+      return proxier.ok ? explorerTrace(dump, proxier.value, request) : proxier;
+    },
+    modelAsNode: (node) => {
+      let answer = asNode.get(node);
+      if (answer === undefined) {
+        const proxier = proxierOfNodeNamed(dump, node, options.proxierOf);
+        answer = proxier.ok ? ok(modelOf(proxier.value, node)) : proxier;
+        // Only the dump's Nodes are kept: a page cannot grow the map with made-up names.
+        if (proxier.ok) asNode.set(node, answer);
+      }
+      return answer;
+    },
+    matrix: (request) => explorerNodeMatrix(dump, options.proxierOf, request),
   };
 }
 
@@ -123,6 +151,11 @@ export async function startLiveExplorerSource(
     },
     trace: async (request) => {
       await fresh();
+      // The live view has no node picker: it watches no Nodes, so a trace as one is refused.
+      if (request.node !== undefined) {
+        const node = findDumpNode(dump, request.node, 'node');
+        return err({ _tag: 'ErrExplorerNode', message: node.ok ? `node ${JSON.stringify(request.node)}: the live explorer traces as its own kube-proxy only` : node.error.message });
+      }
       return explorerTrace(dump, options.proxier, request);
     },
     stop: () => {

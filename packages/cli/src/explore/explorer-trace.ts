@@ -2,9 +2,9 @@
 // writes for the same objects: the packet as `kubesvc trace` reads its flags. Pure.
 import { err, ok } from '@kubesvc/api-types';
 import type { TraceAnswer, TraceRequest } from '@kubesvc/explorer';
-import { chainRules, formatRational, generateRules, rationalToFixed, rulesetTable, tracePacket, type ProxierConfig, type Ruleset, type TraceOutcome } from '@kubesvc/proxy-iptables';
-import { endpointSlicesForProxy } from '../dump/endpoint-slices.js';
+import { chainRules, formatRational, rationalToFixed, rulesetTable, type ProxierConfig, type Ruleset, type TraceOutcome } from '@kubesvc/proxy-iptables';
 import type { Dump } from '../dump/load-dump.js';
+import { traceIptablesRun } from '../logic/nodes.js';
 import { packetOf } from '../logic/trace.js';
 
 function gcd(a: bigint, b: bigint): bigint {
@@ -47,12 +47,12 @@ export function explorerTrace(dump: Dump, proxier: ProxierConfig, request: Trace
     ...(request.source.trim() !== '' ? { from: request.source.trim() } : {}),
   });
   if (!packet.ok) return err({ _tag: 'ErrExplorerTrace', message: packet.error.message.replace(/--to/g, 'destination').replace(/--from/g, 'source') });
-  const { ruleset } = generateRules(dump.services, endpointSlicesForProxy(dump), proxier);
-  const trace = tracePacket(ruleset, packet.value.packet, { localAddresses: packet.value.localAddresses, masqueradeMark: 1 << proxier.masqueradeBit });
-  if (!trace.ok) return err({ _tag: 'ErrExplorerTrace', message: trace.error.message });
-  const p = trace.value.packet;
+  const run = traceIptablesRun(dump, proxier, packet.value);
+  if (!run.ok) return err({ _tag: 'ErrExplorerTrace', message: run.error.message });
+  const { ruleset, trace } = run.value;
+  const p = trace.packet;
   return ok(
-    trace.value.outcomes.map((o) => ({
+    trace.outcomes.map((o) => ({
       outcome: o.kind,
       destination: o.dnat ?? (p.destinationPort === undefined ? p.destination : `${p.destination}:${p.destinationPort}`),
       probability: intendedProbability(ruleset, o),

@@ -349,4 +349,80 @@ describe('kubesvc explore over a dump', () => {
       await expect.poll(() => page.locator('[data-testid="graph-node"][data-chain^="KUBE-SEP-"]').count(), { timeout: STEP_MS }).toBe(3);
     }).finally(() => stop(explore.child));
   });
+
+  it("picks a node: the rule graph and a trace as that node's kube-proxy, and the service's matrix from every node (the docs example)", async () => {
+    // The node example of docs/explorer.md, run as written (with a free port).
+    const docs = readFileSync(join(REPO_ROOT, 'docs', 'explorer.md'), 'utf8');
+    const command = /^npx kubesvc (explore -f \S+topology\.yaml)$/m.exec(docs)?.[1];
+    expect(command).toBeDefined();
+    const explore = await startBin([...(command ?? '').split(' '), '--port', '0'], /Ctrl-C stops it/);
+    const url = /(http:\/\/127\.0\.0\.1:\d+\/ui\/#token=\S+)/.exec(explore.out())?.[1] ?? '';
+    expect(url).not.toBe('');
+    const route = async (page: Page, hash: string): Promise<void> => {
+      await page.evaluate((h) => {
+        location.hash = h;
+      }, hash);
+    };
+    await onPage('explore-nodes', 'light', async (page) => {
+      await page.goto(url);
+      const picker = page.locator('[data-testid="node-picker"]');
+      // The picker comes with the first model.
+      await picker.waitFor();
+      expect(await picker.locator('option').allTextContents()).toEqual(['(no node)', 'node-a (zone-a)', 'node-b (zone-b)', 'node-c (zone-c)']);
+      expect(await picker.inputValue()).toBe('');
+      const dnats = async (): Promise<string[]> =>
+        (await page.locator('[data-testid="graph-node"][data-chain^="DNAT "]').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-chain') ?? ''))).map((d) => d.split(' ')[1] ?? '').sort();
+      // (no node): the flags' node-1, with no zone label, reaches all six endpoints of shop/web.
+      await route(page, '/rules?service=shop%2Fweb');
+      await expect.poll(dnats, { timeout: STEP_MS }).toEqual(['10.244.1.11:8080', '10.244.1.12:8080', '10.244.2.11:8080', '10.244.2.12:8080', '10.244.3.11:8080', '10.244.3.12:8080']);
+      await picker.selectOption('node-b');
+      await expect.poll(async () => (await page.locator('[data-testid="status"]').textContent()) ?? '', { timeout: STEP_MS }).toContain('as node node-b');
+      await expect.poll(dnats, { timeout: STEP_MS }).toEqual(['10.244.2.11:8080', '10.244.2.12:8080']);
+
+      await route(page, '/trace');
+      await page.locator('input[name="destination"]').fill('10.96.50.10:80');
+      await page.locator('input[name="destination"]').press('Enter');
+      const outcomes = page.locator('[data-testid="trace-outcomes"] tbody tr');
+      await expect.poll(() => outcomes.count(), { timeout: STEP_MS }).toBe(2);
+      const traced = await outcomes.evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => (td.textContent ?? '').trim())));
+      expect(traced.map((c) => [c[0], c[1], c[2]])).toEqual([
+        ['DNAT', '10.244.2.11:8080', '1/2'],
+        ['DNAT', '10.244.2.12:8080', '1/2'],
+      ]);
+
+      // The matrix of the eTP Local NodePort: each node reaches its own endpoint; node-c drops.
+      await route(page, '/service/shop/edge');
+      const matrix = page.locator('[data-testid="node-matrix"][data-packet=":30080"]');
+      await matrix.waitFor();
+      const rows = await matrix.locator('tbody tr').evaluateAll((trs) =>
+        trs.map((tr) => [tr.getAttribute('data-node') ?? '', ...Array.from(tr.querySelectorAll('td')).map((td) => td.getAttribute('data-probability') ?? (td.textContent ?? '').trim())]),
+      );
+      expect(rows).toEqual([
+        ['node-a', 'zone-a', '1', '—'],
+        ['node-b', 'zone-b', '—', '1'],
+        ['node-c', 'zone-c', 'drop: shop/edge:http has no local endpoints'],
+      ]);
+      expect(await matrix.locator('thead th').allTextContents()).toEqual(['NODE', 'ZONE', '10.244.1.31:8080', '10.244.2.31:8080']);
+      // The picked node's row is marked.
+      expect(await matrix.locator('tr[aria-current="true"]').getAttribute('data-node')).toBe('node-b');
+
+      // The PreferClose Service: each zone's node reaches its zone's two endpoints at 1/2.
+      await route(page, '/service/shop/web');
+      const web = page.locator('[data-testid="node-matrix"][data-packet="10.96.50.10:80"]');
+      await web.waitFor();
+      const reached = await web.locator('tbody tr').evaluateAll((trs) =>
+        trs.map((tr) => [tr.getAttribute('data-node') ?? '', ...Array.from(tr.querySelectorAll('td[data-probability]')).map((td) => `${td.getAttribute('data-endpoint') ?? ''} ${td.getAttribute('data-probability') ?? ''}`)]),
+      );
+      expect(reached).toEqual([
+        ['node-a', '10.244.1.11:8080 1/2', '10.244.1.12:8080 1/2'],
+        ['node-b', '10.244.2.11:8080 1/2', '10.244.2.12:8080 1/2'],
+        ['node-c', '10.244.3.11:8080 1/2', '10.244.3.12:8080 1/2'],
+      ]);
+      await page.screenshot({ path: join(SHOTS, 'node-matrix.png'), fullPage: true });
+
+      // Back to (no node): the flags' node again.
+      await picker.selectOption('');
+      await expect.poll(async () => (await page.locator('[data-testid="status"]').textContent()) ?? '', { timeout: STEP_MS }).not.toContain('as node');
+    }).finally(() => stop(explore.child));
+  });
 });

@@ -5,10 +5,11 @@
 // node's topology.kubernetes.io/zone label only), cmd/kube-proxy/app/server.go (the node IPs
 // from the Node's addresses: InternalIP first).
 import { err, LABEL_TOPOLOGY_ZONE, ok, type Node, type Result, type TaggedError } from '@kubesvc/api-types';
-import { formatRational, rationalToFixed } from '@kubesvc/proxy-iptables';
+import { formatRational, generateRules, rationalToFixed, tracePacket, type ProxierConfig, type Ruleset, type Trace, type TraceResult } from '@kubesvc/proxy-iptables';
+import { endpointSlicesForProxy } from '../dump/endpoint-slices.js';
 import type { Dump } from '../dump/load-dump.js';
 import { formatTable } from '../output/output-format.js';
-import type { Traced, TracedOutcome } from './trace.js';
+import type { Traced, TracedOutcome, TracedPacket } from './trace.js';
 
 /** What of a Node the offline kube-proxy runs with. */
 export interface DumpNode {
@@ -121,4 +122,33 @@ export function nodeMatrixData(rows: readonly NodeTrace[]): Record<string, unkno
       })),
     })),
   };
+}
+
+/** An iptables rule's comment (`--comment "…"` or `--comment word`), or the rule itself. */
+function iptablesReason(line: string): string {
+  const m = /--comment (?:"((?:[^"\\]|\\.)*)"|(\S+))/.exec(line);
+  return m === null ? line : (m[1] ?? m[2] ?? line);
+}
+
+/** A packet traced through the iptables rules of one kube-proxy, with the ruleset it went through. */
+export interface IptablesRun {
+  readonly ruleset: Ruleset;
+  readonly trace: Trace;
+  /** Per outcome (same order): why it drops or rejects (the last rule's comment, or the rule); '' for a DNAT. */
+  readonly reasons: readonly string[];
+}
+
+/** `packet` through the iptables rules kube-proxy with `config` writes for the dump (`trace`, `trace --all-nodes`, the explorer). */
+export function traceIptablesRun(dump: Dump, config: ProxierConfig, packet: TracedPacket): Result<IptablesRun, Extract<TraceResult, { ok: false }>['error']> {
+  const { ruleset } = generateRules(dump.services, endpointSlicesForProxy(dump), config);
+  const trace = tracePacket(ruleset, packet.packet, { localAddresses: packet.localAddresses, masqueradeMark: 1 << config.masqueradeBit });
+  if (!trace.ok) return trace;
+  return ok({
+    ruleset,
+    trace: trace.value,
+    reasons: trace.value.outcomes.map((o) => {
+      const last = o.matched[o.matched.length - 1];
+      return o.kind === 'dnat' || last === undefined ? '' : iptablesReason(last.text);
+    }),
+  });
 }

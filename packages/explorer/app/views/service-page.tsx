@@ -1,8 +1,10 @@
 // One service: its ports, its endpoints by state, the environment variables a pod gets for it,
-// and its DNS records; links to its rule graph and a trace to it.
+// and its DNS records; links to its rule graph and a trace to it; with Nodes in the source,
+// where its packets go from each Node.
 import type { ExplorerModel } from '../../src/explorer-model.js';
+import { NodeMatrixView } from './node-matrix-view.js';
 
-export function ServicePage({ model, namespace, name }: { model: ExplorerModel; namespace: string; name: string }) {
+export function ServicePage({ model, namespace, name, token, node }: { model: ExplorerModel; namespace: string; name: string; token: string; node: string }) {
   const service = model.services.find((s) => s.namespace === namespace && s.name === name);
   if (service === undefined) return <p role="alert">Service {namespace}/{name} not found.</p>;
   const id = `${namespace}/${name}`;
@@ -82,6 +84,7 @@ export function ServicePage({ model, namespace, name }: { model: ExplorerModel; 
           </tbody>
         </table>
       )}
+      {(model.nodes ?? []).length > 0 && <NodeMatrixView service={service} token={token} node={node} />}
       <h3>Environment variables a pod gets</h3>
       <pre data-testid="env">{service.env.map((v) => `${v.name}=${v.value}`).join('\n') || '(none: this Service type has no variables)'}</pre>
       <h3>DNS records</h3>

@@ -6,7 +6,7 @@ import type { ExplorerModel, TraceAnswer, TraceRequest } from '../../src/explore
 import { runTrace } from '../api.js';
 import { RuleGraphView } from './rule-graph-view.js';
 
-export function TraceView({ model, token }: { model: ExplorerModel; token: string }) {
+export function TraceView({ model, token, node }: { model: ExplorerModel; token: string; node: string }) {
   const first = model.services.find((s) => s.clusterIPs[0] !== undefined && s.clusterIPs[0] !== 'None' && s.ports[0] !== undefined);
   const [request, setRequest] = useState<TraceRequest>({
     source: '10.244.0.2',
@@ -21,12 +21,13 @@ export function TraceView({ model, token }: { model: ExplorerModel; token: strin
   return (
     <section aria-labelledby="trace-title">
       <h2 id="trace-title">Packet trace</h2>
+      {node !== '' && <p class="hint">Sent on node {node}: its kube-proxy's rules, its node IPs.</p>}
       <form
         data-testid="trace-form"
         onSubmit={(e) => {
           e.preventDefault();
           setBusy(true);
-          runTrace(token, request)
+          runTrace(token, { ...request, ...(node !== '' ? { node } : {}) })
             .then(setAnswer, (error: unknown) => setAnswer(err({ _tag: 'ErrExplorerTrace', message: String(error) })))
             .finally(() => setBusy(false));
         }}

@@ -1,10 +1,11 @@
 // The explorer's HTTP handler: the page's static files, and its data behind the bearer token:
 // the model as JSON, the model again on every change as a server-sent event stream, and packet
-// traces. It is mounted by the API server of `kubesvc up` (an ApiServerExtension, matched by
+// traces; each of them as kube-proxy on one of the source's Nodes (`node=NAME`), and a packet
+// traced as sent on every Node (the node matrix). It is mounted by the API server of `kubesvc up` (an ApiServerExtension, matched by
 // shape) and by the read-only server of `kubesvc explore`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { err } from '@kubesvc/api-types';
-import type { ExplorerModel, TraceAnswer, TraceRequest } from '../explorer-model.js';
+import { err, type Result } from '@kubesvc/api-types';
+import type { ErrExplorerNode, ExplorerModel, ModelAnswer, NodeMatrixAnswer, NodeMatrixRequest, TraceAnswer, TraceRequest } from '../explorer-model.js';
 import { loadUiAssets, type UiAsset } from './ui-assets.js';
 
 export const EXPLORER_PREFIX = '/ui/';
@@ -15,7 +16,15 @@ export interface ExplorerSource {
   model(): ExplorerModel | Promise<ExplorerModel>;
   /** Calls `listener` after each change; returns the unsubscribe. A dump never changes. */
   subscribe(listener: () => void): () => void;
+  /** A trace; with `request.node`, as sent on that Node (an unknown one: ErrExplorerNode). */
   trace(request: TraceRequest): TraceAnswer | Promise<TraceAnswer>;
+  /**
+   * The model with the rules of kube-proxy on the source's Node `node` (one of the model's
+   * `nodes`). A source without it has no Nodes: asking for one is a 404.
+   */
+  modelAsNode?(node: string): ModelAnswer | Promise<ModelAnswer>;
+  /** The packet traced as sent on each of the source's Nodes; a source without it has no Nodes. */
+  matrix?(request: NodeMatrixRequest): NodeMatrixAnswer | Promise<NodeMatrixAnswer>;
 }
 
 export interface ExplorerHandlerOptions {
@@ -39,6 +48,14 @@ export interface ExplorerHandler {
 
 const TRACE_PROTOCOLS = new Set(['tcp', 'udp', 'sctp', 'icmp']);
 
+/** What the source says when asked as a Node it does not have, or when it has no Nodes. */
+const NO_NODES = (what: string): Result<never, ErrExplorerNode> => err({ _tag: 'ErrExplorerNode', message: `${what}: this source has no Nodes` });
+
+/** 404 for a Node the source does not have, 400 for a request it cannot answer. */
+function statusOf(answer: { ok: boolean; error?: { _tag: string } }): number {
+  return answer.ok ? 200 : answer.error?._tag === 'ErrExplorerNode' ? 404 : 400;
+}
+
 function sendJson(res: ServerResponse, code: number, body: unknown): void {
   res.writeHead(code, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
   res.end(JSON.stringify(body));
@@ -52,7 +69,13 @@ export function createExplorerHandler(options: ExplorerHandlerOptions): Explorer
   const assets: ReadonlyMap<string, UiAsset> = loadUiAssets(options.uiDir);
   const streams = new Set<() => void>();
 
-  const stream = (req: IncomingMessage, res: ServerResponse): void => {
+  /** The model, or as kube-proxy on the Node `node` sees it (an error when the source has no such Node). */
+  const read = async (node: string | undefined): Promise<ModelAnswer> => {
+    if (node === undefined) return { ok: true, value: await source.model() };
+    return source.modelAsNode === undefined ? NO_NODES(`node ${JSON.stringify(node)}`) : source.modelAsNode(node);
+  };
+
+  const stream = (req: IncomingMessage, res: ServerResponse, node: string | undefined): void => {
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
     let timer: NodeJS.Timeout | undefined;
     // One model in flight per stream, so that an older model never arrives after a newer one;
@@ -67,10 +90,10 @@ export function createExplorerHandler(options: ExplorerHandlerOptions): Explorer
       }
       sending = true;
       void Promise.resolve()
-        .then(() => source.model())
+        .then(() => read(node))
         .then(
-          (model) => {
-            if (!res.writableEnded) res.write(`event: model\ndata: ${JSON.stringify(model)}\n\n`);
+          (answer) => {
+            if (answer.ok && !res.writableEnded) res.write(`event: model\ndata: ${JSON.stringify(answer.value)}\n\n`);
           },
           () => undefined,
         )
@@ -108,23 +131,53 @@ export function createExplorerHandler(options: ExplorerHandlerOptions): Explorer
         sendJson(res, 405, { message: 'the explorer is read-only: GET only' });
         return;
       }
+      const q = url.searchParams;
+      // `node=` (empty) is the picker's "(no node)": the server's flags, as without it.
+      const node = q.get('node') || undefined;
+      const protocol = q.get('protocol') ?? 'tcp';
+      const badProtocol = (): boolean => {
+        if (TRACE_PROTOCOLS.has(protocol)) return false;
+        sendJson(res, 400, err({ _tag: 'ErrExplorerTrace', message: `protocol ${JSON.stringify(protocol)}: one of tcp, udp, sctp, icmp` }));
+        return true;
+      };
       switch (path) {
-        case 'api/model':
-          sendJson(res, 200, await source.model());
+        case 'api/model': {
+          const answer = await read(node);
+          sendJson(res, statusOf(answer), answer.ok ? answer.value : answer);
           return;
-        case 'api/events':
-          stream(req, res);
-          return;
-        case 'api/trace': {
-          const q = url.searchParams;
-          const protocol = q.get('protocol') ?? 'tcp';
-          if (!TRACE_PROTOCOLS.has(protocol)) {
-            sendJson(res, 400, err({ _tag: 'ErrExplorerTrace', message: `protocol ${JSON.stringify(protocol)}: one of tcp, udp, sctp, icmp` }));
+        }
+        case 'api/events': {
+          // An unknown Node is refused before the stream opens, so that the page can say why.
+          const first = node === undefined ? undefined : await read(node);
+          if (first !== undefined && !first.ok) {
+            sendJson(res, statusOf(first), first);
             return;
           }
-          const request: TraceRequest = { source: q.get('source') ?? '', destination: q.get('destination') ?? '', protocol: protocol as TraceRequest['protocol'] };
+          stream(req, res, node);
+          return;
+        }
+        case 'api/trace': {
+          if (badProtocol()) return;
+          const request: TraceRequest = {
+            source: q.get('source') ?? '',
+            destination: q.get('destination') ?? '',
+            protocol: protocol as TraceRequest['protocol'],
+            ...(node !== undefined ? { node } : {}),
+          };
           const answer = await source.trace(request);
-          sendJson(res, answer.ok ? 200 : 400, answer);
+          sendJson(res, statusOf(answer), answer);
+          return;
+        }
+        case 'api/matrix': {
+          if (badProtocol()) return;
+          const request: NodeMatrixRequest = {
+            source: q.get('source') ?? '',
+            destination: q.get('destination') ?? '',
+            protocol: protocol as NodeMatrixRequest['protocol'],
+            nodePort: q.get('nodePort') === 'true',
+          };
+          const answer = source.matrix === undefined ? NO_NODES('the node matrix') : await source.matrix(request);
+          sendJson(res, statusOf(answer), answer);
           return;
         }
         default:

@@ -181,6 +181,19 @@ describe('kubectl', () => {
     expect((await registry.get('services', 'default', 'web')).ok).toBe(false);
   });
 
+  it('prints v1.33\'s deprecation warning for v1 Endpoints on stderr, for a list, a get that fails and a watch alike; EndpointSlices get none', async () => {
+    const warning = 'Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n';
+    const list = await kubectl(['get', 'endpoints', '-A']);
+    expect(list.code).toBe(0);
+    expect(list.stderr).toBe(`${warning}No resources found\n`);
+    const missing = await kubectl(['get', 'ep', 'nope']);
+    expect(missing.stderr).toBe(`${warning}Error from server (NotFound): endpoints "nope" not found\n`);
+    const watched = await kubectl(['get', 'endpoints', '-w', '--request-timeout=2s']);
+    expect(watched.stderr.startsWith(warning)).toBe(true);
+    const slices = await kubectl(['get', 'endpointslices', '-A']);
+    expect(slices).toMatchObject({ code: 0, stderr: 'No resources found\n' });
+  });
+
   it('prints the server’s NotFound and 422 errors as kubectl does against a cluster', async () => {
     const missing = await kubectl(['get', 'svc', 'nope']);
     expect(missing.code).toBe(1);

@@ -16,7 +16,7 @@ import { dispatch } from '../registry/dispatch.js';
 import { badRequestError, internalError, isApiError, MAX_REQUEST_BODY_BYTES, notAcceptableError, requestEntityTooLargeError, unsupportedMediaTypeError, type ApiError } from '../registry/errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { ObjectList } from '../registry/types.js';
-import { RESOURCES, type ResourceInfo, type ResourceName } from '../registry/resources.js';
+import { deprecationWarning, RESOURCES, type ResourceInfo, type ResourceName } from '../registry/resources.js';
 import { STATUS_RESOURCES } from '../registry/verbs/update.js';
 import { ErrInsecureBind, insecureBindError } from './bind-security.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.js';
@@ -382,7 +382,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     const headers: Record<string, string | string[]> = { 'Content-Type': reply.contentType ?? JSON_TYPE, 'Cache-Control': 'no-cache, private' };
     const connection = res.getHeader('Connection');
     if (typeof connection === 'string') headers['Connection'] = connection;
-    if (reply.warnings !== undefined && reply.warnings.length > 0) headers['Warning'] = reply.warnings.map(warningHeader);
+    // Warnings set before the handler ran (a deprecated resource's) come first.
+    const earlier = res.getHeader('Warning');
+    const warnings = [...(Array.isArray(earlier) ? earlier : []), ...(reply.warnings ?? []).map(warningHeader)];
+    if (warnings.length > 0) headers['Warning'] = warnings;
     if (reply.location !== undefined) headers['Location'] = reply.location;
     res.writeHead(reply.code, headers);
     res.end(text);
@@ -403,6 +406,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     // so before content negotiation); every handler then negotiates its answer's media type
     // first, before reading anything else.
     if (!isRouted(route, method)) return statusReply(methodNotAllowedStatus());
+    // A deprecated resource's warning goes with every answer of its routes, errors and watch
+    // streams included, as the installer wraps each route's handler.
+    const deprecated = deprecationWarning(info);
+    if (deprecated !== undefined) res.setHeader('Warning', [warningHeader(deprecated)]);
     if (!acceptsJson(req.headers.accept)) return errorReply(notAcceptableError(RESPONSE_MEDIA_TYPES));
     if (route.kind === 'collection') {
       const namespace = route.namespace ?? '';

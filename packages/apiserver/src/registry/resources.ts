@@ -41,6 +41,22 @@ export interface ResourceInfo {
   readonly deleteCollection: boolean;
   /** What the kind's storage does differently (strategies/<resource>.ts). */
   readonly strategy: RestStrategy;
+  /**
+   * The release that deprecated this version of the kind and what replaces it (the type's
+   * prerelease-lifecycle tags): every request to the resource then carries upstream's warning.
+   */
+  readonly deprecated?: { readonly major: number; readonly minor: number; readonly replacement: string };
+}
+
+/**
+ * The deprecation warning every request to a deprecated resource gets, worded as upstream's
+ * (`v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice`), or undefined.
+ * upstream: staging/src/k8s.io/apiserver/pkg/endpoints/deprecation/deprecation.go (WarningMessage),
+ *           staging/src/k8s.io/apiserver/pkg/endpoints/installer.go (the route's warnings)
+ */
+export function deprecationWarning(info: Pick<ResourceInfo, 'apiVersion' | 'kind' | 'deprecated'>): string | undefined {
+  const d = info.deprecated;
+  return d === undefined ? undefined : `${info.apiVersion} ${info.kind} is deprecated in v${d.major}.${d.minor}+; use ${d.replacement}`;
 }
 
 export const REGISTRY_PREFIX = '/registry';
@@ -48,7 +64,19 @@ export const REGISTRY_PREFIX = '/registry';
 export const RESOURCES: Readonly<Record<ResourceName, ResourceInfo>> = {
   namespaces: { resource: 'namespaces', group: '', kind: 'Namespace', apiVersion: 'v1', namespaced: false, prefix: '/registry/namespaces/', createOnUpdate: false, deleteCollection: false, strategy: namespaceStrategy },
   services: { resource: 'services', group: '', kind: 'Service', apiVersion: 'v1', namespaced: true, prefix: '/registry/services/specs/', createOnUpdate: false, deleteCollection: true, strategy: serviceStrategy },
-  endpoints: { resource: 'endpoints', group: '', kind: 'Endpoints', apiVersion: 'v1', namespaced: true, prefix: '/registry/services/endpoints/', createOnUpdate: true, deleteCollection: true, strategy: endpointsStrategy },
+  // Deprecated in v1.33 (KEP-4974), served as before.
+  endpoints: {
+    resource: 'endpoints',
+    group: '',
+    kind: 'Endpoints',
+    apiVersion: 'v1',
+    namespaced: true,
+    prefix: '/registry/services/endpoints/',
+    createOnUpdate: true,
+    deleteCollection: true,
+    strategy: endpointsStrategy,
+    deprecated: { major: 1, minor: 33, replacement: 'discovery.k8s.io/v1 EndpointSlice' },
+  },
   endpointslices: {
     resource: 'endpointslices',
     group: 'discovery.k8s.io',

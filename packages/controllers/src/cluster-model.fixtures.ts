@@ -92,6 +92,7 @@ export class ClusterModel implements CacheView {
   apply(action: ReconcileAction, now: number): { readonly outcome: 'ok' | 'conflict' | 'notfound' | 'exists' | 'invalid'; readonly change?: CacheChange; readonly reason?: string } {
     switch (action.kind) {
       case 'requeue-after':
+      case 'remember':
         return { outcome: 'ok' };
       case 'event':
         this.events.push(action);
@@ -196,6 +197,8 @@ export interface RunOutcome {
 export class ControllerLoop {
   private readonly queues = new Map<string, string[]>();
   private readonly timers = new Map<string, Map<string, number>>();
+  /** Per controller, what it asked to keep per key (`remember`). */
+  private readonly memory = new Map<string, Map<string, unknown>>();
   now: number;
 
   constructor(
@@ -257,7 +260,14 @@ export class ControllerLoop {
         if (key === undefined) continue;
         progressed = true;
         if (++steps > maxSteps) throw new Error(`no fixpoint after ${maxSteps} reconciles (last: ${c.name} ${key})`);
-        for (const action of c.reconcile(key, this.model, this.now)) {
+        const memory = this.memory.get(c.name) ?? new Map<string, unknown>();
+        this.memory.set(c.name, memory);
+        for (const action of c.reconcile(key, this.model, this.now, memory.get(key))) {
+          if (action.kind === 'remember') {
+            if (action.value === undefined) memory.delete(action.key);
+            else memory.set(action.key, action.value);
+            continue;
+          }
           if (action.kind === 'requeue-after') {
             const t = this.timers.get(c.name) ?? new Map<string, number>();
             const due = this.now + action.afterMs;

@@ -56,6 +56,13 @@ export type ReconcileAction =
   /** Reconcile this key again after `afterMs` (a pod's readiness delay, say), even if nothing changes. */
   | { readonly kind: 'requeue-after'; readonly key: string; readonly afterMs: number }
   /**
+   * Keep `value` for `key` until this controller next reconciles that key: the host hands it
+   * back as `reconcile`'s `remembered` (undefined forgets it). It is what an upstream
+   * controller keeps in memory between syncs of a key, such as the trigger-time tracker's last
+   * observed times; like that memory, it is lost when the host restarts. Not a write.
+   */
+  | { readonly kind: 'remember'; readonly key: string; readonly value: unknown }
+  /**
    * An event about an object, as upstream's record.EventRecorder writes it (core/v1, the
    * controller's name as the source component). Not a write the key waits on: a failed event
    * is dropped, as upstream's broadcaster drops it.
@@ -109,6 +116,9 @@ export interface KeyedController {
    * (the simulated kubelet's Node objects, which exist before anything names them).
    */
   initialKeys?(cache: CacheView): readonly string[];
-  /** Pure: the writes that bring the cluster to the desired state for one key, at time `now`. */
-  reconcile(key: string, cache: CacheView, now: number): readonly ReconcileAction[];
+  /**
+   * Pure: the writes that bring the cluster to the desired state for one key, at time `now`.
+   * `remembered` is the value of this controller's last `remember` action for the key, if any.
+   */
+  reconcile(key: string, cache: CacheView, now: number, remembered?: unknown): readonly ReconcileAction[];
 }

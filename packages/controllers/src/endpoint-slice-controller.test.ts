@@ -144,9 +144,26 @@ describe('EndpointSlice controller', () => {
   it('leaves out pods on a node it does not know until the node appears', () => {
     const { model, loop } = setup([node('node-a'), service('web', { selector: { app: 'web' } }), pod('a', { ip: '10.244.0.5' }), pod('b', { ip: '10.244.0.6', node: 'node-late' })]);
     expect(slicesOf(model, 'web')[0]?.endpoints?.map((e) => e.addresses[0])).toEqual(['10.244.0.5']);
+    // Each sync reports it, as the reconciler's error becomes a warning on the Service.
+    const reported = model.events.map((e) => [e.component, e.type, e.reason, e.message]);
+    expect(reported.length).toBeGreaterThan(0);
+    for (const event of reported) {
+      expect(event).toEqual(['endpoint-slice-controller', 'Warning', 'FailedToUpdateEndpointSlices', 'Error updating Endpoint Slices for Service default/web: skipping Pod b for Service default/web: Node node-late Not Found']);
+    }
     loop.put('nodes', node('node-late'));
     loop.run();
     expect(slicesOf(model, 'web')[0]?.endpoints?.map((e) => e.addresses[0])).toEqual(['10.244.0.5', '10.244.0.6']);
+  });
+
+  it('stamps last-change-trigger-time on the slices it writes: the Service\'s creation first, then the earliest pod readiness change since', () => {
+    const TRIGGER = 'endpoints.kubernetes.io/last-change-trigger-time';
+    const { model, loop } = setup([...NODES, service('web', { selector: { app: 'web' } }), pod('a', { ip: '10.244.0.5', readySince: '2025-01-02T03:00:00Z' })]);
+    expect(slicesOf(model, 'web')[0]?.metadata.annotations).toEqual({ [TRIGGER]: '2025-01-02T03:04:05Z' });
+    loop.put('pods', pod('b', { ip: '10.244.0.6', readySince: '2025-01-02T03:30:00.25Z' }));
+    loop.run();
+    const [slice] = slicesOf(model, 'web');
+    expect(slice?.endpoints?.map((e) => e.addresses[0])).toEqual(['10.244.0.5', '10.244.0.6']);
+    expect(slice?.metadata.annotations).toEqual({ [TRIGGER]: '2025-01-02T03:30:00.25Z' });
   });
 
   it('labels the slices of a headless Service, and leaves Services without a selector alone', () => {

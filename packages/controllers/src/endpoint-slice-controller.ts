@@ -33,7 +33,8 @@ import { findPort, hasSelector, isPodDeleting, podChangeServiceKeys, podIPs, pod
 import { deleteSlice, endpointHash, endpointsEqual, managedSlices, portMapKey, sliceServiceKey, writeSlice, type EndpointSet } from './slice-util.js';
 import { addTopologyHints, cpuRatiosByZone, hintedEndpointsByZone, removeHintsFromSlices, serviceOverloaded, topologyHintsEnabled, TOPOLOGY_MESSAGES, formatWithAddressType, type TopologyEvent } from './topology-hints.js';
 import { reconcileTrafficDistributionHints, validTrafficDistribution, type HintedSlices } from './traffic-distribution.js';
-import { ENDPOINTSLICE_CONTROLLER_NAME, LABEL_HEADLESS } from './well-known.js';
+import { computeTriggerTime, formatRFC3339Nano, triggerTimeStateOf } from './trigger-time.js';
+import { ANNOTATION_LAST_CHANGE_TRIGGER_TIME, ENDPOINTSLICE_CONTROLLER_NAME, LABEL_HEADLESS } from './well-known.js';
 
 /** --max-endpoints-per-slice's default. upstream: pkg/controller/endpointslice/config/v1alpha1/defaults.go */
 export const DEFAULT_MAX_ENDPOINTS_PER_SLICE = 100;
@@ -290,6 +291,8 @@ interface HintState {
   /** Whether topology-aware hints are in place for the Service (upstream: HasPopulatedHints). */
   populated: boolean;
   readonly events: TopologyEvent[];
+  /** Why pods were left out (a node the cache does not know), as the reconciler's errors say it. */
+  readonly skipped: string[];
 }
 
 /** The hint step of reconcileByAddressType: topology-mode Auto first, then trafficDistribution, else none. */
@@ -343,8 +346,11 @@ function reconcileByAddressType(service: Service, pods: readonly Pod[], existing
     }
     const node = cache.get<Node>('nodes', '', pod.spec?.nodeName ?? '');
     // A pod on a node the cache does not know is left out (and retried when the node shows
-    // up), unless the Service publishes not-ready addresses.
-    if (node === undefined && !publishNotReady) continue;
+    // up), unless the Service publishes not-ready addresses; the sync then reports it.
+    if (node === undefined && !publishNotReady) {
+      state.skipped.push(`skipping Pod ${pod.metadata.name ?? ''} for Service ${service.metadata.namespace ?? ''}/${service.metadata.name ?? ''}: Node ${pod.spec?.nodeName ?? ''} Not Found`);
+      continue;
+    }
     const ep = podToEndpoint(pod, node, service, addressType);
     if (ep.addresses.length > 0) entry.set.set(endpointHash(ep), ep);
   }
@@ -367,8 +373,22 @@ function reconcileByAddressType(service: Service, pods: readonly Pod[], existing
   return reconcileHints(service, existing, plan, addressType, cache, settings, state);
 }
 
-/** finalize: turn creates into updates of slices about to be deleted (same type, owned), then write. */
-function finalize(service: Service, plan: Plan): ReconcileAction[] {
+/**
+ * addTriggerTimeAnnotation: the last-change trigger time on a slice about to be written, or
+ * none when there is no new one (0).
+ */
+function withTriggerTime(slice: EndpointSlice, triggerTime: number): EndpointSlice {
+  const { [ANNOTATION_LAST_CHANGE_TRIGGER_TIME]: _old, ...annotations } = slice.metadata.annotations ?? {};
+  const stamped = triggerTime === 0 ? annotations : { ...annotations, [ANNOTATION_LAST_CHANGE_TRIGGER_TIME]: formatRFC3339Nano(triggerTime) };
+  const { annotations: _a, ...meta } = slice.metadata;
+  return { ...slice, metadata: Object.keys(stamped).length === 0 ? meta : { ...meta, annotations: stamped } };
+}
+
+/**
+ * finalize: turn creates into updates of slices about to be deleted (same type, owned), stamp
+ * the trigger time on what is written, then write.
+ */
+function finalize(service: Service, plan: Plan, triggerTime: number): ReconcileAction[] {
   const toCreate = [...plan.toCreate];
   const toUpdate = [...plan.toUpdate];
   const toDelete = [...plan.toDelete];
@@ -388,8 +408,8 @@ function finalize(service: Service, plan: Plan): ReconcileAction[] {
   const actions: ReconcileAction[] = [];
   // No new slices for a Service being deleted: the garbage collector is removing them.
   const deleting = service.metadata.deletionTimestamp !== undefined && service.metadata.deletionTimestamp !== null;
-  if (!deleting) for (const slice of toCreate) actions.push(writeSlice(slice));
-  for (const slice of toUpdate) actions.push(writeSlice(slice));
+  if (!deleting) for (const slice of toCreate) actions.push(writeSlice(withTriggerTime(slice, triggerTime)));
+  for (const slice of toUpdate) actions.push(writeSlice(withTriggerTime(slice, triggerTime)));
   for (const slice of toDelete) actions.push(deleteSlice(slice));
   return actions;
 }
@@ -405,7 +425,7 @@ function hasZoneHints(slices: readonly EndpointSlice[]): boolean {
   return slices.some((s) => (s.endpoints ?? []).some((ep) => (ep.hints?.forZones ?? []).length > 0));
 }
 
-function serviceEvent(service: Service, event: TopologyEvent): ReconcileAction {
+function serviceEvent(service: Service, event: { readonly type: 'Normal' | 'Warning'; readonly reason: string; readonly message: string }): ReconcileAction {
   return {
     kind: 'event',
     // upstream: pkg/controller/endpointslice/endpointslice_controller.go (the recorder's EventSource)
@@ -417,17 +437,21 @@ function serviceEvent(service: Service, event: TopologyEvent): ReconcileAction {
   };
 }
 
-function syncService(key: string, cache: CacheView, settings: Settings): ReconcileAction[] {
+function syncService(key: string, cache: CacheView, settings: Settings, remembered: unknown): ReconcileAction[] {
   const { namespace, name } = splitKey(key);
   const service = cache.get<Service>('services', namespace, name);
   const slices = managedSlices(cache, namespace, name, ENDPOINTSLICE_CONTROLLER_NAME);
   if (service === undefined) {
     // Upstream leaves this to the garbage collector, through the slices' owner reference;
-    // there is none here, so the controller deletes them (docs/deviations.md).
-    return slices.map(deleteSlice);
+    // there is none here, so the controller deletes them (docs/deviations.md). The
+    // trigger-time tracker forgets the Service.
+    const forget: ReconcileAction[] = remembered === undefined ? [] : [{ kind: 'remember', key, value: undefined }];
+    return [...forget, ...slices.map(deleteSlice)];
   }
   if (service.spec?.type === 'ExternalName' || !hasSelector(service)) return [];
   const pods = selectedPods(service, cache);
+  // Before the reconcile, so that the tracker's state moves on even when nothing is written.
+  const trigger = computeTriggerTime(service, pods, triggerTimeStateOf(remembered));
   const supported = addressTypesForService(service);
   const plan: Plan = { toCreate: [], toUpdate: [], toDelete: [] };
   const byType = new Map<string, EndpointSlice[]>();
@@ -435,19 +459,25 @@ function syncService(key: string, cache: CacheView, settings: Settings): Reconci
     if (!(supported as string[]).includes(slice.addressType)) plan.toDelete.push(slice);
     else byType.set(slice.addressType, [...(byType.get(slice.addressType) ?? []), slice]);
   }
-  const actions: ReconcileAction[] = [];
+  const actions: ReconcileAction[] = [{ kind: 'remember', key, value: trigger.state }];
   const topology = topologyHintsEnabled(service.metadata.annotations);
   const trafficDistribution = trafficDistributionOf(service);
   // Slices with zone hints while neither the annotation nor trafficDistribution asks for them
   // are what the annotation left; with trafficDistribution on, they are its own.
   const canUseTrafficDistribution = validTrafficDistribution(trafficDistribution, settings.preferSame) && !topology;
-  const state: HintState = { populated: !canUseTrafficDistribution && hasZoneHints(slices), events: [] };
+  const state: HintState = { populated: !canUseTrafficDistribution && hasZoneHints(slices), events: [], skipped: [] };
   for (const addressType of supported) {
     const events = state.events.length;
-    actions.push(...finalize(service, reconcileByAddressType(service, pods, byType.get(addressType) ?? [], addressType, cache, settings, state)));
+    actions.push(...finalize(service, reconcileByAddressType(service, pods, byType.get(addressType) ?? [], addressType, cache, settings, state), trigger.time));
     for (const event of state.events.slice(events)) actions.push(serviceEvent(service, event));
   }
   actions.push(...plan.toDelete.map(deleteSlice));
+  // The sync's errors (an aggregate: one alone, several in brackets) become one warning; the
+  // slices are written without the pods, which come back when their node does.
+  if (state.skipped.length > 0) {
+    const error = state.skipped.length === 1 ? (state.skipped[0] ?? '') : `[${state.skipped.join(', ')}]`;
+    actions.push(serviceEvent(service, { type: 'Warning', reason: 'FailedToUpdateEndpointSlices', message: `Error updating Endpoint Slices for Service ${namespace}/${name}: ${error}` }));
+  }
   return actions;
 }
 
@@ -524,6 +554,6 @@ export function endpointSliceController(options: EndpointSliceControllerOptions 
     name: 'endpointslice-controller',
     watches: ['services', 'pods', 'endpointslices', 'nodes'],
     keysFor,
-    reconcile: (key, cache) => syncService(key, cache, settings),
+    reconcile: (key, cache, _now, remembered) => syncService(key, cache, settings, remembered),
   };
 }

@@ -82,12 +82,18 @@ describe('EndpointSlice mirroring controller', () => {
     expect(view).toHaveLength(3);
   });
 
-  it('skips addresses that are not IPs and mirrors at most 1000 per subset', () => {
+  it('skips addresses that are not IPs and mirrors at most 1000 per subset, with a warning for each', () => {
     const many = Array.from({ length: 1005 }, (_, i) => ({ ip: `10.1.${Math.floor(i / 250)}.${(i % 250) + 1}` }));
     const { model } = setup([EXTERNAL, endpoints('ext', [{ addresses: [{ ip: 'not-an-ip' }, ...many], ports: [{ port: 80, protocol: 'TCP' }] }])]);
     const [slice] = slicesOf(model, 'ext');
     expect(slice?.endpoints).toHaveLength(1000);
     expect(slice?.endpoints?.[0]?.addresses).toEqual(['10.1.0.1']);
+    // Both are reported on the Endpoints: 1 invalid address, and 6 of the 1,006 not mirrored.
+    const reported = new Set(model.events.map((e) => `${e.component} ${e.regarding.kind}/${e.regarding.name} ${e.type} ${e.reason}: ${e.message}`));
+    expect([...reported]).toEqual([
+      'endpoint-slice-mirroring-controller Endpoints/ext Warning InvalidIPAddress: Skipped 1 invalid IP addresses when mirroring to EndpointSlices',
+      'endpoint-slice-mirroring-controller Endpoints/ext Warning TooManyAddressesToMirror: A max of 1000 addresses can be mirrored to EndpointSlices per Endpoints subset. 6 addresses were skipped',
+    ]);
   });
 
   it('leaves alone Endpoints labelled skip-mirror, such as default/kubernetes, and leader-election locks', () => {

@@ -72,8 +72,17 @@ interface Desired {
   readonly set: EndpointSet;
 }
 
-/** The desired endpoints per (address type, ports): at most `max` valid addresses of each subset, ready ones first. */
-export function desiredMirror(endpoints: Endpoints, max: number): Map<string, Desired> {
+/** What a mirror left out: addresses that are not IPs, and all addresses not mirrored (those included). */
+export interface MirrorSkips {
+  invalid: number;
+  skipped: number;
+}
+
+/**
+ * The desired endpoints per (address type, ports): at most `max` valid addresses of each
+ * subset, ready ones first. `skips`, when given, counts what was left out.
+ */
+export function desiredMirror(endpoints: Endpoints, max: number, skips: MirrorSkips = { invalid: 0, skipped: 0 }): Map<string, Desired> {
   const desired = new Map<string, Desired>();
   for (const subset of endpoints.subsets ?? []) {
     const ports = slicePorts(subset.ports);
@@ -88,15 +97,42 @@ export function desiredMirror(endpoints: Endpoints, max: number): Map<string, De
     const add = (address: EndpointAddress, ready: boolean): void => {
       if (added >= max) return;
       const converted = addressToEndpoint(address, ready);
-      // An address that is not an IP is skipped (upstream records a Warning event).
-      if (converted === undefined) return;
+      // An address that is not an IP is skipped, and counted for the sync's warning.
+      if (converted === undefined) {
+        skips.invalid++;
+        return;
+      }
       desired.get(keyOf(converted.addressType))?.set.set(endpointHash(converted.endpoint), converted.endpoint);
       added++;
     };
     for (const a of subset.addresses ?? []) add(a, true);
     for (const a of subset.notReadyAddresses ?? []) add(a, false);
+    skips.skipped += (subset.addresses?.length ?? 0) + (subset.notReadyAddresses?.length ?? 0) - added;
   }
   return desired;
+}
+
+/**
+ * The warnings a mirror's skips get on the Endpoints: invalid addresses, and addresses beyond
+ * the per-subset maximum. upstream (v1.33): pkg/controller/endpointslicemirroring/reconciler.go
+ * (reconcile: InvalidIPAddress, TooManyAddressesToMirror)
+ */
+function skipEvents(endpoints: Endpoints, skips: MirrorSkips, max: number): ReconcileAction[] {
+  const event = (reason: string, message: string): ReconcileAction => ({
+    kind: 'event',
+    // upstream: pkg/controller/endpointslicemirroring/endpointslicemirroring_controller.go (the recorder's source)
+    component: 'endpoint-slice-mirroring-controller',
+    regarding: { resource: 'endpoints', apiVersion: 'v1', kind: 'Endpoints', namespace: endpoints.metadata.namespace ?? '', name: endpoints.metadata.name ?? '' },
+    type: 'Warning',
+    reason,
+    message,
+  });
+  const events: ReconcileAction[] = [];
+  if (skips.invalid > 0) events.push(event('InvalidIPAddress', `Skipped ${skips.invalid} invalid IP addresses when mirroring to EndpointSlices`));
+  if (skips.skipped > skips.invalid) {
+    events.push(event('TooManyAddressesToMirror', `A max of ${max} addresses can be mirrored to EndpointSlices per Endpoints subset. ${skips.skipped} addresses were skipped`));
+  }
+  return events;
 }
 
 /** newEndpointSlice: the Endpoints' labels and annotations (but two), owned by the Endpoints. */
@@ -139,7 +175,8 @@ function sliceMatches(existing: EndpointSlice, wanted: EndpointSlice): boolean {
 }
 
 function reconcileMirror(endpoints: Endpoints, existing: readonly EndpointSlice[], max: number): ReconcileAction[] {
-  const desired = desiredMirror(endpoints, max);
+  const skips: MirrorSkips = { invalid: 0, skipped: 0 };
+  const desired = desiredMirror(endpoints, max, skips);
   const existingByKey = new Map<string, EndpointSlice[]>();
   for (const slice of existing) {
     const key = `${slice.addressType}-${portMapKey(slice.ports)}`;
@@ -179,7 +216,7 @@ function reconcileMirror(endpoints: Endpoints, existing: readonly EndpointSlice[
     }
   }
   const deleting = endpoints.metadata.deletionTimestamp !== undefined && endpoints.metadata.deletionTimestamp !== null;
-  return [...(deleting ? [] : toCreate.map(writeSlice)), ...toUpdate.map(writeSlice), ...toDelete.map(deleteSlice)];
+  return [...skipEvents(endpoints, skips, max), ...(deleting ? [] : toCreate.map(writeSlice)), ...toUpdate.map(writeSlice), ...toDelete.map(deleteSlice)];
 }
 
 function syncEndpoints(key: string, cache: CacheView, max: number): ReconcileAction[] {

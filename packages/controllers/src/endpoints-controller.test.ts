@@ -175,12 +175,38 @@ describe('endpoints controller', () => {
     expect(endpointsOf(model, 'web')?.subsets?.[0]?.addresses?.map((a) => a.ip)).toEqual(['10.244.0.5']);
   });
 
+  it('stamps last-change-trigger-time: the Service\'s creation at its first sync, then the earliest pod readiness change since; no write for the time alone', () => {
+    const TRIGGER = 'endpoints.kubernetes.io/last-change-trigger-time';
+    // The model stamps the Service's creationTimestamp with its clock: 2025-01-02T03:04:05Z.
+    const { model, loop } = setup([service('web', { selector: { app: 'web' } }), pod('a', { ip: '10.244.0.5', readySince: '2025-01-02T03:00:00Z' })]);
+    expect(endpointsOf(model, 'web')?.metadata.annotations).toEqual({ [TRIGGER]: '2025-01-02T03:04:05Z' });
+
+    loop.put('pods', pod('b', { ip: '10.244.0.6', readySince: '2025-01-02T03:10:00Z' }));
+    loop.put('pods', pod('c', { ip: '10.244.0.7', readySince: '2025-01-02T03:12:30Z' }));
+    loop.run();
+    expect(endpointsOf(model, 'web')?.metadata.annotations).toEqual({ [TRIGGER]: '2025-01-02T03:10:00Z' });
+
+    // A pod change that moves no address (a label the selector does not read) writes nothing.
+    const before = endpointsOf(model, 'web')?.metadata.resourceVersion;
+    loop.put('pods', pod('a', { ip: '10.244.0.5', readySince: '2025-01-02T03:00:00Z', labels: { app: 'web', extra: 'x' } }));
+    loop.run();
+    expect(endpointsOf(model, 'web')?.metadata.resourceVersion).toBe(before);
+
+    // b turns unready: it moves to notReadyAddresses, stamped with that change.
+    loop.put('pods', pod('b', { ip: '10.244.0.6', ready: false, readySince: '2025-01-02T03:20:00Z' }));
+    loop.run();
+    const ep = endpointsOf(model, 'web');
+    expect(ep?.metadata.annotations).toEqual({ [TRIGGER]: '2025-01-02T03:20:00Z' });
+    expect(ep?.subsets?.[0]?.notReadyAddresses?.map((a) => a.ip)).toEqual(['10.244.0.6']);
+  });
+
   it('truncates at 1000 addresses, ready ones first, and says so in an annotation', () => {
     const pods: Pod[] = [];
     for (let i = 0; i < 1001; i++) pods.push(pod(`p${i}`, { ip: `10.244.${Math.floor(i / 250)}.${(i % 250) + 1}` }));
     const { model, loop } = setup([service('web', { selector: { app: 'web' } }), ...pods]);
     const ep = endpointsOf(model, 'web');
-    expect(ep?.metadata.annotations).toEqual({ 'endpoints.kubernetes.io/over-capacity': 'truncated' });
+    // The first sync of the Service stamps its creation time (the model's clock at the start).
+    expect(ep?.metadata.annotations).toEqual({ 'endpoints.kubernetes.io/last-change-trigger-time': '2025-01-02T03:04:05Z', 'endpoints.kubernetes.io/over-capacity': 'truncated' });
     expect(ep?.subsets?.[0]?.addresses).toHaveLength(1000);
     // Back under capacity: the annotation goes.
     loop.remove('pods', 'default', 'p0');

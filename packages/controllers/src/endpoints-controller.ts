@@ -18,6 +18,7 @@ import type { CacheChange, CacheView, KeyedController, ReconcileAction } from '.
 import { namespacedKey, splitKey } from './keys.js';
 import { findPort, hasSelector, ipFamilyOf, podChangeServiceKeys, podIPs, selectedPods, shouldPodBeInEndpoints, shouldSetHostname } from './pod-membership.js';
 import { repackSubsets } from '@kubesvc/api-types';
+import { computeTriggerTime, formatRFC3339Nano, triggerTimeStateOf } from './trigger-time.js';
 import { ANNOTATION_LAST_CHANGE_TRIGGER_TIME, ANNOTATION_LEADER, ANNOTATION_OVER_CAPACITY, LABEL_HEADLESS } from './well-known.js';
 
 /** The most addresses an Endpoints holds before it is truncated. upstream: maxCapacity */
@@ -135,12 +136,14 @@ function comparableSubsets(subsets: readonly EndpointSubset[] | undefined): unkn
   return (subsets ?? []).map((s) => ({ ...s, addresses: s.addresses?.map(strip), notReadyAddresses: s.notReadyAddresses?.map(strip) }));
 }
 
-/** The Endpoints the controller wants for a selector Service, built on the existing one if any. */
-export function desiredEndpoints(service: Service, pods: readonly Pod[], existing: Endpoints | undefined): Endpoints {
+/**
+ * The Endpoints the controller wants for a selector Service, built on the existing one if any.
+ * `triggerTime` (ms) is the last-change trigger time to stamp; 0 (none) removes an old one.
+ */
+export function desiredEndpoints(service: Service, pods: readonly Pod[], existing: Endpoints | undefined, triggerTime = 0): Endpoints {
   const { subsets, truncated } = truncateSubsets(desiredSubsets(service, pods));
-  // Upstream writes the last-change trigger time here; it is left out (docs/deviations.md),
-  // and an old one is removed as upstream removes it when it has no new time.
   let annotations = withoutKey(withoutKey(existing?.metadata.annotations, ANNOTATION_LAST_CHANGE_TRIGGER_TIME), ANNOTATION_OVER_CAPACITY);
+  if (triggerTime !== 0) annotations = { ...annotations, [ANNOTATION_LAST_CHANGE_TRIGGER_TIME]: formatRFC3339Nano(triggerTime) };
   if (truncated) annotations = { ...annotations, [ANNOTATION_OVER_CAPACITY]: TRUNCATED };
   const serviceLabels = service.metadata.labels ?? {};
   const labels = isServiceIPSet(service.spec) ? withoutKey(serviceLabels, LABEL_HEADLESS) : { ...serviceLabels, [LABEL_HEADLESS]: '' };
@@ -158,31 +161,38 @@ export function desiredEndpoints(service: Service, pods: readonly Pod[], existin
   };
 }
 
+/** Whether a write would change anything but the trigger time, which alone never causes one. */
 function endpointsEqual(a: Endpoints, b: Endpoints): boolean {
   return (
     semanticEqual(comparableSubsets(a.subsets), comparableSubsets(b.subsets)) &&
     semanticEqual(a.metadata.labels, b.metadata.labels) &&
-    semanticEqual(a.metadata.annotations, b.metadata.annotations)
+    semanticEqual(withoutKey(a.metadata.annotations, ANNOTATION_LAST_CHANGE_TRIGGER_TIME), withoutKey(b.metadata.annotations, ANNOTATION_LAST_CHANGE_TRIGGER_TIME))
   );
 }
 
-function syncService(key: string, cache: CacheView): ReconcileAction[] {
+function syncService(key: string, cache: CacheView, remembered: unknown): ReconcileAction[] {
   const { namespace, name } = splitKey(key);
   const service = cache.get<Service>('services', namespace, name);
   const existing = cache.get<Endpoints>('endpoints', namespace, name);
   if (service === undefined) {
-    // The Service is gone: so is its Endpoints.
-    if (existing === undefined) return [];
+    // The Service is gone: so is its Endpoints, and what the trigger-time tracker knew of it.
+    const forget: ReconcileAction[] = remembered === undefined ? [] : [{ kind: 'remember', key, value: undefined }];
+    if (existing === undefined) return forget;
     const rv = existing.metadata.resourceVersion;
-    return [{ kind: 'delete', resource: 'endpoints', namespace, name, ...(rv === undefined ? {} : { resourceVersion: rv }) }];
+    return [...forget, { kind: 'delete', resource: 'endpoints', namespace, name, ...(rv === undefined ? {} : { resourceVersion: rv }) }];
   }
   // ExternalName Services and Services without a selector get no Endpoints from this
   // controller; the latter's are written by hand.
   if (service.spec?.type === 'ExternalName' || !hasSelector(service)) return [];
-  const desired = desiredEndpoints(service, selectedPods(service, cache), existing);
-  if (existing === undefined) return [{ kind: 'create', resource: 'endpoints', namespace, object: desired }];
-  if (endpointsEqual(existing, desired)) return [];
-  return [{ kind: 'update', resource: 'endpoints', namespace, object: desired }];
+  const pods = selectedPods(service, cache);
+  // Computed before deciding whether to write, so that the tracker's state moves on even when
+  // the sync writes nothing.
+  const trigger = computeTriggerTime(service, pods, triggerTimeStateOf(remembered));
+  const remember: ReconcileAction = { kind: 'remember', key, value: trigger.state };
+  const desired = desiredEndpoints(service, pods, existing, trigger.time);
+  if (existing === undefined) return [remember, { kind: 'create', resource: 'endpoints', namespace, object: desired }];
+  if (endpointsEqual(existing, desired)) return [remember];
+  return [remember, { kind: 'update', resource: 'endpoints', namespace, object: desired }];
 }
 
 function keysFor(change: CacheChange, cache: CacheView): string[] {
@@ -216,6 +226,6 @@ export function endpointsController(): KeyedController {
     watches: ['services', 'pods', 'endpoints'],
     keysFor,
     initialKeys,
-    reconcile: (key, cache) => syncService(key, cache),
+    reconcile: (key, cache, _now, remembered) => syncService(key, cache, remembered),
   };
 }

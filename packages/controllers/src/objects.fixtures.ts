@@ -14,6 +14,8 @@ export interface PodOptions {
   readonly ports?: readonly { name: string; containerPort: number; protocol?: string }[];
   readonly deleting?: boolean;
   readonly namespace?: string;
+  /** The Ready condition's lastTransitionTime (the trigger time the endpoint controllers read). */
+  readonly readySince?: string;
 }
 
 export function pod(name: string, o: PodOptions = {}): Pod {
@@ -36,7 +38,7 @@ export function pod(name: string, o: PodOptions = {}): Pod {
     status: {
       phase: o.phase ?? 'Running',
       ...(ips[0] !== undefined ? { podIP: ips[0], podIPs: ips.map((ip) => ({ ip })) } : {}),
-      conditions: [{ type: 'Ready', status: o.ready === false ? 'False' : 'True' }],
+      conditions: [{ type: 'Ready', status: o.ready === false ? 'False' : 'True', ...(o.readySince === undefined ? {} : { lastTransitionTime: o.readySince }) }],
     },
   } as Pod;
 }

@@ -309,6 +309,15 @@ describe('pods to endpoints', () => {
       'the web Endpoints to list the three pods',
     );
     expect(endpoints?.[0]).toBe('web');
+    // Both carry last-change-trigger-time: the Service's creation, or the readiness change of a
+    // pod behind the write, whichever was earliest since the controller's last sync.
+    const triggers = new Set([
+      (await ok('get', 'svc', 'web', '-o', 'jsonpath={.metadata.creationTimestamp}')).trim(),
+      ...(await ok('get', 'pods', '-l', 'app=web', '-o', 'jsonpath={.items[*].status.conditions[?(@.type=="Ready")].lastTransitionTime}')).split(' ').filter((t) => t !== ''),
+    ]);
+    const triggerPath = "jsonpath={.metadata.annotations['endpoints\\.kubernetes\\.io/last-change-trigger-time']}";
+    expect(triggers).toContain((await ok('get', 'endpoints', 'web', '-o', triggerPath)).trim());
+    expect(triggers).toContain((await ok('get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', triggerPath.replace('{.metadata', '{.items[0].metadata'))).trim());
 
     const slices = tableRows(await ok('get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '--no-headers'));
     expect(slices).toHaveLength(1);

@@ -224,6 +224,32 @@ describe('the keyed-controller runner', () => {
     expect(f.logger.lines.some((l) => l.level === 'error' && l.message.startsWith('Server rejected event (will not retry!)'))).toBe(true);
   });
 
+  it('hands a controller back, per key, what it last asked to remember, and forgets it when asked', async () => {
+    const f = await fixture();
+    const seen: { key: string; remembered: unknown }[] = [];
+    const counter: KeyedController = {
+      name: 'counter',
+      watches: ['services'],
+      keysFor: (change) => [keyOf(change)],
+      reconcile(key, cache, _now, remembered) {
+        seen.push({ key, remembered });
+        const [ns = '', name = ''] = key.split('/');
+        if (cache.get<Service>('services', ns, name) === undefined) return [{ kind: 'remember', key, value: undefined }];
+        return [{ kind: 'remember', key, value: typeof remembered === 'number' ? remembered + 1 : 1 }];
+      },
+    };
+    const runner = start(f, [counter]);
+    await settle(f, runner);
+    must(await f.registry.patch('services', 'default', 'web', 'application/merge-patch+json', '{"metadata":{"labels":{"team":"red"}}}'));
+    await settle(f, runner);
+    must(await f.registry.delete('services', 'default', 'web'));
+    await settle(f, runner);
+    must(await f.registry.create('services', 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { ports: [{ port: 80 }] } }));
+    await settle(f, runner);
+    // 1st sync: nothing; 2nd: the 1 it kept; the deletion sees 2 and forgets; the new Service starts over.
+    expect(seen.filter((c) => c.key === 'default/web').map((c) => c.remembered)).toEqual([undefined, 1, 2, undefined]);
+  });
+
   it('makes no write once stop() has resolved, even with a write in flight and timers pending', async () => {
     const f = await fixture();
     let writes = 0;

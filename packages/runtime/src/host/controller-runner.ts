@@ -47,6 +47,8 @@ function metaOf(object: KubeObject): ObjectMeta {
 class Worker {
   readonly queue: WorkQueue;
   running: Promise<void> | undefined;
+  /** What the controller asked to keep per key (`remember`), handed back at its next reconcile. */
+  private readonly memory = new Map<string, unknown>();
 
   constructor(
     readonly controller: KeyedController,
@@ -80,7 +82,7 @@ class Worker {
     const runner = this.runner;
     let actions: readonly ReconcileAction[];
     try {
-      actions = controller.reconcile(key, runner.informer, runner.clock.now());
+      actions = controller.reconcile(key, runner.informer, runner.clock.now(), this.memory.get(key));
     } catch (e) {
       // A controller bug: upstream's HandleError logs it, and the key is retried with backoff.
       runner.logger.log('error', `${controller.name}: reconcile of ${JSON.stringify(key)} threw: ${e instanceof Error ? e.message : String(e)}`);
@@ -93,6 +95,11 @@ class Worker {
       if (runner.stopping) return;
       if (action.kind === 'requeue-after') {
         this.queue.addAfter(action.key, action.afterMs);
+        continue;
+      }
+      if (action.kind === 'remember') {
+        if (action.value === undefined) this.memory.delete(action.key);
+        else this.memory.set(action.key, action.value);
         continue;
       }
       if (action.kind === 'event') {
@@ -177,7 +184,7 @@ class Runner implements ControllerRunner {
   }
 
   /** Carries one write out; returns why it failed, or undefined. */
-  async carryOut(action: Exclude<ReconcileAction, { kind: 'requeue-after' | 'event' }>): Promise<string | undefined> {
+  async carryOut(action: Exclude<ReconcileAction, { kind: 'requeue-after' | 'event' | 'remember' }>): Promise<string | undefined> {
     const r = this.registry;
     try {
       switch (action.kind) {

@@ -11,9 +11,17 @@ import { simulatedKubelet, type SimulatedKubeletOptions } from './simulated-kube
 export interface StandardControllerOptions {
   /** kube-controller-manager's PreferSameTrafficDistribution gate, for the EndpointSlice controller's hints. */
   readonly preferSameTrafficDistribution?: boolean;
+  /** --max-endpoints-per-slice (1 to 1000). Default 100. */
+  readonly maxEndpointsPerSlice?: number;
+  /** --mirroring-max-endpoints-per-subset (1 to 1000). Default 1000. */
+  readonly mirroringMaxEndpointsPerSubset?: number;
 }
 
 export function standardControllers(kubelet: SimulatedKubeletOptions, options: StandardControllerOptions = {}): readonly KeyedController[] {
-  const slices: EndpointSliceControllerOptions = options.preferSameTrafficDistribution === undefined ? {} : { preferSameTrafficDistribution: options.preferSameTrafficDistribution };
-  return [endpointsController(), endpointSliceController(slices), endpointSliceMirroringController(), simulatedKubelet(kubelet)];
+  const slices: EndpointSliceControllerOptions = {
+    ...(options.preferSameTrafficDistribution === undefined ? {} : { preferSameTrafficDistribution: options.preferSameTrafficDistribution }),
+    ...(options.maxEndpointsPerSlice === undefined ? {} : { maxEndpointsPerSlice: options.maxEndpointsPerSlice }),
+  };
+  const mirroring = options.mirroringMaxEndpointsPerSubset === undefined ? {} : { maxEndpointsPerSubset: options.mirroringMaxEndpointsPerSubset };
+  return [endpointsController(), endpointSliceController(slices), endpointSliceMirroringController(mirroring), simulatedKubelet(kubelet)];
 }

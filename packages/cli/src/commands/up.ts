@@ -43,6 +43,8 @@ interface UpCommandOptions {
   readonly etcdCompactionInterval?: string;
   readonly featureGates?: string;
   readonly emulatedVersion?: string;
+  readonly maxEndpointsPerSlice: string;
+  readonly mirroringMaxEndpointsPerSubset: string;
 }
 
 /** Each use of a repeatable flag adds to the earlier ones, as kube-apiserver's --feature-gates and --emulated-version do. */
@@ -100,6 +102,20 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
 
 function secondsOf(ms: number | undefined): number | undefined {
   return ms === undefined ? undefined : Math.ceil(ms / 1000);
+}
+
+/**
+ * An int32 flag of kube-controller-manager's with its bounds, refused as pflag and the
+ * controller options' Validate word it.
+ * upstream (v1.33): cmd/kube-controller-manager/app/options/endpointslicecontroller.go and
+ * endpointslicemirroringcontroller.go (Validate: 1 to 1000)
+ */
+function boundedInt(flag: string, value: string, min: number, max: number): number {
+  if (!/^[+-]?\d+$/.test(value)) throw usageError(`invalid argument "${value}" for "--${flag}" flag: strconv.ParseInt: parsing "${value}": invalid syntax`);
+  const n = Number(value);
+  if (n < min) throw usageError(`${flag} must not be less than ${min}, but got ${n}`);
+  if (n > max) throw usageError(`${flag} must not be more than ${max}, but got ${n}`);
+  return n;
 }
 
 function apiserverCount(value: string): number {
@@ -198,6 +214,8 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
     ...optional('leaseTtlSeconds', secondsOf(duration('--master-lease-ttl', options.masterLeaseTtl, 1000))),
     ...optional('compactionIntervalMs', compactionInterval(options.etcdCompactionInterval)),
     clusterIPAllocation: gates.allocation,
+    maxEndpointsPerSlice: boundedInt('max-endpoints-per-slice', options.maxEndpointsPerSlice, 1, 1000),
+    mirroringMaxEndpointsPerSubset: boundedInt('mirroring-max-endpoints-per-subset', options.mirroringMaxEndpointsPerSubset, 1, 1000),
     preferSameTrafficDistribution: gates.enabled.PreferSameTrafficDistribution,
   };
   // Loaded here, not at the top: the offline commands share this module graph and need neither.
@@ -271,6 +289,8 @@ export const upCommand: CliCommand = {
       .option('--repair-services-interval <duration>', 'how often the ClusterIP and NodePort repair loops run (kube-apiserver\'s flag, default 3m)')
       .option('--endpoint-reconcile-interval <duration>', "how often the kubernetes Service's endpoints are reconciled (kubesvc only; kube-apiserver: 10s)")
       .option('--master-lease-ttl <duration>', "the TTL of each apiserver's lease for the lease reconciler, whole seconds (kubesvc only; kube-apiserver: 15s)")
+      .option('--max-endpoints-per-slice <n>', "kube-controller-manager's: the most endpoints the EndpointSlice controller puts in one slice (1 to 1000)", '100')
+      .option('--mirroring-max-endpoints-per-subset <n>', "kube-controller-manager's: the most addresses of one Endpoints subset the mirroring controller copies into slices (1 to 1000)", '1000')
       .option('--etcd-compaction-interval <duration>', "how often the store's history is compacted, on SQLite as on etcd (kube-apiserver's flag, default 5m0s; 0 turns it off)")
       .option(
         '--feature-gates <pairs>',

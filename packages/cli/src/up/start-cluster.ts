@@ -87,6 +87,10 @@ export interface UpOptions {
    * them. Default off, as in v1.33.
    */
   readonly preferSameTrafficDistribution?: boolean;
+  /** kube-controller-manager's --max-endpoints-per-slice. Default 100. */
+  readonly maxEndpointsPerSlice?: number;
+  /** kube-controller-manager's --mirroring-max-endpoints-per-subset. Default 1000. */
+  readonly mirroringMaxEndpointsPerSubset?: number;
 }
 
 // The defaults live in up-defaults.ts, which loads nothing heavy: every command's options read them.
@@ -251,7 +255,14 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
           ...(options.leaseTtlSeconds === undefined ? {} : { leaseTtlSeconds: options.leaseTtlSeconds }),
           ...(options.compactionIntervalMs === undefined ? {} : { compactionIntervalMs: options.compactionIntervalMs }),
           runControllers: options.runControllers ?? true,
-          controllers: standardControllers({ hostName: options.nodeName, nodes }, { preferSameTrafficDistribution: options.preferSameTrafficDistribution === true }),
+          controllers: standardControllers(
+            { hostName: options.nodeName, nodes },
+            {
+              preferSameTrafficDistribution: options.preferSameTrafficDistribution === true,
+              ...(options.maxEndpointsPerSlice === undefined ? {} : { maxEndpointsPerSlice: options.maxEndpointsPerSlice }),
+              ...(options.mirroringMaxEndpointsPerSubset === undefined ? {} : { mirroringMaxEndpointsPerSubset: options.mirroringMaxEndpointsPerSubset }),
+            },
+          ),
         });
         if (!started.ok) throw usageError(started.error.message);
         return started.value;

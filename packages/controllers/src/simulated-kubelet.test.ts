@@ -127,6 +127,14 @@ describe('simulated kubelet', () => {
     expect(getPod(model, 'done')?.status).toEqual({ phase: 'Succeeded' });
   });
 
+  it('leaves a mirror pod (a static pod its apiserver publishes) to its publisher, and does not count it when placing pods', () => {
+    const mirror = { ...newPod('kube-apiserver-a', 'a'), metadata: { name: 'kube-apiserver-a', namespace: 'default', annotations: { 'kubernetes.io/config.mirror': '0f3e' } } } as Pod;
+    const { model } = setup({ hostName: 'h', nodes: [{ name: 'a' }, { name: 'b' }] }, [mirror, newPod('p1'), newPod('p2')]);
+    expect(getPod(model, 'kube-apiserver-a')?.status).toEqual({ phase: 'Pending' });
+    // Counted, the mirror pod would have sent p1 to b; not counted, p1 goes to a, p2 to b.
+    expect(['p1', 'p2'].map((n) => getPod(model, n)?.spec?.nodeName)).toEqual(['a', 'b']);
+  });
+
   it('registers the labels and cpu it is given: zones, and the allocatable cpu the topology hints read', () => {
     const { model } = setup({ hostName: 'h', nodes: [{ name: 'n1', labels: { 'topology.kubernetes.io/zone': 'a' }, cpu: '4' }, { name: 'n2' }] });
     const n1 = model.get<Node>('nodes', '', 'n1');

@@ -173,6 +173,13 @@ function runningStatus(pod: Pod, ip: string, node: ResolvedNode, startTime: stri
   } as Pod['status'];
 }
 
+/** The annotation that marks a mirror pod. upstream: pkg/kubelet/types/pod_update.go (ConfigMirrorAnnotationKey) */
+const ANNOTATION_CONFIG_MIRROR = 'kubernetes.io/config.mirror';
+
+function isMirrorPod(pod: Pod): boolean {
+  return pod.metadata.annotations?.[ANNOTATION_CONFIG_MIRROR] !== undefined;
+}
+
 function isLive(pod: Pod): boolean {
   return !isPodTerminal(pod) && !isPodDeleting(pod);
 }
@@ -212,9 +219,11 @@ function syncNode(node: ResolvedNode, cache: CacheView, now: number, readyAfterM
   const actions: ReconcileAction[] = [];
   if (cache.get<Node>('nodes', '', node.name) === undefined) actions.push({ kind: 'create', resource: 'nodes', namespace: '', object: nodeObject(node, kubeletVersion, now) });
 
+  // A mirror pod stands for a static pod the kubelet runs from a file; its status comes from
+  // there (the apiserver that published it), not from this loop.
   const pods = cache
     .list<Pod>('pods')
-    .filter((p) => p.spec?.nodeName === node.name && isLive(p))
+    .filter((p) => p.spec?.nodeName === node.name && isLive(p) && !isMirrorPod(p))
     .sort(byAge);
   const used = new Set<string>();
   for (const p of pods) for (const ip of podIPs(p)) used.add(canonical(ip));
@@ -259,9 +268,11 @@ function bindPod(key: string, nodes: readonly ResolvedNode[], cache: CacheView, 
   const pod = cache.get<Pod>('pods', namespace, name);
   if (pod === undefined || (pod.spec?.nodeName ?? '') !== '' || !isLive(pod)) return [];
   const counts = new Map(nodes.map((n) => [n.name, 0]));
+  // Pods the scheduler placed; a mirror pod (an apiserver's) was never scheduled and is not
+  // counted, so user pods keep their round robin whatever runs on the control-plane node.
   for (const p of cache.list<Pod>('pods')) {
     const n = p.spec?.nodeName ?? '';
-    if (counts.has(n) && isLive(p)) counts.set(n, (counts.get(n) ?? 0) + 1);
+    if (counts.has(n) && isLive(p) && !isMirrorPod(p)) counts.set(n, (counts.get(n) ?? 0) + 1);
   }
   const registered: PlacementNode[] = [];
   for (const n of nodes) {

@@ -15,6 +15,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openEtcdStore } from '@kubesvc/store/etcd';
 import { freePort, startEtcd, type EtcdFixture } from '@kubesvc/testkit';
 import { killAll, startUp, tempDir, type ApiReply, type UpProcess } from './ha.fixtures.js';
+import { kubectl } from './up.fixtures.js';
 
 const PER_SERVER = Number(process.env['KUBESVC_HA_SERVICES'] ?? 1000);
 const CLIENTS = 4;
@@ -217,7 +218,7 @@ describe('several kubesvc up on one etcd', () => {
     console.log(`HA creates: ${outcomes.length} requests in ${elapsed} ms (${Math.round((outcomes.length * 1000) / elapsed)}/s), ${created} of ${others.length} plain creates succeeded`);
   }, Math.max(300_000, 3 * PER_SERVER * 250));
 
-  it('kill -9 of one apiserver during the creates: survivors answer cleanly, their repair loops free its leaks, Endpoints drop it within TTL + one interval; SIGTERM removes an apiserver at once', async () => {
+  it('kill -9 of one apiserver during the creates: survivors answer cleanly, their repair loops free its leaks, Endpoints drop it within TTL + one interval; SIGTERM removes an apiserver and its mirror pod at once', async () => {
     // With the bitmap allocator: this test is about the repair loops freeing what a killed
     // apiserver leaked, and v1.33's IPAddress allocator frees a leaked IPAddress only after
     // RepairIPAddress's 60 s grace and never clears the bit its dual write set (upstream runs
@@ -225,6 +226,18 @@ describe('several kubesvc up on one etcd', () => {
     // storage_core.go). A kill between the allocation and the Service's write leaks one.
     const { endpoint, servers } = await cluster(3, ['--feature-gates', 'MultiCIDRServiceAllocator=false']);
     const [first, second, victim] = servers as [UpProcess, UpProcess, UpProcess];
+    // Each apiserver is a static pod of its node, as on a kubeadm cluster: its mirror pod in
+    // kube-system, on the host network with the advertise address as its IP.
+    const cache = tempDir();
+    const controlPlane = async (): Promise<string[][]> =>
+      (await kubectl(first.kubeconfig, cache, '-n', 'kube-system', 'get', 'pod', '-l', 'tier=control-plane', '-o', 'wide', '--no-headers'))
+        .trim()
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => line.split(/\s+/));
+    // NAME READY STATUS RESTARTS AGE IP NODE NOMINATED-NODE READINESS-GATES
+    const row = (r: string[]): string[] => [r[0] ?? '', r[1] ?? '', r[2] ?? '', r[5] ?? '', r[6] ?? ''];
+    expect((await controlPlane()).map(row)).toEqual([0, 1, 2].map((i) => [`kube-apiserver-node-${i}`, '1/1', 'Running', ADDRS[i] ?? '', `node-${i}`]));
     const perServer = 60;
     const budget = TTL_S * 1000 + ENDPOINT_MS;
     let killedAt = 0;
@@ -265,6 +278,8 @@ describe('several kubesvc up on one etcd', () => {
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
     expect(await endpointIps(first)).toEqual([ADDRS[0]]);
+    // The stopped apiserver took its pod with it; the killed one's stays, as a dead node's pods do.
+    expect((await controlPlane()).map((r) => r[0])).toEqual(['kube-apiserver-node-0', 'kube-apiserver-node-2']);
   }, 300_000);
 
   it('master-count with --apiserver-count below the number of apiservers flaps, as upstream does: each one puts itself back and drops another', async () => {

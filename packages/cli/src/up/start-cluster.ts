@@ -29,13 +29,14 @@ import { filesDataplane, startNodeAgent, writeFileAtomicSync, type NodeAgent, ty
 import { systemClock, type Store } from '@kubesvc/store';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { openEtcdStore } from '@kubesvc/store/etcd';
-import { DEFAULT_CLUSTER_IP_ALLOCATION, parseServiceNetworking, type ClusterIPAllocation, type Service } from '@kubesvc/api-types';
+import { DEFAULT_CLUSTER_IP_ALLOCATION, parseServiceNetworking, type ClusterIPAllocation, type Node, type Service } from '@kubesvc/api-types';
 import { createExplorerHandler, ensureUiBuilt, explorerLink, type ExplorerHandler } from '@kubesvc/explorer/node';
 import { proxierConfig } from '@kubesvc/proxy-iptables';
 import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
 import { usageError } from '../cli-error.js';
 import { startLiveExplorerSource } from '../explore/explorer-sources.js';
 import { ensurePrivateDir, FILE_MODES, octal, tightenMode } from './atomic-file.js';
+import { apiserverMirrorPod, apiserverPodStatus, MIRROR_POD_NAMESPACE, type ApiserverPodOptions } from './mirror-pod.js';
 import { nodesText, type UpNode } from './nodes.js';
 import { clusterIPAllocationText, UP_DEFAULTS } from './up-defaults.js';
 
@@ -330,6 +331,26 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
     cleanups.push(() => api.close());
 
     await steps.step('Waiting for the first reconcile', () => plane.whenReady(), () => 'First reconcile done');
+    const mirror = await publishMirrorPod(plane.registry, {
+      nodeName: agentNode,
+      advertiseAddress,
+      bindAddress: options.bindAddress,
+      securePort: options.securePort,
+      serviceClusterIPRange: options.serviceClusterIPRange,
+      etcdServers,
+      now: systemClock.now(),
+    });
+    if (mirror.ok) {
+      steps.note(`Mirror pod ${MIRROR_POD_NAMESPACE}/${mirror.value} published`);
+      const name = mirror.value;
+      // Stopping the apiserver takes its pod away, as the kubelet removes a static pod's mirror
+      // when its manifest goes; a crash leaves it, as a dead node's pods stay.
+      cleanups.push(async () => {
+        await plane.registry.delete('pods', MIRROR_POD_NAMESPACE, name);
+      });
+    } else {
+      logger.log('error', `could not publish the apiserver's mirror pod: ${mirror.error}`);
+    }
     const kubernetes = await plane.registry.get<Service>('services', 'default', 'kubernetes');
     const kubernetesClusterIP = kubernetes.ok ? (kubernetes.value.spec?.clusterIP ?? '') : '';
     steps.note(`default/kubernetes at ${kubernetesClusterIP}`);
@@ -388,4 +409,20 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
 function proxyFilesText(agent: NodeAgent): string {
   const dir = agent.iptablesFiles?.dir ?? agent.nftablesFiles?.dir;
   return dir === undefined ? '' : ` (rules in ${dir})`;
+}
+
+/**
+ * Publishes this apiserver's mirror pod (replacing one left by an earlier run on the same node
+ * name, as the kubelet replaces a mirror pod whose config hash changed) and reports it Running.
+ */
+async function publishMirrorPod(registry: ControlPlane['registry'], options: Omit<ApiserverPodOptions, 'node'>): Promise<{ ok: true; value: string } | { ok: false; error: string }> {
+  const node = await registry.get<Node>('nodes', '', options.nodeName);
+  const full: ApiserverPodOptions = node.ok ? { ...options, node: node.value } : options;
+  const pod = apiserverMirrorPod(full);
+  const name = pod.metadata.name ?? '';
+  await registry.delete('pods', MIRROR_POD_NAMESPACE, name);
+  const created = await registry.create('pods', MIRROR_POD_NAMESPACE, pod);
+  if (!created.ok) return { ok: false, error: created.error.message };
+  const running = await registry.updateStatus('pods', MIRROR_POD_NAMESPACE, name, { ...created.value, status: apiserverPodStatus(full) });
+  return running.ok ? { ok: true, value: name } : { ok: false, error: running.error.message };
 }

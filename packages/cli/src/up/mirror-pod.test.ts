@@ -29,7 +29,7 @@ describe('the apiserver mirror pod', () => {
     expect(pod.spec?.nodeName).toBe('cp-1');
     expect(pod.spec?.hostNetwork).toBe(true);
     expect(pod.spec?.priorityClassName).toBe('system-node-critical');
-    expect(pod.spec?.containers[0]?.command).toEqual([
+    expect((pod.spec?.containers as { command?: string[] }[] | undefined)?.[0]?.command).toEqual([
       'kube-apiserver',
       '--advertise-address=192.0.2.10',
       '--bind-address=127.0.0.2',

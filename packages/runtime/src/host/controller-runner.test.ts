@@ -224,6 +224,32 @@ describe('the keyed-controller runner', () => {
     expect(f.logger.lines.some((l) => l.level === 'error' && l.message.startsWith('Server rejected event (will not retry!)'))).toBe(true);
   });
 
+  it('counts a repeated core/v1 event on its first record (count, first and last timestamp), as client-go\'s correlator does', async () => {
+    const f = await fixture();
+    const warner: KeyedController = {
+      name: 'warner',
+      watches: ['services'],
+      keysFor: (change) => [keyOf(change)],
+      reconcile: (key) => {
+        const [namespace = '', name = ''] = key.split('/');
+        return [
+          { kind: 'event', component: 'warner', type: 'Warning', reason: 'Stuck', message: 'the same thing again', regarding: { resource: 'services', apiVersion: 'v1', kind: 'Service', namespace, name } },
+          { kind: 'requeue-after', key, afterMs: 60_000 },
+        ];
+      },
+    };
+    const runner = start(f, [warner]);
+    await settle(f, runner);
+    for (let i = 0; i < 2; i++) {
+      f.clock.advance(60_000);
+      await settle(f, runner);
+    }
+    const events = must(await f.registry.list<Event>('events', 'default')).items;
+    expect(events.map((e) => ({ count: e.count, first: e.firstTimestamp, last: e.lastTimestamp, message: e.message }))).toEqual([
+      { count: 3, first: new Date(T0).toISOString().replace('.000Z', 'Z'), last: new Date(T0 + 120_000).toISOString().replace('.000Z', 'Z'), message: 'the same thing again' },
+    ]);
+  });
+
   it('hands a controller back, per key, what it last asked to remember, and forgets it when asked', async () => {
     const f = await fixture();
     const seen: { key: string; remembered: unknown }[] = [];

@@ -8,6 +8,8 @@ import type { Event, KubeObject } from '@kubesvc/api-types';
 import type { Clock } from '@kubesvc/store';
 import type { Registry, ResourceName, Logger, RegistryResult } from '@kubesvc/apiserver';
 import type { CacheView } from '@kubesvc/controllers';
+import { ok } from '@kubesvc/api-types';
+import { EventCorrelator } from './event-correlator.js';
 
 /** The object an event is about, as an ObjectReference names it. */
 export interface EventRegarding {
@@ -53,6 +55,7 @@ function seconds(ms: number): string {
  */
 export class EventRecorder {
   private lastNano = 0n;
+  private readonly correlator: EventCorrelator;
 
   constructor(
     private readonly registry: Registry,
@@ -60,7 +63,9 @@ export class EventRecorder {
     private readonly clock: Clock,
     private readonly hostname: string,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.correlator = new EventCorrelator(() => this.clock.now());
+  }
 
   private nextNano(now: number): bigint {
     let nano = BigInt(now) * 1_000_000n;
@@ -118,11 +123,16 @@ export class EventRecorder {
     });
   }
 
-  /** The core/v1 recorder's Event: source component, first and last timestamp, count 1. */
+  /**
+   * The core/v1 recorder's Event: source component, first and last timestamp, count 1; then
+   * the correlator's answer: dropped as spam, created, or counted on the record it repeats
+   * (a PATCH of count, lastTimestamp and message; created anew if that record is gone). The
+   * result is what the API holds, or the event as made when it was dropped.
+   */
   async recordCore(event: CoreEvent): Promise<RegistryResult<Event>> {
     const now = this.clock.now();
     const { namespace, head } = this.base(event.regarding, now);
-    return this.write(namespace, {
+    const made: Event = {
       ...head,
       reason: event.reason,
       message: event.message,
@@ -133,7 +143,25 @@ export class EventRecorder {
       type: event.type,
       reportingComponent: event.component,
       reportingInstance: '',
-    });
+    };
+    const correlated = this.correlator.correlate(made);
+    if (correlated.action === 'skip') return ok(made);
+    let stored: RegistryResult<Event> | undefined;
+    if (correlated.action === 'patch') {
+      const name = correlated.event.metadata.name ?? '';
+      stored = await this.registry.patch<Event>('events', namespace, name, 'application/merge-patch+json', JSON.stringify(correlated.patch));
+      // The record may have gone (an event's TTL, a deletion): then it is created anew.
+      if (!stored.ok && stored.error.code !== 404) {
+        this.logger.log('error', `Server rejected event '${name}' (will not retry!): ${stored.error.message}`);
+        return stored;
+      }
+    }
+    if (stored === undefined || !stored.ok) {
+      const { resourceVersion: _rv, ...meta } = correlated.event.metadata;
+      stored = await this.write(namespace, { ...correlated.event, metadata: meta });
+    }
+    if (stored.ok) this.correlator.updateState(stored.value);
+    return stored;
   }
 
   private async write(namespace: string, object: Event): Promise<RegistryResult<Event>> {

@@ -5,10 +5,11 @@ import { dnsCommand } from './dns.js';
 import { envCommand } from './env.js';
 import { exploreCommand } from './explore.js';
 import { ipsCommand } from './ips.js';
+import { downCommand, statusCommand, versionCommand } from './lifecycle.js';
 import { proxyPortsCommand } from './proxy-ports.js';
 import { rulesCommand } from './rules.js';
 import { traceCommand } from './trace.js';
 import { upCommand } from './up.js';
 import { validateCommand } from './validate.js';
 
-export const COMMANDS: readonly CliCommand[] = [upCommand, proxyPortsCommand, rulesCommand, traceCommand, dnsCommand, envCommand, validateCommand, ipsCommand, exploreCommand];
+export const COMMANDS: readonly CliCommand[] = [upCommand, statusCommand, downCommand, proxyPortsCommand, rulesCommand, traceCommand, dnsCommand, envCommand, validateCommand, ipsCommand, exploreCommand, versionCommand];

@@ -2,6 +2,7 @@
 // flags are kube-apiserver's where it has one (--service-cluster-ip-range, --secure-port, ...);
 // the startup checks and their messages are upstream's (bootstrapConfig). It runs until Ctrl-C
 // or SIGTERM, then stops as kube-apiserver does.
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { Logger } from '@kubesvc/apiserver';
@@ -13,6 +14,7 @@ import { parseGoDuration } from '../up/duration.js';
 import { MAX_NODES, upNodes } from '../up/nodes.js';
 import type { RunningCluster, StepReporter, UpOptions } from '../up/start-cluster.js';
 import { clusterIPAllocationText, defaultNodeName, PROXY_PORTS_FILE, UP_DEFAULTS } from '../up/up-defaults.js';
+import { UP_STATUS_FILE, type UpStatus } from '../up/up-status.js';
 import type { CliCommand, CommandContext } from './command.js';
 
 interface UpCommandOptions {
@@ -227,6 +229,22 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
   const log = logger(io);
   const cluster = await startCluster(up, stepReporter(io, ora), log);
   io.out(summary(cluster));
+  // For `kubesvc status` and `kubesvc down`; private, as the kubeconfig beside it.
+  const statusPath = join(cluster.dataDir, UP_STATUS_FILE);
+  const dns = cluster.agent.dns;
+  const status: UpStatus = {
+    pid: process.pid,
+    startedAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    dataDir: cluster.dataDir,
+    apiURL: cluster.apiURL,
+    advertiseAddress: cluster.advertiseAddress,
+    kubeconfig: cluster.kubeconfig,
+    ...(dns === undefined ? {} : { dns: `${dns.host}:${dns.port}` }),
+    proxyMode: cluster.agent.proxyMode,
+    ...(cluster.agent.iptablesFiles !== undefined ? { rules: cluster.agent.iptablesFiles.rules } : cluster.agent.nftablesFiles !== undefined ? { rules: cluster.agent.nftablesFiles.ruleset } : {}),
+    nodes: nodes.nodes.map((n) => n.name),
+  };
+  writeFileAtomicSync(statusPath, `${JSON.stringify(status, null, 2)}\n`, FILE_MODES.secret);
   // The userspace proxy's ports for `kubesvc proxy-ports`, kept current from a timer. A write
   // that fails is logged and tried again at the next tick (file-refresher.ts): the process
   // serves the API and the DNS, and a file it cannot write must not end it.
@@ -247,6 +265,7 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
       io.err(`\n${signal}: stopping (removing this apiserver's endpoint and lease, stopping the controllers, closing the store)\n`);
       clearInterval(timer);
       void cluster.stop().then(() => {
+        rmSync(statusPath, { force: true });
         io.err('stopped\n');
         resolve();
       });

@@ -1,16 +1,11 @@
 // Docs a newcomer can follow: every README and docs page links only to files that exist
 // inside the repository, and points at nothing a reader of the repository cannot open (the
 // design notes and reference files kept outside it, or issue numbers of the project's
-// tracker); and the root README's install line works as root without sudo and as a user
-// with sudo.
-import { execFile } from 'node:child_process';
+// tracker); and the root README's install step is the script npm test and CI run.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { listProjects, workspaceRoot } from './workspace.js';
-
-const run = promisify(execFile);
 
 const docs = [
   'README.md',
@@ -164,38 +159,16 @@ describe.each(docs)('%s', (file) => {
   });
 });
 
-describe("the root README's install line", () => {
+describe("the root README's install step", () => {
   const readme = readFileSync(join(workspaceRoot, 'README.md'), 'utf8');
-  const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').find((b) => b.includes('apt-get install'));
+  const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').find((b) => b.includes('system-deps.sh'));
 
-  // The block runs in bash with `id`, `sudo` and `apt-get` replaced by functions that print
-  // what would run, so nothing is installed.
-  async function installAs(uid: number, hasSudo: boolean): Promise<string[]> {
-    const stubs = [
-      `id() { echo ${uid}; }`,
-      'apt-get() { echo "apt-get $*"; }',
-      hasSudo ? 'sudo() { echo "sudo $*"; }' : 'sudo() { echo "sudo: command not found" >&2; return 127; }',
-    ].join('\n');
-    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', `${stubs}\n${block ?? 'false'}`]);
-    return stdout.trim().split('\n');
-  }
-
-  test('installs the build tools and test tools', () => {
-    expect(block).toBeDefined();
-    for (const pkg of ['python3', 'make', 'g++', 'dnsutils', 'iptables', 'nftables']) expect(block).toMatch(new RegExp(`install .*\\s${pkg.replace('+', '\\+')}(\\s|$)`, 'm'));
-  });
-
-  test('runs apt-get directly as root, on a machine with no sudo', async () => {
-    const ran = await installAs(0, false);
-    expect(ran).toHaveLength(2);
-    expect(ran[0]).toBe('apt-get update');
-    expect(ran[1]).toMatch(/^apt-get install -y .*python3 make g\+\+/);
-  });
-
-  test('runs apt-get through sudo as a user', async () => {
-    const ran = await installAs(1000, true);
-    expect(ran).toHaveLength(2);
-    expect(ran[0]).toBe('sudo apt-get update');
-    expect(ran[1]).toMatch(/^sudo apt-get install -y .*python3 make g\+\+/);
+  // What the script does as root, as a user with sudo and without is tools/workspace/src/system-deps.test.ts's.
+  test('is tools/system-deps.sh before npm ci, the same script npm test (pretest) and .ci/run run first', () => {
+    expect(block?.split('\n').map((l) => l.split('#')[0]?.trim()).filter((l) => l !== '')).toEqual(['bash tools/system-deps.sh', 'npm ci', 'npm test']);
+    const pkg = JSON.parse(readFileSync(join(workspaceRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts['pretest']).toBe('bash tools/system-deps.sh');
+    expect(readFileSync(join(workspaceRoot, '.ci/run'), 'utf8')).toMatch(/^bash tools\/system-deps\.sh$/m);
   });
 });
+

@@ -14,12 +14,27 @@ interface ConsoleBlock {
   readonly output: string;
 }
 
+/** A command line's words, as a shell splits them when the only quoting is single quotes. */
+function shellWords(line: string): string[] {
+  return [...line.matchAll(/'([^']*)'|([^\s']+)/g)].reduce<{ words: string[]; at: number }>(
+    (acc, m) => {
+      const word = m[1] ?? m[2] ?? '';
+      // A quoted part right after another part (no space between) is the same word.
+      if (acc.words.length > 0 && m.index === acc.at) acc.words[acc.words.length - 1] += word;
+      else acc.words.push(word);
+      acc.at = m.index + m[0].length;
+      return acc;
+    },
+    { words: [], at: -1 },
+  ).words;
+}
+
 function consoleBlocks(markdown: string): ConsoleBlock[] {
   const blocks: ConsoleBlock[] = [];
   for (const match of markdown.matchAll(/^```console\n\$ (npx kubesvc [^\n]*)\n([\s\S]*?)^```$/gm)) {
     const [, command = '', output = ''] = match;
     const [words = '', exit] = command.split(' # exit ');
-    blocks.push({ command, args: words.split(' ').slice(2), exitCode: exit === undefined ? 0 : Number(exit), output });
+    blocks.push({ command, args: shellWords(words).slice(2), exitCode: exit === undefined ? 0 : Number(exit), output });
   }
   return blocks;
 }

@@ -4,7 +4,9 @@ import { Option, type Command } from 'commander';
 import type { SaveBackend } from '@kubesvc/proxy-iptables';
 import { inputError, usageError } from '../cli-error.js';
 import { ok } from '@kubesvc/api-types';
-import { formatRuleDiagnostic, nftablesRulesDiffOf, nftablesRulesOf, rulesDiffOf, rulesOf } from '../logic/rules.js';
+import { formatRuleDiagnostic, nftablesRulesDiffOf, nftablesRulesOf, restoreTables, rulesDiffOf, rulesOf } from '../logic/rules.js';
+import { parseOutput } from '../output/jsonpath.js';
+import { formatData, jsonPathOf } from '../output/output-format.js';
 import { startProgress } from '../progress.js';
 import type { CliCommand, CommandContext } from './command.js';
 import {
@@ -21,9 +23,20 @@ import { addFilenameOption, dumpFromText, readInputText } from './shared-options
 
 interface RulesCommandOptions extends ProxierCommandOptions {
   readonly filename: string;
+  /** text, json, yaml, or jsonpath=TEMPLATE. */
+  readonly output: string;
   readonly saveView?: SaveBackend;
   readonly diff?: string;
   readonly node?: string;
+}
+
+const RULES_OUTPUTS = ['text', 'json', 'yaml'] as const;
+
+/** The text as kube-proxy writes it, or the same with its tables as data (json, yaml, jsonpath). */
+function printed(options: RulesCommandOptions, data: { readonly text: string } & Readonly<Record<string, unknown>>): string {
+  const output = parseOutput(options.output, RULES_OUTPUTS);
+  if (output.kind === 'jsonpath') return jsonPathOf(output.template, data);
+  return output.format === 'text' ? data.text : formatData(output.format, data);
 }
 
 async function runNftables(context: CommandContext, options: RulesCommandOptions): Promise<void> {
@@ -43,13 +56,14 @@ async function runNftables(context: CommandContext, options: RulesCommandOptions
     if (!rules.ok) throw inputError(rules.error.message);
     progress.stage('write');
     progress.stop();
-    io.out(rules.value);
+    io.out(printed(options, { proxyMode: 'nftables', nodeName: config.nodeName, text: rules.value }));
   } finally {
     progress.stop();
   }
 }
 
 async function run(context: CommandContext, options: RulesCommandOptions, versionFromCommandLine: boolean, nodeNameFromCommandLine: boolean): Promise<void> {
+  parseOutput(options.output, RULES_OUTPUTS);
   checkModeFlags(options, versionFromCommandLine);
   if (options.node !== undefined) checkNodeFlag('--node', nodeNameFromCommandLine);
   if (options.proxyMode === 'nftables') return runNftables(context, options);
@@ -69,7 +83,15 @@ async function run(context: CommandContext, options: RulesCommandOptions, versio
     progress.stage('write');
     progress.stop();
     for (const d of result.value.diagnostics) io.err(`warning: ${formatRuleDiagnostic(d)}\n`);
-    io.out(result.value.text);
+    io.out(
+      printed(options, {
+        proxyMode: 'iptables',
+        nodeName: config.nodeName,
+        text: result.value.text,
+        tables: restoreTables(result.value.text),
+        diagnostics: result.value.diagnostics.map(formatRuleDiagnostic),
+      }),
+    );
   } finally {
     progress.stop();
   }
@@ -90,6 +112,7 @@ export const rulesCommand: CliCommand = {
     addProxierOptions(addFilenameOption(command))
       .addOption(new Option('--save-view <backend>', 'print what iptables-save shows once the text is loaded').choices(['nft', 'legacy']))
       .option('--diff <old-file>', 'print what a partial sync writes when the cluster goes from <old-file> to the input')
+      .option('-o, --output <format>', 'output format: text (as kube-proxy writes it), json or yaml (the text, its tables, chains and rules), or jsonpath=TEMPLATE (over the json)', 'text')
       .option(
         '--node <name>',
         "the rules of kube-proxy on the input's Node of this name: its name, its zone label (topology hints) and its InternalIPs (unless --node-ip is given)",

@@ -8,7 +8,8 @@ import { EXIT_INVALID, inputError, usageError } from '../cli-error.js';
 import { endpointSlicesForProxy } from '../dump/endpoint-slices.js';
 import { PACKET_ENTRIES, PACKET_PROTOCOLS, packetOf, traceData, traceTable, type PacketFlags, type Traced, type TracedPacket } from '../logic/trace.js';
 import type { Dump } from '../dump/load-dump.js';
-import { formatData } from '../output/output-format.js';
+import { formatData, jsonPathOf } from '../output/output-format.js';
+import { parseOutput } from '../output/jsonpath.js';
 import type { CliCommand, CommandContext } from './command.js';
 import { allDumpNodes, nodeMatrixData, nodeMatrixTable, traceIptablesRun, type DumpNode, type NodeTrace } from '../logic/nodes.js';
 import {
@@ -30,7 +31,8 @@ interface TraceCommandOptions extends ProxierCommandOptions {
   readonly from?: string;
   readonly entry?: PacketEntry;
   readonly nodePort?: boolean;
-  readonly output: 'text' | 'table' | 'json' | 'yaml';
+  /** text, table, json, yaml, or jsonpath=TEMPLATE. */
+  readonly output: string;
   readonly fromNode?: string;
   readonly allNodes?: boolean;
 }
@@ -136,11 +138,16 @@ function runAllNodes(context: CommandContext, options: TraceCommandOptions, dump
     return { node, trace: run.trace, reasons: run.reasons };
   });
   if (rows.every((row) => dropped(row.trace))) context.exitCode = EXIT_INVALID;
-  context.io.out(options.output === 'json' || options.output === 'yaml' ? formatData(options.output, nodeMatrixData(rows)) : nodeMatrixTable(rows));
+  const output = parseOutput(options.output, TRACE_OUTPUTS);
+  if (output.kind === 'jsonpath') context.io.out(jsonPathOf(output.template, nodeMatrixData(rows)));
+  else context.io.out(output.format === 'json' || output.format === 'yaml' ? formatData(output.format, nodeMatrixData(rows)) : nodeMatrixTable(rows));
 }
+
+const TRACE_OUTPUTS = ['text', 'table', 'json', 'yaml'] as const;
 
 async function run(context: CommandContext, options: TraceCommandOptions, versionFromCommandLine: boolean, nodeNameFromCommandLine: boolean): Promise<void> {
   const { io } = context;
+  const output = parseOutput(options.output, TRACE_OUTPUTS);
   checkModeFlags(options, versionFromCommandLine);
   if (options.allNodes === true && options.fromNode !== undefined) throw usageError('--all-nodes traces from every Node: leave out --from-node');
   if (options.allNodes === true) checkNodeFlag('--all-nodes', nodeNameFromCommandLine);
@@ -156,11 +163,15 @@ async function run(context: CommandContext, options: TraceCommandOptions, versio
   const packet = early ?? packetFor(options, options.nodeIp.length > 0 ? options.nodeIp : (node?.nodeIPs ?? []));
   const result = traceRun(context, options, dump, packet, node, true);
   if (dropped(result.trace)) context.exitCode = EXIT_INVALID;
-  if (options.output === 'text') {
+  if (output.kind === 'jsonpath') {
+    io.out(jsonPathOf(output.template, traceData(result.trace)));
+    return;
+  }
+  if (output.format === 'text') {
     io.out(`${result.text().trimEnd()}\n`);
     return;
   }
-  io.out(options.output === 'table' ? traceTable(result.trace) : formatData(options.output, traceData(result.trace)));
+  io.out(output.format === 'table' ? traceTable(result.trace) : formatData(output.format, traceData(result.trace)));
 }
 
 export const traceCommand: CliCommand = {
@@ -179,7 +190,7 @@ export const traceCommand: CliCommand = {
       .option('--from <ip>', 'the source address (default 10.244.0.2 from a pod, 203.0.113.10 from outside, the node IP from the host)')
       .addOption(new Option('--entry <where>', 'where the packet comes from (default pod; outside with --node-port)').choices([...PACKET_ENTRIES]))
       .option('--node-port', "the destination is a node's address and a node port: it is added to the node's local addresses")
-      .addOption(new Option('-o, --output <format>', 'output format: text is the trace chain by chain').choices(['text', 'table', 'json', 'yaml']).default('text'))
+      .option('-o, --output <format>', 'output format: text (the trace chain by chain), table, json, yaml, or jsonpath=TEMPLATE (over the json)', 'text')
       .option(
         '--from-node <name>',
         "send the packet on the input's Node of this name: kube-proxy there has its name, its zone label (topology hints) and its InternalIPs (unless --node-ip is given)",

@@ -144,3 +144,25 @@ export function rulesDiffOf(before: Dump, after: Dump, config: ProxierConfig, ba
 export function formatRuleDiagnostic(d: RuleDiagnostic): string {
   return `${d.object.kind} ${d.object.namespace}/${d.object.name} ${d.field} ${JSON.stringify(d.value)}: ${d.reason}`;
 }
+
+/** One table of an iptables-restore (or iptables-save) text: its chains, its rules in order, the chains it deletes. */
+export interface RestoreTable {
+  readonly table: string;
+  readonly chains: readonly string[];
+  readonly rules: readonly { readonly chain: string; readonly rule: string }[];
+  readonly deletedChains: readonly string[];
+}
+
+/** The tables of an iptables-restore text, for `-o json|yaml`: `*table`, `:CHAIN`, `-A CHAIN ...`, `-X CHAIN`, `COMMIT`. */
+export function restoreTables(text: string): RestoreTable[] {
+  const tables: { table: string; chains: string[]; rules: { chain: string; rule: string }[]; deletedChains: string[] }[] = [];
+  for (const line of text.split('\n')) {
+    if (line.startsWith('*')) tables.push({ table: line.slice(1), chains: [], rules: [], deletedChains: [] });
+    const current = tables[tables.length - 1];
+    if (current === undefined) continue;
+    if (line.startsWith(':')) current.chains.push(line.slice(1).split(' ')[0] ?? '');
+    else if (line.startsWith('-A ')) current.rules.push({ chain: line.split(' ')[1] ?? '', rule: line });
+    else if (line.startsWith('-X ')) current.deletedChains.push(line.slice(3).trim());
+  }
+  return tables;
+}

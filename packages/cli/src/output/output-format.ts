@@ -1,5 +1,6 @@
-// `-o table|json|yaml`: the same data in three forms. Pure.
+// `-o table|json|yaml` (and jsonpath=): the same data in several forms. Pure.
 import { printJSON, printYAML } from '@kubesvc/api-types';
+import { renderJsonPath } from './jsonpath.js';
 
 export const DATA_FORMATS = ['table', 'json', 'yaml'] as const;
 export type DataFormat = (typeof DATA_FORMATS)[number];
@@ -21,4 +22,9 @@ export function formatTable(headers: readonly string[], rows: readonly (readonly
 /** Data as JSON (four spaces, keys sorted, as `kubectl -o json`) or YAML (as `kubectl -o yaml`). */
 export function formatData(format: 'json' | 'yaml', data: Readonly<Record<string, unknown>>): string {
   return format === 'json' ? printJSON(data) : printYAML(data);
+}
+
+/** `-o jsonpath=TEMPLATE` over exactly the data `-o json` prints. */
+export function jsonPathOf(template: string, data: Readonly<Record<string, unknown>>): string {
+  return renderJsonPath(template, JSON.parse(formatData('json', data)) as unknown);
 }

@@ -5,13 +5,21 @@ import type { ExplorerModel, NodeMatrixAnswer, NodeMatrixRequest, TraceAnswer, T
 
 const TOKEN_KEY = 'kubesvc-explorer-token';
 
-/** Takes `#token=...` out of the address (into session storage), so it is not left on screen. */
+/**
+ * Takes the token out of the address (into session storage), so it is not left on screen,
+ * and keeps the rest of it: `#token=T` opens the Services, `#/rules?service=a&token=T` the rule
+ * graph of `a`, as a link to any page may carry the token.
+ */
 export function readToken(): string {
-  const match = /(?:^#|&)token=([^&]*)/.exec(location.hash);
-  if (match !== null) {
-    const token = decodeURIComponent(match[1] ?? '');
+  const hash = location.hash.replace(/^#/, '');
+  const [path = '', query = ''] = hash.startsWith('token=') ? ['', hash] : hash.split('?');
+  const params = new URLSearchParams(query);
+  const token = params.get('token');
+  if (token !== null) {
     sessionStorage.setItem(TOKEN_KEY, token);
-    history.replaceState(null, '', `${location.pathname}#/services`);
+    params.delete('token');
+    const rest = params.toString();
+    history.replaceState(null, '', `${location.pathname}#${path === '' ? '/services' : path}${rest === '' ? '' : `?${rest}`}`);
     return token;
   }
   return sessionStorage.getItem(TOKEN_KEY) ?? '';

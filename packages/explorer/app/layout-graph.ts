@@ -28,6 +28,8 @@ export interface GraphLayout {
 
 const CHAR_WIDTH = 7.4;
 const LINE_HEIGHT = 16;
+/** One line of an edge label (10.5 px text). */
+export const LABEL_LINE = 13;
 
 /** What an edge says on the drawing: the match, shortened, and the probability. */
 export function edgeLabel(edge: RuleGraphEdge): string {
@@ -59,7 +61,9 @@ export function layoutGraph(graph: RuleGraph): GraphLayout {
     g.setEdge(
       edge.from,
       edge.to,
-      { width: lines.length === 0 ? 0 : Math.max(...lines.map((l) => l.length)) * 6.2 + 8, height: lines.length * 13, labelpos: 'c' },
+      // Room for the label twice over: dagre routes other edges around it, this edge runs level
+      // through its lower half (below), and the label sits in the upper half, above its edge.
+      { width: lines.length === 0 ? 0 : Math.max(...lines.map((l) => l.length)) * 6.4 + 8, height: lines.length === 0 ? 0 : lines.length * LABEL_LINE * 2 + 6, labelpos: 'c' },
       edge.id,
     );
   }
@@ -69,10 +73,24 @@ export function layoutGraph(graph: RuleGraph): GraphLayout {
     return { node, x: n.x, y: n.y, width: n.width, height: n.height };
   });
   const edges: PlacedEdge[] = graph.edges.map((edge) => {
-    const e = g.edge({ v: edge.from, w: edge.to, name: edge.id }) as { points?: { x: number; y: number }[]; x?: number; y?: number };
-    const points = e.points ?? [];
-    const mid = points[Math.floor(points.length / 2)] ?? { x: 0, y: 0 };
-    return { edge, points, label: labels.get(edge.id) ?? '', labelX: e.x ?? mid.x, labelY: e.y ?? mid.y };
+    const e = g.edge({ v: edge.from, w: edge.to, name: edge.id }) as { points?: { x: number; y: number }[]; x?: number; y?: number; width?: number };
+    const label = labels.get(edge.id) ?? '';
+    const raw = e.points ?? [];
+    const mid = raw[Math.floor(raw.length / 2)] ?? { x: 0, y: 0 };
+    if (label === '' || e.x === undefined || e.y === undefined) return { edge, points: raw, label, labelX: e.x ?? mid.x, labelY: e.y ?? mid.y };
+    // The edge passes through the centre of its label's room: there it runs level across the
+    // room's width, and the label is drawn above that run.
+    const cx = e.x;
+    const cy = e.y;
+    const half = (e.width ?? 0) / 2;
+    let at = 0;
+    raw.forEach((p, i) => {
+      const best = raw[at] ?? p;
+      if (Math.hypot(p.x - cx, p.y - cy) < Math.hypot(best.x - cx, best.y - cy)) at = i;
+    });
+    const points = [...raw.slice(0, at), { x: cx - half, y: cy }, { x: cx + half, y: cy }, ...raw.slice(at + 1)];
+    const lineCount = label.split('\n').length;
+    return { edge, points, label, labelX: cx, labelY: cy - (lineCount * LABEL_LINE) / 2 - 3 };
   });
   const size = g.graph() as { width?: number; height?: number };
   return { width: size.width ?? 0, height: size.height ?? 0, nodes, edges };

@@ -68,7 +68,7 @@ function App() {
       view = <ServicePage model={model} namespace={namespace} name={name} token={token} node={node} />;
     } else if (path === '/rules') view = <RuleGraphView model={model} service={params.get('service') ?? ''} highlight={[]} />;
     else if (path === '/allocation') view = <AllocationView model={model} />;
-    else if (path === '/trace') view = <TraceView model={model} token={token} node={node} />;
+    else if (path === '/trace') view = <TraceView model={model} token={token} node={node} params={params} />;
     else view = <ServicesView model={model} />;
   }
   const current = path.startsWith('/service/') ? '/services' : path;

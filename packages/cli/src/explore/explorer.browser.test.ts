@@ -314,6 +314,60 @@ describe('the explorer of kubesvc up', () => {
     });
   });
 
+  it('keeps its way on a link to a page that carries the token, and a trace is a link that traces the packet again', async () => {
+    const ip = (await kubectl('get', 'svc', 'web', '-o', 'jsonpath={.spec.clusterIP}')).trim();
+    const token = link.slice(link.indexOf('#token=') + '#token='.length);
+    const base = link.replace(/#.*$/, '');
+    await onPage('deep-link', 'light', async (page) => {
+      // A fresh tab (no token in its session yet) opened on the rule graph of web.
+      await page.goto(`${base}#/rules?service=default%2Fweb&token=${token}`);
+      await page.locator('[data-testid="graph-node"][data-chain^="KUBE-SEP-"]').first().waitFor({ timeout: STEP_MS });
+      expect(await page.evaluate(() => location.hash)).toBe('#/rules?service=default%2Fweb');
+      expect(await page.locator('[data-testid="graph-node"][data-chain^="KUBE-SEP-"]').count()).toBe(3);
+      // Fitted to its box: every chain lies inside it, every name inside its chain's box, and no
+      // edge's label lies on its own edge.
+      const drawing = await page.evaluate(() => {
+        const box = document.querySelector('[data-testid="graph-box"]')?.getBoundingClientRect();
+        const nodes = [...document.querySelectorAll<SVGGElement>('[data-testid="graph-node"]')].map((g) => {
+          const r = g.getBoundingClientRect();
+          const width = g.querySelector('rect')?.getBBox().width ?? 0;
+          const texts = [...g.querySelectorAll<SVGTextElement>('text')].map((t) => (t.x.baseVal.getItem(0)?.value ?? 0) + t.getComputedTextLength());
+          return { chain: g.dataset['chain'] ?? '', inside: box !== undefined && r.left >= box.left - 1 && r.right <= box.right + 1, nameFits: Math.max(...texts) <= width };
+        });
+        const crosses = (a: DOMPoint, b: DOMPoint, r: DOMRect): boolean => {
+          // The segment a-b against the rectangle r: sampled finely enough for 10 px tall labels.
+          for (let i = 0; i <= 50; i++) {
+            const x = a.x + ((b.x - a.x) * i) / 50;
+            const y = a.y + ((b.y - a.y) * i) / 50;
+            if (x > r.x + 1 && x < r.x + r.width - 1 && y > r.y + 1 && y < r.y + r.height - 1) return true;
+          }
+          return false;
+        };
+        const edges = [...document.querySelectorAll<SVGGElement>('[data-testid="graph-edge"]')].flatMap((g) => {
+          const line = g.querySelector('polyline');
+          const points = line === null ? [] : [...Array(line.points.numberOfItems).keys()].map((i) => line.points.getItem(i));
+          return [...g.querySelectorAll<SVGTextElement>('text')].map((t) => {
+            const r = t.getBBox();
+            return { edge: `${g.dataset['from'] ?? ''}>${g.dataset['to'] ?? ''}`, onItsEdge: points.some((p, i) => i > 0 && crosses(points[i - 1] as DOMPoint, p, r)) };
+          });
+        });
+        return { nodes, edges };
+      });
+      expect(drawing.nodes.filter((n) => !n.inside || !n.nameFits)).toEqual([]);
+      expect(drawing.edges.filter((e) => e.onItsEdge)).toEqual([]);
+      await page.screenshot({ path: join(SHOTS, 'rules-fit.png') });
+    });
+    await onPage('trace-link', 'light', async (page) => {
+      await page.goto(`${base}#/trace?source=10.244.0.2&destination=${ip}%3A80&protocol=tcp&token=${token}`);
+      const rows = page.locator('[data-testid="trace-outcomes"] tbody tr');
+      await expect.poll(() => rows.count(), { timeout: STEP_MS }).toBe(3);
+      const href = await page.locator('[data-testid="trace-link"]').getAttribute('href');
+      expect(href).toBe(`#/trace?source=10.244.0.2&destination=${ip}%3A80&protocol=tcp`);
+      expect(await page.evaluate(() => location.hash)).toBe(href);
+      await page.screenshot({ path: join(SHOTS, 'trace-link.png') });
+    });
+  });
+
   // The page follows the watch without a reload; how fast is not a test's business on a
   // shared machine, so the wait is generous and only the row's arrival is checked.
   it('shows a Service created with kubectl while the page is open, without a reload', async () => {

@@ -27,6 +27,8 @@ export interface RuleGraphViewProps {
 export function RuleGraphView({ model, service, highlight, embedded }: RuleGraphViewProps) {
   const [selected, setSelected] = useState(service);
   const [focused, setFocused] = useState<string | undefined>(undefined);
+  // Fit: the whole graph scaled into the box (never wider than its own size); actual size scrolls.
+  const [fit, setFit] = useState(true);
   const chosen = embedded === true ? service : selected;
   const graph = useMemo(() => serviceSubgraph(model.rules, chosen), [model.rules, chosen]);
   const placed = useMemo(() => layoutGraph(graph), [graph]);
@@ -65,13 +67,18 @@ export function RuleGraphView({ model, service, highlight, embedded }: RuleGraph
       {graph.nodes.length === 0 ? (
         <p>No rules for {chosen === '' ? 'this node' : chosen} (an ExternalName or headless Service has none).</p>
       ) : (
-        <div class="graph-scroll">
+        <>
+        <button type="button" class="zoom" data-testid="graph-zoom" aria-pressed={!fit} onClick={() => setFit(!fit)}>
+          {fit ? 'Actual size' : 'Fit to width'}
+        </button>
+        <div class={fit ? 'graph-scroll fit' : 'graph-scroll'} data-testid="graph-box">
           <svg
             data-testid="rule-graph"
             role="group"
             aria-label={`iptables nat chains of ${chosen === '' ? 'the whole node' : chosen}`}
-            width={placed.width}
-            height={placed.height}
+            width={fit ? '100%' : placed.width}
+            height={fit ? undefined : placed.height}
+            style={fit ? `max-width: ${placed.width}px; height: auto` : undefined}
             viewBox={`0 0 ${placed.width} ${placed.height}`}
           >
             <defs>
@@ -122,6 +129,7 @@ export function RuleGraphView({ model, service, highlight, embedded }: RuleGraph
             })}
           </svg>
         </div>
+        </>
       )}
       {focusedNode !== undefined && (
         <div class="panel" data-testid="chain-rules" aria-live="polite">

@@ -1,20 +1,52 @@
 // The packet trace: a form for one packet, the outcomes with their exact probabilities, and the
 // chains of the outcomes highlighted on the rule graph.
 import { err } from '@kubesvc/api-types';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { ExplorerModel, TraceAnswer, TraceRequest } from '../../src/explorer-model.js';
 import { runTrace } from '../api.js';
 import { RuleGraphView } from './rule-graph-view.js';
 
-export function TraceView({ model, token, node }: { model: ExplorerModel; token: string; node: string }) {
+const PROTOCOLS: readonly TraceRequest['protocol'][] = ['tcp', 'udp', 'sctp', 'icmp'];
+
+/** The packet a link names (`#/trace?source=...&destination=...&protocol=...`), if it names one. */
+function linkedRequest(params: URLSearchParams): TraceRequest | undefined {
+  const destination = params.get('destination');
+  if (destination === null) return undefined;
+  const protocol = params.get('protocol') ?? 'tcp';
+  return { source: params.get('source') ?? '10.244.0.2', destination, protocol: (PROTOCOLS as readonly string[]).includes(protocol) ? (protocol as TraceRequest['protocol']) : 'tcp' };
+}
+
+/** The address of this trace: open it and the same packet is traced again. */
+export function traceLink(request: TraceRequest): string {
+  return `#/trace?${new URLSearchParams({ source: request.source, destination: request.destination, protocol: request.protocol }).toString()}`;
+}
+
+export function TraceView({ model, token, node, params }: { model: ExplorerModel; token: string; node: string; params: URLSearchParams }) {
   const first = model.services.find((s) => s.clusterIPs[0] !== undefined && s.clusterIPs[0] !== 'None' && s.ports[0] !== undefined);
-  const [request, setRequest] = useState<TraceRequest>({
-    source: '10.244.0.2',
-    destination: first === undefined ? '' : `${first.clusterIPs[0] ?? ''}:${first.ports[0]?.port ?? ''}`,
-    protocol: 'tcp',
-  });
+  const linked = linkedRequest(params);
+  const [request, setRequest] = useState<TraceRequest>(
+    linked ?? {
+      source: '10.244.0.2',
+      destination: first === undefined ? '' : `${first.clusterIPs[0] ?? ''}:${first.ports[0]?.port ?? ''}`,
+      protocol: 'tcp',
+    },
+  );
   const [answer, setAnswer] = useState<TraceAnswer | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  const [traced, setTraced] = useState<TraceRequest | undefined>(undefined);
+  const trace = (packet: TraceRequest): void => {
+    setBusy(true);
+    setTraced(packet);
+    // The address becomes this trace's link (replaced, so Back leaves the trace page).
+    history.replaceState(null, '', traceLink(packet));
+    runTrace(token, { ...packet, ...(node !== '' ? { node } : {}) })
+      .then(setAnswer, (error: unknown) => setAnswer(err({ _tag: 'ErrExplorerTrace', message: String(error) })))
+      .finally(() => setBusy(false));
+  };
+  // A link that names a packet traces it as soon as the page opens.
+  useEffect(() => {
+    if (linked !== undefined) trace(linked);
+  }, []);
   const set = (field: keyof TraceRequest) => (e: Event) => setRequest({ ...request, [field]: (e.target as HTMLInputElement).value });
   const path = answer?.ok === true ? [...new Set(answer.value.flatMap((o) => o.chains))] : [];
   const chainsOfAll = answer?.ok === true ? answer.value.map((o) => o.chains) : [];
@@ -26,10 +58,7 @@ export function TraceView({ model, token, node }: { model: ExplorerModel; token:
         data-testid="trace-form"
         onSubmit={(e) => {
           e.preventDefault();
-          setBusy(true);
-          runTrace(token, { ...request, ...(node !== '' ? { node } : {}) })
-            .then(setAnswer, (error: unknown) => setAnswer(err({ _tag: 'ErrExplorerTrace', message: String(error) })))
-            .finally(() => setBusy(false));
+          trace(request);
         }}
       >
         <label>
@@ -51,6 +80,14 @@ export function TraceView({ model, token, node }: { model: ExplorerModel; token:
           Trace
         </button>
       </form>
+      {answer !== undefined && traced !== undefined && (
+        <p>
+          <a href={traceLink(traced)} data-testid="trace-link">
+            Link to this trace
+          </a>{' '}
+          (the page's address; share it with the link the server printed, or add <code>&amp;token=…</code>)
+        </p>
+      )}
       <div aria-live="polite" data-testid="trace-result">
         {answer?.ok === false && <p role="alert">{answer.error.message}</p>}
         {answer?.ok === true && (

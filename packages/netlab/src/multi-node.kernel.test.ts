@@ -1,4 +1,4 @@
-// Two nodes, each with its own kube-proxy rules in its own namespace, and real packets: an
+// INV-LAB-PER-NODE. Two nodes, each with its own kube-proxy rules in its own namespace, and real packets: an
 // externalTrafficPolicy: Local NodePort answers on the node that runs its endpoint and drops on
 // the other, zone hints keep a pod's connections in its zone, and pod traffic crosses between
 // the nodes, each as that node's tracer predicts. Once with iptables (v1.31's proxier, loaded by

@@ -118,7 +118,12 @@ export class Registry {
     return patch<T>(this.core, resource, namespace, name, patchType, document, options);
   }
 
-  delete<T extends KubeObject = KubeObject>(resource: ResourceName, namespace: string, name: string, options: DeleteOptions = {}): Promise<RegistryResult<DeleteOutcome<T>>> {
+  /**
+   * Deletes the object. Without options it goes at once (a grace period of 0); with options
+   * (a request's, even empty) a Pod is deleted gracefully: it gets its deletionTimestamp and
+   * stays until the kubelet deletes it with a grace period of 0.
+   */
+  delete<T extends KubeObject = KubeObject>(resource: ResourceName, namespace: string, name: string, options?: DeleteOptions): Promise<RegistryResult<DeleteOutcome<T>>> {
     return deleteObject<T>(this.core, resource, namespace, name, options);
   }
 

@@ -48,12 +48,18 @@ export interface RestStrategy {
   prepareForStatusUpdate?(object: KubeObject, old: KubeObject): KubeObject;
   /** Admission's refusal of a delete, before anything is read (NamespaceLifecycle). */
   admitDelete?(name: string): ApiError | undefined;
+  /**
+   * CheckGracefulDelete (RESTGracefulDeleteStrategy): the grace period of a delete that asked
+   * for `requested` seconds (absent: none asked), once rest.BeforeDelete has turned a negative
+   * one into 1. Kinds without it are not deleted gracefully.
+   */
+  checkGracefulDelete?(object: KubeObject, requested: number | undefined): number;
   /** A storage whose Delete decides (a namespace goes Terminating first). Without it: delete at once. */
   decideDelete?(object: KubeObject, now: string): DeleteDecision;
   /**
-   * An update that leaves the object with a deletionTimestamp and no finalizer deletes it (the
-   * generic store's shouldDeleteDuringUpdate). Kinds without it are deleted at once on delete
-   * and keep no finalizer-driven lifecycle (docs/deviations.md).
+   * An update that leaves the object with a deletionTimestamp, a grace period of 0 (or none) and
+   * no finalizer deletes it (the generic store's ShouldDeleteDuringUpdate). Kinds without it
+   * keep no finalizer-driven lifecycle (docs/deviations.md).
    */
   readonly deleteWhenFinalized?: boolean;
   /** Keys deleted in the same txn as the object (a Service's Endpoints). */

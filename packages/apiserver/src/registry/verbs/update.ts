@@ -176,6 +176,10 @@ function prepareUpdate<T extends KubeObject>(info: ResourceInfo, object: T, old:
   if (oldMeta.creationTimestamp) meta.creationTimestamp = oldMeta.creationTimestamp;
   if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
   else delete meta.deletionTimestamp;
+  // An update never takes the grace period away (a changed one is refused by validation).
+  if (oldMeta.deletionGracePeriodSeconds !== undefined && oldMeta.deletionGracePeriodSeconds !== null && (meta.deletionGracePeriodSeconds ?? null) === null) {
+    meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+  }
   return info.strategy.prepareForUpdate(withMeta(object, meta), old) as T;
 }
 
@@ -218,9 +222,12 @@ async function updateOnce<T extends KubeObject>(core: RegistryCore, info: Resour
 export async function persistUpdate<T extends KubeObject>(core: RegistryCore, info: ResourceInfo, object: T, kv: KeyValue): Promise<RegistryResult<T> | 'conflict'> {
   const value = serializeObject(object);
   const meta = metaOf(object);
-  if (info.strategy.deleteWhenFinalized === true && meta.deletionTimestamp && (meta.finalizers ?? []).length === 0) {
-    // The last finalizer is gone from an object being deleted: it goes now.
-    // upstream: staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go (Update, shouldDeleteDuringUpdate)
+  const grace = meta.deletionGracePeriodSeconds ?? 0;
+  if (info.strategy.deleteWhenFinalized === true && meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && grace === 0) {
+    // The last finalizer is gone from an object being deleted whose grace period is over (an
+    // update keeps the stored deletionTimestamp and grace period): it goes now. A pod still
+    // in its grace period stays for the kubelet to delete.
+    // upstream: staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go (Update, ShouldDeleteDuringUpdate)
     const r = await core.commit(`delete ${info.resource}`, [{ key: kv.key, target: 'modRevision', op: '=', value: kv.modRevision }], [{ kind: 'delete', key: kv.key }]);
     if (!r.succeeded) return 'conflict';
     return ok(withMeta(object, { ...meta, resourceVersion: String(r.revision) }));

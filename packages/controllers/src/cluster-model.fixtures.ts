@@ -146,6 +146,10 @@ export class ClusterModel implements CacheView {
         const old = this.bucket(action.resource).get(keyOf(ns, action.name));
         if (old === undefined) return { outcome: 'notfound' };
         if (action.resourceVersion !== undefined && action.resourceVersion !== old.metadata.resourceVersion) return { outcome: 'conflict' };
+        if (action.uid !== undefined && action.uid !== old.metadata.uid) return { outcome: 'conflict' };
+        // The model has no graceful deletion: a pod deleted with a grace period is refused, so
+        // that a controller asking for one is caught (the kubelet's final delete asks for 0).
+        if (old.kind === 'Pod' && action.gracePeriodSeconds !== 0) return { outcome: 'invalid', reason: 'the cluster model deletes pods only with gracePeriodSeconds 0' };
         this.bucket(action.resource).delete(keyOf(ns, action.name));
         this.revision++;
         return this.record({ resource: action.resource, type: 'DELETED', object: old, old });

@@ -197,7 +197,15 @@ class Runner implements ControllerRunner {
           return res.ok ? undefined : describe(action.subresource === 'status' ? 'update status of' : 'update', action.resource, action.namespace, name, res.error);
         }
         case 'delete': {
-          const res = await r.delete(action.resource, action.namespace, action.name, action.resourceVersion === undefined ? {} : { preconditions: { resourceVersion: action.resourceVersion } });
+          // Always with options, as a client's DELETE has them: a pod is deleted gracefully
+          // unless the action asks for a grace period of 0 (the kubelet's final delete).
+          const res = await r.delete(action.resource, action.namespace, action.name, {
+            ...(action.resourceVersion === undefined && action.uid === undefined
+              ? {}
+              : { preconditions: { ...(action.resourceVersion === undefined ? {} : { resourceVersion: action.resourceVersion }), ...(action.uid === undefined ? {} : { uid: action.uid }) } }),
+            ...(action.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: action.gracePeriodSeconds }),
+            ...(action.propagationPolicy === undefined ? {} : { propagationPolicy: action.propagationPolicy }),
+          });
           // Already gone (a namespace deletion took it first) is what the delete wanted: the
           // controllers treat NotFound on delete as done, not as an error to retry.
           // upstream: pkg/controller/endpoint/endpoints_controller.go (syncService: IsNotFound)

@@ -1,14 +1,16 @@
 // Graceful deletion of pods through the registry on a virtual clock: the grace period from the
 // pod's spec or the request, shortened but never lengthened by a second delete, nothing to wait
 // for on a pod never scheduled or already finished, the force delete, and the kubelet's final
-// delete with a grace period of 0 and a UID precondition.
+// delete with a grace period of 0 and a UID precondition. Then the finalizers a propagation
+// policy sets for the garbage collector, and finalizers on every kind of the generic store.
 // upstream (v1.33): pkg/registry/core/pod/strategy.go (CheckGracefulDelete),
 //           staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go (BeforeDelete),
-//           staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go (Delete)
-import type { Pod } from '@kubesvc/api-types';
+//           staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go (Delete,
+//           deletionFinalizersForGarbageCollection, markAsDeleting, ShouldDeleteDuringUpdate)
+import type { Pod, Service } from '@kubesvc/api-types';
 import { virtualClock, type Store, type VirtualClock } from '@kubesvc/store';
 import { describe, expect, it } from 'vitest';
-import { memoryRegistry, must } from './registry.fixtures.js';
+import { memoryRegistry, must, rangeIPs, svc } from './registry.fixtures.js';
 import type { Registry } from './registry.js';
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 678);
@@ -161,5 +163,67 @@ describe('graceful pod deletion', () => {
     const marked = must(await registry.delete<Pod>('pods', 'default', 'web', {})).object;
     must(await registry.update('pods', 'default', 'web', { ...marked, metadata: { ...marked.metadata, finalizers: [] } }));
     expect((await stored(registry))?.metadata).toMatchObject({ deletionGracePeriodSeconds: 30 });
+  });
+});
+
+describe('the garbage collector finalizers a propagation policy sets', () => {
+  it("Orphan keeps a Service, marked with the orphan finalizer and its ClusterIP still held; taking the finalizer off deletes it, its Endpoints with it, and gives the IP back", async () => {
+    const { registry, store } = await setup();
+    const created = must(await registry.create('services', 'default', svc('web')));
+    must(await registry.create('endpoints', 'default', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web' } }));
+    const d = must(await registry.delete<Service>('services', 'default', 'web', { propagationPolicy: 'Orphan' }));
+    expect(d.deleted).toBe(false);
+    expect(d.object.metadata).toMatchObject({ deletionTimestamp: '2025-01-02T03:04:05Z', deletionGracePeriodSeconds: 0, finalizers: ['orphan'] });
+    expect(await rangeIPs(store)).toEqual([created.spec?.clusterIP]);
+    const held = must(await registry.get<Service>('services', 'default', 'web'));
+    must(await registry.update('services', 'default', 'web', { ...held, metadata: { ...held.metadata, finalizers: [] } }));
+    expect((await registry.get('services', 'default', 'web')).ok).toBe(false);
+    expect((await registry.get('endpoints', 'default', 'web')).ok).toBe(false);
+    expect(await rangeIPs(store)).toEqual([]);
+  });
+
+  it('Foreground marks a pod on no node with foregroundDeletion instead of deleting it; Background takes a GC finalizer off and deletes at once', async () => {
+    const { registry } = await setup();
+    must(await registry.create('pods', 'default', pod({ nodeName: undefined })));
+    const fg = must(await registry.delete<Pod>('pods', 'default', 'web', { propagationPolicy: 'Foreground' }));
+    expect(fg.deleted).toBe(false);
+    expect(fg.object.metadata).toMatchObject({ deletionTimestamp: '2025-01-02T03:04:05Z', deletionGracePeriodSeconds: 0, finalizers: ['foregroundDeletion'] });
+    must(await registry.create('pods', 'default', { ...pod({ nodeName: undefined }), metadata: { name: 'held', finalizers: ['orphan'] } }));
+    const bg = must(await registry.delete('pods', 'default', 'held', { propagationPolicy: 'Background' }));
+    expect(bg.deleted).toBe(true);
+  });
+
+  it('a graceful delete with Orphan sets the finalizer with the deletionTimestamp; the kubelet\'s final delete then leaves the pod to the garbage collector', async () => {
+    const { registry } = await setup();
+    const p = must(await registry.create('pods', 'default', pod({ terminationGracePeriodSeconds: 3 })));
+    const d = must(await registry.delete<Pod>('pods', 'default', 'web', { propagationPolicy: 'Orphan' }));
+    expect(d.object.metadata).toMatchObject({ deletionTimestamp: '2025-01-02T03:04:08Z', deletionGracePeriodSeconds: 3, finalizers: ['orphan'] });
+    const last = must(await registry.delete<Pod>('pods', 'default', 'web', { gracePeriodSeconds: 0, preconditions: { uid: p.metadata.uid ?? '' } }));
+    expect(last.deleted).toBe(false);
+    expect((await stored(registry))?.metadata).toMatchObject({ deletionGracePeriodSeconds: 0, finalizers: ['orphan'] });
+  });
+
+  it('every kind of the generic store honours finalizers: an Endpoints with one is marked, not deleted', async () => {
+    const { registry } = await setup();
+    must(await registry.create('endpoints', 'default', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'kept', finalizers: ['example.com/hold'] } }));
+    const d = must(await registry.delete('endpoints', 'default', 'kept', {}));
+    expect(d.deleted).toBe(false);
+    expect(d.object.metadata).toMatchObject({ deletionTimestamp: '2025-01-02T03:04:05Z', deletionGracePeriodSeconds: 0 });
+  });
+});
+
+describe('a Terminating namespace and finalizers', () => {
+  it('waits for an object its finalizers keep: the namespace goes at the step after the last finalizer is taken off', async () => {
+    const { registry } = await setup();
+    must(await registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } }));
+    must(await registry.create('pods', 'team', { ...pod(), metadata: { name: 'held', finalizers: ['example.com/hold'] } }));
+    must(await registry.create('pods', 'team', { ...pod(), metadata: { name: 'free' } }));
+    must(await registry.delete('namespaces', '', 'team', {}));
+    expect(must(await registry.finalizeNamespace('team'))).toEqual({ deletedObjects: 1, namespaceDeleted: false });
+    const held = must(await registry.get<Pod>('pods', 'team', 'held'));
+    expect(held.metadata).toMatchObject({ deletionTimestamp: '2025-01-02T03:04:05Z', deletionGracePeriodSeconds: 0 });
+    expect((await registry.get('namespaces', '', 'team')).ok).toBe(true);
+    must(await registry.update('pods', 'team', 'held', { ...held, metadata: { ...held.metadata, finalizers: [] } }));
+    expect(must(await registry.finalizeNamespace('team'))).toEqual({ deletedObjects: 0, namespaceDeleted: true });
   });
 });

@@ -51,6 +51,32 @@ export function gracefulDeleteStep(strategy: RestStrategy, object: KubeObject, r
   return { kind: 'graceful', object: withMeta(object, next), grace };
 }
 
+/** metav1.FinalizerOrphanDependents and metav1.FinalizerDeleteDependents: the garbage collector's. */
+export const FINALIZER_ORPHAN = 'orphan';
+export const FINALIZER_FOREGROUND = 'foregroundDeletion';
+
+/**
+ * deletionFinalizersForGarbageCollection: the finalizers a delete with `policy` leaves on the
+ * object, or undefined when they do not change. Orphan asks the garbage collector to orphan the
+ * dependents first, Foreground to delete them first, Background neither; without a policy the
+ * object keeps whichever of the two it has (every kind here deletes dependents by default).
+ */
+export function finalizersForGarbageCollection(object: KubeObject, policy: 'Orphan' | 'Background' | 'Foreground' | undefined): readonly string[] | undefined {
+  if (policy === undefined) return undefined;
+  const current = metaOf(object).finalizers ?? [];
+  const next = current.filter((f) => f !== FINALIZER_ORPHAN && f !== FINALIZER_FOREGROUND);
+  if (policy === 'Orphan') next.push(FINALIZER_ORPHAN);
+  if (policy === 'Foreground') next.push(FINALIZER_FOREGROUND);
+  const same = new Set(current).size === new Set(next).size && next.every((f) => current.includes(f));
+  return same ? undefined : next;
+}
+
+/** The object with these finalizers (none: the field goes). */
+export function withFinalizers(object: KubeObject, finalizers: readonly string[]): KubeObject {
+  const { finalizers: _f, ...meta } = metaOf(object);
+  return withMeta(object, finalizers.length === 0 ? meta : { ...meta, finalizers: [...finalizers] });
+}
+
 /**
  * markAsDeleting: an object with finalizers whose delete is not graceful keeps existing, marked
  * with a deletionTimestamp no later than now and a grace period of 0, until the last finalizer

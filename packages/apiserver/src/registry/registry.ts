@@ -134,7 +134,8 @@ export class Registry {
 
   /**
    * The namespace controller's step for one namespace: when it is Terminating, every object in
-   * it is deleted, then the namespace itself. A namespace that is absent or active is left alone.
+   * it is deleted, then the namespace itself, unless finalizers keep an object (the namespace
+   * then waits for a later step). A namespace that is absent or active is left alone.
    */
   finalizeNamespace(name: string): Promise<RegistryResult<{ readonly deletedObjects: number; readonly namespaceDeleted: boolean }>> {
     return finalizeNamespace(this.core, name);

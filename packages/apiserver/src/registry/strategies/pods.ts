@@ -37,5 +37,4 @@ export const podStrategy: RestStrategy = {
     if (phase === 'Failed' || phase === 'Succeeded') period = 0;
     return period < 0 ? 1 : period;
   },
-  deleteWhenFinalized: true,
 };

@@ -14,7 +14,8 @@ import { MAX_RETRIES, metaOf, storeFailure } from '../common.js';
 import type { RegistryCore } from '../core.js';
 import { conflictError, notFoundError, OPTIMISTIC_LOCK_ERROR_MSG, type ApiError } from '../errors.js';
 import { groupResource, objectKey, RESOURCES, type ResourceInfo, type ResourceName } from '../resources.js';
-import { gracefulDeleteStep, markAsDeleting } from '../graceful-delete.js';
+import { finalizersForGarbageCollection, gracefulDeleteStep, markAsDeleting, withFinalizers } from '../graceful-delete.js';
+import { isGenericStore } from '../strategy.js';
 import { deserializeObject, serializeObject } from '../stored-object.js';
 import type { DeleteOptions, DeleteOutcome, RegistryResult } from '../types.js';
 import { persistUpdate } from './update.js';
@@ -44,14 +45,19 @@ export async function deleteObject<T extends KubeObject = KubeObject>(
       // No options at all is a delete with a grace period of 0, as upstream's store reads nil options.
       const step = gracefulDeleteStep(strategy, object, options === undefined ? 0 : options.gracePeriodSeconds, core.clock.now());
       if (step.kind === 'pending') return ok({ object, deleted: false });
+      // The propagation policy's finalizer for the garbage collector, on every kind whose
+      // storage is the generic one (a namespace's has its own delete).
+      const generic = isGenericStore(strategy);
+      const gc = generic ? finalizersForGarbageCollection(step.kind === 'graceful' ? step.object : object, options?.propagationPolicy) : undefined;
       if (step.kind === 'graceful') {
-        const r = await gracefulWrite(core, resource, step.object as T, step.grace, kv);
+        const r = await gracefulWrite(core, resource, (gc === undefined ? step.object : withFinalizers(step.object, gc)) as T, step.grace, kv);
         if (r === 'conflict') continue;
         return ok(r);
       }
-      if (strategy.checkGracefulDelete !== undefined && (metaOf(object).finalizers ?? []).length > 0) {
+      const finalizers = gc ?? metaOf(object).finalizers ?? [];
+      if (generic && finalizers.length > 0) {
         // Finalizers keep it: marked as being deleted until the last one is taken off.
-        const r = await persistUpdate(core, info, markAsDeleting(object, core.clock.now()) as T, kv);
+        const r = await persistUpdate(core, info, markAsDeleting(withFinalizers(object, finalizers), core.clock.now()) as T, kv);
         if (r === 'conflict') continue;
         if (!r.ok) return r;
         return ok({ object: r.value, deleted: false });

@@ -1,5 +1,7 @@
 // The namespace controller's step for one namespace: when it is Terminating, every object in
-// it is deleted (Services give back their IPs and ports), then the namespace itself.
+// it is deleted (Services give back their IPs and ports), then the namespace itself, unless an
+// object's finalizers keep it: then the namespace waits for a later step, as upstream's
+// deleter requeues a namespace that still has content.
 // upstream: pkg/controller/namespace/deletion/namespaced_resources_deleter.go
 import { err, ok, type Namespace } from '@kubesvc/api-types';
 import { metaOf, storeFailure } from '../common.js';
@@ -17,6 +19,7 @@ export async function finalizeNamespace(core: RegistryCore, name: string): Promi
   if (!ns.ok) return ns.error._tag === 'NotFound' ? ok({ deletedObjects: 0, namespaceDeleted: false }) : ns;
   if (!ns.value.metadata.deletionTimestamp) return ok({ deletedObjects: 0, namespaceDeleted: false });
   let deleted = 0;
+  let remaining = 0;
   const turns = new EventLoopTurns(core.eventLoopSliceMs);
   for (const resource of NAMESPACED_RESOURCES) {
     const listed = await list(core, resource, name);
@@ -25,10 +28,12 @@ export async function finalizeNamespace(core: RegistryCore, name: string): Promi
       await turns.turn();
       const r = await deleteObject(core, resource, name, metaOf(item).name ?? '');
       if (!r.ok && r.error._tag !== 'NotFound') return r;
-      if (r.ok) deleted++;
+      if (r.ok && r.value.deleted) deleted++;
+      else if (r.ok) remaining++;
       core.finalizedNamespaceObject();
     }
   }
+  if (remaining > 0) return ok({ deletedObjects: deleted, namespaceDeleted: false });
   try {
     const { kv } = await core.store.get(objectKey(RESOURCES.namespaces, '', name));
     if (kv === undefined) return ok({ deletedObjects: deleted, namespaceDeleted: false });

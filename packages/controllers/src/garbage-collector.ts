@@ -72,22 +72,28 @@ interface Dependent {
   readonly ref: OwnerReference;
 }
 
-/** The watched objects that name `owner` (by uid) among their owners: its namespace's, or all for a cluster-scoped owner. */
-function dependentsOf(owner: KubeObject, ownerNamespaced: boolean, cache: CacheView): Dependent[] {
-  const uid = owner.metadata.uid ?? '';
-  if (uid === '') return [];
+/**
+ * The watched objects with an owner reference `matches` accepts: in `namespace`, or in all
+ * namespaces and none for a cluster-scoped owner (`namespace` undefined).
+ */
+function dependentsWhere(namespace: string | undefined, cache: CacheView, matches: (ref: OwnerReference) => boolean): Dependent[] {
   const out: Dependent[] = [];
   for (const resource of WATCHED) {
-    const namespaced = NAMESPACED.get(resource) ?? false;
     // A namespaced owner owns only objects of its own namespace.
-    if (ownerNamespaced && !namespaced) continue;
-    const objects = ownerNamespaced ? cache.list(resource, owner.metadata.namespace ?? '') : cache.list(resource);
-    for (const object of objects) {
-      const ref = (object.metadata.ownerReferences ?? []).find((r) => r.uid === uid);
+    if (namespace !== undefined && NAMESPACED.get(resource) !== true) continue;
+    for (const object of namespace === undefined ? cache.list(resource) : cache.list(resource, namespace)) {
+      const ref = (object.metadata.ownerReferences ?? []).find(matches);
       if (ref !== undefined) out.push({ resource, object, ref });
     }
   }
   return out;
+}
+
+/** The watched objects that name `owner` (by uid) among their owners. */
+function dependentsOf(owner: KubeObject, ownerNamespaced: boolean, cache: CacheView): Dependent[] {
+  const uid = owner.metadata.uid ?? '';
+  if (uid === '') return [];
+  return dependentsWhere(ownerNamespaced ? (owner.metadata.namespace ?? '') : undefined, cache, (r) => r.uid === uid);
 }
 
 type Classified = { readonly solid: OwnerReference[]; readonly dangling: OwnerReference[]; readonly waiting: OwnerReference[] } | 'unknown';
@@ -169,16 +175,29 @@ function finalize(resource: ResourceName, owner: KubeObject, cache: CacheView): 
   return actions;
 }
 
+/**
+ * An owner that is gone: each object naming it (by kind and name; the uid, which classify
+ * compares, tells a reference to an object made again under the name) is looked at again.
+ */
+function collectDependentsOfGone(resource: ResourceName, namespace: string, name: string, cache: CacheView): ReconcileAction[] {
+  const served = Object.entries(SERVED).find(([, s]) => s.resource === resource);
+  if (served === undefined) return [];
+  const [kind, { apiVersion, namespaced }] = served;
+  const actions: ReconcileAction[] = [];
+  for (const d of dependentsWhere(namespaced ? namespace : undefined, cache, (r) => r.kind === kind && r.apiVersion === apiVersion && r.name === name)) {
+    if (!isBeingDeleted(d.object)) actions.push(...attemptToDelete(d.resource, d.object, cache));
+  }
+  return actions;
+}
+
 /** The garbage collector as a keyed controller over pods, Services, Endpoints, EndpointSlices and Nodes. */
 export function garbageCollector(): KeyedController {
   const keysFor = (change: CacheChange, cache: CacheView): string[] => {
     const { resource, object } = change;
     const keys = new Set<string>();
-    if (change.type !== 'DELETED' && ((object.metadata.ownerReferences ?? []).length > 0 || isBeingDeleted(object))) keys.add(keyOf(resource, object));
-    // An owner that went, or started going: its dependents may be garbage now.
-    if (change.type === 'DELETED' || isBeingDeleted(object)) {
-      for (const d of dependentsOf(object, NAMESPACED.get(resource) ?? false, cache)) keys.add(keyOf(d.resource, d.object));
-    }
+    // An object with owners; an owner being deleted; an owner gone, whose dependents may be
+    // garbage now (its key's reconcile looks them up, off the informer's path).
+    if ((object.metadata.ownerReferences ?? []).length > 0 || isBeingDeleted(object) || change.type === 'DELETED') keys.add(keyOf(resource, object));
     // A dependent that went, or lost an owner reference: an owner waiting for its dependents may be done.
     const refs = [...(object.metadata.ownerReferences ?? []), ...(change.old?.metadata.ownerReferences ?? [])];
     for (const ref of refs) {
@@ -198,7 +217,7 @@ export function garbageCollector(): KeyedController {
       const target = parseKey(key);
       if (target === undefined) return [];
       const item = cache.get(target.resource, target.namespace, target.name);
-      if (item === undefined) return [];
+      if (item === undefined) return collectDependentsOfGone(target.resource, target.namespace, target.name, cache);
       if (isBeingDeleted(item)) return finalize(target.resource, item, cache);
       return attemptToDelete(target.resource, item, cache);
     },

@@ -1,11 +1,12 @@
 // delete: admission (the kind's admitDelete), the preconditions (rest.BeforeDelete), then
 // graceful deletion for the kinds that have it (a pod gets its deletionTimestamp and stays,
-// graceful-delete.ts), else the kind's storage decides (a namespace goes Terminating first) or
-// the key goes in one txn with what goes with it (a Service's Endpoints); afterDelete gives
-// back what a Service held.
+// graceful-delete.ts), the garbage collector's finalizer the propagation policy asks for, and
+// an object that finalizers keep is marked instead of deleted; a kind with its own storage
+// decides (a namespace goes Terminating first); else the key goes in one txn with what goes
+// with it (a Service's Endpoints), and afterDelete gives back what a Service held.
 // upstream (v1.33): staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go (BeforeDelete),
 //           staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go (Delete,
-//           updateForGracefulDeletionAndFinalizers),
+//           updateForGracefulDeletionAndFinalizers, deletionFinalizersForGarbageCollection),
 //           pkg/registry/core/namespace/storage/storage.go (Delete),
 //           pkg/registry/core/service/storage/storage.go (afterDelete)
 import { err, ok, type KubeObject } from '@kubesvc/api-types';

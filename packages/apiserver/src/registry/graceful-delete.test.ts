@@ -219,11 +219,11 @@ describe('a Terminating namespace and finalizers', () => {
     must(await registry.create('pods', 'team', { ...pod(), metadata: { name: 'held', finalizers: ['example.com/hold'] } }));
     must(await registry.create('pods', 'team', { ...pod(), metadata: { name: 'free' } }));
     must(await registry.delete('namespaces', '', 'team', {}));
-    expect(must(await registry.finalizeNamespace('team'))).toEqual({ deletedObjects: 1, namespaceDeleted: false });
+    expect(must(await registry.finalizeNamespace('team'))).toEqual({ deletedObjects: 1, remainingObjects: 1, namespaceDeleted: false });
     const held = must(await registry.get<Pod>('pods', 'team', 'held'));
     expect(held.metadata).toMatchObject({ deletionTimestamp: '2025-01-02T03:04:05Z', deletionGracePeriodSeconds: 0 });
     expect((await registry.get('namespaces', '', 'team')).ok).toBe(true);
     must(await registry.update('pods', 'team', 'held', { ...held, metadata: { ...held.metadata, finalizers: [] } }));
-    expect(must(await registry.finalizeNamespace('team'))).toEqual({ deletedObjects: 0, namespaceDeleted: true });
+    expect(must(await registry.finalizeNamespace('team'))).toEqual({ deletedObjects: 0, remainingObjects: 0, namespaceDeleted: true });
   });
 });

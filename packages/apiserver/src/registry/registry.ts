@@ -137,7 +137,7 @@ export class Registry {
    * it is deleted, then the namespace itself, unless finalizers keep an object (the namespace
    * then waits for a later step). A namespace that is absent or active is left alone.
    */
-  finalizeNamespace(name: string): Promise<RegistryResult<{ readonly deletedObjects: number; readonly namespaceDeleted: boolean }>> {
+  finalizeNamespace(name: string): Promise<RegistryResult<{ readonly deletedObjects: number; readonly remainingObjects: number; readonly namespaceDeleted: boolean }>> {
     return finalizeNamespace(this.core, name);
   }
 

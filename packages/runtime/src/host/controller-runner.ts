@@ -223,7 +223,10 @@ class Runner implements ControllerRunner {
           // Deleted, or already gone: done. Still there means something changed under us: retry.
           if (res.value.namespaceDeleted || this.informer.get('namespaces', '', action.name) === undefined) return undefined;
           const { kv } = await r.store.get(`/registry/namespaces/${action.name}`);
-          return kv === undefined ? undefined : `namespace ${JSON.stringify(action.name)} changed while it was being finalized`;
+          if (kv === undefined) return undefined;
+          return res.value.remainingObjects > 0
+            ? `namespace ${JSON.stringify(action.name)} still has ${res.value.remainingObjects} object(s) that finalizers keep`
+            : `namespace ${JSON.stringify(action.name)} changed while it was being finalized`;
         }
       }
     } catch (e) {

@@ -13,11 +13,17 @@ import { deleteObject } from './delete.js';
 import { get } from './get.js';
 import { list } from './list.js';
 
-/** Returns how many objects it deleted; a namespace that is absent or active is left alone. */
-export async function finalizeNamespace(core: RegistryCore, name: string): Promise<RegistryResult<{ readonly deletedObjects: number; readonly namespaceDeleted: boolean }>> {
+/**
+ * Returns how many objects it deleted and how many finalizers keep; a namespace that is absent
+ * or active is left alone.
+ */
+export async function finalizeNamespace(
+  core: RegistryCore,
+  name: string,
+): Promise<RegistryResult<{ readonly deletedObjects: number; readonly remainingObjects: number; readonly namespaceDeleted: boolean }>> {
   const ns = await get<Namespace>(core, 'namespaces', '', name);
-  if (!ns.ok) return ns.error._tag === 'NotFound' ? ok({ deletedObjects: 0, namespaceDeleted: false }) : ns;
-  if (!ns.value.metadata.deletionTimestamp) return ok({ deletedObjects: 0, namespaceDeleted: false });
+  if (!ns.ok) return ns.error._tag === 'NotFound' ? ok({ deletedObjects: 0, remainingObjects: 0, namespaceDeleted: false }) : ns;
+  if (!ns.value.metadata.deletionTimestamp) return ok({ deletedObjects: 0, remainingObjects: 0, namespaceDeleted: false });
   let deleted = 0;
   let remaining = 0;
   const turns = new EventLoopTurns(core.eventLoopSliceMs);
@@ -33,13 +39,13 @@ export async function finalizeNamespace(core: RegistryCore, name: string): Promi
       core.finalizedNamespaceObject();
     }
   }
-  if (remaining > 0) return ok({ deletedObjects: deleted, namespaceDeleted: false });
+  if (remaining > 0) return ok({ deletedObjects: deleted, remainingObjects: remaining, namespaceDeleted: false });
   try {
     const { kv } = await core.store.get(objectKey(RESOURCES.namespaces, '', name));
-    if (kv === undefined) return ok({ deletedObjects: deleted, namespaceDeleted: false });
+    if (kv === undefined) return ok({ deletedObjects: deleted, remainingObjects: 0, namespaceDeleted: false });
     // The controller empties spec.finalizers (/finalize); with none left the namespace goes.
     const r = await core.commit('finalize namespaces', [{ key: kv.key, target: 'modRevision', op: '=', value: kv.modRevision }], [{ kind: 'delete', key: kv.key }]);
-    return ok({ deletedObjects: deleted, namespaceDeleted: r.succeeded });
+    return ok({ deletedObjects: deleted, remainingObjects: 0, namespaceDeleted: r.succeeded });
   } catch (e) {
     return err(storeFailure(e));
   }

@@ -139,6 +139,11 @@ export class ClusterModel implements CacheView {
         if (!v.ok) return { outcome: 'invalid', reason: v.reason };
         // Nothing changed: the registry writes nothing and no watcher hears of it (GuaranteedUpdate's no-op check).
         if (semanticEqual({ ...v.object, metadata: { ...v.object.metadata, resourceVersion: old.metadata.resourceVersion } }, old)) return { outcome: 'ok' };
+        if (old.metadata.deletionTimestamp && (v.object.metadata.finalizers ?? []).length === 0 && (old.metadata.deletionGracePeriodSeconds ?? 0) === 0) {
+          // The last finalizer is gone from an object being deleted: it goes (ShouldDeleteDuringUpdate).
+          this.bucket(action.resource).delete(keyOf(ns, name));
+          return this.record({ resource: action.resource, type: 'DELETED', object: old, old });
+        }
         this.bucket(action.resource).set(keyOf(ns, name), v.object);
         return this.record({ resource: action.resource, type: 'MODIFIED', object: v.object, old });
       }
@@ -147,6 +152,23 @@ export class ClusterModel implements CacheView {
         const old = this.bucket(action.resource).get(keyOf(ns, action.name));
         if (old === undefined) return { outcome: 'notfound' };
         if (action.resourceVersion !== undefined && action.resourceVersion !== old.metadata.resourceVersion) return { outcome: 'conflict' };
+        if (action.uid !== undefined && action.uid !== old.metadata.uid) return { outcome: 'conflict' };
+        // The registry's delete: the propagation policy's finalizer (orphan, foregroundDeletion)
+        // keeps the object, marked; a pod not asked to go at once is marked for its grace period.
+        const kept = (old.metadata.finalizers ?? []).filter((f) => f !== 'orphan' && f !== 'foregroundDeletion');
+        if (action.propagationPolicy === 'Orphan') kept.push('orphan');
+        else if (action.propagationPolicy === 'Foreground') kept.push('foregroundDeletion');
+        else if (action.propagationPolicy === undefined) kept.push(...(old.metadata.finalizers ?? []).filter((f) => f === 'orphan' || f === 'foregroundDeletion'));
+        const graceful = old.kind === 'Pod' && action.gracePeriodSeconds !== 0 && (old.spec?.nodeName ?? '') !== '';
+        if (kept.length > 0 || graceful) {
+          if (old.metadata.deletionTimestamp) return { outcome: 'ok' };
+          const grace = graceful ? 30 : 0;
+          const marked = { ...old, metadata: { ...old.metadata, finalizers: kept, deletionTimestamp: new Date(now + grace * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'), deletionGracePeriodSeconds: grace } } as KubeObject;
+          const meta = this.nextMeta(marked.metadata, action.resource, ns, now, old);
+          const object = { ...marked, metadata: kept.length > 0 ? meta : { ...meta, finalizers: undefined } } as KubeObject;
+          this.bucket(action.resource).set(keyOf(ns, action.name), object);
+          return this.record({ resource: action.resource, type: 'MODIFIED', object, old });
+        }
         this.bucket(action.resource).delete(keyOf(ns, action.name));
         this.revision++;
         return this.record({ resource: action.resource, type: 'DELETED', object: old, old });

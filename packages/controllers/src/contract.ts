@@ -34,8 +34,9 @@ export interface CacheChange {
 
 /**
  * A write a controller asks for. An update's precondition is `object.metadata.resourceVersion`
- * (absent: none); a delete's is `resourceVersion`. `subresource: 'status'` writes only the
- * status (pods, services).
+ * (absent: none); a delete's are `resourceVersion` and `uid`, and its DeleteOptions the grace
+ * period (absent: the kind's default, a pod's terminationGracePeriodSeconds) and the
+ * propagation policy. `subresource: 'status'` writes only the status (pods, services).
  */
 export type ReconcileAction =
   | { readonly kind: 'create'; readonly resource: ResourceName; readonly namespace: string; readonly object: KubeObject }
@@ -46,7 +47,16 @@ export type ReconcileAction =
       readonly object: KubeObject;
       readonly subresource?: 'status';
     }
-  | { readonly kind: 'delete'; readonly resource: ResourceName; readonly namespace: string; readonly name: string; readonly resourceVersion?: string }
+  | {
+      readonly kind: 'delete';
+      readonly resource: ResourceName;
+      readonly namespace: string;
+      readonly name: string;
+      readonly resourceVersion?: string;
+      readonly uid?: string;
+      readonly gracePeriodSeconds?: number;
+      readonly propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+    }
   /**
    * Record an Event about an object, as the events/v1 recorder writes one (the scheduler's
    * FailedScheduling, say). The host writes it; a failed event write is logged and dropped, as

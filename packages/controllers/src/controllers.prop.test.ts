@@ -1,7 +1,7 @@
 // Properties of the endpoint controllers over random churn of pods, Services, hand-written
 // Endpoints and nodes, run to a fixpoint in the cluster model (INV-EPC-SELECTOR,
-// INV-EPS-MIRROR), and of the simulated kubelet over pod churn on small pod CIDRs
-// (INV-KUBELET-IPS). Rows in docs/invariants.md.
+// INV-EPS-MIRROR), and of the simulated kubelet over pod churn on small pod CIDRs, graceful
+// deletions among it (INV-KUBELET-IPS, INV-KUBELET-GRACE). Rows in docs/invariants.md.
 import { fc, test } from '@fast-check/vitest';
 import {
   cidrContains,
@@ -399,6 +399,8 @@ type KubeletCommand =
   | { readonly op: 'create'; readonly name: string; readonly pinned?: string | undefined }
   | { readonly op: 'delete'; readonly name: string }
   | { readonly op: 'finish'; readonly name: string }
+  /** kubectl delete: the apiserver gives the pod a deletionTimestamp `grace` seconds ahead. */
+  | { readonly op: 'terminate'; readonly name: string; readonly grace: number }
   | { readonly op: 'tick'; readonly ms: number }
   | { readonly op: 'settle' };
 
@@ -412,18 +414,21 @@ const kubeletCommandArb: fc.Arbitrary<KubeletCommand> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ op: fc.constant('create' as const), name: fc.integer({ min: 0, max: 24 }).map((i) => `w${i}`), pinned: fc.option(fc.constantFrom('k1', 'k2', 'k3'), { nil: undefined }) }, { requiredKeys: ['op', 'name'] }) },
   { weight: 3, arbitrary: fc.integer({ min: 0, max: 24 }).map((i) => ({ op: 'delete' as const, name: `w${i}` })) },
   { weight: 1, arbitrary: fc.integer({ min: 0, max: 24 }).map((i) => ({ op: 'finish' as const, name: `w${i}` })) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('terminate' as const), name: fc.integer({ min: 0, max: 24 }).map((i) => `w${i}`), grace: fc.integer({ min: 0, max: 5 }) }) },
   { weight: 2, arbitrary: fc.integer({ min: 0, max: 3000 }).map((ms) => ({ op: 'tick' as const, ms })) },
   { weight: 2, arbitrary: fc.constant({ op: 'settle' as const }) },
 );
 
 test.prop([fc.array(kubeletCommandArb, { minLength: 1, maxLength: 60 })])(
-  'INV-KUBELET-IPS: no two live pods on a node share an IP, every IP is inside its node\'s pod CIDR and is neither the network, the bridge nor the broadcast address, a pod keeps its IP, and a node leaves a pod without one only when its CIDR is full',
+  'INV-KUBELET-IPS, INV-KUBELET-GRACE: no two live pods on a node (being deleted or not) share an IP, every IP is inside its node\'s pod CIDR and is neither the network, the bridge nor the broadcast address, a pod keeps its IP, and a node leaves a pod without one only when its CIDR is full; a pod being deleted is gone once its deletionTimestamp has passed, and not before',
   (commands) => {
     const model = new ClusterModel();
     const loop = new ControllerLoop(model, [simulatedKubelet({ hostName: 'h', nodes: KUBELET_NODES, readyAfterMs: 1000 })], NOW);
     loop.start();
     loop.run();
     const assigned = new Map<string, string>();
+    // The pods being deleted, and when they are due.
+    const due = new Map<string, number>();
     // Commands pile up between settles, so that several pods start in one reconcile.
     for (const c of [...commands, { op: 'settle' as const }]) {
       if (c.op === 'create') {
@@ -438,14 +443,31 @@ test.prop([fc.array(kubeletCommandArb, { minLength: 1, maxLength: 60 })])(
       } else if (c.op === 'delete') {
         loop.remove('pods', 'default', c.name);
         assigned.delete(c.name);
+        due.delete(c.name);
+      } else if (c.op === 'terminate') {
+        const p = model.get<Pod>('pods', 'default', c.name);
+        // The apiserver deletes a pod on no node at once; one being deleted keeps its time.
+        if (p === undefined || (p.spec?.nodeName ?? '') === '' || p.metadata.deletionTimestamp !== undefined) continue;
+        const at = Math.floor(loop.now / 1000) * 1000 + c.grace * 1000;
+        loop.put('pods', { ...p, metadata: { ...p.metadata, deletionTimestamp: new Date(at).toISOString().replace('.000Z', 'Z'), deletionGracePeriodSeconds: c.grace } });
+        due.set(c.name, at);
       } else if (c.op === 'finish') {
         const p = model.get<Pod>('pods', 'default', c.name);
         if (p !== undefined) loop.put('pods', { ...p, status: { ...p.status, phase: 'Succeeded' } });
         assigned.delete(c.name);
       }
       if (c.op !== 'tick' && c.op !== 'settle') continue;
-      loop.run(c.op === 'tick' ? { until: loop.now + c.ms } : {});
+      const until = c.op === 'tick' ? loop.now + c.ms : loop.now;
+      loop.run({ until });
       expect(model.invalidWrites).toEqual([]);
+      for (const [name, at] of due) {
+        const present = model.get('pods', 'default', name) !== undefined;
+        expect(present, `${name} due at ${at}, run until ${until}`).toBe(at > until);
+        if (!present) {
+          due.delete(name);
+          assigned.delete(name);
+        }
+      }
       const live = model.list<Pod>('pods').filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
       for (const n of KUBELET_NODES) {
         const cidr = parseCIDRSloppy(n.podCIDR);
@@ -461,8 +483,10 @@ test.prop([fc.array(kubeletCommandArb, { minLength: 1, maxLength: 60 })])(
           // IPv4 has a broadcast address at offset 7; IPv6 has none.
           expect(offset >= 2n && offset <= (v6 ? 7n : 6n)).toBe(true);
         }
-        // A /29 leaves five addresses for pods, a /125 six.
-        expect(ips.length).toBe(Math.min(onNode.length, v6 ? 6 : 5));
+        // A /29 leaves five addresses for pods, a /125 six: a pod waits for one only when all are
+        // taken (by pods running or being deleted); a pod being deleted gets none any more.
+        const waiting = onNode.filter((p) => p.status?.podIP === undefined && p.metadata.deletionTimestamp === undefined);
+        if (waiting.length > 0) expect(ips.length).toBe(v6 ? 6 : 5);
       }
       // Every live pod is bound to a node of this kubelet, and keeps the IP it got.
       for (const p of live) {

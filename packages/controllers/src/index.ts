@@ -6,6 +6,7 @@ export { DEFAULT_MAX_ENDPOINTS_PER_SLICE, endpointSliceController } from './endp
 export type { EndpointSliceControllerOptions } from './endpoint-slice-controller.js';
 export { DEFAULT_MIRRORING_MAX_ENDPOINTS_PER_SUBSET, endpointSliceMirroringController } from './endpoint-slice-mirroring-controller.js';
 export type { EndpointSliceMirroringControllerOptions } from './endpoint-slice-mirroring-controller.js';
+export { FINALIZER_FOREGROUND, FINALIZER_ORPHAN, GARBAGE_COLLECTOR_NAME, garbageCollector } from './garbage-collector.js';
 export { NAMESPACE_CONTROLLER_NAME, namespaceController } from './namespace-controller.js';
 export { simulatedKubelet } from './simulated-kubelet.js';
 export type { SimulatedKubeletOptions, SimulatedNode } from './simulated-kubelet.js';

@@ -120,7 +120,7 @@ describe('simulated kubelet', () => {
     expect(getPod(model, 'a')?.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('False');
   });
 
-  it('leaves pods on other nodes, terminal pods and pods being deleted alone', () => {
+  it('leaves pods on other nodes and terminal pods alone', () => {
     const done = { ...newPod('done', 'h'), status: { phase: 'Succeeded' } } as Pod;
     const { model } = setup({ hostName: 'h' }, [newPod('elsewhere', 'other-node'), done]);
     expect(getPod(model, 'elsewhere')?.status).toEqual({ phase: 'Pending' });
@@ -133,6 +133,75 @@ describe('simulated kubelet', () => {
     expect(getPod(model, 'kube-apiserver-a')?.status).toEqual({ phase: 'Pending' });
     // Counted, the mirror pod would have sent p1 to b; not counted, p1 goes to a, p2 to b.
     expect(['p1', 'p2'].map((n) => getPod(model, n)?.spec?.nodeName)).toEqual(['a', 'b']);
+  });
+
+  it('keeps a pod being deleted running and ready, and its IP, until its deletionTimestamp; then reports it killed and deletes it with grace 0 and its UID', () => {
+    const kubelet = simulatedKubelet({ hostName: 'h' });
+    const model = new ClusterModel();
+    model.put('pods', newPod('a', 'h'), NOW);
+    const loop = new ControllerLoop(model, [kubelet], NOW);
+    loop.start();
+    loop.run();
+    const running = getPod(model, 'a') as Pod;
+    expect(running.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    // kubectl delete: the apiserver sets deletionTimestamp = now + 3 s.
+    loop.put('pods', { ...running, metadata: { ...running.metadata, deletionTimestamp: '2025-01-02T03:04:08Z', deletionGracePeriodSeconds: 3 } });
+    loop.put('pods', newPod('b', 'h'));
+    const during = loop.run({ until: NOW + 2999 });
+    expect(during.timers).toEqual(new Map([['simulated-kubelet:h', Date.parse('2025-01-02T03:04:08Z')]]));
+    const terminating = getPod(model, 'a');
+    expect(terminating?.status?.phase).toBe('Running');
+    expect(terminating?.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    // The new pod does not get the address the terminating one still holds.
+    expect(getPod(model, 'b')?.status?.podIP).toBe('10.244.0.3');
+    // At the deletionTimestamp: the killed status, then the final delete.
+    expect(kubelet.reconcile('h', model, Date.parse('2025-01-02T03:04:08Z'))).toEqual([
+      {
+        kind: 'update',
+        resource: 'pods',
+        namespace: 'default',
+        subresource: 'status',
+        object: expect.objectContaining({
+          status: expect.objectContaining({
+            phase: 'Failed',
+            conditions: [
+              expect.objectContaining({ type: 'Initialized', status: 'True' }),
+              { type: 'Ready', status: 'False', lastProbeTime: null, lastTransitionTime: '2025-01-02T03:04:08Z', reason: 'ContainersNotReady', message: 'containers with unready status: [app]' },
+              { type: 'ContainersReady', status: 'False', lastProbeTime: null, lastTransitionTime: '2025-01-02T03:04:08Z', reason: 'ContainersNotReady', message: 'containers with unready status: [app]' },
+              expect.objectContaining({ type: 'PodScheduled', status: 'True' }),
+            ],
+            containerStatuses: [
+              {
+                name: 'app',
+                image: 'nginx:1.27',
+                imageID: '',
+                ready: false,
+                restartCount: 0,
+                started: false,
+                state: { terminated: { exitCode: 137, reason: 'Error', startedAt: '2025-01-02T03:04:05Z', finishedAt: '2025-01-02T03:04:08Z' } },
+              },
+            ],
+          }),
+        }),
+      },
+      { kind: 'delete', resource: 'pods', namespace: 'default', name: 'a', uid: running.metadata.uid, gracePeriodSeconds: 0 },
+    ]);
+    loop.run({ until: NOW + 3000 });
+    expect(model.invalidWrites).toEqual([]);
+    expect(getPod(model, 'a')).toBeUndefined();
+    expect(getPod(model, 'b')?.status?.phase).toBe('Running');
+  });
+
+  it('deletes at once a pod whose deletionTimestamp has passed, with no status write for one that never started or has finished', () => {
+    const past = { deletionTimestamp: '2025-01-02T03:04:00Z', deletionGracePeriodSeconds: 30 };
+    const pending = { ...newPod('pending', 'h'), metadata: { ...newPod('pending', 'h').metadata, ...past } } as Pod;
+    const done = { ...newPod('done', 'h'), metadata: { ...newPod('done', 'h').metadata, ...past }, status: { phase: 'Succeeded', startTime: '2025-01-02T03:00:00Z' } } as Pod;
+    const model = new ClusterModel();
+    for (const p of [pending, done]) model.put('pods', p, NOW);
+    const actions = simulatedKubelet({ hostName: 'h' }).reconcile('h', model, NOW);
+    expect(actions.map((a) => (a.kind === 'delete' ? `delete ${a.name}` : a.kind === 'update' ? `update ${a.object.metadata.name ?? ''}` : a.kind))).toEqual(['create', 'delete done', 'delete pending']);
+    const { model: after } = setup({ hostName: 'h' }, [pending, done]);
+    expect(after.list('pods')).toEqual([]);
   });
 
   it('registers the labels and cpu it is given: zones, and the allocatable cpu the topology hints read', () => {

@@ -2,7 +2,11 @@
 // its nodes (the scheduler's job: node-placement.ts), and reports each bound pod as running,
 // with an IP from its node's pod CIDR and readiness after a delay. No container runs. A pod no
 // node fits stays Pending with the scheduler's PodScheduled=False condition and a
-// FailedScheduling event.
+// FailedScheduling event. A pod being deleted keeps running, as ready as it was (its
+// containers, told to stop, take their whole grace period, and a readiness probe keeps
+// running on a terminating pod), until its deletionTimestamp; then its containers are killed
+// (exit code 137, phase Failed, not ready) and the kubelet deletes it with a grace period of 0
+// and its UID as precondition, as the status manager does once a deleted pod has stopped.
 // upstream: pkg/kubelet/kubelet_node_status.go (the Node a kubelet registers: addresses,
 //           the Ready condition, nodeInfo), pkg/kubelet/status/generate.go (GeneratePodReadyCondition,
 //           "containers with unready status"), pkg/kubelet/kubelet_pods.go (generateAPIPodStatus:
@@ -10,6 +14,12 @@
 //           (the binding subresource sets spec.nodeName), pkg/scheduler/schedule_one.go
 //           (handleSchedulingFailure: the Unschedulable condition and the FailedScheduling
 //           event); kwok's fake node and pod stages
+// upstream (v1.33): pkg/kubelet/kubelet.go (SyncTerminatingPod: killPod with the pod's
+//           deletionGracePeriodSeconds), pkg/kubelet/prober/prober_manager.go (UpdatePodStatus:
+//           a running container without a failing readiness probe stays ready),
+//           pkg/kubelet/kubelet_pods.go (getPhase: a terminal pod with a container that
+//           failed is Failed), pkg/kubelet/status/status_manager.go (syncPod, canBeDeleted: the
+//           final delete with GracePeriodSeconds 0 and a UID precondition)
 import {
   addressAtOffset,
   cidrSize,
@@ -211,6 +221,50 @@ function canonical(ip: string): string {
   return parsed.ok ? formatIP(parsed.value) : ip;
 }
 
+/**
+ * The status of a pod whose containers were killed at the end of its grace period: each one
+ * terminated by SIGKILL (exit code 137), none ready, and the pod Failed, as a kubelet reports a
+ * deleted pod that did not stop by itself.
+ */
+function killedStatus(pod: Pod, now: number): Pod['status'] {
+  const containers = containersOf(pod);
+  const at = rfc3339(now);
+  const startedAt = pod.status?.startTime ?? at;
+  const notReady = { reason: 'ContainersNotReady', message: `containers with unready status: [${containers.map((c) => c.name).join(' ')}]` };
+  const transition = (type: string): string => {
+    const old = condition(pod, type);
+    return old?.status === 'False' && typeof old.lastTransitionTime === 'string' ? old.lastTransitionTime : at;
+  };
+  return {
+    ...pod.status,
+    phase: 'Failed',
+    conditions: (pod.status?.conditions ?? []).map((c) =>
+      c.type === 'Ready' || c.type === 'ContainersReady' ? { type: c.type, status: 'False', lastProbeTime: null, lastTransitionTime: transition(c.type), ...notReady } : c,
+    ),
+    containerStatuses: containers.map((c) => ({
+      name: c.name,
+      image: c.image,
+      imageID: '',
+      ready: false,
+      restartCount: 0,
+      started: false,
+      state: { terminated: { exitCode: 137, reason: 'Error', startedAt, finishedAt: at } },
+    })),
+  } as Pod['status'];
+}
+
+/**
+ * A pod being deleted, once its deletionTimestamp has come: its containers killed (a status
+ * write, when it ran and has not been reported stopped yet), then the final delete.
+ */
+function finishDeletion(pod: Pod, now: number): ReconcileAction[] {
+  const actions: ReconcileAction[] = [];
+  const started = pod.status?.startTime !== undefined && pod.status.startTime !== null;
+  if (started && !isPodTerminal(pod)) actions.push(updateStatus(pod, killedStatus(pod, now)));
+  actions.push({ kind: 'delete', resource: 'pods', namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', uid: pod.metadata.uid ?? '', gracePeriodSeconds: 0 });
+  return actions;
+}
+
 function updateStatus(pod: Pod, status: Pod['status']): ReconcileAction {
   return { kind: 'update', resource: 'pods', namespace: pod.metadata.namespace ?? '', object: { ...pod, status } as KubeObject, subresource: 'status' };
 }
@@ -219,16 +273,24 @@ function syncNode(node: ResolvedNode, cache: CacheView, now: number, readyAfterM
   const actions: ReconcileAction[] = [];
   if (cache.get<Node>('nodes', '', node.name) === undefined) actions.push({ kind: 'create', resource: 'nodes', namespace: '', object: nodeObject(node, kubeletVersion, now) });
 
-  // A mirror pod stands for a static pod the kubelet runs from a file; its status comes from
-  // there (the apiserver that published it), not from this loop.
-  const pods = cache
+  // A mirror pod stands for a static pod the kubelet runs from a file; its status and its end
+  // come from there (the apiserver that published it), not from this loop.
+  const onNode = cache
     .list<Pod>('pods')
-    .filter((p) => p.spec?.nodeName === node.name && isLive(p) && !isMirrorPod(p))
+    .filter((p) => p.spec?.nodeName === node.name && !isMirrorPod(p))
     .sort(byAge);
+  const pods = onNode.filter(isLive);
+  // A pod being deleted holds its address until it is gone.
   const used = new Set<string>();
-  for (const p of pods) for (const ip of podIPs(p)) used.add(canonical(ip));
+  for (const p of onNode) if (!isPodTerminal(p)) for (const ip of podIPs(p)) used.add(canonical(ip));
 
   let nextCheck = Infinity;
+  for (const pod of onNode) {
+    if (!isPodDeleting(pod)) continue;
+    const due = Date.parse(pod.metadata.deletionTimestamp ?? '');
+    if (Number.isNaN(due) || now >= due) actions.push(...finishDeletion(pod, now));
+    else nextCheck = Math.min(nextCheck, due);
+  }
   for (const pod of pods) {
     const startTime = pod.status?.startTime ?? rfc3339(now);
     const readyAt = Date.parse(startTime) + readyAfterMs;

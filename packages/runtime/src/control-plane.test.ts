@@ -354,6 +354,24 @@ describe('startControlPlane', () => {
     expect(await kubernetesService(plane)).toBeDefined();
   });
 
+  it('keeps a Terminating namespace while finalizers keep an object in it, and removes it once the last one is taken off', async () => {
+    const { clock, store } = memory();
+    const { plane, logger } = await start(store, clock);
+    await plane.whenReady();
+    must(await plane.registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } }));
+    must(await plane.registry.create<Endpoints>('endpoints', 'team', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'held', finalizers: ['example.com/hold'] } }));
+    must(await plane.registry.delete('namespaces', '', 'team'));
+    await run(clock, 2000, [plane]);
+    expect((await plane.registry.get('namespaces', '', 'team')).ok).toBe(true);
+    const held = must(await plane.registry.get<Endpoints>('endpoints', 'team', 'held'));
+    expect(held.metadata.deletionTimestamp).toBeDefined();
+    expect(logger.lines.some((l) => l.message.includes('namespace "team" still has 1 object(s) that finalizers keep'))).toBe(true);
+    must(await plane.registry.update('endpoints', 'team', 'held', { ...held, metadata: { ...held.metadata, finalizers: [] } }));
+    // The namespace controller's next try, after its backoff, finds it empty.
+    await run(clock, 60_000, [plane]);
+    expect((await plane.registry.get('namespaces', '', 'team')).ok).toBe(false);
+  });
+
   it("compacts the store's history every --etcd-compaction-interval, to the revision of the round before, and not at all with 0", async () => {
     const { store, clock } = memory();
     const { plane, logger } = await start(store, clock, { compactionIntervalMs: 300_000 });

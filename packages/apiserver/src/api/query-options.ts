@@ -68,11 +68,18 @@ export function writeOptions(query: URLSearchParams, kind: OptionsKind): Parsed<
 export interface DeleteRequestOptions {
   readonly dryRun: boolean;
   readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
-  readonly propagationPolicy?: string;
+  readonly propagationPolicy?: DeletionPropagation;
   readonly gracePeriodSeconds?: number;
 }
 
+/** The propagation policies a delete may name (metav1.DeletionPropagation). */
+export type DeletionPropagation = 'Foreground' | 'Background' | 'Orphan';
+
 const PROPAGATION = ['Foreground', 'Background', 'Orphan', 'nil'];
+
+function isPropagation(policy: string): policy is DeletionPropagation {
+  return PROPAGATION.slice(0, 3).includes(policy);
+}
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -105,7 +112,7 @@ export function deleteOptions(query: URLSearchParams, body: string | Record<stri
   }
   let policy = typeof fromBody['propagationPolicy'] === 'string' ? fromBody['propagationPolicy'] : undefined;
   policy = first(query, 'propagationPolicy') ?? policy;
-  if (policy !== undefined && !PROPAGATION.slice(0, 3).includes(policy)) {
+  if (policy !== undefined && !isPropagation(policy)) {
     return err(invalidOptions('DeleteOptions', [notSupported(fieldPath('propagationPolicy'), policy, PROPAGATION)]));
   }
   const bodyDryRun = Array.isArray(fromBody['dryRun']) ? (fromBody['dryRun'] as unknown[]) : [];

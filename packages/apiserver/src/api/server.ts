@@ -15,13 +15,13 @@ import { err, ok, type ApiStatus, type KubeObject } from '@kubesvc/api-types';
 import { dispatch } from '../registry/dispatch.js';
 import { badRequestError, internalError, isApiError, MAX_REQUEST_BODY_BYTES, notAcceptableError, requestEntityTooLargeError, unsupportedMediaTypeError, type ApiError } from '../registry/errors.js';
 import type { Registry } from '../registry/registry.js';
-import type { ObjectList } from '../registry/types.js';
+import type { DeleteOptions, ObjectList } from '../registry/types.js';
 import { deprecationWarning, RESOURCES, type ResourceInfo, type ResourceName } from '../registry/resources.js';
 import { STATUS_RESOURCES } from '../registry/verbs/update.js';
 import { ErrInsecureBind, insecureBindError } from './bind-security.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.js';
 import { openApiV3Document, openApiV3Index } from './openapi.js';
-import { DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS, deleteOptions, listOptions, watchTimeoutMs, writeOptions, type Parsed } from './query-options.js';
+import { DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS, deleteOptions, listOptions, watchTimeoutMs, writeOptions, type DeleteRequestOptions, type Parsed } from './query-options.js';
 import { decodeProtobufDeleteOptions, decodesProtobuf, type BodyMediaType, type FieldValidation } from '../registry/decode.js';
 import { PROTOBUF_MEDIA_TYPE } from '../registry/protobuf/envelope.js';
 import { methodNotAllowedStatus, pathNotFoundStatus, unauthorizedStatus } from './status-bodies.js';
@@ -486,7 +486,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         if (del.value.dryRun) return errorReply(dryRunRefused());
         const opts = listOptions(query, resource);
         if (!opts.ok) return errorReply(opts.error);
-        return fromDispatch(await dispatch(registry, { verb: 'deletecollection', resource, namespace, ...(opts.value.predicate === undefined ? {} : { predicate: opts.value.predicate }) }));
+        return fromDispatch(
+          await dispatch(registry, {
+            verb: 'deletecollection',
+            resource,
+            namespace,
+            ...(opts.value.predicate === undefined ? {} : { predicate: opts.value.predicate }),
+            options: registryDeleteOptions(del.value),
+          }),
+        );
       }
       return statusReply(methodNotAllowedStatus());
     }
@@ -542,9 +550,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         if (!del.ok) return errorReply(del.error);
         if (del.value.dryRun) return errorReply(dryRunRefused());
         if (badName !== undefined) return errorReply(badName);
-        return fromDispatch(
-          await dispatch(registry, { verb: 'delete', resource, namespace, name, ...(del.value.preconditions === undefined ? {} : { preconditions: del.value.preconditions }) }),
-        );
+        return fromDispatch(await dispatch(registry, { verb: 'delete', resource, namespace, name, options: registryDeleteOptions(del.value) }));
       }
       default:
         return statusReply(methodNotAllowedStatus());
@@ -781,6 +787,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       const connections = await new Promise<number>((resolve) => server.getConnections((err, n) => resolve(err === null ? n : sockets.size)));
       return { connections, acceptErrors };
     },
+  };
+}
+
+/** A request's DeleteOptions as the registry takes them: always some, so that a pod's delete is graceful. */
+function registryDeleteOptions(options: DeleteRequestOptions): DeleteOptions {
+  return {
+    ...(options.preconditions === undefined ? {} : { preconditions: options.preconditions }),
+    ...(options.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: options.gracePeriodSeconds }),
+    ...(options.propagationPolicy === undefined ? {} : { propagationPolicy: options.propagationPolicy }),
   };
 }
 

@@ -46,8 +46,9 @@ export type ApiRequest =
       readonly fieldValidation?: FieldValidation;
       readonly subresource?: 'status';
     })
-  | (Target & { readonly verb: 'delete'; readonly name: string; readonly preconditions?: DeleteOptions['preconditions'] })
-  | (Target & { readonly verb: 'deletecollection'; readonly predicate?: ObjectPredicate });
+  /** A request's DeleteOptions (absent: an empty body's), so a pod's delete is graceful. */
+  | (Target & { readonly verb: 'delete'; readonly name: string; readonly options?: DeleteOptions })
+  | (Target & { readonly verb: 'deletecollection'; readonly predicate?: ObjectPredicate; readonly options?: DeleteOptions });
 
 export type ApiVerb = ApiRequest['verb'];
 
@@ -102,7 +103,7 @@ export async function dispatch(registry: Registry, request: ApiRequest): Promise
       ),
     )
     .with({ verb: 'delete' }, async (r) => {
-      const deleted = await registry.delete(r.resource, r.namespace, r.name, r.preconditions === undefined ? {} : { preconditions: r.preconditions });
+      const deleted = await registry.delete(r.resource, r.namespace, r.name, r.options ?? {});
       if (!deleted.ok) return deleted;
       const { object } = deleted.value;
       // upstream finalizeDelete: the object itself, or a Status naming it (Kind is the resource).
@@ -118,6 +119,14 @@ export async function dispatch(registry: Registry, request: ApiRequest): Promise
       };
       return ok({ code: 200 as const, body: status, warnings: [] });
     })
-    .with({ verb: 'deletecollection' }, async (r) => respond(200, await registry.deleteCollection(r.resource, r.namespace, r.predicate === undefined ? {} : { predicate: r.predicate })))
+    .with({ verb: 'deletecollection' }, async (r) =>
+      respond(
+        200,
+        await registry.deleteCollection(r.resource, r.namespace, {
+          ...(r.predicate === undefined ? {} : { predicate: r.predicate }),
+          ...(r.options === undefined ? {} : { deleteOptions: r.options }),
+        }),
+      ),
+    )
     .exhaustive();
 }

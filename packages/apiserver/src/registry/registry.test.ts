@@ -397,7 +397,7 @@ describe('delete', () => {
     const refused = await registry.create('services', 'team', svc('late'));
     expect(refused.ok || refused.error.message).toBe('services "late" is forbidden: unable to create new content in namespace team because it is being terminated');
     const f = must(await registry.finalizeNamespace('team'));
-    expect(f).toEqual({ deletedObjects: 2, namespaceDeleted: true });
+    expect(f).toEqual({ deletedObjects: 2, remainingObjects: 0, namespaceDeleted: true });
     expect((await registry.get('namespaces', '', 'team')).ok).toBe(false);
     expect(await rangeIPs(store)).toEqual([]);
   });

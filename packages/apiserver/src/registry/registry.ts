@@ -118,7 +118,12 @@ export class Registry {
     return patch<T>(this.core, resource, namespace, name, patchType, document, options);
   }
 
-  delete<T extends KubeObject = KubeObject>(resource: ResourceName, namespace: string, name: string, options: DeleteOptions = {}): Promise<RegistryResult<DeleteOutcome<T>>> {
+  /**
+   * Deletes the object. Without options it goes at once (a grace period of 0); with options
+   * (a request's, even empty) a Pod is deleted gracefully: it gets its deletionTimestamp and
+   * stays until the kubelet deletes it with a grace period of 0.
+   */
+  delete<T extends KubeObject = KubeObject>(resource: ResourceName, namespace: string, name: string, options?: DeleteOptions): Promise<RegistryResult<DeleteOutcome<T>>> {
     return deleteObject<T>(this.core, resource, namespace, name, options);
   }
 
@@ -129,9 +134,10 @@ export class Registry {
 
   /**
    * The namespace controller's step for one namespace: when it is Terminating, every object in
-   * it is deleted, then the namespace itself. A namespace that is absent or active is left alone.
+   * it is deleted, then the namespace itself, unless finalizers keep an object (the namespace
+   * then waits for a later step). A namespace that is absent or active is left alone.
    */
-  finalizeNamespace(name: string): Promise<RegistryResult<{ readonly deletedObjects: number; readonly namespaceDeleted: boolean }>> {
+  finalizeNamespace(name: string): Promise<RegistryResult<{ readonly deletedObjects: number; readonly remainingObjects: number; readonly namespaceDeleted: boolean }>> {
     return finalizeNamespace(this.core, name);
   }
 

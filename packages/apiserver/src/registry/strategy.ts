@@ -48,14 +48,18 @@ export interface RestStrategy {
   prepareForStatusUpdate?(object: KubeObject, old: KubeObject): KubeObject;
   /** Admission's refusal of a delete, before anything is read (NamespaceLifecycle). */
   admitDelete?(name: string): ApiError | undefined;
-  /** A storage whose Delete decides (a namespace goes Terminating first). Without it: delete at once. */
-  decideDelete?(object: KubeObject, now: string): DeleteDecision;
   /**
-   * An update that leaves the object with a deletionTimestamp and no finalizer deletes it (the
-   * generic store's shouldDeleteDuringUpdate). Kinds without it are deleted at once on delete
-   * and keep no finalizer-driven lifecycle (docs/deviations.md).
+   * CheckGracefulDelete (RESTGracefulDeleteStrategy): the grace period of a delete that asked
+   * for `requested` seconds (absent: none asked), once rest.BeforeDelete has turned a negative
+   * one into 1. Kinds without it are not deleted gracefully.
    */
-  readonly deleteWhenFinalized?: boolean;
+  checkGracefulDelete?(object: KubeObject, requested: number | undefined): number;
+  /**
+   * A storage with its own Delete (a namespace goes Terminating first). Without it the generic
+   * store's: graceful deletion, the finalizers (a delete marks an object that has some, the
+   * update that takes the last one off deletes it) and the garbage collector's finalizers.
+   */
+  decideDelete?(object: KubeObject, now: string): DeleteDecision;
   /** Keys deleted in the same txn as the object (a Service's Endpoints). */
   deletedWith?(namespace: string, name: string): readonly string[];
   /**
@@ -72,4 +76,9 @@ export function keepStoredStatus(object: KubeObject, old: KubeObject): KubeObjec
   const { status: _s, ...rest } = object as KubeObject & { status?: unknown };
   const stored = (old as { status?: unknown }).status;
   return (stored === undefined ? rest : { ...rest, status: stored }) as KubeObject;
+}
+
+/** Whether the kind's storage is the generic store (no Delete of its own): finalizers and all. */
+export function isGenericStore(strategy: RestStrategy): boolean {
+  return strategy.decideDelete === undefined;
 }

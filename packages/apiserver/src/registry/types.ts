@@ -74,6 +74,8 @@ export interface PatchOptions extends UpdateOptions {
 
 export interface DeleteCollectionOptions {
   readonly predicate?: (object: KubeObject) => boolean;
+  /** The options each object's delete gets (absent: each goes at once). */
+  readonly deleteOptions?: DeleteOptions;
 }
 
 export interface ObjectList<T extends KubeObject = KubeObject> {
@@ -83,14 +85,23 @@ export interface ObjectList<T extends KubeObject = KubeObject> {
   readonly items: readonly T[];
 }
 
+/**
+ * A delete's DeleteOptions. A delete called without any (the registry's own callers) deletes at
+ * once, as upstream's store treats nil options (a grace period of 0); a request's options, even
+ * empty, let the kind's strategy pick the grace period (a Pod's spec.terminationGracePeriodSeconds).
+ */
 export interface DeleteOptions {
   readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+  /** The grace period asked for; absent: the kind's default. Negative counts as 1, as upstream's BeforeDelete has it. */
+  readonly gracePeriodSeconds?: number;
+  /** Orphan, Background or Foreground: what happens to the object's dependents. */
+  readonly propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
 }
 
 /** What a delete did: the object is gone, or (a namespace) it is now Terminating. */
 export interface DeleteOutcome<T extends KubeObject = KubeObject> {
   readonly object: T;
-  /** False when the object still exists, being finalized (a namespace). */
+  /** False when the object still exists: being finalized (a namespace), or deleted gracefully (a pod). */
   readonly deleted: boolean;
 }
 

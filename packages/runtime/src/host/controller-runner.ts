@@ -204,7 +204,15 @@ class Runner implements ControllerRunner {
           return res.ok ? undefined : describe(action.subresource === 'status' ? 'update status of' : 'update', action.resource, action.namespace, name, res.error);
         }
         case 'delete': {
-          const res = await r.delete(action.resource, action.namespace, action.name, action.resourceVersion === undefined ? {} : { preconditions: { resourceVersion: action.resourceVersion } });
+          // Always with options, as a client's DELETE has them: a pod is deleted gracefully
+          // unless the action asks for a grace period of 0 (the kubelet's final delete).
+          const res = await r.delete(action.resource, action.namespace, action.name, {
+            ...(action.resourceVersion === undefined && action.uid === undefined
+              ? {}
+              : { preconditions: { ...(action.resourceVersion === undefined ? {} : { resourceVersion: action.resourceVersion }), ...(action.uid === undefined ? {} : { uid: action.uid }) } }),
+            ...(action.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: action.gracePeriodSeconds }),
+            ...(action.propagationPolicy === undefined ? {} : { propagationPolicy: action.propagationPolicy }),
+          });
           // Already gone (a namespace deletion took it first) is what the delete wanted: the
           // controllers treat NotFound on delete as done, not as an error to retry.
           // upstream: pkg/controller/endpoint/endpoints_controller.go (syncService: IsNotFound)
@@ -222,7 +230,10 @@ class Runner implements ControllerRunner {
           // Deleted, or already gone: done. Still there means something changed under us: retry.
           if (res.value.namespaceDeleted || this.informer.get('namespaces', '', action.name) === undefined) return undefined;
           const { kv } = await r.store.get(`/registry/namespaces/${action.name}`);
-          return kv === undefined ? undefined : `namespace ${JSON.stringify(action.name)} changed while it was being finalized`;
+          if (kv === undefined) return undefined;
+          return res.value.remainingObjects > 0
+            ? `namespace ${JSON.stringify(action.name)} still has ${res.value.remainingObjects} object(s) that finalizers keep`
+            : `namespace ${JSON.stringify(action.name)} changed while it was being finalized`;
         }
       }
     } catch (e) {

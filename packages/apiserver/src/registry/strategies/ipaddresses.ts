@@ -1,7 +1,7 @@
 // IPAddresses (networking.k8s.io/v1): cluster-scoped, named by the IP in its canonical form,
 // validated by api-types' validateIPAddress on create and, on update, validateIPAddress then
 // validateIPAddressUpdate (the parentRef is immutable). No status, nothing prepared.
-// A delete of one with finalizers marks it (deleteUnlessFinalizers); the update that removes the
+// A delete of one with finalizers marks it (the generic store's, verbs/delete.ts); the update that removes the
 // last finalizer deletes it.
 // upstream: pkg/registry/networking/ipaddress/strategy.go (ipAddressStrategy:
 //           PrepareForCreate, PrepareForUpdate, Validate, ValidateUpdate, AllowCreateOnUpdate),
@@ -10,14 +10,12 @@
 // only generateName is named generateName itself, so `generateName: 10.0.0.1` makes the
 // IPAddress 10.0.0.1.
 import type { RestStrategy } from '../strategy.js';
-import { deleteUnlessFinalizers, unchanged, validateGeneric, validateUpdateGeneric } from './generic.js';
+import { unchanged, validateGeneric, validateUpdateGeneric } from './generic.js';
 
 export const ipAddressStrategy: RestStrategy = {
   prepareForCreate: unchanged,
   validate: validateGeneric,
   prepareForUpdate: unchanged,
   validateUpdate: validateUpdateGeneric,
-  decideDelete: deleteUnlessFinalizers,
-  deleteWhenFinalized: true,
   generateName: (base) => base,
 };

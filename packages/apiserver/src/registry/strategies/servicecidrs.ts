@@ -3,7 +3,7 @@
 // CIDR upgrade is the only spec change allowed). The status subresource writes the status and
 // keeps the stored spec (verbs/update.ts prepareStatusUpdate, as ResetObjectMetaForStatus and
 // `newServiceCIDR.Spec = oldServiceCIDR.Spec` do upstream).
-// A delete of one with finalizers marks it (deleteUnlessFinalizers); the update that removes the
+// A delete of one with finalizers marks it (the generic store's, verbs/delete.ts); the update that removes the
 // last finalizer deletes it.
 // upstream: pkg/registry/networking/servicecidr/strategy.go (serviceCIDRStrategy:
 //           PrepareForCreate, PrepareForUpdate, Validate, ValidateUpdate, AllowCreateOnUpdate;
@@ -14,13 +14,11 @@
 // update of `servicecidrs` carries is stored as sent. Only server-side apply's reset fields
 // (GetResetFields: `status`) keep an apply from owning it, and apply is not served here.
 import type { RestStrategy } from '../strategy.js';
-import { deleteUnlessFinalizers, unchanged, validateGeneric, validateUpdateGeneric } from './generic.js';
+import { unchanged, validateGeneric, validateUpdateGeneric } from './generic.js';
 
 export const serviceCIDRStrategy: RestStrategy = {
   prepareForCreate: unchanged,
   validate: validateGeneric,
   prepareForUpdate: unchanged,
   validateUpdate: validateUpdateGeneric,
-  decideDelete: deleteUnlessFinalizers,
-  deleteWhenFinalized: true,
 };

@@ -27,7 +27,11 @@ export async function deleteCollection<T extends KubeObject = KubeObject>(
   for (const item of listed.value.items) {
     await turns.turn();
     const meta = metaOf(item);
-    const r = await deleteObject<T>(core, resource, meta.namespace ?? '', meta.name ?? '', { preconditions: { uid: meta.uid ?? '' } });
+    const r = await deleteObject<T>(core, resource, meta.namespace ?? '', meta.name ?? '', {
+      // No options: each goes at once, as the registry's own deletes do.
+      ...(options.deleteOptions ?? { gracePeriodSeconds: 0 }),
+      preconditions: { uid: meta.uid ?? '' },
+    });
     if (r.ok) deleted.push(r.value.object);
     else if (r.error._tag !== 'NotFound' && r.error._tag !== 'Conflict') return r;
   }

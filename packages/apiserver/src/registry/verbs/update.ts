@@ -7,14 +7,14 @@
 //           GuaranteedUpdate), staging/src/k8s.io/apiserver/pkg/registry/rest/update.go
 //           (BeforeUpdate), pkg/registry/core/service/storage/storage.go (beginUpdate)
 import { err, ok, type KubeObject, type ObjectMeta, type Service } from '@kubesvc/api-types';
-import type { KeyValue } from '@kubesvc/store';
+import type { KeyValue, TxnOp } from '@kubesvc/store';
 import { MAX_RETRIES, metaOf, qualifiedKind, storeFailure, withMeta } from '../common.js';
 import type { RegistryCore } from '../core.js';
 import { badRequestError, conflictError, invalidError, notFoundError, OPTIMISTIC_LOCK_ERROR_MSG, type ApiError, type GroupResource } from '../errors.js';
 import { validateStatusUpdate } from '../pure-adapters.js';
 import { groupResource, objectKey, RESOURCES, type ResourceInfo, type ResourceName } from '../resources.js';
 import { isEmpty } from '../service-alloc.js';
-import type { AllocationHooks } from '../strategy.js';
+import { isGenericStore, type AllocationHooks } from '../strategy.js';
 import { deserializeObject, serializeObject } from '../stored-object.js';
 import type { RegistryResult } from '../types.js';
 import { create } from './create.js';
@@ -176,6 +176,10 @@ function prepareUpdate<T extends KubeObject>(info: ResourceInfo, object: T, old:
   if (oldMeta.creationTimestamp) meta.creationTimestamp = oldMeta.creationTimestamp;
   if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
   else delete meta.deletionTimestamp;
+  // An update never takes the grace period away (a changed one is refused by validation).
+  if (oldMeta.deletionGracePeriodSeconds !== undefined && oldMeta.deletionGracePeriodSeconds !== null && (meta.deletionGracePeriodSeconds ?? null) === null) {
+    meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+  }
   return info.strategy.prepareForUpdate(withMeta(object, meta), old) as T;
 }
 
@@ -218,11 +222,19 @@ async function updateOnce<T extends KubeObject>(core: RegistryCore, info: Resour
 export async function persistUpdate<T extends KubeObject>(core: RegistryCore, info: ResourceInfo, object: T, kv: KeyValue): Promise<RegistryResult<T> | 'conflict'> {
   const value = serializeObject(object);
   const meta = metaOf(object);
-  if (info.strategy.deleteWhenFinalized === true && meta.deletionTimestamp && (meta.finalizers ?? []).length === 0) {
-    // The last finalizer is gone from an object being deleted: it goes now.
-    // upstream: staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go (Update, shouldDeleteDuringUpdate)
-    const r = await core.commit(`delete ${info.resource}`, [{ key: kv.key, target: 'modRevision', op: '=', value: kv.modRevision }], [{ kind: 'delete', key: kv.key }]);
+  const grace = meta.deletionGracePeriodSeconds ?? 0;
+  if (isGenericStore(info.strategy) && meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && grace === 0) {
+    // The last finalizer is gone from an object being deleted whose grace period is over (an
+    // update keeps the stored deletionTimestamp and grace period): it goes now. A pod still
+    // in its grace period stays for the kubelet to delete.
+    // upstream: staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go (Update, ShouldDeleteDuringUpdate)
+    const ops: TxnOp[] = [{ kind: 'delete', key: kv.key }];
+    for (const also of info.strategy.deletedWith?.(meta.namespace ?? '', meta.name ?? '') ?? []) ops.push({ kind: 'delete', key: also });
+    const r = await core.commit(`delete ${info.resource}`, [{ key: kv.key, target: 'modRevision', op: '=', value: kv.modRevision }], ops);
     if (!r.succeeded) return 'conflict';
+    // What a deleted Service held goes back, as the storage's afterDelete gives it.
+    const allocation = info.strategy.allocation;
+    if (allocation !== undefined && object.kind === 'Service') await core.releaseAfterPersist('delete', allocation.heldBy(object));
     return ok(withMeta(object, { ...meta, resourceVersion: String(r.revision) }));
   }
   if (value === kv.value) return ok(withMeta(object, { ...meta, resourceVersion: String(kv.modRevision) }));

@@ -18,6 +18,8 @@ const NAMESPACED: Readonly<Record<ResourceName, boolean>> = {
   events: true,
   servicecidrs: false,
   ipaddresses: false,
+  deployments: true,
+  replicasets: true,
 };
 
 function keyOf(namespace: string, name: string): string {

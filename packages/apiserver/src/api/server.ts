@@ -12,12 +12,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { err, ok, type ApiStatus, type KubeObject } from '@kubesvc/api-types';
-import { dispatch } from '../registry/dispatch.js';
+import { dispatch, subresourceOf, type Subresource } from '../registry/dispatch.js';
 import { badRequestError, internalError, isApiError, MAX_REQUEST_BODY_BYTES, notAcceptableError, requestEntityTooLargeError, unsupportedMediaTypeError, type ApiError } from '../registry/errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { ObjectList } from '../registry/types.js';
 import { RESOURCES, type ResourceInfo, type ResourceName } from '../registry/resources.js';
-import { STATUS_RESOURCES } from '../registry/verbs/update.js';
 import { ErrInsecureBind, insecureBindError } from './bind-security.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.js';
 import { openApiV3Document, openApiV3Index } from './openapi.js';
@@ -145,7 +144,7 @@ const TABLE_TYPE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 
 type Route =
   | { readonly kind: 'collection'; readonly info: ResourceInfo; readonly namespace: string | undefined }
-  | { readonly kind: 'item'; readonly info: ResourceInfo; readonly namespace: string; readonly name: string; readonly subresource?: 'status' };
+  | { readonly kind: 'item'; readonly info: ResourceInfo; readonly namespace: string; readonly name: string; readonly subresource?: Subresource };
 
 function infoAt(groupVersion: string, resource: string): ResourceInfo | undefined {
   if (!Object.hasOwn(RESOURCES, resource)) return undefined;
@@ -162,16 +161,16 @@ function resourceRoute(groupVersion: string, rest: readonly string[]): Route | u
     if (info === undefined || !info.namespaced || second === undefined || rest.length > 5) return undefined;
     if (fourth === undefined) return { kind: 'collection', info, namespace: second };
     if (fifth === undefined) return { kind: 'item', info, namespace: second, name: fourth };
-    if (fifth === 'status' && STATUS_RESOURCES.has(info.resource)) return { kind: 'item', info, namespace: second, name: fourth, subresource: 'status' };
-    return undefined;
+    const subresource = subresourceOf(info.resource, fifth);
+    return subresource === undefined ? undefined : { kind: 'item', info, namespace: second, name: fourth, subresource };
   }
   const info = first === undefined ? undefined : infoAt(groupVersion, first);
   if (info === undefined || rest.length > 3) return undefined;
   if (second === undefined) return { kind: 'collection', info, namespace: undefined };
   if (info.namespaced) return undefined;
   if (third === undefined) return { kind: 'item', info, namespace: '', name: second };
-  if (third === 'status' && STATUS_RESOURCES.has(info.resource)) return { kind: 'item', info, namespace: '', name: second, subresource: 'status' };
-  return undefined;
+  const subresource = subresourceOf(info.resource, third);
+  return subresource === undefined ? undefined : { kind: 'item', info, namespace: '', name: second, subresource };
 }
 
 /**
@@ -493,11 +492,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     switch (method) {
       case 'GET': {
         if (badName !== undefined) return errorReply(badName);
-        const got = await dispatch(registry, { verb: 'get', resource, namespace, name });
+        const got = await dispatch(registry, { verb: 'get', resource, namespace, name, ...(sub === undefined ? {} : { subresource: sub }) });
         if (!got.ok) return errorReply(got.error);
         const object = got.value.body as KubeObject;
         const rv = (object as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
-        return asTable(req, query, resource, [object], rv === undefined ? {} : { resourceVersion: rv }) ?? { code: 200, body: object };
+        return (sub === 'scale' ? undefined : asTable(req, query, resource, [object], rv === undefined ? {} : { resourceVersion: rv })) ?? { code: 200, body: object };
       }
       case 'PUT': {
         const write = await objectWrite(req, query, 'UpdateOptions', info);

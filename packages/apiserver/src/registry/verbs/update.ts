@@ -21,9 +21,10 @@ import { create } from './create.js';
 
 /**
  * The resources with a /status subresource.
- * upstream: pkg/registry/networking/servicecidr/storage/storage.go (StatusREST)
+ * upstream: pkg/registry/networking/servicecidr/storage/storage.go (StatusREST),
+ *           pkg/registry/apps/{deployment,replicaset}/storage/storage.go (StatusREST)
  */
-export const STATUS_RESOURCES: ReadonlySet<string> = new Set(['services', 'pods', 'nodes', 'servicecidrs']);
+export const STATUS_RESOURCES: ReadonlySet<string> = new Set(['services', 'pods', 'nodes', 'servicecidrs', 'deployments', 'replicasets']);
 
 /** One write attempt against the stored object: its result, or 'conflict' when the txn lost. */
 type Attempt<R> = (old: KubeObject, kv: KeyValue) => Promise<RegistryResult<R> | 'conflict'>;

@@ -4,7 +4,7 @@
 import { defaultObject, type Deployment, type Pod, type ReplicaSet } from '@kubesvc/api-types';
 import { describe, expect, it } from 'vitest';
 import { ClusterModel, ControllerLoop } from './cluster-model.fixtures.js';
-import { deploymentController } from './deployment-controller.js';
+import { deploymentController, syncDeployment } from './deployment-controller.js';
 import { computeHash } from './deployment-util.js';
 import { NOW } from './objects.fixtures.js';
 import { replicaSetController } from './replicaset-controller.js';
@@ -138,5 +138,25 @@ describe('deployment controller', () => {
     expect(get(model).status?.conditions?.find((c) => c.type === 'Available')).toMatchObject({ status: 'False', reason: 'MinimumReplicasUnavailable' });
     loop.run({ until: NOW + 40_000 });
     expect(get(model).status?.conditions?.find((c) => c.type === 'Progressing')).toMatchObject({ status: 'False', reason: 'ProgressDeadlineExceeded' });
+  });
+
+  it('never scales an old ReplicaSet up when its status still counts more available pods than it wants', () => {
+    const model = new ClusterModel();
+    const d = defaultObject(deployment(5, 'nginx:2'));
+    model.put('deployments', d);
+    const stored = get(model);
+    const hash = computeHash(stored.spec?.template);
+    const owner = [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: stored.metadata.uid ?? '', controller: true }];
+    const rsOf = (name: string, image: string, replicas: number, available: number, hashLabel: string): ReplicaSet => ({
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name, namespace: 'default', labels: { app: 'web', 'pod-template-hash': hashLabel }, ownerReferences: owner, annotations: { 'deployment.kubernetes.io/desired-replicas': '5', 'deployment.kubernetes.io/max-replicas': '7' } },
+      spec: { replicas, selector: { matchLabels: { app: 'web', 'pod-template-hash': hashLabel } }, template: { ...defaultObject(deployment(5, image)).spec?.template, metadata: { labels: { app: 'web', 'pod-template-hash': hashLabel } } } },
+      status: { replicas: available, availableReplicas: available, readyReplicas: available },
+    });
+    model.put('replicasets', rsOf(`web-${hash}`, 'nginx:2', 5, 4, hash));
+    model.put('replicasets', rsOf('web-old', 'nginx', 1, 2, 'old'));
+    const writes = syncDeployment(get(model), model, NOW).filter((a) => a.kind === 'update' && a.resource === 'replicasets');
+    expect(writes).toEqual([]);
   });
 });

@@ -60,6 +60,8 @@ import { namespacedKey, splitKey } from './keys.js';
 
 export const DEPLOYMENT_CONTROLLER_NAME = 'deployment-controller';
 const APPS_V1 = 'apps/v1';
+/** A failed sync's first retry: the default controller rate limiter's base delay. */
+const RETRY_MS = 5;
 
 function rfc3339(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -326,15 +328,18 @@ function cleanup(s: Sync, oldRSs: readonly ReplicaSet[]): void {
   }
 }
 
-/** rolloutRolling after the new ReplicaSet exists. */
-function rolloutRolling(s: Sync, newRS: ReplicaSet, oldRSs: readonly ReplicaSet[]): void {
+/** rolloutRolling after the new ReplicaSet exists; 'retry' where upstream's sync fails. */
+function rolloutRolling(s: Sync, newRS: ReplicaSet, oldRSs: readonly ReplicaSet[]): 'retry' | undefined {
   const d = s.d;
   const all = (): ReplicaSet[] => s.current();
   // reconcileNewReplicaSet
   const cur = s.get(newRS);
   if (replicasOf(cur) !== desiredOf(d)) {
     const size = replicasOf(cur) > desiredOf(d) ? desiredOf(d) : newRSNewReplicas(d, all(), cur);
-    if (s.scale(cur, size)) return syncRolloutStatus(s, newRS);
+    if (s.scale(cur, size)) {
+      syncRolloutStatus(s, newRS);
+      return undefined;
+    }
   }
   // reconcileOldReplicaSets
   const olds = activeReplicaSets(oldRSs.map((rs) => s.get(rs)));
@@ -350,6 +355,9 @@ function rolloutRolling(s: Sync, newRS: ReplicaSet, oldRSs: readonly ReplicaSet[
         const avail = rs.status?.availableReplicas ?? 0;
         if (replicasOf(rs) === 0 || replicasOf(rs) === avail) continue;
         const count = Math.min(maxScaledDown - cleaned, replicasOf(rs) - avail);
+        // More available than wanted (its status predates a scale-down): upstream refuses to
+        // "scale down" upwards and retries the sync with backoff; nothing is written.
+        if (count < 0) return 'retry';
         s.scale(rs, replicasOf(rs) - count);
         cleaned += count;
       }
@@ -366,11 +374,15 @@ function rolloutRolling(s: Sync, newRS: ReplicaSet, oldRSs: readonly ReplicaSet[
           scaledDown += count;
         }
       }
-      if (cleaned + scaledDown > 0) return syncRolloutStatus(s, newRS);
+      if (cleaned + scaledDown > 0) {
+        syncRolloutStatus(s, newRS);
+        return undefined;
+      }
     }
   }
   if (deploymentComplete(d, d.status ?? {})) cleanup(s, oldRSs);
   syncRolloutStatus(s, newRS);
+  return undefined;
 }
 
 /** oldPodsRunning: old ReplicaSets still report pods, or a pod of theirs is not finished. */
@@ -444,8 +456,8 @@ export function syncDeployment(d: Deployment, cache: CacheView, now: number): Re
     s.scale(newRS, desiredOf(d));
     if (deploymentComplete(d, d.status ?? {})) cleanup(s, oldRSs);
     syncRolloutStatus(s, newRS);
-  } else {
-    rolloutRolling(s, newRS, oldRSs);
+  } else if (rolloutRolling(s, newRS, oldRSs) === 'retry') {
+    return [{ kind: 'requeue-after', key: namespacedKey(d.metadata.namespace ?? '', d.metadata.name ?? ''), afterMs: RETRY_MS }];
   }
   return s.finish();
 }

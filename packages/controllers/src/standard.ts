@@ -1,10 +1,12 @@
 // The controllers a kubesvc control plane runs by default, as kube-controller-manager and a
-// node's kubelet would: endpoints, EndpointSlice, EndpointSlice mirroring, and the simulated
-// kubelet that gives pods their node, IP and readiness.
+// node's kubelet would: endpoints, EndpointSlice, EndpointSlice mirroring, deployment and
+// ReplicaSet, and the simulated kubelet that gives pods their node, IP and readiness.
 import type { KeyedController } from './contract.js';
+import { deploymentController } from './deployment-controller.js';
 import { endpointSliceController, type EndpointSliceControllerOptions } from './endpoint-slice-controller.js';
 import { endpointSliceMirroringController } from './endpoint-slice-mirroring-controller.js';
 import { endpointsController } from './endpoints-controller.js';
+import { replicaSetController } from './replicaset-controller.js';
 import { simulatedKubelet, type SimulatedKubeletOptions } from './simulated-kubelet.js';
 
 /** What the controller manager's flags set for the standard controllers. */
@@ -15,5 +17,5 @@ export interface StandardControllerOptions {
 
 export function standardControllers(kubelet: SimulatedKubeletOptions, options: StandardControllerOptions = {}): readonly KeyedController[] {
   const slices: EndpointSliceControllerOptions = options.preferSameTrafficDistribution === undefined ? {} : { preferSameTrafficDistribution: options.preferSameTrafficDistribution };
-  return [endpointsController(), endpointSliceController(slices), endpointSliceMirroringController(), simulatedKubelet(kubelet)];
+  return [endpointsController(), endpointSliceController(slices), endpointSliceMirroringController(), deploymentController(), replicaSetController(), simulatedKubelet(kubelet)];
 }

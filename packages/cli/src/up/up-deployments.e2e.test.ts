@@ -1,0 +1,60 @@
+// apps/v1 against a real `kubesvc up`, with the real kubectl as the docs show it: create a
+// Deployment, wait for its three pods to run and be Ready (the deployment and ReplicaSet
+// controllers and the simulated kubelet at work), expose it, see the Endpoints list the three
+// pod IPs, scale to five through /scale, and see five endpoints. Waits poll with a generous
+// bound and print the last state seen.
+import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { kubectl, startUp, e2eScope } from './up.fixtures.js';
+
+const { children, tempDir } = e2eScope('kubesvc-up-deploy-');
+
+/** Polls `read` every 250 ms until `done` holds or 120 s pass; fails with the last value read. */
+async function pollUntil(what: string, read: () => Promise<string>, done: (value: string) => boolean): Promise<string> {
+  let last = '';
+  for (let i = 0; i < 480; i++) {
+    last = await read().catch((e: Error) => `error: ${e.message}`);
+    if (done(last)) return last;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${what}: not reached; last state seen:\n${last}`);
+}
+
+describe('kubesvc up runs Deployments', () => {
+  it('kubectl create deployment → 3 Ready pods → expose → 3 endpoints → scale to 5 → 5 endpoints', async () => {
+    const dataDir = tempDir();
+    const cache = tempDir();
+    await startUp(children, dataDir);
+    const kubeconfig = join(dataDir, 'kubeconfig');
+    const k = (...args: string[]) => kubectl(kubeconfig, cache, ...args);
+
+    expect(await k('create', 'deployment', 'web', '--image=nginx', '--replicas=3')).toBe('deployment.apps/web created\n');
+
+    // READY column of each pod, e.g. "1/1 Running".
+    const podStates = () => k('get', 'pods', '-l', 'app=web', '--no-headers', '-o', 'custom-columns=NAME:.metadata.name,PHASE:.status.phase,READY:.status.conditions[?(@.type=="Ready")].status');
+    const running = (n: number) => (text: string) => {
+      const lines = text.trim().split('\n').filter((l) => l !== '');
+      return lines.length === n && lines.every((l) => /\sRunning\s+True$/.test(l));
+    };
+    await pollUntil('3 pods Running and Ready', podStates, running(3));
+
+    const table = await pollUntil('deployment 3/3 available', () => k('get', 'deploy,rs,pods', '--no-headers'), (t) => /deployment\.apps\/web\s+3\/3\s+3\s+3\s/.test(t));
+    const rsLine = table.split('\n').find((l) => l.startsWith('replicaset.apps/web-')) ?? '';
+    expect(rsLine).toMatch(/^replicaset\.apps\/web-[bcdfghjklmnpqrstvwxz2456789]+\s+3\s+3\s+3\s/);
+    const podLines = table.split('\n').filter((l) => l.startsWith('pod/web-'));
+    expect(podLines.length).toBe(3);
+    expect(podLines.every((l) => /\s1\/1\s+Running\s/.test(l))).toBe(true);
+
+    expect(await k('expose', 'deployment', 'web', '--port=80', '--target-port=8080')).toBe('service/web exposed\n');
+    const endpointIPs = () => k('get', 'endpoints', 'web', '-o', 'jsonpath={.subsets[*].addresses[*].ip}');
+    const count = (n: number) => (text: string) => text.trim().split(/\s+/).filter((ip) => /^\d+\.\d+\.\d+\.\d+$/.test(ip)).length === n;
+    await pollUntil('3 endpoints', endpointIPs, count(3));
+    expect(await k('get', 'endpoints', 'web', '-o', 'jsonpath={.subsets[0].ports[0].port}')).toBe('8080');
+
+    expect(await k('scale', 'deployment', 'web', '--replicas=5')).toBe('deployment.apps/web scaled\n');
+    await pollUntil('5 pods Running and Ready', podStates, running(5));
+    await pollUntil('5 endpoints', endpointIPs, count(5));
+    const d = await pollUntil('deployment 5/5', () => k('get', 'deploy', 'web', '--no-headers'), (t) => /^web\s+5\/5\s+5\s+5\s/.test(t));
+    expect(d).toMatch(/^web\s+5\/5\s+5\s+5\s/);
+  });
+});

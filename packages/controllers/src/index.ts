@@ -7,6 +7,7 @@ export type { EndpointSliceControllerOptions } from './endpoint-slice-controller
 export { DEFAULT_MIRRORING_MAX_ENDPOINTS_PER_SUBSET, endpointSliceMirroringController } from './endpoint-slice-mirroring-controller.js';
 export type { EndpointSliceMirroringControllerOptions } from './endpoint-slice-mirroring-controller.js';
 export { NAMESPACE_CONTROLLER_NAME, namespaceController } from './namespace-controller.js';
+export { APPS_GARBAGE_COLLECTOR_NAME, appsGarbageCollector } from './apps-garbage-collector.js';
 export { DEPLOYMENT_CONTROLLER_NAME, deploymentController } from './deployment-controller.js';
 export { BURST_REPLICAS, REPLICASET_CONTROLLER_NAME, replicaSetController } from './replicaset-controller.js';
 export { simulatedKubelet } from './simulated-kubelet.js';

@@ -1,6 +1,8 @@
 // The controllers a kubesvc control plane runs by default, as kube-controller-manager and a
 // node's kubelet would: endpoints, EndpointSlice, EndpointSlice mirroring, deployment and
-// ReplicaSet, and the simulated kubelet that gives pods their node, IP and readiness.
+// ReplicaSet, the garbage collector's deletion of their dependents, and the simulated kubelet
+// that gives pods their node, IP and readiness.
+import { appsGarbageCollector } from './apps-garbage-collector.js';
 import type { KeyedController } from './contract.js';
 import { deploymentController } from './deployment-controller.js';
 import { endpointSliceController, type EndpointSliceControllerOptions } from './endpoint-slice-controller.js';
@@ -17,5 +19,5 @@ export interface StandardControllerOptions {
 
 export function standardControllers(kubelet: SimulatedKubeletOptions, options: StandardControllerOptions = {}): readonly KeyedController[] {
   const slices: EndpointSliceControllerOptions = options.preferSameTrafficDistribution === undefined ? {} : { preferSameTrafficDistribution: options.preferSameTrafficDistribution };
-  return [endpointsController(), endpointSliceController(slices), endpointSliceMirroringController(), deploymentController(), replicaSetController(), simulatedKubelet(kubelet)];
+  return [endpointsController(), endpointSliceController(slices), endpointSliceMirroringController(), deploymentController(), replicaSetController(), appsGarbageCollector(), simulatedKubelet(kubelet)];
 }

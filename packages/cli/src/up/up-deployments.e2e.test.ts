@@ -42,6 +42,7 @@ describe('kubesvc up runs Deployments', () => {
       'get endpoints web',
       'scale deployment web --replicas=5',
       'get endpoints web',
+      'delete deployment web',
     ]);
   });
 
@@ -84,5 +85,9 @@ describe('kubesvc up runs Deployments', () => {
     expect(await k('get', 'endpoints', 'web')).toMatch(/^web\s+(\d+\.\d+\.\d+\.\d+:8080,){2}\d+\.\d+\.\d+\.\d+:8080 \+ 2 more\.\.\.\s+\d+s$/m);
     const d = await pollUntil('deployment 5/5', () => k('get', 'deploy', 'web', '--no-headers'), (t) => /^web\s+5\/5\s+5\s+5\s/.test(t));
     expect(d).toMatch(/^web\s+5\/5\s+5\s+5\s/);
+
+    // The garbage collector takes the ReplicaSet and its pods with the Deployment.
+    expect(await k('delete', 'deployment', 'web')).toBe('deployment.apps "web" deleted\n');
+    await pollUntil('no ReplicaSet and no pod left', () => k('get', 'rs,pods', '-l', 'app=web', '--no-headers', '-o', 'name'), (t) => t.trim() === '');
   });
 });

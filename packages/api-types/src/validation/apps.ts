@@ -9,10 +9,11 @@
 //           pkg/registry/apps/deployment/strategy.go and replicaset/strategy.go (ValidateUpdate:
 //           the selector is immutable outside extensions/v1beta1),
 //           staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/validation/validation.go
-//           (ValidateLabelSelector, ValidateLabelSelectorRequirement)
+//           (ValidateLabelSelector, ValidateLabelSelectorRequirement), and the status updates
+//           (ValidateDeploymentStatus, ValidateDeploymentStatusUpdate, ValidateReplicaSetStatus)
 //
 // NOT checked: the template's pod spec beyond restartPolicy and activeDeadlineSeconds (pods
-// are validated on the modelled fields only, see pod.ts), volumes, and status updates.
+// are validated on the modelled fields only, see pod.ts), volumes, and status conditions.
 import type { Deployment, LabelSelector, PodTemplateSpec, ReplicaSet } from '../objects/apps.js';
 import { isEmptyLabelSelector, labelSelectorMatches } from '../objects/label-selector.js';
 import { fieldPath, type FieldPath } from './field-path.js';
@@ -195,5 +196,40 @@ export function validateReplicaSet(replicaSet: ReplicaSet, old?: ReplicaSet): Fi
   const meta = old === undefined ? validateObjectMeta(replicaSet.metadata, { namespaced: true, validateName: nameIsDNSSubdomain }, META) : [];
   const errs = [...meta, ...validateReplicaSetSpec(replicaSet)];
   if (old !== undefined) errs.push(...selectorImmutable(replicaSet.spec?.selector, old.spec?.selector));
+  return errs;
+}
+
+const STATUS = fieldPath('status');
+const NOT_ABOVE_REPLICAS = 'cannot be greater than status.replicas';
+
+/** ValidateDeploymentStatus and ValidateDeploymentStatusUpdate's check that collisionCount never goes down. */
+export function validateDeploymentStatusUpdate(deployment: Deployment, old: Deployment): FieldError[] {
+  const s = deployment.status ?? {};
+  const errs: FieldError[] = [];
+  for (const k of ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas'] as const) errs.push(...nonNegative(s[k], STATUS.child(k)));
+  errs.push(...nonNegative(s.collisionCount, STATUS.child('collisionCount')));
+  const replicas = s.replicas ?? 0;
+  if ((s.updatedReplicas ?? 0) > replicas) errs.push(invalid(STATUS.child('updatedReplicas'), s.updatedReplicas, NOT_ABOVE_REPLICAS));
+  if ((s.readyReplicas ?? 0) > replicas) errs.push(invalid(STATUS.child('readyReplicas'), s.readyReplicas, NOT_ABOVE_REPLICAS));
+  if ((s.availableReplicas ?? 0) > replicas) errs.push(invalid(STATUS.child('availableReplicas'), s.availableReplicas, NOT_ABOVE_REPLICAS));
+  if ((s.availableReplicas ?? 0) > (s.readyReplicas ?? 0)) errs.push(invalid(STATUS.child('availableReplicas'), s.availableReplicas, 'cannot be greater than readyReplicas'));
+  const before = old.status?.collisionCount;
+  if (before !== undefined && (s.collisionCount === undefined || s.collisionCount < before)) {
+    errs.push(invalid(STATUS.child('collisionCount'), s.collisionCount ?? 0, 'cannot be decremented'));
+  }
+  return errs;
+}
+
+/** ValidateReplicaSetStatus. */
+export function validateReplicaSetStatusUpdate(replicaSet: ReplicaSet): FieldError[] {
+  const s = replicaSet.status ?? {};
+  const errs: FieldError[] = [];
+  for (const k of ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'] as const) errs.push(...nonNegative(s[k], STATUS.child(k)));
+  const msg = 'cannot be greater than status.replicas';
+  const replicas = s.replicas ?? 0;
+  if ((s.fullyLabeledReplicas ?? 0) > replicas) errs.push(invalid(STATUS.child('fullyLabeledReplicas'), s.fullyLabeledReplicas, msg));
+  if ((s.readyReplicas ?? 0) > replicas) errs.push(invalid(STATUS.child('readyReplicas'), s.readyReplicas, msg));
+  if ((s.availableReplicas ?? 0) > replicas) errs.push(invalid(STATUS.child('availableReplicas'), s.availableReplicas, msg));
+  if ((s.availableReplicas ?? 0) > (s.readyReplicas ?? 0)) errs.push(invalid(STATUS.child('availableReplicas'), s.availableReplicas, 'cannot be greater than readyReplicas'));
   return errs;
 }

@@ -94,3 +94,23 @@ describe('/scale', () => {
     expect(r.ok ? 'ok' : r.error._tag).toBe('NotFound');
   });
 });
+
+describe('deployment /status', () => {
+  it('keeps the stored spec and labels, takes the annotations, and refuses counts upstream refuses', async () => {
+    const d = must(await registry.create<Deployment>('deployments', 'default', web()));
+    const written = must(
+      await registry.updateStatus<Deployment>('deployments', 'default', 'web', {
+        ...d,
+        metadata: { ...d.metadata, labels: { changed: 'yes' }, annotations: { 'deployment.kubernetes.io/revision': '1' } },
+        status: { replicas: 3, updatedReplicas: 3, readyReplicas: 2, availableReplicas: 2, collisionCount: 1 },
+      }),
+    );
+    expect(written.metadata.labels).toEqual({ app: 'web' });
+    expect(written.metadata.annotations).toEqual({ 'deployment.kubernetes.io/revision': '1' });
+    const bad = await registry.updateStatus<Deployment>('deployments', 'default', 'web', { ...written, status: { replicas: 1, readyReplicas: 2, availableReplicas: 3 } });
+    expect(bad.ok ? 'ok' : bad.error.message).toBe(
+      'Deployment.apps "web" is invalid: [status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas, status.availableReplicas: Invalid value: 3: cannot be greater than status.replicas, status.availableReplicas: Invalid value: 3: cannot be greater than readyReplicas, status.collisionCount: Invalid value: 0: cannot be decremented]',
+    );
+  });
+});
+

@@ -1,7 +1,8 @@
 // Deployments and ReplicaSets: generation 1 and an empty status on create; an update keeps the
 // stored status and moves the generation when the spec changed (for a Deployment, its
-// annotations too: a rollback was once asked for through one); the status subresource keeps
-// the stored spec. Validation (apps/v1 selector immutability included) is api-types'.
+// annotations too, which are copied to its ReplicaSets); the status subresource keeps the
+// stored spec, and for a Deployment its labels. Validation (apps/v1 selector immutability and
+// the status checks included) is api-types'.
 // upstream (v1.33): pkg/registry/apps/deployment/strategy.go (PrepareForCreate,
 //           PrepareForUpdate, deploymentStatusStrategy), pkg/registry/apps/replicaset/strategy.go
 import type { KubeObject } from '@kubesvc/api-types';
@@ -35,4 +36,11 @@ export const appsStrategy: RestStrategy = {
   validateUpdate: validateUpdateGeneric,
   // The generation compares the defaulted spec, as upstream's strategy sees the decoded one.
   afterValidateUpdate: bumpGeneration,
+  // deploymentStatusStrategy.PrepareForUpdate: the labels are the stored ones too.
+  prepareForStatusUpdate(object: KubeObject, old: KubeObject): KubeObject {
+    if (object.kind !== 'Deployment' || old.kind !== 'Deployment') return object;
+    const { labels: _l, ...meta } = metaOf(object);
+    const labels = metaOf(old).labels;
+    return withMeta(object, labels === undefined ? meta : { ...meta, labels });
+  },
 };

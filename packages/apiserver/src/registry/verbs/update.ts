@@ -159,7 +159,7 @@ export async function updateStatus<T extends KubeObject>(core: RegistryCore, res
       const body = (meta.resourceVersion ?? '') === '' ? withMeta(object, { ...meta, resourceVersion: String(kv.modRevision) }) : object;
       const prepared = prepareStatusUpdate(info, body, old as T);
       const validated = validateStatusUpdate(prepared, old as T);
-      if (!validated.ok) return err(invalidError(info.kind, name, validated.error.errors));
+      if (!validated.ok) return err(invalidError(qualifiedKind(info), name, validated.error.errors));
       return persistUpdate(core, info, validated.value, kv);
     },
   );

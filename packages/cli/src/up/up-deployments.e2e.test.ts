@@ -2,7 +2,8 @@
 // ReplicaSets" section shows it (the test checks it runs that section's commands): create a
 // Deployment, wait for its three pods to run and be Ready (the deployment and ReplicaSet
 // controllers and the simulated kubelet at work), expose it, see the Endpoints list the three
-// pod IPs, scale to five through /scale, and see five endpoints. Waits poll with a generous
+// pod IPs, scale to five through /scale, see five endpoints, roll out a new image, and delete it
+// all with the Deployment. Waits poll with a generous
 // bound and print the last state seen.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,6 +43,8 @@ describe('kubesvc up runs Deployments', () => {
       'get endpoints web',
       'scale deployment web --replicas=5',
       'get endpoints web',
+      'set image deployment/web nginx=nginx:1.27',
+      'rollout status deployment/web',
       'delete deployment web',
     ]);
   });
@@ -85,6 +88,13 @@ describe('kubesvc up runs Deployments', () => {
     expect(await k('get', 'endpoints', 'web')).toMatch(/^web\s+(\d+\.\d+\.\d+\.\d+:8080,){2}\d+\.\d+\.\d+\.\d+:8080 \+ 2 more\.\.\.\s+\d+s$/m);
     const d = await pollUntil('deployment 5/5', () => k('get', 'deploy', 'web', '--no-headers'), (t) => /^web\s+5\/5\s+5\s+5\s/.test(t));
     expect(d).toMatch(/^web\s+5\/5\s+5\s+5\s/);
+
+    // A rolling update: a second ReplicaSet takes over, the first is left at 0.
+    expect(await k('set', 'image', 'deployment/web', 'nginx=nginx:1.27')).toBe('deployment.apps/web image updated\n');
+    expect(await k('rollout', 'status', 'deployment/web', '--timeout=120s')).toContain('deployment "web" successfully rolled out\n');
+    const sets = await k('get', 'rs', '-l', 'app=web', '--no-headers', '-o', 'custom-columns=NAME:.metadata.name,DESIRED:.spec.replicas,REVISION:.metadata.annotations.deployment\\.kubernetes\\.io/revision');
+    expect(sets.trim().split('\n').map((l) => l.split(/\s+/).slice(1)).sort()).toEqual([['0', '1'], ['5', '2']]);
+    await pollUntil('5 endpoints after the rollout', endpointIPs, count(5));
 
     // The garbage collector takes the ReplicaSet and its pods with the Deployment.
     expect(await k('delete', 'deployment', 'web')).toBe('deployment.apps "web" deleted\n');

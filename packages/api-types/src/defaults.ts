@@ -2,6 +2,8 @@
 // never changed, and defaulting a defaulted object gives an equal object.
 // upstream: pkg/apis/core/v1/defaults.go, pkg/apis/discovery/v1/defaults.go,
 //           pkg/api/v1/service/util.go (ExternallyAccessible)
+// upstream (v1.33): pkg/apis/apps/v1/defaults.go (SetDefaults_Deployment, SetDefaults_ReplicaSet)
+import type { Deployment, PodTemplateSpec, ReplicaSet } from './objects/apps.js';
 import type { EndpointSlice } from './objects/endpoint-slice.js';
 import type { Endpoints } from './objects/endpoints.js';
 import type { KubeObject } from './objects/kinds.js';
@@ -85,15 +87,51 @@ export function defaultEndpointSlice(slice: EndpointSlice): EndpointSlice {
   };
 }
 
-export function defaultPod(pod: Pod): Pod {
-  const spec = { ...pod.spec };
-  if (!spec.dnsPolicy) spec.dnsPolicy = 'ClusterFirst';
+/** SetDefaults_PodSpec's pod-level defaults (containers are left as they are). */
+function defaultPodSpecFields(input: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> {
+  const spec: Record<string, unknown> = { ...input };
+  if (!spec['dnsPolicy']) spec['dnsPolicy'] = 'ClusterFirst';
   if (!spec['restartPolicy']) spec['restartPolicy'] = 'Always';
   if (spec['securityContext'] === undefined) spec['securityContext'] = {};
   if (spec['terminationGracePeriodSeconds'] === undefined) spec['terminationGracePeriodSeconds'] = 30;
   if (!spec['schedulerName']) spec['schedulerName'] = 'default-scheduler';
-  if (spec.enableServiceLinks === undefined) spec.enableServiceLinks = true;
-  return { ...pod, spec };
+  if (spec['enableServiceLinks'] === undefined) spec['enableServiceLinks'] = true;
+  return spec;
+}
+
+export function defaultPod(pod: Pod): Pod {
+  return { ...pod, spec: defaultPodSpecFields(pod.spec) };
+}
+
+function defaultTemplate(template: PodTemplateSpec | undefined): PodTemplateSpec {
+  return { ...template, spec: defaultPodSpecFields(template?.spec) };
+}
+
+/** SetDefaults_Deployment: one replica, RollingUpdate 25%/25%, ten old ReplicaSets kept, a 600 s progress deadline. */
+export function defaultDeployment(deployment: Deployment): Deployment {
+  const spec = { ...deployment.spec };
+  if (spec.replicas === undefined) spec.replicas = 1;
+  const strategy = { ...spec.strategy };
+  if (!strategy.type) strategy.type = 'RollingUpdate';
+  if (strategy.type === 'RollingUpdate') {
+    const rolling = { ...strategy.rollingUpdate };
+    if (rolling.maxUnavailable === undefined) rolling.maxUnavailable = '25%';
+    if (rolling.maxSurge === undefined) rolling.maxSurge = '25%';
+    strategy.rollingUpdate = rolling;
+  }
+  spec.strategy = strategy;
+  if (spec.revisionHistoryLimit === undefined) spec.revisionHistoryLimit = 10;
+  if (spec.progressDeadlineSeconds === undefined) spec.progressDeadlineSeconds = 600;
+  spec.template = defaultTemplate(spec.template);
+  return { ...deployment, spec };
+}
+
+/** SetDefaults_ReplicaSet: one replica. */
+export function defaultReplicaSet(replicaSet: ReplicaSet): ReplicaSet {
+  const spec = { ...replicaSet.spec };
+  if (spec.replicas === undefined) spec.replicas = 1;
+  spec.template = defaultTemplate(spec.template);
+  return { ...replicaSet, spec };
 }
 
 export function defaultNamespace(namespace: Namespace): Namespace {
@@ -117,6 +155,10 @@ export function defaultObject<T extends KubeObject>(object: T): T {
       return defaultPod(object) as T;
     case 'Namespace':
       return defaultNamespace(object) as T;
+    case 'Deployment':
+      return defaultDeployment(object) as T;
+    case 'ReplicaSet':
+      return defaultReplicaSet(object) as T;
     default:
       return object;
   }

@@ -18,6 +18,8 @@ const NAMESPACED: Readonly<Record<ResourceName, boolean>> = {
   events: true,
   servicecidrs: false,
   ipaddresses: false,
+  deployments: true,
+  replicasets: true,
 };
 
 function keyOf(namespace: string, name: string): string {
@@ -126,6 +128,12 @@ export class ClusterModel implements CacheView {
         if (action.subresource === 'status') {
           // The status subresource takes only the status.
           body = { ...old, status: (action.object as { status?: unknown }).status } as KubeObject;
+          // A Deployment's status strategy keeps the request's metadata but its labels: the
+          // deployment controller writes the revision annotation through /status.
+          if (old.kind === 'Deployment') {
+            const annotations = action.object.metadata.annotations;
+            body = { ...body, metadata: { ...old.metadata, ...(annotations === undefined ? {} : { annotations }) } } as KubeObject;
+          }
         } else if (old.kind === 'Pod') {
           // A plain update of a pod keeps its status (the registry's PrepareForUpdate).
           const { status: _s, ...rest } = action.object as KubeObject & { status?: unknown };
@@ -133,7 +141,7 @@ export class ClusterModel implements CacheView {
         } else {
           body = action.object;
         }
-        const meta = this.nextMeta(action.subresource === 'status' ? old.metadata : body.metadata, action.resource, ns, now, old);
+        const meta = this.nextMeta(body.metadata, action.resource, ns, now, old);
         const object = { ...body, metadata: meta } as KubeObject;
         const v = this.validated(object, old);
         if (!v.ok) return { outcome: 'invalid', reason: v.reason };

@@ -81,7 +81,7 @@ describe('garbage collector', () => {
 
   it('leaves alone an object owned by a kind the cluster does not serve, and a cluster-scoped object naming a namespaced owner', () => {
     const { model, loop } = setup();
-    loop.put('pods', pod('child', [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'rs-uid' }]));
+    loop.put('pods', pod('child', [{ apiVersion: 'batch/v1', kind: 'Job', name: 'job', uid: 'job-uid' }]));
     const owner = loop.put('pods', pod('owner')).object;
     loop.put('nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', ownerReferences: [{ ...ownedBy(owner), uid: 'not-there' }] } });
     expect(loop.run().writes).toBe(0);

@@ -38,6 +38,8 @@ const SERVED: Readonly<Record<string, Served>> = {
   Endpoints: { resource: 'endpoints', apiVersion: 'v1', namespaced: true },
   EndpointSlice: { resource: 'endpointslices', apiVersion: 'discovery.k8s.io/v1', namespaced: true },
   Node: { resource: 'nodes', apiVersion: 'v1', namespaced: false },
+  Deployment: { resource: 'deployments', apiVersion: 'apps/v1', namespaced: true },
+  ReplicaSet: { resource: 'replicasets', apiVersion: 'apps/v1', namespaced: true },
 };
 
 const WATCHED: readonly ResourceName[] = Object.values(SERVED).map((s) => s.resource);

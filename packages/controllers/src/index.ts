@@ -8,6 +8,8 @@ export { DEFAULT_MIRRORING_MAX_ENDPOINTS_PER_SUBSET, endpointSliceMirroringContr
 export type { EndpointSliceMirroringControllerOptions } from './endpoint-slice-mirroring-controller.js';
 export { FINALIZER_FOREGROUND, FINALIZER_ORPHAN, GARBAGE_COLLECTOR_NAME, garbageCollector } from './garbage-collector.js';
 export { NAMESPACE_CONTROLLER_NAME, namespaceController } from './namespace-controller.js';
+export { DEPLOYMENT_CONTROLLER_NAME, deploymentController } from './deployment-controller.js';
+export { BURST_REPLICAS, REPLICASET_CONTROLLER_NAME, replicaSetController } from './replicaset-controller.js';
 export { simulatedKubelet } from './simulated-kubelet.js';
 export type { SimulatedKubeletOptions, SimulatedNode } from './simulated-kubelet.js';
 export { standardControllers } from './standard.js';

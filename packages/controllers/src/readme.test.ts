@@ -20,3 +20,9 @@ it('the topology hints example prints what the README says', async () => {
   expect(expected.length).toBeGreaterThan(0);
   expect(printed).toBe(expected);
 });
+
+it('the deployments example prints what the README says', async () => {
+  const { printed, expected } = await runReadmeExample(new URL('..', import.meta.url), /^## Deployments/m);
+  expect(expected.length).toBeGreaterThan(0);
+  expect(printed).toBe(expected);
+});

@@ -140,10 +140,10 @@ describe('reading manifests', () => {
   });
 
   it('refuses unknown kinds, or skips them in tolerant mode', () => {
-    const text = 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n';
+    const text = 'apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: d}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n';
     const strict = refused(text);
     expect(strict.causes.map(formatManifestIssue)).toEqual([
-      'document 1 (Deployment d): no matches for kind "Deployment" in version "apps/v1"',
+      'document 1 (StatefulSet d): no matches for kind "StatefulSet" in version "apps/v1"',
     ]);
     expect(strict.skipped).toEqual([]);
     expect(parseManifests(text, { tolerant: true }).ok).toBe(true);
@@ -192,12 +192,12 @@ describe('decodeObject', () => {
   });
 
   it('tags a kind this project does not model ErrNoKindMatch, with upstream text', () => {
-    expect(decodeObject({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' } })).toEqual({
+    expect(decodeObject({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'd' } })).toEqual({
       ok: false,
       error: {
         _tag: 'ErrNoKindMatch',
-        message: 'no matches for kind "Deployment" in version "apps/v1"',
-        causes: [{ kind: 'Deployment', name: 'd', message: 'no matches for kind "Deployment" in version "apps/v1"' }],
+        message: 'no matches for kind "StatefulSet" in version "apps/v1"',
+        causes: [{ kind: 'StatefulSet', name: 'd', message: 'no matches for kind "StatefulSet" in version "apps/v1"' }],
       },
     });
   });

@@ -26,7 +26,7 @@ export interface ManifestIssue {
 export interface ParseManifestsOptions {
   /**
    * Tolerant mode, for cluster dumps: a document of a kind this project does not model
-   * (a Deployment, a ConfigMap) is reported in `skipped` instead of as an error.
+   * (a StatefulSet, a ConfigMap) is reported in `skipped` instead of as an error.
    */
   readonly tolerant?: boolean;
   /** 'auto' (default) reads JSON when the text starts with `{` or `[`, YAML otherwise. */

@@ -9,5 +9,7 @@ export * from './event.js';
 export * from './range-allocation.js';
 export * from './service-cidr.js';
 export * from './status.js';
+export * from './apps.js';
+export * from './label-selector.js';
 export * from './kinds.js';
 export { int32, intOrString, openEnum, stringMap, timestamp } from './schema-helpers.js';

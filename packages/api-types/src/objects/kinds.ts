@@ -1,6 +1,7 @@
 // The kinds this project reads and writes, by apiVersion and kind, and the List forms
 // they travel in.
 import { z } from 'zod';
+import { DeploymentSchema, ReplicaSetSchema, ScaleSchema, APPS_API_VERSION, AUTOSCALING_API_VERSION, type Deployment, type ReplicaSet, type Scale } from './apps.js';
 import { EndpointSliceSchema, type EndpointSlice } from './endpoint-slice.js';
 import { EndpointsSchema, type Endpoints } from './endpoints.js';
 import { EventSchema, type Event } from './event.js';
@@ -24,13 +25,16 @@ export type KubeObject =
   | RangeAllocation
   | ServiceCIDR
   | IPAddress
+  | Deployment
+  | ReplicaSet
+  | Scale
   | Status;
 export type Kind = KubeObject['kind'];
 
 /**
  * The resources (the lower-case plural names in API paths) the control plane serves: what the
  * registry stores, informers watch and controllers write. RangeAllocation is stored but not
- * served, and a Status is an answer, not a resource.
+ * served, a Scale is a view of a Deployment or ReplicaSet, and a Status is an answer, not a resource.
  */
 export type ResourceName =
   | 'namespaces'
@@ -41,7 +45,9 @@ export type ResourceName =
   | 'nodes'
   | 'events'
   | 'servicecidrs'
-  | 'ipaddresses';
+  | 'ipaddresses'
+  | 'deployments'
+  | 'replicasets';
 
 interface KindInfo {
   readonly apiVersion: string;
@@ -59,6 +65,9 @@ export const KINDS: Readonly<Record<Kind, KindInfo>> = {
   RangeAllocation: { apiVersion: 'v1', schema: RangeAllocationSchema },
   ServiceCIDR: { apiVersion: SERVICE_CIDR_API_VERSION, schema: ServiceCIDRSchema },
   IPAddress: { apiVersion: SERVICE_CIDR_API_VERSION, schema: IPAddressSchema },
+  Deployment: { apiVersion: APPS_API_VERSION, schema: DeploymentSchema },
+  ReplicaSet: { apiVersion: APPS_API_VERSION, schema: ReplicaSetSchema },
+  Scale: { apiVersion: AUTOSCALING_API_VERSION, schema: ScaleSchema },
   Status: { apiVersion: 'v1', schema: StatusSchema },
 };
 

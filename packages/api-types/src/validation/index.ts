@@ -93,3 +93,4 @@ export type { ErrInvalid } from './validate.js';
 export { errInvalid, groupKindOf, invalidMessage, invalidStatus, validateObject } from './validate.js';
 export type { ServiceClusterConfig, ServiceRequestResult } from './service-request.js';
 export { validateServiceCreate, validateServiceUpdate } from './service-request.js';
+export { validateDeployment, validateDeploymentStatusUpdate, validateReplicaSet, validateReplicaSetStatusUpdate, goLabelSelector } from './apps.js';

@@ -15,6 +15,7 @@
 // validateServiceCreate and validateServiceUpdate (service-request.ts) run the whole path.
 import type { KubeObject } from '../objects/kinds.js';
 import type { TaggedError } from '../result.js';
+import { validateDeployment, validateReplicaSet } from './apps.js';
 import { validateEndpointSlice, validateEndpointSliceUpdate } from './endpoint-slice.js';
 import { validateEndpoints, validateEndpointsUpdate } from './endpoints.js';
 import { invalidError, type ApiStatus, type FieldError, type GroupKindInput } from './field-errors.js';
@@ -28,6 +29,9 @@ const GROUP_OF_KIND: Readonly<Record<string, string>> = {
   EndpointSlice: 'discovery.k8s.io',
   ServiceCIDR: 'networking.k8s.io',
   IPAddress: 'networking.k8s.io',
+  Deployment: 'apps',
+  ReplicaSet: 'apps',
+  Scale: 'autoscaling',
 };
 
 /** The GroupKind NewInvalid is given for a kind: core kinds have the empty group. */
@@ -75,6 +79,10 @@ export function validateObject(object: KubeObject, old?: KubeObject): FieldError
       return old === undefined
         ? validateIPAddress(object)
         : [...validateIPAddress(object), ...validateIPAddressUpdate(object, sameKind(object, old))];
+    case 'Deployment':
+      return validateDeployment(object, old === undefined ? undefined : sameKind(object, old));
+    case 'ReplicaSet':
+      return validateReplicaSet(object, old === undefined ? undefined : sameKind(object, old));
     default:
       return [];
   }

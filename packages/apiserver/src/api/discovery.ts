@@ -1,10 +1,11 @@
-// Discovery: /version, /api, /api/v1, /apis and the discovery.k8s.io and networking.k8s.io groups, built from the
+// Discovery: /version, /api, /api/v1, /apis and the apps, discovery.k8s.io and networking.k8s.io groups, built from the
 // registry's RESOURCES table so that a resource added there is served and listed with no change
 // here. kubectl needs the short names (`svc`) and the `all` category from these lists.
 // upstream: staging/src/k8s.io/apiserver/pkg/endpoints/discovery (legacy.go, group.go, version.go),
 //           pkg/registry/core/*/storage/storage.go (ShortNames, Categories),
 //           staging/src/k8s.io/apimachinery/pkg/version/types.go (Info)
 import { RESOURCES, type ResourceInfo } from '../registry/resources.js';
+import { SCALE_RESOURCES } from '../registry/verbs/scale.js';
 import { STATUS_RESOURCES } from '../registry/verbs/update.js';
 
 /** What kube-apiserver's storages say about each resource beyond the registry's table. */
@@ -26,6 +27,9 @@ const EXTRAS: Readonly<Record<string, ResourceExtras>> = {
   // pkg/registry/networking/{servicecidr,ipaddress}/storage: no ShortNames, no Categories.
   servicecidrs: { singularName: 'servicecidr' },
   ipaddresses: { singularName: 'ipaddress' },
+  // pkg/registry/apps/{deployment,replicaset}/storage (v1.33).
+  deployments: { singularName: 'deployment', shortNames: ['deploy'], categories: ['all'] },
+  replicasets: { singularName: 'replicaset', shortNames: ['rs'], categories: ['all'] },
 };
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
@@ -75,6 +79,10 @@ export function apiResourceList(groupVersion: string): Record<string, unknown> |
       ...(extras?.shortNames ? { shortNames: [...extras.shortNames] } : {}),
       ...(extras?.categories ? { categories: [...extras.categories] } : {}),
     });
+    // The subresources sort by name too: scale before status. A Scale is autoscaling/v1's.
+    if (SCALE_RESOURCES.has(info.resource)) {
+      resources.push({ name: `${info.resource}/scale`, singularName: '', namespaced: info.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: [...STATUS_VERBS] });
+    }
     if (STATUS_RESOURCES.has(info.resource)) {
       resources.push({ name: `${info.resource}/status`, singularName: '', namespaced: info.namespaced, kind: info.kind, verbs: [...STATUS_VERBS] });
     }
@@ -84,11 +92,11 @@ export function apiResourceList(groupVersion: string): Record<string, unknown> |
 
 /**
  * The aggregator's group priorities: /apis lists groups by priority, highest first (not by
- * name), so networking.k8s.io comes before discovery.k8s.io.
+ * name), so apps comes before networking.k8s.io, and that before discovery.k8s.io.
  * upstream: pkg/controlplane/apiserver/aggregator.go (DefaultGenericAPIServicePriorities),
- *           pkg/controlplane/aggregator (the kube-apiserver groups: networking.k8s.io 17200)
+ *           pkg/controlplane/aggregator (the kube-apiserver groups: apps 17800, networking.k8s.io 17200)
  */
-const GROUP_PRIORITY: Readonly<Record<string, number>> = { 'networking.k8s.io': 17200, 'discovery.k8s.io': 16200 };
+const GROUP_PRIORITY: Readonly<Record<string, number>> = { apps: 17800, 'networking.k8s.io': 17200, 'discovery.k8s.io': 16200 };
 
 /** The API groups other than the core one, from the registry's resources, in the aggregator's order. */
 export function apiGroupNames(): string[] {

@@ -106,11 +106,12 @@ describe('discovery', () => {
 
   it('serves the discovery.k8s.io group', async () => {
     const groups = await call('GET', '/apis');
-    // networking.k8s.io first: the aggregator's group priority (17200 over discovery's 16200).
+    // apps, then networking.k8s.io, then discovery.k8s.io: the aggregator's group priorities (17800, 17200, 16200).
     expect(groups.json).toEqual({
       kind: 'APIGroupList',
       apiVersion: 'v1',
       groups: [
+        { name: 'apps', versions: [{ groupVersion: 'apps/v1', version: 'v1' }], preferredVersion: { groupVersion: 'apps/v1', version: 'v1' } },
         { name: 'networking.k8s.io', versions: [{ groupVersion: 'networking.k8s.io/v1', version: 'v1' }], preferredVersion: { groupVersion: 'networking.k8s.io/v1', version: 'v1' } },
         { name: 'discovery.k8s.io', versions: [{ groupVersion: 'discovery.k8s.io/v1', version: 'v1' }], preferredVersion: { groupVersion: 'discovery.k8s.io/v1', version: 'v1' } },
       ],
@@ -120,6 +121,20 @@ describe('discovery', () => {
     const resources = list.json['resources'] as Record<string, unknown>[];
     expect(resources.map((x) => x['name'])).toEqual(['endpointslices']);
     expect(resources[0]).not.toHaveProperty('shortNames');
+  });
+
+  it('serves the apps group: deployments and replicasets, namespaced, with scale (autoscaling/v1) and status subresources', async () => {
+    const list = await call('GET', '/apis/apps/v1');
+    const verbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+    const sub = ['get', 'patch', 'update'];
+    expect(list.json['resources']).toEqual([
+      { name: 'deployments', singularName: 'deployment', namespaced: true, kind: 'Deployment', verbs, shortNames: ['deploy'], categories: ['all'] },
+      { name: 'deployments/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: sub },
+      { name: 'deployments/status', singularName: '', namespaced: true, kind: 'Deployment', verbs: sub },
+      { name: 'replicasets', singularName: 'replicaset', namespaced: true, kind: 'ReplicaSet', verbs, shortNames: ['rs'], categories: ['all'] },
+      { name: 'replicasets/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: sub },
+      { name: 'replicasets/status', singularName: '', namespaced: true, kind: 'ReplicaSet', verbs: sub },
+    ]);
   });
 
   it('serves the networking.k8s.io group: servicecidrs with its status, ipaddresses, both cluster-scoped with no short names', async () => {

@@ -12,20 +12,20 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { err, ok, type ApiStatus, type KubeObject } from '@kubesvc/api-types';
-import { dispatch } from '../registry/dispatch.js';
-import { badRequestError, internalError, isApiError, MAX_REQUEST_BODY_BYTES, notAcceptableError, requestEntityTooLargeError, unsupportedMediaTypeError, type ApiError } from '../registry/errors.js';
+import { dispatch, subresourceOf, type Subresource } from '../registry/dispatch.js';
+import { badRequestError, internalError, isApiError, MAX_REQUEST_BODY_BYTES, notAcceptableError, requestEntityTooLargeError, type ApiError } from '../registry/errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { DeleteOptions, ObjectList } from '../registry/types.js';
 import { deprecationWarning, RESOURCES, type ResourceInfo, type ResourceName } from '../registry/resources.js';
-import { STATUS_RESOURCES } from '../registry/verbs/update.js';
 import { ErrInsecureBind, insecureBindError } from './bind-security.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery.js';
 import { openApiV3Document, openApiV3Index } from './openapi.js';
 import { DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS, deleteOptions, listOptions, watchTimeoutMs, writeOptions, type DeleteRequestOptions, type Parsed } from './query-options.js';
-import { decodeProtobufDeleteOptions, decodesProtobuf, type BodyMediaType, type FieldValidation } from '../registry/decode.js';
+import { decodeProtobufDeleteOptions, type BodyMediaType, type FieldValidation } from '../registry/decode.js';
 import { PROTOBUF_MEDIA_TYPE } from '../registry/protobuf/envelope.js';
 import { methodNotAllowedStatus, pathNotFoundStatus, unauthorizedStatus } from './status-bodies.js';
-import type { IncludeObject, TableContext, TablePrinter } from './table-hook.js';
+import type { TableContext, TablePrinter } from './table-hook.js';
+import { acceptsJson, bodyMediaType, contentMediaType, includeObjectOf, RESPONSE_MEDIA_TYPES, wantsTable } from './negotiation.js';
 import { invalidNameError, parseRequestTarget } from './request-target.js';
 import { startWatch, type WatchSession } from './watch.js';
 import { consoleLogger, type Logger } from '../logger.js';
@@ -145,7 +145,7 @@ const TABLE_TYPE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 
 type Route =
   | { readonly kind: 'collection'; readonly info: ResourceInfo; readonly namespace: string | undefined }
-  | { readonly kind: 'item'; readonly info: ResourceInfo; readonly namespace: string; readonly name: string; readonly subresource?: 'status' };
+  | { readonly kind: 'item'; readonly info: ResourceInfo; readonly namespace: string; readonly name: string; readonly subresource?: Subresource };
 
 function infoAt(groupVersion: string, resource: string): ResourceInfo | undefined {
   if (!Object.hasOwn(RESOURCES, resource)) return undefined;
@@ -162,16 +162,16 @@ function resourceRoute(groupVersion: string, rest: readonly string[]): Route | u
     if (info === undefined || !info.namespaced || second === undefined || rest.length > 5) return undefined;
     if (fourth === undefined) return { kind: 'collection', info, namespace: second };
     if (fifth === undefined) return { kind: 'item', info, namespace: second, name: fourth };
-    if (fifth === 'status' && STATUS_RESOURCES.has(info.resource)) return { kind: 'item', info, namespace: second, name: fourth, subresource: 'status' };
-    return undefined;
+    const subresource = subresourceOf(info.resource, fifth);
+    return subresource === undefined ? undefined : { kind: 'item', info, namespace: second, name: fourth, subresource };
   }
   const info = first === undefined ? undefined : infoAt(groupVersion, first);
   if (info === undefined || rest.length > 3) return undefined;
   if (second === undefined) return { kind: 'collection', info, namespace: undefined };
   if (info.namespaced) return undefined;
   if (third === undefined) return { kind: 'item', info, namespace: '', name: second };
-  if (third === 'status' && STATUS_RESOURCES.has(info.resource)) return { kind: 'item', info, namespace: '', name: second, subresource: 'status' };
-  return undefined;
+  const subresource = subresourceOf(info.resource, third);
+  return subresource === undefined ? undefined : { kind: 'item', info, namespace: '', name: second, subresource };
 }
 
 /**
@@ -189,23 +189,6 @@ function isRouted(route: Route, method: string): boolean {
   }
   if (method === 'GET' || method === 'PUT' || method === 'PATCH') return true;
   return method === 'DELETE' && route.subresource === undefined;
-}
-
-/** Whether the Accept header asks for a meta.k8s.io/v1 Table. */
-function wantsTable(accept: string | undefined): boolean {
-  if (accept === undefined) return false;
-  return accept.split(',').some((part) => {
-    const params = part
-      .split(';')
-      .slice(1)
-      .map((p) => p.trim());
-    return params.includes('as=Table') && params.includes('g=meta.k8s.io') && params.includes('v=v1');
-  });
-}
-
-function includeObjectOf(query: URLSearchParams): IncludeObject | undefined {
-  const v = query.get('includeObject');
-  return v === 'None' || v === 'Metadata' || v === 'Object' ? v : undefined;
 }
 
 /** RFC 7234 warn-text, quoted as upstream's warning writer does. */
@@ -227,63 +210,6 @@ function tokenMatches(header: string | undefined, token: string): boolean {
   const a = Buffer.from(given);
   const want = Buffer.from(token);
   return a.length === want.length && timingSafeEqual(a, want);
-}
-
-/**
- * The media types a create or update body may have: JSON, and Kubernetes' protobuf for the
- * kinds the registry has messages for (kubectl's typed clients send it: `kubectl create
- * service`, `create namespace`). A body in any other type is a 415 naming them, as the
- * apiserver answers for a type it has no serializer for.
- * upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/negotiation/negotiate.go
- *           (NegotiateInputSerializerForMediaType)
- */
-function bodyMediaTypes(info: ResourceInfo): readonly BodyMediaType[] {
-  return decodesProtobuf(info) ? ['application/json', PROTOBUF_MEDIA_TYPE] : ['application/json'];
-}
-
-/** The body's media type without parameters, lower-cased; undefined when there is none. */
-function contentMediaType(req: IncomingMessage): string | undefined {
-  const header = req.headers['content-type'];
-  if (header === undefined || header === '') return undefined;
-  const semicolon = header.indexOf(';');
-  return (semicolon >= 0 ? header.slice(0, semicolon) : header).trim().toLowerCase();
-}
-
-function bodyMediaType(req: IncomingMessage, info: ResourceInfo): Parsed<BodyMediaType> {
-  const media = contentMediaType(req);
-  if (media === undefined || media === '*/*') return ok('application/json');
-  const accepted = bodyMediaTypes(info);
-  return (accepted as readonly string[]).includes(media) ? ok(media as BodyMediaType) : err(unsupportedMediaTypeError(accepted));
-}
-
-/** What this server writes: JSON only (a Table is JSON too). */
-const RESPONSE_MEDIA_TYPES = ['application/json'] as const;
-
-/**
- * Whether the Accept header allows a JSON answer: no header, or a clause for application/json,
- * application/* or *\/* whose parameters the server can honour (`stream` other than watch, or a
- * server version `sv`, rule a clause out). Clients that accept protobuf list JSON after it
- * (client-go: `application/vnd.kubernetes.protobuf,application/json`); one that accepts only
- * protobuf gets a 406.
- * upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/negotiation/negotiate.go
- *           (NegotiateMediaTypeOptions, acceptMediaTypeOptions)
- */
-function acceptsJson(accept: string | undefined): boolean {
-  if (accept === undefined || accept.trim() === '') return true;
-  return accept.split(',').some((clause) => {
-    const [media = '', ...params] = clause.split(';').map((p) => p.trim());
-    const [type = '', subtype = ''] = media.toLowerCase().split('/');
-    const matches = (type === 'application' && (subtype === 'json' || subtype === '*')) || (type === '*' && subtype === '*') || media === '*';
-    if (!matches) return false;
-    return params.every((p) => {
-      const eq = p.indexOf('=');
-      const key = (eq < 0 ? p : p.slice(0, eq)).trim().toLowerCase();
-      const value = eq < 0 ? '' : p.slice(eq + 1).trim();
-      if (key === 'stream') return value === '' || value === 'watch';
-      if (key === 'sv') return value === '';
-      return true;
-    });
-  });
 }
 
 /** What a create or update (POST, PUT) hands the registry: the object's bytes, their media type and the field validation asked for. */
@@ -508,11 +434,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     switch (method) {
       case 'GET': {
         if (badName !== undefined) return errorReply(badName);
-        const got = await dispatch(registry, { verb: 'get', resource, namespace, name });
+        const got = await dispatch(registry, { verb: 'get', resource, namespace, name, ...(sub === undefined ? {} : { subresource: sub }) });
         if (!got.ok) return errorReply(got.error);
         const object = got.value.body as KubeObject;
         const rv = (object as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
-        return asTable(req, query, resource, [object], rv === undefined ? {} : { resourceVersion: rv }) ?? { code: 200, body: object };
+        return (sub === 'scale' ? undefined : asTable(req, query, resource, [object], rv === undefined ? {} : { resourceVersion: rv })) ?? { code: 200, body: object };
       }
       case 'PUT': {
         const write = await objectWrite(req, query, 'UpdateOptions', info);

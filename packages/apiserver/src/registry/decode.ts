@@ -10,19 +10,26 @@
 //           parse error"), apimachinery runtime/scheme.go (`no kind %q is registered for
 //           version %q in scheme %q`), apimachinery runtime/serializer/codec_factory.go (the
 //           protobuf serializer is its own strict serializer: no unknown-field errors or warnings)
-import { err, ok, type KubeObject, type Result } from '@kubesvc/api-types';
+import { err, ok, type Kind, type KubeObject, type Result } from '@kubesvc/api-types';
 import { badRequestError, MAX_REQUEST_BODY_BYTES, requestEntityTooLargeError, unknownError, type ApiError } from './errors.js';
 import { goJSONSyntaxError } from './go-json-error.js';
 import { checkJsonDepth } from './json-depth.js';
 import { apiVersionOfKind, decodeKubeObject, schemaOfKind } from './pure-adapters.js';
-import type { ResourceInfo } from './resources.js';
 import { OPEN_PATHS, pruneUnknown, unknownFields } from './unknown-fields.js';
 import { openEnvelope, PROTOBUF_MEDIA_TYPE } from './protobuf/envelope.js';
 import { DeleteOptions, Endpoints, EndpointSlice, Event, Namespace, Node, Service } from './protobuf/messages.js';
 import { Pod } from './protobuf/pod-messages.js';
+import { Deployment, ReplicaSet } from './protobuf/apps-messages.js';
 import type { MessageSpec } from './protobuf/schema.js';
 import { decodeMessage } from './protobuf/unmarshal.js';
 import { ProtoError } from './protobuf/wire.js';
+
+/** What a body is decoded as: a resource's kind, or a subresource's (a Scale). */
+export interface DecodeTarget {
+  readonly kind: Kind;
+  readonly apiVersion: string;
+  readonly group: string;
+}
 
 /** metav1.FieldValidation: Strict refuses unknown fields, Warn (the default) and Ignore drop them. */
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -62,8 +69,8 @@ export function summarize(bytes: Uint8Array): string {
 }
 
 /** The Go type name of the internal object a kind decodes into (for conversion errors). */
-function internalType(info: ResourceInfo): string {
-  return `${info.group === '' ? 'core' : 'discovery'}.${info.kind}`;
+function internalType(info: DecodeTarget): string {
+  return `${info.group === '' ? 'core' : (info.group.split('.')[0] ?? '')}.${info.kind}`;
 }
 
 function versionOf(apiVersion: string): string {
@@ -91,7 +98,7 @@ function goJSONKind(v: unknown): string {
 const TYPE_META_GO = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
 /** Parses a body with upstream's refusals; `object` has the resource's kind and passed its schema. */
-export function decodeBody(info: ResourceInfo, body: Body, fieldValidation: FieldValidation = DEFAULT_FIELD_VALIDATION, mediaType: BodyMediaType = 'application/json'): DecodeResult {
+export function decodeBody(info: DecodeTarget, body: Body, fieldValidation: FieldValidation = DEFAULT_FIELD_VALIDATION, mediaType: BodyMediaType = 'application/json'): DecodeResult {
   const bytes = typeof body === 'string' ? encoder.encode(body) : body;
   if (bytes.length > MAX_REQUEST_BODY_BYTES) return err(requestEntityTooLargeError(MAX_REQUEST_BODY_BYTES));
   if (mediaType === PROTOBUF_MEDIA_TYPE) return decodeProtobuf(info, bytes);
@@ -115,7 +122,7 @@ export function decodeBody(info: ResourceInfo, body: Body, fieldValidation: Fiel
 }
 
 /** The checks after JSON parsing, for a body that is already a value (a patched object, say). */
-export function decodeValue(info: ResourceInfo, value: Record<string, unknown>, fieldValidation: FieldValidation = DEFAULT_FIELD_VALIDATION): DecodeResult {
+export function decodeValue(info: DecodeTarget, value: Record<string, unknown>, fieldValidation: FieldValidation = DEFAULT_FIELD_VALIDATION): DecodeResult {
   // The resource's kind and version fill in what the body leaves out.
   const kind = typeof value['kind'] === 'string' && value['kind'] !== '' ? value['kind'] : info.kind;
   const apiVersion = typeof value['apiVersion'] === 'string' && value['apiVersion'] !== '' ? value['apiVersion'] : info.apiVersion;
@@ -156,10 +163,12 @@ const PROTOBUF_MESSAGES: ReadonlyMap<string, MessageSpec> = new Map([
   ['v1 Node', Node],
   ['v1 Pod', Pod],
   ['discovery.k8s.io/v1 EndpointSlice', EndpointSlice],
+  ['apps/v1 Deployment', Deployment],
+  ['apps/v1 ReplicaSet', ReplicaSet],
 ]);
 
 /** Whether a create or update of the resource may send protobuf. */
-export function decodesProtobuf(info: ResourceInfo): boolean {
+export function decodesProtobuf(info: DecodeTarget): boolean {
   return PROTOBUF_MESSAGES.has(`${info.apiVersion} ${info.kind}`);
 }
 
@@ -169,7 +178,7 @@ export function decodesProtobuf(info: ResourceInfo): boolean {
  * mode whatever fieldValidation asks. A body of a kind this table lacks goes on with its kind
  * and version only, to the same refusal a JSON body of that kind gets.
  */
-function decodeProtobuf(info: ResourceInfo, bytes: Uint8Array): DecodeResult {
+function decodeProtobuf(info: DecodeTarget, bytes: Uint8Array): DecodeResult {
   const envelope = openEnvelope(bytes, info);
   if (!envelope.ok) {
     return err(badRequestError(`the object provided is unrecognized (must be of type ${info.kind}): ${envelope.error.message} (${summarize(bytes)})`));

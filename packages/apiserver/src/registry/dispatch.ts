@@ -9,6 +9,18 @@ import type { PatchType } from './patch.js';
 import type { Registry } from './registry.js';
 import type { DeleteOptions, ObjectList, RegistryResult } from './types.js';
 import { RESOURCES, type ResourceName } from './resources.js';
+import { SCALE_RESOURCES, SCALE_TARGET } from './verbs/scale.js';
+import { STATUS_RESOURCES } from './verbs/update.js';
+
+/** The subresources routed to the registry: /status writes the status, /scale reads and writes a Scale. */
+export type Subresource = 'status' | 'scale';
+
+/** The subresource a path segment names for a resource, or undefined when it has none by that name (a 404). */
+export function subresourceOf(resource: ResourceName, segment: string): Subresource | undefined {
+  if (segment === 'status' && STATUS_RESOURCES.has(resource)) return 'status';
+  if (segment === 'scale' && SCALE_RESOURCES.has(resource)) return 'scale';
+  return undefined;
+}
 
 /** Keeps the objects a list, watch or deletecollection selects (label and field selectors). */
 export type ObjectPredicate = (object: KubeObject) => boolean;
@@ -28,7 +40,7 @@ interface Target {
 
 export type ApiRequest =
   | (Target & { readonly verb: 'create'; readonly body: Body; readonly mediaType?: BodyMediaType; readonly name?: string; readonly fieldValidation?: FieldValidation })
-  | (Target & { readonly verb: 'get'; readonly name: string })
+  | (Target & { readonly verb: 'get'; readonly name: string; readonly subresource?: Subresource })
   | (Target & { readonly verb: 'list'; readonly limit?: number; readonly continue?: string; readonly predicate?: ObjectPredicate })
   | (Target & {
       readonly verb: 'update';
@@ -36,7 +48,7 @@ export type ApiRequest =
       readonly body: Body;
       readonly mediaType?: BodyMediaType;
       readonly fieldValidation?: FieldValidation;
-      readonly subresource?: 'status';
+      readonly subresource?: Subresource;
     })
   | (Target & {
       readonly verb: 'patch';
@@ -44,7 +56,7 @@ export type ApiRequest =
       readonly patchType: PatchType;
       readonly body: string;
       readonly fieldValidation?: FieldValidation;
-      readonly subresource?: 'status';
+      readonly subresource?: Subresource;
     })
   /** A request's DeleteOptions (absent: an empty body's), so a pod's delete is graceful. */
   | (Target & { readonly verb: 'delete'; readonly name: string; readonly options?: DeleteOptions })
@@ -73,7 +85,7 @@ export async function dispatch(registry: Registry, request: ApiRequest): Promise
       const created = await registry.create(r.resource, r.namespace, decoded.value.object, r.name === undefined ? {} : { name: r.name });
       return respond(201, created, decoded.value.warnings);
     })
-    .with({ verb: 'get' }, async (r) => respond(200, await registry.get(r.resource, r.namespace, r.name)))
+    .with({ verb: 'get' }, async (r) => respond(200, r.subresource === 'scale' ? await registry.getScale(r.resource, r.namespace, r.name) : await registry.get(r.resource, r.namespace, r.name)))
     .with({ verb: 'list' }, async (r) =>
       respond(
         200,
@@ -85,8 +97,9 @@ export async function dispatch(registry: Registry, request: ApiRequest): Promise
       ),
     )
     .with({ verb: 'update' }, async (r) => {
-      const decoded = decodeBody(RESOURCES[r.resource], r.body, r.fieldValidation ?? DEFAULT_FIELD_VALIDATION, r.mediaType);
+      const decoded = decodeBody(r.subresource === 'scale' ? SCALE_TARGET : RESOURCES[r.resource], r.body, r.fieldValidation ?? DEFAULT_FIELD_VALIDATION, r.mediaType);
       if (!decoded.ok) return decoded;
+      if (r.subresource === 'scale' && decoded.value.object.kind === 'Scale') return respond(200, await registry.updateScale(r.resource, r.namespace, r.name, decoded.value.object), decoded.value.warnings);
       if (r.subresource === 'status') return respond(200, await registry.updateStatus(r.resource, r.namespace, r.name, decoded.value.object), decoded.value.warnings);
       const updated = await registry.updateOrCreate(r.resource, r.namespace, r.name, decoded.value.object);
       if (!updated.ok) return updated;

@@ -3,7 +3,8 @@
 // `patchStrategy` / `patchMergeKey` struct tags of the Go API types (Kubernetes v1.32).
 // upstream: staging/src/k8s.io/api/core/v1/types.go, staging/src/k8s.io/api/discovery/v1/types.go,
 //           staging/src/k8s.io/api/networking/v1/types.go (v1.33: ServiceCIDR, IPAddress),
-//           staging/src/k8s.io/api/events/v1/types.go, staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go
+//           staging/src/k8s.io/api/events/v1/types.go,
+//           staging/src/k8s.io/api/apps/v1/types.go, staging/src/k8s.io/api/autoscaling/v1/types.go (v1.33), staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go
 //
 // The table is sparse on purpose. A field that is not listed behaves as a Go field without
 // tags: a map under it merges key by key and a list under it is replaced whole. Upstream looks
@@ -48,7 +49,15 @@ export type PatchStructName =
   | 'EndpointSlice'
   | 'ServiceCIDR'
   | 'ServiceCIDRStatus'
-  | 'IPAddress';
+  | 'IPAddress'
+  | 'PodTemplateSpec'
+  | 'Deployment'
+  | 'DeploymentSpec'
+  | 'DeploymentStatus'
+  | 'ReplicaSet'
+  | 'ReplicaSetSpec'
+  | 'ReplicaSetStatus'
+  | 'Scale';
 
 const objectMeta: PatchStruct = {
   ownerReferences: { strategy: 'merge', mergeKey: 'uid' },
@@ -105,6 +114,18 @@ const STRUCTS: Readonly<Record<PatchStructName, PatchStruct>> = {
   ServiceCIDR: { metadata: { type: 'ObjectMeta' }, status: { type: 'ServiceCIDRStatus' } },
   ServiceCIDRStatus: { conditions: { strategy: 'merge', mergeKey: 'type' } },
   IPAddress: { metadata: { type: 'ObjectMeta' } },
+  // apps/v1: the pod template is a PodTemplateSpec, whose spec is a PodSpec (containers merge
+  // by name, so `kubectl set image` patches one container); status conditions merge by type.
+  // DeploymentSpec.strategy's retainKeys tag only matters to apply's `$retainKeys`, not modelled.
+  PodTemplateSpec: { metadata: { type: 'ObjectMeta' }, spec: { type: 'PodSpec' } },
+  Deployment: { metadata: { type: 'ObjectMeta' }, spec: { type: 'DeploymentSpec' }, status: { type: 'DeploymentStatus' } },
+  DeploymentSpec: { template: { type: 'PodTemplateSpec' } },
+  DeploymentStatus: { conditions: { strategy: 'merge', mergeKey: 'type' } },
+  ReplicaSet: { metadata: { type: 'ObjectMeta' }, spec: { type: 'ReplicaSetSpec' }, status: { type: 'ReplicaSetStatus' } },
+  ReplicaSetSpec: { template: { type: 'PodTemplateSpec' } },
+  ReplicaSetStatus: { conditions: { strategy: 'merge', mergeKey: 'type' } },
+  // autoscaling/v1 Scale: no tagged fields.
+  Scale: { metadata: { type: 'ObjectMeta' } },
 };
 
 /** The struct a kind's objects are, by `apiVersion` and `kind`. */
@@ -119,6 +140,9 @@ const ROOTS: Readonly<Record<string, PatchStructName>> = {
   'discovery.k8s.io/v1/EndpointSlice': 'EndpointSlice',
   'networking.k8s.io/v1/ServiceCIDR': 'ServiceCIDR',
   'networking.k8s.io/v1/IPAddress': 'IPAddress',
+  'apps/v1/Deployment': 'Deployment',
+  'apps/v1/ReplicaSet': 'ReplicaSet',
+  'autoscaling/v1/Scale': 'Scale',
 };
 
 /** The patch metadata of a kind's objects, or undefined for a kind strategic merge patch does not know. */

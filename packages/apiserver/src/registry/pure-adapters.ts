@@ -18,6 +18,8 @@ import {
   validateObjectMetaUpdate,
   validateServiceStatusUpdate,
   validateServiceCIDRStatusUpdate,
+  validateDeploymentStatusUpdate,
+  validateReplicaSetStatusUpdate,
   validateServiceCreate as validateServiceCreateInApiTypes,
   validateServiceUpdate as validateServiceUpdateInApiTypes,
   type ApiStatus,
@@ -196,12 +198,18 @@ export function validateObjectUpdate<T extends KubeObject>(object: T, old: T): V
 export function validateStatusUpdate<T extends KubeObject>(object: T, old: T): ValidationResult<T> {
   // The body is defaulted as it is decoded (a load balancer ingress IP gets ipMode VIP).
   const defaulted = defaultObject(object);
+  const metaErrors = (): FieldError[] =>
+    validateObjectMetaUpdate((defaulted as { metadata?: ObjectMetaInput }).metadata ?? {}, (old as { metadata?: ObjectMetaInput }).metadata ?? {}, fieldPath('metadata'));
   const errors =
     defaulted.kind === 'Service' && old.kind === 'Service'
       ? validateServiceStatusUpdate(defaulted, old)
       : defaulted.kind === 'ServiceCIDR' && old.kind === 'ServiceCIDR'
         ? validateServiceCIDRStatusUpdate(defaulted, old)
-        : validateObjectMetaUpdate((defaulted as { metadata?: ObjectMetaInput }).metadata ?? {}, (old as { metadata?: ObjectMetaInput }).metadata ?? {}, fieldPath('metadata'));
+        : defaulted.kind === 'Deployment' && old.kind === 'Deployment'
+          ? [...metaErrors(), ...validateDeploymentStatusUpdate(defaulted, old)]
+          : defaulted.kind === 'ReplicaSet' && old.kind === 'ReplicaSet'
+            ? [...metaErrors(), ...validateReplicaSetStatusUpdate(defaulted)]
+            : metaErrors();
   return errors.length > 0 ? fieldErrors(errors) : ok(defaulted);
 }
 

@@ -23,6 +23,7 @@ import {
   SERVICE_CIDR_CONDITION_READY,
   type KubeObject,
   type Result,
+  type Scale,
   type ServiceCIDR,
 } from '@kubesvc/api-types';
 import type { Clock, Store } from '@kubesvc/store';
@@ -49,6 +50,7 @@ import { finalizeNamespace } from './verbs/finalize-namespace.js';
 import { get } from './verbs/get.js';
 import { list, listJson } from './verbs/list.js';
 import { patch } from './verbs/patch.js';
+import { getScale, updateScale } from './verbs/scale.js';
 import { update, updateOrCreate, updateStatus } from './verbs/update.js';
 
 export class Registry {
@@ -111,6 +113,16 @@ export class Registry {
    */
   updateStatus<T extends KubeObject>(resource: ResourceName, namespace: string, name: string, object: T): Promise<RegistryResult<T>> {
     return updateStatus(this.core, resource, namespace, name, object);
+  }
+
+  /** GET of a Deployment's or ReplicaSet's /scale: its autoscaling/v1 Scale. */
+  getScale(resource: ResourceName, namespace: string, name: string): Promise<RegistryResult<Scale>> {
+    return getScale(this.core, resource, namespace, name);
+  }
+
+  /** PUT of /scale: sets spec.replicas through the object's update. */
+  updateScale(resource: ResourceName, namespace: string, name: string, scale: Scale): Promise<RegistryResult<Scale>> {
+    return updateScale(this.core, resource, namespace, name, scale);
   }
 
   /** Applies a patch document to the stored object and updates it; retried on conflict unless the patch names a resourceVersion. */

@@ -5,10 +5,12 @@
 //           pkg/registry/core/endpoint/storage ("services/endpoints"),
 //           pkg/controlplane/reconcilers (masterleases), pkg/registry/core/rangeallocation,
 //           pkg/registry/networking/{servicecidr,ipaddress}/storage/storage.go (no KeyRootFunc:
-//           the generic Store's `/registry/<resource>` root; DeleteCollection from the Store)
+//           the generic Store's `/registry/<resource>` root; DeleteCollection from the Store),
+//           pkg/registry/apps/{deployment,replicaset}/storage/storage.go (v1.33: the generic root)
 import type { Kind, ResourceName } from '@kubesvc/api-types';
 import type { GroupResource } from './errors.js';
 import type { RestStrategy } from './strategy.js';
+import { appsStrategy } from './strategies/apps.js';
 import { endpointSliceStrategy } from './strategies/endpointslices.js';
 import { endpointsStrategy } from './strategies/endpoints.js';
 import { eventStrategy } from './strategies/events.js';
@@ -23,9 +25,9 @@ export type { ResourceName };
 
 export interface ResourceInfo {
   readonly resource: ResourceName;
-  readonly group: '' | 'discovery.k8s.io' | 'networking.k8s.io';
-  readonly kind: Extract<Kind, 'Namespace' | 'Service' | 'Endpoints' | 'EndpointSlice' | 'Pod' | 'Node' | 'Event' | 'ServiceCIDR' | 'IPAddress'>;
-  readonly apiVersion: 'v1' | 'discovery.k8s.io/v1' | 'networking.k8s.io/v1';
+  readonly group: '' | 'discovery.k8s.io' | 'networking.k8s.io' | 'apps';
+  readonly kind: Extract<Kind, 'Namespace' | 'Service' | 'Endpoints' | 'EndpointSlice' | 'Pod' | 'Node' | 'Event' | 'ServiceCIDR' | 'IPAddress' | 'Deployment' | 'ReplicaSet'>;
+  readonly apiVersion: 'v1' | 'discovery.k8s.io/v1' | 'networking.k8s.io/v1' | 'apps/v1';
   readonly namespaced: boolean;
   /** The store prefix every object of the resource is under, ending in `/`. */
   readonly prefix: string;
@@ -116,6 +118,9 @@ export const RESOURCES: Readonly<Record<ResourceName, ResourceInfo>> = {
     deleteCollection: true,
     strategy: ipAddressStrategy,
   },
+  // apps/v1, with /status and /scale subresources (verbs/scale.ts).
+  deployments: { resource: 'deployments', group: 'apps', kind: 'Deployment', apiVersion: 'apps/v1', namespaced: true, prefix: '/registry/deployments/', createOnUpdate: false, deleteCollection: true, strategy: appsStrategy },
+  replicasets: { resource: 'replicasets', group: 'apps', kind: 'ReplicaSet', apiVersion: 'apps/v1', namespaced: true, prefix: '/registry/replicasets/', createOnUpdate: false, deleteCollection: true, strategy: appsStrategy },
 };
 
 /** The table's resources, in its order. */

@@ -68,8 +68,8 @@ export interface StatusUpdateOptions {
 }
 
 export interface PatchOptions extends UpdateOptions {
-  /** `'status'` patches through the /status subresource (registry.updateStatus). */
-  readonly subresource?: 'status';
+  /** `'status'` patches through the /status subresource (registry.updateStatus), `'scale'` a Scale through /scale. */
+  readonly subresource?: 'status' | 'scale';
 }
 
 export interface DeleteCollectionOptions {

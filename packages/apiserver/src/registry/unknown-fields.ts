@@ -54,6 +54,10 @@ export const OPEN_PATHS: Readonly<Record<string, OpenPaths>> = {
   ]),
   ServiceCIDR: new Set(COMMON_OPEN),
   IPAddress: new Set(COMMON_OPEN),
+  // The pod template's spec is a PodSpec, kept as it came (as a Pod's is).
+  Deployment: new Set([...COMMON_OPEN, 'spec.template.spec', 'spec.template.metadata.managedFields']),
+  ReplicaSet: new Set([...COMMON_OPEN, 'spec.template.spec', 'spec.template.metadata.managedFields']),
+  Scale: new Set(COMMON_OPEN),
 };
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -11,7 +11,7 @@ import { decodeObject, type Pod, type Service } from '@kubesvc/api-types';
 import { serviceEnv, type EnvVar } from '@kubesvc/discovery';
 import { ErrNotFound, inputError, usageError } from '../cli-error.js';
 import { apiGet } from '../live/api-get.js';
-import { kubeconfigPath, kubeconfigTarget, type KubeconfigTarget } from '../live/kubeconfig.js';
+import { kubeconfigPaths, kubeconfigTarget, type KubeconfigFile, type KubeconfigTarget } from '../live/kubeconfig.js';
 import { envData, envOf, envTable, formatEnvLines } from '../logic/env.js';
 import { formatData } from '../output/output-format.js';
 import { UP_DEFAULTS } from '../up/up-defaults.js';
@@ -23,6 +23,7 @@ interface EnvCommandOptions {
   readonly namespace?: string;
   readonly serviceLinks: boolean;
   readonly kubeconfig?: string;
+  readonly context?: string;
   readonly dataDir: string;
   readonly output: 'env' | 'table' | 'json' | 'yaml';
 }
@@ -48,14 +49,18 @@ async function offline(context: CommandContext, file: string, options: EnvComman
 }
 
 async function target(context: CommandContext, options: EnvCommandOptions): Promise<KubeconfigTarget> {
-  const path = kubeconfigPath(options.kubeconfig, context.io.env, options.dataDir);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    throw usageError(`${path}: no kubeconfig there: start \`kubesvc up\`, or name one with --kubeconfig or $KUBECONFIG (or give a dump with -f)`);
+  const { paths, explicit } = kubeconfigPaths(options.kubeconfig, context.io.env, options.dataDir);
+  const files: KubeconfigFile[] = [];
+  for (const path of paths) {
+    try {
+      files.push({ path, text: await readFile(path, 'utf8') });
+    } catch {
+      // A path of $KUBECONFIG that does not exist is skipped, as kubectl skips it; a named one is not.
+      if (explicit) throw usageError(`${path}: no kubeconfig there: start \`kubesvc up\`, or name one with --kubeconfig or $KUBECONFIG (or give a dump with -f)`);
+    }
   }
-  const read = kubeconfigTarget(text, path);
+  if (files.length === 0) throw usageError(`none of the files of $KUBECONFIG (${paths.join(', ')}) exists: start \`kubesvc up\`, or name one with --kubeconfig (or give a dump with -f)`);
+  const read = kubeconfigTarget(files, options.context);
   if (!read.ok) throw usageError(read.error.message);
   return read.value;
 }
@@ -115,7 +120,8 @@ export const envCommand: CliCommand = {
       .option('-f, --filename <file>', `${FILENAME_HELP}; without it, the live cluster`)
       .option('-n, --namespace <namespace>', "the pod's namespace (live, default: the kubeconfig context's)")
       .option('--no-service-links', "as a pod whose enableServiceLinks is false: only default/kubernetes")
-      .option('--kubeconfig <file>', 'live: the kubeconfig (default: $KUBECONFIG, else <data-dir>/kubeconfig)')
+      .option('--kubeconfig <file>', 'live: the kubeconfig (default: the files of $KUBECONFIG, merged as kubectl merges them, else <data-dir>/kubeconfig)')
+      .option('--context <name>', "live: the kubeconfig context to use (default: its current-context)")
       .option('--data-dir <dir>', 'live: the data dir of kubesvc up, whose kubeconfig is used by default', UP_DEFAULTS.dataDir)
       .addOption(new Option('-o, --output <format>', 'output format: env prints NAME=value lines').choices(['env', 'table', 'json', 'yaml']).default('env'))
       .action(async (pod: string | undefined, options: EnvCommandOptions) => run(context, pod, options));

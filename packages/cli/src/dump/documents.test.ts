@@ -25,7 +25,7 @@ describe('placeObjects', () => {
       kind: 'List',
       items: [
         { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a' } },
-        { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' } },
+        { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'd' } },
         { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: '80' }] } },
         { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'b' } },
       ],
@@ -35,7 +35,7 @@ describe('placeObjects', () => {
       [1, 0, 'a'],
       [1, 3, 'b'],
     ]);
-    expect(placed.skipped.map((s) => [s.item, s.kind])).toEqual([[1, 'Deployment']]);
+    expect(placed.skipped.map((s) => [s.item, s.kind])).toEqual([[1, 'StatefulSet']]);
     expect(placed.errors.map((e) => [e.item, e.field])).toEqual([[2, 'spec.ports[0].port']]);
   });
 

@@ -72,9 +72,23 @@ export function withDefaultNamespace<T extends KubeObject>(object: T): T {
   return { ...object, metadata: { ...object.metadata, namespace: 'default' } };
 }
 
+/** Kinds the parser decodes that no offline command reads: skipped like the kinds it does not know. */
+const UNREAD_KINDS: ReadonlySet<string> = new Set(['Deployment', 'ReplicaSet', 'Scale']);
+
 /** Sorts decoded objects by kind, each namespaced one without a namespace put in `default`. */
-export function dumpOf(source: string, decoded: readonly KubeObject[], skipped: readonly ManifestIssue[] = []): Dump {
-  const objects = decoded.map(withDefaultNamespace);
+export function dumpOf(source: string, decoded: readonly KubeObject[], skippedKinds: readonly ManifestIssue[] = []): Dump {
+  // Kinds the parser knows but no offline command reads (a Deployment, a ReplicaSet) are
+  // skipped as the kinds it does not know are, with the same warning.
+  const skipped = [...skippedKinds];
+  const objects: KubeObject[] = [];
+  for (const object of decoded.map(withDefaultNamespace)) {
+    if (!UNREAD_KINDS.has(object.kind)) {
+      objects.push(object);
+      continue;
+    }
+    const { name, namespace } = object.metadata;
+    skipped.push({ document: 0, kind: object.kind, ...(name === undefined ? {} : { name }), ...(namespace === undefined ? {} : { namespace }), message: `not read here: ${object.kind}` });
+  }
   const services: Service[] = [];
   const endpointSlices: EndpointSlice[] = [];
   const endpoints: Endpoints[] = [];

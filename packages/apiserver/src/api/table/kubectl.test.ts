@@ -101,6 +101,8 @@ const OBJECTS: Readonly<Record<TableResource, readonly PrintableObject[]>> = {
   // kubectl against the real server prints these (api/kubectl.test.ts).
   servicecidrs: [],
   ipaddresses: [],
+  deployments: [],
+  replicasets: [],
 };
 
 const CORE: readonly (readonly [TableResource, string, string, boolean, string])[] = [

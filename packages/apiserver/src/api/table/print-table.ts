@@ -5,6 +5,7 @@
 //           pkg/printers/tablegenerator.go (GenerateTable), pkg/printers/storage/storage.go
 import type { KubeObject, ObjectMeta } from '@kubesvc/api-types';
 import type { ResourceName } from '../../registry/resources.js';
+import { deploymentPrinter, replicaSetPrinter } from './apps-printer.js';
 import { endpointSlicePrinter } from './endpoint-slice-printer.js';
 import { endpointsPrinter } from './endpoints-printer.js';
 import { eventPrinter } from './event-printer.js';
@@ -48,6 +49,8 @@ const PRINTERS: Readonly<Record<TableResource, AnyPrinter>> = {
   events: eventPrinter,
   servicecidrs: serviceCIDRPrinter,
   ipaddresses: ipAddressPrinter,
+  deployments: deploymentPrinter,
+  replicasets: replicaSetPrinter,
 };
 
 /** The column definitions of a resource's Table, or undefined when it has no printer. */

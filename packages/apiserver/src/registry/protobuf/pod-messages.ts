@@ -13,7 +13,7 @@ const KEEP = { keep: true } as const;
 
 const LabelSelectorRequirement: MessageSpec = message('LabelSelectorRequirement', [one(1, 'key', 'string', KEEP), one(2, 'operator', 'string', KEEP), list(3, 'values', 'string')]);
 
-const LabelSelector: MessageSpec = message('LabelSelector', [map(1, 'matchLabels', 'string'), list(2, 'matchExpressions', () => LabelSelectorRequirement)]);
+export const LabelSelector: MessageSpec = message('LabelSelector', [map(1, 'matchLabels', 'string'), list(2, 'matchExpressions', () => LabelSelectorRequirement)]);
 
 // --- references and selectors ----------------------------------------------------------------
 
@@ -542,7 +542,7 @@ const TopologySpreadConstraint: MessageSpec = message('TopologySpreadConstraint'
   list(8, 'matchLabelKeys', 'string'),
 ]);
 
-const PodSpec: MessageSpec = message('PodSpec', [
+export const PodSpec: MessageSpec = message('PodSpec', [
   list(1, 'volumes', () => Volume),
   list(20, 'initContainers', () => Container),
   list(2, 'containers', () => Container, KEEP),

@@ -13,6 +13,7 @@ import type { PatchType } from '../patch.js';
 import { groupResource, RESOURCES, type ResourceName } from '../resources.js';
 import type { PatchOptions, RegistryResult } from '../types.js';
 import { get } from './get.js';
+import { patchScale } from './scale.js';
 import { STATUS_RESOURCES, update, updateStatus } from './update.js';
 
 /** The patch types in the order kube-apiserver lists them in its 415 (upstream: endpoints/installer.go). */
@@ -40,6 +41,7 @@ export async function patch<T extends KubeObject>(
   const patcher = core.patchers[patchType];
   if (patcher === undefined) return err(unsupportedMediaTypeError(patchTypesInOrder(Object.keys(core.patchers))));
   if (options.subresource === 'status' && !STATUS_RESOURCES.has(resource)) return err(notFoundError(groupResource(info), name));
+  if (options.subresource === 'scale') return (await patchScale(core, resource, namespace, name, patchType, document, options)) as RegistryResult<T>;
   for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
     const current = await get<T>(core, resource, namespace, name);
     if (!current.ok) return current;

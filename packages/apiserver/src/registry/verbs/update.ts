@@ -21,9 +21,10 @@ import { create } from './create.js';
 
 /**
  * The resources with a /status subresource.
- * upstream: pkg/registry/networking/servicecidr/storage/storage.go (StatusREST)
+ * upstream: pkg/registry/networking/servicecidr/storage/storage.go (StatusREST),
+ *           pkg/registry/apps/{deployment,replicaset}/storage/storage.go (StatusREST)
  */
-export const STATUS_RESOURCES: ReadonlySet<string> = new Set(['services', 'pods', 'nodes', 'servicecidrs']);
+export const STATUS_RESOURCES: ReadonlySet<string> = new Set(['services', 'pods', 'nodes', 'servicecidrs', 'deployments', 'replicasets']);
 
 /** One write attempt against the stored object: its result, or 'conflict' when the txn lost. */
 type Attempt<R> = (old: KubeObject, kv: KeyValue) => Promise<RegistryResult<R> | 'conflict'>;
@@ -158,7 +159,7 @@ export async function updateStatus<T extends KubeObject>(core: RegistryCore, res
       const body = (meta.resourceVersion ?? '') === '' ? withMeta(object, { ...meta, resourceVersion: String(kv.modRevision) }) : object;
       const prepared = prepareStatusUpdate(info, body, old as T);
       const validated = validateStatusUpdate(prepared, old as T);
-      if (!validated.ok) return err(invalidError(info.kind, name, validated.error.errors));
+      if (!validated.ok) return err(invalidError(qualifiedKind(info), name, validated.error.errors));
       return persistUpdate(core, info, validated.value, kv);
     },
   );

@@ -5,7 +5,7 @@
 // when the pod's enableServiceLinks is false; no variables for a headless Service; names
 // upper-cased with dashes as underscores; the Docker-link set for every port.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,6 +116,44 @@ describe('kubesvc env, live', () => {
         'OTHER_API_PORT_53_UDP_ADDR=10.96.0.60',
       ].sort(),
     );
+  });
+
+  it('$KUBECONFIG with several files is merged as kubectl merges it; --context picks another; a missing path is skipped', async () => {
+    const dir = tempDir();
+    // The first file sets current-context and a context into shop on the cluster and user the
+    // last file (kubesvc up's) defines.
+    const extra = join(dir, 'extra.yaml');
+    writeFileSync(extra, 'apiVersion: v1\nkind: Config\ncurrent-context: shop-ctx\ncontexts:\n- name: shop-ctx\n  context: {cluster: kubesvc, user: kubesvc, namespace: shop}\n');
+    const KUBECONFIG = [join(dir, 'missing.yaml'), extra, kubeconfig].join(':');
+    const merged = await runBin(['env', 'web'], { env: { KUBECONFIG } });
+    const direct = await runBin(['env', 'web', '-n', 'shop', '--kubeconfig', kubeconfig]);
+    expect(merged.stderr).toBe('');
+    expect(merged.code).toBe(0);
+    expect(merged.stdout).toContain('DB_SERVICE_HOST=10.96.0.50');
+    expect(merged.stdout).toBe(direct.stdout);
+    // kubesvc up's own context is in namespace default, where there is no pod web.
+    const other = await runBin(['env', 'web', '--context', 'kubesvc'], { env: { KUBECONFIG } });
+    expect(other).toMatchObject({ code: 1, stderr: 'error: Error from server (NotFound): pods "web" not found\n' });
+    const bad = await runBin(['env', 'web', '--context', 'nope'], { env: { KUBECONFIG } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(`error: context "nope" does not exist in ${extra}, ${kubeconfig}\n`);
+  });
+
+  it('a user whose credentials come from an exec plugin (client.authentication.k8s.io/v1) gets its token', async () => {
+    const dir = tempDir();
+    const token = /token: (\S+)/.exec(readFileSync(kubeconfig, 'utf8'))?.[1] ?? '';
+    const plugin = join(dir, 'get-token');
+    // It sees KUBERNETES_EXEC_INFO, as client-go sets it, and answers with an ExecCredential.
+    writeFileSync(plugin, `#!/bin/sh\ncase "$KUBERNETES_EXEC_INFO" in *ExecCredential*) ;; *) exit 3 ;; esac\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"${token}"}}'\n`, { mode: 0o755 });
+    const withExec = join(dir, 'exec.yaml');
+    writeFileSync(withExec, 'current-context: via-exec\ncontexts:\n- name: via-exec\n  context: {cluster: kubesvc, user: plugin, namespace: shop}\nusers:\n- name: plugin\n  user:\n    exec: {apiVersion: client.authentication.k8s.io/v1, command: ./get-token}\n');
+    const run = await runBin(['env', 'web'], { env: { KUBECONFIG: `${withExec}:${kubeconfig}` } });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('DB_SERVICE_HOST=10.96.0.50');
+    writeFileSync(plugin, '#!/bin/sh\necho no >&2\nexit 1\n', { mode: 0o755 });
+    const failing = await runBin(['env', 'web'], { env: { KUBECONFIG: `${withExec}:${kubeconfig}` } });
+    expect(failing.code).toBe(1);
+    expect(failing.stderr).toBe(`error: getting credentials: exec: executable ${plugin} failed: exit status 1: no\n`);
   });
 
   it("a pod that does not exist is the server's NotFound, exit 1", async () => {

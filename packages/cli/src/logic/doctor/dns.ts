@@ -18,6 +18,10 @@ import { clusterIPsOf, compare, podKey, type DoctorContext, type Finding, type S
 
 export const CLUSTER_ZONE = 'cluster.local';
 
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
 /** One name the resolver asks, and what the cluster DNS answers. */
 export interface SearchStep {
   readonly name: string;
@@ -172,8 +176,8 @@ export function headlessNameMissing(_context: DoctorContext, pods: readonly Pod[
         severity: 'error',
         summary:
           service === undefined
-            ? `${sorted.length} pods name subdomain ${subdomain}, but namespace ${namespace} has no Service ${subdomain}: ${sorted.map(fqdn)[0] ?? ''} gets no record`
-            : `${sorted.length} pods name subdomain ${subdomain}, but Service ${key} is not headless (clusterIP ${service.spec?.clusterIP ?? 'unset'}): ${sorted.map(fqdn)[0] ?? ''} gets no record`,
+            ? `${plural(sorted.length, 'pod')} name${sorted.length === 1 ? 's' : ''} subdomain ${subdomain}, but namespace ${namespace} has no Service ${subdomain}: ${sorted.map(fqdn)[0] ?? ''} gets no record`
+            : `${plural(sorted.length, 'pod')} name${sorted.length === 1 ? 's' : ''} subdomain ${subdomain}, but Service ${key} is not headless (clusterIP ${service.spec?.clusterIP ?? 'unset'}): ${sorted.map(fqdn)[0] ?? ''} gets no record`,
         evidence: [
           ...sorted.slice(0, 5).map((p) => `pod ${podKey(p)}: spec.subdomain ${subdomain}, spec.hostname ${p.spec?.hostname ?? 'unset'}`),
           service === undefined ? `no Service ${key} in the input` : `Service ${key}: spec.clusterIP ${service.spec?.clusterIP ?? 'unset'} (a headless Service has None)`,
@@ -186,7 +190,7 @@ export function headlessNameMissing(_context: DoctorContext, pods: readonly Pod[
       findings.push({
         ...base,
         severity: 'warning',
-        summary: `${nameless.length} pods name subdomain ${subdomain} without a spec.hostname: ${fqdn(nameless[0] as Pod)} gets no record`,
+        summary: `${plural(nameless.length, 'pod')} name${nameless.length === 1 ? 's' : ''} subdomain ${subdomain} without a spec.hostname: ${fqdn(nameless[0] as Pod)} gets no record`,
         evidence: nameless.slice(0, 5).map((p) => `pod ${podKey(p)}: spec.subdomain ${subdomain}, spec.hostname unset (its endpoint is named after its IP)`),
       });
     }

@@ -148,7 +148,7 @@ export function formatDoctorText(report: DoctorReport): string {
   const lines: string[] = [];
   for (const key of [...blocks.keys()].sort(compare)) {
     const findings = blocks.get(key) ?? [];
-    lines.push(`Service ${key}${known.has(key) ? '' : ' (not checked: named by a pod or a --dns-name)'}`);
+    lines.push(`Service ${key}${known.has(key) ? '' : ' (not among the Services checked)'}`);
     const problems = findings.filter((f) => f.severity === 'error' || f.severity === 'warning');
     const notes = findings.filter((f) => f.severity === 'note' || f.severity === 'info');
     if (problems.length === 0) lines.push('  no problem found');

@@ -150,7 +150,7 @@ export function endpointsDisagree(context: DoctorContext, service: Service, cach
           ...(none ? ['the input holds no Endpoints or EndpointSlices at all: it may have been dumped without them'] : []),
         ],
         reason: 'No controller writes the endpoints of a Service without a selector: its Endpoints (mirrored to EndpointSlices) or EndpointSlices are written by hand, and without them connections to it are rejected.',
-        command: `kubectl get endpoints,endpointslices -n ${namespace} ${name === '' ? '' : `-l ${LABEL_SERVICE_NAME}=${name}`}`.trimEnd(),
+        command: `kubectl get endpoints -n ${namespace} ${name}; kubectl get endpointslices -n ${namespace} -l ${LABEL_SERVICE_NAME}=${name}`,
       },
     ];
   }

@@ -95,3 +95,15 @@ describe('HeadlessNameMissing', () => {
     expect(findings.map((f) => `${f.severity} ${f.summary}`)).toEqual(['warning 1 pod names subdomain db without a spec.hostname: db-x.db.shop.svc.cluster.local gets no record']);
   });
 });
+
+describe('HeadlessNameMissing: a headless Service that does not select the pod', () => {
+  it('is a warning naming the selector and the pod\'s labels', () => {
+    const svc = service('shop', 'db', { clusterIP: 'None', selector: { app: 'db' }, ports: [{ port: 5432 }] });
+    const stray = pod('shop', 'cache-0', { labels: { app: 'cache' }, ip: '10.244.1.7', spec: { subdomain: 'db', hostname: 'cache-0' } });
+    const findings = reportOf([...NODES, svc, stray]).findings.filter((f) => f.code === 'HeadlessNameMissing');
+    expect(findings.map((f) => `${f.severity} ${f.summary}`)).toEqual([
+      'warning 1 pod names subdomain db, but the headless Service shop/db does not select it: cache-0.db.shop.svc.cluster.local gets no record',
+    ]);
+    expect(findings[0]?.evidence).toEqual(['Service shop/db: spec.selector app=db', 'pod shop/cache-0: labels app=cache']);
+  });
+});

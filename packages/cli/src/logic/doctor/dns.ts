@@ -14,7 +14,7 @@
 // a hostname get `<hostname>.<service>.<namespace>.svc.<zone>`).
 import type { DNSPolicy, Pod, Service } from '@kubesvc/api-types';
 import { resolvConf, resolve, type Zone } from '@kubesvc/discovery';
-import { clusterIPsOf, compare, podKey, type DoctorContext, type Finding, type Severity } from './finding.js';
+import { clusterIPsOf, compare, podKey, selectorText, selects, type DoctorContext, type Finding, type Severity } from './finding.js';
 
 export const CLUSTER_ZONE = 'cluster.local';
 
@@ -184,6 +184,18 @@ export function headlessNameMissing(_context: DoctorContext, pods: readonly Pod[
         ],
       });
       continue;
+    }
+    // The Service's endpoints are the pods its selector picks: a pod it does not select has no
+    // endpoint to carry its hostname.
+    const selector = service.spec?.selector ?? {};
+    const unselected = Object.keys(selector).length === 0 ? [] : sorted.filter((p) => !selects(selector, p.metadata.labels));
+    if (unselected.length > 0) {
+      findings.push({
+        ...base,
+        severity: 'warning',
+        summary: `${plural(unselected.length, 'pod')} name${unselected.length === 1 ? 's' : ''} subdomain ${subdomain}, but the headless Service ${key} does not select ${unselected.length === 1 ? 'it' : 'them'}: ${fqdn(unselected[0] as Pod)} gets no record`,
+        evidence: [`Service ${key}: spec.selector ${selectorText(selector)}`, ...unselected.slice(0, 5).map((p) => `pod ${podKey(p)}: labels ${selectorText(p.metadata.labels ?? {}) || '(none)'}`)],
+      });
     }
     const nameless = sorted.filter((p) => (p.spec?.hostname ?? '') === '');
     if (nameless.length > 0) {

@@ -80,3 +80,12 @@ describe('AffinityTimeoutShort', () => {
     expect(at(10800)).toEqual([]);
   });
 });
+
+describe('NoLocalEndpoints: a Node kube-proxy cannot be configured for', () => {
+  it('is named as not traced, and the other Nodes are still traced', () => {
+    const bad = node('node-x', 'not-an-ip');
+    const finding = reportOf([...NODES, bad, edge({ type: 'NodePort', externalTrafficPolicy: 'Local' }), ...EDGE_PODS, EDGE_ENDPOINTS]).findings.find((f) => f.code === 'NoLocalEndpoints');
+    expect(finding?.evidence[1]).toBe('NodePort 30080/TCP: dropped on node-c DROP (shop/edge:http has no local endpoints)');
+    expect(finding?.evidence[finding.evidence.length - 1]).toMatch(/^not traced: node-x \(.+\)$/);
+  });
+});

@@ -18,20 +18,21 @@ export const AFFINITY_TIMEOUT_FLOOR = 60;
 
 /** The iptables rules of each Node's kube-proxy, written once per Node on first use. */
 export class NodeRules {
-  private readonly rules = new Map<string, { readonly ruleset: Ruleset; readonly masqueradeMark: number }>();
+  private readonly rules = new Map<string, { readonly ruleset: Ruleset; readonly masqueradeMark: number } | { readonly refused: string }>();
   readonly nodes: readonly DumpNode[];
 
   constructor(private readonly context: DoctorContext) {
     this.nodes = dumpNodes(context.dump).map(dumpNodeOf);
   }
 
-  rulesOf(node: DumpNode): { readonly ruleset: Ruleset; readonly masqueradeMark: number } {
+  /** The Node's rules, or why its kube-proxy cannot be configured (a Node whose name or addresses kube-proxy refuses). */
+  rulesOf(node: DumpNode): { readonly ruleset: Ruleset; readonly masqueradeMark: number } | { readonly refused: string } {
     const known = this.rules.get(node.nodeName);
     if (known !== undefined) return known;
     const config = rulesConfig({ nodeName: node.nodeName, nodeIPs: node.nodeIPs, topologyLabels: node.topologyLabels, masqueradeAll: false, kubeProxyVersion: '1.31' });
-    // The Node's own name and addresses: a config refused here is a Node the input got wrong.
-    if (!config.ok) throw new Error(`Node ${node.nodeName}: ${config.error.message}`);
-    const made = { ruleset: generateRules(this.context.dump.services, endpointSlicesForProxy(this.context.dump), config.value).ruleset, masqueradeMark: 1 << config.value.masqueradeBit };
+    const made = config.ok
+      ? { ruleset: generateRules(this.context.dump.services, endpointSlicesForProxy(this.context.dump), config.value).ruleset, masqueradeMark: 1 << config.value.masqueradeBit }
+      : { refused: config.error.message };
     this.rules.set(node.nodeName, made);
     return made;
   }
@@ -58,7 +59,9 @@ function ruleReason(line: string): string {
 function traceOn(rules: NodeRules, node: DumpNode, to: string, protocol: 'tcp' | 'udp' | 'sctp', nodePort: boolean, entry: 'outside' | 'pod'): Verdict {
   const packet = packetOf({ to, proto: protocol, nodePort, nodeIPs: node.nodeIPs, entry });
   if (!packet.ok) return { kind: 'untraced', why: packet.error.message };
-  const { ruleset, masqueradeMark } = rules.rulesOf(node);
+  const made = rules.rulesOf(node);
+  if ('refused' in made) return { kind: 'untraced', why: made.refused };
+  const { ruleset, masqueradeMark } = made;
   const trace = tracePacket(ruleset, packet.value.packet, { localAddresses: packet.value.localAddresses, masqueradeMark });
   if (!trace.ok) return { kind: 'untraced', why: trace.error.message };
   const outcomes = trace.value.outcomes;
@@ -129,6 +132,7 @@ function probesOf(context: DoctorContext, service: Service): { readonly external
 function localFinding(service: Service, policy: string, probes: readonly Probe[], rules: NodeRules): Finding[] {
   if (probes.length === 0 || rules.nodes.length === 0) return [];
   const dropping = new Set<string>();
+  const untraced = new Set<string>();
   const evidence: string[] = [`spec.${policy}: Local`];
   for (const probe of probes) {
     const dropped: string[] = [];
@@ -140,6 +144,7 @@ function localFinding(service: Service, policy: string, probes: readonly Probe[]
         dropping.add(node.nodeName);
         dropped.push(`${node.nodeName} ${verdict.why}`);
       }
+      if (verdict.kind === 'untraced') untraced.add(`${node.nodeName} (${verdict.why})`);
     }
     if (dropped.length > 0) evidence.push(`${probe.what}: dropped on ${dropped.join('; ')}`);
   }
@@ -147,6 +152,7 @@ function localFinding(service: Service, policy: string, probes: readonly Probe[]
   const all = dropping.size === rules.nodes.length;
   const serving = rules.nodes.filter((n) => !dropping.has(n.nodeName)).map((n) => n.nodeName);
   evidence.push(serving.length === 0 ? 'no Node has a local endpoint' : `Nodes that deliver it: ${serving.join(', ')}`);
+  if (untraced.size > 0) evidence.push(`not traced: ${[...untraced].join('; ')}`);
   const external = policy === 'externalTrafficPolicy';
   return [
     {

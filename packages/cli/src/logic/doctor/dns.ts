@@ -133,6 +133,7 @@ export function ndotsExpansion(context: DoctorContext, dnsZone: Zone, request: N
       `pod ${podKey(request.pod)}: search ${resolver.searches.join(' ') || '(none)'}; ndots:${resolver.ndots}`,
       ...steps.map((s, i) => `${i + 1}. ${s.name} ${s.outcome === 'forwarded' ? 'forwarded upstream (outside the cluster domain; taken as not answering here)' : s.outcome}`),
       "the node's own search domains are not in the input: they would come after these",
+      'getaddrinfo asks each name for A and AAAA: two queries a name',
     ],
     reason:
       'A ClusterFirst pod\'s resolv.conf searches <namespace>.svc, svc and the cluster domain with ndots:5, so a name with fewer than 5 dots is tried with each search domain before it is asked as it is, and a Service\'s short name resolves only from its own namespace.',

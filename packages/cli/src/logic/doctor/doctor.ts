@@ -90,6 +90,10 @@ export function runDoctor(context: DoctorContext, options: DoctorOptions): Resul
   // checks that compare selectors, pods and endpoints would all fail for want of them.
   const podsKnown = context.dump.pods.length > 0;
   const notices = podsKnown ? [] : [`${context.dump.source} holds no Pods: the selector, pod and endpoint checks were skipped`];
+  const local = services.filter((s) => s.spec?.externalTrafficPolicy === 'Local' || s.spec?.internalTrafficPolicy === 'Local');
+  if (rules.nodes.length === 0 && local.length > 0) {
+    notices.push(`${context.dump.source} holds no Nodes: the Nodes that drop the traffic of a Local traffic policy were not traced (${local.map(serviceKey).join(', ')})`);
+  }
   for (const service of services) {
     if (podsKnown || service.spec?.selector === undefined || Object.keys(service.spec.selector).length === 0) {
       findings.push(...endpointsDisagree(context, service, cache, synthesized));

@@ -150,3 +150,14 @@ describe('TargetPortNotExposed', () => {
     expect(reportOf([...NODES, svc, sidecar]).findings.filter((f) => f.code === 'TargetPortNotExposed')).toEqual([]);
   });
 });
+
+describe('PodsNotReady: many pods', () => {
+  it('names the first 10 and counts the others', () => {
+    const svc = service('shop', 'big', { clusterIP: '10.96.1.90', selector: { app: 'big' }, ports: [{ port: 80 }] });
+    const pods = Array.from({ length: 12 }, (_, i) => pod('shop', `big-${String(i).padStart(2, '0')}`, { labels: { app: 'big' }, ip: `10.244.1.${i + 1}`, ready: false }));
+    const finding = reportOf([...NODES, svc, ...pods]).findings.find((f) => f.code === 'PodsNotReady');
+    expect(finding?.evidence.length).toBe(11);
+    expect(finding?.evidence[9]).toBe('pod shop/big-09: Ready=False');
+    expect(finding?.evidence[10]).toBe('... and 2 more pods not ready');
+  });
+});

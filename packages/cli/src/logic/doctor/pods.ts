@@ -9,6 +9,8 @@ import { isExternalName, podKey, selectedPodsOf, selectorOf, selectorText, selec
 
 /** How many of the nearest pods the evidence names. */
 const NEAREST_SHOWN = 5;
+/** How many pods that are not ready the evidence names. */
+const NOT_READY_SHOWN = 10;
 
 function kubectlPods(service: Service, tail: string): string {
   const selector = selectorOf(service) ?? {};
@@ -92,7 +94,7 @@ function whyNotReady(pod: Pod): string[] {
   if ((pod.status?.podIP ?? '') === '' && (pod.status?.podIPs ?? []).length === 0) why.push('no pod IP yet');
   const ready = pod.status?.conditions?.find((c) => c.type === 'Ready');
   if (ready === undefined) why.push(`no Ready condition${phase === undefined ? '' : ` (phase ${phase})`}`);
-  else if (ready.status !== 'True') why.push(`Ready=${ready.status} (${withMessage(ready.reason, ready.message)})`);
+  else if (ready.status !== 'True') why.push(ready.reason === undefined && ready.message === undefined ? `Ready=${ready.status}` : `Ready=${ready.status} (${withMessage(ready.reason, ready.message)})`);
   for (const c of containerStatuses(pod)) {
     const name = c.name ?? '?';
     const restarts = (c.restartCount ?? 0) > 0 ? `, ${c.restartCount} restarts` : '';
@@ -134,7 +136,10 @@ export function podsNotReady(context: DoctorContext, service: Service): Finding[
       severity: publish ? 'note' : allDown ? 'error' : 'warning',
       service: serviceKey(service),
       summary: `${notServing.length} of ${selected.length} selected pods are not ready${terminating > 0 ? ` (${terminating} Terminating)` : ''}${publish ? '; publishNotReadyAddresses lists them anyway' : allDown ? ': no ready endpoint' : ''}`,
-      evidence: notServing.map((p) => `pod ${podKey(p)}: ${whyNotReady(p).join('; ')}`),
+      evidence: [
+        ...notServing.slice(0, NOT_READY_SHOWN).map((p) => `pod ${podKey(p)}: ${whyNotReady(p).join('; ')}`),
+        ...(notServing.length > NOT_READY_SHOWN ? [`... and ${notServing.length - NOT_READY_SHOWN} more pods not ready`] : []),
+      ],
       reason: publish
         ? 'With publishNotReadyAddresses the endpoint controllers list every pod with an IP as ready, so kube-proxy sends traffic to pods that may not answer yet.'
         : 'The endpoint controllers list a pod that is not Ready as not ready (and leave a Terminating one out of Endpoints), and kube-proxy sends new connections only to ready endpoints, falling back to terminating ones only when none is ready.',

@@ -89,3 +89,11 @@ describe('NoLocalEndpoints: a Node kube-proxy cannot be configured for', () => {
     expect(finding?.evidence[finding.evidence.length - 1]).toMatch(/^not traced: node-x \(.+\)$/);
   });
 });
+
+describe('NoLocalEndpoints: a dump without Nodes', () => {
+  it('traces nothing and says so', () => {
+    const report = reportOf([edge({ type: 'NodePort', externalTrafficPolicy: 'Local' }), ...EDGE_PODS, EDGE_ENDPOINTS]);
+    expect(report.findings.filter((f) => f.code === 'NoLocalEndpoints')).toEqual([]);
+    expect(report.notices).toEqual(['dump.yaml holds no Nodes: the Nodes that drop the traffic of a Local traffic policy were not traced (shop/edge)']);
+  });
+});

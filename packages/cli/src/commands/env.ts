@@ -5,13 +5,13 @@
 // upstream: pkg/kubelet/kubelet_pods.go (getServiceEnvVarMap: every Service of the pod's
 //           namespace when enableServiceLinks is on, default/kubernetes always; a pod's
 //           enableServiceLinks defaults to true)
-import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { decodeObject, type Pod, type Service } from '@kubesvc/api-types';
 import { serviceEnv, type EnvVar } from '@kubesvc/discovery';
 import { ErrNotFound, inputError, usageError } from '../cli-error.js';
 import { apiGet } from '../live/api-get.js';
-import { kubeconfigPath, kubeconfigTarget, type KubeconfigTarget } from '../live/kubeconfig.js';
+import type { KubeconfigTarget } from '../live/kubeconfig.js';
+import { liveTarget } from '../live/live-target.js';
 import { envData, envOf, envTable, formatEnvLines } from '../logic/env.js';
 import { formatData } from '../output/output-format.js';
 import { UP_DEFAULTS } from '../up/up-defaults.js';
@@ -47,17 +47,8 @@ async function offline(context: CommandContext, file: string, options: EnvComman
   return { namespace, vars: vars.value };
 }
 
-async function target(context: CommandContext, options: EnvCommandOptions): Promise<KubeconfigTarget> {
-  const path = kubeconfigPath(options.kubeconfig, context.io.env, options.dataDir);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    throw usageError(`${path}: no kubeconfig there: start \`kubesvc up\`, or name one with --kubeconfig or $KUBECONFIG (or give a dump with -f)`);
-  }
-  const read = kubeconfigTarget(text, path);
-  if (!read.ok) throw usageError(read.error.message);
-  return read.value;
+function target(context: CommandContext, options: EnvCommandOptions): Promise<KubeconfigTarget> {
+  return liveTarget(context.io, options.kubeconfig, options.dataDir);
 }
 
 /** The typed object of a list item or a GET answer (list items carry no kind, as the apiserver writes them). */

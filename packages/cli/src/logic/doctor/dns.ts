@@ -12,7 +12,7 @@
 // ClusterFirst pod), staging/src/k8s.io/endpointslice/util/controller_utils.go
 // (ShouldSetHostname), and the cluster DNS specification (a headless Service's endpoints with
 // a hostname get `<hostname>.<service>.<namespace>.svc.<zone>`).
-import type { DNSPolicy, Pod, Service } from '@kubesvc/api-types';
+import { isRecord, type DNSPolicy, type Pod, type Service } from '@kubesvc/api-types';
 import { resolvConf, resolve, type Zone } from '@kubesvc/discovery';
 import { clusterIPsOf, compare, podKey, selectorText, selects, type DoctorContext, type Finding, type Severity } from './finding.js';
 
@@ -32,7 +32,16 @@ export interface SearchStep {
 /** The pod's search list and ndots, from the resolv.conf kubelet writes for it. */
 export function podResolver(pod: Pod, dnsServiceIP: string, zone = CLUSTER_ZONE): { readonly searches: string[]; readonly ndots: number } {
   const spec = (pod.spec ?? {}) as Record<string, unknown>;
-  const dnsConfig = spec['dnsConfig'] as { nameservers?: string[]; searches?: string[]; options?: { name?: string; value?: string }[] } | undefined;
+  // The loose schema keeps dnsConfig as it came: only lists of strings (and of { name, value }) are read.
+  const raw = isRecord(spec['dnsConfig']) ? spec['dnsConfig'] : undefined;
+  const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined);
+  const options = Array.isArray(raw?.['options'])
+    ? (raw['options'] as unknown[]).filter(isRecord).map((o) => ({ name: typeof o['name'] === 'string' ? o['name'] : '', ...(typeof o['value'] === 'string' ? { value: o['value'] } : {}) }))
+    : undefined;
+  const nameservers = strings(raw?.['nameservers']);
+  const searchList = strings(raw?.['searches']);
+  const dnsConfig =
+    raw === undefined ? undefined : { ...(nameservers !== undefined ? { nameservers } : {}), ...(searchList !== undefined ? { searches: searchList } : {}), ...(options !== undefined ? { options } : {}) };
   const text = resolvConf({
     namespace: pod.metadata.namespace ?? 'default',
     dnsServiceIP,
@@ -45,7 +54,7 @@ export function podResolver(pod: Pod, dnsServiceIP: string, zone = CLUSTER_ZONE)
             ...(dnsConfig.nameservers !== undefined ? { nameservers: dnsConfig.nameservers } : {}),
             ...(dnsConfig.searches !== undefined ? { searches: dnsConfig.searches } : {}),
             // PodDNSConfigOption is { name, value }; resolv.conf writes `name:value`.
-            ...(dnsConfig.options !== undefined ? { options: dnsConfig.options.map((o) => (o.value === undefined ? (o.name ?? '') : `${o.name ?? ''}:${o.value}`)) } : {}),
+            ...(dnsConfig.options !== undefined ? { options: dnsConfig.options.map((o) => (o.value === undefined ? o.name : `${o.name}:${o.value}`)) } : {}),
           },
         }
       : {}),

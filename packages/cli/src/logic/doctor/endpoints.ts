@@ -5,7 +5,7 @@
 // upstream (v1.33): pkg/controller/endpoint/endpoints_controller.go (syncService),
 // pkg/controller/endpointslice/reconciler.go (reconcile), and for a Service without a
 // selector, the debug-service task: its Endpoints are whatever was written by hand.
-import type { EndpointSlice, Endpoints, KubeObject, Node, ResourceName, Service } from '@kubesvc/api-types';
+import { isRecord, type EndpointSlice, type Endpoints, type KubeObject, type Node, type Pod, type ResourceName, type Service } from '@kubesvc/api-types';
 import { endpointsController, endpointSliceController, type CacheView, type ReconcileAction } from '@kubesvc/controllers';
 import { dumpNodes } from '../nodes.js';
 import { compare, isExternalName, selectorOf, serviceKey, type DoctorContext, type Finding } from './finding.js';
@@ -15,11 +15,26 @@ const LABEL_MANAGED_BY = 'endpointslice.kubernetes.io/managed-by';
 /** How many differing endpoints the evidence names, each way. */
 const SHOWN = 8;
 
+/**
+ * The pod with only the containers and container ports that are objects: the loose Pod schema
+ * keeps `containers: [null]` as it came, which the apiserver would have refused, and the
+ * controllers read containers as objects.
+ */
+function wellFormedPod(pod: Pod): Pod {
+  const spec = pod.spec as Record<string, unknown> | undefined;
+  if (spec === undefined) return pod;
+  const clean = (field: string): Record<string, unknown> =>
+    Array.isArray(spec[field])
+      ? { [field]: (spec[field] as unknown[]).filter(isRecord).map((c) => (Array.isArray(c['ports']) ? { ...c, ports: (c['ports'] as unknown[]).filter(isRecord) } : c)) }
+      : {};
+  return { ...pod, spec: { ...spec, ...clean('containers'), ...clean('initContainers') } } as Pod;
+}
+
 /** A read-only informer view over the dump's objects (and the Nodes the pods name when the dump has none). */
 export function dumpCacheView(context: DoctorContext, nodes: readonly Node[]): CacheView {
   const byResource = new Map<ResourceName, KubeObject[]>([
     ['services', [...context.dump.services]],
-    ['pods', [...context.dump.pods]],
+    ['pods', context.dump.pods.map(wellFormedPod)],
     ['endpoints', [...context.dump.endpoints]],
     ['endpointslices', [...context.dump.endpointSlices]],
     ['nodes', [...nodes]],

@@ -4,7 +4,7 @@
 // upstream (v1.33): pkg/controller/endpoint/endpoints_controller.go (syncService: the pods of
 // the Service's namespace its selector matches), staging/src/k8s.io/endpointslice/util/
 // controller_utils.go (ShouldPodBeInEndpoints), pkg/api/v1/pod/util.go (IsPodReady, FindPort).
-import { isPodReady, type Pod, type Service, type ServicePort } from '@kubesvc/api-types';
+import { isPodReady, isRecord, type Pod, type Service, type ServicePort } from '@kubesvc/api-types';
 import { isExternalName, podKey, selectedPodsOf, selectorOf, selectorText, selects, serviceKey, shellWord, type DoctorContext, type Finding } from './finding.js';
 
 /** How many of the nearest pods the evidence names. */
@@ -74,9 +74,31 @@ interface ContainerStatus {
   readonly state?: ContainerState;
 }
 
-function containerStatuses(pod: Pod): ContainerStatus[] {
+/** A container status of the loose schema, read field by field: what is not of its type is left out. */
+function loose(raw: Record<string, unknown>): ContainerStatus {
+  const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+  const state = isRecord(raw['state']) ? raw['state'] : {};
+  const part = (v: unknown): { reason?: string; message?: string; exitCode?: number } | undefined => {
+    if (!isRecord(v)) return undefined;
+    const reason = text(v['reason']);
+    const message = text(v['message']);
+    const exitCode = typeof v['exitCode'] === 'number' ? v['exitCode'] : undefined;
+    return { ...(reason !== undefined ? { reason } : {}), ...(message !== undefined ? { message } : {}), ...(exitCode !== undefined ? { exitCode } : {}) };
+  };
+  const waiting = part(state['waiting']);
+  const terminated = part(state['terminated']);
+  const name = text(raw['name']);
+  return {
+    ...(name !== undefined ? { name } : {}),
+    ...(typeof raw['ready'] === 'boolean' ? { ready: raw['ready'] } : {}),
+    ...(typeof raw['restartCount'] === 'number' ? { restartCount: raw['restartCount'] } : {}),
+    state: { ...(waiting !== undefined ? { waiting } : {}), ...(terminated !== undefined ? { terminated } : {}) },
+  };
+}
+
+function containerStatuses(pod: Pod): Record<string, unknown>[] {
   const status = (pod.status ?? {}) as Record<string, unknown>;
-  const list = (field: string): ContainerStatus[] => (Array.isArray(status[field]) ? (status[field] as ContainerStatus[]) : []);
+  const list = (field: string): Record<string, unknown>[] => (Array.isArray(status[field]) ? (status[field] as unknown[]).filter(isRecord) : []);
   return [...list('initContainerStatuses'), ...list('containerStatuses')];
 }
 
@@ -95,7 +117,8 @@ function whyNotReady(pod: Pod): string[] {
   const ready = pod.status?.conditions?.find((c) => c.type === 'Ready');
   if (ready === undefined) why.push(`no Ready condition${phase === undefined ? '' : ` (phase ${phase})`}`);
   else if (ready.status !== 'True') why.push(ready.reason === undefined && ready.message === undefined ? `Ready=${ready.status}` : `Ready=${ready.status} (${withMessage(ready.reason, ready.message)})`);
-  for (const c of containerStatuses(pod)) {
+  for (const raw of containerStatuses(pod)) {
+    const c = loose(raw);
     const name = c.name ?? '?';
     const restarts = (c.restartCount ?? 0) > 0 ? `, ${c.restartCount} restarts` : '';
     if (c.state?.waiting !== undefined) why.push(`container ${name} waiting: ${withMessage(c.state.waiting.reason, c.state.waiting.message)}${restarts}`);
@@ -156,11 +179,11 @@ interface ContainerPort {
 
 function containersOf(pod: Pod, sidecars: boolean): { name: string; ports: ContainerPort[] }[] {
   const spec = (pod.spec ?? {}) as Record<string, unknown>;
-  const list = (field: string): Record<string, unknown>[] => (Array.isArray(spec[field]) ? (spec[field] as Record<string, unknown>[]) : []);
+  const list = (field: string): Record<string, unknown>[] => (Array.isArray(spec[field]) ? (spec[field] as unknown[]).filter(isRecord) : []);
   const main = list('containers');
   // FindPort also looks in sidecars: init containers with restartPolicy Always.
   const side = sidecars ? list('initContainers').filter((c) => c['restartPolicy'] === 'Always') : [];
-  return [...main, ...side].map((c) => ({ name: typeof c['name'] === 'string' ? c['name'] : '?', ports: Array.isArray(c['ports']) ? (c['ports'] as ContainerPort[]) : [] }));
+  return [...main, ...side].map((c) => ({ name: typeof c['name'] === 'string' ? c['name'] : '?', ports: Array.isArray(c['ports']) ? (c['ports'] as unknown[]).filter(isRecord) : [] }));
 }
 
 function portProtocol(port: ContainerPort): string {

@@ -4,7 +4,7 @@
 // be read around, not crash the checks or the controllers they run.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fc, test } from '@fast-check/vitest';
+import { test } from '@fast-check/vitest';
 import { shapeMutantArb } from '@kubesvc/testkit';
 import { parse, stringify } from 'yaml';
 import { expect } from 'vitest';

@@ -47,6 +47,7 @@ const COMMANDS: readonly (readonly string[])[] = [
   ['validate', '-f', '-', '-o', 'json'],
   ['ips', '-f', '-'],
   ['ips', '-f', '-', '--ip', '10.96.0.1'],
+  ['doctor', '-f', '-', '-A'],
 ];
 
 const encoder = new TextEncoder();

@@ -12,7 +12,7 @@ describe('kubesvc', () => {
   test('--help lists every offline command; each has its own --help; both exit 0', async () => {
     const top = await runBin(['--help']);
     expect(top.code).toBe(0);
-    for (const name of ['rules', 'trace', 'dns', 'env', 'validate', 'ips']) expect(top.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
+    for (const name of ['rules', 'trace', 'dns', 'env', 'validate', 'ips', 'doctor']) expect(top.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
     const rules = await runBin(['rules', '--help']);
     expect(rules.code).toBe(0);
     expect(rules.stdout).toMatch(/^Usage: kubesvc rules \[options\]/);

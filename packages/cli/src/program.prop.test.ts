@@ -49,6 +49,7 @@ const COMMANDS: readonly (readonly string[])[] = [
   ['validate', '-f', '-', '-o', 'yaml'],
   ['ips', '-f', '-'],
   ['ips', '-f', '-', '--ip', '10.96.0.1'],
+  ['doctor', '-f', '-', '-A', '--include-info', '-o', 'json'],
 ];
 
 const encoder = new TextEncoder();
@@ -86,7 +87,12 @@ test.prop([fc.constantFrom(...COMMANDS), inputArb])(
     // rejected (a Service with no endpoints, say in a dump cut short) with 1 and its trace;
     // validate answers a bad object on stdout, as its report, and says on stderr how many were
     // invalid.
-    const negativeAnswer = args[0] === 'dns' || args.includes('--ip') || (args[0] === 'trace' && !/(^|\n)error: /.test(err) && /^outcome \d+: (DROP|REJECT)/m.test(out));
+    // doctor answers an error-level finding with 1 and its report.
+    const negativeAnswer =
+      args[0] === 'dns' ||
+      args.includes('--ip') ||
+      (args[0] === 'trace' && !/(^|\n)error: /.test(err) && /^outcome \d+: (DROP|REJECT)/m.test(out)) ||
+      (args[0] === 'doctor' && !/(^|\n)error: /.test(err) && /"severity": "error"/.test(out));
     if (code === 1 && !negativeAnswer) expect(err).toMatch(/(^|\n)error: -: /);
     if (code === 1 && args[0] === 'validate' && out !== '') expect(out).toMatch(/^-: |^file: "-"|"file": "-"/m);
   },

@@ -43,7 +43,7 @@ const blocks = consoleBlocks(readFileSync(join(PACKAGE_ROOT, 'README.md'), 'utf8
 
 test('the README has a console example for every offline command, and for the refusals of kubesvc up', () => {
   const commands = new Set(blocks.map((b) => b.args[0]));
-  expect([...commands].sort()).toEqual(['dns', 'env', 'ips', 'rules', 'trace', 'up', 'validate']);
+  expect([...commands].sort()).toEqual(['dns', 'doctor', 'env', 'ips', 'rules', 'trace', 'up', 'validate']);
   // Every up example is a refusal: it ends before it opens the data dir (./.kubesvc here).
   expect(blocks.filter((b) => b.args[0] === 'up').map((b) => b.exitCode)).toEqual([2, 2, 2]);
 });

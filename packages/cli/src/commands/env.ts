@@ -5,13 +5,13 @@
 // upstream: pkg/kubelet/kubelet_pods.go (getServiceEnvVarMap: every Service of the pod's
 //           namespace when enableServiceLinks is on, default/kubernetes always; a pod's
 //           enableServiceLinks defaults to true)
-import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { decodeObject, type Pod, type Service } from '@kubesvc/api-types';
 import { serviceEnv, type EnvVar } from '@kubesvc/discovery';
 import { ErrNotFound, inputError, usageError } from '../cli-error.js';
 import { apiGet } from '../live/api-get.js';
-import { kubeconfigPaths, kubeconfigTarget, type KubeconfigFile, type KubeconfigTarget } from '../live/kubeconfig.js';
+import type { KubeconfigTarget } from '../live/kubeconfig.js';
+import { liveTarget } from '../live/live-target.js';
 import { envData, envOf, envTable, formatEnvLines } from '../logic/env.js';
 import { formatData } from '../output/output-format.js';
 import { UP_DEFAULTS } from '../up/up-defaults.js';
@@ -48,21 +48,8 @@ async function offline(context: CommandContext, file: string, options: EnvComman
   return { namespace, vars: vars.value };
 }
 
-async function target(context: CommandContext, options: EnvCommandOptions): Promise<KubeconfigTarget> {
-  const { paths, explicit } = kubeconfigPaths(options.kubeconfig, context.io.env, options.dataDir);
-  const files: KubeconfigFile[] = [];
-  for (const path of paths) {
-    try {
-      files.push({ path, text: await readFile(path, 'utf8') });
-    } catch {
-      // A path of $KUBECONFIG that does not exist is skipped, as kubectl skips it; a named one is not.
-      if (explicit) throw usageError(`${path}: no kubeconfig there: start \`kubesvc up\`, or name one with --kubeconfig or $KUBECONFIG (or give a dump with -f)`);
-    }
-  }
-  if (files.length === 0) throw usageError(`none of the files of $KUBECONFIG (${paths.join(', ')}) exists: start \`kubesvc up\`, or name one with --kubeconfig (or give a dump with -f)`);
-  const read = kubeconfigTarget(files, options.context);
-  if (!read.ok) throw usageError(read.error.message);
-  return read.value;
+function target(context: CommandContext, options: EnvCommandOptions): Promise<KubeconfigTarget> {
+  return liveTarget(context.io, options.kubeconfig, options.dataDir, options.context);
 }
 
 /** The typed object of a list item or a GET answer (list items carry no kind, as the apiserver writes them). */

@@ -2,6 +2,7 @@
 // A new subcommand is a module in this folder exporting a CliCommand, added here.
 import type { CliCommand } from './command.js';
 import { dnsCommand } from './dns.js';
+import { doctorCommand } from './doctor.js';
 import { envCommand } from './env.js';
 import { exploreCommand } from './explore.js';
 import { ipsCommand } from './ips.js';
@@ -12,4 +13,4 @@ import { traceCommand } from './trace.js';
 import { upCommand } from './up.js';
 import { validateCommand } from './validate.js';
 
-export const COMMANDS: readonly CliCommand[] = [upCommand, statusCommand, downCommand, proxyPortsCommand, rulesCommand, traceCommand, dnsCommand, envCommand, validateCommand, ipsCommand, exploreCommand, versionCommand];
+export const COMMANDS: readonly CliCommand[] = [upCommand, statusCommand, downCommand, proxyPortsCommand, rulesCommand, traceCommand, dnsCommand, envCommand, validateCommand, ipsCommand, doctorCommand, exploreCommand, versionCommand];

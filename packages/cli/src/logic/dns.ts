@@ -10,6 +10,7 @@ import {
   type PodMode,
   type Question,
   type Resolution,
+  type Zone,
 } from '@kubesvc/discovery';
 import type { Dump } from '../dump/load-dump.js';
 
@@ -48,8 +49,8 @@ export function questionOf(name: string, type: string | undefined, reverse: bool
   return ok({ name: reverseName(ip.value), type: (type ?? 'PTR').toUpperCase() });
 }
 
-/** Builds the zone of the dump and answers the question. */
-export function answerOf(dump: Dump, question: Question, flags: DnsFlags): Result<DnsAnswer, ErrZoneOptions | ErrZoneInput> {
+/** The cluster DNS's zone for the dump: its Services, endpoints and Pods, in the namespaces that exist. */
+export function zoneOfDump(dump: Dump, flags: DnsFlags): Result<Zone, ErrZoneOptions | ErrZoneInput> {
   // The namespaces that exist: the dump's Namespaces, and every namespace an object is in.
   const namespaces = [
     ...new Set(
@@ -64,6 +65,12 @@ export function answerOf(dump: Dump, question: Question, flags: DnsFlags): Resul
     nameservers: nameservers(dump),
     ...(namespaces.length > 0 ? { namespaces } : {}),
   });
+  return zone;
+}
+
+/** Builds the zone of the dump and answers the question. */
+export function answerOf(dump: Dump, question: Question, flags: DnsFlags): Result<DnsAnswer, ErrZoneOptions | ErrZoneInput> {
+  const zone = zoneOfDump(dump, flags);
   if (!zone.ok) return zone;
   return ok({ question, resolution: resolve(zone.value, question) });
 }

@@ -54,5 +54,9 @@ describe('kubectl kubesvc', () => {
     expect(version.stdout).toMatch(/^kubesvc v\d+\.\d+\.\d+ \(Kubernetes v1\.33 semantics/);
     const listed = await runCommand('/usr/bin/kubectl', ['plugin', 'list', '--name-only'], { env });
     expect(listed.stdout).toContain('kubectl-kubesvc');
+    // The doctor on a healthy dump, through kubectl: nothing wrong, exit 0.
+    const doctor = await runCommand('/usr/bin/kubectl', ['kubesvc', 'doctor', '-f', join(FIXTURES, 'doctor-healthy.yaml'), '-A', '-o', 'json'], { env });
+    expect(doctor.code).toBe(0);
+    expect((JSON.parse(doctor.stdout) as { findings: unknown[] }).findings).toEqual([]);
   });
 });

@@ -118,6 +118,8 @@ describe('kubesvc up: files in the data dir', () => {
       'iptables/rules.save.txt': 0o644,
       'iptables/last-sync.txt': 0o644,
       'proxy-ports.json': 0o644,
+      // What kubesvc status and down read: private, as the kubeconfig beside it.
+      'up.json': 0o600,
     };
     const seen: Record<string, string> = {};
     const walk = (dir: string): void => {
@@ -132,7 +134,7 @@ describe('kubesvc up: files in the data dir', () => {
     // Every file is one of the known ones (no temporary file left), each with its mode.
     const want = Object.fromEntries(Object.keys(seen).map((name) => [name, expected[name]?.toString(8) ?? 'not a file kubesvc up writes']));
     expect(seen).toStrictEqual(want);
-    for (const name of ['.', 'kubeconfig', 'token', 'pki/apiserver.key', 'state.db', 'iptables/rules.txt', 'proxy-ports.json']) expect(Object.keys(seen)).toContain(name);
+    for (const name of ['.', 'kubeconfig', 'token', 'pki/apiserver.key', 'state.db', 'iptables/rules.txt', 'proxy-ports.json', 'up.json']) expect(Object.keys(seen)).toContain(name);
     // The Go kubeconfig loader reads it: the mode is not all that changed.
     const { stdout } = await exec('/usr/bin/kubectl', ['--kubeconfig', kubeconfig, `--cache-dir=${cache}`, 'get', 'svc', 'web', '-o', 'name'], { timeout: 30_000 });
     expect(stdout.trim()).toBe('service/web');

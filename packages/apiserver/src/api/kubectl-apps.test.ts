@@ -5,65 +5,11 @@
 // controllers run here, so status stays as the test writes it.
 // The expected output is what kubectl prints against a v1.33 cluster (column headers from
 // pkg/printers/internalversion/printers.go; api-resources from pkg/registry/apps/*/storage).
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openMemoryStore, type Store, systemClock } from '@kubesvc/store';
-import { openRegistry, type Registry } from '../registry/registry.js';
-import { kubeconfigYaml } from './kubeconfig.js';
-import { generateServingCertificate, type ServingCertificate } from './serving-cert.js';
-import { startApiServer, type ApiServer } from './server.js';
-import { printTable } from './table/index.js';
+import { describe, expect, it } from 'vitest';
+import { kubectlHarness } from './kubectl.fixtures.js';
 
-const KUBECTL = '/usr/bin/kubectl';
-const TOKEN = 'kubectl-apps-token';
-
-let tls: ServingCertificate;
-let dir: string;
-let store: Store;
-let registry: Registry;
-let server: ApiServer;
-
-beforeAll(async () => {
-  tls = await generateServingCertificate();
-});
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'kubesvc-kubectl-apps-'));
-  store = openMemoryStore();
-  const opened = await openRegistry({ store, clock: systemClock, seed: 13, serviceClusterIPRanges: ['10.96.0.0/24'] });
-  if (!opened.ok) throw new Error(opened.error.message);
-  registry = opened.value;
-  await registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
-  server = await startApiServer({ registry, token: TOKEN, tls, tables: printTable });
-  await writeFile(join(dir, 'config'), kubeconfigYaml(server.url, tls.cert, TOKEN));
-});
-
-afterEach(async () => {
-  await server.close();
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function kubectl(...args: string[]): Promise<Run> {
-  const cache = await mkdtemp(join(dir, 'cache-'));
-  return new Promise((resolve) => {
-    execFile(
-      KUBECTL,
-      [`--cache-dir=${cache}`, ...args],
-      { env: { ...process.env, KUBECONFIG: join(dir, 'config'), HOME: dir }, timeout: 20_000 },
-      (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
-    );
-  });
-}
+const harness = kubectlHarness('apps', 13);
+const kubectl = harness.kubectl;
 
 /** Output lines cut into cells (kubectl pads columns with 3+ spaces), ages replaced by `AGE`. */
 function rows(text: string): string[][] {
@@ -89,7 +35,7 @@ describe('kubectl and apps/v1', () => {
     const created = await kubectl('create', 'deployment', 'web', '--image=nginx', '--replicas=3', '--port=8080');
     expect(created.stderr).toBe('');
     expect(created.stdout).toBe('deployment.apps/web created\n');
-    const got = await registry.get('deployments', 'default', 'web');
+    const got = await harness.registry().get('deployments', 'default', 'web');
     if (!got.ok || got.value.kind !== 'Deployment') throw new Error('no deployment');
     expect(got.value.metadata.generation).toBe(1);
     expect(got.value.spec?.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } });
@@ -103,14 +49,14 @@ describe('kubectl and apps/v1', () => {
   });
 
   it('get rs prints DESIRED CURRENT READY from spec and status', async () => {
-    const rs = await registry.create('replicasets', 'default', {
+    const rs = await harness.registry().create('replicasets', 'default', {
       apiVersion: 'apps/v1',
       kind: 'ReplicaSet',
       metadata: { name: 'web-5d4b8c7f9' },
       spec: { replicas: 3, selector: { matchLabels: { app: 'web', 'pod-template-hash': '5d4b8c7f9' } }, template: { metadata: { labels: { app: 'web', 'pod-template-hash': '5d4b8c7f9' } }, spec: { containers: [{ name: 'nginx', image: 'nginx' }] } } },
     });
     if (!rs.ok) throw new Error(rs.error.message);
-    const status = await registry.updateStatus('replicasets', 'default', 'web-5d4b8c7f9', { ...rs.value, status: { replicas: 2, readyReplicas: 1 } });
+    const status = await harness.registry().updateStatus('replicasets', 'default', 'web-5d4b8c7f9', { ...rs.value, status: { replicas: 2, readyReplicas: 1 } });
     if (!status.ok) throw new Error(status.error.message);
     const table = await kubectl('get', 'rs', '-o', 'wide');
     expect(rows(table.stdout)).toEqual([
@@ -124,7 +70,7 @@ describe('kubectl and apps/v1', () => {
     const scaled = await kubectl('scale', 'deployment', 'web', '--replicas=5');
     expect(scaled.stderr).toBe('');
     expect(scaled.stdout).toBe('deployment.apps/web scaled\n');
-    const got = await registry.get('deployments', 'default', 'web');
+    const got = await harness.registry().get('deployments', 'default', 'web');
     if (!got.ok || got.value.kind !== 'Deployment') throw new Error('no deployment');
     expect(got.value.spec?.replicas).toBe(5);
     expect(got.value.metadata.generation).toBe(2);
@@ -141,7 +87,7 @@ describe('kubectl and apps/v1', () => {
     const set = await kubectl('set', 'image', 'deployment/web', 'nginx=nginx:1.27');
     expect(set.stderr).toBe('');
     expect(set.stdout).toBe('deployment.apps/web image updated\n');
-    const got = await registry.get('deployments', 'default', 'web');
+    const got = await harness.registry().get('deployments', 'default', 'web');
     if (!got.ok || got.value.kind !== 'Deployment') throw new Error('no deployment');
     expect(got.value.spec?.template?.spec?.['containers']).toEqual([{ name: 'nginx', image: 'nginx:1.27', resources: {} }]);
     expect(got.value.metadata.generation).toBe(2);
@@ -152,18 +98,14 @@ describe('kubectl and apps/v1', () => {
     const exposed = await kubectl('expose', 'deployment', 'web', '--port=80', '--target-port=8080');
     expect(exposed.stderr).toBe('');
     expect(exposed.stdout).toBe('service/web exposed\n');
-    const svc = await registry.get('services', 'default', 'web');
+    const svc = await harness.registry().get('services', 'default', 'web');
     if (!svc.ok || svc.value.kind !== 'Service') throw new Error('no service');
     expect(svc.value.spec?.selector).toEqual({ app: 'web' });
     expect(svc.value.spec?.ports).toEqual([{ port: 80, protocol: 'TCP', targetPort: 8080 }]);
   });
 
   it('refuses a template whose labels the selector does not match, with upstream\'s 422 text', async () => {
-    const file = join(dir, 'bad.yaml');
-    await writeFile(
-      file,
-      'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: bad}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: db}}\n    spec: {containers: [{name: c, image: nginx}]}\n',
-    );
+    const file = await harness.file('bad.yaml', 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: bad}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: db}}\n    spec: {containers: [{name: c, image: nginx}]}\n');
     const r = await kubectl('create', '-f', file);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(

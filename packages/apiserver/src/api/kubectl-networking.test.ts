@@ -6,65 +6,11 @@
 // The expected output is what kubectl prints against a v1.33 cluster for these resources
 // (column headers from pkg/printers/internalversion/printers.go; api-resources from the
 // storages in pkg/registry/networking/*/storage/storage.go).
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openMemoryStore, type Store, systemClock } from '@kubesvc/store';
-import { openRegistry, type Registry } from '../registry/registry.js';
-import { kubeconfigYaml } from './kubeconfig.js';
-import { generateServingCertificate, type ServingCertificate } from './serving-cert.js';
-import { startApiServer, type ApiServer } from './server.js';
-import { printTable } from './table/index.js';
+import { describe, expect, it } from 'vitest';
+import { kubectlHarness } from './kubectl.fixtures.js';
 
-const KUBECTL = '/usr/bin/kubectl';
-const TOKEN = 'kubectl-networking-token';
-
-let tls: ServingCertificate;
-let dir: string;
-let store: Store;
-let registry: Registry;
-let server: ApiServer;
-
-beforeAll(async () => {
-  tls = await generateServingCertificate();
-});
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'kubesvc-kubectl-net-'));
-  store = openMemoryStore();
-  const opened = await openRegistry({ store, clock: systemClock, seed: 12, serviceClusterIPRanges: ['10.96.0.0/24'] });
-  if (!opened.ok) throw new Error(opened.error.message);
-  registry = opened.value;
-  await registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
-  server = await startApiServer({ registry, token: TOKEN, tls, tables: printTable });
-  await writeFile(join(dir, 'config'), kubeconfigYaml(server.url, tls.cert, TOKEN));
-});
-
-afterEach(async () => {
-  await server.close();
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function kubectl(...args: string[]): Promise<Run> {
-  const cache = await mkdtemp(join(dir, 'cache-'));
-  return new Promise((resolve) => {
-    execFile(
-      KUBECTL,
-      [`--cache-dir=${cache}`, ...args],
-      { env: { ...process.env, KUBECONFIG: join(dir, 'config'), HOME: dir }, timeout: 20_000 },
-      (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
-    );
-  });
-}
+const harness = kubectlHarness('networking', 12);
+const kubectl = harness.kubectl;
 
 /** Output lines cut into cells (kubectl pads columns with 3+ spaces), ages replaced by `AGE`. */
 function rows(text: string): string[][] {
@@ -96,8 +42,7 @@ describe('kubectl and networking.k8s.io/v1', () => {
   });
 
   it('applies a ServiceCIDR, gets it as a Table and as YAML, and deletes it', async () => {
-    const file = join(dir, 'servicecidr.yaml');
-    await writeFile(file, SERVICE_CIDR_YAML);
+    const file = await harness.file('servicecidr.yaml', SERVICE_CIDR_YAML);
     expect(await kubectl('apply', '-f', file)).toMatchObject({ code: 0, stdout: 'servicecidr.networking.k8s.io/extra created\n' });
     // A second apply of the same file is a strategic merge patch that changes nothing.
     expect(await kubectl('apply', '-f', file)).toMatchObject({ code: 0, stdout: 'servicecidr.networking.k8s.io/extra unchanged\n' });
@@ -118,15 +63,14 @@ describe('kubectl and networking.k8s.io/v1', () => {
     expect(yaml.stdout).not.toContain('namespace:');
 
     expect(await kubectl('delete', 'servicecidr', 'extra')).toMatchObject({ code: 0, stdout: 'servicecidr.networking.k8s.io "extra" deleted\n' });
-    expect((await registry.get('servicecidrs', '', 'extra')).ok).toBe(false);
+    expect((await harness.registry().get('servicecidrs', '', 'extra')).ok).toBe(false);
     const gone = await kubectl('get', 'servicecidr', 'extra');
     expect(gone.code).toBe(1);
     expect(gone.stderr).toBe('Error from server (NotFound): servicecidrs.networking.k8s.io "extra" not found\n');
   });
 
   it('prints the server\'s 422 for an invalid ServiceCIDR', async () => {
-    const file = join(dir, 'bad.yaml');
-    await writeFile(file, SERVICE_CIDR_YAML.replace('10.100.0.0/16', '10.100.0.1/16'));
+    const file = await harness.file('bad.yaml', SERVICE_CIDR_YAML.replace('10.100.0.0/16', '10.100.0.1/16'));
     const r = await kubectl('apply', '-f', file);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('The ServiceCIDR "extra" is invalid: spec.cidrs[0]: Invalid value: "10.100.0.1/16": must not have bits set beyond the prefix length');
@@ -137,7 +81,7 @@ describe('kubectl and networking.k8s.io/v1', () => {
       ['10.96.0.1', 'kubernetes'],
       ['10.96.0.10', 'kube-dns'],
     ] as const) {
-      const created = await registry.create('ipaddresses', '', {
+      const created = await harness.registry().create('ipaddresses', '', {
         apiVersion: 'networking.k8s.io/v1',
         kind: 'IPAddress',
         metadata: { name: ip },

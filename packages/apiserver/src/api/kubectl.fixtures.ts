@@ -1,0 +1,83 @@
+// The real kubectl (/usr/bin/kubectl) against a fresh API server per test: a memory store, a
+// registry with `default`, TLS with a new certificate, Table printing, and a kubeconfig in a
+// temp folder; each kubectl run gets its own cache dir. Registers its vitest hooks.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach } from 'vitest';
+import { openMemoryStore, type Store, systemClock } from '@kubesvc/store';
+import { openRegistry, type Registry } from '../registry/registry.js';
+import { kubeconfigYaml } from './kubeconfig.js';
+import { generateServingCertificate, type ServingCertificate } from './serving-cert.js';
+import { startApiServer, type ApiServer } from './server.js';
+import { printTable } from './table/index.js';
+
+const KUBECTL = '/usr/bin/kubectl';
+
+export interface KubectlRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface KubectlHarness {
+  /** The current test's registry. */
+  registry(): Registry;
+  kubectl(...args: string[]): Promise<KubectlRun>;
+  /** Writes `text` to `name` in the test's temp folder and gives its path. */
+  file(name: string, text: string): Promise<string>;
+}
+
+export function kubectlHarness(name: string, seed: number): KubectlHarness {
+  const token = `kubectl-${name}-token`;
+  let tls: ServingCertificate;
+  let dir = '';
+  let store: Store | undefined;
+  let registry: Registry | undefined;
+  let server: ApiServer | undefined;
+
+  beforeAll(async () => {
+    tls = await generateServingCertificate();
+  });
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), `kubesvc-kubectl-${name}-`));
+    store = openMemoryStore();
+    const opened = await openRegistry({ store, clock: systemClock, seed, serviceClusterIPRanges: ['10.96.0.0/24'] });
+    if (!opened.ok) throw new Error(opened.error.message);
+    registry = opened.value;
+    await registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+    server = await startApiServer({ registry, token, tls, tables: printTable });
+    await writeFile(join(dir, 'config'), kubeconfigYaml(server.url, tls.cert, token));
+  });
+
+  afterEach(async () => {
+    await server?.close();
+    await store?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  return {
+    registry() {
+      if (registry === undefined) throw new Error('no registry: the harness runs inside a test');
+      return registry;
+    },
+    async file(name: string, text: string): Promise<string> {
+      const path = join(dir, name);
+      await writeFile(path, text);
+      return path;
+    },
+    async kubectl(...args: string[]): Promise<KubectlRun> {
+      const cache = await mkdtemp(join(dir, 'cache-'));
+      return new Promise((resolve) => {
+        execFile(
+          KUBECTL,
+          [`--cache-dir=${cache}`, ...args],
+          { env: { ...process.env, KUBECONFIG: join(dir, 'config'), HOME: dir }, timeout: 20_000 },
+          (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
+        );
+      });
+    },
+  };
+}

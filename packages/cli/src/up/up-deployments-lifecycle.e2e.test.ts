@@ -7,19 +7,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { kubectl, startUp, e2eScope } from './up.fixtures.js';
+import { kubectl, startUp, e2eScope, until } from './up.fixtures.js';
 
 const { children, tempDir } = e2eScope('kubesvc-up-deploy-life-');
-
-async function pollUntil<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let last: T | undefined;
-  for (let i = 0; i < 480; i++) {
-    last = await read();
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${what}: not reached in 2 minutes; last state seen:\n${JSON.stringify(last, null, 2)}`);
-}
 
 const DEPLOYMENT = {
   apiVersion: 'apps/v1',
@@ -75,15 +65,15 @@ describe('a Deployment over its pods\' lives', () => {
     const sliceEndpoints = async (): Promise<SliceEndpoint[]> =>
       (JSON.parse(await k('get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'json')) as { items: { endpoints?: SliceEndpoint[] | null }[] }).items.flatMap((s) => s.endpoints ?? []);
 
-    const first = await pollUntil('two Ready pods with IPs', pods, (p) => p.length === 2 && p.every((x) => x.ready && x.ip !== ''));
-    await pollUntil('two endpoints', endpointIPs, (ips) => ips.length === 2);
+    const first = await until('two Ready pods with IPs', pods, (p) => p.length === 2 && p.every((x) => x.ready && x.ip !== ''));
+    await until('two endpoints', endpointIPs, (ips) => ips.length === 2);
 
     // Delete one pod without waiting: it stays, Terminating, for its 8 s.
     const victim = first[0] as PodRow;
     expect(await k('delete', 'pod', victim.name, '--wait=false')).toBe(`pod "${victim.name}" deleted\n`);
-    const table = await pollUntil('the pod Terminating in kubectl get pods', () => k('get', 'pod', victim.name, '--no-headers'), (t) => t.includes('Terminating'));
+    const table = await until('the pod Terminating in kubectl get pods', () => k('get', 'pod', victim.name, '--no-headers'), (t) => t.includes('Terminating'));
     expect(table.split(/\s+/)[2]).toBe('Terminating');
-    const terminating = await pollUntil(
+    const terminating = await until(
       "the victim's endpoint serving and terminating, not ready",
       async () => (await sliceEndpoints()).find((e) => e.targetRef?.name === victim.name),
       (e) => e?.conditions.terminating === true,
@@ -92,10 +82,10 @@ describe('a Deployment over its pods\' lives', () => {
     // Endpoints lists only live pods: the terminating one is left out (no publishNotReadyAddresses).
     expect(await endpointIPs()).not.toContain(victim.ip);
     // The ReplicaSet has already made a replacement, which becomes an endpoint.
-    const replaced = await pollUntil('a Ready replacement', pods, (p) => p.filter((x) => !x.deleting && x.ready).length === 2);
+    const replaced = await until('a Ready replacement', pods, (p) => p.filter((x) => !x.deleting && x.ready).length === 2);
     const replacement = replaced.find((x) => !x.deleting && !first.some((f) => f.name === x.name)) as PodRow;
-    await pollUntil('the replacement listed in Endpoints', endpointIPs, (ips) => ips.includes(replacement.ip));
-    await pollUntil('the victim gone after its grace period', pods, (p) => !p.some((x) => x.name === victim.name));
+    await until('the replacement listed in Endpoints', endpointIPs, (ips) => ips.includes(replacement.ip));
+    await until('the victim gone after its grace period', pods, (p) => !p.some((x) => x.name === victim.name));
 
     // A new image, then back.
     expect(await k('set', 'image', 'deployment/web', 'nginx=nginx:1.27')).toBe('deployment.apps/web image updated\n');
@@ -103,11 +93,11 @@ describe('a Deployment over its pods\' lives', () => {
     expect(await k('rollout', 'history', 'deployment/web')).toMatch(/REVISION\s+CHANGE-CAUSE\n1\s+<none>\n2\s+<none>\n/);
     expect(await k('rollout', 'undo', 'deployment/web')).toBe('deployment.apps/web rolled back\n');
     expect(await k('rollout', 'status', 'deployment/web', '--timeout=120s')).toContain('deployment "web" successfully rolled out\n');
-    const back = await pollUntil('two Ready pods of the first template', pods, (p) => p.filter((x) => !x.deleting && x.ready).length === 2 && p.every((x) => x.deleting || x.image === 'nginx'));
+    const back = await until('two Ready pods of the first template', pods, (p) => p.filter((x) => !x.deleting && x.ready).length === 2 && p.every((x) => x.deleting || x.image === 'nginx'));
     expect(back.filter((x) => !x.deleting).map((x) => x.image)).toEqual(['nginx', 'nginx']);
 
     // The Deployment goes, and with it (the garbage collector) its ReplicaSets and pods.
     expect(await k('delete', 'deployment', 'web', '--wait=false')).toBe('deployment.apps "web" deleted\n');
-    await pollUntil('no ReplicaSet and no pod left', async () => (await k('get', 'rs,pods', '-l', 'app=web', '-o', 'name')).trim(), (t) => t === '');
+    await until('no ReplicaSet and no pod left', async () => (await k('get', 'rs,pods', '-l', 'app=web', '-o', 'name')).trim(), (t) => t === '');
   }, 300_000);
 });

@@ -8,20 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { kubectl, startUp, e2eScope } from './up.fixtures.js';
+import { kubectl, startUp, e2eScope, until } from './up.fixtures.js';
 
 const { children, tempDir } = e2eScope('kubesvc-up-deploy-');
-
-/** Polls `read` every 250 ms until `done` holds or 120 s pass; fails with the last value read. */
-async function pollUntil(what: string, read: () => Promise<string>, done: (value: string) => boolean): Promise<string> {
-  let last = '';
-  for (let i = 0; i < 480; i++) {
-    last = await read().catch((e: Error) => `error: ${e.message}`);
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${what}: not reached; last state seen:\n${last}`);
-}
 
 /** The `$ kubectl ...` lines of the README's Deployments section, without the `$ kubectl `. */
 function readmeSession(): string[] {
@@ -64,9 +53,9 @@ describe('kubesvc up runs Deployments', () => {
       const lines = text.trim().split('\n').filter((l) => l !== '');
       return lines.length === n && lines.every((l) => /\sRunning\s+True$/.test(l));
     };
-    await pollUntil('3 pods Running and Ready', podStates, running(3));
+    await until('3 pods Running and Ready', podStates, running(3));
 
-    const table = await pollUntil('deployment 3/3 available', () => k('get', 'deploy,rs,pods'), (t) => /deployment\.apps\/web\s+3\/3\s+3\s+3\s/.test(t));
+    const table = await until('deployment 3/3 available', () => k('get', 'deploy,rs,pods'), (t) => /deployment\.apps\/web\s+3\/3\s+3\s+3\s/.test(t));
     expect(table).toMatch(/^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE$/m);
     expect(table).toMatch(/^NAME\s+DESIRED\s+CURRENT\s+READY\s+AGE$/m);
     const rsLine = table.split('\n').find((l) => l.startsWith('replicaset.apps/web-')) ?? '';
@@ -78,15 +67,15 @@ describe('kubesvc up runs Deployments', () => {
     expect(await k('expose', 'deployment', 'web', '--port=80', '--target-port=8080')).toBe('service/web exposed\n');
     const endpointIPs = () => k('get', 'endpoints', 'web', '-o', 'jsonpath={.subsets[*].addresses[*].ip}');
     const count = (n: number) => (text: string) => text.trim().split(/\s+/).filter((ip) => /^\d+\.\d+\.\d+\.\d+$/.test(ip)).length === n;
-    await pollUntil('3 endpoints', endpointIPs, count(3));
+    await until('3 endpoints', endpointIPs, count(3));
     expect(await k('get', 'endpoints', 'web', '-o', 'jsonpath={.subsets[0].ports[0].port}')).toBe('8080');
     expect(await k('get', 'endpoints', 'web')).toMatch(/^web\s+(\d+\.\d+\.\d+\.\d+:8080,){2}\d+\.\d+\.\d+\.\d+:8080\s+\d+s$/m);
 
     expect(await k('scale', 'deployment', 'web', '--replicas=5')).toBe('deployment.apps/web scaled\n');
-    await pollUntil('5 pods Running and Ready', podStates, running(5));
-    await pollUntil('5 endpoints', endpointIPs, count(5));
+    await until('5 pods Running and Ready', podStates, running(5));
+    await until('5 endpoints', endpointIPs, count(5));
     expect(await k('get', 'endpoints', 'web')).toMatch(/^web\s+(\d+\.\d+\.\d+\.\d+:8080,){2}\d+\.\d+\.\d+\.\d+:8080 \+ 2 more\.\.\.\s+\d+s$/m);
-    const d = await pollUntil('deployment 5/5', () => k('get', 'deploy', 'web', '--no-headers'), (t) => /^web\s+5\/5\s+5\s+5\s/.test(t));
+    const d = await until('deployment 5/5', () => k('get', 'deploy', 'web', '--no-headers'), (t) => /^web\s+5\/5\s+5\s+5\s/.test(t));
     expect(d).toMatch(/^web\s+5\/5\s+5\s+5\s/);
 
     // A rolling update: a second ReplicaSet takes over, the first is left at 0.
@@ -94,10 +83,10 @@ describe('kubesvc up runs Deployments', () => {
     expect(await k('rollout', 'status', 'deployment/web', '--timeout=120s')).toContain('deployment "web" successfully rolled out\n');
     const sets = await k('get', 'rs', '-l', 'app=web', '--no-headers', '-o', 'custom-columns=NAME:.metadata.name,DESIRED:.spec.replicas,REVISION:.metadata.annotations.deployment\\.kubernetes\\.io/revision');
     expect(sets.trim().split('\n').map((l) => l.split(/\s+/).slice(1)).sort()).toEqual([['0', '1'], ['5', '2']]);
-    await pollUntil('5 endpoints after the rollout', endpointIPs, count(5));
+    await until('5 endpoints after the rollout', endpointIPs, count(5));
 
     // The garbage collector takes the ReplicaSet and its pods with the Deployment.
     expect(await k('delete', 'deployment', 'web')).toBe('deployment.apps "web" deleted\n');
-    await pollUntil('no ReplicaSet and no pod left', () => k('get', 'rs,pods', '-l', 'app=web', '--no-headers', '-o', 'name'), (t) => t.trim() === '');
+    await until('no ReplicaSet and no pod left', () => k('get', 'rs,pods', '-l', 'app=web', '--no-headers', '-o', 'name'), (t) => t.trim() === '');
   });
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../run-bin.fixtures.js';
-import { e2eScope, startUp } from './up.fixtures.js';
+import { e2eScope, startUp, until } from './up.fixtures.js';
 
 const exec = promisify(execFile);
 const { children, tempDir } = e2eScope('kubesvc-up-gc-');
@@ -19,17 +19,6 @@ function readmeTranscript(): string {
   const start = readme.indexOf('### Owners and dependents: the garbage collector');
   const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
   return /```console\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-}
-
-/** Polls `read` until `done` holds of what it returned, for up to two minutes; fails with the last value seen. */
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let last: T | undefined;
-  for (let i = 0; i < 480; i++) {
-    last = await read();
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${what}: still not there after 2 minutes; last seen:\n${JSON.stringify(last, null, 2)}`);
 }
 
 function pod(name: string, ownerReferences?: object[]): object {

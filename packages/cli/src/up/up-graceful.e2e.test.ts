@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../run-bin.fixtures.js';
-import { e2eScope, startUp } from './up.fixtures.js';
+import { e2eScope, startUp, until } from './up.fixtures.js';
 
 const exec = promisify(execFile);
 const { children, tempDir } = e2eScope('kubesvc-up-graceful-');
@@ -19,17 +19,6 @@ function readmeSection(): string {
   const readme = readFileSync(join(PACKAGE_ROOT, 'README.md'), 'utf8');
   const start = readme.indexOf('### Deleting a pod: graceful deletion');
   return readme.slice(start, readme.indexOf('\n### ', start + 1));
-}
-
-/** Polls `read` until `done` holds of what it returned, for up to two minutes; fails with the last value seen. */
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let last: T | undefined;
-  for (let i = 0; i < 480; i++) {
-    last = await read();
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${what}: still not there after 2 minutes; last seen:\n${JSON.stringify(last, null, 2)}`);
 }
 
 /** The table's rows, columns split on runs of spaces, without the AGE column (the last). */

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { kubectl as kubectlWith, startUp, e2eScope } from './up.fixtures.js';
+import { kubectl as kubectlWith, startUp, e2eScope, until } from './up.fixtures.js';
 
 const { children, tempDir } = e2eScope('kubesvc-up-nodes-');
 
@@ -20,17 +20,6 @@ function pod(name: string, nodeSelector?: Record<string, string>): object {
     metadata: { name, labels: { app: 'web' } },
     spec: { containers: [{ name: 'web', image: 'nginx:1.27' }], ...(nodeSelector === undefined ? {} : { nodeSelector }) },
   };
-}
-
-/** Polls `read` until `done` holds of what it returned, for up to two minutes; fails with the last value seen. */
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let last: T | undefined;
-  for (let i = 0; i < 480; i++) {
-    last = await read();
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${what}: still not there after 2 minutes; last seen:\n${JSON.stringify(last, null, 2)}`);
 }
 
 describe('kubesvc up --nodes --node-zones', () => {

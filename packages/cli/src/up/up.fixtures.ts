@@ -81,3 +81,23 @@ export async function kubectl(kubeconfig: string, cacheDir: string, ...args: str
   const { stdout } = await exec('/usr/bin/kubectl', ['--kubeconfig', kubeconfig, `--cache-dir=${cacheDir}`, ...args], { timeout: 30_000 });
   return stdout;
 }
+
+/**
+ * Polls `read` every 250 ms until `done` holds of what it returned, for at most two minutes (a
+ * bound that only stops a stuck run on a loaded machine); a read that throws (the object is not
+ * there yet) counts as not done. Fails with the last value, or error, seen.
+ */
+export async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  let last: { value: T } | { error: string } | undefined;
+  for (let i = 0; i < 480; i++) {
+    try {
+      const value = await read();
+      last = { value };
+      if (done(value)) return value;
+    } catch (error) {
+      last = { error: error instanceof Error ? error.message : String(error) };
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${what}: still not there after 2 minutes; last seen:\n${last === undefined ? 'nothing' : 'error' in last ? `error: ${last.error}` : JSON.stringify(last.value, null, 2)}`);
+}

@@ -4,15 +4,12 @@
 // address goes, until the simulated kubelet deletes it at its deletionTimestamp; `kubectl
 // delete` waits for that; --grace-period=0 --force deletes at once. Each line of output checked
 // here is the README's.
-import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../run-bin.fixtures.js';
-import { e2eScope, startUp, until } from './up.fixtures.js';
+import { e2eScope, startUp, until, kubectlRun } from './up.fixtures.js';
 
-const exec = promisify(execFile);
 const { children, tempDir } = e2eScope('kubesvc-up-graceful-');
 
 function readmeSection(): string {
@@ -43,15 +40,7 @@ describe('kubesvc up: graceful pod deletion', () => {
     const cache = tempDir();
     await startUp(children, dataDir);
     const kubeconfig = join(dataDir, 'kubeconfig');
-    const run = async (...args: string[]) => {
-      try {
-        const r = await exec('/usr/bin/kubectl', ['--kubeconfig', kubeconfig, `--cache-dir=${cache}`, ...args], { timeout: 60_000 });
-        return { code: 0, stdout: r.stdout, stderr: r.stderr };
-      } catch (e) {
-        const x = e as { code?: number; stdout?: string; stderr?: string };
-        return { code: x.code ?? -1, stdout: x.stdout ?? '', stderr: x.stderr ?? '' };
-      }
-    };
+    const run = (...args: string[]) => kubectlRun(kubeconfig, cache, ...args);
     const kubectl = async (...args: string[]) => {
       const r = await run(...args);
       if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}: ${r.stderr}`);

@@ -77,6 +77,17 @@ export function startUp(children: Set<ChildProcess>, dataDir: string, extra: rea
 }
 
 /** The real kubectl with its own cache dir and the given kubeconfig (never the user's). */
+/** `kubectl ...args` with its own exit code, standard output and error, whatever the exit code. */
+export async function kubectlRun(kubeconfig: string, cacheDir: string, ...args: string[]): Promise<{ readonly code: number; readonly stdout: string; readonly stderr: string }> {
+  try {
+    const r = await exec('/usr/bin/kubectl', ['--kubeconfig', kubeconfig, `--cache-dir=${cacheDir}`, ...args], { timeout: 60_000 });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (e) {
+    const x = e as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof x.code === 'number' ? x.code : -1, stdout: x.stdout ?? '', stderr: x.stderr ?? '' };
+  }
+}
+
 export async function kubectl(kubeconfig: string, cacheDir: string, ...args: string[]): Promise<string> {
   const { stdout } = await exec('/usr/bin/kubectl', ['--kubeconfig', kubeconfig, `--cache-dir=${cacheDir}`, ...args], { timeout: 30_000 });
   return stdout;

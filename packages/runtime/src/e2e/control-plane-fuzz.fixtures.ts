@@ -28,6 +28,8 @@ export interface FuzzCluster {
   readonly port: number;
   /** What the control plane logged at level error, for the report. */
   readonly errors: string[];
+  /** The last 50 lines it logged at level warning or error, for a failure's report. */
+  readonly recentWarnings: string[];
   /** Stops the API, the control plane and the store, and removes the temp dir; safe to call twice, and after a failed start. */
   close(): Promise<void>;
 }
@@ -55,9 +57,14 @@ export async function startFuzzCluster(): Promise<FuzzCluster> {
     const store = openSqliteStore({ path: join(dir, 'state.db') });
     cleanups.push(() => store.close());
     const errors: string[] = [];
+    const recentWarnings: string[] = [];
     const logger: Logger = {
       log: (level, message) => {
         if (level === 'error') errors.push(message);
+        if (level === 'error' || level === 'warning') {
+          recentWarnings.push(`${new Date().toISOString()} ${level}: ${message}`);
+          if (recentWarnings.length > 50) recentWarnings.shift();
+        }
       },
     };
     const started = await startControlPlane({
@@ -88,7 +95,7 @@ export async function startFuzzCluster(): Promise<FuzzCluster> {
     await plane.idle();
     const api = await startApiServer({ registry, host: '127.0.0.1', token: FUZZ_TOKEN, ready: () => plane.isReady(), tables: printTable });
     cleanups.push(() => api.close());
-    return { dir, store, plane, registry, api, host: '127.0.0.1', port: api.port, errors, close };
+    return { dir, store, plane, registry, api, host: '127.0.0.1', port: api.port, errors, recentWarnings, close };
   } catch (error) {
     await close();
     throw error;

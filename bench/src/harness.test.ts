@@ -64,10 +64,38 @@ describe('runSuite', () => {
     const text = formatResult(await runSuite(suite(), quick));
     const lines = text.split('\n');
     expect(lines[0]).toBe('demo: a synthetic suite');
-    expect(lines[3]).toMatch(/^task\s+median ms\s+mean ms\s+p99 ms\s+ops\/s\s+±%\s+samples\s+target\s+metrics$/);
+    expect(lines[3]).toMatch(/^task\s+median ms\s+mean ms\s+p99 ms\s+ops\/s\s+±%\s+samples\s+faults\/op\s+target\s+metrics$/);
     expect(lines.find((l) => l.startsWith('generous'))).toMatch(/met \(≤ 60000\)\s+lines=43 bytes=4500\.50$/);
     expect(lines.find((l) => l.startsWith('impossible'))).toMatch(/MISSED \(≤ 0\.00e\+0\)/);
     expect(lines.at(-1)).toMatch(/^MISSED target: impossible median [\d.e+-]+ ms > 0\.00e\+0 ms \(zero time\)$/);
+  });
+
+  test('counts the fresh pages a call touches: a new 8 MiB buffer per call faults in many of its 2,048 pages, a reused one next to none', async () => {
+    const BYTES = 8 * 1024 * 1024;
+    const PAGES = BYTES / 4096;
+    const touch = (buffer: Buffer): number => {
+      for (let offset = 0; offset < BYTES; offset += 4096) buffer[offset] = 1;
+      return buffer.length;
+    };
+    const reused = Buffer.allocUnsafeSlow(BYTES);
+    touch(reused);
+    const result = await runSuite(
+      {
+        name: 'faults',
+        description: '',
+        tasks: [
+          // allocUnsafeSlow at this size is malloc's mmap: fresh pages, faulted in on first touch.
+          { name: 'fresh', fn: () => touch(Buffer.allocUnsafeSlow(BYTES)) },
+          { name: 'reused', fn: () => touch(reused) },
+        ],
+      },
+      quick,
+    );
+    const [fresh, again] = result.tasks;
+    // Not every page every call: malloc hands a freed buffer's pages to a later call now and
+    // then (glibc raises its mmap threshold after a free), which is the very saving reuse brings.
+    expect(fresh?.minorFaultsPerCall, 'fresh buffer').toBeGreaterThanOrEqual(PAGES / 4);
+    expect(again?.minorFaultsPerCall, 'reused buffer').toBeLessThan(PAGES / 20);
   });
 
   test('a task that throws fails the suite, and an empty suite is refused', async () => {

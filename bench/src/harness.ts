@@ -50,6 +50,13 @@ export interface TaskResult {
   readonly rmePercent: number;
   readonly target?: BenchTarget & { readonly met: boolean };
   readonly metrics: Readonly<Record<string, number>>;
+  /**
+   * Minor page faults per call of the task (the kernel's count for this process, warm-up and
+   * timed calls together, divided by the calls): the fresh memory a call touches, which costs
+   * pageFaultMicros each. Work the task's fn starts but does not finish (another thread's, a
+   * timer's) is counted too, and so is the garbage collector's.
+   */
+  readonly minorFaultsPerCall: number;
 }
 
 export interface Machine {
@@ -122,8 +129,15 @@ export async function runSuite(suite: BenchSuite, options: RunOptions = DEFAULT_
       iterations: options.minIterations,
       throws: true,
     });
-    bench.add(task.name, task.fn);
+    let calls = 0;
+    const fn = task.fn;
+    bench.add(task.name, () => {
+      calls++;
+      return fn();
+    });
+    const faultsBefore = process.resourceUsage().minorPageFault;
     await bench.run();
+    const faults = process.resourceUsage().minorPageFault - faultsBefore;
     const [result] = bench.results;
     if (result === undefined || result.state !== 'completed') {
       throw new Error(`task "${suite.name}/${task.name}" did not complete (${result?.state ?? 'no result'})`);
@@ -141,6 +155,7 @@ export async function runSuite(suite: BenchSuite, options: RunOptions = DEFAULT_
       rmePercent: latency.rme,
       ...(task.target ? { target: { ...task.target, met: latency.p50 <= task.target.medianMs } } : {}),
       metrics: task.metrics?.() ?? {},
+      minorFaultsPerCall: calls === 0 ? 0 : Math.round((faults / calls) * 10) / 10,
     });
   }
   return {
@@ -158,7 +173,7 @@ const formatOps = (ops: number) => (ops >= 100 ? Math.round(ops).toLocaleString(
 
 /** A plain-text table: one row per task, then one line per missed target. */
 export function formatResult(result: SuiteResult): string {
-  const header = ['task', 'median ms', 'mean ms', 'p99 ms', 'ops/s', '±%', 'samples', 'target', 'metrics'];
+  const header = ['task', 'median ms', 'mean ms', 'p99 ms', 'ops/s', '±%', 'samples', 'faults/op', 'target', 'metrics'];
   const rows = result.tasks.map((t) => [
     t.name,
     formatMs(t.medianMs),
@@ -167,6 +182,7 @@ export function formatResult(result: SuiteResult): string {
     formatOps(t.opsPerSecond),
     t.rmePercent.toFixed(1),
     String(t.samples),
+    String(t.minorFaultsPerCall),
     t.target ? `${t.target.met ? 'met' : 'MISSED'} (≤ ${formatMs(t.target.medianMs)})` : '',
     Object.entries(t.metrics)
       .map(([k, v]) => `${k}=${Number.isInteger(v) ? v : v.toFixed(2)}`)
@@ -175,7 +191,7 @@ export function formatResult(result: SuiteResult): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]) =>
     cells
-      .map((c, i) => (i === 0 || i >= 7 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
+      .map((c, i) => (i === 0 || i >= 8 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
       .join('  ')
       .trimEnd();
   const m = result.machine;

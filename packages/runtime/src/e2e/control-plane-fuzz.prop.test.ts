@@ -34,6 +34,7 @@ import {
   isNamed,
   missingIPAddresses,
   namedByDelete,
+  objectKey,
   REPAIR_PROBLEMS,
   seedWorld,
   serviceViolations,
@@ -136,9 +137,13 @@ function knownAnswer(r: HostileRequest): { code: number; message?: string } | un
   if (r.method === 'DELETE' && noOptions) {
     // upstream: pkg/registry/core/namespace/storage/storage.go (no DeleteCollection: 405)
     if (r.path === '/api/v1/namespaces') return { code: 405 };
-    // upstream: staging/src/k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle/admission.go
+    // upstream: staging/src/k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle/admission.go.
+    // DeleteResource negotiates the answer's media type before admission runs, so an Accept it
+    // cannot serve (text/html) gets 406 first; only the plain ones are known to reach admission.
+    // upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/delete.go (DeleteResource)
     const ns = /^\/api\/v1\/namespaces\/([a-z-]+)$/.exec(r.path)?.[1];
-    if (ns !== undefined && IMMORTAL_NAMESPACES.includes(ns)) return { code: 403, message: NAMESPACE_FORBIDDEN(ns) };
+    const plainAccept = r.accept === undefined || r.accept === '*/*' || r.accept === 'application/vnd.kubernetes.protobuf';
+    if (ns !== undefined && IMMORTAL_NAMESPACES.includes(ns) && plainAccept) return { code: 403, message: NAMESPACE_FORBIDDEN(ns) };
   }
   return undefined;
 }
@@ -313,6 +318,7 @@ it(
       expect(unblocked.ok || unblocked.error._tag === 'NotFound', `clearing the finalizers of default/kubernetes\n${diagnosis}`).toBe(true);
       const deleted = await c.registry.delete('services', 'default', 'kubernetes');
       expect(deleted.ok || deleted.error._tag === 'NotFound', `deleting default/kubernetes\n${diagnosis}`).toBe(true);
+      named.push({ kind: 'object', key: objectKey('services', 'default', 'kubernetes') });
       kubernetes = await pollKubernetes(c);
       if (!isBootstrapShaped(kubernetes)) console.info(await kubernetesDiagnosis(c, kubernetes));
     }

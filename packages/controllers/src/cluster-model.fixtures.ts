@@ -41,9 +41,9 @@ export class ClusterModel implements CacheView {
   readonly invalidWrites: WriteFailure[] = [];
   /** Every change, in order, as informers would have delivered it. */
   readonly changes: CacheChange[] = [];
-  /** The core/v1 events the controllers recorded (the `event` action), in order. */
-  readonly events: Extract<ReconcileAction, { kind: 'event' }>[] = [];
-  /** The events/v1 events the controllers recorded (the `record-event` action), in order. */
+  /** The core/v1 events the controllers recorded (`event` actions of that recorder), in order. */
+  readonly events: ControllerEvent[] = [];
+  /** The events/v1 events the controllers recorded (`event` actions of that recorder), in order. */
   readonly v1Events: ControllerEvent[] = [];
 
   private bucket(resource: ResourceName): Map<string, KubeObject> {
@@ -97,10 +97,7 @@ export class ClusterModel implements CacheView {
       case 'remember':
         return { outcome: 'ok' };
       case 'event':
-        this.events.push(action);
-        return { outcome: 'ok' };
-      case 'record-event':
-        this.v1Events.push(action.event);
+        (action.event.recorder === 'events/v1' ? this.v1Events : this.events).push(action.event);
         return { outcome: 'ok' };
       case 'finalize-namespace':
         // The endpoint controllers and the kubelet never finalize namespaces; the host's

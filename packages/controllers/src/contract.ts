@@ -57,12 +57,6 @@ export type ReconcileAction =
       readonly gracePeriodSeconds?: number;
       readonly propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
     }
-  /**
-   * Record an Event about an object, as the events/v1 recorder writes one (the scheduler's
-   * FailedScheduling, say). The host writes it; a failed event write is logged and dropped, as
-   * upstream's broadcaster drops it, and fails nothing.
-   */
-  | { readonly kind: 'record-event'; readonly event: ControllerEvent }
   /** Reconcile this key again after `afterMs` (a pod's readiness delay, say), even if nothing changes. */
   | { readonly kind: 'requeue-after'; readonly key: string; readonly afterMs: number }
   /**
@@ -73,37 +67,38 @@ export type ReconcileAction =
    */
   | { readonly kind: 'remember'; readonly key: string; readonly value: unknown }
   /**
-   * An event about an object, as upstream's record.EventRecorder writes it (core/v1, the
-   * controller's name as the source component). Not a write the key waits on: a failed event
-   * is dropped, as upstream's broadcaster drops it.
+   * Record an Event about an object, as one of upstream's two recorders writes it (see
+   * ControllerEvent's `recorder`). Not a write the key waits on: a refused event is logged and
+   * dropped, as upstream's broadcaster drops it, and fails nothing.
    */
-  | {
-      readonly kind: 'event';
-      /** The recorder's source component, e.g. `endpoint-slice-controller`. */
-      readonly component: string;
-      readonly regarding: { readonly resource: ResourceName; readonly apiVersion: string; readonly kind: string; readonly namespace: string; readonly name: string };
-      readonly type: 'Normal' | 'Warning';
-      readonly reason: string;
-      readonly message: string;
-    }
+  | { readonly kind: 'event'; readonly event: ControllerEvent }
   /**
    * The namespace controller's one step that is not a single write: delete everything in a
    * Terminating namespace, then the namespace (the registry's `finalizeNamespace`).
    */
   | { readonly kind: 'finalize-namespace'; readonly name: string };
 
-/** An Event a controller asks the host to record, in the events/v1 recorder's terms. */
+/** An Event a controller asks the host to record. */
 export interface ControllerEvent {
+  /**
+   * Which of upstream's recorders writes it:
+   * - `core/v1`: record.EventRecorder (the endpoint, EndpointSlice, mirroring and deployment
+   *   controllers'): the reporting controller as the source component, count and first/last
+   *   timestamps, repeats counted by client-go's correlator;
+   * - `events/v1`: the events/v1 recorder (the scheduler's): `action`, eventTime and
+   *   reportingInstance, no count.
+   */
+  readonly recorder: 'core/v1' | 'events/v1';
   /** Warning or Normal, as core/v1 events are typed. */
   readonly type: 'Warning' | 'Normal';
   /** Why, in one CamelCase word (FailedScheduling). */
   readonly reason: string;
-  /** What was being done (Scheduling). */
-  readonly action: string;
-  /** The human-readable text; a core/v1 client reads it as the message. */
-  readonly note: string;
-  /** The controller that reports it (default-scheduler). */
+  /** The human-readable text (events/v1 calls it the note; a core/v1 client reads it as the message). */
+  readonly message: string;
+  /** The controller that reports it (default-scheduler, endpoint-slice-controller). */
   readonly reportingController: string;
+  /** What was being done (Scheduling): events/v1 only. */
+  readonly action?: string;
   /** The object the event is about; `resource` is where its uid is looked up in the cache. */
   readonly regarding: {
     readonly apiVersion: string;

@@ -102,11 +102,14 @@ class Sync {
     const d = this.d;
     this.actions.push({
       kind: 'event',
-      component: DEPLOYMENT_CONTROLLER_NAME,
-      regarding: { resource: 'deployments', apiVersion: APPS_V1, kind: 'Deployment', namespace: this.namespace, name: d.metadata.name ?? '' },
-      type,
-      reason,
-      message,
+      event: {
+        recorder: 'core/v1',
+        reportingController: DEPLOYMENT_CONTROLLER_NAME,
+        regarding: { resource: 'deployments', apiVersion: APPS_V1, kind: 'Deployment', namespace: this.namespace, name: d.metadata.name ?? '' },
+        type,
+        reason,
+        message,
+      },
     });
   }
 

@@ -145,7 +145,7 @@ describe('EndpointSlice controller', () => {
     const { model, loop } = setup([node('node-a'), service('web', { selector: { app: 'web' } }), pod('a', { ip: '10.244.0.5' }), pod('b', { ip: '10.244.0.6', node: 'node-late' })]);
     expect(slicesOf(model, 'web')[0]?.endpoints?.map((e) => e.addresses[0])).toEqual(['10.244.0.5']);
     // Each sync reports it, as the reconciler's error becomes a warning on the Service.
-    const reported = model.events.map((e) => [e.component, e.type, e.reason, e.message]);
+    const reported = model.events.map((e) => [e.reportingController, e.type, e.reason, e.message]);
     expect(reported.length).toBeGreaterThan(0);
     for (const event of reported) {
       expect(event).toEqual(['endpoint-slice-controller', 'Warning', 'FailedToUpdateEndpointSlices', 'Error updating Endpoint Slices for Service default/web: skipping Pod b for Service default/web: Node node-late Not Found']);

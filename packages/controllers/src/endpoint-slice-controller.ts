@@ -428,12 +428,15 @@ function hasZoneHints(slices: readonly EndpointSlice[]): boolean {
 function serviceEvent(service: Service, event: { readonly type: 'Normal' | 'Warning'; readonly reason: string; readonly message: string }): ReconcileAction {
   return {
     kind: 'event',
-    // upstream: pkg/controller/endpointslice/endpointslice_controller.go (the recorder's EventSource)
-    component: 'endpoint-slice-controller',
-    regarding: { resource: 'services', apiVersion: 'v1', kind: 'Service', namespace: service.metadata.namespace ?? '', name: service.metadata.name ?? '' },
-    type: event.type,
-    reason: event.reason,
-    message: event.message,
+    event: {
+      recorder: 'core/v1',
+      // upstream: pkg/controller/endpointslice/endpointslice_controller.go (the recorder's EventSource)
+      reportingController: 'endpoint-slice-controller',
+      regarding: { resource: 'services', apiVersion: 'v1', kind: 'Service', namespace: service.metadata.namespace ?? '', name: service.metadata.name ?? '' },
+      type: event.type,
+      reason: event.reason,
+      message: event.message,
+    },
   };
 }
 

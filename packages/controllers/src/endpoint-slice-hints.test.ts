@@ -53,7 +53,7 @@ describe('topology-aware hints over time', () => {
     expect(zoneHints(model)).toEqual([['zone-a'], ['zone-a'], ['zone-b'], ['zone-b']]);
     expect(eventsOf(model)).toEqual([['Normal', 'TopologyAwareHintsEnabled', 'Topology Aware Hints has been enabled, addressType: IPv4']]);
     expect(model.events[0]?.regarding).toEqual({ resource: 'services', apiVersion: 'v1', kind: 'Service', namespace: 'default', name: 'web' });
-    expect(model.events[0]?.component).toBe('endpoint-slice-controller');
+    expect(model.events[0]?.reportingController).toBe('endpoint-slice-controller');
     loop.start();
     expect(loop.run().writes).toBe(0);
     expect(model.events).toHaveLength(1);

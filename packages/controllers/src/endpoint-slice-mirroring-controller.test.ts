@@ -89,7 +89,7 @@ describe('EndpointSlice mirroring controller', () => {
     expect(slice?.endpoints).toHaveLength(1000);
     expect(slice?.endpoints?.[0]?.addresses).toEqual(['10.1.0.1']);
     // Both are reported on the Endpoints: 1 invalid address, and 6 of the 1,006 not mirrored.
-    const reported = new Set(model.events.map((e) => `${e.component} ${e.regarding.kind}/${e.regarding.name} ${e.type} ${e.reason}: ${e.message}`));
+    const reported = new Set(model.events.map((e) => `${e.reportingController} ${e.regarding.kind}/${e.regarding.name} ${e.type} ${e.reason}: ${e.message}`));
     expect([...reported]).toEqual([
       'endpoint-slice-mirroring-controller Endpoints/ext Warning InvalidIPAddress: Skipped 1 invalid IP addresses when mirroring to EndpointSlices',
       'endpoint-slice-mirroring-controller Endpoints/ext Warning TooManyAddressesToMirror: A max of 1000 addresses can be mirrored to EndpointSlices per Endpoints subset. 6 addresses were skipped',

@@ -120,12 +120,15 @@ export function desiredMirror(endpoints: Endpoints, max: number, skips: MirrorSk
 function skipEvents(endpoints: Endpoints, skips: MirrorSkips, max: number): ReconcileAction[] {
   const event = (reason: string, message: string): ReconcileAction => ({
     kind: 'event',
-    // upstream: pkg/controller/endpointslicemirroring/endpointslicemirroring_controller.go (the recorder's source)
-    component: 'endpoint-slice-mirroring-controller',
-    regarding: { resource: 'endpoints', apiVersion: 'v1', kind: 'Endpoints', namespace: endpoints.metadata.namespace ?? '', name: endpoints.metadata.name ?? '' },
-    type: 'Warning',
-    reason,
-    message,
+    event: {
+      recorder: 'core/v1',
+      // upstream: pkg/controller/endpointslicemirroring/endpointslicemirroring_controller.go (the recorder's source)
+      reportingController: 'endpoint-slice-mirroring-controller',
+      regarding: { resource: 'endpoints', apiVersion: 'v1', kind: 'Endpoints', namespace: endpoints.metadata.namespace ?? '', name: endpoints.metadata.name ?? '' },
+      type: 'Warning',
+      reason,
+      message,
+    },
   });
   const events: ReconcileAction[] = [];
   if (skips.invalid > 0) events.push(event('InvalidIPAddress', `Skipped ${skips.invalid} invalid IP addresses when mirroring to EndpointSlices`));

@@ -227,10 +227,11 @@ describe('simulated kubelet', () => {
     expect(px?.status?.conditions).toEqual([{ type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: '2025-01-02T03:04:05Z', reason: 'Unschedulable', message }]);
     expect(model.v1Events).toEqual([
       {
+        recorder: 'events/v1',
         type: 'Warning',
         reason: 'FailedScheduling',
         action: 'Scheduling',
-        note: message,
+        message,
         reportingController: 'default-scheduler',
         regarding: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'px', resource: 'pods' },
       },

@@ -360,12 +360,13 @@ function bindPod(key: string, nodes: readonly ResolvedNode[], cache: CacheView, 
   return [
     updateStatus(pod, { ...pod.status, phase: pod.status?.phase ?? 'Pending', conditions: [...others, scheduled] } as Pod['status']),
     {
-      kind: 'record-event',
+      kind: 'event',
       event: {
+        recorder: 'events/v1',
         type: 'Warning',
         reason: 'FailedScheduling',
         action: 'Scheduling',
-        note: placement.message,
+        message: placement.message,
         reportingController: 'default-scheduler',
         regarding: { apiVersion: 'v1', kind: 'Pod', namespace, name, resource: 'pods' },
       },

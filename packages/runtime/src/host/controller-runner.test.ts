@@ -191,12 +191,13 @@ describe('the keyed-controller runner', () => {
       reconcile: (key) => {
         const [namespace = '', name = ''] = key.split('/');
         const event = (ns: string) => ({
-          kind: 'record-event' as const,
+          kind: 'event' as const,
           event: {
+            recorder: 'events/v1' as const,
             type: 'Warning' as const,
             reason: 'FailedScheduling',
             action: 'Scheduling',
-            note: 'no nodes available to schedule pods',
+            message: 'no nodes available to schedule pods',
             reportingController: 'default-scheduler',
             regarding: { apiVersion: 'v1', kind: 'Service', namespace: ns, name, resource: 'services' as const },
           },
@@ -233,7 +234,7 @@ describe('the keyed-controller runner', () => {
       reconcile: (key) => {
         const [namespace = '', name = ''] = key.split('/');
         return [
-          { kind: 'event', component: 'warner', type: 'Warning', reason: 'Stuck', message: 'the same thing again', regarding: { resource: 'services', apiVersion: 'v1', kind: 'Service', namespace, name } },
+          { kind: 'event', event: { recorder: 'core/v1', reportingController: 'warner', type: 'Warning', reason: 'Stuck', message: 'the same thing again', regarding: { resource: 'services', apiVersion: 'v1', kind: 'Service', namespace, name } } },
           { kind: 'requeue-after', key, afterMs: 60_000 },
         ];
       },

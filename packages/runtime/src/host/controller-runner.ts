@@ -14,7 +14,7 @@ import type { KubeObject, ObjectMeta } from '@kubesvc/api-types';
 import type { Clock } from '@kubesvc/store';
 import { type ApiError, type Registry, type ResourceName, silentLogger, type Logger } from '@kubesvc/apiserver';
 import type { Informer } from './informer.js';
-import type { CacheChange, KeyedController, ReconcileAction } from '@kubesvc/controllers';
+import type { CacheChange, ControllerEvent, KeyedController, ReconcileAction } from '@kubesvc/controllers';
 import { EventRecorder } from './events.js';
 import { WorkQueue, type RateLimiterOptions } from './workqueue.js';
 
@@ -104,7 +104,7 @@ class Worker {
       }
       if (action.kind === 'event') {
         // Not a write the key waits on: a rejected event is logged and dropped.
-        await runner.events.recordCore({ type: action.type, reason: action.reason, message: action.message, component: action.component, regarding: action.regarding });
+        await runner.record(action.event);
         continue;
       }
       wrote = true;
@@ -183,6 +183,13 @@ class Runner implements ControllerRunner {
     for (const key of keys) worker.queue.add(key);
   }
 
+  /** Records a controller's event through the recorder it names. */
+  async record(event: ControllerEvent): Promise<void> {
+    const { type, reason, message, reportingController, regarding } = event;
+    if (event.recorder === 'events/v1') await this.events.recordV1({ type, reason, note: message, action: event.action ?? '', reportingController, regarding });
+    else await this.events.recordCore({ type, reason, message, component: reportingController, regarding });
+  }
+
   /** Carries one write out; returns why it failed, or undefined. */
   async carryOut(action: Exclude<ReconcileAction, { kind: 'requeue-after' | 'event' | 'remember' }>): Promise<string | undefined> {
     const r = this.registry;
@@ -218,11 +225,6 @@ class Runner implements ControllerRunner {
           // upstream: pkg/controller/endpoint/endpoints_controller.go (syncService: IsNotFound)
           if (!res.ok && res.error.code === 404) return undefined;
           return res.ok ? undefined : describe('delete', action.resource, action.namespace, action.name, res.error);
-        }
-        case 'record-event': {
-          // The recorder logs a refused event; it is not the reconcile's failure.
-          await this.events.recordV1(action.event);
-          return undefined;
         }
         case 'finalize-namespace': {
           const res = await r.finalizeNamespace(action.name);

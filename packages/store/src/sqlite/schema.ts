@@ -47,6 +47,9 @@ CREATE TABLE IF NOT EXISTS meta (
   value INTEGER NOT NULL
 ) WITHOUT ROWID;
 INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', ${SCHEMA_VERSION}), ('revision', 0), ('compact_revision', 0);
+-- The revision up to which compaction has deleted the rows (compact_revision is the one reads
+-- are refused below). A file from before this counter compacted in one go: all of it is done.
+INSERT OR IGNORE INTO meta (name, value) SELECT 'compact_finished', value FROM meta WHERE name = 'compact_revision';
 `;
 
 /** One row of the log, as SQLite returns it. */

@@ -115,6 +115,47 @@ describe('sqlite store: the file', () => {
     }
   });
 
+  it('a large compaction deletes in batches with writes going on between them, and one cut short by a close is finished by the next', async () => {
+    const path = join(dir, 'store.db');
+    const store = openSqliteStore({ path });
+    // 5,000 revisions of one key: a compaction to the last deletes 4,999 rows in 5 batches.
+    for (let i = 1; i <= 5_000; i++) await store.txn([], [{ kind: 'put', key: '/k', value: String(i) }]);
+    const order: string[] = [];
+    const compacted = store.compact(5_000).then(() => order.push('compacted'));
+    // The mark is set at once: a read below it fails before any row is gone.
+    await expect(store.get('/k', { revision: 10 })).rejects.toMatchObject({ _tag: 'ErrCompacted' });
+    await store.txn([], [{ kind: 'put', key: '/other', value: 'x' }]).then(() => order.push('write'));
+    await compacted;
+    expect(order).toEqual(['write', 'compacted']);
+    // Cut short: a close right after the first batch leaves the rest for the next compaction.
+    for (let i = 1; i <= 3_000; i++) await store.txn([], [{ kind: 'put', key: '/k', value: `b${i}` }]);
+    const cut = store.compact(8_001);
+    await store.close();
+    await cut;
+    const count = (p: string): { rows: number; finished: number; marked: number } => {
+      const db = new Database(p, { readonly: true });
+      try {
+        return {
+          rows: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM log WHERE name = '/k'").get()?.n ?? -1,
+          finished: db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'compact_finished'").get()?.value ?? -1,
+          marked: db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'compact_revision'").get()?.value ?? -1,
+        };
+      } finally {
+        db.close();
+      }
+    };
+    const after = count(path);
+    expect(after.marked).toBe(8_001);
+    expect(after.finished).toBeLessThan(8_001);
+    expect(after.rows).toBeGreaterThan(1);
+    const again = openSqliteStore({ path });
+    await again.txn([], [{ kind: 'put', key: '/other', value: 'y' }]);
+    await again.compact(8_002);
+    expect((await again.get('/k')).kv?.value).toBe('b3000');
+    await again.close();
+    expect(count(path)).toEqual({ rows: 1, finished: 8_002, marked: 8_002 });
+  });
+
   it('an acknowledged write survives the writer being killed with SIGKILL', async () => {
     const path = join(dir, 'store.db');
     const script = join(dir, 'writer.mts');

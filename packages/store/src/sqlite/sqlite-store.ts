@@ -123,6 +123,24 @@ function createOwnerOnly(path: string): void {
 }
 
 /** Opens (creating if needed, mode 0600) the SQLite store at `options.path`. */
+/**
+ * Revisions per compaction batch: etcd deletes 1,000 keys per batch by default; a revision here
+ * is at most a few rows (one txn's writes), so a batch stays a few milliseconds of work.
+ */
+const COMPACT_BATCH_REVISIONS = 1_000;
+/** Pages handed back to the file system per step after a compaction (4 MiB, one WAL checkpoint's worth). */
+const VACUUM_PAGES_PER_STEP = 1_024;
+/**
+ * The WAL file is cut back to this after a checkpoint: SQLite checkpoints every 1,000 pages
+ * (4 MiB), but the file keeps the size of the largest transaction it ever held unless limited.
+ */
+const WAL_SIZE_LIMIT_BYTES = 8 * 1024 * 1024;
+
+/** Lets timers, sockets and other writes run between the steps of a long job. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 export function openSqliteStore(options: SqliteStoreOptions): Store {
   return new SqliteStore(options);
 }
@@ -137,6 +155,8 @@ class SqliteStore implements Store {
   private readonly leases = new Map<LeaseId, { readonly ttlSeconds: number; cancelTimer: () => void }>();
   private readonly hub = new WatchHub();
   private readonly q;
+  /** The compaction deleting rows now (they run one after another). */
+  private compaction: Promise<void> = Promise.resolve();
 
   constructor(options: SqliteStoreOptions) {
     this.clock = options.clock ?? systemClock;
@@ -150,6 +170,7 @@ class SqliteStore implements Store {
       const mode = db.pragma('journal_mode = WAL', { simple: true });
       if (mode !== 'wal') throw new Error(`sqlite store: could not switch ${options.path} to WAL mode (got ${String(mode)})`);
       db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
+      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
       // Reads through a memory map and a 64 MiB page cache: listing 10,000 Services reads
       // about 11 MB of rows, and read() calls for each page cost more than the rows.
       db.pragma('mmap_size = 268435456');
@@ -212,11 +233,14 @@ class SqliteStore implements Store {
       leases: db.prepare<[], { id: number; ttl_seconds: number }>('SELECT id, ttl_seconds FROM lease'),
       insertLease: db.prepare<[number]>('INSERT INTO lease (ttl_seconds) VALUES (?)'),
       deleteLease: db.prepare<[number]>('DELETE FROM lease WHERE id = ?'),
-      compact: db.prepare<{ c: number }>(
+      // The rows a compaction to @to forgets, for the revisions after @from (those at or below
+      // it were forgotten by the compactions before): the row each later row superseded, and
+      // tombstones.
+      compact: db.prepare<{ from: number; to: number }>(
         `DELETE FROM log WHERE id IN (
-           SELECT p.id FROM log l JOIN log p ON p.name = l.name AND p.revision = l.prev_revision WHERE l.revision <= @c
+           SELECT p.id FROM log l JOIN log p ON p.name = l.name AND p.revision = l.prev_revision WHERE l.revision > @from AND l.revision <= @to
            UNION
-           SELECT id FROM log WHERE deleted != 0 AND revision <= @c)`,
+           SELECT id FROM log WHERE deleted != 0 AND revision > @from AND revision <= @to)`,
       ),
     };
     this.current = this.q.meta.get('revision')?.value ?? 0;
@@ -452,23 +476,57 @@ class SqliteStore implements Store {
     }
   }
 
+  /**
+   * Compacts as etcd does: the revision is marked at once (reads and watches below it fail from
+   * now on), then the rows are deleted in batches of COMPACT_BATCH_REVISIONS revisions, each its
+   * own transaction, with the event loop free between them, so writes go on during a large
+   * compaction instead of waiting for one long DELETE; then the freed pages go back to the file
+   * system, also in steps. Resolves when the rows are gone (etcd's physical compaction). A
+   * compaction cut short by a close or crash is finished by the next one.
+   * upstream: etcd server/storage/mvcc/kvstore_compaction.go (scheduleCompaction: batches of
+   * --experimental-compaction-batch-limit with a pause between them; scheduled and finished
+   * compact revisions kept apart)
+   */
   compact(revision: number): Promise<void> {
     try {
       this.open();
       checkCompact(revision, this.current, this.compacted);
-      this.db
-        .transaction(() => {
-          this.q.compact.run({ c: revision });
-          this.q.setMeta.run(revision, 'compact_revision');
-        })
-        .immediate();
+      this.q.setMeta.run(revision, 'compact_revision');
       this.compacted = revision;
-      // Give the freed pages back to the file system.
-      this.db.pragma('incremental_vacuum');
-      return Promise.resolve();
     } catch (error) {
       return Promise.reject(error as Error);
     }
+    const run = this.compaction.then(() => this.deleteHistory(revision));
+    // The next compaction waits for this one, whether it failed or not.
+    this.compaction = run.catch(() => undefined);
+    return run;
+  }
+
+  private async deleteHistory(to: number): Promise<void> {
+    if (this.closed) return;
+    let from = this.q.meta.get('compact_finished')?.value ?? 0;
+    while (from < to) {
+      if (this.closed) return;
+      const upTo = Math.min(to, from + COMPACT_BATCH_REVISIONS);
+      this.db
+        .transaction(() => {
+          this.q.compact.run({ from, to: upTo });
+          this.q.setMeta.run(upTo, 'compact_finished');
+        })
+        .immediate();
+      from = upTo;
+      await yieldToEventLoop();
+    }
+    // Give the freed pages back to the file system (auto_vacuum = INCREMENTAL). The file only
+    // shrinks when a checkpoint copies the vacuum into it, so one runs at the end rather than
+    // whenever the next 4 MiB of writes trigger it.
+    let vacuumed = false;
+    while (!this.closed && (this.db.pragma('freelist_count', { simple: true }) as number) > 0) {
+      this.db.pragma(`incremental_vacuum(${VACUUM_PAGES_PER_STEP})`);
+      vacuumed = true;
+      await yieldToEventLoop();
+    }
+    if (vacuumed && !this.closed) this.db.pragma('wal_checkpoint(PASSIVE)');
   }
 
   revision(): Promise<number> {

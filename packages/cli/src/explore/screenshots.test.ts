@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT, REPO_ROOT } from '../run-bin.fixtures.js';
 import { compareImages, expectScreenshot, UPDATE_VARIABLE } from './screenshots.fixtures.js';
 
 const dirs: string[] = [];
@@ -115,5 +116,21 @@ describe('expectScreenshot', () => {
     const second = image(10, 10, [{ x: 0, y: 0, w: 1, h: 1 }]);
     expect(expectScreenshot('graph', second, { storedDir, outputDir, maxDiffRatio: 0.5, env })).toBe('written');
     expect(readFileSync(join(storedDir, 'graph.png'))).toEqual(second);
+  });
+});
+
+describe("docs/explorer.md's way to refresh the stored screenshots", () => {
+  it('sets the update variable and runs, from the cli package, the browser test file that has the screenshot tests', () => {
+    const docs = readFileSync(join(REPO_ROOT, 'docs', 'explorer.md'), 'utf8');
+    const block = /## The screenshots the tests compare[\s\S]*?```sh\n([\s\S]*?)```/.exec(docs)?.[1] ?? '';
+    expect(block.trim().split('\n')).toEqual(['cd packages/cli', `${UPDATE_VARIABLE}=1 npx vitest run src/explore/explorer.browser.test.ts -t screenshot`]);
+    const file = readFileSync(join(PACKAGE_ROOT, 'src', 'explore', 'explorer.browser.test.ts'), 'utf8');
+    // Every test of the screenshot block is selected by `-t screenshot`, and they name the stored images.
+    const titles = [...file.matchAll(/^ {2}it\('(screenshot: [^']*)'|^ {2}it\("(screenshot: [^"]*)"/gm)].map((m) => m[1] ?? m[2]);
+    expect(titles).toHaveLength(4);
+    for (const name of ['rule-graph', 'trace', 'node-matrix']) {
+      expect(file).toContain(`expectScreenshot('${name}'`);
+      expect(existsSync(join(PACKAGE_ROOT, 'src', 'explore', '__screenshots__', `${name}.png`)), name).toBe(true);
+    }
   });
 });

@@ -17,9 +17,12 @@ symlinkSync('/usr/bin/id', join(bin, 'id'));
 symlinkSync('/usr/bin/apt-get', join(bin, 'apt-get'));
 afterAll(() => rmSync(bin, { recursive: true, force: true }));
 
-// etcd is looked for at /usr/bin/etcd, which PATH does not hide: it is listed only where it is absent.
+// etcd is looked for at /usr/bin/etcd, and the DejaVu fonts as files, which PATH does not hide:
+// each is listed only where it is absent.
 const etcd = (): string[] => (spawnSync('test', ['-x', '/usr/bin/etcd']).status === 0 ? [] : ['etcd-server']);
-const HIDDEN = (): string => ['dnsutils', 'curl', 'iproute2', 'iputils-ping', 'iptables', 'nftables', ...etcd(), 'chromium', 'python3', 'make', 'g++'].join(' ');
+const DEJAVU = ['/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', '/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf'];
+const fonts = (): string[] => (DEJAVU.every((f) => spawnSync('test', ['-f', f]).status === 0) ? [] : ['fonts-dejavu-core']);
+const HIDDEN = (): string => ['dnsutils', 'curl', 'iproute2', 'iputils-ping', 'iptables', 'nftables', ...etcd(), 'chromium', ...fonts(), 'python3', 'make', 'g++'].join(' ');
 
 function run(args: readonly string[], asUser?: string): { status: number | null; stderr: string } {
   const command = asUser === undefined ? ['/bin/bash', SCRIPT, ...args] : ['/usr/sbin/runuser', '-u', asUser, '--', '/usr/bin/env', `PATH=${bin}`, '/bin/bash', SCRIPT, ...args];

@@ -1,6 +1,8 @@
 // The explorer in a real browser: Debian's chromium driven by playwright-core, against the
 // real `kubesvc up` (a child process on a temp data dir) and the real kubectl. Each scenario
-// saves a screenshot under test-results/explorer/. The page is opened at 1280x800.
+// saves a screenshot under test-results/explorer/. The page is opened at 1280x800. The last
+// block compares screenshots of the rule graph, a trace and the per-node matrix to the stored
+// ones in __screenshots__/ (docs/explorer.md says how to refresh them).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +12,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureUiBuilt } from '@kubesvc/explorer/node';
 import { BIN, PACKAGE_ROOT, REPO_ROOT } from '../run-bin.fixtures.js';
+import { compareImages, expectScreenshot } from './screenshots.fixtures.js';
 
 const exec = promisify(execFile);
 const CHROMIUM = '/usr/bin/chromium';
@@ -59,7 +62,10 @@ async function stop(child: ChildProcess): Promise<void> {
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   expect(await ensureUiBuilt()).toBe(true);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'], timeout: 60_000 });
+  // The font flags keep glyphs the same from run to run for the stored screenshots: no
+  // hinting, no subpixel (LCD) anti-aliasing, and sRGB whatever the display.
+  const stableText = ['--font-render-hinting=none', '--disable-lcd-text', '--force-color-profile=srgb'];
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', ...stableText], timeout: 60_000 });
 }, 120_000);
 
 afterAll(async () => {
@@ -478,5 +484,152 @@ describe('kubesvc explore over a dump', () => {
       await picker.selectOption('');
       await expect.poll(async () => (await page.locator('[data-testid="status"]').textContent()) ?? '', { timeout: STEP_MS }).not.toContain('as node');
     }).finally(() => stop(explore.child));
+  });
+});
+
+// Screenshots compared to stored ones (screenshots.fixtures.ts: pixelmatch over pngjs), over the
+// docs' dumps, whose pages hold no clock or random value. Each page is drawn at the 1280x800
+// viewport with a device scale factor of 1, in the light theme, with reduced motion and CSS
+// animations off, and its text in the DejaVu fonts (fonts-dejavu-core, which
+// tools/system-deps.sh installs) rather than whatever system-ui and monospace resolve to. A page
+// is shot once its data is drawn and its status says it is live.
+//   KUBESVC_UPDATE_SCREENSHOTS=1 npx vitest run src/explore/explorer.browser.test.ts -t screenshot
+// writes the stored images again (never under CI=true, where a missing one fails).
+const STORED = join(PACKAGE_ROOT, 'src', 'explore', '__screenshots__');
+const SHOT_RESULTS = join(PACKAGE_ROOT, 'test-results', 'explorer-screenshots');
+// The share of pixels that may differ from the stored image: 1 in 10,000 (about 100 of the
+// 1,024,000 of a 1280x800 page). Runs on one kind of machine draw the same pixels; a chain name
+// cut short or a label moved onto its edge changes several times more (the last test shows it).
+const MAX_DIFF_RATIO = 0.0001;
+const FIXED_FONTS = `body, input, select, button { font-family: 'DejaVu Sans' !important; }
+th, td, pre, code, svg text { font-family: 'DejaVu Sans Mono' !important; }`;
+const shotOptions = { storedDir: STORED, outputDir: SHOT_RESULTS, maxDiffRatio: MAX_DIFF_RATIO };
+
+async function fixedPage(): Promise<{ context: BrowserContext; page: Page }> {
+  if (browser === undefined) throw new Error('no browser');
+  const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, colorScheme: 'light', reducedMotion: 'reduce', locale: 'en-US', timezoneId: 'UTC' });
+  context.setDefaultTimeout(STEP_MS);
+  // The fonts are set before the page's own script runs, so nothing is ever drawn in another.
+  await context.addInitScript((css: string) => {
+    const style = document.createElement('style');
+    style.textContent = css;
+    const add = (): void => void (document.head ?? document.documentElement).append(style);
+    if (document.documentElement === null) document.addEventListener('readystatechange', add, { once: true });
+    else add();
+  }, FIXED_FONTS);
+  return { context, page: await context.newPage() };
+}
+
+/** The whole page as a PNG, once its fonts are loaded and its status says live. */
+async function shoot(page: Page): Promise<Buffer> {
+  await expect.poll(async () => (await page.locator('[data-testid="status"]').textContent()) ?? '', { timeout: STEP_MS }).toMatch(/ · live$/);
+  const fonts = await page.evaluate(async () => {
+    await document.fonts.ready;
+    const text = document.querySelector('svg text, td');
+    return { body: getComputedStyle(document.body).fontFamily, text: text === null ? '' : getComputedStyle(text).fontFamily };
+  });
+  expect(fonts).toEqual({ body: '"DejaVu Sans"', text: '"DejaVu Sans Mono"' });
+  return page.screenshot({ fullPage: true, animations: 'disabled', caret: 'hide', scale: 'css' });
+}
+
+describe('screenshots of the explorer compared to stored ones', () => {
+  const links = { cluster: '', topology: '' };
+  const withToken = (url: string, route: string): string => `${url.replace(/#.*$/, '')}#${route}&token=${url.slice(url.indexOf('#token=') + '#token='.length)}`;
+
+  beforeAll(async () => {
+    for (const fixture of ['cluster', 'topology'] as const) {
+      const explore = await startBin(['explore', '-f', `packages/cli/src/fixtures/${fixture}.yaml`, '--port', '0'], /Ctrl-C stops it/);
+      links[fixture] = /(http:\/\/127\.0\.0\.1:\d+\/ui\/#token=\S+)/.exec(explore.out())?.[1] ?? '';
+      expect(links[fixture]).not.toBe('');
+    }
+  }, 120_000);
+
+  async function onFixedPage(name: string, scenario: (page: Page) => Promise<void>): Promise<void> {
+    const { context, page } = await fixedPage();
+    try {
+      await scenario(page);
+    } catch (error) {
+      await page.screenshot({ path: join(SHOTS, `failed-${name}.png`) }).catch(() => undefined);
+      throw error;
+    } finally {
+      await context.close();
+    }
+  }
+
+  const openRuleGraph = async (page: Page): Promise<void> => {
+    await page.goto(withToken(links.cluster, '/rules?service=shop%2Fweb'));
+    await expect.poll(() => page.locator('[data-testid="graph-node"][data-chain^="KUBE-SEP-"]').count(), { timeout: STEP_MS }).toBe(3);
+  };
+
+  it('screenshot: the rule graph of shop/web (three endpoints) matches the stored one', async () => {
+    await onFixedPage('shot-rule-graph', async (page) => {
+      await openRuleGraph(page);
+      expectScreenshot('rule-graph', await shoot(page), shotOptions);
+    });
+  });
+
+  it('screenshot: a trace to shop/web at 1/3 each, lit on the graph, matches the stored one', async () => {
+    await onFixedPage('shot-trace', async (page) => {
+      await page.goto(withToken(links.cluster, '/trace?source=10.244.0.2&destination=10.96.100.10%3A80&protocol=tcp'));
+      await expect.poll(() => page.locator('[data-testid="trace-outcomes"] tbody tr').count(), { timeout: STEP_MS }).toBe(3);
+      await expect.poll(() => page.locator('[data-testid="graph-node"].lit[data-chain^="KUBE-SEP-"]').count(), { timeout: STEP_MS }).toBe(3);
+      expectScreenshot('trace', await shoot(page), shotOptions);
+    });
+  });
+
+  it("screenshot: shop/web's per-node matrix as node-b matches the stored one", async () => {
+    await onFixedPage('shot-node-matrix', async (page) => {
+      await page.goto(withToken(links.topology, '/service/shop/web?'));
+      await page.locator('[data-testid="node-picker"]').selectOption('node-b');
+      await expect.poll(async () => (await page.locator('[data-testid="status"]').textContent()) ?? '', { timeout: STEP_MS }).toContain('as node node-b');
+      const matrix = page.locator('[data-testid="node-matrix"][data-packet="10.96.50.10:80"]');
+      await matrix.waitFor();
+      await expect.poll(() => matrix.locator('tr[aria-current="true"]').getAttribute('data-node'), { timeout: STEP_MS }).toBe('node-b');
+      expect(await matrix.locator('tbody tr').count()).toBe(3);
+      expectScreenshot('node-matrix', await shoot(page), shotOptions);
+    });
+  });
+
+  it('screenshot: the tolerance fails a rule graph with a chain name cut short, or an edge label moved onto its edge', async () => {
+    await onFixedPage('shot-altered', async (page) => {
+      await openRuleGraph(page);
+      const stored = readFileSync(join(STORED, 'rule-graph.png'));
+      // As drawn, the page matches: what follows fails because of the change alone.
+      expect(compareImages(stored, await shoot(page)).ratio).toBeLessThanOrEqual(MAX_DIFF_RATIO);
+      const local = { CI: undefined, KUBESVC_UPDATE_SCREENSHOTS: undefined };
+
+      // One SEP chain's name cut to its prefix.
+      const cut = await page.locator('[data-testid="graph-node"][data-chain^="KUBE-SEP-"] text.node-title').first().evaluate((t) => {
+        const was = t.textContent ?? '';
+        t.textContent = 'KUBE-SEP-';
+        return was;
+      });
+      expect(cut).toMatch(/^KUBE-SEP-[A-Z0-9]{16}$/);
+      const shortened = await shoot(page);
+      const outputDir = join(SHOT_RESULTS, 'altered');
+      expect(() => expectScreenshot('rule-graph', shortened, { ...shotOptions, outputDir, env: local })).toThrow(/does not match .*rule-graph\.png: \d+ of 1024000 pixels \(ratio 0\.\d+\) differ, over the tolerance 0\.0001; actual .*rule-graph-actual\.png; diff .*rule-graph-diff\.png/);
+      expect(existsSync(join(outputDir, 'rule-graph-diff.png'))).toBe(true);
+      expect(compareImages(stored, shortened).ratio, `${cut} cut to KUBE-SEP-`).toBeGreaterThan(MAX_DIFF_RATIO);
+
+      // The name back, and the first edge's label moved onto the middle of its edge.
+      await page.locator('[data-testid="graph-node"][data-chain^="KUBE-SEP-"] text.node-title').first().evaluate((t, name) => void (t.textContent = name), cut);
+      expect(compareImages(stored, await shoot(page)).ratio).toBeLessThanOrEqual(MAX_DIFF_RATIO);
+      const moved = await page.locator('[data-testid="graph-edge"]').evaluateAll((edges) => {
+        for (const g of edges) {
+          const line = g.querySelector('polyline');
+          const label = g.querySelector('text');
+          if (line === null || label === null || (label.textContent ?? '').trim() === '' || line.points.numberOfItems < 2) continue;
+          const a = line.points.getItem(0);
+          const b = line.points.getItem(line.points.numberOfItems - 1);
+          const box = label.getBBox();
+          label.setAttribute('transform', `translate(${(a.x + b.x) / 2 - (box.x + box.width / 2)} ${(a.y + b.y) / 2 - (box.y + box.height / 2)})`);
+          return label.textContent ?? '';
+        }
+        return '';
+      });
+      expect(moved).not.toBe('');
+      const movedRatio = compareImages(stored, await shoot(page)).ratio;
+      expect(movedRatio, `the label ${moved} moved onto its edge`).toBeGreaterThan(MAX_DIFF_RATIO);
+    });
   });
 });

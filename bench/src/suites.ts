@@ -17,4 +17,5 @@ export const suites: readonly SuiteEntry[] = [
   { name: 'runtime', load: async () => (await import('./runtime.js')).runtimeSuite() },
   { name: 'node-agent', load: async () => (await import('./node-agent.js')).nodeAgentSuite() },
   { name: 'ha', load: async () => (await import('./ha.js')).haSuite() },
+  { name: 'store-churn', load: async () => (await import('./store-churn.js')).storeChurnSuite() },
 ];

@@ -76,8 +76,13 @@ afterAll(async () => {
 }, 60_000);
 
 /** Runs a scenario on a fresh page; on failure the page is saved as failed-<name>.png first. */
-async function onPage(name: string, scheme: 'light' | 'dark', scenario: (page: Page) => Promise<void>): Promise<void> {
-  const { context, page } = await newPage(scheme);
+function onPage(name: string, scheme: 'light' | 'dark', scenario: (page: Page) => Promise<void>): Promise<void> {
+  return onPageOf(() => newPage(scheme), name, scenario);
+}
+
+/** Runs a scenario on the page `open` makes, saving it as failed-<name>.png when the scenario fails. */
+async function onPageOf(open: () => Promise<{ context: BrowserContext; page: Page }>, name: string, scenario: (page: Page) => Promise<void>): Promise<void> {
+  const { context, page } = await open();
   try {
     await scenario(page);
   } catch (error) {
@@ -544,17 +549,7 @@ describe('screenshots of the explorer compared to stored ones', () => {
     }
   }, 120_000);
 
-  async function onFixedPage(name: string, scenario: (page: Page) => Promise<void>): Promise<void> {
-    const { context, page } = await fixedPage();
-    try {
-      await scenario(page);
-    } catch (error) {
-      await page.screenshot({ path: join(SHOTS, `failed-${name}.png`) }).catch(() => undefined);
-      throw error;
-    } finally {
-      await context.close();
-    }
-  }
+  const onFixedPage = (name: string, scenario: (page: Page) => Promise<void>): Promise<void> => onPageOf(fixedPage, name, scenario);
 
   const openRuleGraph = async (page: Page): Promise<void> => {
     await page.goto(withToken(links.cluster, '/rules?service=shop%2Fweb'));

@@ -16,6 +16,9 @@
 // proxy spent per connection and per MB (the kernel's schedstat of the bench's main thread,
 // where the proxy runs, and of haproxy's process): on a machine shared with other work the
 // rates move with the load, the CPU time much less, so that is the figure to compare changes by.
+// haproxy runs twice in each round: at its default buffer (tune.bufsize 16 KiB), and at the
+// proxy's own read size (256 KiB, the userspace proxy's busy-connection reads), so that the bulk
+// figure compares equal buffers too (`haproxyBig...`, `proxyToHaproxyBig...`).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -30,10 +33,12 @@ const HOST = '127.0.0.1';
 const FIGURE_MS = 1000;
 const ROUNDS = 5;
 /** haproxy runs for the rounds and is killed after this at the latest. */
-const HAPROXY_LIMIT_MS = ROUNDS * 3 * 2 * (FIGURE_MS + 2000) + 30_000;
+const HAPROXY_LIMIT_MS = ROUNDS * 4 * 2 * (FIGURE_MS + 2000) + 30_000;
 const BULK_MAX_BYTES = 1024 * 1024 * 1024;
 const CONN_MAX = 5000;
 const CONN_CONCURRENCY = 4;
+/** The userspace proxy's read size on a busy connection (its tcp-connection.ts READ_SIZE). */
+const PROXY_READ_BYTES = 256 * 1024;
 
 /** The worker: a source server (writes until the client goes), a one-byte server, and the load. */
 const WORKER = `
@@ -121,7 +126,7 @@ async function waitListening(port: number, ms: number): Promise<boolean> {
   return false;
 }
 
-async function startHaproxy(binary: string, backends: Ports): Promise<{ ports: Ports; cpuNs: () => number | undefined; stop: () => Promise<void> } | undefined> {
+async function startHaproxy(binary: string, backends: Ports, bufsize?: number): Promise<{ ports: Ports; cpuNs: () => number | undefined; stop: () => Promise<void> } | undefined> {
   const ports = { bulk: await freePort(), conn: await freePort() };
   const dir = mkdtempSync(join(tmpdir(), 'kubesvc-haproxy-'));
   const cfg = join(dir, 'haproxy.cfg');
@@ -131,6 +136,7 @@ async function startHaproxy(binary: string, backends: Ports): Promise<{ ports: P
       'global',
       '  maxconn 4096',
       '  nbthread 1',
+      ...(bufsize === undefined ? [] : [`  tune.bufsize ${bufsize}`]),
       'defaults',
       '  mode tcp',
       '  timeout connect 2s',
@@ -243,20 +249,23 @@ function loopbackTask(): BenchSuite['tasks'][number] {
       };
       const binary = findBinary('haproxy');
       const haproxy = binary === undefined ? undefined : await startHaproxy(binary, direct);
+      const haproxyBig = haproxy === undefined || binary === undefined ? undefined : await startHaproxy(binary, direct, PROXY_READ_BYTES);
       if (haproxy === undefined) {
         console.log(binary === undefined ? 'proxy-userspace: haproxy not installed (apt-get install haproxy); no haproxy figures' : 'proxy-userspace: haproxy did not start; no haproxy figures');
       }
       const w = worker;
-      const figures = { direct: [] as Figures[], proxy: [] as Figures[], haproxy: [] as Figures[] };
+      const figures = { direct: [] as Figures[], proxy: [] as Figures[], haproxy: [] as Figures[], haproxyBig: [] as Figures[] };
       const loadBefore = loadavg()[0] ?? 0;
       try {
         for (let round = 0; round < ROUNDS; round++) {
           figures.direct.push(await measure(w, direct));
           figures.proxy.push(await measure(w, proxied, mainThreadCpuNs));
           if (haproxy !== undefined) figures.haproxy.push(await measure(w, haproxy.ports, haproxy.cpuNs));
+          if (haproxyBig !== undefined) figures.haproxyBig.push(await measure(w, haproxyBig.ports, haproxyBig.cpuNs));
         }
       } finally {
         await haproxy?.stop();
+        await haproxyBig?.stop();
       }
       const d = medianFigures(figures.direct);
       const p = medianFigures(figures.proxy);
@@ -281,6 +290,17 @@ function loopbackTask(): BenchSuite['tasks'][number] {
           proxyToHaproxyConn: p.connPerSec / h.connPerSec,
           ...cpuMetrics('haproxy', h),
         });
+        if (figures.haproxyBig.length > 0) {
+          const hb = medianFigures(figures.haproxyBig);
+          Object.assign(metrics, {
+            haproxyBigBufsize: PROXY_READ_BYTES,
+            haproxyBigMBps: hb.mbps,
+            haproxyBigConnPerSec: hb.connPerSec,
+            proxyToHaproxyBigMBps: p.mbps / hb.mbps,
+            proxyToHaproxyBigConn: p.connPerSec / hb.connPerSec,
+            ...cpuMetrics('haproxyBig', hb),
+          });
+        }
         // Each round's own ratios: the proxy and haproxy of one round ran a second apart, under
         // much the same load, so these pairs spread less than the medians of either side.
         figures.haproxy.forEach((hr, i) => {

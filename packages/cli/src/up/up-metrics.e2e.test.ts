@@ -1,6 +1,6 @@
 // /metrics of a real `kubesvc up` through the real kubectl, as the README's "Metrics" section
 // shows it (the test checks it runs that section's commands): `kubectl get --raw /metrics`
-// answers with the kubeconfig's token, and after a Service is created for a Deployment's ready
+// answers with the kubeconfig's token (and not with another), and after a Service is created for a Deployment's ready
 // pods, kube-proxy's network programming histogram and the apiserver's POST services histogram
 // have both moved. Waits poll with a generous bound and print the last state seen.
 import { execFile } from 'node:child_process';
@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { e2eScope, kubectl, startUp, until } from './up.fixtures.js';
+import { e2eScope, kubectl, kubectlRun, startUp, until } from './up.fixtures.js';
 
 const exec = promisify(execFile);
 const { children, tempDir } = e2eScope('kubesvc-up-metrics-');
@@ -54,6 +54,11 @@ describe('kubesvc up serves /metrics', () => {
     /** A README line, run by the shell as a reader would, with the kubeconfig `up` wrote. */
     const sh = async (line: string) => (await exec('/bin/sh', ['-c', line], { env: { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: cache }, timeout: 60_000 })).stdout;
     const [createDeployment = '', expose = '', grepProgramming = '', grepPost = ''] = readmeSession();
+
+    // Another token is refused as the API refuses it.
+    const refused = await kubectlRun(kubeconfig, cache, 'get', '--raw', '/metrics', '--token', 'not-the-token');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/Unauthorized/);
 
     const before = await k('get', '--raw', '/metrics');
     expect(before).toMatch(/^# TYPE kubeproxy_network_programming_duration_seconds histogram$/m);

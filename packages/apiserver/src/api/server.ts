@@ -739,7 +739,12 @@ function registryDeleteOptions(options: DeleteRequestOptions): DeleteOptions {
   };
 }
 
-/** The metrics labels of a request to a resource route. */
+/**
+ * The metrics labels of a request to a resource route: every route the installer makes is
+ * instrumented, so a request is recorded once it has a route and a method routed there.
+ * upstream (v1.33): staging/src/k8s.io/apiserver/pkg/endpoints/installer.go (InstrumentRouteFunc
+ *           around each route's handler, with the route's group, version, resource and subresource)
+ */
 function routeLabels(req: IncomingMessage, route: Route, query: URLSearchParams): ReturnType<typeof requestLabels> {
   const slash = route.info.apiVersion.indexOf('/');
   return requestLabels({

@@ -2,7 +2,8 @@
 // shows it (the test checks it runs that section's commands): `kubectl get --raw /metrics`
 // answers with the kubeconfig's token (and not with another), and after a Service is created for a Deployment's ready
 // pods, kube-proxy's network programming histogram and the apiserver's POST services histogram
-// have both moved. Waits poll with a generous bound and print the last state seen.
+// have both moved, the store's create of the Service was timed and the objects are counted.
+// Waits poll with a generous bound and print the last state seen.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -80,5 +81,11 @@ describe('kubesvc up serves /metrics', () => {
     const posts = await until('apiserver_request_duration_seconds_count{verb="POST",resource="services"} grew', () => sh(grepPost), (out) => total(out, POST_SERVICES_COUNT) > postsBefore);
     expect(posts).toMatch(/scope="resource"/);
     expect(posts).toMatch(/component="apiserver"/);
+
+    // The store's calls are timed (SQLite here) and the objects counted: default/kubernetes and web.
+    const after = await k('get', '--raw', '/metrics');
+    expect(total(after, /^etcd_request_duration_seconds_count\{operation="create",group="",resource="services"\}/)).toBeGreaterThan(total(before, /^etcd_request_duration_seconds_count\{operation="create",group="",resource="services"\}/));
+    expect(total(after, /^apiserver_storage_objects\{resource="services"\}/)).toBe(2);
+    expect(total(after, /^apiserver_storage_objects\{resource="deployments\.apps"\}/)).toBe(1);
   });
 });

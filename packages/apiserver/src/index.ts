@@ -2,6 +2,7 @@
 // API over @kubesvc/store, and the (level, message) logger the shell's hosts share.
 export * from './registry/index.js';
 export * from './api/index.js';
+export * from './metrics/index.js';
 export { printTable, printWatchEventTable, type PrintTableContext, type Table } from './api/table/index.js';
 export { consoleLogger, recordingLogger, silentLogger } from './logger.js';
 export type { Logger, LogLevel, RecordingLogger } from './logger.js';

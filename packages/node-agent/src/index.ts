@@ -26,3 +26,7 @@ export { filesDataplane } from './dataplane.js';
 export type { IptablesLoader } from './iptables-proxy.js';
 export { loadableDump, nftablesFiles } from './nftables-proxy.js';
 export type { NftablesFiles, NftablesLoader, NftablesSyncReport } from './nftables-proxy.js';
+// kube-proxy's metrics, made once per process on the registry /metrics serves.
+export { createProxyMetrics, NETWORK_PROGRAMMING_DURATION_BUCKETS, SYNC_PROXY_RULES_DURATION_BUCKETS } from './proxy-metrics.js';
+export type { NodeProxyMetrics, ProxyMetrics } from './proxy-metrics.js';
+export { ANNOTATION_LAST_CHANGE_TRIGGER_TIME, parseRFC3339Nano } from './network-programming.js';

@@ -33,6 +33,7 @@ import type { Logger } from '@kubesvc/apiserver';
 import { logLine } from './logger.js';
 import { proxiedObjects } from './proxied-objects.js';
 import { countLines, ProxySyncLoop, type ProxySyncReport, type SyncRequest, type SyncStep } from './proxy-sync-loop.js';
+import type { NodeProxyMetrics } from './proxy-metrics.js';
 
 /** Loads a sync's restore text into a data plane (a network namespace's kernel, say). */
 export interface IptablesLoader {
@@ -58,6 +59,8 @@ export interface IptablesProxyOptions {
   /** Default 2. */
   readonly burstSyncs?: number;
   readonly loader?: IptablesLoader;
+  /** Where the syncs' metrics go. */
+  readonly metrics?: NodeProxyMetrics;
 }
 
 /** What one sync did. */
@@ -97,6 +100,7 @@ export class IptablesProxy {
         ...(options.syncPeriodMs !== undefined ? { syncPeriodMs: options.syncPeriodMs } : {}),
         ...(options.fullSyncPeriodMs !== undefined ? { fullSyncPeriodMs: options.fullSyncPeriodMs } : {}),
         ...(options.burstSyncs !== undefined ? { burstSyncs: options.burstSyncs } : {}),
+        ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
       },
       (request) => this.syncOnce(request),
     );

@@ -45,6 +45,7 @@ import type { Logger } from '@kubesvc/apiserver';
 import { logLine } from './logger.js';
 import { proxiedObjects } from './proxied-objects.js';
 import { countLines, ProxySyncLoop, type ProxySyncReport, type SyncRequest, type SyncStep } from './proxy-sync-loop.js';
+import type { NodeProxyMetrics } from './proxy-metrics.js';
 
 /** Loads a sync's `nft -f` text into a data plane (a network namespace's kernel, say). */
 export interface NftablesLoader {
@@ -68,6 +69,8 @@ export interface NftablesProxyOptions {
   /** Default 2. */
   readonly burstSyncs?: number;
   readonly loader?: NftablesLoader;
+  /** Where the syncs' metrics go. */
+  readonly metrics?: NodeProxyMetrics;
 }
 
 /** What one sync did. */
@@ -127,6 +130,7 @@ export class NftablesProxy {
         ...(options.syncPeriodMs !== undefined ? { syncPeriodMs: options.syncPeriodMs } : {}),
         ...(options.fullSyncPeriodMs !== undefined ? { fullSyncPeriodMs: options.fullSyncPeriodMs } : {}),
         ...(options.burstSyncs !== undefined ? { burstSyncs: options.burstSyncs } : {}),
+        ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
       },
       (request) => this.syncOnce(request),
     );

@@ -24,6 +24,7 @@ import { NftablesProxy, withServiceCIDRs, type NftablesFiles, type NftablesSyncR
 import type { Dataplane, DataplaneFactory, ErrDataplane } from './dataplane.js';
 import { podEnvironment, podEnvironmentOf, type PodEnvironmentOptions } from './pod-environment.js';
 import { UserspaceProxy, type ProxyPort } from './userspace-proxy.js';
+import type { ProxyMetrics } from './proxy-metrics.js';
 
 /** The default port of the agent's DNS server (an unprivileged stand-in for 53). */
 export const DEFAULT_DNS_PORT = 10053;
@@ -107,6 +108,11 @@ export interface NodeAgentOptions<D extends Dataplane = Dataplane> {
     readonly seed?: number;
     readonly udpIdleTimeoutMs?: number;
   };
+  /**
+   * kube-proxy's metrics (createProxyMetrics, once per process): the iptables and nftables
+   * syncs record into them under this node's name. Default: none.
+   */
+  readonly metrics?: ProxyMetrics;
 }
 
 export interface ErrNodeAgentConfig {
@@ -250,6 +256,7 @@ export async function startNodeAgent<D extends Dataplane = Dataplane>(options: N
         ...(options.iptables?.fullSyncPeriodMs !== undefined ? { fullSyncPeriodMs: options.iptables.fullSyncPeriodMs } : {}),
         ...(options.iptables?.burstSyncs !== undefined ? { burstSyncs: options.iptables.burstSyncs } : {}),
         ...(dataplane?.loader !== undefined ? { loader: dataplane.loader } : {}),
+        ...(options.metrics !== undefined ? { metrics: options.metrics.forNode(options.nodeName) } : {}),
       });
     }
     if (nftConfig !== undefined && options.dataDir !== undefined) {
@@ -264,6 +271,7 @@ export async function startNodeAgent<D extends Dataplane = Dataplane>(options: N
         ...(options.nftables?.fullSyncPeriodMs !== undefined ? { fullSyncPeriodMs: options.nftables.fullSyncPeriodMs } : {}),
         ...(options.nftables?.burstSyncs !== undefined ? { burstSyncs: options.nftables.burstSyncs } : {}),
         ...(dataplane?.nftablesLoader !== undefined ? { loader: dataplane.nftablesLoader } : {}),
+        ...(options.metrics !== undefined ? { metrics: options.metrics.forNode(options.nodeName) } : {}),
       });
     }
     if (mode === 'userspace') {

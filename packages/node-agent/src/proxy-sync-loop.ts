@@ -7,6 +7,11 @@
 //           after a failure and every FullSyncPeriod, partial syncs otherwise; a failed sync is
 //           retried after syncPeriod), pkg/proxy/util (FullSyncPeriod = 1 h),
 //           pkg/proxy/apis/config/v1alpha1/defaults.go (min sync period 1s, sync period 30s)
+// With metrics, each sync is timed (applied or not, as upstream's deferred observation is), and
+// one that applied sets the last-sync timestamp and observes each trigger time it consumed.
+// upstream (v1.33): pkg/proxy/iptables/proxier.go and pkg/proxy/nftables/proxier.go
+//           (syncProxyRules: SyncProxyRulesLatency in a defer, then after a successful
+//           restore SyncProxyRulesLastTimestamp and NetworkProgrammingLatency per trigger time)
 import { mkdirSync } from 'node:fs';
 import type { ProxyChange } from '@kubesvc/proxy-iptables';
 import type { Clock } from '@kubesvc/store';
@@ -17,6 +22,8 @@ import { WriteFailures } from './write-failures.js';
 import { BoundedRunner } from './bounded-runner.js';
 import { logLine } from './logger.js';
 import { proxyChanges } from './proxied-objects.js';
+import { NetworkProgrammingTracker } from './network-programming.js';
+import type { NodeProxyMetrics } from './proxy-metrics.js';
 
 /** kube-proxy's defaults (KubeProxyConfiguration v1alpha1) and proxier constants. */
 export const DEFAULT_MIN_SYNC_PERIOD_MS = 1_000;
@@ -63,6 +70,8 @@ export interface ProxySyncLoopOptions {
   readonly fullSyncPeriodMs?: number;
   /** Default 2. */
   readonly burstSyncs?: number;
+  /** Where the syncs' durations, timestamps and network programming latencies go. Default: nowhere. */
+  readonly metrics?: NodeProxyMetrics;
 }
 
 /** What the loop asks of a proxy for one sync. */
@@ -99,6 +108,7 @@ export class ProxySyncLoop {
   private readonly writeFailures = new WriteFailures();
   private readonly runner: BoundedRunner;
   private stopped = false;
+  private readonly triggers: NetworkProgrammingTracker;
 
   constructor(
     private readonly options: ProxySyncLoopOptions,
@@ -110,6 +120,7 @@ export class ProxySyncLoop {
       maxIntervalMs: 3_600_000,
       burst: options.burstSyncs ?? DEFAULT_BURST_SYNCS,
     });
+    this.triggers = new NetworkProgrammingTracker(options.clock.now());
   }
 
   /**
@@ -126,6 +137,10 @@ export class ProxySyncLoop {
     if (this.stopped) return;
     const changes = proxyChanges(change);
     if (changes.length === 0) return;
+    for (const c of changes) {
+      if (c.kind === 'EndpointSliceAdd' || c.kind === 'EndpointSliceUpdate') this.triggers.sliceUpdated(c.endpointSlice);
+      else if (c.kind === 'EndpointSliceDelete') this.triggers.sliceRemoved(c.endpointSlice);
+    }
     this.pending.push(...changes);
     this.runner.run();
   }
@@ -167,7 +182,11 @@ export class ProxySyncLoop {
     const first = this.synced === 0;
     const changes = first ? [] : this.pending;
     this.pending = [];
+    // The trigger times are taken as the sync begins: a sync that fails drops them, as upstream's does.
+    const triggers = this.triggers.checkout();
+    const started = performance.now();
     const step = this.syncOnce({ changes, full, first, now });
+    this.options.metrics?.syncDuration((performance.now() - started) / 1000);
     if (!step.ok) {
       // upstream: a failed sync keeps the old state, retries after syncPeriod, and makes the
       // next sync full. The changes are kept for it, in order.
@@ -179,11 +198,20 @@ export class ProxySyncLoop {
       return;
     }
     this.synced++;
+    this.observeApplied(triggers);
     if (step.full) {
       this.needFullSync = false;
       this.lastFullSyncAt = now;
     }
     this.write(step.files);
+  }
+
+  private observeApplied(triggers: ReadonlyMap<string, readonly number[]>): void {
+    const metrics = this.options.metrics;
+    if (metrics === undefined) return;
+    const now = this.options.clock.now();
+    metrics.syncApplied(now);
+    for (const times of triggers.values()) for (const t of times) metrics.networkProgrammed((now - t) / 1000);
   }
 
   private write(files: readonly (readonly [string, string])[]): void {

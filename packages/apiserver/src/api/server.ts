@@ -29,6 +29,8 @@ import { acceptsJson, bodyMediaType, contentMediaType, includeObjectOf, RESPONSE
 import { invalidNameError, parseRequestTarget } from './request-target.js';
 import { startWatch, type WatchSession } from './watch.js';
 import { consoleLogger, type Logger } from '../logger.js';
+import type { ApiServerMetrics } from '../metrics/apiserver-metrics.js';
+import { requestLabels } from '../metrics/request-labels.js';
 
 export interface ApiServerOptions {
   readonly registry: Registry;
@@ -60,6 +62,11 @@ export interface ApiServerOptions {
   readonly timeouts?: ApiServerTimeouts;
   /** Where accept failures (out of file descriptors) are reported. Default: stderr. */
   readonly logger?: Logger;
+  /**
+   * Records every routed resource request into these metrics and serves their registry at
+   * /metrics (behind the token). Without it, /metrics is not served.
+   */
+  readonly metrics?: ApiServerMetrics;
 }
 
 /**
@@ -332,6 +339,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     // so before content negotiation); every handler then negotiates its answer's media type
     // first, before reading anything else.
     if (!isRouted(route, method)) return statusReply(methodNotAllowedStatus());
+    options.metrics?.label(req, routeLabels(req, route, query));
     // A deprecated resource's warning goes with every answer of its routes, errors and watch
     // streams included, as the installer wraps each route's handler.
     const deprecated = deprecationWarning(info);
@@ -520,6 +528,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
           : { code: 500, body: '[+]ping ok\n[-]kubesvc-ready failed: reason withheld\nreadyz check failed\n', contentType: 'text/plain; charset=utf-8' };
       case '/version':
         return { code: 200, body: versionInfo() };
+      case '/metrics': {
+        if (options.metrics === undefined) return statusReply(pathNotFoundStatus());
+        const { contentType, text } = await options.metrics.exposition();
+        return { code: 200, body: text, contentType };
+      }
       case '/api':
         return { code: 200, body: apiVersions(address) };
       case '/apis':
@@ -594,6 +607,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   };
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    options.metrics?.track(req, res);
     let handled: Promise<Reply | undefined>;
     try {
       handled = handle(req, res);
@@ -723,6 +737,27 @@ function registryDeleteOptions(options: DeleteRequestOptions): DeleteOptions {
     ...(options.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: options.gracePeriodSeconds }),
     ...(options.propagationPolicy === undefined ? {} : { propagationPolicy: options.propagationPolicy }),
   };
+}
+
+/**
+ * The metrics labels of a request to a resource route: every route the installer makes is
+ * instrumented, so a request is recorded once it has a route and a method routed there.
+ * upstream (v1.33): staging/src/k8s.io/apiserver/pkg/endpoints/installer.go (InstrumentRouteFunc
+ *           around each route's handler, with the route's group, version, resource and subresource)
+ */
+function routeLabels(req: IncomingMessage, route: Route, query: URLSearchParams): ReturnType<typeof requestLabels> {
+  const slash = route.info.apiVersion.indexOf('/');
+  return requestLabels({
+    method: req.method ?? 'GET',
+    query,
+    contentType: req.headers['content-type'],
+    group: route.info.group,
+    version: slash < 0 ? route.info.apiVersion : route.info.apiVersion.slice(slash + 1),
+    resource: route.info.resource,
+    subresource: route.kind === 'item' ? (route.subresource ?? '') : '',
+    namespace: route.namespace ?? '',
+    name: route.kind === 'item' ? route.name : '',
+  });
 }
 
 /** dryRun=All is refused rather than ignored: this server has no dry-run path through allocation. */

@@ -10,9 +10,11 @@ import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
 import { standardControllers } from '@kubesvc/controllers';
 import {
+  createApiServerMetrics,
   ErrInsecureBind,
   generateServingCertificate,
   generateToken,
+  instrumentStore,
   kubeconfigYaml,
   printTable,
   startApiServer,
@@ -25,7 +27,7 @@ import {
   type ControlPlane,
   type Informer,
 } from '@kubesvc/runtime';
-import { filesDataplane, startNodeAgent, writeFileAtomicSync, type NodeAgent, type ProxyMode } from '@kubesvc/node-agent';
+import { createProxyMetrics, filesDataplane, startNodeAgent, writeFileAtomicSync, type NodeAgent, type ProxyMode } from '@kubesvc/node-agent';
 import { systemClock, type Store } from '@kubesvc/store';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { openEtcdStore } from '@kubesvc/store/etcd';
@@ -227,6 +229,9 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
       () => (etcdServers.length === 0 ? `Store opened: ${join(dataDir, 'state.db')} (SQLite, schema applied)` : `Store opened: etcd at ${etcdServers.join(',')}`),
     );
     cleanups.push(() => store.close());
+    // /metrics: the registry's store calls are timed, and kube-proxy's metrics share the registry.
+    const metrics = createApiServerMetrics({ store });
+    const proxyMetrics = createProxyMetrics(metrics.registry);
     const revision = await store.revision();
     const creds = await steps.step('Loading the token and the serving certificate', () => credentials(dataDir, options.bindAddress, logger), () => `Token and serving certificate in ${dataDir}`);
 
@@ -239,7 +244,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
         const parsed = parseServiceNetworking({ serviceClusterIPRange: options.serviceClusterIPRange, serviceNodePortRange: options.serviceNodePortRange });
         if (!parsed.ok) throw usageError(parsed.error.message);
         const started = await startControlPlane({
-          store,
+          store: instrumentStore(store, metrics),
           clock: systemClock,
           logger,
           serviceNetworking: parsed.value,
@@ -316,6 +321,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
             ready: () => plane.isReady(),
             tables: printTable,
             logger,
+            metrics,
             ...(explorer === undefined ? {} : { extensions: [explorer] }),
           });
         } catch (error) {
@@ -376,6 +382,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
           proxyMode: options.proxyMode,
           dnsPort: options.dnsPort,
           dataplane,
+          metrics: proxyMetrics,
         });
         if (!started.ok) throw usageError(started.error.message);
         return started.value;

@@ -30,6 +30,8 @@ async function run(args: readonly string[], input: Uint8Array): Promise<Captured
     readStdin: () => Promise.resolve(input),
     // `--diff FILE` reads the same input.
     readFile: () => Promise.resolve(input),
+    isDirectory: () => Promise.resolve(false),
+    readDir: () => Promise.resolve([]),
     stderrIsTTY: false,
     env: {},
   };

@@ -9,7 +9,8 @@ import type { CliCommand, CommandContext } from './command.js';
 import { addFilenameOption, readDump } from './shared-options.js';
 
 interface DnsCommandOptions {
-  readonly filename: string;
+  readonly filename: readonly string[];
+  readonly recursive?: boolean;
   readonly zone: string;
   readonly pods: PodMode;
   readonly reverse?: boolean;
@@ -20,11 +21,11 @@ async function run(context: CommandContext, name: string, type: string | undefin
   const { io } = context;
   const question = questionOf(name, type, options.reverse === true);
   if (!question.ok) throw usageError(question.error.message);
-  const dump = await readDump(io, options.filename);
+  const dump = await readDump(io, options);
   const answer = answerOf(dump, question.value, { zone: options.zone, pods: options.pods });
   if (!answer.ok) {
     if (answer.error._tag === 'ErrZoneOptions') throw usageError(answer.error.message);
-    throw inputError(`${options.filename}: ${answer.error.message}`);
+    throw inputError(`${dump.source}: ${answer.error.message}`);
   }
   io.out(options.output === 'text' ? formatAnswer(answer.value) : formatData(options.output, answerData(answer.value)));
   // NXDOMAIN, REFUSED and the other errors: the name was not found.

@@ -12,10 +12,11 @@ import type { CliCommand, CommandContext } from './command.js';
 import { liveDump } from '../live/live-dump.js';
 import { liveTarget } from '../live/live-target.js';
 import { UP_DEFAULTS } from '../up/up-defaults.js';
-import { FILENAME_HELP, readDump } from './shared-options.js';
+import { addFilenameOption, readDump } from './shared-options.js';
 
 interface DoctorCommandOptions {
-  readonly filename?: string;
+  readonly filename?: readonly string[];
+  readonly recursive?: boolean;
   readonly kubeconfig?: string;
   readonly context?: string;
   readonly dataDir: string;
@@ -38,11 +39,11 @@ function fromPod(dump: Dump, from: string, namespace: string): Pod {
 async function run(context: CommandContext, services: readonly string[], options: DoctorCommandOptions): Promise<void> {
   if (options.allNamespaces === true && options.namespace !== undefined) throw usageError('-n and -A both choose the namespaces: give one');
   if ((options.dnsName === undefined) !== (options.from === undefined)) throw usageError('--dns-name and --from go together: the name, and the pod that asks it');
-  const dump = options.filename === undefined ? await liveDump(await liveTarget(context.io, options.kubeconfig, options.dataDir, options.context)) : await readDump(context.io, options.filename);
+  const dump = options.filename === undefined ? await liveDump(await liveTarget(context.io, options.kubeconfig, options.dataDir, options.context)) : await readDump(context.io, { filename: options.filename, recursive: options.recursive === true });
   const namespace = options.namespace ?? 'default';
   const report = runDoctor(
     // Live, the suggested kubesvc commands read a dump to be taken first.
-    { dump, file: options.filename ?? 'dump.yaml' },
+    { dump, file: options.filename === undefined ? 'dump.yaml' : dump.source },
     {
       services,
       namespace,
@@ -69,8 +70,7 @@ export const doctorCommand: CliCommand = {
           'With -f, from a dump; without, from the running control plane the kubeconfig names (--kubeconfig, else $KUBECONFIG, else <data-dir>/kubeconfig, the one kubesvc up writes).',
       )
       .argument('[service...]', 'the Services to check (default: every Service of the namespace)');
-    command
-      .option('-f, --filename <file>', `${FILENAME_HELP}; without it, the live cluster`)
+    addFilenameOption(command, 'without it, the live cluster')
       .option('--kubeconfig <file>', 'live: the kubeconfig (default: the files of $KUBECONFIG, merged as kubectl merges them, else <data-dir>/kubeconfig)')
       .option('--context <name>', 'live: the kubeconfig context to use (default: its current-context)')
       .option('--data-dir <dir>', 'live: the data dir of kubesvc up, whose kubeconfig is used by default', UP_DEFAULTS.dataDir)

@@ -16,10 +16,11 @@ import { envData, envOf, envTable, formatEnvLines } from '../logic/env.js';
 import { formatData } from '../output/output-format.js';
 import { UP_DEFAULTS } from '../up/up-defaults.js';
 import type { CliCommand, CommandContext } from './command.js';
-import { FILENAME_HELP, readDump } from './shared-options.js';
+import { addFilenameOption, readDump } from './shared-options.js';
 
 interface EnvCommandOptions {
-  readonly filename?: string;
+  readonly filename?: readonly string[];
+  readonly recursive?: boolean;
   readonly namespace?: string;
   readonly serviceLinks: boolean;
   readonly kubeconfig?: string;
@@ -34,10 +35,11 @@ function serviceLinksOf(pod: Pod | undefined, flag: boolean): boolean {
   return flag && own !== false;
 }
 
-async function offline(context: CommandContext, file: string, options: EnvCommandOptions, podName: string | undefined): Promise<{ namespace: string; vars: EnvVar[] }> {
+async function offline(context: CommandContext, filename: readonly string[], options: EnvCommandOptions, podName: string | undefined): Promise<{ namespace: string; vars: EnvVar[] }> {
   if (options.namespace === undefined) throw usageError("required option '-n, --namespace <namespace>' not specified");
   const namespace = options.namespace;
-  const dump = await readDump(context.io, file);
+  const dump = await readDump(context.io, { filename, recursive: options.recursive === true });
+  const file = dump.source;
   let pod: Pod | undefined;
   if (podName !== undefined) {
     pod = dump.pods.find((p) => p.metadata.name === podName && (p.metadata.namespace ?? 'default') === namespace);
@@ -97,14 +99,14 @@ async function run(context: CommandContext, podName: string | undefined, options
 export const envCommand: CliCommand = {
   name: 'env',
   register(program: Command, context: CommandContext): void {
-    program
+    const command = program
       .command('env')
       .argument('[pod]', 'the pod: its namespace (-n) and its spec.enableServiceLinks decide what it sees')
       .summary('the service environment variables a pod gets')
       .description(
         "Prints the variables kubelet injects into every container of a pod: for each Service it can see (those of its namespace, unless service links are off, and default/kubernetes always), <SVC>_SERVICE_HOST and _PORT, and the Docker-link set <SVC>_PORT, <SVC>_PORT_<port>_<PROTO> with _PROTO, _PORT and _ADDR. With -f, from the Services of a dump (--namespace required); without, from the running control plane the kubeconfig names (--kubeconfig, else $KUBECONFIG, else <data-dir>/kubeconfig, the one kubesvc up writes).",
-      )
-      .option('-f, --filename <file>', `${FILENAME_HELP}; without it, the live cluster`)
+      );
+    addFilenameOption(command, 'without it, the live cluster')
       .option('-n, --namespace <namespace>', "the pod's namespace (live, default: the kubeconfig context's)")
       .option('--no-service-links', "as a pod whose enableServiceLinks is false: only default/kubernetes")
       .option('--kubeconfig <file>', 'live: the kubeconfig (default: the files of $KUBECONFIG, merged as kubectl merges them, else <data-dir>/kubeconfig)')

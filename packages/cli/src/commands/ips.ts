@@ -23,7 +23,8 @@ import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, serviceNetworkingOf } from './service
 import { addFilenameOption, readDump } from './shared-options.js';
 
 interface IpsCommandOptions {
-  readonly filename: string;
+  readonly filename: readonly string[];
+  readonly recursive?: boolean;
   readonly serviceClusterIpRange: string;
   readonly ip?: string;
   readonly now?: string;
@@ -45,7 +46,7 @@ async function run(context: CommandContext, options: IpsCommandOptions, rangeDef
     given = parseNow(options.now);
     if (given === undefined) throw usageError(`--now ${JSON.stringify(options.now)}: not an RFC 3339 time such as 2025-05-01T12:00:00Z`);
   }
-  const dump = await readDump(io, options.filename);
+  const dump = await readDump(io, options);
   const cidrView = hasServiceCIDRView(dump);
   if (options.ip !== undefined) {
     if (cidrView) {

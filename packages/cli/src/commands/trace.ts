@@ -25,7 +25,8 @@ import {
 import { addFilenameOption, readDump } from './shared-options.js';
 
 interface TraceCommandOptions extends ProxierCommandOptions {
-  readonly filename: string;
+  readonly filename: readonly string[];
+  readonly recursive?: boolean;
   readonly to: string;
   readonly proto: PacketFlags['proto'];
   readonly from?: string;
@@ -154,7 +155,7 @@ async function run(context: CommandContext, options: TraceCommandOptions, versio
   if (options.fromNode !== undefined) checkNodeFlag('--from-node', nodeNameFromCommandLine);
   // Without a node from the input the packet is checked before the input is read.
   const early = options.fromNode === undefined && options.allNodes !== true ? packetFor(options, options.nodeIp) : undefined;
-  const dump = await readDump(io, options.filename);
+  const dump = await readDump(io, options);
   if (options.allNodes === true) {
     runAllNodes(context, options, dump);
     return;

@@ -1,14 +1,16 @@
 // `kubesvc validate -f FILE`: upstream's field errors for every object; exit 1 when one is invalid.
 import { Option, type Command } from 'commander';
 import { EXIT_INVALID } from '../cli-error.js';
-import { formatValidation, validateText, validationData, validationTable } from '../logic/validate.js';
+import { formatValidation, mergeValidation, validateText, validationData, validationTable } from '../logic/validate.js';
 import { formatData } from '../output/output-format.js';
 import type { CliCommand, CommandContext } from './command.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, serviceNetworkingOf } from './service-range-option.js';
-import { addFilenameOption, noObjectsError, readingInput, readInputText } from './shared-options.js';
+import { inputsLabel } from './filename-inputs.js';
+import { addFilenameOption, noObjectsError, readingInput, readInputs } from './shared-options.js';
 
 interface ValidateCommandOptions {
-  readonly filename: string;
+  readonly filename: readonly string[];
+  readonly recursive?: boolean;
   readonly serviceClusterIpRange: string;
   readonly output: 'text' | 'table' | 'json' | 'yaml';
 }
@@ -16,9 +18,13 @@ interface ValidateCommandOptions {
 async function run(context: CommandContext, options: ValidateCommandOptions): Promise<void> {
   const { io } = context;
   const { families } = serviceNetworkingOf(options.serviceClusterIpRange);
-  const text = await readInputText(io, options.filename);
-  const report = readingInput(options.filename, text, () => validateText(options.filename, text, families));
-  const empty = noObjectsError(options.filename, report.valid + report.invalid, report.entries.filter((e) => e.result === 'skipped').map((e) => ({ document: e.document, ...(e.kind === undefined ? {} : { kind: e.kind }), message: '' })));
+  const inputs = await readInputs(io, options);
+  const label = inputsLabel(options);
+  const report = mergeValidation(
+    inputs.length === 1 ? (inputs[0]?.source ?? label) : label,
+    inputs.map((input) => readingInput(input.source, input.text, () => validateText(input.source, input.text, families))),
+  );
+  const empty = noObjectsError(report.source, report.valid + report.invalid, report.entries.filter((e) => e.result === 'skipped').map((e) => ({ document: e.document, ...(e.kind === undefined ? {} : { kind: e.kind }), message: '' })));
   if (empty !== undefined) throw empty;
   switch (options.output) {
     case 'text':
@@ -33,7 +39,7 @@ async function run(context: CommandContext, options: ValidateCommandOptions): Pr
   if (report.invalid > 0) {
     // The report is the answer (stdout, in the format asked for); the verdict goes to stderr
     // as every other command's failure does, so a script or a terminal sees why the exit is 1.
-    io.err(`error: ${options.filename}: ${report.invalid} of ${report.entries.length} object${report.entries.length === 1 ? '' : 's'} invalid\n`);
+    io.err(`error: ${report.source}: ${report.invalid} of ${report.entries.length} object${report.entries.length === 1 ? '' : 's'} invalid\n`);
     context.exitCode = EXIT_INVALID;
   }
 }

@@ -18,6 +18,8 @@ import { formatTable } from '../output/output-format.js';
 export type ValidationResult = 'valid' | 'invalid' | 'skipped';
 
 export interface ValidationEntry {
+  /** The input the object is in, when the report covers several (mergeValidation). */
+  readonly file?: string;
   readonly document: number;
   readonly item?: number;
   readonly kind?: string;
@@ -105,6 +107,19 @@ export function validateText(source: string, text: string, ipFamilies: ClusterIP
   return { source, entries, valid: count('valid'), invalid: count('invalid'), skipped: count('skipped') };
 }
 
+/**
+ * The reports of several inputs as one named `source`: their entries in input order, each
+ * carrying its input's name, and the counts summed. Two inputs holding the same object are
+ * not an error here: each object is checked as its create would be.
+ */
+export function mergeValidation(source: string, reports: readonly ValidationReport[]): ValidationReport {
+  const [only] = reports;
+  if (reports.length === 1 && only !== undefined) return only;
+  const entries = reports.flatMap((r) => r.entries.map((e) => ({ file: r.source, ...e })));
+  const sum = (f: (r: ValidationReport) => number) => reports.reduce((n, r) => n + f(r), 0);
+  return { source, entries, valid: sum((r) => r.valid), invalid: sum((r) => r.invalid), skipped: sum((r) => r.skipped) };
+}
+
 /** `document 2, items[3] (Service shop/web)`, as api-types' formatManifestIssue names a place. */
 export function placeText(entry: Pick<ValidationEntry, 'document' | 'item' | 'kind' | 'namespace' | 'name'>): string {
   let where = entry.document === 0 ? 'object' : `document ${entry.document}`;
@@ -118,7 +133,7 @@ export function placeText(entry: Pick<ValidationEntry, 'document' | 'item' | 'ki
 export function formatValidation(report: ValidationReport): string {
   const lines: string[] = [];
   for (const e of report.entries) {
-    const head = `${report.source}: ${placeText(e)}`;
+    const head = `${e.file ?? report.source}: ${placeText(e)}`;
     if (e.result === 'valid') lines.push(`${head}: valid`);
     else if (e.result === 'skipped') lines.push(`${head}: skipped: ${e.message ?? ''}`);
     else {
@@ -131,9 +146,12 @@ export function formatValidation(report: ValidationReport): string {
 }
 
 export function validationTable(report: ValidationReport): string {
+  // Several inputs: a FILE column first.
+  const files = report.entries.some((e) => e.file !== undefined);
   return formatTable(
-    ['DOCUMENT', 'KIND', 'NAMESPACE', 'NAME', 'RESULT', 'ERRORS'],
+    [...(files ? ['FILE'] : []), 'DOCUMENT', 'KIND', 'NAMESPACE', 'NAME', 'RESULT', 'ERRORS'],
     report.entries.map((e) => [
+      ...(files ? [e.file ?? ''] : []),
       e.document === 0 ? '?' : `${e.document}${e.item !== undefined ? `.items[${e.item}]` : ''}`,
       e.kind ?? '',
       e.namespace ?? '',

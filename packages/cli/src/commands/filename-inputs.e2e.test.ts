@@ -41,7 +41,7 @@ describe('-f as kubectl takes it', () => {
     ]);
   });
 
-  test('-f repeated, comma-separated and - are one dump: env sees the Service of each input; dns reads a subdirectory's with -R', async () => {
+  test("-f repeated, comma-separated and - are one dump: env sees the Service of each input; dns reads a subdirectory's with -R", async () => {
     const args = ['-f', `${WEB},${API}`, '-f', '-', '-n', 'shop'];
     const env = await runBin(['env', ...args], { stdin: service('cache', '10.96.0.13', 6379) });
     expect(env.code).toBe(0);

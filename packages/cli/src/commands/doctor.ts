@@ -2,12 +2,13 @@
 // Services" checklist (kubernetes.io/docs/tasks/debug/debug-application/debug-service/) run
 // over a dump; without -f, over the objects of the running control plane a kubeconfig names.
 // Exit code 1 when a finding is an error.
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { Pod } from '@kubesvc/api-types';
 import { EXIT_INVALID, ErrNotFound, usageError } from '../cli-error.js';
 import type { Dump } from '../dump/load-dump.js';
 import { doctorData, formatDoctorText, hasError, runDoctor } from '../logic/doctor/doctor.js';
 import { formatData } from '../output/output-format.js';
+import { formatNames, outputFormat } from '../output/printer.js';
 import type { CliCommand, CommandContext } from './command.js';
 import { liveDump } from '../live/live-dump.js';
 import { liveTarget } from '../live/live-target.js';
@@ -22,7 +23,7 @@ interface DoctorCommandOptions {
   readonly dataDir: string;
   readonly namespace?: string;
   readonly allNamespaces?: boolean;
-  readonly output: 'text' | 'json';
+  readonly output: string;
   readonly includeInfo?: boolean;
   readonly dnsName?: string;
   readonly from?: string;
@@ -37,6 +38,7 @@ function fromPod(dump: Dump, from: string, namespace: string): Pod {
 }
 
 async function run(context: CommandContext, services: readonly string[], options: DoctorCommandOptions): Promise<void> {
+  const output = outputFormat(options.output, ['text', 'name', 'json'] as const);
   if (options.allNamespaces === true && options.namespace !== undefined) throw usageError('-n and -A both choose the namespaces: give one');
   if ((options.dnsName === undefined) !== (options.from === undefined)) throw usageError('--dns-name and --from go together: the name, and the pod that asks it');
   const dump = options.filename === undefined ? await liveDump(await liveTarget(context.io, options.kubeconfig, options.dataDir, options.context)) : await readDump(context.io, { filename: options.filename, recursive: options.recursive === true });
@@ -54,7 +56,11 @@ async function run(context: CommandContext, services: readonly string[], options
   );
   if (!report.ok) throw new ErrNotFound(report.error.message);
   for (const notice of report.value.notices) context.io.err(`warning: ${notice}\n`);
-  context.io.out(options.output === 'json' ? formatData('json', doctorData(report.value)) : formatDoctorText(report.value));
+  if (output === 'name') {
+    // The Services with a problem (an error or a warning), as kubectl names them.
+    const problems = new Set(report.value.findings.filter((f) => f.severity === 'error' || f.severity === 'warning').map((f) => f.service));
+    context.io.out(formatNames(report.value.services.filter((s) => problems.has(s)).map((s) => ({ kind: 'Service', name: s.slice(s.indexOf('/') + 1) }))));
+  } else context.io.out(output === 'json' ? formatData('json', doctorData(report.value)) : formatDoctorText(report.value));
   if (hasError(report.value)) context.exitCode = EXIT_INVALID;
 }
 
@@ -76,7 +82,7 @@ export const doctorCommand: CliCommand = {
       .option('--data-dir <dir>', 'live: the data dir of kubesvc up, whose kubeconfig is used by default', UP_DEFAULTS.dataDir)
       .option('-n, --namespace <namespace>', 'the namespace of the Services (default: default)')
       .option('-A, --all-namespaces', 'check the Services of every namespace')
-      .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+      .option('-o, --output <format>', 'output format: text, json, or name (service/NAME of each Service with an error or a warning)', 'text')
       .option('--include-info', 'also the informational findings (ClusterIPNoPing, and NdotsExpansion of each short name from a pod in another namespace)')
       .option('--dns-name <name>', "the name whose resolution to follow from --from's resolv.conf (search list, ndots)")
       .option('--from <pod>', 'the pod that asks --dns-name: NAMESPACE/NAME, or NAME in -n')

@@ -5,7 +5,7 @@
 // upstream: pkg/kubelet/kubelet_pods.go (getServiceEnvVarMap: every Service of the pod's
 //           namespace when enableServiceLinks is on, default/kubernetes always; a pod's
 //           enableServiceLinks defaults to true)
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { decodeObject, type Pod, type Service } from '@kubesvc/api-types';
 import { serviceEnv, type EnvVar } from '@kubesvc/discovery';
 import { ErrNotFound, inputError, usageError } from '../cli-error.js';
@@ -14,6 +14,7 @@ import type { KubeconfigTarget } from '../live/kubeconfig.js';
 import { liveTarget } from '../live/live-target.js';
 import { envData, envOf, envTable, formatEnvLines } from '../logic/env.js';
 import { formatData } from '../output/output-format.js';
+import { outputFormat } from '../output/printer.js';
 import { UP_DEFAULTS } from '../up/up-defaults.js';
 import type { CliCommand, CommandContext } from './command.js';
 import { addFilenameOption, readDump } from './shared-options.js';
@@ -26,7 +27,7 @@ interface EnvCommandOptions {
   readonly kubeconfig?: string;
   readonly context?: string;
   readonly dataDir: string;
-  readonly output: 'env' | 'table' | 'json' | 'yaml';
+  readonly output: string;
 }
 
 /** A pod's own enableServiceLinks (absent or null: true, the apiserver's default), and the flag. */
@@ -83,8 +84,9 @@ async function live(context: CommandContext, options: EnvCommandOptions, podName
 
 async function run(context: CommandContext, podName: string | undefined, options: EnvCommandOptions): Promise<void> {
   const { io } = context;
+  const output = outputFormat(options.output, ['env', 'table', 'json', 'yaml'] as const);
   const { namespace, vars } = options.filename === undefined ? await live(context, options, podName) : await offline(context, options.filename, options, podName);
-  switch (options.output) {
+  switch (output) {
     case 'env':
       io.out(formatEnvLines(vars));
       return;
@@ -92,7 +94,7 @@ async function run(context: CommandContext, podName: string | undefined, options
       io.out(envTable(vars));
       return;
     default:
-      io.out(formatData(options.output, envData(namespace, vars)));
+      io.out(formatData(output, envData(namespace, vars)));
   }
 }
 
@@ -112,7 +114,7 @@ export const envCommand: CliCommand = {
       .option('--kubeconfig <file>', 'live: the kubeconfig (default: the files of $KUBECONFIG, merged as kubectl merges them, else <data-dir>/kubeconfig)')
       .option('--context <name>', "live: the kubeconfig context to use (default: its current-context)")
       .option('--data-dir <dir>', 'live: the data dir of kubesvc up, whose kubeconfig is used by default', UP_DEFAULTS.dataDir)
-      .addOption(new Option('-o, --output <format>', 'output format: env prints NAME=value lines').choices(['env', 'table', 'json', 'yaml']).default('env'))
+      .option('-o, --output <format>', 'output format: env (NAME=value lines), table, json or yaml', 'env')
       .action(async (pod: string | undefined, options: EnvCommandOptions) => run(context, pod, options));
   },
 };

@@ -5,7 +5,7 @@ import type { SaveBackend } from '@kubesvc/proxy-iptables';
 import { inputError, usageError } from '../cli-error.js';
 import { ok } from '@kubesvc/api-types';
 import { formatRuleDiagnostic, nftablesRulesDiffOf, nftablesRulesOf, restoreTables, rulesDiffOf, rulesOf } from '../logic/rules.js';
-import { parseOutput } from '../output/jsonpath.js';
+import { parseOutput } from '../output/printer.js';
 import { formatData, jsonPathOf } from '../output/output-format.js';
 import { startProgress } from '../progress.js';
 import type { CliCommand, CommandContext } from './command.js';

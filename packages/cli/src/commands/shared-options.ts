@@ -1,5 +1,5 @@
 // Options and input handling that every offline command shares: `-f` (filename-inputs.ts) and `-o`.
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { inputError, usageError, type CliError } from '../cli-error.js';
 import type { ManifestIssue } from '@kubesvc/api-types';
@@ -20,10 +20,6 @@ export function addFilenameOption(command: Command, optional?: string): Command 
   const help = optional === undefined ? FILENAME_HELP : `${FILENAME_HELP}; ${optional}`;
   const withFile = optional === undefined ? command.requiredOption('-f, --filename <file>', help, collectFilenames) : command.option('-f, --filename <file>', help, collectFilenames);
   return withFile.option('-R, --recursive', RECURSIVE_HELP);
-}
-
-export function addOutputOption(command: Command, formats: readonly string[], fallback: string): Command {
-  return command.addOption(new Option('-o, --output <format>', 'output format').choices([...formats]).default(fallback));
 }
 
 /** The byte offset of the first sequence in `bytes` that is not UTF-8, or undefined when all of it is. */

@@ -14,6 +14,7 @@ import type { ClusterIPFamilies } from '@kubesvc/api-types';
 import { placeObjects } from '../dump/documents.js';
 import { withDefaultNamespace } from '../dump/load-dump.js';
 import { formatTable } from '../output/output-format.js';
+import { formatNames, groupOfKind } from '../output/printer.js';
 
 export type ValidationResult = 'valid' | 'invalid' | 'skipped';
 
@@ -145,11 +146,12 @@ export function formatValidation(report: ValidationReport): string {
   return lines.map((l) => `${l}\n`).join('');
 }
 
-export function validationTable(report: ValidationReport): string {
+/** `-o table`; `-o wide` adds each object's verdict (upstream's message, or why it was skipped). */
+export function validationTable(report: ValidationReport, wide = false): string {
   // Several inputs: a FILE column first.
   const files = report.entries.some((e) => e.file !== undefined);
   return formatTable(
-    [...(files ? ['FILE'] : []), 'DOCUMENT', 'KIND', 'NAMESPACE', 'NAME', 'RESULT', 'ERRORS'],
+    [...(files ? ['FILE'] : []), 'DOCUMENT', 'KIND', 'NAMESPACE', 'NAME', 'RESULT', 'ERRORS', ...(wide ? ['MESSAGE'] : [])],
     report.entries.map((e) => [
       ...(files ? [e.file ?? ''] : []),
       e.document === 0 ? '?' : `${e.document}${e.item !== undefined ? `.items[${e.item}]` : ''}`,
@@ -158,8 +160,14 @@ export function validationTable(report: ValidationReport): string {
       e.name ?? '',
       e.result,
       String(e.errors.length),
+      ...(wide ? [e.result === 'valid' ? '<none>' : (e.message ?? '')] : []),
     ]),
   );
+}
+
+/** `-o name`: each object checked (valid or invalid) that has a kind and a name, as kubectl names it. */
+export function validationNames(report: ValidationReport): string {
+  return formatNames(report.entries.filter((e) => e.result !== 'skipped' && e.kind !== undefined && e.name !== undefined && e.name !== '').map((e) => ({ kind: e.kind ?? '', group: groupOfKind(e.kind ?? ''), name: e.name ?? '' })));
 }
 
 export function validationData(report: ValidationReport): Record<string, unknown> {

@@ -1,8 +1,9 @@
 // The refusal of a run without root that selects a test needing root: the decision for an
 // injected uid, and the reporter that makes it at the start of the run, over real files.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { TestSpecification } from 'vitest/node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { needsRoot, rootOnlyRefusal } from './root-only.js';
@@ -69,5 +70,32 @@ describe('the reporter, at the start of a run', () => {
   it('lets the run go as root, and without root when nothing selected needs it', () => {
     expect(start(0, plain, kernel, marked)).toEqual([]);
     expect(start(1000, plain)).toEqual([]);
+  });
+});
+
+describe("the repository's test files", () => {
+  // What needs root in a test: a network namespace made (`ip netns add`, `unshare -n`), the real
+  // nft through its namespace fixture, or running a command as another user (runuser).
+  const NEEDS_ROOT_SIGNS = /unshare|'netns', 'add'|ip netns add|real-nft\.fixtures|\/usr\/sbin\/runuser/;
+  const root = join(fileURLToPath(new URL('.', import.meta.url)), '../../..');
+
+  function testFiles(dir: string): string[] {
+    const out: string[] = [];
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === 'node_modules' || entry.name === 'dist') continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) out.push(...testFiles(path));
+      else if (entry.name.endsWith('.test.ts')) out.push(path);
+    }
+    return out;
+  }
+
+  it('every test file that makes a network namespace, loads rules with the real nft or runs as another user is one that needs root', () => {
+    const files = ['packages', 'tools'].flatMap((top) => testFiles(join(root, top))).filter((f) => !f.endsWith('root-only.test.ts'));
+    const signed = files.filter((f) => NEEDS_ROOT_SIGNS.test(readFileSync(f, 'utf8')));
+    // The scan finds the known ones (so the signs still match something).
+    expect(signed.map((f) => relative(root, f))).toContain('packages/proxy-iptables/src/real-parser/real-parser.test.ts');
+    const unmarked = signed.filter((f) => !needsRoot(f, readFileSync(f, 'utf8'))).map((f) => relative(root, f));
+    expect(unmarked, `mark these with a line "// @needs-root: what it does as root"`).toEqual([]);
   });
 });

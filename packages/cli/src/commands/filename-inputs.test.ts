@@ -112,6 +112,10 @@ describe('expanding the -f paths', () => {
     expect(await expandFilenames(io, { filename: ['empty'], recursive: true })).toEqual(['empty/sub/x.yaml']);
   });
 
+  test("-f '' names nothing: a usage error, not an empty dump", async () => {
+    expect(await failure(expandFilenames(io, { filename: collectFilenames('', undefined) }))).toEqual({ tag: 'ErrUsage', message: '-f names no input: give a file, a directory, or - for standard input' });
+  });
+
   test('- twice is refused as kubectl refuses it; a path that is not there is named', async () => {
     expect(await failure(expandFilenames(io, { filename: ['-', 'm', '-'] }))).toEqual({ tag: 'ErrUsage', message: 'standard input cannot be used for multiple arguments' });
     expect(await failure(expandFilenames(io, { filename: ['m', 'gone.yaml'] }))).toEqual({ tag: 'ErrUsage', message: 'gone.yaml: no such file' });

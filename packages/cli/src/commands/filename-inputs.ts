@@ -98,11 +98,13 @@ async function walk(io: CliIo, dir: string, recursive: boolean, into: string[]):
 
 /**
  * The inputs `-f` names, in order: `-` as it is, a file as it is (whatever its extension), a
- * directory as its files. Usage errors (exit 2): `-` twice (kubectl: "standard input cannot be
+ * directory as its files. Usage errors (exit 2): no path at all (`-f ''`), `-` twice (kubectl: "standard input cannot be
  * used for multiple arguments"), a path that cannot be opened, and a directory with no file to
  * read (kubectl: `error reading [DIR]: recognized file extensions are [.json .yaml .yml]`).
  */
 export async function expandFilenames(io: CliIo, flags: FilenameFlags): Promise<string[]> {
+  // `-f ''` is an empty list, as pflag reads it: no input named at all.
+  if (flags.filename.length === 0) throw usageError('-f names no input: give a file, a directory, or - for standard input');
   const paths: string[] = [];
   let stdin = false;
   for (const name of flags.filename) {

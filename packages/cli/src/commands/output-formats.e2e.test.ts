@@ -74,6 +74,8 @@ describe('-o name and -o wide', () => {
     ]);
     const one = await runBin(['trace', '-f', TOPOLOGY, '--to', '10.96.50.10:80', '-o', 'wide']);
     expect(one).toMatchObject({ code: 2, stdout: '', stderr: 'error: unable to match a printer suitable for the output format "wide", allowed formats are: json,jsonpath,table,text,yaml\n' });
+    const version = await runBin(['version', '-o', 'wide']);
+    expect(version).toMatchObject({ code: 2, stdout: '', stderr: 'error: unable to match a printer suitable for the output format "wide", allowed formats are: json,text,yaml\n' });
     const lookup = await runBin(['ips', '-f', KUBERNETES_2017, '--ip', '10.96.0.1', '-o', 'name']);
     expect(lookup).toMatchObject({ code: 2, stdout: '', stderr: 'error: unable to match a printer suitable for the output format "name", allowed formats are: json,table,yaml\n' });
   });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestSpecification } from 'vitest/node';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { needsRoot, rootOnlyRefusal } from './root-only.js';
 import { RootOnlyGuard } from './root-only-guard.js';
 
@@ -45,14 +45,24 @@ describe('the decision for a uid', () => {
 });
 
 describe('the reporter, at the start of a run', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'root-only-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const kernel = join(dir, 'a.kernel.test.ts');
-  const marked = join(dir, 'b.test.ts');
-  const plain = join(dir, 'c.test.ts');
-  writeFileSync(kernel, "import { it } from 'vitest';\n");
-  writeFileSync(marked, "// @needs-root: makes a network namespace\nimport { it } from 'vitest';\n");
-  writeFileSync(plain, "import { it } from 'vitest';\n");
+  // Made when a test of this block runs (not when the file is collected), so a run that
+  // filters these tests out leaves no folder behind.
+  let dir = '';
+  let kernel = '';
+  let marked = '';
+  let plain = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'root-only-'));
+    kernel = join(dir, 'a.kernel.test.ts');
+    marked = join(dir, 'b.test.ts');
+    plain = join(dir, 'c.test.ts');
+    writeFileSync(kernel, "import { it } from 'vitest';\n");
+    writeFileSync(marked, "// @needs-root: makes a network namespace\nimport { it } from 'vitest';\n");
+    writeFileSync(plain, "import { it } from 'vitest';\n");
+  });
+  afterAll(() => {
+    if (dir !== '') rmSync(dir, { recursive: true, force: true });
+  });
   const specs = (...paths: string[]) => paths.map((moduleId) => ({ moduleId }) as unknown as TestSpecification);
 
   function start(uid: number, ...paths: string[]): string[] {

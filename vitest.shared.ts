@@ -5,6 +5,8 @@
 // - `@fast-check/vitest` resolves to testkit's version of it, which keeps the seed out of the
 //   names of property tests (tools that select tests by name must find them again).
 // - Results are also written as JSON for tools/workspace's CI summary.
+// - A run that is not root and selects a test file that needs root (netns, iptables, nft:
+//   testkit's root-only.ts) is refused at its start with one line, not failed test by test.
 // - Under `npm run mutation` (KUBESVC_MUTATION=1) the test files of one run share their
 //   modules (`isolate: false`): Stryker starts a run per mutant, and evaluating the package
 //   and fast-check again for every test file was most of a mutant's time. Each run still
@@ -12,6 +14,7 @@
 import { fileURLToPath } from 'node:url';
 import { defaultServerConditions } from 'vite';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
+import { RootOnlyGuard } from './packages/testkit/src/root-only-guard.ts';
 import { RESULTS_FILE } from './tools/workspace/src/test-summary.ts';
 
 const propertySetup = fileURLToPath(new URL('./packages/testkit/src/vitest-setup.ts', import.meta.url));
@@ -39,7 +42,8 @@ export function packageTestConfig(projectDir: URL, options: PackageTestOptions =
       passWithNoTests: true,
       setupFiles: [propertySetup],
       isolate: process.env['KUBESVC_MUTATION'] !== '1',
-      reporters: ['default', ['json', { outputFile: RESULTS_FILE }]],
+      // A run without root that selects a test needing root is refused at its start (root-only.ts).
+      reporters: ['default', ['json', { outputFile: RESULTS_FILE }], new RootOnlyGuard()],
       // Properties at FC_NUM_RUNS=2000 take far longer than the 5 s default.
       testTimeout: 120_000,
       hookTimeout: 60_000,

@@ -30,6 +30,8 @@ async function run(args: readonly string[], input: Uint8Array): Promise<Captured
     readStdin: () => Promise.resolve(input),
     // `--diff FILE` reads the same input.
     readFile: () => Promise.resolve(input),
+    isDirectory: () => Promise.resolve(false),
+    readDir: () => Promise.resolve([]),
     stderrIsTTY: false,
     env: {},
   };
@@ -146,11 +148,14 @@ const badInputArb = fc.oneof(
   { arbitrary: notUtf8Arb.map((b) => ['not UTF-8', b] as const), weight: 1 },
 );
 
-function expectRefused(args: readonly string[], r: Captured): void {
+/** Each command with a second input, a file holding the same bytes: `-f - -f bad.yaml`. */
+const TWO_INPUTS: readonly (readonly string[])[] = COMMANDS.map((c) => [...c.slice(0, 3), '-f', 'bad.yaml', ...c.slice(3)]);
+
+function expectRefused(args: readonly string[], r: Captured, named = /(^|\n)error: -: \S/): void {
   expect(hasStackTrace(r.err)).toBe(false);
   expect(r.err).not.toContain('internal error');
   expect(r.code).toBe(1);
-  expect(r.err).toMatch(/(^|\n)error: -: \S/);
+  expect(r.err).toMatch(named);
   // Only validate answers on stdout when the input is bad (its report); the others print nothing there.
   if (args[0] !== 'validate') expect(r.out).toBe('');
 }
@@ -160,6 +165,13 @@ describe('INV-CLI-BADINPUT', () => {
     'INV-CLI-BADINPUT: an input that cannot be a dump makes every offline command exit 1 with an error line naming it, never a stack trace',
     async (args, [, input]) => {
       expectRefused(args, await run(args, input));
+    },
+  );
+
+  test.prop([fc.constantFrom(...TWO_INPUTS), badInputArb], { interruptAfterTimeLimit: 100_000 })(
+    'INV-CLI-BADINPUT: several inputs (-f - -f FILE), each bad, make every offline command exit 1 with an error line naming an input or all of them, never a stack trace',
+    async (args, [, input]) => {
+      expectRefused(args, await run(args, input), /(^|\n)error: (-|-,bad\.yaml|bad\.yaml): \S/);
     },
   );
 

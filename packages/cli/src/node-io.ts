@@ -1,5 +1,5 @@
 // The CliIo of the real process.
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import type { CliIo } from './cli-io.js';
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<Uint8Array> {
@@ -18,6 +18,8 @@ export function nodeIo(): CliIo {
     },
     readStdin: () => readAll(process.stdin),
     readFile: (path) => readFile(path),
+    isDirectory: async (path) => (await stat(path)).isDirectory(),
+    readDir: async (path) => (await readdir(path, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() })),
     stderrIsTTY: process.stderr.isTTY === true,
     progressStream: process.stderr,
     env: process.env,

@@ -30,6 +30,8 @@ async function run(args: readonly string[], stdin: Uint8Array): Promise<Captured
     },
     readStdin: () => Promise.resolve(stdin),
     readFile: () => Promise.reject(Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' })),
+    isDirectory: () => Promise.reject(Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' })),
+    readDir: () => Promise.reject(Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' })),
     stderrIsTTY: false,
     env: {},
   };

@@ -1,6 +1,7 @@
 // tools/system-deps.sh, the step before `npm test` and in .ci/run: with the tools hidden (a PATH
 // that holds only `id` and `apt-get`) it names every Debian package the tests need; `--check` only reports;
 // without root and without password-less sudo it stops with the one command to run as root.
+// @needs-root: runs the script as the user nobody (runuser); testkit root-only.ts refuses a run without root that selects it.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

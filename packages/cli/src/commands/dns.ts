@@ -5,28 +5,31 @@ import { EXIT_INVALID } from '../cli-error.js';
 import { inputError, usageError } from '../cli-error.js';
 import { answerData, answerOf, formatAnswer, questionOf } from '../logic/dns.js';
 import { formatData } from '../output/output-format.js';
+import { outputFormat } from '../output/printer.js';
 import type { CliCommand, CommandContext } from './command.js';
 import { addFilenameOption, readDump } from './shared-options.js';
 
 interface DnsCommandOptions {
-  readonly filename: string;
+  readonly filename: readonly string[];
+  readonly recursive?: boolean;
   readonly zone: string;
   readonly pods: PodMode;
   readonly reverse?: boolean;
-  readonly output: 'text' | 'json' | 'yaml';
+  readonly output: string;
 }
 
 async function run(context: CommandContext, name: string, type: string | undefined, options: DnsCommandOptions): Promise<void> {
   const { io } = context;
+  const output = outputFormat(options.output, ['text', 'json', 'yaml'] as const);
   const question = questionOf(name, type, options.reverse === true);
   if (!question.ok) throw usageError(question.error.message);
-  const dump = await readDump(io, options.filename);
+  const dump = await readDump(io, options);
   const answer = answerOf(dump, question.value, { zone: options.zone, pods: options.pods });
   if (!answer.ok) {
     if (answer.error._tag === 'ErrZoneOptions') throw usageError(answer.error.message);
-    throw inputError(`${options.filename}: ${answer.error.message}`);
+    throw inputError(`${dump.source}: ${answer.error.message}`);
   }
-  io.out(options.output === 'text' ? formatAnswer(answer.value) : formatData(options.output, answerData(answer.value)));
+  io.out(output === 'text' ? formatAnswer(answer.value) : formatData(output, answerData(answer.value)));
   // NXDOMAIN, REFUSED and the other errors: the name was not found.
   if (answer.value.resolution.rcode !== 'NOERROR') context.exitCode = EXIT_INVALID;
 }
@@ -46,7 +49,7 @@ export const dnsCommand: CliCommand = {
       .option('--zone <domain>', 'the cluster domain', 'cluster.local')
       .addOption(new Option('--pods <mode>', "the pods option of CoreDNS's kubernetes plugin").choices(['disabled', 'insecure', 'verified']).default('disabled'))
       .option('-x, --reverse', 'NAME is an address: ask for its PTR record, as dig -x does')
-      .addOption(new Option('-o, --output <format>', 'output format: text is dig\'s').choices(['text', 'json', 'yaml']).default('text'))
+      .option('-o, --output <format>', "output format: text (dig's), json or yaml", 'text')
       .action(async (name: string, type: string | undefined, options: DnsCommandOptions) => run(context, name, type, options));
   },
 };

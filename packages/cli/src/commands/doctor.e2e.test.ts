@@ -72,7 +72,7 @@ describe('kubesvc doctor', () => {
   });
 
   it.each([
-    ['an unknown output format', 2, ['-o', 'yaml'], /error: option '-o, --output <format>' argument 'yaml' is invalid/],
+    ['an unknown output format', 2, ['-o', 'yaml'], /^error: unable to match a printer suitable for the output format "yaml", allowed formats are: json,name,text$/m],
     ['-n with -A', 2, ['-n', 'shop', '-A'], /^error: -n and -A both choose the namespaces: give one$/m],
     ['--dns-name without --from', 2, ['--dns-name', 'web'], /^error: --dns-name and --from go together/m],
     ['a Service the namespace has not', 1, ['-n', 'shop', 'nope'], /^error: .*doctor\.yaml: no Service "nope" in namespace shop$/m],

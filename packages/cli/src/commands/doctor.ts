@@ -2,26 +2,28 @@
 // Services" checklist (kubernetes.io/docs/tasks/debug/debug-application/debug-service/) run
 // over a dump; without -f, over the objects of the running control plane a kubeconfig names.
 // Exit code 1 when a finding is an error.
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { Pod } from '@kubesvc/api-types';
 import { EXIT_INVALID, ErrNotFound, usageError } from '../cli-error.js';
 import type { Dump } from '../dump/load-dump.js';
 import { doctorData, formatDoctorText, hasError, runDoctor } from '../logic/doctor/doctor.js';
 import { formatData } from '../output/output-format.js';
+import { formatNames, outputFormat } from '../output/printer.js';
 import type { CliCommand, CommandContext } from './command.js';
 import { liveDump } from '../live/live-dump.js';
 import { liveTarget } from '../live/live-target.js';
 import { UP_DEFAULTS } from '../up/up-defaults.js';
-import { FILENAME_HELP, readDump } from './shared-options.js';
+import { addFilenameOption, readDump } from './shared-options.js';
 
 interface DoctorCommandOptions {
-  readonly filename?: string;
+  readonly filename?: readonly string[];
+  readonly recursive?: boolean;
   readonly kubeconfig?: string;
   readonly context?: string;
   readonly dataDir: string;
   readonly namespace?: string;
   readonly allNamespaces?: boolean;
-  readonly output: 'text' | 'json';
+  readonly output: string;
   readonly includeInfo?: boolean;
   readonly dnsName?: string;
   readonly from?: string;
@@ -36,13 +38,14 @@ function fromPod(dump: Dump, from: string, namespace: string): Pod {
 }
 
 async function run(context: CommandContext, services: readonly string[], options: DoctorCommandOptions): Promise<void> {
+  const output = outputFormat(options.output, ['text', 'name', 'json'] as const);
   if (options.allNamespaces === true && options.namespace !== undefined) throw usageError('-n and -A both choose the namespaces: give one');
   if ((options.dnsName === undefined) !== (options.from === undefined)) throw usageError('--dns-name and --from go together: the name, and the pod that asks it');
-  const dump = options.filename === undefined ? await liveDump(await liveTarget(context.io, options.kubeconfig, options.dataDir, options.context)) : await readDump(context.io, options.filename);
+  const dump = options.filename === undefined ? await liveDump(await liveTarget(context.io, options.kubeconfig, options.dataDir, options.context)) : await readDump(context.io, { filename: options.filename, recursive: options.recursive === true });
   const namespace = options.namespace ?? 'default';
   const report = runDoctor(
     // Live, the suggested kubesvc commands read a dump to be taken first.
-    { dump, file: options.filename ?? 'dump.yaml' },
+    { dump, file: options.filename === undefined ? 'dump.yaml' : dump.source },
     {
       services,
       namespace,
@@ -53,7 +56,11 @@ async function run(context: CommandContext, services: readonly string[], options
   );
   if (!report.ok) throw new ErrNotFound(report.error.message);
   for (const notice of report.value.notices) context.io.err(`warning: ${notice}\n`);
-  context.io.out(options.output === 'json' ? formatData('json', doctorData(report.value)) : formatDoctorText(report.value));
+  if (output === 'name') {
+    // The Services with a problem (an error or a warning), as kubectl names them.
+    const problems = new Set(report.value.findings.filter((f) => f.severity === 'error' || f.severity === 'warning').map((f) => f.service));
+    context.io.out(formatNames(report.value.services.filter((s) => problems.has(s)).map((s) => ({ kind: 'Service', name: s.slice(s.indexOf('/') + 1) }))));
+  } else context.io.out(output === 'json' ? formatData('json', doctorData(report.value)) : formatDoctorText(report.value));
   if (hasError(report.value)) context.exitCode = EXIT_INVALID;
 }
 
@@ -69,14 +76,13 @@ export const doctorCommand: CliCommand = {
           'With -f, from a dump; without, from the running control plane the kubeconfig names (--kubeconfig, else $KUBECONFIG, else <data-dir>/kubeconfig, the one kubesvc up writes).',
       )
       .argument('[service...]', 'the Services to check (default: every Service of the namespace)');
-    command
-      .option('-f, --filename <file>', `${FILENAME_HELP}; without it, the live cluster`)
+    addFilenameOption(command, 'without it, the live cluster')
       .option('--kubeconfig <file>', 'live: the kubeconfig (default: the files of $KUBECONFIG, merged as kubectl merges them, else <data-dir>/kubeconfig)')
       .option('--context <name>', 'live: the kubeconfig context to use (default: its current-context)')
       .option('--data-dir <dir>', 'live: the data dir of kubesvc up, whose kubeconfig is used by default', UP_DEFAULTS.dataDir)
       .option('-n, --namespace <namespace>', 'the namespace of the Services (default: default)')
       .option('-A, --all-namespaces', 'check the Services of every namespace')
-      .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+      .option('-o, --output <format>', 'output format: text, json, or name (service/NAME of each Service with an error or a warning)', 'text')
       .option('--include-info', 'also the informational findings (ClusterIPNoPing, and NdotsExpansion of each short name from a pod in another namespace)')
       .option('--dns-name <name>', "the name whose resolution to follow from --from's resolv.conf (search list, ndots)")
       .option('--from <pod>', 'the pod that asks --dns-name: NAMESPACE/NAME, or NAME in -n')

@@ -5,7 +5,7 @@
 // upstream: pkg/kubelet/kubelet_pods.go (getServiceEnvVarMap: every Service of the pod's
 //           namespace when enableServiceLinks is on, default/kubernetes always; a pod's
 //           enableServiceLinks defaults to true)
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { decodeObject, type Pod, type Service } from '@kubesvc/api-types';
 import { serviceEnv, type EnvVar } from '@kubesvc/discovery';
 import { ErrNotFound, inputError, usageError } from '../cli-error.js';
@@ -14,18 +14,20 @@ import type { KubeconfigTarget } from '../live/kubeconfig.js';
 import { liveTarget } from '../live/live-target.js';
 import { envData, envOf, envTable, formatEnvLines } from '../logic/env.js';
 import { formatData } from '../output/output-format.js';
+import { outputFormat } from '../output/printer.js';
 import { UP_DEFAULTS } from '../up/up-defaults.js';
 import type { CliCommand, CommandContext } from './command.js';
-import { FILENAME_HELP, readDump } from './shared-options.js';
+import { addFilenameOption, readDump } from './shared-options.js';
 
 interface EnvCommandOptions {
-  readonly filename?: string;
+  readonly filename?: readonly string[];
+  readonly recursive?: boolean;
   readonly namespace?: string;
   readonly serviceLinks: boolean;
   readonly kubeconfig?: string;
   readonly context?: string;
   readonly dataDir: string;
-  readonly output: 'env' | 'table' | 'json' | 'yaml';
+  readonly output: string;
 }
 
 /** A pod's own enableServiceLinks (absent or null: true, the apiserver's default), and the flag. */
@@ -34,10 +36,11 @@ function serviceLinksOf(pod: Pod | undefined, flag: boolean): boolean {
   return flag && own !== false;
 }
 
-async function offline(context: CommandContext, file: string, options: EnvCommandOptions, podName: string | undefined): Promise<{ namespace: string; vars: EnvVar[] }> {
+async function offline(context: CommandContext, filename: readonly string[], options: EnvCommandOptions, podName: string | undefined): Promise<{ namespace: string; vars: EnvVar[] }> {
   if (options.namespace === undefined) throw usageError("required option '-n, --namespace <namespace>' not specified");
   const namespace = options.namespace;
-  const dump = await readDump(context.io, file);
+  const dump = await readDump(context.io, { filename, recursive: options.recursive === true });
+  const file = dump.source;
   let pod: Pod | undefined;
   if (podName !== undefined) {
     pod = dump.pods.find((p) => p.metadata.name === podName && (p.metadata.namespace ?? 'default') === namespace);
@@ -81,8 +84,9 @@ async function live(context: CommandContext, options: EnvCommandOptions, podName
 
 async function run(context: CommandContext, podName: string | undefined, options: EnvCommandOptions): Promise<void> {
   const { io } = context;
+  const output = outputFormat(options.output, ['env', 'table', 'json', 'yaml'] as const);
   const { namespace, vars } = options.filename === undefined ? await live(context, options, podName) : await offline(context, options.filename, options, podName);
-  switch (options.output) {
+  switch (output) {
     case 'env':
       io.out(formatEnvLines(vars));
       return;
@@ -90,27 +94,27 @@ async function run(context: CommandContext, podName: string | undefined, options
       io.out(envTable(vars));
       return;
     default:
-      io.out(formatData(options.output, envData(namespace, vars)));
+      io.out(formatData(output, envData(namespace, vars)));
   }
 }
 
 export const envCommand: CliCommand = {
   name: 'env',
   register(program: Command, context: CommandContext): void {
-    program
+    const command = program
       .command('env')
       .argument('[pod]', 'the pod: its namespace (-n) and its spec.enableServiceLinks decide what it sees')
       .summary('the service environment variables a pod gets')
       .description(
         "Prints the variables kubelet injects into every container of a pod: for each Service it can see (those of its namespace, unless service links are off, and default/kubernetes always), <SVC>_SERVICE_HOST and _PORT, and the Docker-link set <SVC>_PORT, <SVC>_PORT_<port>_<PROTO> with _PROTO, _PORT and _ADDR. With -f, from the Services of a dump (--namespace required); without, from the running control plane the kubeconfig names (--kubeconfig, else $KUBECONFIG, else <data-dir>/kubeconfig, the one kubesvc up writes).",
-      )
-      .option('-f, --filename <file>', `${FILENAME_HELP}; without it, the live cluster`)
+      );
+    addFilenameOption(command, 'without it, the live cluster')
       .option('-n, --namespace <namespace>', "the pod's namespace (live, default: the kubeconfig context's)")
       .option('--no-service-links', "as a pod whose enableServiceLinks is false: only default/kubernetes")
       .option('--kubeconfig <file>', 'live: the kubeconfig (default: the files of $KUBECONFIG, merged as kubectl merges them, else <data-dir>/kubeconfig)')
       .option('--context <name>', "live: the kubeconfig context to use (default: its current-context)")
       .option('--data-dir <dir>', 'live: the data dir of kubesvc up, whose kubeconfig is used by default', UP_DEFAULTS.dataDir)
-      .addOption(new Option('-o, --output <format>', 'output format: env prints NAME=value lines').choices(['env', 'table', 'json', 'yaml']).default('env'))
+      .option('-o, --output <format>', 'output format: env (NAME=value lines), table, json or yaml', 'env')
       .action(async (pod: string | undefined, options: EnvCommandOptions) => run(context, pod, options));
   },
 };

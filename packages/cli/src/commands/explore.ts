@@ -10,7 +10,8 @@ import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, serviceNetworkingOf } from './service
 import { addFilenameOption, readDump } from './shared-options.js';
 
 interface ExploreCommandOptions extends ProxierCommandOptions {
-  readonly filename: string;
+  readonly filename: readonly string[];
+  readonly recursive?: boolean;
   readonly serviceClusterIpRange: string;
   readonly port: string;
 }
@@ -28,7 +29,7 @@ async function run(context: CommandContext, options: ExploreCommandOptions): Pro
   // drawing iptables rules for a node that runs nftables would be a wrong answer.
   if (options.proxyMode === 'nftables') throw usageError('the explorer draws the iptables mode only: use kubesvc rules or trace --proxy-mode nftables for the nftables rules');
   const proxier = proxierConfigOf(options);
-  const dump = await readDump(io, options.filename);
+  const dump = await readDump(io, options);
   if (!(await ensureUiBuilt())) throw inputError('the explorer page is not built: this copy of @kubesvc/explorer has no ui/ folder');
   // Loaded here, not at the top: the model's Table printer is the runtime's, which the other
   // offline commands must not load (offline-modules.e2e.test.ts).

@@ -17,17 +17,20 @@ import {
   serviceCIDRReport,
   serviceCIDRTable,
 } from '../logic/ips-service-cidrs.js';
-import { formatData, DATA_FORMATS, type DataFormat } from '../output/output-format.js';
+import type { Service } from '@kubesvc/api-types';
+import { formatData } from '../output/output-format.js';
+import { formatNames, outputFormat } from '../output/printer.js';
 import type { CliCommand, CommandContext } from './command.js';
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, serviceNetworkingOf } from './service-range-option.js';
 import { addFilenameOption, readDump } from './shared-options.js';
 
 interface IpsCommandOptions {
-  readonly filename: string;
+  readonly filename: readonly string[];
+  readonly recursive?: boolean;
   readonly serviceClusterIpRange: string;
   readonly ip?: string;
   readonly now?: string;
-  readonly output: DataFormat;
+  readonly output: string;
 }
 
 /** The headings of the two views when a dump has both. */
@@ -37,15 +40,32 @@ function bitmapHeading(range: string, fromDump: boolean): string {
   return `the bitmap of --service-cluster-ip-range ${source}: the stored RangeAllocation, which v1.33 apiservers still dual-write; its repair loop runs only in apiservers without MultiCIDRServiceAllocator, such as v1.32 ones during the upgrade:`;
 }
 
-async function run(context: CommandContext, options: IpsCommandOptions, rangeDefaulted: boolean): Promise<void> {
+/** `-o name` lists the Services that hold a ClusterIP; with --ip, the lookup is a table or data. */
+const IPS_OUTPUTS = ['table', 'name', 'json', 'yaml'] as const;
+const LOOKUP_OUTPUTS = ['table', 'json', 'yaml'] as const;
+
+/** A Service that holds a ClusterIP (not headless, not ExternalName, not yet unallocated). */
+function holdsClusterIP(service: Service): boolean {
+  const ips = service.spec?.clusterIPs ?? (service.spec?.clusterIP === undefined ? [] : [service.spec.clusterIP]);
+  return ips.some((ip) => ip !== '' && ip !== 'None');
+}
+
+async function run(context: CommandContext, flags: IpsCommandOptions, rangeDefaulted: boolean): Promise<void> {
   const { io } = context;
+  const format = flags.ip === undefined ? outputFormat(flags.output, IPS_OUTPUTS) : outputFormat(flags.output, LOOKUP_OUTPUTS);
+  if (format === 'name') {
+    const dump = await readDump(io, flags);
+    io.out(formatNames(dump.services.filter(holdsClusterIP).map((s) => ({ kind: 'Service', name: s.metadata.name ?? '' }))));
+    return;
+  }
+  const options = { ...flags, output: format };
   let networks = serviceNetworkingOf(options.serviceClusterIpRange).serviceCIDRs;
   let given: number | undefined;
   if (options.now !== undefined) {
     given = parseNow(options.now);
     if (given === undefined) throw usageError(`--now ${JSON.stringify(options.now)}: not an RFC 3339 time such as 2025-05-01T12:00:00Z`);
   }
-  const dump = await readDump(io, options.filename);
+  const dump = await readDump(io, options);
   const cidrView = hasServiceCIDRView(dump);
   if (options.ip !== undefined) {
     if (cidrView) {
@@ -101,7 +121,7 @@ export const ipsCommand: CliCommand = {
       )
       .option('--ip <ip>', 'show who holds this address')
       .option('--now <time>', "the IPAddress repair pass's clock (RFC 3339); default: the latest timestamp in the input")
-      .addOption(new Option('-o, --output <format>', 'output format').choices([...DATA_FORMATS]).default('table'))
+      .option('-o, --output <format>', 'output format: table, json, yaml, or name (service/NAME of each Service that holds a ClusterIP; not with --ip)', 'table')
       .action(async (options: IpsCommandOptions, self: Command) => run(context, options, self.getOptionValueSource('serviceClusterIpRange') === 'default'));
   },
 };

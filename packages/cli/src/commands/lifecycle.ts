@@ -3,9 +3,10 @@
 // does (SIGTERM: it removes its endpoint and lease, stops the controllers, closes the store).
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { ErrNotFound, inputError, usageError } from '../cli-error.js';
 import { formatData } from '../output/output-format.js';
+import { outputFormat } from '../output/printer.js';
 import { parseGoDuration } from '../up/duration.js';
 import { UP_DEFAULTS } from '../up/up-defaults.js';
 import { isKubesvcProcess, readUpStatus, UP_STATUS_FILE, type UpStatus } from '../up/up-status.js';
@@ -24,7 +25,7 @@ export function versionLine(): string {
   return `kubesvc ${kubesvcVersion()} (Kubernetes ${KUBERNETES_VERSION} semantics, Node.js ${process.version})\n`;
 }
 
-type Format = 'text' | 'json' | 'yaml';
+const FORMATS = ['text', 'json', 'yaml'] as const;
 
 export const versionCommand: CliCommand = {
   name: 'version',
@@ -33,10 +34,11 @@ export const versionCommand: CliCommand = {
     program
       .command('version')
       .summary('print the version of kubesvc and of the Kubernetes it follows')
-      .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'yaml']).default('text'))
-      .action((options: { output: Format }) => {
+      .option('-o, --output <format>', 'output format: text, json or yaml', 'text')
+      .action((options: { output: string }) => {
+        const output = outputFormat(options.output, FORMATS);
         const data = { kubesvcVersion: kubesvcVersion(), kubernetesVersion: KUBERNETES_VERSION, nodeVersion: process.version };
-        context.io.out(options.output === 'text' ? versionLine() : formatData(options.output, data));
+        context.io.out(output === 'text' ? versionLine() : formatData(output, data));
       });
   },
 };
@@ -70,11 +72,12 @@ export const statusCommand: CliCommand = {
       .command('status')
       .summary('whether a kubesvc up runs on a data dir, and where it serves')
       .option('--data-dir <dir>', 'the data dir of the kubesvc up', UP_DEFAULTS.dataDir)
-      .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'yaml']).default('text'))
-      .action((options: { dataDir: string; output: Format }) => {
+      .option('-o, --output <format>', 'output format: text, json or yaml', 'text')
+      .action((options: { dataDir: string; output: string }) => {
+        const output = outputFormat(options.output, FORMATS);
         const { status, why } = running(options.dataDir);
         if (status === undefined) throw new ErrNotFound(why);
-        context.io.out(options.output === 'text' ? statusText(status) : formatData(options.output, { status }));
+        context.io.out(output === 'text' ? statusText(status) : formatData(output, { status }));
       });
   },
 };

@@ -3,16 +3,17 @@
 // reaches the Service's endpoints. `kubesvc up` keeps the list in <data-dir>/proxy-ports.json.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { ProxyPort } from '@kubesvc/node-agent';
 import { ErrNotFound, inputError } from '../cli-error.js';
 import { formatData } from '../output/output-format.js';
+import { outputFormat } from '../output/printer.js';
 import type { CliCommand, CommandContext } from './command.js';
 import { PROXY_PORTS_FILE, UP_DEFAULTS } from '../up/up-defaults.js';
 
 interface ProxyPortsOptions {
   readonly dataDir: string;
-  readonly output: 'table' | 'json' | 'yaml';
+  readonly output: string;
 }
 
 export function proxyPortsTable(ports: readonly ProxyPort[]): string {
@@ -22,6 +23,7 @@ export function proxyPortsTable(ports: readonly ProxyPort[]): string {
 }
 
 async function run(context: CommandContext, options: ProxyPortsOptions): Promise<void> {
+  const output = outputFormat(options.output, ['table', 'json', 'yaml'] as const);
   const path = join(options.dataDir, PROXY_PORTS_FILE);
   let text: string;
   try {
@@ -36,7 +38,7 @@ async function run(context: CommandContext, options: ProxyPortsOptions): Promise
     throw inputError(`${path}: not the JSON kubesvc up writes: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (!Array.isArray(ports)) throw inputError(`${path}: not the JSON kubesvc up writes: expected a list`);
-  context.io.out(options.output === 'table' ? proxyPortsTable(ports) : formatData(options.output, { proxyPorts: ports }));
+  context.io.out(output === 'table' ? proxyPortsTable(ports) : formatData(output, { proxyPorts: ports }));
 }
 
 export const proxyPortsCommand: CliCommand = {
@@ -46,7 +48,7 @@ export const proxyPortsCommand: CliCommand = {
       .command('proxy-ports')
       .summary("the userspace proxy's loopback port for each Service port of a running kubesvc up")
       .option('--data-dir <dir>', 'the data dir of the running kubesvc up', UP_DEFAULTS.dataDir)
-      .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json', 'yaml']).default('table'))
+      .option('-o, --output <format>', 'output format: table, json or yaml', 'table')
       .action(async (options: ProxyPortsOptions) => run(context, options));
   },
 };

@@ -5,7 +5,7 @@ import type { SaveBackend } from '@kubesvc/proxy-iptables';
 import { inputError, usageError } from '../cli-error.js';
 import { ok } from '@kubesvc/api-types';
 import { formatRuleDiagnostic, nftablesRulesDiffOf, nftablesRulesOf, restoreTables, rulesDiffOf, rulesOf } from '../logic/rules.js';
-import { parseOutput } from '../output/jsonpath.js';
+import { parseOutput } from '../output/printer.js';
 import { formatData, jsonPathOf } from '../output/output-format.js';
 import { startProgress } from '../progress.js';
 import type { CliCommand, CommandContext } from './command.js';
@@ -19,10 +19,12 @@ import {
   serviceCIDRWarning,
   type ProxierCommandOptions,
 } from './proxier-options.js';
-import { addFilenameOption, dumpFromText, readInputText } from './shared-options.js';
+import { inputsLabel } from './filename-inputs.js';
+import { addFilenameOption, dumpFromInputs, dumpFromText, readInputs, readInputText } from './shared-options.js';
 
 interface RulesCommandOptions extends ProxierCommandOptions {
-  readonly filename: string;
+  readonly filename: readonly string[];
+  readonly recursive?: boolean;
   /** text, json, yaml, or jsonpath=TEMPLATE. */
   readonly output: string;
   readonly saveView?: SaveBackend;
@@ -42,11 +44,11 @@ function printed(options: RulesCommandOptions, data: { readonly text: string } &
 async function runNftables(context: CommandContext, options: RulesCommandOptions): Promise<void> {
   const { io } = context;
   if (options.saveView !== undefined) throw usageError('--save-view is for --proxy-mode iptables (an iptables-save view)');
-  const text = await readInputText(io, options.filename);
+  const inputs = await readInputs(io, options);
   const oldText = options.diff === undefined ? undefined : await readInputText(io, options.diff);
-  const progress = startProgress(io, text.length + (oldText?.length ?? 0), ['parse', 'rules', 'write']);
+  const progress = startProgress(io, inputs.reduce((n, input) => n + input.text.length, 0) + (oldText?.length ?? 0), ['parse', 'rules', 'write']);
   try {
-    const dump = dumpFromText(io, options.filename, text);
+    const dump = dumpFromInputs(io, inputsLabel(options), inputs);
     const before = options.diff === undefined || oldText === undefined ? undefined : dumpFromText(io, options.diff, oldText);
     const config = nftablesConfigOf(options, dump, options.node === undefined ? undefined : dumpNodeFor(dump, options.node, '--node'));
     const warning = serviceCIDRWarning(options, dump);
@@ -70,11 +72,11 @@ async function run(context: CommandContext, options: RulesCommandOptions, versio
   const { io } = context;
   // Without --node the flags are checked before the input is read.
   const early = options.node === undefined ? proxierConfigOf(options) : undefined;
-  const text = await readInputText(io, options.filename);
+  const inputs = await readInputs(io, options);
   const oldText = options.diff === undefined ? undefined : await readInputText(io, options.diff);
-  const progress = startProgress(io, text.length + (oldText?.length ?? 0), ['parse', 'rules', 'write']);
+  const progress = startProgress(io, inputs.reduce((n, input) => n + input.text.length, 0) + (oldText?.length ?? 0), ['parse', 'rules', 'write']);
   try {
-    const dump = dumpFromText(io, options.filename, text);
+    const dump = dumpFromInputs(io, inputsLabel(options), inputs);
     const before = options.diff === undefined || oldText === undefined ? undefined : dumpFromText(io, options.diff, oldText);
     const config = early ?? proxierConfigOf(options, dumpNodeFor(dump, options.node ?? '', '--node'));
     progress.stage('rules');

@@ -1,33 +1,25 @@
-// Options and input handling that every offline command shares: `-f FILE|-` and `-o`.
-import { Option, type Command } from 'commander';
+// Options and input handling that every offline command shares: `-f` (filename-inputs.ts) and `-o`.
+import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { inputError, usageError, type CliError } from '../cli-error.js';
 import type { ManifestIssue } from '@kubesvc/api-types';
 import { ALIAS_EXPANSION_FACTOR, ALIAS_EXPANSION_FLOOR, aliasExpansionLimit, aliasExpansionOver } from '../dump/alias-expansion.js';
-import { decodeText, loadDump, skippedNote, type Dump } from '../dump/load-dump.js';
+import { decodeText, loadDump, mergeDumps, skippedNote, type Dump } from '../dump/load-dump.js';
+import { collectFilenames, describeReadError, expandFilenames, inputsLabel, type FilenameFlags } from './filename-inputs.js';
 
-export const FILENAME_HELP = 'the input: YAML or JSON, a List, a multi-document stream or `kubectl get -o yaml` output; - reads standard input';
+export const FILENAME_HELP =
+  'the input: YAML or JSON, a List, a multi-document stream or `kubectl get -o yaml` output; repeatable and comma-separated (all inputs read as one dump); a directory reads its .json, .yaml and .yml files; - reads standard input';
 
-export function addFilenameOption(command: Command): Command {
-  return command.requiredOption('-f, --filename <file>', FILENAME_HELP);
-}
+export const RECURSIVE_HELP = 'read the directories -f names and all their subdirectories';
 
-export function addOutputOption(command: Command, formats: readonly string[], fallback: string): Command {
-  return command.addOption(new Option('-o, --output <format>', 'output format').choices([...formats]).default(fallback));
-}
-
-function describeReadError(file: string, error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  switch (code) {
-    case 'ENOENT':
-      return `${file}: no such file`;
-    case 'EISDIR':
-      return `${file}: is a directory`;
-    case 'EACCES':
-      return `${file}: permission denied`;
-    default:
-      return `${file}: cannot be read: ${error instanceof Error ? error.message : String(error)}`;
-  }
+/**
+ * `-f, --filename` (repeatable, comma-separated) and `-R, --recursive`, as kubectl's. Required
+ * unless `optional` gives the help text of the case without it (the live cluster).
+ */
+export function addFilenameOption(command: Command, optional?: string): Command {
+  const help = optional === undefined ? FILENAME_HELP : `${FILENAME_HELP}; ${optional}`;
+  const withFile = optional === undefined ? command.requiredOption('-f, --filename <file>', help, collectFilenames) : command.option('-f, --filename <file>', help, collectFilenames);
+  return withFile.option('-R, --recursive', RECURSIVE_HELP);
 }
 
 /** The byte offset of the first sequence in `bytes` that is not UTF-8, or undefined when all of it is. */
@@ -81,9 +73,50 @@ export async function readInputText(io: CliIo, file: string): Promise<string> {
   return decodeText(bytes);
 }
 
-/** The dump of `-f FILE|-`; one that does not decode is an input error (exit 1) naming each problem. */
-export async function readDump(io: CliIo, file: string): Promise<Dump> {
-  return dumpFromText(io, file, await readInputText(io, file));
+/** One input's name (a path, or `-`) and its text. */
+export interface InputText {
+  readonly source: string;
+  readonly text: string;
+}
+
+/** The text of every input `-f` names (filename-inputs.ts), in order. */
+export async function readInputs(io: CliIo, flags: FilenameFlags): Promise<InputText[]> {
+  const inputs: InputText[] = [];
+  for (const source of await expandFilenames(io, flags)) inputs.push({ source, text: await readInputText(io, source) });
+  return inputs;
+}
+
+/** The dump of the `-f` inputs; one that does not decode is an input error (exit 1) naming each problem. */
+export async function readDump(io: CliIo, flags: FilenameFlags): Promise<Dump> {
+  return dumpFromInputs(io, inputsLabel(flags), await readInputs(io, flags));
+}
+
+/**
+ * The inputs read as one dump named `label`. One input is read as it always was; several are
+ * each read (every input's problems reported, each naming its file), then merged: an object
+ * in two of them is an error naming both (dump/load-dump.ts: mergeDumps). Nothing to read in
+ * all of them together is the error of an empty input; one empty file among others is not.
+ */
+export function dumpFromInputs(io: CliIo, label: string, inputs: readonly InputText[]): Dump {
+  const [only] = inputs;
+  if (inputs.length === 1 && only !== undefined) return dumpFromText(io, only.source, only.text);
+  const dumps: Dump[] = [];
+  const problems: string[] = [];
+  for (const input of inputs) {
+    const loaded = readingInput(input.source, input.text, () => loadDump(input.source, input.text));
+    if (loaded.ok) dumps.push(loaded.value);
+    else problems.push(loaded.error.message);
+  }
+  if (problems.length > 0) throw inputError(problems.join('\n'));
+  const merged = mergeDumps(label, dumps);
+  if (!merged.ok) throw inputError(merged.error.message);
+  const empty = noObjectsError(label, merged.value.objects.length, merged.value.skipped);
+  if (empty !== undefined) throw empty;
+  for (const dump of dumps) {
+    const note = skippedNote(dump);
+    if (note !== undefined) io.err(`warning: ${note}\n`);
+  }
+  return merged.value;
 }
 
 /**

@@ -9,7 +9,7 @@ import { endpointSlicesForProxy } from '../dump/endpoint-slices.js';
 import { PACKET_ENTRIES, PACKET_PROTOCOLS, packetOf, traceData, traceTable, type PacketFlags, type Traced, type TracedPacket } from '../logic/trace.js';
 import type { Dump } from '../dump/load-dump.js';
 import { formatData, jsonPathOf } from '../output/output-format.js';
-import { parseOutput } from '../output/jsonpath.js';
+import { parseOutput } from '../output/printer.js';
 import type { CliCommand, CommandContext } from './command.js';
 import { allDumpNodes, nodeMatrixData, nodeMatrixTable, traceIptablesRun, type DumpNode, type NodeTrace } from '../logic/nodes.js';
 import {
@@ -25,7 +25,8 @@ import {
 import { addFilenameOption, readDump } from './shared-options.js';
 
 interface TraceCommandOptions extends ProxierCommandOptions {
-  readonly filename: string;
+  readonly filename: readonly string[];
+  readonly recursive?: boolean;
   readonly to: string;
   readonly proto: PacketFlags['proto'];
   readonly from?: string;
@@ -138,24 +139,28 @@ function runAllNodes(context: CommandContext, options: TraceCommandOptions, dump
     return { node, trace: run.trace, reasons: run.reasons };
   });
   if (rows.every((row) => dropped(row.trace))) context.exitCode = EXIT_INVALID;
-  const output = parseOutput(options.output, TRACE_OUTPUTS);
+  const output = parseOutput(options.output, ALL_NODES_OUTPUTS);
   if (output.kind === 'jsonpath') context.io.out(jsonPathOf(output.template, nodeMatrixData(rows)));
-  else context.io.out(output.format === 'json' || output.format === 'yaml' ? formatData(output.format, nodeMatrixData(rows)) : nodeMatrixTable(rows));
+  else context.io.out(output.format === 'json' || output.format === 'yaml' ? formatData(output.format, nodeMatrixData(rows)) : nodeMatrixTable(rows, output.format === 'wide'));
 }
 
 const TRACE_OUTPUTS = ['text', 'table', 'json', 'yaml'] as const;
+/** --all-nodes: also wide, the table with each node's InternalIPs. */
+const ALL_NODES_OUTPUTS = [...TRACE_OUTPUTS, 'wide'] as const;
 
 async function run(context: CommandContext, options: TraceCommandOptions, versionFromCommandLine: boolean, nodeNameFromCommandLine: boolean): Promise<void> {
   const { io } = context;
-  const output = parseOutput(options.output, TRACE_OUTPUTS);
+  // -o is checked before the input is read; --all-nodes offers wide too.
+  const output = options.allNodes === true ? undefined : parseOutput(options.output, TRACE_OUTPUTS);
+  if (output === undefined) parseOutput(options.output, ALL_NODES_OUTPUTS);
   checkModeFlags(options, versionFromCommandLine);
   if (options.allNodes === true && options.fromNode !== undefined) throw usageError('--all-nodes traces from every Node: leave out --from-node');
   if (options.allNodes === true) checkNodeFlag('--all-nodes', nodeNameFromCommandLine);
   if (options.fromNode !== undefined) checkNodeFlag('--from-node', nodeNameFromCommandLine);
   // Without a node from the input the packet is checked before the input is read.
   const early = options.fromNode === undefined && options.allNodes !== true ? packetFor(options, options.nodeIp) : undefined;
-  const dump = await readDump(io, options.filename);
-  if (options.allNodes === true) {
+  const dump = await readDump(io, options);
+  if (options.allNodes === true || output === undefined) {
     runAllNodes(context, options, dump);
     return;
   }
@@ -190,7 +195,7 @@ export const traceCommand: CliCommand = {
       .option('--from <ip>', 'the source address (default 10.244.0.2 from a pod, 203.0.113.10 from outside, the node IP from the host)')
       .addOption(new Option('--entry <where>', 'where the packet comes from (default pod; outside with --node-port)').choices([...PACKET_ENTRIES]))
       .option('--node-port', "the destination is a node's address and a node port: it is added to the node's local addresses")
-      .option('-o, --output <format>', 'output format: text (the trace chain by chain), table, json, yaml, or jsonpath=TEMPLATE (over the json)', 'text')
+      .option('-o, --output <format>', 'output format: text (the trace chain by chain), table, json, yaml, or jsonpath=TEMPLATE (over the json); with --all-nodes also wide (the table with each node\'s IPs)', 'text')
       .option(
         '--from-node <name>',
         "send the packet on the input's Node of this name: kube-proxy there has its name, its zone label (topology hints) and its InternalIPs (unless --node-ip is given)",

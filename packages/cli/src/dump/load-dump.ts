@@ -149,3 +149,35 @@ export function skippedNote(dump: Dump): string | undefined {
   const n = dump.skipped.length;
   return `${dump.source}: skipped ${n} object${n === 1 ? '' : 's'} of kinds not modelled here (${kinds.join(', ')})`;
 }
+
+/** The kind, namespace and name that make an object one object: `Service default/web`. */
+function objectKey(object: KubeObject): string | undefined {
+  const { name, namespace } = object.metadata;
+  if (name === undefined || name === '') return undefined;
+  return `${object.kind} ${namespace === undefined || namespace === '' ? '' : `${namespace}/`}${name}`;
+}
+
+/**
+ * The dumps of several inputs (`-f a.yaml -f b.yaml`, a directory's files) as one, named
+ * `source`: every object of each, in input order. An object that is in two inputs (the same
+ * kind, namespace and name) is an error naming it and both inputs: kubectl apply would apply
+ * both, the later over the earlier, but a dump is a picture of one moment, and which of the
+ * two it shows cannot be told from it.
+ */
+export function mergeDumps(source: string, dumps: readonly Dump[]): Result<Dump, ErrDump> {
+  const seen = new Map<string, string>();
+  const causes: string[] = [];
+  for (const dump of dumps) {
+    const own = new Set<string>();
+    for (const object of dump.objects) {
+      const key = objectKey(object);
+      if (key === undefined) continue;
+      const first = seen.get(key);
+      if (first !== undefined && !own.has(key)) causes.push(`${key} is in both ${first} and ${dump.source}: an object may be in one input only`);
+      else if (first === undefined) seen.set(key, dump.source);
+      own.add(key);
+    }
+  }
+  if (causes.length > 0) return err({ _tag: 'ErrDump', message: causes.join('\n'), causes });
+  return ok(dumpOf(source, dumps.flatMap((d) => d.objects), dumps.flatMap((d) => d.skipped)));
+}

@@ -81,8 +81,8 @@ function destination(trace: Traced, o: TracedOutcome): string {
   return `${p.destination.includes(':') ? `[${p.destination}]` : p.destination}:${p.destinationPort}`;
 }
 
-/** `--all-nodes` as a table: per node (by name), each outcome with its exact probability, and why a drop or reject happens. */
-export function nodeMatrixTable(rows: readonly NodeTrace[]): string {
+/** `--all-nodes` as a table (`-o wide`: with each node's InternalIPs): per node (by name), each outcome with its exact probability, and why a drop or reject happens. */
+export function nodeMatrixTable(rows: readonly NodeTrace[], wide = false): string {
   const cells: string[][] = [];
   for (const { node, trace, reasons } of rows) {
     trace.outcomes.forEach((o, i) => {
@@ -94,10 +94,12 @@ export function nodeMatrixTable(rows: readonly NodeTrace[]): string {
         formatRational(o.probability.written),
         rationalToFixed(o.probability.written, 10),
         reasons[i] ?? '',
+        // -o wide: the addresses the packet was sent with on that node.
+        ...(wide ? [node.nodeIPs.length === 0 ? '<none>' : node.nodeIPs.join(',')] : []),
       ]);
     });
   }
-  return formatTable(['NODE', 'ZONE', 'OUTCOME', 'DESTINATION', 'PROBABILITY', 'DECIMAL', 'WHY'], cells);
+  return formatTable(['NODE', 'ZONE', 'OUTCOME', 'DESTINATION', 'PROBABILITY', 'DECIMAL', 'WHY', ...(wide ? ['NODE IPS'] : [])], cells);
 }
 
 /** `--all-nodes -o json|yaml`: per node its name, zone, node IPs, the packet and every outcome. */

@@ -14,10 +14,13 @@ import type { ClusterIPFamilies } from '@kubesvc/api-types';
 import { placeObjects } from '../dump/documents.js';
 import { withDefaultNamespace } from '../dump/load-dump.js';
 import { formatTable } from '../output/output-format.js';
+import { formatNames, groupOfKind } from '../output/printer.js';
 
 export type ValidationResult = 'valid' | 'invalid' | 'skipped';
 
 export interface ValidationEntry {
+  /** The input the object is in, when the report covers several (mergeValidation). */
+  readonly file?: string;
   readonly document: number;
   readonly item?: number;
   readonly kind?: string;
@@ -105,6 +108,19 @@ export function validateText(source: string, text: string, ipFamilies: ClusterIP
   return { source, entries, valid: count('valid'), invalid: count('invalid'), skipped: count('skipped') };
 }
 
+/**
+ * The reports of several inputs as one named `source`: their entries in input order, each
+ * carrying its input's name, and the counts summed. Two inputs holding the same object are
+ * not an error here: each object is checked as its create would be.
+ */
+export function mergeValidation(source: string, reports: readonly ValidationReport[]): ValidationReport {
+  const [only] = reports;
+  if (reports.length === 1 && only !== undefined) return only;
+  const entries = reports.flatMap((r) => r.entries.map((e) => ({ file: r.source, ...e })));
+  const sum = (f: (r: ValidationReport) => number) => reports.reduce((n, r) => n + f(r), 0);
+  return { source, entries, valid: sum((r) => r.valid), invalid: sum((r) => r.invalid), skipped: sum((r) => r.skipped) };
+}
+
 /** `document 2, items[3] (Service shop/web)`, as api-types' formatManifestIssue names a place. */
 export function placeText(entry: Pick<ValidationEntry, 'document' | 'item' | 'kind' | 'namespace' | 'name'>): string {
   let where = entry.document === 0 ? 'object' : `document ${entry.document}`;
@@ -118,7 +134,7 @@ export function placeText(entry: Pick<ValidationEntry, 'document' | 'item' | 'ki
 export function formatValidation(report: ValidationReport): string {
   const lines: string[] = [];
   for (const e of report.entries) {
-    const head = `${report.source}: ${placeText(e)}`;
+    const head = `${e.file ?? report.source}: ${placeText(e)}`;
     if (e.result === 'valid') lines.push(`${head}: valid`);
     else if (e.result === 'skipped') lines.push(`${head}: skipped: ${e.message ?? ''}`);
     else {
@@ -130,18 +146,28 @@ export function formatValidation(report: ValidationReport): string {
   return lines.map((l) => `${l}\n`).join('');
 }
 
-export function validationTable(report: ValidationReport): string {
+/** `-o table`; `-o wide` adds each object's verdict (upstream's message, or why it was skipped). */
+export function validationTable(report: ValidationReport, wide = false): string {
+  // Several inputs: a FILE column first.
+  const files = report.entries.some((e) => e.file !== undefined);
   return formatTable(
-    ['DOCUMENT', 'KIND', 'NAMESPACE', 'NAME', 'RESULT', 'ERRORS'],
+    [...(files ? ['FILE'] : []), 'DOCUMENT', 'KIND', 'NAMESPACE', 'NAME', 'RESULT', 'ERRORS', ...(wide ? ['MESSAGE'] : [])],
     report.entries.map((e) => [
+      ...(files ? [e.file ?? ''] : []),
       e.document === 0 ? '?' : `${e.document}${e.item !== undefined ? `.items[${e.item}]` : ''}`,
       e.kind ?? '',
       e.namespace ?? '',
       e.name ?? '',
       e.result,
       String(e.errors.length),
+      ...(wide ? [e.result === 'valid' ? '<none>' : (e.message ?? '')] : []),
     ]),
   );
+}
+
+/** `-o name`: each object checked (valid or invalid) that has a kind and a name, as kubectl names it. */
+export function validationNames(report: ValidationReport): string {
+  return formatNames(report.entries.filter((e) => e.result !== 'skipped' && e.kind !== undefined && e.name !== undefined && e.name !== '').map((e) => ({ kind: e.kind ?? '', group: groupOfKind(e.kind ?? ''), name: e.name ?? '' })));
 }
 
 export function validationData(report: ValidationReport): Record<string, unknown> {

@@ -1,7 +1,7 @@
 // `-o jsonpath=`: kubectl's template syntax over the data `-o json` prints (expected outputs as
 // kubectl prints them for the same templates over the same JSON).
 import { describe, expect, it } from 'vitest';
-import { parseOutput, renderJsonPath } from './jsonpath.js';
+import { renderJsonPath } from './jsonpath.js';
 
 const DATA = {
   kind: 'List',
@@ -37,14 +37,5 @@ describe('renderJsonPath', () => {
     expect(() => renderJsonPath('{.kind', DATA)).toThrow('error parsing jsonpath {.kind, unclosed action');
     expect(() => renderJsonPath('{range .items[*]}{.kind}', DATA)).toThrow('unclosed range');
     expect(() => renderJsonPath('{end}', DATA)).toThrow('not in range, nothing to end');
-  });
-});
-
-describe('parseOutput', () => {
-  it('takes a listed format or jsonpath=TEMPLATE, and refuses others with kubectl\'s message', () => {
-    expect(parseOutput('json', ['text', 'json'])).toEqual({ kind: 'format', format: 'json' });
-    expect(parseOutput('jsonpath={.kind}', ['text', 'json'])).toEqual({ kind: 'jsonpath', template: '{.kind}' });
-    expect(() => parseOutput('wide', ['text', 'json'])).toThrow('unable to match a printer suitable for the output format "wide", allowed formats are: text,json,jsonpath');
-    expect(() => parseOutput('jsonpath=', ['text'])).toThrow('template format specified but no template given');
   });
 });

@@ -93,18 +93,3 @@ function render(nodes: readonly Node[], value: unknown): string {
 export function renderJsonPath(template: string, data: unknown): string {
   return render(parseTemplate(template), data);
 }
-
-/** An `-o` value: one of `choices`, or `jsonpath=TEMPLATE` (also `jsonpath='...'`). */
-export type OutputChoice<F extends string> = { readonly kind: 'format'; readonly format: F } | { readonly kind: 'jsonpath'; readonly template: string };
-
-export function parseOutput<F extends string>(value: string, choices: readonly F[]): OutputChoice<F> {
-  if ((choices as readonly string[]).includes(value)) return { kind: 'format', format: value as F };
-  const m = /^jsonpath=(.*)$/s.exec(value);
-  if (m !== null) {
-    const template = m[1] ?? '';
-    if (template === '') throw usageError('template format specified but no template given');
-    parseTemplate(template);
-    return { kind: 'jsonpath', template };
-  }
-  throw usageError(`unable to match a printer suitable for the output format "${value}", allowed formats are: ${[...choices, 'jsonpath'].join(',')}`);
-}

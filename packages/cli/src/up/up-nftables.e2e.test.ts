@@ -3,6 +3,7 @@
 // `<data-dir>/nftables/ruleset.nft`, and the real nft loads that file into an empty network
 // namespace (`unshare -n`), which then lists the Service's chain. Needs root (CI runs as root),
 // nftables and util-linux's unshare; without them the test fails saying so.
+// @needs-root: loads the nftables ruleset into a throwaway network namespace (unshare -n nft -f); testkit root-only.ts refuses a run without root that selects it.
 import { execFile } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -8,6 +8,7 @@
 // `ip netns exec`: the real bin, the HTTP server bound to 10.244.1.10, the real kubectl and the
 // real curl. CI runs as root, which `ip netns add` needs; without root the test fails saying so.
 // The namespace, and every process in it, is removed after the test, on failure too.
+// @needs-root: makes a network namespace (ip netns add) for the userspace proxy; testkit root-only.ts refuses a run without root that selects it.
 import { execFile, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -8,6 +8,7 @@
 //
 // Needs root (or CAP_SYS_ADMIN + CAP_NET_ADMIN), iptables 1.8.x (nft backend) and unshare
 // (util-linux). When they are missing the tests FAIL, saying what to install; .ci/run installs them.
+// @needs-root: runs the real iptables-nft-restore in a throwaway network namespace (unshare -n); testkit root-only.ts refuses a run without root that selects it.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -8,6 +8,7 @@
 // (with the rule count of each) and the sets and maps (with their element counts) of the
 // table syncNftables' state holds. Needs root (src/node/real-nft.fixtures.ts says what to
 // install otherwise).
+// @needs-root: loads transactions with the real nft in a throwaway network namespace (real-nft.fixtures.ts); testkit root-only.ts refuses a run without root that selects it.
 import { fc } from '@fast-check/vitest';
 import { endpointSliceArb, proxierClusterArb, serviceArb, type ProxierCluster } from '@kubesvc/testkit';
 import { describe, expect, test } from 'vitest';

@@ -7,6 +7,7 @@
 // (each rule carries a distinct comment), and the same set and map elements.
 // Left out, because the model does not check them (model/apply.ts): rules that jump to a chain
 // or look up a set, whose references make a delete EBUSY.
+// @needs-root: loads transactions with the real nft in a throwaway network namespace (real-nft.fixtures.ts); testkit root-only.ts refuses a run without root that selects it.
 import { fc } from '@fast-check/vitest';
 import { describe, expect, test } from 'vitest';
 import { applyTransaction } from '../model/apply.js';

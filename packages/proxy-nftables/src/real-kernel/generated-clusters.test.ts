@@ -5,6 +5,7 @@
 // kube-proxy writes over the table it left). The table the kernel then holds has the chains,
 // the rule count of each, and the element count of each set and map that applyTransaction
 // gives for the same two transactions. Needs root (src/node/real-nft.fixtures.ts says what to install otherwise).
+// @needs-root: loads generated rulesets with the real nft in throwaway network namespaces (real-nft.fixtures.ts); testkit root-only.ts refuses a run without root that selects it.
 import { fc } from '@fast-check/vitest';
 import { endpointSliceArb, proxierClusterArb, serviceArb } from '@kubesvc/testkit';
 import { describe, expect, test } from 'vitest';

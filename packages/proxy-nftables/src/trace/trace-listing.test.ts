@@ -5,6 +5,7 @@
 // chains, matched rules (by chain and position) and exact probabilities, for packets to every
 // address and port the maps hold, from a pod, from outside and from the node. Needs root
 // (src/node/real-nft.fixtures.ts says what to install otherwise).
+// @needs-root: loads tables with the real nft in a throwaway network namespace (real-nft.fixtures.ts); testkit root-only.ts refuses a run without root that selects it.
 import { fc } from '@fast-check/vitest';
 import { endpointSliceArb, proxierClusterArb, serviceArb } from '@kubesvc/testkit';
 import { formatRational, type Packet } from '@kubesvc/proxy';

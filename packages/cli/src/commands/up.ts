@@ -172,6 +172,7 @@ function summary(cluster: RunningCluster): string {
   if (cluster.agent.iptablesFiles !== undefined) lines.push(`  kube-proxy       iptables rules in ${cluster.agent.iptablesFiles.rules}`);
   if (cluster.agent.nftablesFiles !== undefined) lines.push(`  kube-proxy       nftables (v1.33) table in ${cluster.agent.nftablesFiles.ruleset}, last sync in ${cluster.agent.nftablesFiles.lastSync}`);
   if (cluster.agent.proxyMode === 'userspace') lines.push(`  kube-proxy       userspace: kubesvc proxy-ports --data-dir ${cluster.dataDir}`);
+  for (const p of cluster.nodeProxies) lines.push(`  kube-proxy       ${p.nodeName}: ${p.agent.proxyMode} rules in ${p.rules}`);
   lines.push(`  data             ${cluster.dataDir}`, '', 'Use it with:', `  export KUBECONFIG=${cluster.kubeconfig}`, '  kubectl get svc -A', '', 'Ctrl-C stops it; a restart on the same data dir keeps everything.', '');
   return lines.join('\n');
 }
@@ -243,6 +244,7 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
     proxyMode: cluster.agent.proxyMode,
     ...(cluster.agent.iptablesFiles !== undefined ? { rules: cluster.agent.iptablesFiles.rules } : cluster.agent.nftablesFiles !== undefined ? { rules: cluster.agent.nftablesFiles.ruleset } : {}),
     nodes: nodes.nodes.map((n) => n.name),
+    ...(cluster.nodeProxies.length === 0 ? {} : { nodeRules: cluster.nodeProxies.map((p) => ({ node: p.nodeName, rules: p.rules })) }),
   };
   writeFileAtomicSync(statusPath, `${JSON.stringify(status, null, 2)}\n`, FILE_MODES.secret);
   // The userspace proxy's ports for `kubesvc proxy-ports`, kept current from a timer. A write

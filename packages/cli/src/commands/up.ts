@@ -299,7 +299,7 @@ export const upCommand: CliCommand = {
       .addOption(new Option('--proxy-mode <mode>', "kube-proxy's mode (nftables: v1.33's rules)").choices(['iptables', 'nftables', 'userspace', 'none']).default(UP_DEFAULTS.proxyMode))
       .addOption(new Option('--dataplane <where>', 'where the iptables or nftables rules go: files in the data dir, or a real kernel in network namespaces (root)').choices(['none', 'netns']).default('none'))
       .option('--node-name <name>', 'the simulated node; with --nodes N > 1 the nodes are <name>-1 .. <name>-N', defaultNodeName())
-      .option('--nodes <n>', `how many simulated nodes the kubelet runs (1 to ${MAX_NODES}); the node agent (DNS, kube-proxy) runs for the first`, '1')
+      .option('--nodes <n>', `how many simulated nodes the kubelet runs (1 to ${MAX_NODES}); the node agent (DNS, kube-proxy) runs for the first, and in iptables or nftables mode a kube-proxy for each other, on its own watch of the API`, '1')
       .option('--node-zones <zones>', 'zones, comma-separated: node i gets the label topology.kubernetes.io/zone=zones[i mod k]; no more zones than nodes')
       .option('--node-region <region>', 'the label topology.kubernetes.io/region of every node')
       .option('--node-cpu <quantity>', "every node's capacity and allocatable cpu (the EndpointSlice controller's topology hints read it)", UP_DEFAULTS.nodeCPU)

@@ -428,7 +428,10 @@ async function startOtherProxies(
   const others = context.nodes.slice(1);
   if (others.length === 0) return [];
   const mode = options.proxyMode;
-  if (mode === 'none') return [];
+  if (mode === 'none') {
+    steps.note(`No kube-proxy runs on the ${context.nodes.length} nodes (--proxy-mode none)`);
+    return [];
+  }
   const first = context.nodes[0]?.name ?? options.nodeName;
   if (mode === 'userspace' || options.dataplane === 'netns') {
     const why = mode === 'userspace' ? 'userspace mode binds ports on this host' : '--dataplane netns loads one lab node';

@@ -4,7 +4,7 @@
 // on node-2: node-2 sends the NodePort to its local endpoint, node-1 and node-3 drop it, in
 // iptables mode (the README's example, run as written) and in nftables mode; `kubesvc status`
 // lists the rules, and a SIGTERM or `kubesvc down` stops them all (the process exits 0, no
-// watch failed). Userspace mode stays first-node-only and says so.
+// watch failed). Userspace mode stays first-node-only and says so, as --proxy-mode none does.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -123,6 +123,15 @@ describe('kubesvc up --nodes: one kube-proxy per node', () => {
     const dataDir = tempDir();
     const up = await startUp(children, dataDir, ['--nodes', '2', '--node-name', 'node', '--proxy-mode', 'userspace']);
     expect(up.stderr()).toContain('✓ 1 kube-proxy runs, for node-1: userspace mode binds ports on this host, so node-2 has none\n');
+    expect(existsSync(join(dataDir, 'nodes'))).toBe(false);
+    up.child.kill('SIGTERM');
+    expect(await up.exited).toBe(0);
+  }, 120_000);
+
+  it('--proxy-mode none: no kube-proxy on any node, and the start-up line says so', async () => {
+    const dataDir = tempDir();
+    const up = await startUp(children, dataDir, ['--nodes', '2', '--node-name', 'node', '--proxy-mode', 'none']);
+    expect(up.stderr()).toContain('✓ No kube-proxy runs on the 2 nodes (--proxy-mode none)\n');
     expect(existsSync(join(dataDir, 'nodes'))).toBe(false);
     up.child.kill('SIGTERM');
     expect(await up.exited).toBe(0);

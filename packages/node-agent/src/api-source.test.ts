@@ -43,7 +43,7 @@ async function harness(serverOptions: { minRequestTimeoutSeconds?: number; tls?:
   return h;
 }
 
-async function source(h: Harness, extra: { ca?: string } = {}): Promise<ApiSource> {
+async function source(h: Harness, extra: { ca?: string; logger?: { log: (level: string, line: string) => void } } = {}): Promise<ApiSource> {
   const s = await startApiSource({ server: h.server.url, token: TOKEN, resources: RESOURCES, watchTimeoutSeconds: 0, backoff: { initialMs: 10, maxMs: 50 }, ...extra });
   h.sources.push(s);
   return s;
@@ -167,6 +167,29 @@ describe('the API source', () => {
     // The unchanged one is not reported, and keeps its object.
     expect(changes.some((c) => c.object.metadata?.name === 'same')).toBe(false);
     expect(s.get<Service>('services', 'default', 'same')?.metadata?.resourceVersion).toBe(same.metadata?.resourceVersion);
+  });
+
+  it('backs off while the API is down and watches again from its resourceVersion when it is back: the writes meanwhile arrive as events, with no relist', async () => {
+    const h = await harness();
+    const lines: string[] = [];
+    const s = await source(h, { logger: { log: (level, line) => lines.push(`${level} ${line}`) } });
+    await must(h.registry.create('services', 'default', clusterIP('before')));
+    await converged(h, s, 'services');
+    const changes = record(s);
+    const port = Number(new URL(h.server.url).port);
+    await h.server.close();
+    // Long enough for several refused connections and backoffs (10 ms doubling to 50 ms).
+    await new Promise((r) => setTimeout(r, 300));
+    await must(h.registry.delete('services', 'default', 'before'));
+    await must(h.registry.create('services', 'default', clusterIP('during')));
+    h.server = await startApiServer({ registry: h.registry, token: TOKEN, bookmarkIntervalMs: 50, port });
+    const final = await converged(h, s, 'services');
+    expect(final.cache.map(([k]) => k)).toEqual(['default/during']);
+    expect(names(changes).map((n) => n.replace(/ \(old .*\)$/, ''))).toEqual(['DELETED before', 'ADDED during']);
+    expect(s.stats('services').lists).toBe(1);
+    expect(s.stats('services').expired).toBe(0);
+    expect(s.stats('services').watches).toBeGreaterThanOrEqual(2);
+    expect(lines.some((l) => l.startsWith('warning watch failed, backing off resource="services" reason="connect ECONNREFUSED'))).toBe(true);
   });
 
   it('speaks HTTPS, trusting the server certificate given as its CA', async () => {

@@ -97,6 +97,10 @@ describe('the API source', () => {
     expect(s.get('services', 'other', 'web')).toBeUndefined();
     expect(s.list('endpointslices')).toEqual([]);
     expect(s.stats('services').lists).toBe(1);
+    // Each resource was listed at its own revision; the source's is the lower.
+    const rvs = [Number(s.stats('services').resourceVersion), Number(s.stats('endpointslices').resourceVersion)];
+    expect(rvs.every((rv) => rv > 0)).toBe(true);
+    expect(s.revision).toBe(Math.min(...rvs));
     expect(() => s.list('pods')).toThrow(/does not watch pods/);
   });
 
@@ -113,6 +117,9 @@ describe('the API source', () => {
     expect(s.list('services')).toEqual([]);
     // The resourceVersion moved past the delete (its event or a later bookmark).
     expect(Number(s.stats('services').resourceVersion)).toBeGreaterThan(Number(updated.metadata?.resourceVersion));
+    // No slice was written: the source's revision is the slices' list revision, the lower.
+    expect(s.revision).toBe(Number(s.stats('endpointslices').resourceVersion));
+    expect(s.revision).toBeLessThan(Number(s.stats('services').resourceVersion));
   });
 
   it('resumes a watch the server ends from its last resourceVersion: no relist, no event lost or repeated', async () => {

@@ -1,9 +1,15 @@
-// The README's node agent example, run as written: what it prints must be the README's output block.
+// The README's examples, run as written: what each prints must be the README's output block.
 import { runReadmeExample } from '@kubesvc/testkit';
 import { expect, it } from 'vitest';
 
 it('the README example of the node agent prints what the README says', async () => {
   const { printed, expected } = await runReadmeExample(new URL('..', import.meta.url), /^## The node agent/m);
   expect(expected).toContain('A: 10.96.0.10');
+  expect(printed).toBe(expected);
+});
+
+it('the README example of an agent fed through the API prints what the README says', async () => {
+  const { printed, expected } = await runReadmeExample(new URL('..', import.meta.url), /^## Fed through the API/m);
+  expect(expected).toContain('services: 1 list, 1 watch, 0 expired');
   expect(printed).toBe(expected);
 });

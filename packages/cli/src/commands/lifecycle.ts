@@ -62,6 +62,7 @@ function statusText(s: UpStatus): string {
     ['kube-proxy', `${s.proxyMode}${s.rules === undefined ? '' : `  (rules in ${s.rules})`}`],
     ['nodes', s.nodes.join(', ')],
   ];
+  for (const n of s.nodeRules ?? []) rows.push(['kube-proxy', `${n.node}  (rules in ${n.rules})`]);
   return `kubesvc is running (pid ${s.pid}, since ${s.startedAt})\n${rows.map(([k, v]) => `  ${k.padEnd(13)}${v}`).join('\n')}\n`;
 }
 

@@ -172,6 +172,7 @@ function summary(cluster: RunningCluster): string {
   if (cluster.agent.iptablesFiles !== undefined) lines.push(`  kube-proxy       iptables rules in ${cluster.agent.iptablesFiles.rules}`);
   if (cluster.agent.nftablesFiles !== undefined) lines.push(`  kube-proxy       nftables (v1.33) table in ${cluster.agent.nftablesFiles.ruleset}, last sync in ${cluster.agent.nftablesFiles.lastSync}`);
   if (cluster.agent.proxyMode === 'userspace') lines.push(`  kube-proxy       userspace: kubesvc proxy-ports --data-dir ${cluster.dataDir}`);
+  for (const p of cluster.nodeProxies) lines.push(`  kube-proxy       ${p.nodeName}: ${p.agent.proxyMode} rules in ${p.rules}`);
   lines.push(`  data             ${cluster.dataDir}`, '', 'Use it with:', `  export KUBECONFIG=${cluster.kubeconfig}`, '  kubectl get svc -A', '', 'Ctrl-C stops it; a restart on the same data dir keeps everything.', '');
   return lines.join('\n');
 }
@@ -243,6 +244,7 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
     proxyMode: cluster.agent.proxyMode,
     ...(cluster.agent.iptablesFiles !== undefined ? { rules: cluster.agent.iptablesFiles.rules } : cluster.agent.nftablesFiles !== undefined ? { rules: cluster.agent.nftablesFiles.ruleset } : {}),
     nodes: nodes.nodes.map((n) => n.name),
+    ...(cluster.nodeProxies.length === 0 ? {} : { nodeRules: cluster.nodeProxies.map((p) => ({ node: p.nodeName, rules: p.rules })) }),
   };
   writeFileAtomicSync(statusPath, `${JSON.stringify(status, null, 2)}\n`, FILE_MODES.secret);
   // The userspace proxy's ports for `kubesvc proxy-ports`, kept current from a timer. A write
@@ -297,7 +299,7 @@ export const upCommand: CliCommand = {
       .addOption(new Option('--proxy-mode <mode>', "kube-proxy's mode (nftables: v1.33's rules)").choices(['iptables', 'nftables', 'userspace', 'none']).default(UP_DEFAULTS.proxyMode))
       .addOption(new Option('--dataplane <where>', 'where the iptables or nftables rules go: files in the data dir, or a real kernel in network namespaces (root)').choices(['none', 'netns']).default('none'))
       .option('--node-name <name>', 'the simulated node; with --nodes N > 1 the nodes are <name>-1 .. <name>-N', defaultNodeName())
-      .option('--nodes <n>', `how many simulated nodes the kubelet runs (1 to ${MAX_NODES}); the node agent (DNS, kube-proxy) runs for the first`, '1')
+      .option('--nodes <n>', `how many simulated nodes the kubelet runs (1 to ${MAX_NODES}); the node agent (DNS, kube-proxy) runs for the first, and in iptables or nftables mode a kube-proxy for each other, on its own watch of the API`, '1')
       .option('--node-zones <zones>', 'zones, comma-separated: node i gets the label topology.kubernetes.io/zone=zones[i mod k]; no more zones than nodes')
       .option('--node-region <region>', 'the label topology.kubernetes.io/region of every node')
       .option('--node-cpu <quantity>', "every node's capacity and allocatable cpu (the EndpointSlice controller's topology hints read it)", UP_DEFAULTS.nodeCPU)

@@ -1,9 +1,11 @@
 // `kubesvc up`: one process with the store (SQLite in the data dir, or etcd with --etcd-servers,
 // which several `kubesvc up` processes can share, each an apiserver), the control plane (the
 // bootstrap controller, repair loops, endpoint controllers, the simulated kubelet), the HTTP API
-// over TLS on a loopback address, and the node agent (cluster DNS and kube-proxy). It writes a
-// kubeconfig beside the data, and stops as kube-apiserver does on SIGTERM: its own endpoint and
-// lease first, then the controllers, then the store.
+// over TLS on a loopback address, the node agent (cluster DNS and kube-proxy) of the first node,
+// and with --nodes N a kube-proxy for each other node, each fed by its own watch through the API
+// (node-proxies.ts). It writes a kubeconfig beside the data, and stops as kube-apiserver does on
+// SIGTERM: the node agents and their watches first, then its own endpoint and lease, then the
+// controllers, then the store.
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -40,6 +42,7 @@ import { startLiveExplorerSource } from '../explore/explorer-sources.js';
 import { ensurePrivateDir, FILE_MODES, octal, tightenMode } from './atomic-file.js';
 import { apiserverMirrorPod, apiserverPodStatus, MIRROR_POD_NAMESPACE, type ApiserverPodOptions } from './mirror-pod.js';
 import { nodesText, type UpNode } from './nodes.js';
+import { startNodeProxies, stopNodeProxies, type NodeProxy } from './node-proxies.js';
 import { clusterIPAllocationText, UP_DEFAULTS } from './up-defaults.js';
 
 // The up command loads this module lazily (the offline commands need none of it) and writes
@@ -64,7 +67,8 @@ export interface UpOptions {
   readonly nodeName: string;
   /**
    * The simulated kubelet's nodes (nodes.ts: upNodes). Absent: one node named nodeName with all
-   * of clusterCIDR. The node agent runs for the first.
+   * of clusterCIDR. The node agent runs for the first; in iptables or nftables mode with the
+   * files data plane, each other node gets a kube-proxy of its own (node-proxies.ts).
    */
   readonly nodes?: readonly UpNode[];
   readonly clusterCIDR: string;
@@ -116,6 +120,8 @@ export interface RunningCluster {
   /** The ClusterIP allocator this apiserver was started with. */
   readonly clusterIPAllocation: ClusterIPAllocation;
   readonly agent: NodeAgent;
+  /** The kube-proxies of the nodes past the first, each on its own watch through the API. */
+  readonly nodeProxies: readonly NodeProxy[];
   readonly plane: ControlPlane;
   /** The explorer page, with the token in its fragment; absent when the page is not built. */
   readonly explorerURL?: string;
@@ -391,6 +397,9 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
     );
     cleanups.push(() => agent.stop());
 
+    const nodeProxies = await startOtherProxies(options, { nodes, dataDir, apiURL: api.url, token: creds.token, ca: creds.cert, serviceNetworking: plane.config.serviceNetworking, logger, metrics: proxyMetrics }, steps);
+    cleanups.push(() => stopNodeProxies(nodeProxies));
+
     const kubeconfig = join(dataDir, 'kubeconfig');
     writeFileAtomicSync(kubeconfig, kubeconfigYaml(api.url, creds.cert, creds.token), FILE_MODES.secret);
     let stopped: Promise<void> | undefined;
@@ -402,6 +411,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
       advertiseAddress,
       clusterIPAllocation,
       agent,
+      nodeProxies,
       plane,
       ...(explorer === undefined ? {} : { explorerURL: explorerLink(api.url, creds.token) }),
       stop: () => (stopped ??= unwind()),
@@ -410,6 +420,36 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
     await unwind();
     throw error;
   }
+}
+
+/**
+ * The kube-proxies of nodes 2..N (iptables or nftables mode, files data plane), with the start-up
+ * line that says how many kube-proxies run; none, and a line that says why, for the modes that
+ * stay with the first node.
+ */
+async function startOtherProxies(
+  options: UpOptions,
+  context: Omit<Parameters<typeof startNodeProxies>[0], 'nodes' | 'proxyMode' | 'clusterCIDR' | 'preferSameTrafficDistribution'> & { readonly nodes: readonly (UpNode & { readonly internalIP: string })[] },
+  steps: StepReporter,
+): Promise<NodeProxy[]> {
+  const others = context.nodes.slice(1);
+  if (others.length === 0) return [];
+  const mode = options.proxyMode;
+  if (mode === 'none') {
+    steps.note(`No kube-proxy runs on the ${context.nodes.length} nodes (--proxy-mode none)`);
+    return [];
+  }
+  const first = context.nodes[0]?.name ?? options.nodeName;
+  if (mode === 'userspace' || options.dataplane === 'netns') {
+    const why = mode === 'userspace' ? 'userspace mode binds ports on this host' : '--dataplane netns loads one lab node';
+    steps.note(`1 kube-proxy runs, for ${first}: ${why}, so ${others.length === 1 ? `${others[0]?.name ?? ''} has` : `${others.map((n) => n.name).join(', ')} have`} none`);
+    return [];
+  }
+  return steps.step(
+    `Starting the kube-proxies of ${others.map((n) => n.name).join(', ')} (${mode}, each watching the API)`,
+    () => startNodeProxies({ ...context, nodes: others, proxyMode: mode, clusterCIDR: options.clusterCIDR, preferSameTrafficDistribution: options.preferSameTrafficDistribution === true }),
+    (started) => `${started.length + 1} kube-proxies run (${mode}): ${first} in-process, ${started.length} through the API with rules in ${join(context.dataDir, 'nodes')}/<node>/${mode}/`,
+  );
 }
 
 /** Where the agent's kube-proxy writes its rules, for the start-up line: ` (rules in DIR)`, or nothing. */

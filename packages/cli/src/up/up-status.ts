@@ -20,6 +20,8 @@ export interface UpStatus {
   /** Where kube-proxy's rules are written, if anywhere. */
   readonly rules?: string;
   readonly nodes: readonly string[];
+  /** The rules of the kube-proxies of the nodes past the first (`--nodes N`, iptables or nftables mode). */
+  readonly nodeRules?: readonly { readonly node: string; readonly rules: string }[];
 }
 
 /** What `path` holds: the status, nothing (no file), or why it is not a status file. */

@@ -1,0 +1,121 @@
+// The kube-proxies of `kubesvc up --nodes N` past the first node. Each runs as a real
+// kube-proxy does on its own node: its own node name, node IP and topology labels, fed by its
+// own list and watch of Services and EndpointSlices through the HTTP API (with the token and
+// the serving certificate as its CA), so the apiserver serves N watches, one per node. The
+// first node's agent (DNS and kube-proxy) reads the control plane's in-process informer, as
+// before; userspace mode and `--dataplane netns` bind ports or need root, so they stay with the
+// first node alone.
+//
+// Layout: node i's rules are written under `<data-dir>/nodes/<node-name>/`, in the same
+// `iptables/` or `nftables/` folder the first node's agent writes under `<data-dir>/`.
+import { join } from 'node:path';
+import type { ServiceNetworking } from '@kubesvc/api-types';
+import type { Logger } from '@kubesvc/apiserver';
+import { startApiSource, startNodeAgent, type ApiSource, type NodeAgent, type ProxyMetrics, type ProxyMode } from '@kubesvc/node-agent';
+import { systemClock } from '@kubesvc/store';
+import { ensurePrivateDir } from './atomic-file.js';
+import type { UpNode } from './nodes.js';
+
+/** The folder under the data dir that holds one folder per node past the first. */
+export const NODES_DIR = 'nodes';
+
+/** How many kube-proxies list at once while they start: a hundred lists at once would stall the API. */
+const START_CONCURRENCY = 8;
+
+export interface NodeProxy {
+  readonly nodeName: string;
+  readonly agent: NodeAgent;
+  readonly source: ApiSource;
+  /** The rules file (iptables: rules.txt; nftables: ruleset.nft). */
+  readonly rules: string;
+}
+
+export interface NodeProxiesOptions {
+  /** The nodes past the first, each with its InternalIP. */
+  readonly nodes: readonly (UpNode & { readonly internalIP: string })[];
+  readonly apiURL: string;
+  readonly token: string;
+  /** The API's serving certificate (self-signed: its own CA). */
+  readonly ca: string;
+  readonly dataDir: string;
+  readonly proxyMode: Extract<ProxyMode, 'iptables' | 'nftables'>;
+  readonly clusterCIDR: string;
+  readonly serviceNetworking: ServiceNetworking;
+  readonly preferSameTrafficDistribution: boolean;
+  readonly logger: Logger;
+  /** kube-proxy's metrics, shared by every node's agent (each records under its node name). */
+  readonly metrics?: ProxyMetrics;
+}
+
+/** Where node `name`'s agent writes: `<data-dir>/nodes/<name>`. */
+export function nodeDataDir(dataDir: string, name: string): string {
+  return join(dataDir, NODES_DIR, name);
+}
+
+async function startOne(node: NodesOptionsNode, options: NodeProxiesOptions): Promise<NodeProxy> {
+  const source = await startApiSource({
+    server: options.apiURL,
+    token: options.token,
+    ca: options.ca,
+    resources: ['services', 'endpointslices'],
+    logger: options.logger,
+    name: node.name,
+  });
+  try {
+    const dir = nodeDataDir(options.dataDir, node.name);
+    ensurePrivateDir(dir);
+    const started = await startNodeAgent({
+      source,
+      clock: systemClock,
+      logger: options.logger,
+      nodeName: node.name,
+      nodeIP: node.internalIP,
+      topology: { labels: node.labels, preferSameTrafficDistribution: options.preferSameTrafficDistribution },
+      clusterCIDR: options.clusterCIDR,
+      serviceNetworking: options.serviceNetworking,
+      dataDir: dir,
+      proxyMode: options.proxyMode,
+      dnsPort: false,
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    });
+    if (!started.ok) throw new Error(`node ${node.name}: ${started.error.message}`);
+    const agent = started.value;
+    const rules = agent.iptablesFiles?.rules ?? agent.nftablesFiles?.ruleset ?? dir;
+    return { nodeName: node.name, agent, source, rules };
+  } catch (error) {
+    await source.stop();
+    throw error;
+  }
+}
+
+type NodesOptionsNode = NodeProxiesOptions['nodes'][number];
+
+/** Stops the agents, then their watches. */
+export async function stopNodeProxies(proxies: readonly NodeProxy[]): Promise<void> {
+  await Promise.all(proxies.map(async (p) => {
+    await p.agent.stop();
+    await p.source.stop();
+  }));
+}
+
+/**
+ * Starts a kube-proxy for each node, a few at a time; resolves once each has made its first
+ * sync. One that cannot start stops those already started and rejects.
+ */
+export async function startNodeProxies(options: NodeProxiesOptions): Promise<NodeProxy[]> {
+  if (options.nodes.length > 0) ensurePrivateDir(join(options.dataDir, NODES_DIR));
+  const started: NodeProxy[] = [];
+  try {
+    for (let i = 0; i < options.nodes.length; i += START_CONCURRENCY) {
+      const batch = options.nodes.slice(i, i + START_CONCURRENCY);
+      const results = await Promise.allSettled(batch.map((n) => startOne(n, options)));
+      for (const r of results) if (r.status === 'fulfilled') started.push(r.value);
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+    }
+  } catch (error) {
+    await stopNodeProxies(started);
+    throw error;
+  }
+  return started;
+}

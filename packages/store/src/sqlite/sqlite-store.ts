@@ -122,7 +122,6 @@ function createOwnerOnly(path: string): void {
   }
 }
 
-/** Opens (creating if needed, mode 0600) the SQLite store at `options.path`. */
 /**
  * Revisions per compaction batch: etcd deletes 1,000 keys per batch by default; a revision here
  * is at most a few rows (one txn's writes), so a batch stays a few milliseconds of work.
@@ -141,6 +140,7 @@ function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/** Opens (creating if needed, mode 0600) the SQLite store at `options.path`. */
 export function openSqliteStore(options: SqliteStoreOptions): Store {
   return new SqliteStore(options);
 }

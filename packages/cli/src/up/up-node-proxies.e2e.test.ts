@@ -5,12 +5,12 @@
 // iptables mode (the README's example, run as written) and in nftables mode; `kubesvc status`
 // lists the rules, and a SIGTERM or `kubesvc down` stops them all (the process exits 0, no
 // watch failed). Userspace mode stays first-node-only and says so, as --proxy-mode none does.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT, REPO_ROOT, runBin } from '../run-bin.fixtures.js';
-import { e2eScope, kubectl as kubectlWith, startUp, until } from './up.fixtures.js';
+import { PACKAGE_ROOT, runBin } from '../run-bin.fixtures.js';
+import { e2eScope, kubectl as kubectlWith, readmeSection, runScript, startUp, until } from './up.fixtures.js';
 
 const { children, tempDir } = e2eScope('kubesvc-up-node-proxies-');
 
@@ -42,9 +42,7 @@ const OBJECTS = {
 };
 
 function readmeExample(): { code: string; output: string } {
-  const readme = readFileSync(join(PACKAGE_ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### One kube-proxy per node'));
-  return { code: /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '', output: /```text\n([\s\S]*?)```/.exec(section)?.[1] ?? '' };
+  return readmeSection(readFileSync(join(PACKAGE_ROOT, 'README.md'), 'utf8'), '### One kube-proxy per node');
 }
 
 describe('kubesvc up --nodes: one kube-proxy per node', () => {
@@ -53,21 +51,7 @@ describe('kubesvc up --nodes: one kube-proxy per node', () => {
     expect(code).toContain('--nodes 3');
     expect(output).toContain('node-2:\n  -A KUBE-EXT-');
     const env = { ...process.env, D: join(tempDir(), 'demo') };
-    const child = spawn('bash', ['-u', '-c', `set -m\n${code}`], { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    script = child;
-    let out = '';
-    let err = '';
-    child.stdout?.setEncoding('utf8').on('data', (c: string) => (out += c));
-    child.stderr?.setEncoding('utf8').on('data', (c: string) => (err += c));
-    const exit = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      }, 200_000);
-      child.on('exit', (c) => {
-        clearTimeout(timer);
-        resolve(c);
-      });
-    });
+    const { out, err, code: exit } = await runScript(code, env, 200_000, (child) => (script = child));
     const log = existsSync(`${env.D}.log`) ? readFileSync(`${env.D}.log`, 'utf8') : '';
     expect(out, `${err}\n${log}`).toBe(output);
     expect(exit, err).toBe(0);

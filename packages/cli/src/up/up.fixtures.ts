@@ -112,3 +112,32 @@ export async function until<T>(what: string, read: () => Promise<T>, done: (valu
   }
   throw new Error(`${what}: still not there after 2 minutes; last seen:\n${last === undefined ? 'nothing' : 'error' in last ? `error: ${last.error}` : JSON.stringify(last.value, null, 2)}`);
 }
+
+/** The ```sh block of the README section under `heading`, and the ```text block after it (what the script prints). */
+export function readmeSection(readme: string, heading: string): { code: string; output: string } {
+  const section = readme.slice(readme.indexOf(heading));
+  return { code: /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '', output: /```text\n([\s\S]*?)```/.exec(section)?.[1] ?? '' };
+}
+
+/**
+ * Runs a README's shell example with bash (`-u`, job control on) from the repository root, in
+ * its own process group, killed with the group after `limitMs`. `started` gets the child at
+ * once, for an afterAll that kills it when the test fails first.
+ */
+export function runScript(code: string, env: NodeJS.ProcessEnv, limitMs: number, started: (child: ChildProcess) => void = () => undefined): Promise<{ out: string; err: string; code: number | null }> {
+  const child = spawn('bash', ['-u', '-c', `set -m\n${code}`], { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  started(child);
+  let out = '';
+  let err = '';
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => (err += c));
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    }, limitMs);
+    child.on('exit', (c) => {
+      clearTimeout(timer);
+      resolve({ out, err, code: c });
+    });
+  });
+}

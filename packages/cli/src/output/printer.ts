@@ -5,6 +5,7 @@
 //   (NoCompatiblePrinterError: the allowed formats sorted, joined with commas),
 //   staging/src/k8s.io/cli-runtime/pkg/printers/name.go (printObj: `kind/name` for the core
 //   group, `kind.group/name` otherwise, the kind in lower case)
+import { groupKindOf } from '@kubesvc/api-types';
 import { usageError } from '../cli-error.js';
 import { parseTemplate } from './jsonpath.js';
 
@@ -58,19 +59,10 @@ export function formatNames(objects: readonly NamedObject[]): string {
   return objects.map((o) => `${o.kind.toLowerCase()}${o.group === undefined || o.group === '' ? '' : `.${o.group}`}/${o.name}\n`).join('');
 }
 
-/** The API group of each kind the offline commands read or check (core: absent). */
-const KIND_GROUPS: Readonly<Record<string, string>> = {
-  EndpointSlice: 'discovery.k8s.io',
-  ServiceCIDR: 'networking.k8s.io',
-  IPAddress: 'networking.k8s.io',
-  Deployment: 'apps',
-  ReplicaSet: 'apps',
-  Scale: 'autoscaling',
-};
-
-/** The API group of a kind read here ('' for the core group's). */
+/** The API group of a kind read here ('' for the core group's), as validation names it. */
 export function groupOfKind(kind: string): string {
-  return KIND_GROUPS[kind] ?? '';
+  const groupKind = groupKindOf(kind);
+  return typeof groupKind === 'string' ? '' : (groupKind.group ?? '');
 }
 
 /** The API group of an `apiVersion` (`discovery.k8s.io/v1` → `discovery.k8s.io`, `v1` → ''). */

@@ -25,6 +25,7 @@ export const PUBLISHED_FILES: readonly string[] = [
   '!src/**/*.conformance.ts',
   '!src/**/*.fixtures.ts',
   '!src/**/fixtures',
+  '!src/**/__screenshots__',
   'README.md',
 ];
 

@@ -20,7 +20,9 @@
 // The sizes are parameters from the environment (defaults: the targets):
 //   SCALE_NODES (100), SCALE_SERVICES (10000), SCALE_ENDPOINTS (10), SCALE_RATE (20 changes/s),
 //   SCALE_CHURN_SECONDS (300), SCALE_PHASE_LIMIT_SECONDS (1800, a hard limit on each phase),
-//   SCALE_SAMPLE_SECONDS (5), SCALE_BACKENDS (sqlite,etcd), SCALE_OUT (bench/results).
+//   SCALE_SAMPLE_SECONDS (5), SCALE_HEAP_LIMIT_MIB (3072: past it a phase stops early, reported as
+//   such, rather than the process running out of memory), SCALE_BACKENDS (sqlite,etcd),
+//   SCALE_OUT (bench/results).
 // Every run is bounded; its temp dirs and etcd are removed on exit, also on failure.
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,9 +52,11 @@ export interface ScaleSize {
   /** A hard limit on each phase (agents' start, load, settle), in seconds. */
   readonly phaseLimitSeconds: number;
   readonly sampleSeconds: number;
+  /** The heap (MiB) past which the run stops its phase early and reports what it has: V8's limit here is about 4 GiB. */
+  readonly heapLimitMiB: number;
 }
 
-export const SCALE_DEFAULTS: ScaleSize = { nodes: 100, services: 10_000, endpoints: 10, rate: 20, churnSeconds: 300, phaseLimitSeconds: 1800, sampleSeconds: 5 };
+export const SCALE_DEFAULTS: ScaleSize = { nodes: 100, services: 10_000, endpoints: 10, rate: 20, churnSeconds: 300, phaseLimitSeconds: 1800, sampleSeconds: 5, heapLimitMiB: 3072 };
 
 const ENV: Record<keyof ScaleSize, string> = {
   nodes: 'SCALE_NODES',
@@ -62,6 +66,7 @@ const ENV: Record<keyof ScaleSize, string> = {
   churnSeconds: 'SCALE_CHURN_SECONDS',
   phaseLimitSeconds: 'SCALE_PHASE_LIMIT_SECONDS',
   sampleSeconds: 'SCALE_SAMPLE_SECONDS',
+  heapLimitMiB: 'SCALE_HEAP_LIMIT_MIB',
 };
 
 /** The sizes from the environment, each a positive number, the defaults where unset. */
@@ -157,6 +162,8 @@ class Run {
   deletes = 0;
   conflicts = 0;
   phase = 'start';
+  /** The heap passed heapLimitMiB at a sample: each phase stops early. */
+  overHeap = false;
   private sampler: NodeJS.Timeout | undefined;
   private readonly t0 = performance.now();
   private readonly slices = new Map<string, EndpointSlice>();
@@ -307,7 +314,7 @@ class Run {
     let next = 0;
     const progressEvery = Math.max(1, Math.round(this.size.services / 10));
     const worker = async () => {
-      while (next < this.size.services) {
+      while (next < this.size.services && !this.overHeap) {
         if (performance.now() > deadline) throw new Error(`the load did not finish within ${this.size.phaseLimitSeconds} s (${next} of ${this.size.services} Services)`);
         const i = next++;
         await this.createService(`svc-${i}`);
@@ -315,38 +322,50 @@ class Run {
       }
     };
     await Promise.all(Array.from({ length: LOAD_CONCURRENCY }, worker));
+    this.figures.servicesLoaded = next;
   }
 
   /** Waits until every agent has applied a sync that saw the last write, bounded by the phase limit. */
   async settle(): Promise<boolean> {
     this.phase = `${this.phase}-settle`;
-    // A marker: one more endpoint change, after every other write. A source whose slices have
-    // reached its resourceVersion has seen every slice change before it (a watch is ordered).
-    const target = (await this.replaceEndpoint('svc-0', 0)) ?? Infinity;
-    const caughtUp = new Map<string, number>();
-    const deadline = performance.now() + this.size.phaseLimitSeconds * 1000;
-    let lastProgress = performance.now();
-    for (;;) {
-      const now = Date.now();
-      for (const [k, s] of this.sources.entries()) if (!caughtUp.has(`node-${k}`) && Number(s.stats('endpointslices').resourceVersion) >= target) caughtUp.set(`node-${k}`, now);
-      // A sync that began after its source caught up applied the last write.
-      const text = (await this.metrics?.registry.metrics()) ?? '';
-      const last = readGauge(text, 'kubeproxy_sync_proxy_rules_last_timestamp_seconds', 'node');
-      const agentsDone = this.agents.filter((a, k) => {
-        const seen = caughtUp.get(`node-${k}`);
-        const synced = last.get(a.nodeName);
-        return seen !== undefined && synced !== undefined && synced * 1000 >= seen;
-      }).length;
-      if (agentsDone === this.agents.length) return true;
-      if (performance.now() - lastProgress > 15_000) {
-        lastProgress = performance.now();
-        this.log(`${caughtUp.size} of ${this.agents.length} sources past the marker, ${agentsDone} agents synced after it`);
+    // A marker: one more endpoint change, after every other write. A source that has delivered
+    // it has delivered every slice change before it (a watch is ordered); the agent hears it in
+    // the same call, and the sync that applies it ends after that, so its last-sync timestamp
+    // is at or after the moment the marker arrived.
+    const MARKER = 'svc-0-1';
+    const arrived = new Map<number, { rv: number; at: number }>();
+    const unsubscribe = this.sources.map((s, k) =>
+      s.onChange((change) => {
+        if (change.resource === 'endpointslices' && change.object.metadata?.name === MARKER) arrived.set(k, { rv: Number(change.object.metadata.resourceVersion), at: Date.now() });
+      }),
+    );
+    try {
+      const target = (await this.replaceEndpoint('svc-0', 0)) ?? Infinity;
+      const deadline = performance.now() + this.size.phaseLimitSeconds * 1000;
+      let lastProgress = performance.now();
+      for (;;) {
+        const text = (await this.metrics?.registry.metrics()) ?? '';
+        const last = readGauge(text, 'kubeproxy_sync_proxy_rules_last_timestamp_seconds', 'node');
+        const caughtUp = [...arrived.values()].filter((a) => a.rv >= target).length;
+        const agentsDone = this.agents.filter((a, k) => {
+          const seen = arrived.get(k);
+          const synced = last.get(a.nodeName);
+          return seen !== undefined && seen.rv >= target && synced !== undefined && synced * 1000 >= seen.at;
+        }).length;
+        if (agentsDone === this.agents.length) return true;
+        if (this.overHeap) return false;
+        if (performance.now() - lastProgress > 15_000) {
+          lastProgress = performance.now();
+          this.log(`${caughtUp} of ${this.agents.length} sources past the marker, ${agentsDone} agents synced after it`);
+        }
+        if (performance.now() > deadline) {
+          this.log(`not settled within ${this.size.phaseLimitSeconds} s: ${agentsDone} of ${this.agents.length} agents synced past revision ${target}`);
+          return false;
+        }
+        await sleep(250);
       }
-      if (performance.now() > deadline) {
-        this.log(`not settled within ${this.size.phaseLimitSeconds} s: ${agentsDone} of ${this.agents.length} agents synced past revision ${target}`);
-        return false;
-      }
-      await sleep(250);
+    } finally {
+      for (const u of unsubscribe) u();
     }
   }
 
@@ -359,10 +378,11 @@ class Run {
     const busy = new Set<string>();
     const inFlight = new Set<Promise<void>>();
     const extra: string[] = [];
+    const loaded = this.figures.servicesLoaded ?? this.size.services;
     let k = 0;
     let behind = 0;
     let lastProgress = start;
-    while (performance.now() < endAt) {
+    while (performance.now() < endAt && !this.overHeap) {
       const due = start + k * periodMs;
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
@@ -380,8 +400,8 @@ class Run {
           work = this.createService(name);
         }
       } else {
-        let name = `svc-${Math.floor(random() * this.size.services)}`;
-        for (let tries = 0; busy.has(name) && tries < 10; tries++) name = `svc-${Math.floor(random() * this.size.services)}`;
+        let name = `svc-${Math.floor(random() * loaded)}`;
+        for (let tries = 0; busy.has(name) && tries < 10; tries++) name = `svc-${Math.floor(random() * loaded)}`;
         if (busy.has(name)) continue;
         busy.add(name);
         work = this.replaceEndpoint(name, k).then(() => undefined).finally(() => busy.delete(name));
@@ -424,6 +444,11 @@ class Run {
       writes: this.writes,
     };
     this.samples.push(s);
+    if (!this.overHeap && s.heapMiB > this.size.heapLimitMiB) {
+      this.overHeap = true;
+      this.figures.stoppedOverHeapAt = s.t;
+      this.log(`heap ${s.heapMiB} MiB is past SCALE_HEAP_LIMIT_MIB (${this.size.heapLimitMiB}): stopping each phase early`);
+    }
     return s;
   }
 

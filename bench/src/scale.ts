@@ -174,7 +174,16 @@ class Run {
     readonly size: ScaleSize,
     readonly out: (line: string) => void,
   ) {
-    process.once('exit', () => rmSync(this.dir, { recursive: true, force: true }));
+    const remove = () => rmSync(this.dir, { recursive: true, force: true });
+    process.once('exit', remove);
+    // An interrupted run (Ctrl-C, a timeout's SIGTERM) removes its dir too, then exits as the signal would.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        remove();
+        void this.etcd?.dispose().finally(() => process.exit(128 + (signal === 'SIGINT' ? 2 : 15)));
+        if (this.etcd === undefined) process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+      });
+    }
   }
 
   elapsed(): number {

@@ -324,7 +324,12 @@ class Run {
     const progressEvery = Math.max(1, Math.round(this.size.services / 10));
     const worker = async () => {
       while (next < this.size.services && !this.overHeap) {
-        if (performance.now() > deadline) throw new Error(`the load did not finish within ${this.size.phaseLimitSeconds} s (${next} of ${this.size.services} Services)`);
+        if (performance.now() > deadline) {
+          // Stopped at the limit: the rest of the run goes on with the Services loaded so far.
+          if (this.figures.loadStoppedAtLimit === undefined) this.log(`the load did not finish within ${this.size.phaseLimitSeconds} s (${next} of ${this.size.services} Services): going on with those`);
+          this.figures.loadStoppedAtLimit = 1;
+          return;
+        }
         const i = next++;
         await this.createService(`svc-${i}`);
         if ((i + 1) % progressEvery === 0) this.log(`${i + 1} Services and slices written (RSS ${round(process.memoryUsage().rss / MiB, 0)} MiB)`);

@@ -17,5 +17,6 @@ export const suites: readonly SuiteEntry[] = [
   { name: 'runtime', load: async () => (await import('./runtime.js')).runtimeSuite() },
   { name: 'node-agent', load: async () => (await import('./node-agent.js')).nodeAgentSuite() },
   { name: 'ha', load: async () => (await import('./ha.js')).haSuite() },
+  { name: 'scale', load: async () => (await import('./scale.js')).scaleSuite() },
   { name: 'store-churn', load: async () => (await import('./store-churn.js')).storeChurnSuite() },
 ];

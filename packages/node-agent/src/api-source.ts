@@ -63,6 +63,8 @@ export interface ReflectorStats {
   readonly watches: number;
   /** Watches that ended with an ERROR event of 410 Expired. */
   readonly expired: number;
+  /** Watch events received (ADDED, MODIFIED, DELETED and BOOKMARK lines; the lists' items are not counted). */
+  readonly events: number;
   /** The resourceVersion the cache reflects (the last event's, bookmark's or list's). */
   readonly resourceVersion: string;
 }
@@ -176,6 +178,7 @@ class Reflector {
   lists = 0;
   watches = 0;
   expired = 0;
+  events = 0;
   private failures = 0;
   private timer: NodeJS.Timeout | undefined;
   private wake: (() => void) | undefined;
@@ -312,6 +315,7 @@ class Reflector {
       const s = event.object;
       throw new HttpStatusError(s.code ?? 500, s.reason ?? '', s.message ?? 'watch error');
     }
+    this.events++;
     const rv = rvOf(event.object);
     let change: CacheChange | undefined;
     if (event.type === 'ADDED' || event.type === 'MODIFIED') {
@@ -387,7 +391,7 @@ class HttpApiSource implements ApiSource {
 
   stats(resource: ResourceName): ReflectorStats {
     const r = this.reflectorOf(resource);
-    return { lists: r.lists, watches: r.watches, expired: r.expired, resourceVersion: r.resourceVersion };
+    return { lists: r.lists, watches: r.watches, expired: r.expired, events: r.events, resourceVersion: r.resourceVersion };
   }
 
   emit(changes: readonly CacheChange[]): void {

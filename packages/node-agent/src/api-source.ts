@@ -20,6 +20,7 @@ import { request as httpRequest, type IncomingMessage, type ClientRequest } from
 import type { KubeObject } from '@kubesvc/api-types';
 import { RESOURCES, silentLogger, type Logger, type ResourceName } from '@kubesvc/apiserver';
 import type { CacheChange } from '@kubesvc/controllers';
+import { compareKeys, lowerBound } from '@kubesvc/store';
 import { logLine } from './logger.js';
 import type { NodeAgentSource } from './node-agent.js';
 
@@ -101,18 +102,6 @@ function keyOf(object: KubeObject): string {
   return `${m?.namespace ?? ''}/${m?.name ?? ''}`;
 }
 
-/** Where `key` is, or would go, in the sorted `keys`. */
-function searchKeys(keys: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((keys[mid] as string) < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /** The collection's path: `/api/v1/services`, `/apis/discovery.k8s.io/v1/endpointslices`. */
 export function collectionPath(resource: ResourceName): string {
   const info = RESOURCES[resource];
@@ -189,14 +178,14 @@ class Reflector {
   ) {}
 
   keys(): readonly string[] {
-    this.sorted ??= [...this.objects.keys()].sort();
+    this.sorted ??= [...this.objects.keys()].sort(compareKeys);
     return this.sorted;
   }
 
   private set(key: string, object: KubeObject): KubeObject | undefined {
     const old = this.objects.get(key);
     this.objects.set(key, object);
-    if (old === undefined && this.sorted !== undefined) this.sorted.splice(searchKeys(this.sorted, key), 0, key);
+    if (old === undefined && this.sorted !== undefined) this.sorted.splice(lowerBound(this.sorted, key), 0, key);
     return old;
   }
 
@@ -205,7 +194,7 @@ class Reflector {
     if (old !== undefined) {
       this.objects.delete(key);
       if (this.sorted !== undefined) {
-        const i = searchKeys(this.sorted, key);
+        const i = lowerBound(this.sorted, key);
         if (this.sorted[i] === key) this.sorted.splice(i, 1);
       }
     }

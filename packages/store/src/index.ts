@@ -26,6 +26,7 @@ export type {
   WatchEvent,
   WatchOptions,
 } from './types.js';
+export { compareKeys, lowerBound } from './key-order.js';
 export { openMemoryStore } from './memory/memory-store.js';
 export type { MemoryStoreOptions } from './memory/memory-store.js';
 export { COMPACT_REV_KEY, DEFAULT_COMPACTION_INTERVAL_MS, compactRound, startCompactor } from './compactor.js';

@@ -87,5 +87,6 @@ describe('kubesvc up serves /metrics', () => {
     expect(total(after, /^etcd_request_duration_seconds_count\{operation="create",group="",resource="services"\}/)).toBeGreaterThan(total(before, /^etcd_request_duration_seconds_count\{operation="create",group="",resource="services"\}/));
     expect(total(after, /^apiserver_storage_objects\{resource="services"\}/)).toBe(2);
     expect(total(after, /^apiserver_storage_objects\{resource="deployments\.apps"\}/)).toBe(1);
-  });
+    // Three waits in a row, each bounded at two minutes on a loaded machine.
+  }, 300_000);
 });

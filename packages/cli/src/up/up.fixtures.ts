@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach } from 'vitest';
+import { afterEach, beforeEach } from 'vitest';
 import { BIN, REPO_ROOT } from '../run-bin.fixtures.js';
 
 const exec = promisify(execFile);
@@ -18,7 +18,19 @@ const exec = promisify(execFile);
 export function e2eScope(prefix: string): { readonly children: Set<ChildProcess>; readonly tempDir: () => string } {
   const children = new Set<ChildProcess>();
   const dirs: string[] = [];
+  beforeEach((context) => {
+    testDeadline = Date.now() + context.task.timeout - UNTIL_MARGIN_MS;
+    // A failed test shows the end of what each process it started printed: the server's own
+    // account of a wait that did not converge.
+    const started: ProcessLog[] = [];
+    processLogs = started;
+    context.onTestFailed(() => {
+      for (const p of started) console.error(`--- ${p.what}: the last lines of its stderr, then of its stdout\n${lastLines(p.stderr(), 60)}\n---\n${lastLines(p.stdout(), 20)}`);
+    });
+  });
   afterEach(() => {
+    testDeadline = undefined;
+    processLogs = undefined;
     for (const c of children) c.kill('SIGKILL');
     children.clear();
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -57,6 +69,7 @@ export async function startProcess(
   child.stdout?.setEncoding('utf8').on('data', (c: string) => (out += c));
   child.stderr?.setEncoding('utf8').on('data', (c: string) => (err += c));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  processLogs?.push({ what, stdout: () => out, stderr: () => err });
   const deadline = Date.now() + 60_000;
   while (!ready(out)) {
     if (child.exitCode !== null) throw new Error(`${what} exited ${child.exitCode}:\n${err}\n${out}`);
@@ -93,14 +106,40 @@ export async function kubectl(kubeconfig: string, cacheDir: string, ...args: str
   return stdout;
 }
 
+interface ProcessLog {
+  readonly what: string;
+  readonly stdout: () => string;
+  readonly stderr: () => string;
+}
+
+/** The processes the running test started (in a file that called e2eScope). */
+let processLogs: ProcessLog[] | undefined;
+
+function lastLines(text: string, n: number): string {
+  const lines = text.trimEnd().split('\n');
+  return lines.slice(-n).join('\n');
+}
+
 /**
- * Polls `read` every 250 ms until `done` holds of what it returned, for at most two minutes (a
- * bound that only stops a stuck run on a loaded machine); a read that throws (the object is not
- * there yet) counts as not done. Fails with the last value, or error, seen.
+ * When the running test (of a file that called e2eScope) times out, less a margin: `until` gives
+ * up by then, so a wait that does not converge fails with what it saw, not with the runner's
+ * bare "Test timed out".
+ */
+let testDeadline: number | undefined;
+const UNTIL_MARGIN_MS = 5_000;
+const UNTIL_BOUND_MS = 120_000;
+
+/**
+ * Polls `read` every 250 ms until `done` holds of what it returned, for at most two minutes and
+ * never past the running test's own timeout (bounds that only stop a stuck run on a loaded
+ * machine); a read that throws (the object is not there yet) counts as not done. Fails with the
+ * last value, or error, seen.
  */
 export async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
   let last: { value: T } | { error: string } | undefined;
-  for (let i = 0; i < 480; i++) {
+  const started = Date.now();
+  const deadline = Math.min(started + UNTIL_BOUND_MS, testDeadline ?? Number.POSITIVE_INFINITY);
+  for (let reads = 0; reads === 0 || Date.now() < deadline; reads++) {
     try {
       const value = await read();
       last = { value };
@@ -110,7 +149,7 @@ export async function until<T>(what: string, read: () => Promise<T>, done: (valu
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`${what}: still not there after 2 minutes; last seen:\n${last === undefined ? 'nothing' : 'error' in last ? `error: ${last.error}` : JSON.stringify(last.value, null, 2)}`);
+  throw new Error(`${what}: still not there after ${((Date.now() - started) / 1000).toFixed(1)} s; last seen:\n${last === undefined ? 'nothing' : 'error' in last ? `error: ${last.error}` : JSON.stringify(last.value, null, 2)}`);
 }
 
 /** The ```sh block of the README section under `heading`, and the ```text block after it (what the script prints). */

@@ -10,3 +10,4 @@ export type { ErrLabelSelector, LabelOperator, LabelRequirement, LabelSelectorRe
 export { checkFieldSelector, fieldsMatch, parseFieldSelector } from './field-selector.js';
 export type { ErrFieldSelector, FieldRequirement, FieldSelectorResult } from './field-selector.js';
 export { kubeconfigYaml } from './kubeconfig.js';
+export type { ContainerProcess, ContainerRuntime, ContainerTarget, ErrContainerRuntime, ExecRequest, ExitStatus, LogRequest, RuntimeResult } from './container-runtime.js';

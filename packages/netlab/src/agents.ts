@@ -20,7 +20,7 @@ export class AgentProcess {
   private stderrText = '';
   private done = false;
 
-  constructor(namespace: string, agent: 'backend' | 'client', spec: unknown) {
+  constructor(namespace: string, agent: 'backend' | 'client' | 'netexec' | 'relay', spec: unknown) {
     const child = spawn('ip', ['netns', 'exec', namespace, process.execPath, `${AGENTS_DIR}${agent}.mjs`, JSON.stringify(spec)], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, PATH: SEARCH_PATH },

@@ -16,3 +16,5 @@ export { EXTERNAL_HOST, EXTERNAL_HOST_IP, MultiNodeLab } from './multi-node.js';
 export type { NodesDemoOptions, NodesDemoResult } from './nodes-demo.js';
 export { describeNodesLab, NODES_SERVICES, nodesDemoCluster, runNodesDemo, SINGLE_BACKEND, TWO_NODES } from './nodes-demo.js';
 export type { LabTraceOutcome, LabTraceResult } from './trace-result.js';
+export type { PodContainerSpec, PodNetworkDescription, PodNetworkNode, PodNetworkNodeSpec, PodSandbox, PodServerPort, PodSpecInNetwork } from './pod-network.js';
+export { POD_NETWORK_HOST_IP, POD_NETWORK_NODE_CIDR, PodNetwork, podNetnsName, podNetworkNodeIP, podNetworkPrefix, podNetworkUnavailable, removePodNetworkLeftovers } from './pod-network.js';

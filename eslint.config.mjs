@@ -97,10 +97,11 @@ const clockMessage = 'pure packages take time as an argument (`now`, millisecond
 const randomMessage = 'pure packages take a seeded generator as an argument: no ambient randomness';
 const timerMessage = 'pure packages ask the runtime for a tick (an action): no timers';
 // The network-namespace lab needs root and builds a whole node: the node agent takes it as a
-// data plane, and one module, the `@kubesvc/node-agent/netns` entry, is where it is loaded
-// (docs/architecture.md, the node agent). The lab's own package and tests are exempt.
-const netlabEntry = 'packages/node-agent/src/netns/netns-dataplane.ts';
-const netlabMessage = `@kubesvc/netlab is loaded only by ${netlabEntry}: take the lab as the node agent's netns data plane (@kubesvc/node-agent/netns)`;
+// data plane (and the pod network of `--dataplane netns`), and one folder, the
+// `@kubesvc/node-agent/netns` entry, is where it is loaded (docs/architecture.md, the node
+// agent). The lab's own package and tests are exempt.
+const netlabEntry = 'packages/node-agent/src/netns/**';
+const netlabMessage = `@kubesvc/netlab is loaded only under packages/node-agent/src/netns/: take the lab as the node agent's netns data plane (@kubesvc/node-agent/netns)`;
 
 export default [
   {

@@ -3,15 +3,16 @@
 // own list and watch of Services and EndpointSlices through the HTTP API (with the token and
 // the serving certificate as its CA), so the apiserver serves N watches, one per node. The
 // first node's agent (DNS and kube-proxy) reads the control plane's in-process informer, as
-// before; userspace mode and `--dataplane netns` bind ports or need root, so they stay with the
-// first node alone.
+// before; userspace mode binds ports on this host, so it stays with the first node alone. With
+// `--dataplane netns` each node's rules are also loaded into that node's namespace of the pod
+// network (the `dataplane` option).
 //
 // Layout: node i's rules are written under `<data-dir>/nodes/<node-name>/`, in the same
 // `iptables/` or `nftables/` folder the first node's agent writes under `<data-dir>/`.
 import { join } from 'node:path';
 import type { ServiceNetworking } from '@kubesvc/api-types';
 import type { Logger } from '@kubesvc/apiserver';
-import { startApiSource, startNodeAgent, type ApiSource, type NodeAgent, type ProxyMetrics, type ProxyMode } from '@kubesvc/node-agent';
+import { startApiSource, startNodeAgent, type ApiSource, type DataplaneFactory, type NodeAgent, type ProxyMetrics, type ProxyMode } from '@kubesvc/node-agent';
 import { systemClock } from '@kubesvc/store';
 import { ensurePrivateDir } from './atomic-file.js';
 import type { UpNode } from './nodes.js';
@@ -45,6 +46,8 @@ export interface NodeProxiesOptions {
   readonly logger: Logger;
   /** kube-proxy's metrics, shared by every node's agent (each records under its node name). */
   readonly metrics?: ProxyMetrics;
+  /** Where each node's syncs go besides its files (the pod network's node namespaces). Default: the files alone. */
+  readonly dataplane?: DataplaneFactory;
 }
 
 /** Where node `name`'s agent writes: `<data-dir>/nodes/<name>`. */
@@ -76,6 +79,7 @@ async function startOne(node: NodesOptionsNode, options: NodeProxiesOptions): Pr
       dataDir: dir,
       proxyMode: options.proxyMode,
       dnsPort: false,
+      ...(options.dataplane === undefined ? {} : { dataplane: options.dataplane }),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     });
     if (!started.ok) throw new Error(`node ${node.name}: ${started.error.message}`);

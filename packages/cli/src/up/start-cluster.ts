@@ -3,7 +3,9 @@
 // bootstrap controller, repair loops, endpoint controllers, the simulated kubelet), the HTTP API
 // over TLS on a loopback address, the node agent (cluster DNS and kube-proxy) of the first node,
 // and with --nodes N a kube-proxy for each other node, each fed by its own watch through the API
-// (node-proxies.ts). It writes a kubeconfig beside the data, and stops as kube-apiserver does on
+// (node-proxies.ts). With --dataplane netns every node and pod is a network namespace of a pod
+// network (pod-network.ts, loaded only then), each node's kube-proxy loading its rules into its
+// node's. It writes a kubeconfig beside the data, and stops as kube-apiserver does on
 // SIGTERM: the node agents and their watches first, then its own endpoint and lease, then the
 // controllers, then the store.
 import { existsSync, readFileSync } from 'node:fs';
@@ -120,6 +122,8 @@ export interface RunningCluster {
   /** The ClusterIP allocator this apiserver was started with. */
   readonly clusterIPAllocation: ClusterIPAllocation;
   readonly agent: NodeAgent;
+  /** With --dataplane netns: the pod network's namespace prefix and the kube-dns ClusterIP. */
+  readonly podNetwork?: { readonly prefix: string; readonly kubeDnsIP: string };
   /** The kube-proxies of the nodes past the first, each on its own watch through the API. */
   readonly nodeProxies: readonly NodeProxy[];
   readonly plane: ControlPlane;
@@ -196,7 +200,15 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
   const advertiseAddress = options.advertiseAddress ?? defaultAdvertiseAddress();
   const clusterIPAllocation = options.clusterIPAllocation ?? DEFAULT_CLUSTER_IP_ALLOCATION;
   if (advertiseAddress === undefined) throw usageError('this host has no non-loopback IPv4 address to advertise: give one with --advertise-address');
-  const nodes = (options.nodes ?? [{ name: options.nodeName, podCIDR: options.clusterCIDR, labels: {}, cpu: UP_DEFAULTS.nodeCPU }]).map((n) => ({ ...n, internalIP: n.internalIP ?? advertiseAddress }));
+  // --dataplane netns: the pod network's module, loaded only then; the nodes' InternalIPs are
+  // their addresses on it.
+  const podNet = options.dataplane === 'netns' ? await import('./pod-network.js') : undefined;
+  if (podNet !== undefined && options.proxyMode !== 'iptables' && options.proxyMode !== 'nftables') throw usageError(`--dataplane netns needs the iptables or nftables proxy mode, not ${options.proxyMode}`);
+  const problem = podNet?.podNetworkProblem(options.proxyMode === 'nftables' ? 'nftables' : 'iptables');
+  if (problem !== undefined) throw usageError(problem);
+  const givenNodes = options.nodes ?? [{ name: options.nodeName, podCIDR: options.clusterCIDR, labels: {}, cpu: UP_DEFAULTS.nodeCPU }];
+  const labIPs = podNet?.podNetworkNodeIPs(givenNodes.length);
+  const nodes = givenNodes.map((n, i) => ({ ...n, internalIP: labIPs?.[i] ?? n.internalIP ?? advertiseAddress }));
   // The node agent (cluster DNS and kube-proxy) runs for one node, the first.
   const agentNode = nodes[0]?.name ?? options.nodeName;
 
@@ -239,6 +251,21 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
     const metrics = createApiServerMetrics({ store });
     const proxyMetrics = createProxyMetrics(metrics.registry);
     const revision = await store.revision();
+    const network =
+      podNet === undefined
+        ? undefined
+        : await steps.step(
+            'Making the pod network (a network namespace for each node)',
+            async () => {
+              try {
+                return await podNet.createPodNetwork({ dataDir, nodes, advertiseAddress });
+              } catch (error) {
+                throw usageError(`--dataplane netns: ${error instanceof Error ? error.message : String(error)}`);
+              }
+            },
+            (n) => `Pod network made: namespaces ${n.prefix}_host, ${n.nodes.map((x) => x.namespace).join(', ')}; each pod's is ${n.prefix}-<namespace>.<pod>`,
+          );
+    if (network !== undefined) cleanups.push(() => network.teardown());
     const creds = await steps.step('Loading the token and the serving certificate', () => credentials(dataDir, options.bindAddress, logger), () => `Token and serving certificate in ${dataDir}`);
 
     // The flags are read once, here, by api-types' parser; the control plane (the bootstrap
@@ -374,13 +401,13 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
         // mode the agent's cluster-ips-check drops ClusterIPs outside the ServiceCIDRs: its
         // informer does not watch `servicecidrs`, so they are --service-cluster-ip-range's,
         // from the serviceNetworking (a ServiceCIDR added with kubectl shows after a restart).
-        const dataplane = options.dataplane === 'netns' ? (await import('./netns-dataplane.js')).netnsDataplane() : filesDataplane;
+        const dataplane = podNet !== undefined && network !== undefined ? podNet.podNetworkDataplane(network) : filesDataplane;
         const started = await startNodeAgent({
           source: informer,
           clock: systemClock,
           logger,
           nodeName: agentNode,
-          nodeIP: advertiseAddress,
+          nodeIP: nodes[0]?.internalIP ?? advertiseAddress,
           topology: { labels: nodes[0]?.labels ?? {}, preferSameTrafficDistribution: options.preferSameTrafficDistribution === true },
           clusterCIDR: options.clusterCIDR,
           serviceNetworking: plane.config.serviceNetworking,
@@ -397,8 +424,44 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
     );
     cleanups.push(() => agent.stop());
 
-    const nodeProxies = await startOtherProxies(options, { nodes, dataDir, apiURL: api.url, token: creds.token, ca: creds.cert, serviceNetworking: plane.config.serviceNetworking, logger, metrics: proxyMetrics }, steps);
+    const nodeProxies = await startOtherProxies(
+      options,
+      {
+        nodes,
+        dataDir,
+        apiURL: api.url,
+        token: creds.token,
+        ca: creds.cert,
+        serviceNetworking: plane.config.serviceNetworking,
+        logger,
+        metrics: proxyMetrics,
+        ...(podNet !== undefined && network !== undefined ? { dataplane: podNet.podNetworkDataplane(network) } : {}),
+      },
+      steps,
+    );
     cleanups.push(() => stopNodeProxies(nodeProxies));
+
+    let podNetwork: RunningCluster['podNetwork'];
+    if (podNet !== undefined && network !== undefined) {
+      const services = await steps.step(
+        'Starting the pod network\'s relay and pods',
+        () =>
+          podNet.startPodNetworkServices({
+            network,
+            registry: plane.registry,
+            informer,
+            serviceNetworking: plane.config.serviceNetworking,
+            dataDir,
+            advertiseAddress,
+            api: { host: loopbackOf(options.bindAddress), port: options.securePort },
+            dns: agent.dns,
+            logger,
+          }),
+        (s) => `Pods run in namespaces ${network.prefix}-<namespace>.<pod>; ${advertiseAddress}:${options.securePort} and kube-system/kube-dns (${s.kubeDnsIP}) answer them through the relay`,
+      );
+      cleanups.push(() => services.stop());
+      podNetwork = { prefix: network.prefix, kubeDnsIP: services.kubeDnsIP };
+    }
 
     const kubeconfig = join(dataDir, 'kubeconfig');
     writeFileAtomicSync(kubeconfig, kubeconfigYaml(api.url, creds.cert, creds.token), FILE_MODES.secret);
@@ -411,6 +474,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
       advertiseAddress,
       clusterIPAllocation,
       agent,
+      ...(podNetwork === undefined ? {} : { podNetwork }),
       nodeProxies,
       plane,
       ...(explorer === undefined ? {} : { explorerURL: explorerLink(api.url, creds.token) }),
@@ -440,16 +504,21 @@ async function startOtherProxies(
     return [];
   }
   const first = context.nodes[0]?.name ?? options.nodeName;
-  if (mode === 'userspace' || options.dataplane === 'netns') {
-    const why = mode === 'userspace' ? 'userspace mode binds ports on this host' : '--dataplane netns loads one lab node';
+  if (mode === 'userspace') {
+    const why = 'userspace mode binds ports on this host';
     steps.note(`1 kube-proxy runs, for ${first}: ${why}, so ${others.length === 1 ? `${others[0]?.name ?? ''} has` : `${others.map((n) => n.name).join(', ')} have`} none`);
     return [];
   }
   return steps.step(
     `Starting the kube-proxies of ${others.map((n) => n.name).join(', ')} (${mode}, each watching the API)`,
     () => startNodeProxies({ ...context, nodes: others, proxyMode: mode, clusterCIDR: options.clusterCIDR, preferSameTrafficDistribution: options.preferSameTrafficDistribution === true }),
-    (started) => `${started.length + 1} kube-proxies run (${mode}): ${first} in-process, ${started.length} through the API with rules in ${join(context.dataDir, 'nodes')}/<node>/${mode}/`,
+    (started) => `${started.length + 1} kube-proxies run (${mode}): ${first} in-process, ${started.length} through the API with rules in ${join(context.dataDir, 'nodes')}/<node>/${mode}/${context.dataplane === undefined ? '' : ', each loaded into its node\'s namespace'}`,
   );
+}
+
+/** The loopback address a process on this host reaches the API at: the bind address, or 127.0.0.1 for the unspecified one. */
+function loopbackOf(bindAddress: string): string {
+  return bindAddress === '0.0.0.0' || bindAddress === '::' || bindAddress === '' ? '127.0.0.1' : bindAddress;
 }
 
 /** Where the agent's kube-proxy writes its rules, for the start-up line: ` (rules in DIR)`, or nothing. */

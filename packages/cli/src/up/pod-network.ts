@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { addressAtOffset, formatIP, type EndpointSlice, type Service, type ServiceNetworking } from '@kubesvc/api-types';
 import type { Logger } from '@kubesvc/apiserver';
 import {
+  netnsContainerRuntime,
   POD_NETWORK_HOST_IP,
   PodNetwork,
   podNetworkDataplane,
@@ -27,7 +28,7 @@ import {
 } from '@kubesvc/node-agent/netns';
 import type { ControlPlane, Informer } from '@kubesvc/runtime';
 
-export { podNetworkDataplane };
+export { netnsContainerRuntime, podNetworkDataplane };
 
 /** The cluster DNS Service kubeadm makes, and its slice's manager here. */
 export const KUBE_DNS = { namespace: 'kube-system', name: 'kube-dns' } as const;

@@ -23,6 +23,7 @@ import {
   printTable,
   startApiServer,
   type ApiServer,
+  type ContainerRuntime,
   type Logger,
 } from '@kubesvc/apiserver';
 import {
@@ -31,7 +32,7 @@ import {
   type ControlPlane,
   type Informer,
 } from '@kubesvc/runtime';
-import { createProxyMetrics, filesDataplane, startNodeAgent, writeFileAtomicSync, type NodeAgent, type ProxyMode } from '@kubesvc/node-agent';
+import { createProxyMetrics, filesDataplane, startNodeAgent, writeFileAtomicSync, type DataplaneFactory, type NodeAgent, type ProxyMode } from '@kubesvc/node-agent';
 import { systemClock, type Store } from '@kubesvc/store';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { openEtcdStore } from '@kubesvc/store/etcd';
@@ -124,6 +125,8 @@ export interface RunningCluster {
   readonly agent: NodeAgent;
   /** With --dataplane netns: the pod network's namespace prefix and the kube-dns ClusterIP. */
   readonly podNetwork?: { readonly prefix: string; readonly kubeDnsIP: string };
+  /** With --dataplane netns: the node side of pods/exec, attach, log and portforward for its pods. */
+  readonly containerRuntime?: ContainerRuntime;
   /** The kube-proxies of the nodes past the first, each on its own watch through the API. */
   readonly nodeProxies: readonly NodeProxy[];
   readonly plane: ControlPlane;
@@ -341,6 +344,11 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
       steps.note('The explorer page is not built: /ui/ is not served');
     }
 
+    // The node side of exec, logs and port-forward for the pod network's pods; the Services'
+    // variables come from the node agent, which starts after the API.
+    const agentForEnv: { current?: NodeAgent } = {};
+    const containerRuntime =
+      podNet !== undefined && network !== undefined ? podNet.netnsContainerRuntime({ network, dataDir, environment: (pod) => agentForEnv.current?.podEnvironmentOf(pod) ?? [] }) : undefined;
     const api: ApiServer = await steps.step(
       `Starting the API on ${options.bindAddress}:${options.securePort}`,
       async () => {
@@ -356,6 +364,9 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
             logger,
             metrics,
             ...(explorer === undefined ? {} : { extensions: [explorer] }),
+            // TO CONNECT AT MERGE: startApiServer takes `containerRuntime` once the pods/exec,
+            // attach, log and portforward subresources are in main; then uncomment:
+            // ...(containerRuntime === undefined ? {} : { containerRuntime }),
           });
         } catch (error) {
           if (error instanceof ErrInsecureBind) throw usageError(error.message);
@@ -401,7 +412,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
         // mode the agent's cluster-ips-check drops ClusterIPs outside the ServiceCIDRs: its
         // informer does not watch `servicecidrs`, so they are --service-cluster-ip-range's,
         // from the serviceNetworking (a ServiceCIDR added with kubectl shows after a restart).
-        const dataplane = podNet !== undefined && network !== undefined ? podNet.podNetworkDataplane(network) : filesDataplane;
+        const dataplane: DataplaneFactory = podNet !== undefined && network !== undefined ? podNet.podNetworkDataplane(network) : filesDataplane;
         const started = await startNodeAgent({
           source: informer,
           clock: systemClock,
@@ -423,6 +434,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
       (a) => `Node agent started: DNS on ${a.dns === undefined ? 'none' : `${a.dns.host}:${a.dns.port}`}, kube-proxy ${a.proxyMode}${proxyFilesText(a)}`,
     );
     cleanups.push(() => agent.stop());
+    agentForEnv.current = agent;
 
     const nodeProxies = await startOtherProxies(
       options,
@@ -475,6 +487,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
       clusterIPAllocation,
       agent,
       ...(podNetwork === undefined ? {} : { podNetwork }),
+      ...(containerRuntime === undefined ? {} : { containerRuntime }),
       nodeProxies,
       plane,
       ...(explorer === undefined ? {} : { explorerURL: explorerLink(api.url, creds.token) }),

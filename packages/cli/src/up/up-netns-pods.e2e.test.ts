@@ -3,7 +3,8 @@
 // the README's "See it happen" section shows it (the test runs that section's commands): the
 // kubernetes Service through kube-proxy's DNAT and the relay, a Deployment of 3 behind a Service
 // answered by all three (chi-square), ClientIP affinity, ping failing where curl works, DNS, the
-// namespaces gone after a delete and after a stop, and a crash's leftovers removed at start.
+// namespaces gone after a delete and after a stop, a crash's leftovers removed at start, the
+// nftables mode loading into the node's namespace, and the refusal without root.
 // Waits poll with a generous bound and print the last state seen.
 // @needs-root: kubesvc up --dataplane netns makes network namespaces and loads iptables rules; testkit root-only.ts refuses a run without root that selects it.
 import { execFile, spawnSync } from 'node:child_process';
@@ -192,6 +193,26 @@ describe('kubesvc up --dataplane netns: every pod a network namespace', () => {
     expect(existsSync(`/etc/netns/${ghost}`)).toBe(false);
     await stopAndCheckNothingLeft(up, prefix);
   }, 120_000);
+
+  it('--proxy-mode nftables: each sync goes to nft -f in the node\'s namespace, and a pod reaches a Service by name through it', async () => {
+    const dataDir = tempDir();
+    const cache = tempDir();
+    const prefix = podNetworkPrefix(resolve(dataDir));
+    prefixes.add(prefix);
+    const up = await startUp(children, dataDir, ['--dataplane', 'netns', '--proxy-mode', 'nftables']);
+    ups.add(up);
+    const k = (...args: string[]) => kubectl(join(dataDir, 'kubeconfig'), cache, ...args);
+    await k('run', 'client', '--image=busybox');
+    await k('create', 'deployment', 'web', '--image=nginx', '--replicas=2');
+    await k('expose', 'deployment', 'web', '--port=80');
+    const names = await until('2 web pods with addresses', async () => (await k('get', 'pods', '-l', 'app=web', '-o', 'jsonpath={.items[*].metadata.name}')).split(' ').filter((n) => n !== ''), (n) => n.length === 2);
+    const client = `${prefix}-default.client`;
+    const answered = await until('web/hostname answered by a web pod', async () => (await inPod(client, 'curl', '-s', '--max-time', '5', 'web/hostname')).stdout, (out) => names.includes(out));
+    expect(names).toContain(answered);
+    const table = await inPod(`${prefix}_node1`, 'nft', 'list', 'table', 'ip', 'kube-proxy');
+    expect(table.stdout).toMatch(/chain service-[A-Z0-9]+-default\/web\/tcp\/ \{/);
+    await stopAndCheckNothingLeft(up, prefix);
+  }, 200_000);
 
   it('without root it exits 2 before making anything, saying root is needed', () => {
     const dir = tempDir();

@@ -8,7 +8,8 @@
 // Waits poll with a generous bound and print the last state seen.
 // @needs-root: kubesvc up --dataplane netns makes network namespaces and loads iptables rules; testkit root-only.ts refuses a run without root that selects it.
 import { execFile, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { chiSquareTest, podNetworkPrefix, removePodNetworkLeftovers } from '@kubesvc/netlab';
@@ -60,7 +61,10 @@ afterEach(async () => {
     await up.exited;
   }
   ups.clear();
-  for (const p of prefixes) removePodNetworkLeftovers(p);
+  for (const p of prefixes) {
+    removePodNetworkLeftovers(p);
+    rmSync(join(tmpdir(), `${p}-relay`), { recursive: true, force: true });
+  }
   prefixes.clear();
 });
 
@@ -79,6 +83,7 @@ async function stopAndCheckNothingLeft(up: RunningUp, prefix: string): Promise<v
   ups.delete(up);
   expect(namespacesWith(prefix)).toEqual([]);
   expect(existsSync(`/etc/netns/${prefix}-default.client`)).toBe(false);
+  expect(existsSync(join(tmpdir(), `${prefix}-relay`))).toBe(false);
 }
 
 describe('kubesvc up --dataplane netns: every pod a network namespace', () => {

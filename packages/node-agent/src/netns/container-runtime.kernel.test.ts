@@ -1,6 +1,6 @@
 // The node side of exec, attach, logs and port-forward for a pod of the pod network, against a
-// real namespace: exec with the kubelet's environment and the pod's resolv.conf, stdin and exit
-// codes; the container log with tail, timestamps, limit and follow; port-forward to a server of
+// real namespace: exec with the kubelet's environment and the pod's resolv.conf, stdin, a tty
+// and exit codes; the container log with tail, timestamps, limit and follow; port-forward to a server of
 // the pod and PortNotFound where nothing listens. Needs root and iproute2, like every lab test.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,12 +70,17 @@ describe('netnsContainerRuntime on a pod of the pod network', () => {
     expect(await run(started.value)).toEqual({ out: '10.96.0.1 hello web-0\n10.244.0.5/24\nsearch default.svc.cluster.local\nnameserver 10.96.0.10\n', err: 'oops\n', status: { exitCode: 3 } });
   });
 
-  test('exec passes stdin; a tty is refused; an unknown container is ContainerNotFound', async () => {
+  test('exec passes stdin; with a tty the command runs on a terminal; an unknown container is ContainerNotFound', async () => {
     const started = await rt().exec(target, { command: ['cat'], stdin: true, stdout: true, stderr: false, tty: false });
     if (!started.ok) throw new Error(started.error.message);
     expect(await run(started.value, 'through stdin\n')).toEqual({ out: 'through stdin\n', err: '', status: { exitCode: 0 } });
-    const tty = await rt().exec(target, { command: ['sh'], stdin: true, stdout: true, stderr: false, tty: true });
-    expect(tty.ok ? undefined : tty.error.reason).toBe('Unavailable');
+    const tty = await rt().exec(target, { command: ['sh', '-c', 'read x; echo "got $x"; tty >/dev/null && echo on a tty; exit 4'], stdin: true, stdout: true, stderr: true, tty: true });
+    if (!tty.ok) throw new Error(tty.error.message);
+    expect(tty.value.stderr).toBeUndefined();
+    const onTty = await run(tty.value, "it's me\n");
+    expect(onTty.status).toEqual({ exitCode: 4 });
+    // A terminal echoes the input and ends lines with CR LF.
+    expect(onTty.out.replace(/\r\n/g, '\n')).toBe("it's me\ngot it's me\non a tty\n");
     const missing = await rt().exec({ pod: POD, container: 'nope' }, { command: ['true'], stdin: false, stdout: true, stderr: false, tty: false });
     expect(missing.ok ? undefined : missing.error).toEqual({ _tag: 'ErrContainerRuntime', reason: 'ContainerNotFound', message: 'container not found ("nope")' });
   });

@@ -6,7 +6,8 @@
 // - exec: the command run with `ip netns exec <pod netns>` (which also mounts the pod's
 //   resolv.conf), with the environment the kubelet gives a container: the Services' variables
 //   (pod-environment.ts), the container's literal `env` values, and HOSTNAME, the pod's name.
-//   A tty is refused for now (reason Unavailable).
+//   With a tty the command runs under util-linux `script`, which gives it a pseudo-terminal
+//   (stdout then carries both streams, echo included); a resize is not passed on yet.
 // - attach: the container's main process is its servers, which read nothing and print their
 //   access log: attach streams the log from its end on (as `kubectl attach` shows what the
 //   process prints from then on); stdin, when asked for, is read and dropped.
@@ -61,6 +62,11 @@ function containerEnv(pod: Pod, container: string): { name: string; value: strin
   });
 }
 
+/** One argument for `sh -c`, single-quoted. */
+function shellQuote(arg: string): string {
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
 function exitOf(code: number | null, signal: NodeJS.Signals | null): ExitStatus {
   return code === null ? { signal: signal ?? 'SIGKILL' } : { exitCode: code };
 }
@@ -104,14 +110,14 @@ export function netnsContainerRuntime(options: NetnsContainerRuntimeOptions): Co
   const exec = (target: ContainerTarget, request: ExecRequest): Promise<RuntimeResult<ContainerProcess>> => {
     const netns = checkContainer(target);
     if (!netns.ok) return Promise.resolve(netns);
-    if (request.tty) return Promise.resolve(fail('Unavailable', 'a tty is not supported by the netns pods yet: run the command without -t'));
     const env: Record<string, string> = { PATH: SEARCH_PATH, HOSTNAME: target.pod.metadata.name ?? '' };
     for (const v of options.environment(target.pod)) env[v.name] = v.value;
     for (const v of containerEnv(target.pod, target.container)) env[v.name] = v.value;
     // `ip netns exec` execs the command in its own process: the pid is the command's.
-    const child = spawn('ip', ['netns', 'exec', netns.value, ...request.command], {
+    const argv = request.tty ? ['script', '--quiet', '--flush', '--return', '--command', request.command.map(shellQuote).join(' '), '/dev/null'] : [...request.command];
+    const child = spawn('ip', ['netns', 'exec', netns.value, ...argv], {
       env,
-      stdio: [request.stdin ? 'pipe' : 'ignore', request.stdout ? 'pipe' : 'ignore', request.stderr ? 'pipe' : 'ignore'],
+      stdio: [request.stdin ? 'pipe' : 'ignore', request.stdout ? 'pipe' : 'ignore', request.stderr && !request.tty ? 'pipe' : 'ignore'],
     });
     child.stdin?.on('error', () => undefined);
     const exited = new Promise<ExitStatus>((resolve) => {

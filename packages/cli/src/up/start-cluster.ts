@@ -324,8 +324,9 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
       const proxier = proxierConfig({
         kernel: loadKernel(),
         nodeName: agentNode,
-        nodeIPs: [advertiseAddress, '127.0.0.1'],
-        nodeIP: advertiseAddress,
+        // The first node's IP: the advertise address, or its address on the pod network (netns).
+        nodeIPs: [nodes[0]?.internalIP ?? advertiseAddress, '127.0.0.1'],
+        nodeIP: nodes[0]?.internalIP ?? advertiseAddress,
         topologyLabels: { ...(nodes[0]?.labels ?? {}) },
         preferSameTrafficDistribution: options.preferSameTrafficDistribution === true,
         localDetector: { kind: 'cidr', cidr: options.clusterCIDR },

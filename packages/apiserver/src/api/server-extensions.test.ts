@@ -47,11 +47,11 @@ it('serves public paths without the token, the rest only with it, and leaves the
   const redirect = await get('/ui');
   expect([redirect.status, redirect.headers.get('location')]).toEqual([301, '/ui/']);
   const refused = await get('/ui/api/model');
-  expect(refused.status).toBe(401);
-  expect(((await refused.json()) as { reason: string }).reason).toBe('Unauthorized');
+  expect(refused.status).toBe(403);
+  expect(((await refused.json()) as { message: string }).message).toBe('forbidden: User "system:anonymous" cannot get path "/ui/api/model"');
   expect((await get('/ui/api/model', 'wrong')).status).toBe(401);
   expect((await get('/ui/api/model', TOKEN)).status).toBe(200);
-  expect((await get('/api/v1/namespaces')).status).toBe(401);
+  expect((await get('/api/v1/namespaces')).status).toBe(403);
   expect((await get('/api/v1/namespaces', TOKEN)).status).toBe(200);
   expect(log).toEqual(['GET /ui/', 'GET /ui/api/model']);
 

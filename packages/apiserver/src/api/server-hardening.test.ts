@@ -174,16 +174,17 @@ describe('the bearer scheme', () => {
     await start();
   });
 
-  it('is matched in any case, as upstream lower-cases it; an empty token or another scheme is 401', async () => {
+  it('is matched in any case, as upstream lower-cases it; an unknown token is 401, and no token (empty, another scheme) is system:anonymous, 403', async () => {
     for (const scheme of ['bearer', 'BEARER', 'Bearer', 'bEaReR']) {
       const r = await send('GET', '/api/v1/namespaces/victim/services', { headers: { Authorization: `${scheme} ${TOKEN}` } });
       expect(r.status, scheme).toBe(200);
     }
-    // upstream splits at single spaces: a second space leaves an empty token; a third part is ignored.
-    expect((await send('GET', '/api/v1/namespaces/victim/services', { headers: { Authorization: `Bearer  ${TOKEN}` } })).status).toBe(401);
+    // upstream splits at single spaces: a second space leaves an empty token (none offered); a third part is ignored.
+    expect((await send('GET', '/api/v1/namespaces/victim/services', { headers: { Authorization: `Bearer  ${TOKEN}` } })).status).toBe(403);
     expect((await send('GET', '/api/v1/namespaces/victim/services', { headers: { Authorization: `Bearer ${TOKEN} extra` } })).status).toBe(200);
-    expect((await send('GET', '/api/v1/namespaces/victim/services', { headers: { Authorization: `Basic ${TOKEN}` } })).status).toBe(401);
-    expect((await send('GET', '/api/v1/namespaces/victim/services', { headers: { Authorization: 'bearer' } })).status).toBe(401);
+    expect((await send('GET', '/api/v1/namespaces/victim/services', { headers: { Authorization: `Bearer ${TOKEN}x` } })).status).toBe(401);
+    expect((await send('GET', '/api/v1/namespaces/victim/services', { headers: { Authorization: `Basic ${TOKEN}` } })).status).toBe(403);
+    expect((await send('GET', '/api/v1/namespaces/victim/services', { headers: { Authorization: 'bearer' } })).status).toBe(403);
   });
 });
 

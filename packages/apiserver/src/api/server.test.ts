@@ -61,14 +61,62 @@ const svc = (name: string, labels: Record<string, string> = {}, spec: Record<str
 describe('authentication and health', () => {
   beforeEach(() => start());
 
-  it('answers 401 Unauthorized without the token or with a wrong one, as kube-apiserver', async () => {
-    const expected = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
-    for (const token of [null, 'wrong']) {
-      const r = await call('GET', '/api/v1/namespaces/default/services', { token });
-      expect(r.status).toBe(401);
-      expect(r.json).toEqual(expected);
-    }
+  it('answers 401 Unauthorized with a wrong token, as kube-apiserver', async () => {
+    const r = await call('GET', '/api/v1/namespaces/default/services', { token: 'wrong' });
+    expect(r.status).toBe(401);
+    expect(r.json).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
     expect((await call('GET', '/api/v1/namespaces/default/services')).status).toBe(200);
+  });
+
+  // What a kube-apiserver with its defaults (anonymous requests on, RBAC) answers system:anonymous.
+  // A namespace's own path names it as the namespace too, as upstream's RequestInfo reads it
+  // (the message `namespaces "default" is forbidden: ... in the namespace "default"`).
+  it.each([
+    ['GET', '/', { message: 'forbidden: User "system:anonymous" cannot get path "/"', details: {} }],
+    ['GET', '/api', { message: 'forbidden: User "system:anonymous" cannot get path "/api"', details: {} }],
+    ['POST', '/metrics', { message: 'forbidden: User "system:anonymous" cannot post path "/metrics"', details: {} }],
+    [
+      'GET',
+      '/api/v1/namespaces/default/services',
+      { message: 'services is forbidden: User "system:anonymous" cannot list resource "services" in API group "" in the namespace "default"', details: { kind: 'services' } },
+    ],
+    [
+      'GET',
+      '/api/v1/services?watch=true',
+      { message: 'services is forbidden: User "system:anonymous" cannot watch resource "services" in API group "" at the cluster scope', details: { kind: 'services' } },
+    ],
+    [
+      'GET',
+      '/api/v1/namespaces/kube-system/services?fieldSelector=metadata.name%3Dkube-dns',
+      { message: 'services "kube-dns" is forbidden: User "system:anonymous" cannot list resource "services" in API group "" in the namespace "kube-system"', details: { name: 'kube-dns', kind: 'services' } },
+    ],
+    [
+      'DELETE',
+      '/api/v1/namespaces/default',
+      { message: 'namespaces "default" is forbidden: User "system:anonymous" cannot delete resource "namespaces" in API group "" in the namespace "default"', details: { name: 'default', kind: 'namespaces' } },
+    ],
+    [
+      'DELETE',
+      '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices',
+      {
+        message: 'endpointslices.discovery.k8s.io is forbidden: User "system:anonymous" cannot deletecollection resource "endpointslices" in API group "discovery.k8s.io" in the namespace "default"',
+        details: { group: 'discovery.k8s.io', kind: 'endpointslices' },
+      },
+    ],
+    [
+      'POST',
+      '/api/v1/namespaces/default/pods/web/exec?command=true',
+      { message: 'pods "web" is forbidden: User "system:anonymous" cannot create resource "pods/exec" in API group "" in the namespace "default"', details: { name: 'web', kind: 'pods' } },
+    ],
+    [
+      'PUT',
+      '/api/v1/namespaces/shop/status',
+      { message: 'namespaces "shop" is forbidden: User "system:anonymous" cannot update resource "namespaces/status" in API group "" in the namespace "shop"', details: { name: 'shop', kind: 'namespaces' } },
+    ],
+  ])('answers %s %s without a token with 403 Forbidden for system:anonymous, as kube-apiserver with RBAC', async (method, path, expected) => {
+    const r = await call(method, path, { token: null });
+    expect(r.status).toBe(403);
+    expect(r.json).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Forbidden', code: 403, ...expected });
   });
 
   it('serves /version, /healthz and /livez without a token, and /readyz only while ready', async () => {

@@ -7,7 +7,7 @@
 //           staging/src/k8s.io/apiserver/pkg/endpoints/handlers/{get,create,update,patch,delete,
 //           watch,rest}.go, staging/src/k8s.io/apiserver/pkg/server/healthz (healthz, livez,
 //           readyz), staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/warning.go
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
@@ -26,7 +26,8 @@ import { PROTOBUF_MEDIA_TYPE } from '../registry/protobuf/envelope.js';
 import { methodNotAllowedStatus, pathNotFoundStatus, unauthorizedStatus } from './status-bodies.js';
 import type { TableContext, TablePrinter } from './table-hook.js';
 import { acceptsJson, bodyMediaType, contentMediaType, includeObjectOf, RESPONSE_MEDIA_TYPES, wantsTable } from './negotiation.js';
-import { invalidNameError, parseRequestTarget } from './request-target.js';
+import { anonymousForbiddenStatus, authenticate, requestInfo } from './anonymous.js';
+import { invalidNameError, parseRequestTarget, type RequestTarget } from './request-target.js';
 import { startWatch, type WatchSession } from './watch.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import type { ApiServerMetrics } from '../metrics/apiserver-metrics.js';
@@ -145,7 +146,8 @@ export function generateToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
-const UNAUTHENTICATED_PATHS = new Set(['/healthz', '/readyz', '/livez', '/version']);
+/** The paths RBAC's system:public-info-viewer lets anyone read, `system:anonymous` too. */
+const PUBLIC_INFO_PATHS = new Set(['/healthz', '/readyz', '/livez', '/version', '/version/']);
 
 const JSON_TYPE = 'application/json';
 const TABLE_TYPE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
@@ -201,22 +203,6 @@ function isRouted(route: Route, method: string): boolean {
 /** RFC 7234 warn-text, quoted as upstream's warning writer does. */
 function warningHeader(message: string): string {
   return `299 - "${message.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[\r\n]/g, ' ')}"`;
-}
-
-/**
- * Whether the Authorization header carries the token: the header trimmed, split at single
- * spaces, a first part `bearer` in any case and a second part that is the token (a third part
- * is ignored, an empty second part is no token).
- * upstream: staging/src/k8s.io/apiserver/pkg/authentication/request/bearertoken/bearertoken.go
- */
-function tokenMatches(header: string | undefined, token: string): boolean {
-  if (header === undefined) return false;
-  const parts = header.replace(/^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g, '').split(' ');
-  const [scheme, given] = parts;
-  if (parts.length < 2 || scheme?.toLowerCase() !== 'bearer' || given === undefined || given === '') return false;
-  const a = Buffer.from(given);
-  const want = Buffer.from(token);
-  return a.length === want.length && timingSafeEqual(a, want);
 }
 
 /** What a create or update (POST, PUT) hands the registry: the object's bytes, their media type and the field validation asked for. */
@@ -491,6 +477,22 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     }
   };
 
+  /**
+   * Why a request that is not to a public path is refused, or undefined when it carries the
+   * token: 401 for a bearer token the server does not know, 403 (RBAC's deny of
+   * `system:anonymous`) for a request with no credential.
+   */
+  const refusal = (authorization: string | undefined, method: string, target: RequestTarget): ApiStatus | undefined => {
+    switch (authenticate(authorization, token)) {
+      case 'user':
+        return undefined;
+      case 'invalid':
+        return unauthorizedStatus();
+      case 'anonymous':
+        return anonymousForbiddenStatus(requestInfo(method, target.path, target.query));
+    }
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<Reply | undefined> => {
     // The target as written: nothing resolves `..` or `.` segments before routing.
     const target = parseRequestTarget(req.url ?? '/');
@@ -512,11 +514,17 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       }
       if (url.pathname !== target.rawPath) return statusReply(pathNotFoundStatus());
       const open = extension.isPublic?.(url.pathname) ?? false;
-      if (!open && !tokenMatches(req.headers.authorization, token)) return statusReply(unauthorizedStatus());
+      if (!open) {
+        const refused = refusal(req.headers.authorization, method, target);
+        if (refused !== undefined) return statusReply(refused);
+      }
       await extension.handle(req, res, url);
       return undefined;
     }
-    if (!UNAUTHENTICATED_PATHS.has(path) && !tokenMatches(req.headers.authorization, token)) return statusReply(unauthorizedStatus());
+    if (!PUBLIC_INFO_PATHS.has(target.path)) {
+      const refused = refusal(req.headers.authorization, method, target);
+      if (refused !== undefined) return statusReply(refused);
+    }
 
     switch (path) {
       case '/healthz':

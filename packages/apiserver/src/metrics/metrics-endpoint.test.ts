@@ -54,12 +54,13 @@ function sample(text: string, name: string, labels: Record<string, string>): num
 const service = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ port: 80 }] } });
 
 describe('/metrics', () => {
-  it('answers 401 with a Status without the token, and with a wrong one', async () => {
-    for (const token of [null, 'not-the-token']) {
-      const res = await call('GET', '/metrics', { token });
-      expect(res.status).toBe(401);
-      expect(JSON.parse(res.text)).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Unauthorized', code: 401 });
-    }
+  it('answers 401 with a Status with a wrong token, and 403 for system:anonymous without one', async () => {
+    const wrong = await call('GET', '/metrics', { token: 'not-the-token' });
+    expect(wrong.status).toBe(401);
+    expect(JSON.parse(wrong.text)).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Unauthorized', code: 401 });
+    const anonymous = await call('GET', '/metrics', { token: null });
+    expect(anonymous.status).toBe(403);
+    expect(JSON.parse(anonymous.text)).toMatchObject({ kind: 'Status', message: 'forbidden: User "system:anonymous" cannot get path "/metrics"', reason: 'Forbidden', code: 403 });
   });
 
   it('answers 200 in the Prometheus text format 0.0.4 with the token', async () => {
@@ -102,8 +103,9 @@ describe('/metrics', () => {
     expect(sample(text, 'apiserver_request_total', { ...common, verb: 'WATCH', group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', scope: 'namespace', code: '200' })).toBe(1);
   });
 
-  it('does not record a request refused before routing (401, 404 of an unknown path)', async () => {
-    expect((await call('GET', '/api/v1/namespaces/default/services', { token: null })).status).toBe(401);
+  it('does not record a request refused before routing (401, 403, 404 of an unknown path)', async () => {
+    expect((await call('GET', '/api/v1/namespaces/default/services', { token: 'wrong' })).status).toBe(401);
+    expect((await call('GET', '/api/v1/namespaces/default/services', { token: null })).status).toBe(403);
     expect((await call('GET', '/api/v1/nothing')).status).toBe(404);
     const { text } = await call('GET', '/metrics');
     expect(text).not.toMatch(/^apiserver_request_total\{/m);

@@ -176,9 +176,9 @@ describe('the explorer of kubesvc up', () => {
     const curl = async (path: string, auth: boolean): Promise<string> =>
       (await exec('curl', ['-sk', '-o', '/dev/null', '-w', '%{http_code}', ...(auth ? ['-H', `Authorization: Bearer ${token}`] : []), `${base}${path}`], { timeout: 30_000 })).stdout;
     expect(await curl('/ui/', false)).toBe('200');
-    expect(await curl('/ui/api/model', false)).toBe('401');
+    expect(await curl('/ui/api/model', false)).toBe('403');
     expect(await curl('/ui/api/model', true)).toBe('200');
-    expect(await curl('/ui/api/trace?destination=10.96.0.1:443', false)).toBe('401');
+    expect(await curl('/ui/api/trace?destination=10.96.0.1:443', false)).toBe('403');
   });
 
   it("shows the services table with kubectl get svc -o wide's cells", async () => {

@@ -142,7 +142,7 @@ describe('kubesvc up --dataplane netns: every pod a network namespace', () => {
 
     // The kubernetes Service: kube-proxy's DNAT to the advertise address, the relay, the API.
     const status = await until('the apiserver\'s Status through https://10.96.0.1/', async () => (await sh(kubernetes)).stdout, (out) => out.startsWith('{'));
-    expect(JSON.parse(status)).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+    expect(JSON.parse(status)).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'forbidden: User "system:anonymous" cannot get path "/"', reason: 'Forbidden', details: {}, code: 403 });
 
     // By name, through the cluster DNS at kube-dns's ClusterIP (the search paths of resolv.conf).
     const names = new Set(webPods.map(([name]) => name));

@@ -7,7 +7,8 @@
 // - gets an answer below 500, and an answer of 400 or more is a Status whose code is the HTTP
 //   status;
 // - gets 401 exactly when kube-apiserver's bearer-token authenticator would refuse its
-//   Authorization header;
+//   Authorization header, and 403 when it offers no token (system:anonymous) and its path is
+//   not one of the public info paths;
 // - `DELETE /api/v1/namespaces` gets 405 and a delete of default, kube-system or kube-public 403
 //   (NamespaceLifecycle), and a watch with a negative timeoutSeconds ends by itself;
 // - removes no tracked object (namespace, node, Service, Endpoints, pod) that no successful
@@ -26,7 +27,7 @@
 // early, and the test then asserts a quarter of the count was sent.
 import { fc } from '@fast-check/vitest';
 import type { IPAddress, Service } from '@kubesvc/api-types';
-import { describeRequest, hostileRequestArb, IMMORTAL_NAMESPACES, sendRaw, upstreamAuthenticates, type HostileRequest, type RawResponse } from '@kubesvc/testkit';
+import { describeRequest, hostileRequestArb, IMMORTAL_NAMESPACES, sendRaw, upstreamAuthentication, type HostileRequest, type RawResponse } from '@kubesvc/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { NO_LEAKS, repairOnce } from '@kubesvc/apiserver';
 import {
@@ -128,11 +129,18 @@ async function send(c: FuzzCluster, r: HostileRequest): Promise<RawResponse> {
   return sendRaw(c.host, c.port, { method: r.method, path: r.path, headers, ...(hasBody && body !== undefined ? { body } : {}) }, { timeoutMs: ANSWER_TIMEOUT_MS, ...(streamMs === undefined ? {} : { streamMs }), keepChars: 16 * 1024 * 1024 });
 }
 
+// upstream (v1.33): plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go (system:public-info-viewer)
+const PUBLIC_INFO_PATHS = ['/healthz', '/livez', '/readyz', '/version', '/version/'];
+
 const NAMESPACE_FORBIDDEN = (ns: string): string => `namespaces "${ns}" is forbidden: this namespace may not be deleted`;
 
 /** What upstream answers this request, where this test knows it exactly. */
 function knownAnswer(r: HostileRequest): { code: number; message?: string } | undefined {
-  if (!upstreamAuthenticates(r.authorization, FUZZ_TOKEN)) return { code: 401 };
+  const who = upstreamAuthentication(r.authorization, FUZZ_TOKEN);
+  if (who === 'invalid') return { code: 401 };
+  // system:anonymous may read the public info paths only (RBAC's system:public-info-viewer).
+  if (who === 'anonymous' && !PUBLIC_INFO_PATHS.includes(r.path.split('?')[0] ?? '')) return { code: 403 };
+  if (who === 'anonymous') return undefined;
   const noOptions = !r.path.includes('?') && (r.body === undefined || r.body === '');
   if (r.method === 'DELETE' && noOptions) {
     // upstream: pkg/registry/core/namespace/storage/storage.go (no DeleteCollection: 405)
@@ -276,6 +284,7 @@ it(
             if (known.message !== undefined) expect((JSON.parse(res.text) as { message?: string }).message, context).toBe(known.message);
           } else {
             expect(res.status, `kube-apiserver accepts this Authorization header\n${context}\nanswer: ${answer}`).not.toBe(401);
+            if (upstreamAuthentication(r.authorization, FUZZ_TOKEN) === 'user') expect(res.text, `a request with the token is not taken for system:anonymous\n${context}\nanswer: ${answer}`).not.toContain('system:anonymous');
           }
           if (r.watch?.timeoutSeconds !== undefined && r.watch.timeoutSeconds < 0 && res.status === 200) {
             expect(res.ended, `a watch with timeoutSeconds=${r.watch.timeoutSeconds} still streamed after ${WATCH_MUST_END_MS} ms (upstream's timer fires at once)\n${context}`).toBe('complete');

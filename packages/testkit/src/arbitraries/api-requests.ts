@@ -132,16 +132,19 @@ export interface HostileRequest {
 }
 
 /**
- * Whether kube-apiserver's bearer-token authenticator accepts this header for `token`: the
- * header trimmed, split on single spaces, the first part `bearer` in any case, the second the
- * token (later parts are ignored; an empty second part is no token).
- * upstream: staging/src/k8s.io/apiserver/pkg/authentication/request/bearertoken/bearertoken.go
+ * Who kube-apiserver (anonymous requests on, its default) takes a request with this
+ * Authorization header for: `user` when the bearer token is `token`; `invalid` (401) when the
+ * header offers another bearer token; `anonymous` when it offers none. The header is trimmed
+ * and split on single spaces; a first part `bearer` in any case and a non-empty second part
+ * offer a token (later parts are ignored).
+ * upstream: staging/src/k8s.io/apiserver/pkg/authentication/request/bearertoken/bearertoken.go,
+ *           pkg/kubeapiserver/authenticator/config.go (anonymous behind FailOnError)
  */
-export function upstreamAuthenticates(header: string | undefined, token: string): boolean {
-  if (header === undefined) return false;
+export function upstreamAuthentication(header: string | undefined, token: string): 'user' | 'invalid' | 'anonymous' {
+  if (header === undefined) return 'anonymous';
   const parts = header.trim().split(' ');
-  if (parts.length < 2 || (parts[0] ?? '').toLowerCase() !== 'bearer') return false;
-  return parts[1] !== '' && parts[1] === token;
+  if (parts.length < 2 || (parts[0] ?? '').toLowerCase() !== 'bearer' || parts[1] === '') return 'anonymous';
+  return parts[1] === token ? 'user' : 'invalid';
 }
 
 function authorizationArb(token: string): fc.Arbitrary<string | undefined> {

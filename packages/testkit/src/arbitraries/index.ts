@@ -61,7 +61,7 @@ export {
   IMMORTAL_NAMESPACES,
   nestedJson,
   sampleHostileRequests,
-  upstreamAuthenticates,
+  upstreamAuthentication,
 } from './api-requests.js';
 export type { FuzzWorld, HostileRequest, HostileRequestOptions, RequestFamily } from './api-requests.js';
 export { proxierClusterArb } from './proxier-cluster.js';

@@ -1,0 +1,151 @@
+// The real kubectl's logs, exec and attach against the API server, with a ContainerRuntime that
+// runs each command as a plain child process on this host (host-runtime.fixtures.ts), and with
+// the default filesContainerRuntime (no container runs: the kubelet's refusals).
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Pod } from '@kubesvc/api-types';
+import type { ContainerRuntime } from './container-runtime.js';
+import { kubectlHarness } from './kubectl.fixtures.js';
+import { filesContainerRuntime } from './streaming/files-runtime.js';
+import { hostRuntime, type HostRuntime } from './streaming/host-runtime.fixtures.js';
+
+const LOGS: Record<string, string> = { 'web/web': 'starting\nlistening on :80\n', 'two/a': 'from a\n', 'two/b': 'from b, 1\nfrom b, 2\n' };
+
+let host: HostRuntime = hostRuntime({ logs: LOGS });
+let current: ContainerRuntime = host;
+// The server's runtime: whichever the test chose, asked at each call.
+const switching: ContainerRuntime = {
+  exec: (t, r) => current.exec(t, r),
+  attach: (t, r) => current.attach(t, r),
+  logs: (t, r) => current.logs(t, r),
+  portForward: (p, n) => current.portForward(p, n),
+};
+const harness = kubectlHarness('streaming', 17, { containerRuntime: () => switching });
+const { kubectl, kubectlWithInput } = harness;
+
+afterEach(() => {
+  host = hostRuntime({ logs: LOGS });
+  current = host;
+});
+
+async function createPod(name: string, containers: readonly string[], options: { nodeName?: string; phase?: string } = {}): Promise<void> {
+  const registry = harness.registry();
+  const pod = {
+    apiVersion: 'v1' as const,
+    kind: 'Pod' as const,
+    metadata: { name, namespace: 'default' },
+    spec: { ...(options.nodeName === undefined ? {} : { nodeName: options.nodeName }), containers: containers.map((c) => ({ name: c, image: 'registry.k8s.io/pause:3.10' })) },
+  };
+  const created = await registry.create('pods', 'default', pod);
+  if (!created.ok) throw new Error(created.error.message);
+  const phase = options.phase ?? 'Running';
+  const stored = created.value as Pod;
+  const updated = await registry.updateStatus('pods', 'default', name, {
+    ...stored,
+    status: {
+      phase,
+      containerStatuses: containers.map((c) => ({ name: c, image: 'registry.k8s.io/pause:3.10', imageID: '', ready: phase === 'Running', restartCount: 0, state: phase === 'Running' ? { running: { startedAt: '2026-01-01T00:00:00Z' } } : { terminated: { exitCode: 0, reason: 'Completed' } } })),
+    },
+  } as Pod);
+  if (!updated.ok) throw new Error(updated.error.message);
+}
+
+describe('kubectl exec over WebSocket', () => {
+  it('kubectl exec pod -- echo hi prints hi and exits 0', async () => {
+    await createPod('web', ['web'], { nodeName: 'node-a' });
+    const run = await kubectl('exec', 'web', '--', 'echo', 'hi');
+    expect(run, run.stderr).toMatchObject({ code: 0, stdout: 'hi\n' });
+    expect(host.execs.map((e) => e.command)).toEqual([['echo', 'hi']]);
+  });
+
+  it("a command's exit code is kubectl's, with `command terminated with exit code 3`", async () => {
+    await createPod('web', ['web'], { nodeName: 'node-a' });
+    const run = await kubectl('exec', 'web', '--', 'sh', '-c', 'exit 3');
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('command terminated with exit code 3');
+  });
+
+  it('stdin reaches the command (exec -i) and its end ends the command', async () => {
+    await createPod('web', ['web'], { nodeName: 'node-a' });
+    const run = await kubectlWithInput('data\n', 'exec', '-i', 'web', '--', 'cat');
+    expect(run, run.stderr).toMatchObject({ code: 0, stdout: 'data\n' });
+  });
+
+  it('stdout and stderr come back on their own streams', async () => {
+    await createPod('web', ['web'], { nodeName: 'node-a' });
+    const run = await kubectl('exec', 'web', '--', 'sh', '-c', 'echo out; echo err >&2');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('out\n');
+    expect(run.stderr).toBe('err\n');
+  });
+
+  it('a pod that has completed is refused before any stream (kubectl: current phase is Succeeded)', async () => {
+    await createPod('done', ['web'], { nodeName: 'node-a', phase: 'Succeeded' });
+    const run = await kubectl('exec', 'done', '--', 'true');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('error: cannot exec into a container in a completed pod; current phase is Succeeded\n');
+    expect(host.execs).toEqual([]);
+  });
+
+  it('a pod on no node is refused with upstream`s BadRequest', async () => {
+    await createPod('pending', ['web'], { phase: 'Pending' });
+    const run = await kubectl('exec', 'pending', '--', 'true');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('Error from server (BadRequest): pod pending does not have a host assigned\n');
+  });
+
+  it('with no container running (filesContainerRuntime) the kubelet`s refusal comes back', async () => {
+    current = filesContainerRuntime;
+    await createPod('web', ['web'], { nodeName: 'node-a' });
+    const run = await kubectl('exec', 'web', '--', 'true');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('error: unable to upgrade connection: container not found ("web")\n');
+  });
+
+  it('kubectl attach -i reaches the main process (here cat) and its stdin', async () => {
+    await createPod('web', ['web'], { nodeName: 'node-a' });
+    const run = await kubectlWithInput('hello\n', 'attach', '-i', 'web', '-q');
+    expect(run, run.stderr).toMatchObject({ code: 0, stdout: 'hello\n' });
+    expect(host.running()).toBe(0);
+  });
+});
+
+describe('kubectl logs', () => {
+  it('prints the container`s log; --tail=1 its last line', async () => {
+    await createPod('web', ['web'], { nodeName: 'node-a' });
+    expect(await kubectl('logs', 'web')).toMatchObject({ code: 0, stdout: 'starting\nlistening on :80\n' });
+    expect(await kubectl('logs', 'web', '--tail=1')).toMatchObject({ code: 0, stdout: 'listening on :80\n' });
+    expect(await kubectl('logs', 'web', '--limit-bytes=4')).toMatchObject({ code: 0, stdout: 'star' });
+  });
+
+  it('-c picks a container; with none named, two containers are upstream`s BadRequest', async () => {
+    await createPod('two', ['a', 'b'], { nodeName: 'node-a' });
+    expect(await kubectl('logs', 'two', '-c', 'b')).toMatchObject({ code: 0, stdout: 'from b, 1\nfrom b, 2\n' });
+    const raw = await kubectl('get', '--raw', '/api/v1/namespaces/default/pods/two/log');
+    expect(raw.code).toBe(1);
+    expect(raw.stderr).toBe('Error from server (BadRequest): a container name must be specified for pod two, choose one of: [a b]\n');
+    const wrong = await kubectl('get', '--raw', '/api/v1/namespaces/default/pods/two/log?container=c');
+    expect(wrong.stderr).toBe('Error from server (BadRequest): container c is not valid for pod two\n');
+  });
+
+  it('invalid options are a 422 PodLogOptions', async () => {
+    await createPod('web', ['web'], { nodeName: 'node-a' });
+    const run = await kubectl('get', '--raw', '/api/v1/namespaces/default/pods/web/log?tailLines=-1&limitBytes=0');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'The PodLogOptions "web" is invalid: \n* tailLines: Invalid value: -1: must be greater than or equal to 0\n* limitBytes: Invalid value: 0: must be greater than 0\n',
+    );
+  });
+
+  it('a pod on no node has an empty log', async () => {
+    await createPod('pending', ['web'], { phase: 'Pending' });
+    expect(await kubectl('logs', 'pending')).toMatchObject({ code: 0, stdout: '' });
+  });
+
+  it('with no container running (filesContainerRuntime) the kubelet`s refusal comes back as a BadRequest', async () => {
+    current = filesContainerRuntime;
+    await createPod('web', ['web'], { nodeName: 'node-a' });
+    const run = await kubectl('logs', 'web');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('Error from server (BadRequest): rpc error: code = NotFound desc = an error occurred when try to find container "": not found\n');
+  });
+});

@@ -27,6 +27,13 @@ afterEach(() => {
   current = host;
 });
 
+/** Each phase's container state. */
+const STATES: Record<string, object> = {
+  Pending: { waiting: { reason: 'ContainerCreating' } },
+  Running: { running: { startedAt: '2026-01-01T00:00:00Z' } },
+  Succeeded: { terminated: { exitCode: 0, reason: 'Completed' } },
+};
+
 async function createPod(name: string, containers: readonly string[], options: { nodeName?: string; phase?: string } = {}): Promise<void> {
   const registry = harness.registry();
   const pod = {
@@ -43,7 +50,7 @@ async function createPod(name: string, containers: readonly string[], options: {
     ...stored,
     status: {
       phase,
-      containerStatuses: containers.map((c) => ({ name: c, image: 'registry.k8s.io/pause:3.10', imageID: '', ready: phase === 'Running', restartCount: 0, state: phase === 'Running' ? { running: { startedAt: '2026-01-01T00:00:00Z' } } : { terminated: { exitCode: 0, reason: 'Completed' } } })),
+      containerStatuses: containers.map((c) => ({ name: c, image: 'registry.k8s.io/pause:3.10', imageID: '', ready: phase === 'Running', restartCount: 0, state: STATES[phase] })),
     },
   } as Pod);
   if (!updated.ok) throw new Error(updated.error.message);
@@ -141,11 +148,13 @@ describe('kubectl logs', () => {
     expect(await kubectl('logs', 'pending')).toMatchObject({ code: 0, stdout: '' });
   });
 
-  it('with no container running (filesContainerRuntime) the kubelet`s refusal comes back as a BadRequest', async () => {
+  it('with no container running (filesContainerRuntime): the kubelet`s text as the log of a running container, its 400 for a waiting one', async () => {
     current = filesContainerRuntime;
     await createPod('web', ['web'], { nodeName: 'node-a' });
-    const run = await kubectl('logs', 'web');
-    expect(run.code).toBe(1);
-    expect(run.stderr).toBe('Error from server (BadRequest): rpc error: code = NotFound desc = an error occurred when try to find container "": not found\n');
+    expect(await kubectl('logs', 'web')).toMatchObject({ code: 0, stdout: 'unable to retrieve container logs for ://' });
+    await createPod('pending', ['web'], { nodeName: 'node-a', phase: 'Pending' });
+    const pending = await kubectl('logs', 'pending');
+    expect(pending.code).toBe(1);
+    expect(pending.stderr).toBe('Error from server (BadRequest): container "web" in pod "pending" is waiting to start: ContainerCreating\n');
   });
 });

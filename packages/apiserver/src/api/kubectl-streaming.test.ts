@@ -1,7 +1,9 @@
 // The real kubectl's logs, exec and attach against the API server, with a ContainerRuntime that
 // runs each command as a plain child process on this host (host-runtime.fixtures.ts), and with
 // the default filesContainerRuntime (no container runs: the kubelet's refusals).
-import { afterEach, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, connect, type Server } from 'node:net';
+import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import type { Pod } from '@kubesvc/api-types';
 import type { ContainerRuntime } from './container-runtime.js';
 import { kubectlHarness } from './kubectl.fixtures.js';
@@ -10,7 +12,20 @@ import { hostRuntime, type HostRuntime } from './streaming/host-runtime.fixtures
 
 const LOGS: Record<string, string> = { 'web/web': 'starting\nlistening on :80\n', 'two/a': 'from a\n', 'two/b': 'from b, 1\nfrom b, 2\n' };
 
-let host: HostRuntime = hostRuntime({ logs: LOGS });
+// The pod's port 80 is a TCP echo server on 127.0.0.1 (one for the whole file).
+let echo: Server;
+let echoPort = 0;
+beforeAll(async () => {
+  echo = createServer((socket) => socket.pipe(socket));
+  await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+  echoPort = (echo.address() as { port: number }).port;
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => echo.close(() => resolve()));
+});
+const newHost = (): HostRuntime => hostRuntime({ logs: LOGS, ports: (_pod, port) => (port === 80 ? echoPort : undefined) });
+
+let host: HostRuntime = newHost();
 let current: ContainerRuntime = host;
 // The server's runtime: whichever the test chose, asked at each call.
 const switching: ContainerRuntime = {
@@ -18,12 +33,15 @@ const switching: ContainerRuntime = {
   attach: (t, r) => current.attach(t, r),
   logs: (t, r) => current.logs(t, r),
   portForward: (p, n) => current.portForward(p, n),
+  podRunning: (p) => current.podRunning?.(p) ?? Promise.resolve({ ok: true, value: undefined }),
 };
 const harness = kubectlHarness('streaming', 17, { containerRuntime: () => switching });
 const { kubectl, kubectlWithInput } = harness;
 
+const forwards: ChildProcess[] = [];
 afterEach(() => {
-  host = hostRuntime({ logs: LOGS });
+  for (const c of forwards.splice(0)) c.kill('SIGKILL');
+  host = newHost();
   current = host;
 });
 
@@ -34,12 +52,12 @@ const STATES: Record<string, object> = {
   Succeeded: { terminated: { exitCode: 0, reason: 'Completed' } },
 };
 
-async function createPod(name: string, containers: readonly string[], options: { nodeName?: string; phase?: string } = {}): Promise<void> {
+async function createPod(name: string, containers: readonly string[], options: { nodeName?: string; phase?: string; labels?: Record<string, string> } = {}): Promise<void> {
   const registry = harness.registry();
   const pod = {
     apiVersion: 'v1' as const,
     kind: 'Pod' as const,
-    metadata: { name, namespace: 'default' },
+    metadata: { name, namespace: 'default', ...(options.labels === undefined ? {} : { labels: options.labels }) },
     spec: { ...(options.nodeName === undefined ? {} : { nodeName: options.nodeName }), containers: containers.map((c) => ({ name: c, image: 'registry.k8s.io/pause:3.10' })) },
   };
   const created = await registry.create('pods', 'default', pod);
@@ -156,5 +174,87 @@ describe('kubectl logs', () => {
     const pending = await kubectl('logs', 'pending');
     expect(pending.code).toBe(1);
     expect(pending.stderr).toBe('Error from server (BadRequest): container "web" in pod "pending" is waiting to start: ContainerCreating\n');
+  });
+});
+
+/** Starts `kubectl port-forward ...args` and resolves with the local port it prints once it listens. */
+async function portForward(env: Record<string, string>, ...args: string[]): Promise<{ port: number; output: () => string }> {
+  const child = spawn('/usr/bin/kubectl', ['port-forward', ...args], { env: { ...process.env, ...harness.env(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  forwards.push(child);
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));
+  for (let i = 0; i < 400; i++) {
+    const m = /Forwarding from 127\.0\.0\.1:(\d+) ->/.exec(out);
+    if (m !== null) return { port: Number(m[1]), output: () => out };
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`kubectl port-forward did not listen; it printed:\n${out}`);
+}
+
+/** Sends `text` through 127.0.0.1:port, half-closes, and gives all that came back. */
+function roundTrip(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let got = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (c: string) => {
+      got += c;
+      if (got.length >= text.length) socket.end();
+    });
+    socket.once('connect', () => socket.write(text));
+    socket.once('close', () => resolve(got));
+    socket.once('error', reject);
+  });
+}
+
+describe('kubectl port-forward', () => {
+  // kubectl 1.30+ tunnels SPDY in a WebSocket; with the PortForwardWebsockets gate off it
+  // upgrades to SPDY/3.1 directly (what it also falls back to when the WebSocket upgrade fails).
+  for (const [how, env, tunnelled] of [
+    ['SPDY tunnelled in a WebSocket', {}, true],
+    ['plain SPDY/3.1', { KUBECTL_PORT_FORWARD_WEBSOCKETS: 'false' }, false],
+  ] as const) {
+    it(`pod/web :80 carries bytes both ways, over several connections (${how})`, async () => {
+      await createPod('web', ['web'], { nodeName: 'node-a' });
+      const { port, output } = await portForward(env, 'pod/web', ':80', '-v=4');
+      expect(await roundTrip(port, 'ping\n'), output()).toBe('ping\n');
+      const big = 'x'.repeat(200_000);
+      expect(await roundTrip(port, big), output()).toBe(big);
+      expect(await roundTrip(port, 'pong\n'), output()).toBe('pong\n');
+      expect(output()).toContain('Handling connection for');
+      expect(output()).not.toMatch(/error|Unhandled/i);
+      // At -v=4 the tunnelling dialer says what it negotiated; the plain SPDY dialer says nothing.
+      expect(output().includes('tunneling_dialer.go') && output().includes('negotiated protocol: portforward.k8s.io')).toBe(tunnelled);
+    });
+  }
+
+  it('a port nothing listens on: the kubelet`s error on the error stream, and kubectl gives up', async () => {
+    await createPod('web', ['web'], { nodeName: 'node-a' });
+    const { port, output } = await portForward({}, 'pod/web', ':81');
+    expect(await roundTrip(port, 'ping\n')).toBe('');
+    let seen = '';
+    for (let i = 0; i < 200 && !seen.includes('error forwarding port 81'); i++) {
+      seen = output();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(seen).toContain('error forwarding port 81 to pod ');
+    expect(seen).toContain('nothing listens on port 81');
+  });
+
+  it('with no container running (filesContainerRuntime): the kubelet`s refusal before the upgrade', async () => {
+    current = filesContainerRuntime;
+    await createPod('web', ['web'], { nodeName: 'node-a' });
+    const run = await kubectl('port-forward', 'pod/web', ':80');
+    expect(run).toMatchObject({ code: 1, stderr: 'error: error upgrading connection: unable to upgrade connection: pod not found ("web_default")\n' });
+  });
+
+  it('svc/web: kubectl resolves the Service to a pod and its port to the target port', async () => {
+    await createPod('web', ['web'], { nodeName: 'node-a', labels: { app: 'web' } });
+    const created = await harness.registry().create('services', 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { selector: { app: 'web' }, ports: [{ port: 8080, targetPort: 80 }] } });
+    if (!created.ok) throw new Error(created.error.message);
+    const { port, output } = await portForward({}, 'svc/web', ':8080');
+    expect(await roundTrip(port, 'through the service\n'), output()).toBe('through the service\n');
   });
 });

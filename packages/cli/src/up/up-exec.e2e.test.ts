@@ -11,7 +11,7 @@ interface PodList {
   readonly items: readonly { metadata: { name: string }; spec: { nodeName?: string }; status?: { phase?: string } }[];
 }
 
-describe('kubesvc up (files data plane): kubectl exec and logs', () => {
+describe('kubesvc up (files data plane): kubectl exec, logs and port-forward', () => {
   it('kubectl run and create deployment make pods that kubectl exec and logs reach, answered with the kubelet`s refusals', { timeout: 180_000 }, async () => {
     const dataDir = tempDir();
     const cache = tempDir();
@@ -35,5 +35,9 @@ describe('kubesvc up (files data plane): kubectl exec and logs', () => {
     // when the runtime fails to find the instance, so its error is the log kubectl prints.
     const logs = await kubectlRun(kubeconfig, cache, 'logs', 'web');
     expect(logs).toMatchObject({ code: 0, stdout: 'unable to retrieve container logs for ://', stderr: '' });
+
+    // The kubelet has no sandbox for the pod: port-forward is refused before any port is named.
+    const forward = await kubectlRun(kubeconfig, cache, 'port-forward', 'pod/web', ':80');
+    expect(forward).toMatchObject({ code: 1, stderr: 'error: error upgrading connection: unable to upgrade connection: pod not found ("web_default")\n' });
   });
 });

@@ -42,5 +42,6 @@ describe('filesContainerRuntime', () => {
     expect(await filesContainerRuntime.exec(target, { ...request, command: ['true'] })).toEqual({ ok: false, error: { _tag: 'ErrContainerRuntime', reason: 'ContainerNotFound', message: 'container not found ("c")' } });
     expect(await filesContainerRuntime.attach(target, request)).toEqual({ ok: false, error: { _tag: 'ErrContainerRuntime', reason: 'ContainerNotFound', message: 'container not found ("c")' } });
     expect(await filesContainerRuntime.portForward(pod([]), 80)).toEqual({ ok: false, error: { _tag: 'ErrContainerRuntime', reason: 'ContainerNotFound', message: 'pod not found ("p_ns")' } });
+    expect(await filesContainerRuntime.podRunning?.(pod([]))).toEqual({ ok: false, error: { _tag: 'ErrContainerRuntime', reason: 'ContainerNotFound', message: 'pod not found ("p_ns")' } });
   });
 });

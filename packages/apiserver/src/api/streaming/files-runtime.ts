@@ -81,6 +81,11 @@ export function noLogMessage(target: ContainerTarget, previous: boolean): { read
   return { refused: false, message: `unable to retrieve container logs for ${id === '' ? '://' : id}` };
 }
 
+/** The kubelet's GetPortForward refusal, with the pod's full name. */
+function podNotFound(pod: Pod): string {
+  return `pod not found (${JSON.stringify(`${pod.metadata.name ?? ''}_${pod.metadata.namespace ?? ''}`)})`;
+}
+
 /** A node with no containers: every exec, attach, log and port-forward is refused as the kubelet refuses it there. */
 export const filesContainerRuntime: ContainerRuntime = {
   exec(target) {
@@ -94,6 +99,9 @@ export const filesContainerRuntime: ContainerRuntime = {
     return Promise.resolve(refused ? refuse('ContainerNotRunning', message) : { ok: true, value: Readable.from([Buffer.from(message)]) });
   },
   portForward(pod) {
-    return Promise.resolve(refuse('ContainerNotFound', `pod not found (${JSON.stringify(`${pod.metadata.name ?? ''}_${pod.metadata.namespace ?? ''}`)})`));
+    return Promise.resolve(refuse('ContainerNotFound', podNotFound(pod)));
+  },
+  podRunning(pod) {
+    return Promise.resolve(refuse('ContainerNotFound', podNotFound(pod)));
   },
 };

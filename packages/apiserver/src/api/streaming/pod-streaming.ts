@@ -24,6 +24,8 @@ import type { ContainerRuntime, ErrContainerRuntime } from '../container-runtime
 import { serveLog } from './logs.js';
 import { noHostError, streamOptions, validateContainer, type Checked } from './pod-target.js';
 import { negotiateProtocol, serveRemoteCommand, SUPPORTED_PROTOCOLS } from './remote-command.js';
+import { PORT_FORWARD_PROTOCOL_V1, PORT_FORWARD_TUNNEL_PROTOCOL, portForwardStreams } from './port-forward.js';
+import { spdyServer } from './spdy.js';
 
 export type PodStreamingSubresource = 'log' | 'exec' | 'attach' | 'portforward';
 
@@ -103,11 +105,20 @@ function kubeletRefusal(error: ErrContainerRuntime): StreamingOutcome {
 export function createPodStreaming(options: PodStreamingOptions): PodStreaming {
   const { registry, runtime } = options;
   const sockets = new Set<WebSocket>();
+  // The sockets of plain SPDY sessions (port-forward's fallback).
+  const raws = new Set<Duplex>();
   const wss = new WebSocketServer({
     noServer: true,
     perMessageDeflate: false,
     clientTracking: false,
     handleProtocols: (offered) => negotiateProtocol(offered) ?? false,
+  });
+  // `SPDY/3.1+portforward.k8s.io` holds a `/`, which is no token character: ws refuses such a
+  // Sec-WebSocket-Protocol header, where Go's WebSocket servers take it. Such a request's
+  // header is taken off before ws reads it (tunnelled below) and the answer names it again.
+  const tunnelled = new WeakSet<IncomingMessage>();
+  wss.on('headers', (headers, req) => {
+    if (tunnelled.has(req)) headers.push(`Sec-WebSocket-Protocol: ${PORT_FORWARD_TUNNEL_PROTOCOL}`);
   });
 
   const getPod = async (namespace: string, name: string): Promise<Checked<Pod>> => {
@@ -129,6 +140,60 @@ export function createPodStreaming(options: PodStreamingOptions): PodStreaming {
       });
     });
 
+  /** SPDY tunnelled in a WebSocket (`SPDY/3.1+portforward.k8s.io`, kubectl's first try) or a plain SPDY/3.1 upgrade (its fallback). */
+  const servePortForward = async (req: IncomingMessage, res: ServerResponse, pod: Pod): Promise<StreamingOutcome> => {
+    const socket = options.upgradeOf(req);
+    const running = await runtime.podRunning?.(pod);
+    if (running !== undefined && !running.ok) return kubeletRefusal(running.error);
+    if (socket === undefined) return { kind: 'text', code: 400, text: 'Upgrade request required' };
+    const forwards = portForwardStreams(runtime, pod);
+    if (isWebSocketRequest(req)) {
+      const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+      if (!offered.includes(PORT_FORWARD_TUNNEL_PROTOCOL)) return { kind: 'text', code: 400, text: `requested protocol(s) are not supported: [${offered.join(' ')}]; supports [${PORT_FORWARD_TUNNEL_PROTOCOL}]` };
+      tunnelled.add(req);
+      delete req.headers['sec-websocket-protocol'];
+      const ws = await upgrade(req, res, socket);
+      const session = spdyServer(
+        (bytes) => {
+          if (ws.readyState === ws.OPEN) ws.send(bytes);
+        },
+        () => ws.close(1000),
+        (stream) => forwards.onStream(stream),
+      );
+      ws.on('message', (data: Buffer) => session.receive(data));
+      await new Promise<void>((resolve) => ws.once('close', () => resolve()));
+      session.close();
+      forwards.close();
+      return { kind: 'done' };
+    }
+    if ((req.headers.upgrade ?? '').toLowerCase() !== 'spdy/3.1') return { kind: 'text', code: 400, text: `unable to upgrade: unsupported upgrade ${JSON.stringify(req.headers.upgrade ?? '')}` };
+    const header = req.headers['x-stream-protocol-version'] ?? '';
+    const versions = (Array.isArray(header) ? header.join(',') : header).split(',').map((p) => p.trim()).filter((p) => p !== '');
+    if (versions.length > 0 && !versions.includes(PORT_FORWARD_PROTOCOL_V1)) {
+      return { kind: 'text', code: 403, text: `unable to upgrade: unable to negotiate protocol: client supports [${versions.join(' ')}], server accepts [${PORT_FORWARD_PROTOCOL_V1}]` };
+    }
+    const raw = socket.socket;
+    res.detachSocket(raw as Parameters<ServerResponse['detachSocket']>[0]);
+    options.metrics?.switchedProtocols(req);
+    raw.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n${versions.length > 0 ? `X-Stream-Protocol-Version: ${PORT_FORWARD_PROTOCOL_V1}\r\n` : ''}\r\n`);
+    const session = spdyServer(
+      (bytes) => {
+        if (!raw.destroyed) raw.write(bytes);
+      },
+      () => raw.end(),
+      (stream) => forwards.onStream(stream),
+    );
+    raws.add(raw);
+    raw.on('data', (chunk: Buffer) => session.receive(chunk));
+    if (socket.head.length > 0) session.receive(socket.head);
+    await new Promise<void>((resolve) => raw.once('close', () => resolve()));
+    raws.delete(raw);
+    session.close();
+    forwards.close();
+    res.emit('close');
+    return { kind: 'done' };
+  };
+
   const handleStream = async (req: IncomingMessage, res: ServerResponse, route: PodStreamingRoute, query: URLSearchParams): Promise<StreamingOutcome> => {
     const pod = await getPod(route.namespace, route.name);
     if (!pod.ok) return { kind: 'error', error: pod.error };
@@ -141,9 +206,7 @@ export function createPodStreaming(options: PodStreamingOptions): PodStreaming {
     }
     if ((pod.value.spec?.nodeName ?? '') === '') return { kind: 'error', error: noHostError(route.name) };
     // The kubelet's side from here on.
-    if (route.subresource === 'portforward') {
-      return { kind: 'text', code: 400, text: 'port-forward is not supported by this server' };
-    }
+    if (route.subresource === 'portforward') return servePortForward(req, res, pod.value);
     const request = { ...opts.request, stderr: opts.request.stderr && !opts.request.tty };
     if (!request.stdin && !request.stdout && !request.stderr) return { kind: 'text', code: 400, text: 'you must specify at least 1 of stdin, stdout, stderr' };
     if (route.subresource === 'exec' && request.command.length === 0) return { kind: 'text', code: 400, text: 'you must specify at least 1 command' };
@@ -184,6 +247,7 @@ export function createPodStreaming(options: PodStreamingOptions): PodStreaming {
     },
     close() {
       for (const ws of sockets) ws.terminate();
+      for (const raw of raws) raw.destroy();
     },
   };
 }

@@ -95,6 +95,14 @@ describe('kubectl exec over WebSocket', () => {
     expect(run, run.stderr).toMatchObject({ code: 0, stdout: 'data\n' });
   });
 
+  it('a large output arrives whole (the process is paused while the client lags, not cut)', async () => {
+    await createPod('web', ['web'], { nodeName: 'node-a' });
+    const run = await kubectl('exec', 'web', '--', 'sh', '-c', 'head -c 3000000 /dev/zero | tr "\\0" a');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.length).toBe(3_000_000);
+    expect(/^a+$/.test(run.stdout)).toBe(true);
+  });
+
   it('stdout and stderr come back on their own streams', async () => {
     await createPod('web', ['web'], { nodeName: 'node-a' });
     const run = await kubectl('exec', 'web', '--', 'sh', '-c', 'echo out; echo err >&2');

@@ -75,7 +75,7 @@ export function kubectlHarness(name: string, seed: number, options: KubectlHarne
       const child = execFile(
         KUBECTL,
         [`--cache-dir=${cache}`, ...args],
-        { env: { ...process.env, KUBECONFIG: join(dir, 'config'), HOME: dir }, timeout: 20_000 },
+        { env: { ...process.env, KUBECONFIG: join(dir, 'config'), HOME: dir }, timeout: 20_000, maxBuffer: 16 * 1024 * 1024 },
         (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
       );
       if (input !== undefined) child.stdin?.end(input);

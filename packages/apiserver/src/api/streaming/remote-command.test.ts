@@ -144,6 +144,12 @@ describe('routes and metrics', () => {
     expect((await call('GET', '/api/v1/namespaces/default/pods/nope/log')).status).toBe(404);
   });
 
+  it('an upgrade asked of any other path gets that path`s ordinary answer, and the connection closes', async () => {
+    const url = `${server.url.replace(/^http/, 'ws')}/api/v1/namespaces/default/pods/web`;
+    await expect(connect(url, ['v5.channel.k8s.io'])).rejects.toThrow(/^200 \{"apiVersion":"v1","kind":"Pod"/);
+    await expect(connect(`${server.url.replace(/^http/, 'ws')}/api/v1/nothing`, ['v5.channel.k8s.io'])).rejects.toThrow(/^404 /);
+  });
+
   it('records log and exec as CONNECT, an upgraded exec with code 101 once it closed', async () => {
     expect(await call('GET', '/api/v1/namespaces/default/pods/web/log')).toEqual({ status: 200, text: 'one\ntwo\n' });
     const s = await connect(execUrl(['true'], 'stdout=true'), ['v5.channel.k8s.io']);

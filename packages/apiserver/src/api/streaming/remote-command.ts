@@ -28,6 +28,10 @@ export const CHANNEL_RESIZE = 4;
 /** v5's close signal: the message (255, channel) ends the client's side of that channel. */
 export const CHANNEL_CLOSE = 255;
 
+/** Queued output past which the process's streams are paused, and below which they go on. */
+const HIGH_WATER = 1024 * 1024;
+const LOW_WATER = 256 * 1024;
+
 /** The first protocol of the client's list this server speaks, or undefined. */
 export function negotiateProtocol(offered: Iterable<string>): string | undefined {
   for (const p of offered) if (SUPPORTED_PROTOCOLS.includes(p)) return p;
@@ -78,8 +82,16 @@ function terminalSize(data: Buffer): { width: number; height: number } | undefin
 export async function serveRemoteCommand(ws: WebSocket, process: ContainerProcess, command: readonly string[]): Promise<void> {
   const v5 = ws.protocol === STREAM_PROTOCOL_V5;
   let clientGone = false;
+  // Output the client does not read fast enough stops the process's streams (it then blocks
+  // on its writes, as behind a pipe) until what is queued has gone out.
+  const paused = new Set<NodeJS.ReadableStream>();
+  const sent = (): void => {
+    if (paused.size === 0 || ws.bufferedAmount > LOW_WATER) return;
+    for (const stream of paused) stream.resume();
+    paused.clear();
+  };
   const send = (channel: number, data: Buffer | string): void => {
-    if (ws.readyState === ws.OPEN) ws.send(frame(channel, data));
+    if (ws.readyState === ws.OPEN) ws.send(frame(channel, data), sent);
   };
   // The first write tells the client the streams are ready: on the lowest writable channel.
   send(process.stdout !== undefined ? CHANNEL_STDOUT : process.stderr !== undefined ? CHANNEL_STDERR : CHANNEL_ERROR, Buffer.alloc(0));
@@ -101,6 +113,10 @@ export async function serveRemoteCommand(ws: WebSocket, process: ContainerProces
   const forward = (stream: NodeJS.ReadableStream | undefined, channel: number): void => {
     stream?.on('data', (chunk: Buffer | string) => {
       send(channel, typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      if (ws.bufferedAmount > HIGH_WATER) {
+        stream.pause();
+        paused.add(stream);
+      }
     });
   };
   forward(process.stdout, CHANNEL_STDOUT);

@@ -228,7 +228,7 @@ describe('kubectl port-forward', () => {
       await createPod('web', ['web'], { nodeName: 'node-a' });
       const { port, output } = await portForward(env, 'pod/web', ':80', '-v=4');
       expect(await roundTrip(port, 'ping\n'), output()).toBe('ping\n');
-      const big = 'x'.repeat(200_000);
+      const big = 'x'.repeat(4_000_000);
       expect(await roundTrip(port, big), output()).toBe(big);
       expect(await roundTrip(port, 'pong\n'), output()).toBe('pong\n');
       expect(output()).toContain('Handling connection for');

@@ -29,6 +29,10 @@ import { spdyServer } from './spdy.js';
 
 export type PodStreamingSubresource = 'log' | 'exec' | 'attach' | 'portforward';
 
+/** Bytes queued for kubectl past which the pods' connections stop being read, and below which they are read again. */
+const HIGH_WATER = 1024 * 1024;
+const LOW_WATER = 256 * 1024;
+
 const SUBRESOURCES: ReadonlySet<string> = new Set<PodStreamingSubresource>(['log', 'exec', 'attach', 'portforward']);
 
 export interface PodStreamingRoute {
@@ -146,16 +150,26 @@ export function createPodStreaming(options: PodStreamingOptions): PodStreaming {
     const running = await runtime.podRunning?.(pod);
     if (running !== undefined && !running.ok) return kubeletRefusal(running.error);
     if (socket === undefined) return { kind: 'text', code: 400, text: 'Upgrade request required' };
-    const forwards = portForwardStreams(runtime, pod);
     if (isWebSocketRequest(req)) {
       const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
       if (!offered.includes(PORT_FORWARD_TUNNEL_PROTOCOL)) return { kind: 'text', code: 400, text: `requested protocol(s) are not supported: [${offered.join(' ')}]; supports [${PORT_FORWARD_TUNNEL_PROTOCOL}]` };
       tunnelled.add(req);
       delete req.headers['sec-websocket-protocol'];
       const ws = await upgrade(req, res, socket);
+      let waiting: (() => void)[] = [];
+      const sent = (): void => {
+        if (waiting.length === 0 || ws.bufferedAmount > LOW_WATER) return;
+        const then = waiting;
+        waiting = [];
+        for (const f of then) f();
+      };
+      const forwards = portForwardStreams(runtime, pod, {
+        congested: () => ws.bufferedAmount > HIGH_WATER,
+        whenDrained: (then) => waiting.push(then),
+      });
       const session = spdyServer(
         (bytes) => {
-          if (ws.readyState === ws.OPEN) ws.send(bytes);
+          if (ws.readyState === ws.OPEN) ws.send(bytes, sent);
         },
         () => ws.close(1000),
         (stream) => forwards.onStream(stream),
@@ -173,6 +187,13 @@ export function createPodStreaming(options: PodStreamingOptions): PodStreaming {
       return { kind: 'text', code: 403, text: `unable to upgrade: unable to negotiate protocol: client supports [${versions.join(' ')}], server accepts [${PORT_FORWARD_PROTOCOL_V1}]` };
     }
     const raw = socket.socket;
+    let waiting: (() => void)[] = [];
+    raw.on('drain', () => {
+      const then = waiting;
+      waiting = [];
+      for (const f of then) f();
+    });
+    const forwards = portForwardStreams(runtime, pod, { congested: () => raw.writableNeedDrain, whenDrained: (then) => waiting.push(then) });
     res.detachSocket(raw as Parameters<ServerResponse['detachSocket']>[0]);
     options.metrics?.switchedProtocols(req);
     raw.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n${versions.length > 0 ? `X-Stream-Protocol-Version: ${PORT_FORWARD_PROTOCOL_V1}\r\n` : ''}\r\n`);

@@ -26,8 +26,18 @@ interface Pair {
   data?: SpdyStream;
 }
 
-/** Serves a SPDY session's streams as port-forward requests into `pod`. Returns what handles each new stream, and a close for the session's end. */
-export function portForwardStreams(runtime: ContainerRuntime, pod: Pod): { onStream(stream: SpdyStream): void; close(): void } {
+/** Whether the transport to kubectl has more queued than it should, and a way to hear when that is over. */
+export interface TransportFlow {
+  congested(): boolean;
+  whenDrained(then: () => void): void;
+}
+
+/**
+ * Serves a SPDY session's streams as port-forward requests into `pod`. Returns what handles
+ * each new stream, and a close for the session's end. The pod's connections stop being read
+ * while the transport to kubectl is congested.
+ */
+export function portForwardStreams(runtime: ContainerRuntime, pod: Pod, flow: TransportFlow): { onStream(stream: SpdyStream): void; close(): void } {
   const pairs = new Map<string, Pair>();
   const connections = new Set<Duplex>();
 
@@ -58,7 +68,13 @@ export function portForwardStreams(runtime: ContainerRuntime, pod: Pod): { onStr
       return;
     }
     connections.add(socket);
-    socket.on('data', (chunk: Buffer) => data.write(chunk));
+    socket.on('data', (chunk: Buffer) => {
+      data.write(chunk);
+      if (flow.congested() && !socket.isPaused()) {
+        socket.pause();
+        flow.whenDrained(() => socket.resume());
+      }
+    });
     socket.once('end', () => data.end());
     socket.once('error', () => socket.destroy());
     socket.once('close', () => {

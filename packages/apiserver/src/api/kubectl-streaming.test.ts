@@ -38,9 +38,9 @@ const switching: ContainerRuntime = {
 const harness = kubectlHarness('streaming', 17, { containerRuntime: () => switching });
 const { kubectl, kubectlWithInput } = harness;
 
-const forwards: ChildProcess[] = [];
+const spawned: ChildProcess[] = [];
 afterEach(() => {
-  for (const c of forwards.splice(0)) c.kill('SIGKILL');
+  for (const c of spawned.splice(0)) c.kill('SIGKILL');
   host = newHost();
   current = host;
 });
@@ -106,9 +106,7 @@ describe('kubectl exec over WebSocket', () => {
   it('stdout and stderr come back on their own streams', async () => {
     await createPod('web', ['web'], { nodeName: 'node-a' });
     const run = await kubectl('exec', 'web', '--', 'sh', '-c', 'echo out; echo err >&2');
-    expect(run.code).toBe(0);
-    expect(run.stdout).toBe('out\n');
-    expect(run.stderr).toBe('err\n');
+    expect(run).toEqual({ code: 0, stdout: 'out\n', stderr: 'err\n' });
   });
 
   it('a pod that has completed is refused before any stream (kubectl: current phase is Succeeded)', async () => {
@@ -150,6 +148,26 @@ describe('kubectl logs', () => {
     expect(await kubectl('logs', 'web', '--limit-bytes=4')).toMatchObject({ code: 0, stdout: 'star' });
   });
 
+  it('passes --timestamps, --since and --previous on to the node', async () => {
+    await createPod('web', ['web'], { nodeName: 'node-a' });
+    await kubectl('logs', 'web', '--timestamps', '--since=1h', '--previous');
+    expect(host.logRequests).toEqual([{ follow: false, previous: true, timestamps: true, sinceSeconds: 3600 }]);
+  });
+
+  it('logs -f streams until kubectl goes away, and then the node`s stream is closed', async () => {
+    await createPod('web', ['web'], { nodeName: 'node-a' });
+    const child = spawn('/usr/bin/kubectl', ['logs', '-f', 'web'], { env: { ...process.env, ...harness.env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    spawned.push(child);
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    for (let i = 0; i < 400 && out !== 'starting\nlistening on :80\n'; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(out).toBe('starting\nlistening on :80\n');
+    expect(host.openFollows()).toBe(1);
+    child.kill('SIGTERM');
+    for (let i = 0; i < 400 && host.openFollows() !== 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(host.openFollows()).toBe(0);
+  });
+
   it('-c picks a container; with none named, two containers are upstream`s BadRequest', async () => {
     await createPod('two', ['a', 'b'], { nodeName: 'node-a' });
     expect(await kubectl('logs', 'two', '-c', 'b')).toMatchObject({ code: 0, stdout: 'from b, 1\nfrom b, 2\n' });
@@ -188,7 +206,7 @@ describe('kubectl logs', () => {
 /** Starts `kubectl port-forward ...args` and resolves with the local port it prints once it listens. */
 async function portForward(env: Record<string, string>, ...args: string[]): Promise<{ port: number; output: () => string }> {
   const child = spawn('/usr/bin/kubectl', ['port-forward', ...args], { env: { ...process.env, ...harness.env(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  forwards.push(child);
+  spawned.push(child);
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
   child.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import type { Pod } from '@kubesvc/api-types';
-import type { ContainerProcess, ContainerRuntime, ExecRequest, ExitStatus, RuntimeResult } from '../container-runtime.js';
+import type { ContainerProcess, ContainerRuntime, ExecRequest, ExitStatus, LogRequest, RuntimeResult } from '../container-runtime.js';
 
 export interface HostRuntimeOptions {
   /** Each container's log, by `<pod>/<container>`. */
@@ -20,6 +20,10 @@ export interface HostRuntime extends ContainerRuntime {
   running(): number;
   /** Every exec request seen, in order. */
   readonly execs: ExecRequest[];
+  /** Every log request seen, in order. */
+  readonly logRequests: LogRequest[];
+  /** The followed logs still open (not yet destroyed by the server). */
+  openFollows(): number;
 }
 
 function run(argv: readonly string[], request: Omit<ExecRequest, 'command'>, live: Set<number>): ContainerProcess {
@@ -49,8 +53,12 @@ function run(argv: readonly string[], request: Omit<ExecRequest, 'command'>, liv
 export function hostRuntime(options: HostRuntimeOptions = {}): HostRuntime {
   const live = new Set<number>();
   const execs: ExecRequest[] = [];
+  const logRequests: LogRequest[] = [];
+  let follows = 0;
   return {
     execs,
+    logRequests,
+    openFollows: () => follows,
     running: () => live.size,
     exec(_target, request) {
       execs.push(request);
@@ -60,6 +68,7 @@ export function hostRuntime(options: HostRuntimeOptions = {}): HostRuntime {
       return Promise.resolve({ ok: true, value: run(['cat'], request, live) });
     },
     logs(target, request) {
+      logRequests.push(request);
       const text = options.logs?.[`${target.pod.metadata.name ?? ''}/${target.container}`];
       if (text === undefined) return Promise.resolve({ ok: false, error: { _tag: 'ErrContainerRuntime', reason: 'ContainerNotFound', message: `no log for ${target.container}` } });
       let lines = text.split(/(?<=\n)/).filter((l) => l !== '');
@@ -70,6 +79,8 @@ export function hostRuntime(options: HostRuntimeOptions = {}): HostRuntime {
       if (!request.follow) return Promise.resolve({ ok: true, value: stream });
       // A follow: the log, then nothing more until the client goes away.
       const follow = new Readable({ read: () => undefined });
+      follows++;
+      follow.once('close', () => follows--);
       follow.push(Buffer.from(out));
       return Promise.resolve({ ok: true, value: follow });
     },

@@ -15,7 +15,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Pod } from '@kubesvc/api-types';
-import { methodNotAllowedError, type ApiError } from '../../registry/errors.js';
+import { badRequestError, methodNotAllowedError, type ApiError } from '../../registry/errors.js';
 import type { ApiServerMetrics } from '../../metrics/apiserver-metrics.js';
 import { requestLabels } from '../../metrics/request-labels.js';
 import { invalidNameError } from '../request-target.js';
@@ -149,7 +149,7 @@ export function createPodStreaming(options: PodStreamingOptions): PodStreaming {
     const socket = options.upgradeOf(req);
     const running = await runtime.podRunning?.(pod);
     if (running !== undefined && !running.ok) return kubeletRefusal(running.error);
-    if (socket === undefined) return { kind: 'text', code: 400, text: 'Upgrade request required' };
+    if (socket === undefined) return { kind: 'error', error: badRequestError('Upgrade request required') };
     if (isWebSocketRequest(req)) {
       const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
       if (!offered.includes(PORT_FORWARD_TUNNEL_PROTOCOL)) return { kind: 'text', code: 400, text: `requested protocol(s) are not supported: [${offered.join(' ')}]; supports [${PORT_FORWARD_TUNNEL_PROTOCOL}]` };
@@ -226,6 +226,9 @@ export function createPodStreaming(options: PodStreamingOptions): PodStreaming {
       container = checked.value;
     }
     if ((pod.value.spec?.nodeName ?? '') === '') return { kind: 'error', error: noHostError(route.name) };
+    // A request that is no upgrade can never stream: refused here, with a Status, before the
+    // node is asked (the kubelet would ask its runtime first and then refuse in plain text).
+    if (options.upgradeOf(req) === undefined) return { kind: 'error', error: badRequestError('Upgrade request required') };
     // The kubelet's side from here on.
     if (route.subresource === 'portforward') return servePortForward(req, res, pod.value);
     const request = { ...opts.request, stderr: opts.request.stderr && !opts.request.tty };
@@ -243,7 +246,7 @@ export function createPodStreaming(options: PodStreamingOptions): PodStreaming {
     if (!webSocket || socket === undefined) {
       process.kill();
       // SPDY (kubectl's fallback, and older clients) is not served: see docs/deviations.md.
-      return { kind: 'text', code: 400, text: socket === undefined ? 'Upgrade request required' : 'unable to upgrade: only WebSocket (v5.channel.k8s.io, v4.channel.k8s.io) is served, not SPDY' };
+      return { kind: 'text', code: 400, text: 'unable to upgrade: only WebSocket (v5.channel.k8s.io, v4.channel.k8s.io) is served, not SPDY' };
     }
     const ws = await upgrade(req, res, socket);
     await serveRemoteCommand(ws, process, request.command);

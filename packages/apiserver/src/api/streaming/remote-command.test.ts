@@ -140,7 +140,10 @@ describe('routes and metrics', () => {
   it('log takes GET only, exec GET and POST; exec without an upgrade is refused', async () => {
     expect((await call('POST', '/api/v1/namespaces/default/pods/web/log')).status).toBe(405);
     expect((await call('PUT', '/api/v1/namespaces/default/pods/web/exec?command=true&stdout=1')).status).toBe(405);
-    expect(await call('POST', '/api/v1/namespaces/default/pods/web/exec?command=true&stdout=1')).toEqual({ status: 400, text: 'Upgrade request required' });
+    const plain = await call('POST', '/api/v1/namespaces/default/pods/web/exec?command=true&stdout=1');
+    expect(plain.status).toBe(400);
+    expect(JSON.parse(plain.text)).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400, message: 'Upgrade request required' });
+    expect(runtime.execs).toEqual([]);
     expect((await call('GET', '/api/v1/namespaces/default/pods/nope/log')).status).toBe(404);
   });
 

@@ -36,7 +36,7 @@ function session(): { receive: (b: Buffer) => void; sent: Buffer[]; seen: Seen[]
       stream.onEnd = () => (entry.ended = true);
     },
   );
-  return { receive: (b) => s.receive(b), sent, seen, settle: () => new Promise((r) => setTimeout(r, 50)) };
+  return { receive: (b) => s.receive(b), sent, seen, settle: () => s.idle() };
 }
 
 /** The header blocks of the server's SYN_REPLYs, inflated in order with one context, as the client reads them. */

@@ -173,6 +173,8 @@ export interface SpdySession {
   receive(chunk: Buffer): void;
   /** The transport ended: every stream is reset. */
   close(): void;
+  /** Resolves once every frame received so far has been handled (header blocks are inflated asynchronously). */
+  idle(): Promise<void>;
 }
 
 interface StreamState extends SpdyStream {
@@ -309,6 +311,9 @@ export function spdyServer(send: (bytes: Buffer) => void, end: () => void, onStr
       if (closed) return;
       closed = true;
       for (const s of [...streams.values()]) gone(s);
+    },
+    idle() {
+      return work;
     },
   };
   return session;

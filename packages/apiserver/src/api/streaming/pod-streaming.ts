@@ -130,10 +130,17 @@ export function createPodStreaming(options: PodStreamingOptions): PodStreaming {
     return got.ok ? { ok: true, value: got.value } : { ok: false, error: got.error };
   };
 
-  const upgrade = (req: IncomingMessage, res: ServerResponse, socket: UpgradeSocket): Promise<WebSocket> =>
+  /** The WebSocket, or undefined when ws refused the handshake (it answered 400 and closed the socket itself). */
+  const upgrade = (req: IncomingMessage, res: ServerResponse, socket: UpgradeSocket): Promise<WebSocket | undefined> =>
     new Promise((resolve) => {
       res.detachSocket(socket.socket as Parameters<ServerResponse['detachSocket']>[0]);
+      const refused = (): void => {
+        res.emit('close');
+        resolve(undefined);
+      };
+      socket.socket.once('close', refused);
       wss.handleUpgrade(req, socket.socket, socket.head, (ws) => {
+        socket.socket.off('close', refused);
         sockets.add(ws);
         ws.once('close', () => sockets.delete(ws));
         options.metrics?.switchedProtocols(req);
@@ -156,6 +163,7 @@ export function createPodStreaming(options: PodStreamingOptions): PodStreaming {
       tunnelled.add(req);
       delete req.headers['sec-websocket-protocol'];
       const ws = await upgrade(req, res, socket);
+      if (ws === undefined) return { kind: 'done' };
       let waiting: (() => void)[] = [];
       const sent = (): void => {
         if (waiting.length === 0 || ws.bufferedAmount > LOW_WATER) return;
@@ -249,6 +257,10 @@ export function createPodStreaming(options: PodStreamingOptions): PodStreaming {
       return { kind: 'text', code: 400, text: 'unable to upgrade: only WebSocket (v5.channel.k8s.io, v4.channel.k8s.io) is served, not SPDY' };
     }
     const ws = await upgrade(req, res, socket);
+    if (ws === undefined) {
+      process.kill();
+      return { kind: 'done' };
+    }
     await serveRemoteCommand(ws, process, request.command);
     return { kind: 'done' };
   };

@@ -2,6 +2,7 @@
 // the channel bytes, v5's close signal, the error channel's Status, the protocol negotiation,
 // the end of a process when its client goes away, and how the requests are recorded (CONNECT,
 // 101 for an upgraded exec as upstream's response delegator records a hijack).
+import { request } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { openMemoryStore, type Store, systemClock } from '@kubesvc/store';
@@ -121,6 +122,31 @@ describe('exec over WebSocket', () => {
 
   it('a wrong token is a 401 before anything is looked up', async () => {
     await expect(connect(execUrl(['true'], 'stdout=true'), ['v5.channel.k8s.io'], 'wrong')).rejects.toThrow(/^401 .*"reason":"Unauthorized"/);
+  });
+
+  it('a handshake ws refuses (a WebSocket version it does not speak) ends the process it was for', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(execUrl(['sleep', '30'], 'stdout=true').replace(/^ws/, 'http'), {
+        headers: {
+          Authorization: `Bearer ${TOKEN}`,
+          Connection: 'Upgrade',
+          Upgrade: 'websocket',
+          'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+          'Sec-WebSocket-Version': '7',
+          'Sec-WebSocket-Protocol': 'v5.channel.k8s.io',
+        },
+      });
+      req.once('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.once('upgrade', () => reject(new Error('upgraded')));
+      req.once('error', reject);
+      req.end();
+    });
+    expect(status).toBe(400);
+    expect(runtime.execs.map((e) => e.command)).toEqual([['sleep', '30']]);
+    await poll('no process left', () => runtime.running(), (n) => n === 0);
   });
 
   it('the process is killed when its client goes away', async () => {

@@ -117,6 +117,13 @@ describe('kubectl exec over WebSocket', () => {
     expect(host.execs).toEqual([]);
   });
 
+  it('a container the pod does not have is refused with upstream`s BadRequest', async () => {
+    await createPod('web', ['web'], { nodeName: 'node-a' });
+    const run = await kubectl('exec', 'web', '-c', 'nope', '--', 'true');
+    expect(run).toEqual({ code: 1, stdout: '', stderr: 'Error from server (BadRequest): container nope is not valid for pod web\n' });
+    expect(host.execs).toEqual([]);
+  });
+
   it('a pod on no node is refused with upstream`s BadRequest', async () => {
     await createPod('pending', ['web'], { phase: 'Pending' });
     const run = await kubectl('exec', 'pending', '--', 'true');

@@ -80,4 +80,10 @@ export interface ContainerRuntime {
   logs(target: ContainerTarget, request: LogRequest): Promise<RuntimeResult<Readable>>;
   /** A TCP connection to `port` inside the pod's network namespace (127.0.0.1:port there). */
   portForward(pod: Pod, port: number): Promise<RuntimeResult<Duplex>>;
+  /**
+   * Whether the node runs the pod at all, asked before a port-forward's upgrade (the kubelet's
+   * GetPortForward refuses a pod it has no sandbox for then, `pod not found ("name_namespace")`,
+   * before any port is named). Absent: the pod is taken as running.
+   */
+  podRunning?(pod: Pod): Promise<RuntimeResult<void>>;
 }

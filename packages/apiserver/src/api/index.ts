@@ -11,3 +11,4 @@ export { checkFieldSelector, fieldsMatch, parseFieldSelector } from './field-sel
 export type { ErrFieldSelector, FieldRequirement, FieldSelectorResult } from './field-selector.js';
 export { kubeconfigYaml } from './kubeconfig.js';
 export type { ContainerProcess, ContainerRuntime, ContainerTarget, ErrContainerRuntime, ExecRequest, ExitStatus, LogRequest, RuntimeResult } from './container-runtime.js';
+export { filesContainerRuntime } from './streaming/files-runtime.js';

@@ -12,6 +12,7 @@ import { kubeconfigYaml } from './kubeconfig.js';
 import { generateServingCertificate, type ServingCertificate } from './serving-cert.js';
 import { startApiServer, type ApiServer } from './server.js';
 import { printTable } from './table/index.js';
+import type { ContainerRuntime } from './container-runtime.js';
 
 const KUBECTL = '/usr/bin/kubectl';
 
@@ -25,11 +26,20 @@ export interface KubectlHarness {
   /** The current test's registry. */
   registry(): Registry;
   kubectl(...args: string[]): Promise<KubectlRun>;
+  /** kubectl with `input` on its standard input. */
+  kubectlWithInput(input: string, ...args: string[]): Promise<KubectlRun>;
+  /** The kubeconfig's path and the environment kubectl runs with (for a kubectl the test starts itself). */
+  env(): { readonly KUBECONFIG: string; readonly HOME: string };
   /** Writes `text` to `name` in the test's temp folder and gives its path. */
   file(name: string, text: string): Promise<string>;
 }
 
-export function kubectlHarness(name: string, seed: number): KubectlHarness {
+export interface KubectlHarnessOptions {
+  /** The API server's ContainerRuntime (default: its own, filesContainerRuntime). */
+  readonly containerRuntime?: () => ContainerRuntime;
+}
+
+export function kubectlHarness(name: string, seed: number, options: KubectlHarnessOptions = {}): KubectlHarness {
   const token = `kubectl-${name}-token`;
   let tls: ServingCertificate;
   let dir = '';
@@ -48,7 +58,8 @@ export function kubectlHarness(name: string, seed: number): KubectlHarness {
     if (!opened.ok) throw new Error(opened.error.message);
     registry = opened.value;
     await registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
-    server = await startApiServer({ registry, token, tls, tables: printTable });
+    const containerRuntime = options.containerRuntime?.();
+    server = await startApiServer({ registry, token, tls, tables: printTable, ...(containerRuntime === undefined ? {} : { containerRuntime }) });
     await writeFile(join(dir, 'config'), kubeconfigYaml(server.url, tls.cert, token));
   });
 
@@ -57,6 +68,19 @@ export function kubectlHarness(name: string, seed: number): KubectlHarness {
     await store?.close();
     await rm(dir, { recursive: true, force: true });
   });
+
+  const runKubectl = async (input: string | undefined, args: readonly string[]): Promise<KubectlRun> => {
+    const cache = await mkdtemp(join(dir, 'cache-'));
+    return new Promise((resolve) => {
+      const child = execFile(
+        KUBECTL,
+        [`--cache-dir=${cache}`, ...args],
+        { env: { ...process.env, KUBECONFIG: join(dir, 'config'), HOME: dir }, timeout: 20_000, maxBuffer: 16 * 1024 * 1024 },
+        (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
+      );
+      if (input !== undefined) child.stdin?.end(input);
+    });
+  };
 
   return {
     registry() {
@@ -68,16 +92,14 @@ export function kubectlHarness(name: string, seed: number): KubectlHarness {
       await writeFile(path, text);
       return path;
     },
-    async kubectl(...args: string[]): Promise<KubectlRun> {
-      const cache = await mkdtemp(join(dir, 'cache-'));
-      return new Promise((resolve) => {
-        execFile(
-          KUBECTL,
-          [`--cache-dir=${cache}`, ...args],
-          { env: { ...process.env, KUBECONFIG: join(dir, 'config'), HOME: dir }, timeout: 20_000 },
-          (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
-        );
-      });
+    kubectl(...args: string[]): Promise<KubectlRun> {
+      return runKubectl(undefined, args);
+    },
+    kubectlWithInput(input: string, ...args: string[]): Promise<KubectlRun> {
+      return runKubectl(input, args);
+    },
+    env() {
+      return { KUBECONFIG: join(dir, 'config'), HOME: dir };
     },
   };
 }

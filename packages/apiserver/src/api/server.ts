@@ -32,6 +32,9 @@ import { startWatch, type WatchSession } from './watch.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import type { ApiServerMetrics } from '../metrics/apiserver-metrics.js';
 import { requestLabels } from '../metrics/request-labels.js';
+import type { ContainerRuntime } from './container-runtime.js';
+import { filesContainerRuntime } from './streaming/files-runtime.js';
+import { createPodStreaming, podStreamingRoute, responseOnSocket, type UpgradeSocket } from './streaming/pod-streaming.js';
 
 export interface ApiServerOptions {
   readonly registry: Registry;
@@ -68,6 +71,8 @@ export interface ApiServerOptions {
    * /metrics (behind the token). Without it, /metrics is not served.
    */
   readonly metrics?: ApiServerMetrics;
+  /** The node side of pods/log, exec, attach and portforward. Default filesContainerRuntime: no container runs (the kubelet's refusals). */
+  readonly containerRuntime?: ContainerRuntime;
 }
 
 /**
@@ -290,6 +295,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const minRequestTimeoutSeconds = options.minRequestTimeoutSeconds ?? DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS;
   const watches = new Set<WatchSession>();
   let closing = false;
+  const upgrades = new WeakMap<IncomingMessage, UpgradeSocket>();
+  const streaming = createPodStreaming({
+    registry,
+    runtime: options.containerRuntime ?? filesContainerRuntime,
+    upgradeOf: (req) => upgrades.get(req),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+  });
   let address = '';
 
   const send = (res: ServerResponse, reply: Reply): void => {
@@ -579,6 +591,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       if (list === undefined) return statusReply(pathNotFoundStatus());
       return method === 'GET' ? { code: 200, body: list } : statusReply(methodNotAllowedStatus());
     }
+    const streamingRoute = podStreamingRoute(groupVersion, rest);
+    if (streamingRoute !== undefined) {
+      const outcome = await streaming.handle(req, res, streamingRoute, query);
+      if (outcome.kind === 'done') return undefined;
+      return outcome.kind === 'error' ? errorReply(outcome.error) : { code: outcome.code, body: outcome.text, contentType: 'text/plain; charset=utf-8' };
+    }
     const route = resourceRoute(groupVersion, rest);
     if (route === undefined) return statusReply(pathNotFoundStatus());
     return handleResource(req, res, route, query);
@@ -685,6 +703,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   // A TLS handshake that fails or times out: Node destroys the socket itself; without this
   // listener the failure is only unreported, never fatal.
   server.on('tlsClientError', () => undefined);
+  // A request that asks to upgrade goes through the same handler with a response on its socket:
+  // exec's WebSocket takes the socket over, any other answer closes the connection once sent.
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    upgrades.set(req, { socket, head });
+    onRequest(req, responseOnSocket(req, socket, () => lingerOnClose(socket, timeouts.lingerMs, true)));
+  });
   // An accept that fails (out of file descriptors: EMFILE, ENFILE) is reported on the server;
   // without a listener that would end the process. The listener keeps listening, and libuv
   // accepts again once descriptors are free (it closes the connections it could not take).
@@ -720,6 +744,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     close: async () => {
       closing = true;
       for (const extension of options.extensions ?? []) extension.close?.();
+      streaming.close();
       const pending = [...watches];
       for (const w of pending) w.stop();
       await Promise.all(pending.map((w) => w.done));

@@ -51,6 +51,12 @@ export interface ApiServerMetrics {
   track(req: IncomingMessage, res: ServerResponse): void;
   /** Gives a tracked request its labels (the last call wins). */
   label(req: IncomingMessage, labels: RequestLabels): void;
+  /**
+   * Marks a tracked request whose connection was taken over (a WebSocket upgrade of exec or
+   * attach): it is recorded with code 101 when its response closes, as upstream's response
+   * delegator records a hijacked connection (fancyResponseWriterDelegator.Hijack).
+   */
+  switchedProtocols(req: IncomingMessage): void;
   /** The exposition text of the registry, and its Content-Type. */
   exposition(): Promise<{ readonly contentType: string; readonly text: string }>;
 }
@@ -109,6 +115,7 @@ export function createApiServerMetrics(options: ApiServerMetricsOptions = {}): A
 
   const started = new WeakMap<IncomingMessage, number>();
   const labelled = new WeakMap<IncomingMessage, RequestLabels>();
+  const switched = new WeakSet<IncomingMessage>();
   const metrics: ApiServerMetrics = {
     registry,
     now,
@@ -126,11 +133,14 @@ export function createApiServerMetrics(options: ApiServerMetricsOptions = {}): A
         const start = started.get(req);
         if (labels === undefined || start === undefined) return;
         // A response cut before its headers were written has no code: Go's delegator reports 0.
-        metrics.observeRequest(labels, res.headersSent ? res.statusCode : 0, Math.max(0, now() - start));
+        metrics.observeRequest(labels, switched.has(req) ? 101 : res.headersSent ? res.statusCode : 0, Math.max(0, now() - start));
       });
     },
     label(req, labels) {
       labelled.set(req, labels);
+    },
+    switchedProtocols(req) {
+      switched.add(req);
     },
     async exposition() {
       return { contentType: registry.contentType, text: await registry.metrics() };

@@ -17,6 +17,15 @@
 //           (system:public-info-viewer)
 import { timingSafeEqual } from 'node:crypto';
 import type { ApiStatus } from '@kubesvc/api-types';
+import type { RequestTarget } from './request-target.js';
+import { unauthorizedStatus } from './status-bodies.js';
+
+/** The paths RBAC's system:public-info-viewer lets anyone read, `system:anonymous` too. */
+const PUBLIC_INFO_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/livez', '/version', '/version/']);
+
+export function isPublicInfoPath(path: string): boolean {
+  return PUBLIC_INFO_PATHS.has(path);
+}
 
 /** `user`: the server's token; `anonymous`: no credential offered; `invalid`: a bearer token the server does not know (401). */
 export type Authentication = 'user' | 'anonymous' | 'invalid';
@@ -150,4 +159,20 @@ export function anonymousForbiddenStatus(info: RequestInfo): ApiStatus {
   const message = qualified === '' ? `forbidden: ${why}` : info.name === '' ? `${qualified} is forbidden: ${why}` : `${qualified} "${info.name}" is forbidden: ${why}`;
   const details = { ...(info.name === '' ? {} : { name: info.name }), ...(info.apiGroup === '' ? {} : { group: info.apiGroup }), ...(info.resource === '' ? {} : { kind: info.resource }) };
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'Forbidden', details, code: 403 };
+}
+
+/**
+ * Why a request (not to a public info path) is refused, or undefined when it carries `token`:
+ * 401 for a bearer token the server does not know, 403 (RBAC's deny of `system:anonymous`)
+ * for a request that offers none.
+ */
+export function authenticationRefusal(authorization: string | undefined, token: string, method: string, target: RequestTarget): ApiStatus | undefined {
+  switch (authenticate(authorization, token)) {
+    case 'user':
+      return undefined;
+    case 'invalid':
+      return unauthorizedStatus();
+    case 'anonymous':
+      return anonymousForbiddenStatus(requestInfo(method, target.path, target.query));
+  }
 }

@@ -23,11 +23,11 @@ import { openApiV3Document, openApiV3Index } from './openapi.js';
 import { DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS, deleteOptions, listOptions, watchTimeoutMs, writeOptions, type DeleteRequestOptions, type Parsed } from './query-options.js';
 import { decodeProtobufDeleteOptions, type BodyMediaType, type FieldValidation } from '../registry/decode.js';
 import { PROTOBUF_MEDIA_TYPE } from '../registry/protobuf/envelope.js';
-import { methodNotAllowedStatus, pathNotFoundStatus, unauthorizedStatus } from './status-bodies.js';
+import { methodNotAllowedStatus, pathNotFoundStatus } from './status-bodies.js';
 import type { TableContext, TablePrinter } from './table-hook.js';
 import { acceptsJson, bodyMediaType, contentMediaType, includeObjectOf, RESPONSE_MEDIA_TYPES, wantsTable } from './negotiation.js';
-import { anonymousForbiddenStatus, authenticate, requestInfo } from './anonymous.js';
-import { invalidNameError, parseRequestTarget, type RequestTarget } from './request-target.js';
+import { authenticationRefusal, isPublicInfoPath } from './anonymous.js';
+import { invalidNameError, parseRequestTarget } from './request-target.js';
 import { startWatch, type WatchSession } from './watch.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import type { ApiServerMetrics } from '../metrics/apiserver-metrics.js';
@@ -151,8 +151,6 @@ export function generateToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
-/** The paths RBAC's system:public-info-viewer lets anyone read, `system:anonymous` too. */
-const PUBLIC_INFO_PATHS = new Set(['/healthz', '/readyz', '/livez', '/version', '/version/']);
 
 const JSON_TYPE = 'application/json';
 const TABLE_TYPE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
@@ -489,22 +487,6 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     }
   };
 
-  /**
-   * Why a request that is not to a public path is refused, or undefined when it carries the
-   * token: 401 for a bearer token the server does not know, 403 (RBAC's deny of
-   * `system:anonymous`) for a request with no credential.
-   */
-  const refusal = (authorization: string | undefined, method: string, target: RequestTarget): ApiStatus | undefined => {
-    switch (authenticate(authorization, token)) {
-      case 'user':
-        return undefined;
-      case 'invalid':
-        return unauthorizedStatus();
-      case 'anonymous':
-        return anonymousForbiddenStatus(requestInfo(method, target.path, target.query));
-    }
-  };
-
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<Reply | undefined> => {
     // The target as written: nothing resolves `..` or `.` segments before routing.
     const target = parseRequestTarget(req.url ?? '/');
@@ -527,14 +509,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       if (url.pathname !== target.rawPath) return statusReply(pathNotFoundStatus());
       const open = extension.isPublic?.(url.pathname) ?? false;
       if (!open) {
-        const refused = refusal(req.headers.authorization, method, target);
+        const refused = authenticationRefusal(req.headers.authorization, token, method, target);
         if (refused !== undefined) return statusReply(refused);
       }
       await extension.handle(req, res, url);
       return undefined;
     }
-    if (!PUBLIC_INFO_PATHS.has(target.path)) {
-      const refused = refusal(req.headers.authorization, method, target);
+    if (!isPublicInfoPath(target.path)) {
+      const refused = authenticationRefusal(req.headers.authorization, token, method, target);
       if (refused !== undefined) return statusReply(refused);
     }
 

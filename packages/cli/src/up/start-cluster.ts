@@ -365,9 +365,9 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
             logger,
             metrics,
             ...(explorer === undefined ? {} : { extensions: [explorer] }),
-            // TO CONNECT AT MERGE: startApiServer takes `containerRuntime` once the pods/exec,
-            // attach, log and portforward subresources are in main; then uncomment:
-            // ...(containerRuntime === undefined ? {} : { containerRuntime }),
+            // The pod network's pods (--dataplane netns) are reachable by exec, logs and
+            // port-forward; otherwise the apiserver's default answers as a node running no container.
+            ...(containerRuntime === undefined ? {} : { containerRuntime }),
           });
         } catch (error) {
           if (error instanceof ErrInsecureBind) throw usageError(error.message);

@@ -252,5 +252,10 @@ export function netnsContainerRuntime(options: NetnsContainerRuntimeOptions): Co
     });
   };
 
-  return { exec, attach, logs, portForward };
+  // The kubelet's GetPortForward refuses a pod it runs no sandbox for before any port is named.
+  // upstream (v1.33): pkg/kubelet/kubelet_pods.go (GetPortForward: `pod not found ("name_namespace")`)
+  const podRunning = (pod: Pod): Promise<RuntimeResult<void>> =>
+    Promise.resolve(sandboxOf(pod).ok ? { ok: true, value: undefined } : fail('ContainerNotRunning', `pod not found (${JSON.stringify(`${pod.metadata.name ?? ''}_${pod.metadata.namespace ?? 'default'}`)})`));
+
+  return { exec, attach, logs, portForward, podRunning };
 }

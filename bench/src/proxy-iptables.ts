@@ -1,9 +1,16 @@
 // Bench suite "proxy-iptables": kube-proxy's iptables sync on the shapes of kube-proxy's own
 // benchmark, against kube-proxy v1.26.0 timed side by side on the same machine kind (both in
 // docs/performance.md, "Reference: kube-proxy v1.26.0" and "Side by side with kube-proxy"). Per shape N×M (1000×10, 5000×10, 10000×10, 1000×100):
-// - first sync: `sync(undefined, …)` from the Service and EndpointSlice objects (upstream's
-//   InitialSync also turns the objects into its service and endpoint maps);
-// - full resync: `sync(state, …, { full: true })` with nothing changed (FullSync);
+// - first sync, feed included: `sync(undefined, …)` from the Service and EndpointSlice objects,
+//   which it converts into service ports and endpoints (kube-proxy's feed, OnServiceAdd and
+//   OnEndpointSliceAdd, does that before its InitialSync's syncProxyRules);
+// - the feed alone: the same objects converted with @kubesvc/proxy's servicePortInfos and
+//   endpointsMap, so that the first sync without its feed can be told (the difference);
+// - full resync, cached: `sync(state, …, { full: true })` with nothing changed (FullSync's
+//   situation), which writes every line again from the text the state keeps per Service;
+// - full resync, re-rendered: the same objects synced under a config that differs only in a
+//   setting that changes no line (largeClusterThreshold 1000 ↔ 999, large-cluster mode either
+//   way), so nothing cached is reusable and every Service is rendered again, as FullSync does;
 // - partial sync after changing one Service: service N/2's port toggles 80 ↔ 81 (PartialSyncSvc);
 // - partial sync after changing one EndpointSlice: endpoint 10.255.255.1 is added to or removed
 //   from slice N/2 (PartialSyncEps). As upstream, making the changed object is timed too.
@@ -39,7 +46,8 @@
 // heapRetainedMiB is what is still alive after a full GC, with the sync's result (text and new
 // state) held: the state's own size plus the text, minus whatever the old state no longer needed.
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
-import { endpointChainName, generateRules, proxierConfig, sync, type SyncState } from '@kubesvc/proxy-iptables';
+import { endpointChainName, generateRules, proxierConfig, sync, type ProxierConfig, type SyncResult, type SyncState } from '@kubesvc/proxy-iptables';
+import { endpointsMap, servicePortInfos } from '@kubesvc/proxy';
 import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
 import { fullGC } from './full-gc.js';
 import { cluster, EMPTY, ENDPOINT_BASE, ipv4, label, service, SHAPES, slice, type Cluster, type Shape } from './proxy-shapes.js';
@@ -54,6 +62,13 @@ import type { BenchSuite, BenchTarget, BenchTask } from './harness.js';
  */
 function handOff(text: string): void {
   if (!Number.isNaN(Number(text))) throw new Error('a restore text is not a number');
+}
+
+/** What a sync hands iptables-restore: its bytes where the result has them, else its text made contiguous (handOff). */
+function handOffSync(result: SyncResult): void {
+  const bytes = (result as { restoreBytes?: Uint8Array }).restoreBytes;
+  if (bytes === undefined) handOff(result.restoreText);
+  else if (bytes[0] !== 0x2a) throw new Error('a restore text starts with *');
 }
 
 
@@ -93,6 +108,8 @@ const CHECKED_CONFIG = proxierConfig({
 });
 if (!CHECKED_CONFIG.ok) throw new Error(CHECKED_CONFIG.error.message);
 const CONFIG = CHECKED_CONFIG.value;
+/** CONFIG with another largeClusterThreshold: the same text (large-cluster mode either way), nothing of a state under CONFIG reusable. */
+const CONFIG_RERENDER: ProxierConfig = { ...CONFIG, largeClusterThreshold: CONFIG.largeClusterThreshold - 1 };
 
 
 const MiB = 2 ** 20;
@@ -148,13 +165,13 @@ function firstSyncTask(shape: Shape): BenchTask {
   const written: Written = { lines: 0, bytes: 0 };
   const run = () => {
     const result = sync(undefined, input.services, input.slices, CONFIG);
-    handOff(result.restoreText);
+    handOffSync(result);
     written.lines = result.stats.lines;
     written.bytes = result.stats.bytes;
     return result;
   };
   return {
-    name: `first sync ${label(shape)}`,
+    name: `first sync, feed included (objects converted in the sync) ${label(shape)}`,
     setup: () => {
       input = cluster(shape);
     },
@@ -169,24 +186,34 @@ function firstSyncTask(shape: Shape): BenchTask {
   };
 }
 
-function fullResyncTask(shape: Shape): BenchTask {
+/**
+ * A full resync with nothing changed: `cached`, the state's text per Service written again (no
+ * Service rendered); otherwise under the other config each time (CONFIG_RERENDER), every
+ * Service rendered again.
+ */
+function fullResyncTask(shape: Shape, cached: boolean): BenchTask {
   const anchor = anchorOf(shape);
   let input = EMPTY;
   let state: SyncState | undefined;
+  let flip = false;
   const written: Written = { lines: 0, bytes: 0 };
   const run = () => {
-    const result = sync(state, input.services, input.slices, CONFIG, { full: true });
-    handOff(result.restoreText);
+    flip = !flip;
+    const config = cached || !flip ? CONFIG : CONFIG_RERENDER;
+    const result = sync(state, input.services, input.slices, config, { full: true });
+    handOffSync(result);
+    if (!result.stats.full) throw new Error('a full resync was partial');
     state = result.state;
     written.lines = result.stats.lines;
     written.bytes = result.stats.bytes;
     return result;
   };
   return {
-    name: `full resync ${label(shape)}`,
+    name: cached ? `full resync, cached (nothing changed: the state's text per Service written again) ${label(shape)}` : `full resync, re-rendered (config changed in a setting no line shows: nothing cached reusable) ${label(shape)}`,
     setup: () => {
       input = cluster(shape);
       state = sync(undefined, input.services, input.slices, CONFIG).state;
+      flip = false;
     },
     fn: run,
     target: target(anchor.full, 0.5, 'FullSync', label(shape)),
@@ -196,6 +223,34 @@ function fullResyncTask(shape: Shape): BenchTask {
       input = EMPTY;
       state = undefined;
       return metrics;
+    },
+  };
+}
+
+/**
+ * kube-proxy's feed alone: every Service and EndpointSlice converted into service ports and
+ * endpoints (@kubesvc/proxy, what a first sync does before it renders), the chain names not
+ * hashed. A first sync without its feed is the first sync's figure minus this one.
+ */
+function feedTask(shape: Shape): BenchTask {
+  let input = EMPTY;
+  const run = () => {
+    let ports = 0;
+    let endpoints = 0;
+    for (const svc of input.services) ports += servicePortInfos(svc, 4).length;
+    for (const eps of endpointsMap(input.slices, 4, CONFIG.nodeName).values()) endpoints += eps.length;
+    if (ports !== shape.services || endpoints !== shape.services * shape.endpoints) throw new Error(`fed ${ports} ports, ${endpoints} endpoints`);
+    return endpoints;
+  };
+  return {
+    name: `feed alone (objects converted to service ports and endpoints) ${label(shape)}`,
+    setup: () => {
+      input = cluster(shape);
+    },
+    fn: run,
+    metrics: () => {
+      input = EMPTY;
+      return {};
     },
   };
 }
@@ -281,7 +336,7 @@ function partialTask(shape: Shape, kind: 'service' | 'slice'): BenchTask {
   const run = () => {
     input = change();
     const result = sync(state, input.services, input.slices, CONFIG);
-    handOff(result.restoreText);
+    handOffSync(result);
     state = result.state;
     written.lines = result.stats.lines;
     written.bytes = result.stats.bytes;
@@ -394,7 +449,9 @@ export function proxyIptablesSuite(): BenchSuite {
     tasks: [
       ...SHAPES.flatMap((shape) => [
         firstSyncTask(shape),
-        fullResyncTask(shape),
+        feedTask(shape),
+        fullResyncTask(shape, true),
+        fullResyncTask(shape, false),
         generateTask(shape),
         generateWithRulesetTask(shape),
         partialTask(shape, 'service'),

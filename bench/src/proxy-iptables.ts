@@ -18,11 +18,10 @@
 // docs/performance.md, "Side by side with kube-proxy"): first sync ≤ 0.4× InitialSync, full
 // resync ≤ 0.5× FullSync, partial syncs ≤ 0.1× PartialSyncSvc, the text-only `generateRules`
 // ≤ 0.8× FullSync. A missed target is printed as MISSED (`--strict` makes it an error).
-// The sync state keeps each service's rendered text, so a full resync with nothing changed
-// writes every line again but renders none of them (kube-proxy re-renders everything): its cost
-// is building the one contiguous text handed to iptables-restore, which every timed sync here
-// includes (`handOff`). The
-// cost of rendering everything is the first sync. `generateRules` per shape (a full sync
+// The sync state keeps each service's rendered text, so a cached full resync writes every line
+// again but renders none of them (kube-proxy re-renders everything): its cost is writing the
+// text's bytes into the task's buffer, which every timed sync includes (`handOffSync`); the
+// re-rendered resync renders everything, as kube-proxy's FullSync does. `generateRules` per shape (a full sync
 // without any state, text only: the path of `kubesvc rules`) renders everything, as
 // kube-proxy's FullSync does, and is held to 0.8× FullSync; the same with its typed Ruleset
 // (built on first access) is shown without a target.
@@ -46,7 +45,7 @@
 // heapRetainedMiB is what is still alive after a full GC, with the sync's result (text and new
 // state) held: the state's own size plus the text, minus whatever the old state no longer needed.
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
-import { endpointChainName, generateRules, proxierConfig, sync, type ProxierConfig, type SyncResult, type SyncState } from '@kubesvc/proxy-iptables';
+import { endpointChainName, generateRules, proxierConfig, RestoreBuffer, sync, type ProxierConfig, type SyncResult, type SyncState } from '@kubesvc/proxy-iptables';
 import { endpointsMap, servicePortInfos } from '@kubesvc/proxy';
 import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
 import { fullGC } from './full-gc.js';
@@ -54,21 +53,22 @@ import { cluster, EMPTY, ENDPOINT_BASE, ipv4, label, service, SHAPES, slice, typ
 import type { BenchSuite, BenchTarget, BenchTask } from './harness.js';
 
 /**
- * What writing the text to iptables-restore needs first: one contiguous string. The sync
- * returns its text as V8 concatenations of the pieces its state caches, and a concatenation is
- * copied into one flat string the first time it is read; kube-proxy's figures include
- * building its contiguous buffer, so every timed sync here includes the copy. ToNumber flattens
- * a string before parsing it (and stops at the first character, `*`).
+ * What writing generateRules' text to iptables-restore needs first: one contiguous string (a
+ * concatenation is copied into one flat string the first time it is read; kube-proxy's figures
+ * include building its contiguous buffer). ToNumber flattens a string before parsing it (and
+ * stops at the first character, `*`).
  */
 function handOff(text: string): void {
   if (!Number.isNaN(Number(text))) throw new Error('a restore text is not a number');
 }
 
-/** What a sync hands iptables-restore: its bytes where the result has them, else its text made contiguous (handOff). */
+/**
+ * What a sync hands iptables-restore: its bytes, written into a buffer (the task's, kept between
+ * its syncs as kube-proxy keeps its bytes.Buffer, or a fresh one for a first sync, as a fresh
+ * kube-proxy's is). They are the contiguous text already: nothing to flatten.
+ */
 function handOffSync(result: SyncResult): void {
-  const bytes = (result as { restoreBytes?: Uint8Array }).restoreBytes;
-  if (bytes === undefined) handOff(result.restoreText);
-  else if (bytes[0] !== 0x2a) throw new Error('a restore text starts with *');
+  if (result.restoreBytes[0] !== 0x2a || result.restoreBytes.length !== result.stats.bytes) throw new Error('not a restore text');
 }
 
 
@@ -196,11 +196,12 @@ function fullResyncTask(shape: Shape, cached: boolean): BenchTask {
   let input = EMPTY;
   let state: SyncState | undefined;
   let flip = false;
+  let buffer = new RestoreBuffer();
   const written: Written = { lines: 0, bytes: 0 };
   const run = () => {
     flip = !flip;
     const config = cached || !flip ? CONFIG : CONFIG_RERENDER;
-    const result = sync(state, input.services, input.slices, config, { full: true });
+    const result = sync(state, input.services, input.slices, config, { full: true, buffer });
     handOffSync(result);
     if (!result.stats.full) throw new Error('a full resync was partial');
     state = result.state;
@@ -212,7 +213,8 @@ function fullResyncTask(shape: Shape, cached: boolean): BenchTask {
     name: cached ? `full resync, cached (nothing changed: the state's text per Service written again) ${label(shape)}` : `full resync, re-rendered (config changed in a setting no line shows: nothing cached reusable) ${label(shape)}`,
     setup: () => {
       input = cluster(shape);
-      state = sync(undefined, input.services, input.slices, CONFIG).state;
+      buffer = new RestoreBuffer();
+      state = sync(undefined, input.services, input.slices, CONFIG, { buffer }).state;
       flip = false;
     },
     fn: run,
@@ -322,6 +324,7 @@ function partialTask(shape: Shape, kind: 'service' | 'slice'): BenchTask {
   let toggled = false;
   const written: Written = { lines: 0, bytes: 0 };
   let full = 0;
+  let buffer = new RestoreBuffer();
   const change = (): Cluster => {
     toggled = !toggled;
     if (kind === 'service') {
@@ -335,7 +338,7 @@ function partialTask(shape: Shape, kind: 'service' | 'slice'): BenchTask {
   };
   const run = () => {
     input = change();
-    const result = sync(state, input.services, input.slices, CONFIG);
+    const result = sync(state, input.services, input.slices, CONFIG, { buffer });
     handOffSync(result);
     state = result.state;
     written.lines = result.stats.lines;
@@ -348,7 +351,8 @@ function partialTask(shape: Shape, kind: 'service' | 'slice'): BenchTask {
     name: `partial sync, 1 ${kind === 'service' ? 'Service' : 'EndpointSlice'} changed ${label(shape)}`,
     setup: () => {
       input = cluster(shape);
-      state = sync(undefined, input.services, input.slices, CONFIG).state;
+      buffer = new RestoreBuffer();
+      state = sync(undefined, input.services, input.slices, CONFIG, { buffer }).state;
       toggled = false;
       full = 0;
     },

@@ -49,6 +49,14 @@ describe('RestoreBuffer', () => {
     ]);
   });
 
+  it('writes parts, short ones gathered and long ones alone, in their order (writeAll)', () => {
+    const parts = ['a\n', 'b'.repeat(2000), 'c'.repeat(10), ...Array.from({ length: 5000 }, (_, i) => `-A KUBE-SERVICES ${i}\n`), 'd'.repeat(40000), 'é'];
+    const buffer = new RestoreBuffer(16);
+    buffer.writeAll(parts);
+    expect(new TextDecoder().decode(buffer.view())).toBe(parts.join(''));
+    expect(buffer.length).toBe(parts.join('').length + 1);
+  });
+
   it('appends bytes', () => {
     const buffer = new RestoreBuffer(16);
     buffer.write('ab');

@@ -252,9 +252,9 @@ export function syncV131(
   // bytes are in the buffer already (its stale chains are none).
   if (out === undefined) {
     out = startText(options.buffer, bytes);
-    for (const part of filterParts) out.write(part);
-    for (const part of declParts) out.write(part);
-    for (const part of natParts) out.write(part);
+    out.writeAll(filterParts);
+    out.writeAll(declParts);
+    out.writeAll(natParts);
   }
   if (out.length !== bytes) throw new Error(`sync: wrote ${out.length} bytes of a ${bytes}-byte text`);
   const lines = 4 + filterLines + (chainsWritten - frame.filterChains) + natRuleLines + staleChains.length;

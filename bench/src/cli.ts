@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_RUN_OPTIONS, formatResult, missedTargets, runSuite, type BenchSuite, type RunOptions, type SuiteResult } from './harness.js';
 
-export const USAGE = `usage: npm run bench -- [suite ...] [--list] [--time MS] [--warmup MS] [--out DIR] [--strict]
+export const USAGE = `usage: npm run bench -- [suite ...] [--list] [--task TEXT ...] [--time MS] [--warmup MS] [--out DIR] [--strict]
 
   suite      names of suites to run (default: all); see --list
   --list     print the registered suites and exit
+  --task     run only the tasks whose name contains TEXT (repeatable: any of them)
   --time     sampling time per task in ms (default ${DEFAULT_RUN_OPTIONS.timeMs})
   --warmup   warm-up time per task in ms (default ${DEFAULT_RUN_OPTIONS.warmupMs})
   --out      folder for the JSON results (default bench/results)
@@ -45,6 +46,7 @@ export async function main(argv: readonly string[], registry: readonly SuiteEntr
       allowPositionals: true,
       options: {
         list: { type: 'boolean' },
+        task: { type: 'string', multiple: true },
         time: { type: 'string' },
         warmup: { type: 'string' },
         out: { type: 'string' },
@@ -98,8 +100,14 @@ export async function main(argv: readonly string[], registry: readonly SuiteEntr
   const results: SuiteResult[] = [];
   const dir = values.out ?? io.resultsDir;
   mkdirSync(dir, { recursive: true });
+  const only = values.task ?? [];
   for (const entry of chosen) {
-    const suite = await load(entry);
+    const loaded = await load(entry);
+    const suite = only.length === 0 ? loaded : { ...loaded, tasks: loaded.tasks.filter((task) => only.some((text) => task.name.includes(text))) };
+    if (suite.tasks.length === 0) {
+      io.err(`bench: no task of suite "${suite.name}" has a name containing ${only.map((t) => `"${t}"`).join(' or ')}`);
+      return 2;
+    }
     const result = await runSuite(suite, options);
     results.push(result);
     io.out(formatResult(result));

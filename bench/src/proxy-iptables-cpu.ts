@@ -4,14 +4,14 @@
 // call (user + system, all of the process's threads, so the GC's helper threads count), its
 // wall milliseconds, and the young- and old-generation collections seen during the calls.
 //
-//   node_modules/.bin/tsx --conditions=@kubesvc/source bench/src/proxy-iptables-cpu.ts 'first sync 10000x10' 8
+//   node_modules/.bin/tsx --conditions=@kubesvc/source bench/src/proxy-iptables-cpu.ts 'first sync, feed included (objects converted in the sync) 10000x10' 8
 //
 // Alternate two builds of this file in fresh processes (bundled with esbuild, one per commit)
 // to compare them; the first call of a process is its cold one.
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { proxyIptablesSuite } from './proxy-iptables.js';
 
-const taskName = process.argv[2] ?? 'first sync 10000x10';
+const taskName = process.argv[2] ?? 'first sync, feed included (objects converted in the sync) 10000x10';
 const calls = Number(process.argv[3] ?? '8');
 const task = proxyIptablesSuite().tasks.find((t) => t.name === taskName);
 if (task === undefined) throw new Error(`no task named ${taskName}`);

@@ -9,7 +9,7 @@ import { fullGC } from './full-gc.js';
 import { proxyIptablesSuite } from './proxy-iptables.js';
 
 const shape = process.argv[2] ?? '10000x10';
-const task = proxyIptablesSuite().tasks.find((t) => t.name === `first sync ${shape}`);
+const task = proxyIptablesSuite().tasks.find((t) => t.name === `first sync, feed included (objects converted in the sync) ${shape}`);
 if (task === undefined) throw new Error(`no first sync task for ${shape}`);
 task.setup?.();
 fullGC();

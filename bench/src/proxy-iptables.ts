@@ -1,9 +1,16 @@
 // Bench suite "proxy-iptables": kube-proxy's iptables sync on the shapes of kube-proxy's own
 // benchmark, against kube-proxy v1.26.0 timed side by side on the same machine kind (both in
 // docs/performance.md, "Reference: kube-proxy v1.26.0" and "Side by side with kube-proxy"). Per shape N×M (1000×10, 5000×10, 10000×10, 1000×100):
-// - first sync: `sync(undefined, …)` from the Service and EndpointSlice objects (upstream's
-//   InitialSync also turns the objects into its service and endpoint maps);
-// - full resync: `sync(state, …, { full: true })` with nothing changed (FullSync);
+// - first sync, feed included: `sync(undefined, …)` from the Service and EndpointSlice objects,
+//   which it converts into service ports and endpoints (kube-proxy's feed, OnServiceAdd and
+//   OnEndpointSliceAdd, does that before its InitialSync's syncProxyRules);
+// - the feed alone: the same objects converted with @kubesvc/proxy's servicePortInfos and
+//   endpointsMap, so that the first sync without its feed can be told (the difference);
+// - full resync, cached: `sync(state, …, { full: true })` with nothing changed (FullSync's
+//   situation), which writes every line again from the text the state keeps per Service;
+// - full resync, re-rendered: the same objects synced under a config that differs only in a
+//   setting that changes no line (largeClusterThreshold 1000 ↔ 999, large-cluster mode either
+//   way), so nothing cached is reusable and every Service is rendered again, as FullSync does;
 // - partial sync after changing one Service: service N/2's port toggles 80 ↔ 81 (PartialSyncSvc);
 // - partial sync after changing one EndpointSlice: endpoint 10.255.255.1 is added to or removed
 //   from slice N/2 (PartialSyncEps). As upstream, making the changed object is timed too.
@@ -11,11 +18,10 @@
 // docs/performance.md, "Side by side with kube-proxy"): first sync ≤ 0.4× InitialSync, full
 // resync ≤ 0.5× FullSync, partial syncs ≤ 0.1× PartialSyncSvc, the text-only `generateRules`
 // ≤ 0.8× FullSync. A missed target is printed as MISSED (`--strict` makes it an error).
-// The sync state keeps each service's rendered text, so a full resync with nothing changed
-// writes every line again but renders none of them (kube-proxy re-renders everything): its cost
-// is building the one contiguous text handed to iptables-restore, which every timed sync here
-// includes (`handOff`). The
-// cost of rendering everything is the first sync. `generateRules` per shape (a full sync
+// The sync state keeps each service's rendered text, so a cached full resync writes every line
+// again but renders none of them (kube-proxy re-renders everything): its cost is writing the
+// text's bytes into the task's buffer, which every timed sync includes (`handOffSync`); the
+// re-rendered resync renders everything, as kube-proxy's FullSync does. `generateRules` per shape (a full sync
 // without any state, text only: the path of `kubesvc rules`) renders everything, as
 // kube-proxy's FullSync does, and is held to 0.8× FullSync; the same with its typed Ruleset
 // (built on first access) is shown without a target.
@@ -39,21 +45,30 @@
 // heapRetainedMiB is what is still alive after a full GC, with the sync's result (text and new
 // state) held: the state's own size plus the text, minus whatever the old state no longer needed.
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
-import { endpointChainName, generateRules, proxierConfig, sync, type SyncState } from '@kubesvc/proxy-iptables';
+import { endpointChainName, generateRules, proxierConfig, RestoreBuffer, sync, type ProxierConfig, type SyncResult, type SyncState } from '@kubesvc/proxy-iptables';
+import { endpointsMap, servicePortInfos } from '@kubesvc/proxy';
 import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
 import { fullGC } from './full-gc.js';
 import { cluster, EMPTY, ENDPOINT_BASE, ipv4, label, service, SHAPES, slice, type Cluster, type Shape } from './proxy-shapes.js';
 import type { BenchSuite, BenchTarget, BenchTask } from './harness.js';
 
 /**
- * What writing the text to iptables-restore needs first: one contiguous string. The sync
- * returns its text as V8 concatenations of the pieces its state caches, and a concatenation is
- * copied into one flat string the first time it is read; kube-proxy's figures include
- * building its contiguous buffer, so every timed sync here includes the copy. ToNumber flattens
- * a string before parsing it (and stops at the first character, `*`).
+ * What writing generateRules' text to iptables-restore needs first: one contiguous string (a
+ * concatenation is copied into one flat string the first time it is read; kube-proxy's figures
+ * include building its contiguous buffer). ToNumber flattens a string before parsing it (and
+ * stops at the first character, `*`).
  */
 function handOff(text: string): void {
   if (!Number.isNaN(Number(text))) throw new Error('a restore text is not a number');
+}
+
+/**
+ * What a sync hands iptables-restore: its bytes, written into a buffer (the task's, kept between
+ * its syncs as kube-proxy keeps its bytes.Buffer, or a fresh one for a first sync, as a fresh
+ * kube-proxy's is). They are the contiguous text already: nothing to flatten.
+ */
+function handOffSync(result: SyncResult): void {
+  if (result.restoreBytes[0] !== 0x2a || result.restoreBytes.length !== result.stats.bytes) throw new Error('not a restore text');
 }
 
 
@@ -93,6 +108,8 @@ const CHECKED_CONFIG = proxierConfig({
 });
 if (!CHECKED_CONFIG.ok) throw new Error(CHECKED_CONFIG.error.message);
 const CONFIG = CHECKED_CONFIG.value;
+/** CONFIG with another largeClusterThreshold: the same text (large-cluster mode either way), nothing of a state under CONFIG reusable. */
+const CONFIG_RERENDER: ProxierConfig = { ...CONFIG, largeClusterThreshold: CONFIG.largeClusterThreshold - 1 };
 
 
 const MiB = 2 ** 20;
@@ -148,13 +165,13 @@ function firstSyncTask(shape: Shape): BenchTask {
   const written: Written = { lines: 0, bytes: 0 };
   const run = () => {
     const result = sync(undefined, input.services, input.slices, CONFIG);
-    handOff(result.restoreText);
+    handOffSync(result);
     written.lines = result.stats.lines;
     written.bytes = result.stats.bytes;
     return result;
   };
   return {
-    name: `first sync ${label(shape)}`,
+    name: `first sync, feed included (objects converted in the sync) ${label(shape)}`,
     setup: () => {
       input = cluster(shape);
     },
@@ -169,24 +186,36 @@ function firstSyncTask(shape: Shape): BenchTask {
   };
 }
 
-function fullResyncTask(shape: Shape): BenchTask {
+/**
+ * A full resync with nothing changed: `cached`, the state's text per Service written again (no
+ * Service rendered); otherwise under the other config each time (CONFIG_RERENDER), every
+ * Service rendered again.
+ */
+function fullResyncTask(shape: Shape, cached: boolean): BenchTask {
   const anchor = anchorOf(shape);
   let input = EMPTY;
   let state: SyncState | undefined;
+  let flip = false;
+  let buffer = new RestoreBuffer();
   const written: Written = { lines: 0, bytes: 0 };
   const run = () => {
-    const result = sync(state, input.services, input.slices, CONFIG, { full: true });
-    handOff(result.restoreText);
+    flip = !flip;
+    const config = cached || !flip ? CONFIG : CONFIG_RERENDER;
+    const result = sync(state, input.services, input.slices, config, { full: true, buffer });
+    handOffSync(result);
+    if (!result.stats.full) throw new Error('a full resync was partial');
     state = result.state;
     written.lines = result.stats.lines;
     written.bytes = result.stats.bytes;
     return result;
   };
   return {
-    name: `full resync ${label(shape)}`,
+    name: cached ? `full resync, cached (nothing changed: the state's text per Service written again) ${label(shape)}` : `full resync, re-rendered (config changed in a setting no line shows: nothing cached reusable) ${label(shape)}`,
     setup: () => {
       input = cluster(shape);
-      state = sync(undefined, input.services, input.slices, CONFIG).state;
+      buffer = new RestoreBuffer();
+      state = sync(undefined, input.services, input.slices, CONFIG, { buffer }).state;
+      flip = false;
     },
     fn: run,
     target: target(anchor.full, 0.5, 'FullSync', label(shape)),
@@ -196,6 +225,34 @@ function fullResyncTask(shape: Shape): BenchTask {
       input = EMPTY;
       state = undefined;
       return metrics;
+    },
+  };
+}
+
+/**
+ * kube-proxy's feed alone: every Service and EndpointSlice converted into service ports and
+ * endpoints (@kubesvc/proxy, what a first sync does before it renders), the chain names not
+ * hashed. A first sync without its feed is the first sync's figure minus this one.
+ */
+function feedTask(shape: Shape): BenchTask {
+  let input = EMPTY;
+  const run = () => {
+    let ports = 0;
+    let endpoints = 0;
+    for (const svc of input.services) ports += servicePortInfos(svc, 4).length;
+    for (const eps of endpointsMap(input.slices, 4, CONFIG.nodeName).values()) endpoints += eps.length;
+    if (ports !== shape.services || endpoints !== shape.services * shape.endpoints) throw new Error(`fed ${ports} ports, ${endpoints} endpoints`);
+    return endpoints;
+  };
+  return {
+    name: `feed alone (objects converted to service ports and endpoints) ${label(shape)}`,
+    setup: () => {
+      input = cluster(shape);
+    },
+    fn: run,
+    metrics: () => {
+      input = EMPTY;
+      return {};
     },
   };
 }
@@ -267,6 +324,7 @@ function partialTask(shape: Shape, kind: 'service' | 'slice'): BenchTask {
   let toggled = false;
   const written: Written = { lines: 0, bytes: 0 };
   let full = 0;
+  let buffer = new RestoreBuffer();
   const change = (): Cluster => {
     toggled = !toggled;
     if (kind === 'service') {
@@ -280,8 +338,8 @@ function partialTask(shape: Shape, kind: 'service' | 'slice'): BenchTask {
   };
   const run = () => {
     input = change();
-    const result = sync(state, input.services, input.slices, CONFIG);
-    handOff(result.restoreText);
+    const result = sync(state, input.services, input.slices, CONFIG, { buffer });
+    handOffSync(result);
     state = result.state;
     written.lines = result.stats.lines;
     written.bytes = result.stats.bytes;
@@ -293,7 +351,8 @@ function partialTask(shape: Shape, kind: 'service' | 'slice'): BenchTask {
     name: `partial sync, 1 ${kind === 'service' ? 'Service' : 'EndpointSlice'} changed ${label(shape)}`,
     setup: () => {
       input = cluster(shape);
-      state = sync(undefined, input.services, input.slices, CONFIG).state;
+      buffer = new RestoreBuffer();
+      state = sync(undefined, input.services, input.slices, CONFIG, { buffer }).state;
       toggled = false;
       full = 0;
     },
@@ -394,7 +453,9 @@ export function proxyIptablesSuite(): BenchSuite {
     tasks: [
       ...SHAPES.flatMap((shape) => [
         firstSyncTask(shape),
-        fullResyncTask(shape),
+        feedTask(shape),
+        fullResyncTask(shape, true),
+        fullResyncTask(shape, false),
         generateTask(shape),
         generateWithRulesetTask(shape),
         partialTask(shape, 'service'),

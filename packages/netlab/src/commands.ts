@@ -27,7 +27,8 @@ export class LabCommandError extends Error {
 }
 
 export interface RunOptions {
-  readonly input?: string;
+  /** The command's stdin: text, or bytes as they are. */
+  readonly input?: string | Uint8Array;
   readonly timeoutMs?: number;
 }
 

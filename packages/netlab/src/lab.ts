@@ -317,8 +317,8 @@ export class Lab extends LabBase {
     return this.backendAgents.get(name)?.pid;
   }
 
-  /** `iptables-restore --noflush` in the node namespace, as kube-proxy loads every sync. */
-  restore(text: string): readonly string[] {
+  /** `iptables-restore --noflush` in the node namespace, as kube-proxy loads every sync: the text, or its bytes (a sync's restoreBytes). */
+  restore(text: string | Uint8Array): readonly string[] {
     const command = ['ip', 'netns', 'exec', this.nodeNamespace, restoreCommand(this.iptables), '-w', '5', '--noflush'];
     must(command, { input: text });
     return command;

@@ -8,6 +8,7 @@ import { generateRules, iptablesSaveView } from '@kubesvc/proxy-iptables';
 import { afterEach, describe, expect, it } from 'vitest';
 import { virtualClock, type VirtualClock } from '@kubesvc/store';
 import { startNodeAgent, type NodeAgent, type NodeAgentOptions } from './node-agent.js';
+import type { DataplaneFactory } from './dataplane.js';
 import { endpointSlice, must, openTestCluster, revisionOf, service, type TestCluster } from './node-agent.fixtures.js';
 
 let cluster: TestCluster | undefined;
@@ -201,5 +202,46 @@ describe('iptables proxy mode', () => {
     expect(read(files?.rules)).toBe(fullRender(s).restoreText);
     expect(read(files?.rules)).toContain('default/api');
     expect(readdirSync(files?.dir ?? '').sort()).toStrictEqual(['last-sync.txt', 'rules.save.txt', 'rules.txt']);
+  });
+
+  it('hands the loader and last-sync.txt each sync\'s bytes, reusing one buffer once the last sync\'s files are written and taking another while they are being written', async () => {
+    /** Per sync: the loader's bytes (their memory, and their text then). */
+    const loaded: { memory: ArrayBufferLike; text: string }[] = [];
+    const recording: DataplaneFactory = {
+      name: 'recording',
+      loadsRules: true,
+      create: () =>
+        Promise.resolve({
+          ok: true,
+          value: { name: 'recording', loader: { load: (restore) => void loaded.push({ memory: restore.buffer, text: new TextDecoder().decode(restore) }) }, close: () => Promise.resolve() },
+        }),
+    };
+    const s = await start({ dataplane: recording });
+    const files = s.a.iptablesFiles;
+    await s.a.idle();
+    expect(loaded.map((l) => l.text)).toStrictEqual([fullRender(s).restoreText]);
+    expect(read(files?.lastSync)).toBe(loaded[0]?.text);
+
+    // Written: the next sync takes the same buffer.
+    await apply(s, () => must(s.c.registry.create('services', 'default', service('web', { clusterIP: '10.96.0.20', ports: [{ name: 'http', port: 80 }] }))));
+    s.clock.advance(0);
+    await s.a.idle();
+    expect(loaded.length).toBe(2);
+    expect(loaded[1]?.memory).toBe(loaded[0]?.memory);
+    expect(read(files?.lastSync)).toBe(loaded[1]?.text);
+    expect(loaded[1]?.text).toContain('"default/web:http has no endpoints"');
+
+    // Two syncs in one turn (the runner's burst): the second starts before the first's files are
+    // written, so it takes another buffer, and each file holds what its sync wrote.
+    await apply(s, () => must(s.c.registry.create('services', 'default', service('db', { clusterIP: '10.96.0.21', ports: [{ name: 'sql', port: 5432 }] }))));
+    s.clock.advance(1000);
+    await apply(s, () => must(s.c.registry.create('services', 'default', service('cache', { clusterIP: '10.96.0.22', ports: [{ name: 'redis', port: 6379 }] }))));
+    s.clock.advance(0);
+    expect(loaded.length).toBe(4);
+    expect(loaded[3]?.memory).not.toBe(loaded[2]?.memory);
+    await s.a.idle();
+    expect(read(files?.lastSync)).toBe(loaded[3]?.text);
+    expect(loaded[3]?.text).toContain('"default/cache:redis has no endpoints"');
+    expect(read(files?.rules)).toBe(fullRender(s).restoreText);
   });
 });

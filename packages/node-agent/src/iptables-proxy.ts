@@ -13,12 +13,17 @@
 //   a full sync of the same objects writes (generateRules' text);
 // - rules.save.txt: the same tables as iptables-save prints them (nft or legacy);
 // - last-sync.txt: what this sync passed to `iptables-restore --noflush`, partial or full.
+// A sync writes its restore text into a byte buffer the proxy keeps (proxy-iptables'
+// RestoreBuffer, as kube-proxy keeps a bytes.Buffer), and the loader and last-sync.txt take those
+// bytes: a buffer is in use until the sync's files are written, so a sync that starts while the
+// last one's files are still being written takes another (two in the usual case).
 // A partial sync's text alone does not say what the tables hold, which is why rules.txt is
 // the tables and last-sync.txt the sync.
 import { join } from 'node:path';
 import {
   iptablesSaveViewOfRuleset,
   printRestoreText,
+  RestoreBuffer,
   sync,
   syncChanges,
   syncedRuleset,
@@ -37,8 +42,12 @@ import type { NodeProxyMetrics } from './proxy-metrics.js';
 
 /** Loads a sync's restore text into a data plane (a network namespace's kernel, say). */
 export interface IptablesLoader {
-  /** `first`: the first sync since the loader started, after which kube-proxy adds its jump rules. Throws when the load fails. */
-  load(restoreText: string, state: SyncState, first: boolean): void;
+  /**
+   * `restore`: the text's bytes, for `iptables-restore --noflush`'s stdin, valid during the call
+   * only (the proxy writes its next sync over them). `first`: the first sync since the loader
+   * started, after which kube-proxy adds its jump rules. Throws when the load fails.
+   */
+  load(restore: Uint8Array, state: SyncState, first: boolean): void;
 }
 
 export interface IptablesProxyOptions {
@@ -87,6 +96,8 @@ export class IptablesProxy {
   private loaded = false;
   private report: IptablesSyncReport | undefined;
   private readonly loop: ProxySyncLoop;
+  /** Restore buffers no sync's files are being written from (see the file's opening comment). */
+  private readonly buffers: RestoreBuffer[] = [];
 
   private constructor(private readonly options: IptablesProxyOptions) {
     this.files = iptablesFiles(options.dataDir);
@@ -147,17 +158,19 @@ export class IptablesProxy {
 
   private syncOnce({ changes, full }: SyncRequest): SyncStep {
     const started = performance.now();
+    const buffer = this.buffers.pop() ?? new RestoreBuffer();
     let result: SyncResult;
-    if (this.state === undefined) {
-      const { services, endpointSlices } = proxiedObjects(this.options.source);
-      result = sync(undefined, services, endpointSlices, this.options.config);
-    } else {
-      result = syncChanges(this.state, changes, this.options.config, { full });
-    }
     try {
-      this.options.loader?.load(result.restoreText, result.state, !this.loaded);
+      if (this.state === undefined) {
+        const { services, endpointSlices } = proxiedObjects(this.options.source);
+        result = sync(undefined, services, endpointSlices, this.options.config, { buffer });
+      } else {
+        result = syncChanges(this.state, changes, this.options.config, { full, buffer });
+      }
+      this.options.loader?.load(result.restoreBytes, result.state, !this.loaded);
       this.loaded = true;
     } catch (error) {
+      this.buffers.push(buffer);
       // upstream: a failed restore keeps the old state (the loop retries, with a full sync).
       return { ok: false, error: String(error) };
     }
@@ -189,10 +202,11 @@ export class IptablesProxy {
       ok: true,
       full: result.stats.full,
       files: [
-        [this.files.lastSync, result.restoreText],
+        [this.files.lastSync, result.restoreBytes],
         [this.files.rules, tables],
         ...(saved.ok ? [[this.files.save, saved.value] as const] : []),
       ],
+      release: () => this.buffers.push(buffer),
     };
   }
 }

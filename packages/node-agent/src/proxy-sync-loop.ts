@@ -92,8 +92,10 @@ export type SyncStep =
       readonly ok: true;
       /** Whether the sync was full. */
       readonly full: boolean;
-      /** Files to write, in order, each whole. */
-      readonly files: readonly (readonly [path: string, text: string])[];
+      /** Files to write, in order, each whole: text, or bytes (a sync's restore bytes, which stay the proxy's). */
+      readonly files: readonly (readonly [path: string, content: string | Uint8Array])[];
+      /** Called once the files are written (or their writes failed): the bytes among them may be written over from then on. */
+      readonly release?: () => void;
     }
   | { readonly ok: false; readonly error: string };
 
@@ -203,7 +205,7 @@ export class ProxySyncLoop {
       this.needFullSync = false;
       this.lastFullSyncAt = now;
     }
-    this.write(step.files);
+    this.write(step.files, step.release);
   }
 
   private observeApplied(triggers: ReadonlyMap<string, readonly number[]>): void {
@@ -214,11 +216,11 @@ export class ProxySyncLoop {
     for (const times of triggers.values()) for (const t of times) metrics.networkProgrammed((now - t) / 1000);
   }
 
-  private write(files: readonly (readonly [string, string])[]): void {
+  private write(files: readonly (readonly [string, string | Uint8Array])[], release: (() => void) | undefined): void {
     const { logger, name } = this.options;
     this.writes = this.writes.then(async () => {
       try {
-        for (const [path, text] of files) await writeFileAtomic(path, text, PROXY_FILE_MODE);
+        for (const [path, content] of files) await writeFileAtomic(path, content, PROXY_FILE_MODE);
       } catch (error) {
         // The sync itself stands (the state is the loader's); the files are written whole
         // again at the next sync. A failure that repeats (the same code: the temporary file's
@@ -228,6 +230,8 @@ export class ProxySyncLoop {
           logger.log('warning', logLine(`${name} files not written, written again at the next sync`, { error: String(error), failedWrites: this.writeFailures.total }));
         }
         return;
+      } finally {
+        release?.();
       }
       this.writeError = undefined;
       if (this.writeFailures.succeed() > 0) logger.log('warning', logLine(`${name} files written again`, { failedWrites: this.writeFailures.total }));

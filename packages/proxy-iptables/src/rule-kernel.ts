@@ -25,6 +25,8 @@ export interface TextOut {
 /** Where finishText put each part in the text (character offsets; the text is ASCII). */
 export interface FinishedText {
   readonly text: string;
+  /** The text's bytes in the kernel's memory, when it was whole there: valid until the kernel's next use. */
+  readonly bytes?: Uint8Array;
   readonly filterAt: number;
   readonly declAt: number;
   readonly natAt: number;

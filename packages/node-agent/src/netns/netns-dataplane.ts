@@ -67,8 +67,8 @@ export class NetnsDataplane implements Dataplane, IptablesLoader, NftablesLoader
     return ok(new NetnsDataplane(lab));
   }
 
-  load(restoreText: string, state: SyncState, first: boolean): void {
-    this.lab.restore(restoreText);
+  load(restore: Uint8Array, state: SyncState, first: boolean): void {
+    this.lab.restore(restore);
     if (first) this.lab.restore(jumpRulesText(syncedRuleset(state)));
   }
 

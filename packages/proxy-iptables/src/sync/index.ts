@@ -2,3 +2,4 @@
 export type { SyncConfig, SyncOptions, SyncResult, SyncState, SyncStats } from './state.js';
 export type { ProxyChange } from './events.js';
 export { sync, syncChanges, syncedRuleset } from '../backend.js';
+export { RestoreBuffer } from './restore-buffer.js';

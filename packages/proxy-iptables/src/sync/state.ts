@@ -8,10 +8,18 @@ import type { ProxierConfig } from '../proxier-config.js';
 import type { StatisticCache } from '../generate/rule-builder.js';
 import type { Ruleset } from '../ruleset.js';
 import type { ServicePortInfo } from '../service-ports.js';
+import type { RestoreBuffer } from './restore-buffer.js';
 
 export interface SyncOptions {
   /** Force a full sync (every chain written, stale chains deleted). */
   readonly full?: boolean;
+  /**
+   * The buffer to write the restore text into, kept by the caller from one sync to the next so
+   * that a sync takes no fresh memory for its text (restore-buffer.ts). The result's
+   * restoreBytes is a view of it, written over by the next sync given the same buffer. Absent: a
+   * new buffer of the text's size.
+   */
+  readonly buffer?: RestoreBuffer;
 }
 
 /** The proxier settings, plus how often a sync is full. */
@@ -61,6 +69,12 @@ export interface SyncIndexes {
 
 export interface SyncResult {
   readonly state: SyncState;
+  /** The restore text's UTF-8 bytes, for `iptables-restore --noflush`: a view of the buffer (SyncOptions.buffer). */
+  readonly restoreBytes: Uint8Array;
+  /**
+   * The same text as a string, decoded from restoreBytes when first read. With a buffer of the
+   * caller's, read it before the next sync given that buffer (it then throws).
+   */
   readonly restoreText: string;
   readonly stats: SyncStats;
 }

@@ -8,6 +8,7 @@ import { printRestoreText } from '../generate/print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import type { Ruleset } from '../ruleset.js';
 import { makeFrame } from './sinks.js';
+import { startText, syncResult } from './restore-buffer.js';
 import { configKeyOf, renderedChains, utf8Length, type StateData, type V18State, type SyncConfig, type SyncIndexes, type SyncOptions, type SyncResult, type SyncState } from './state.js';
 
 const V18_SERVICE_CHAIN = /^KUBE-(SVC|SEP|FW|XLB)-/;
@@ -25,7 +26,7 @@ export function syncV18(
   services: readonly Service[],
   endpointSlices: readonly EndpointSlice[],
   config: SyncConfig | ProxierConfig,
-  _options: SyncOptions,
+  options: SyncOptions,
   indexes: SyncIndexes | undefined,
 ): SyncResult {
   const prev0 = state as StateData | undefined;
@@ -82,19 +83,18 @@ export function syncV18(
     totalEndpoints: generated.stats.endpoints,
     v18: { ruleset: generated.ruleset, serviceChains, fingerprints },
   };
-  return {
-    state: next,
-    restoreText,
-    stats: {
-      full: true,
-      lines,
-      bytes: utf8Length(restoreText),
-      chainsWritten: (filter?.chains.length ?? 0) + (nat?.chains.length ?? 0) + stale.length,
-      chainsDeleted: stale.length,
-      servicesChanged,
-      rules: generated.stats,
-    },
-  };
+  const bytes = utf8Length(restoreText);
+  const out = startText(options.buffer, bytes);
+  out.write(restoreText);
+  return syncResult(next, out, restoreText, {
+    full: true,
+    lines,
+    bytes,
+    chainsWritten: (filter?.chains.length ?? 0) + (nat?.chains.length ?? 0) + stale.length,
+    chainsDeleted: stale.length,
+    servicesChanged,
+    rules: generated.stats,
+  });
 }
 
 /** syncedRuleset of a v1.8 sync's state: the tables it wrote (every v1.8 sync keeps them). */

@@ -9,11 +9,12 @@
 // seen, the derived service ports and endpoints, the memoised chain names and the rendered
 // text. A sync first finds what changed — by object identity where the caller passes the same
 // objects again (the cheap path: one pointer comparison per object), by content otherwise — then
-// renders only the changed services and concatenates cached text for the rest.
+// renders only the changed services and writes cached text for the rest, all of it into the
+// restore buffer (restore-buffer.ts): the text is bytes, never one string of its own.
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { ServiceChainBatch } from '../chain-names.js';
-import { compareStrings, type EndpointInfo, flat, matchByKey, matchByPosition, mostEndpoints, sameObjects } from '@kubesvc/proxy';
+import { compareStrings, type EndpointInfo, matchByKey, matchByPosition, mostEndpoints, sameObjects } from '@kubesvc/proxy';
 import { RulesetSink } from '../generate/sinks.js';
 import { chainLine, COMMIT_LINE, deleteChainLine, tableLine } from '../generate/print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
@@ -22,6 +23,7 @@ import type { Ruleset } from '../ruleset.js';
 import type { FinishedText } from '../rule-kernel.js';
 import { deriveService, samePorts } from './changes.js';
 import { makeFrame, render, renderWithKernel, sepChainOf, TextSink } from './sinks.js';
+import { startText, syncResult, type RestoreBuffer } from './restore-buffer.js';
 import {
   EMPTY_RENDERED,
   NON_ASCII,
@@ -161,10 +163,17 @@ export function syncV131(
     }
   }
   // A first sync renders everything, in the text's order: its whole text is made in the kernel
-  // and decoded once. Other syncs render into batches of strings.
+  // and decoded once (the state keeps the decoded text), and its bytes are copied from the
+  // kernel's memory into the buffer. Other syncs render into batches of strings.
   let session: FinishedText | undefined;
+  let out: RestoreBuffer | undefined;
   try {
     session = prev0 === undefined ? renderWithKernel(toRender, ctx, frame, configAscii, arenaRecords) : undefined;
+    if (session !== undefined) {
+      out = startText(options.buffer, session.bytes?.length ?? session.text.length);
+      if (session.bytes !== undefined) out.writeBytes(session.bytes);
+      else out.write(session.text);
+    }
   } finally {
     if (arenaRecords !== undefined) kernel?.closeArena();
   }
@@ -187,16 +196,6 @@ export function syncV131(
   const filterParts: string[] = [tableLine('filter'), frame.filterChainsText, frame.head.filterText];
   const declParts: string[] = [COMMIT_LINE + tableLine('nat'), frame.natChainsText];
   const natParts: string[] = [frame.head.fullText];
-  // Where the services rendered now land in the decl and nat streams (character offsets), and
-  // how many characters of the text they make: see `repoint` below.
-  const freshEntries = new Set<{ rendered: Rendered }>();
-  for (const { entry } of fresh) freshEntries.add(entry);
-  const placed: { entry: { rendered: Rendered }; declAt: number; natAt: number }[] = [];
-  let declChars = 0;
-  let natChars = 0;
-  for (const part of declParts) declChars += part.length;
-  for (const part of natParts) natChars += part.length;
-  let freshChars = 0;
   let filterLines = frame.filterChains + frame.head.filterLines + frame.tail.filterLines;
   let bytes = 8 + frame.filterChainsText.length + frame.head.filterBytes + frame.tail.filterBytes;
   let natRuleLines = frame.head.fullLines + frame.tail.fullLines;
@@ -219,23 +218,16 @@ export function syncV131(
       bytes += r.filterBytes;
     }
     if (full || written.has(pos)) {
-      if (session === undefined && freshEntries.has(entry)) {
-        placed.push({ entry, declAt: declChars, natAt: natChars });
-        freshChars += r.declText.length + r.fullText.length;
-      }
       if (r.chainCount > 0) {
         if (session === undefined) declParts.push(r.declText);
-        declChars += r.declText.length;
         chainsWritten += r.chainCount;
         bytes += r.declBytes;
       }
       if (session === undefined) natParts.push(r.fullText);
-      natChars += r.fullText.length;
       natRuleLines += r.fullLines;
       bytes += r.fullBytes;
     } else if (r.topLines > 0) {
       natParts.push(r.topText);
-      natChars += r.topText.length;
       natRuleLines += r.topLines;
       bytes += r.topBytes;
     }
@@ -255,42 +247,16 @@ export function syncV131(
     bytes += utf8Length(decl) + utf8Length(deletes);
   }
   natParts.push(COMMIT_LINE);
-  // Concatenated, not joined: the parts are the services' slices of the flattened batches, and
-  // joining would copy all of them (32 MB at 10000×10) into a new string only to be copied again
-  // when the caller writes it out, which flattens it in any case (a join of each stream, as
-  // before, also left a concatenation of three). So the text is a rope over the cached parts, and
-  // costs no memory of its own until it is first read.
-  // A first sync's text was made whole (renderWithKernel); its stale chains are none.
-  let restoreText = session?.text ?? '';
-  if (session === undefined) {
-    for (const part of filterParts) restoreText += part;
-    for (const part of declParts) restoreText += part;
-    for (const part of natParts) restoreText += part;
+  // The parts are the Services' cached texts (slices of the strings their render made), written
+  // one after the other into the buffer: no string of the whole text is made. A first sync's
+  // bytes are in the buffer already (its stale chains are none).
+  if (out === undefined) {
+    out = startText(options.buffer, bytes);
+    out.writeAll(filterParts);
+    out.writeAll(declParts);
+    out.writeAll(natParts);
   }
-  // When most of the text was rendered now (a first or full sync after many changes), the text
-  // is flattened here, which the caller would do anyway before writing it, and the services
-  // rendered now keep slices of it instead of the batches they were rendered into: then the
-  // batches die, and the state and the caller's text share one copy instead of holding two
-  // (at 10000×10, 32 MB less retained). A partial sync keeps its small slices of the batches,
-  // so that an unchanged text never pins a whole sync's text.
-  if (session === undefined && freshChars * 2 >= restoreText.length) {
-    restoreText = flat(restoreText);
-    // The streams' lengths now: the stale chains' lines came after the services'.
-    let declStart = 0;
-    for (const part of filterParts) declStart += part.length;
-    let natStart = declStart;
-    for (const part of declParts) natStart += part.length;
-    for (const { entry, declAt, natAt } of placed) {
-      const r = entry.rendered;
-      const fullText = restoreText.slice(natStart + natAt, natStart + natAt + r.fullText.length);
-      let topText = r.topText;
-      if (topText === r.fullText) topText = fullText;
-      else if (topText !== '' && r.fullText.startsWith(topText)) topText = fullText.slice(0, topText.length);
-      // Otherwise topText is a string of its own (the runs of top-level lines, joined), no batch's slice.
-      const declText = r.declText === '' ? '' : restoreText.slice(declStart + declAt, declStart + declAt + r.declText.length);
-      entry.rendered = { ...r, fullText, topText, declText };
-    }
-  }
+  if (out.length !== bytes) throw new Error(`sync: wrote ${out.length} bytes of a ${bytes}-byte text`);
   const lines = 4 + filterLines + (chainsWritten - frame.filterChains) + natRuleLines + staleChains.length;
 
   const next: StateData = {
@@ -310,27 +276,23 @@ export function syncV131(
     entries,
     totalEndpoints,
   };
-  return {
-    state: next,
-    restoreText,
-    stats: {
-      full,
-      lines,
-      bytes,
-      chainsWritten,
-      chainsDeleted: staleChains.length,
-      servicesChanged,
-      rules: {
-        servicePorts,
-        endpoints: totalEndpoints,
-        largeClusterMode,
-        filterRules: totalFilterRules,
-        natRules: totalNatRules,
-        filterChains: frame.filterChains,
-        natChains: totalNatChains,
-      },
+  return syncResult(next, out, session?.text, {
+    full,
+    lines,
+    bytes,
+    chainsWritten,
+    chainsDeleted: staleChains.length,
+    servicesChanged,
+    rules: {
+      servicePorts,
+      endpoints: totalEndpoints,
+      largeClusterMode,
+      filterRules: totalFilterRules,
+      natRules: totalNatRules,
+      filterChains: frame.filterChains,
+      natChains: totalNatChains,
     },
-  };
+  });
 }
 
 /** syncedRuleset of a v1.31 sync's state: the builder's rules for the state's entries. */

@@ -583,8 +583,9 @@ export function loadKernel(): RuleKernel | undefined {
     b.copyWithin(declTo, declStart, declAt);
     if (!putText(middleAt, middle) || !putText(betweenAt, between) || !putText(start, before) || !putText(natAt, after)) return undefined;
     b.set(filter, filterAt);
-    const text = decoder.decode(bytes.subarray(start, natAt + after.length));
-    return { text, filterAt: filterAt - start, declAt: declTo - start, natAt: natStart - start };
+    const view = bytes.subarray(start, natAt + after.length);
+    const text = decoder.decode(view);
+    return { text, bytes: view, filterAt: filterAt - start, declAt: declTo - start, natAt: natStart - start };
   }
 
 

@@ -1,0 +1,186 @@
+// The restore buffer a caller keeps between syncs: it grows geometrically and keeps what was
+// written, writes UTF-8, and a sync written into it gives the bytes of the same sync into a
+// fresh buffer (INV-IPT-BUFFER), with no new memory for the text once it is large enough.
+import type { EndpointSlice, Service } from '@kubesvc/api-types';
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import { generateRules } from '../backend.js';
+import { validConfig, withoutKernel } from '../proxier-config.fixtures.js';
+import { RestoreBuffer, sync, type SyncResult, type SyncState } from './index.js';
+import { buildService, buildSlice, configArb, initialArb, opArb, type ServiceGen } from './sync-gen.fixtures.js';
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+const ascii = (text: string): number[] => Array.from(text, (c) => c.charCodeAt(0));
+
+describe('RestoreBuffer', () => {
+  it('doubles its capacity when a write needs more, keeping the bytes written', () => {
+    const buffer = new RestoreBuffer(16);
+    buffer.write('*filter\n');
+    expect(buffer.capacity).toBe(16);
+    buffer.write(':KUBE-SERVICES - [0:0]\n');
+    expect(buffer.capacity).toBe(32);
+    expect(buffer.length).toBe(31);
+    expect(Array.from(buffer.view())).toEqual(ascii('*filter\n:KUBE-SERVICES - [0:0]\n'));
+    buffer.write('x'.repeat(100));
+    // More than twice 32 is needed: exactly what is needed.
+    expect(buffer.capacity).toBe(131);
+  });
+
+  it('starts over at reset, keeping its capacity, and counts the texts started', () => {
+    const buffer = new RestoreBuffer(16);
+    expect(buffer.reset()).toBe(1);
+    buffer.write('COMMIT\n'.repeat(10));
+    const capacity = buffer.capacity;
+    expect(buffer.reset()).toBe(2);
+    expect(buffer.generation).toBe(2);
+    expect(buffer.length).toBe(0);
+    buffer.write('*nat\n');
+    expect(buffer.capacity).toBe(capacity);
+    expect(Array.from(buffer.view())).toEqual(ascii('*nat\n'));
+  });
+
+  it('writes text outside ASCII as UTF-8, growing past a reserve made for one byte per character', () => {
+    const buffer = new RestoreBuffer(16);
+    buffer.write('-A é ');
+    buffer.write('ns/café:p80 ✓ 😀\n');
+    // é is c3 a9, ✓ is e2 9c 93, 😀 is f0 9f 98 80.
+    expect(Array.from(buffer.view())).toEqual([
+      ...ascii('-A '), 0xc3, 0xa9, ...ascii(' ns/caf'), 0xc3, 0xa9, ...ascii(':p80 '), 0xe2, 0x9c, 0x93, 0x20, 0xf0, 0x9f, 0x98, 0x80, 0x0a,
+    ]);
+  });
+
+  it('writes parts, short ones gathered and long ones alone, in their order (writeAll)', () => {
+    const parts = ['a\n', 'b'.repeat(2000), 'c'.repeat(10), ...Array.from({ length: 5000 }, (_, i) => `-A KUBE-SERVICES ${i}\n`), 'd'.repeat(40000), 'é'];
+    const buffer = new RestoreBuffer(16);
+    buffer.writeAll(parts);
+    expect(new TextDecoder().decode(buffer.view())).toBe(parts.join(''));
+    expect(buffer.length).toBe(parts.join('').length + 1);
+  });
+
+  it('appends bytes', () => {
+    const buffer = new RestoreBuffer(16);
+    buffer.write('ab');
+    buffer.writeBytes(new Uint8Array([0x63, 0x64]));
+    expect(Array.from(buffer.view())).toEqual(ascii('abcd'));
+  });
+});
+
+function shape(n: number, m: number): { services: Service[]; slices: EndpointSlice[] } {
+  const services: Service[] = [];
+  const slices: EndpointSlice[] = [];
+  for (let i = 0; i < n; i++) {
+    services.push({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { namespace: 'ns', name: `svc${i}` },
+      spec: { type: 'ClusterIP', clusterIP: `172.30.0.${i + 1}`, ports: [{ name: 'p80', port: 80, protocol: 'TCP' }] },
+    });
+    slices.push({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { namespace: 'ns', name: `svc${i}-0`, labels: { 'kubernetes.io/service-name': `svc${i}` } },
+      addressType: 'IPv4',
+      endpoints: Array.from({ length: m }, (_, j) => ({ addresses: [`10.128.${i}.${j + 1}`], conditions: { ready: true }, nodeName: `node-${j}` })),
+      ports: [{ name: 'p80', port: 8080, protocol: 'TCP' }],
+    });
+  }
+  return { services, slices };
+}
+
+const CONFIG = validConfig({ nodeName: 'node-a', nodeIPs: ['192.168.0.2'], localDetector: { kind: 'cidr', cidr: '10.0.0.0/8' } });
+
+describe('a sync into a buffer of the caller', () => {
+  for (const [name, config] of [
+    ['with the kernel', CONFIG],
+    ['without the kernel', withoutKernel(CONFIG)],
+  ] as const) {
+    it(`writes generateRules' text, and a later full resync writes it again into the same memory (${name})`, () => {
+      const { services, slices } = shape(20, 3);
+      const expected = generateRules(services, slices, config).restoreText;
+      const buffer = new RestoreBuffer(64);
+      const first = sync(undefined, services, slices, config, { buffer });
+      expect(first.restoreText).toBe(expected);
+      expect(first.restoreBytes.length).toBe(first.stats.bytes);
+      const second = sync(first.state, services, slices, config, { full: true, buffer });
+      expect(new TextDecoder().decode(second.restoreBytes)).toBe(expected);
+      const third = sync(second.state, services, slices, config, { full: true, buffer });
+      expect(new TextDecoder().decode(third.restoreBytes)).toBe(expected);
+      // No new memory for the text: the same bytes written over.
+      expect(third.restoreBytes.buffer).toBe(second.restoreBytes.buffer);
+      expect(third.restoreBytes.byteOffset).toBe(0);
+    });
+  }
+
+  it('refuses to give a text the next sync wrote over, and gives it when read before', () => {
+    const { services, slices } = shape(3, 2);
+    const buffer = new RestoreBuffer();
+    const first = sync(undefined, services, slices, withoutKernel(CONFIG), { buffer });
+    const changed = shape(3, 1);
+    const read = sync(first.state, changed.services, changed.slices, withoutKernel(CONFIG), { buffer });
+    const text = read.restoreText;
+    const next = sync(read.state, services, slices, withoutKernel(CONFIG), { buffer });
+    expect(read.restoreText).toBe(text);
+    const unread = sync(next.state, changed.services, changed.slices, withoutKernel(CONFIG), { buffer });
+    sync(unread.state, services, slices, withoutKernel(CONFIG), { buffer });
+    expect(() => unread.restoreText).toThrow(/written over by a later sync/);
+  });
+
+  it('writes names outside ASCII as UTF-8, stats.bytes long', () => {
+    const { services, slices } = shape(2, 2);
+    const named = services.map((s) => ({ ...s, metadata: { ...s.metadata, namespace: 'café' } }));
+    const namedSlices = slices.map((s) => ({ ...s, metadata: { ...s.metadata, namespace: 'café' } }));
+    const expected = generateRules(named, namedSlices, CONFIG).restoreText;
+    const result = sync(undefined, named, namedSlices, CONFIG, { buffer: new RestoreBuffer(16) });
+    expect(Array.from(result.restoreBytes)).toEqual(Array.from(new TextEncoder().encode(expected)));
+    expect(result.stats.bytes).toBe(result.restoreBytes.length);
+    expect(result.restoreBytes.length).toBeGreaterThan(expected.length);
+  });
+});
+
+test.prop([configArb, initialArb, fc.array(opArb, { maxLength: 20, size: 'medium' })])(
+  'INV-IPT-BUFFER: every sync of a sequence written into one reused buffer gives the bytes of the same sync into a fresh buffer',
+  (config, initial, ops) => {
+    const specs = new Map<number, ServiceGen>();
+    const services = new Map<number, Service>();
+    const slices = new Map<number, EndpointSlice>();
+    for (const entry of initial) {
+      specs.set(entry.key, entry.service);
+      services.set(entry.key, buildService(entry.key, entry.service));
+      if (entry.slice !== undefined) slices.set(entry.key, buildSlice(entry.key, entry.slice));
+    }
+    const buffer = new RestoreBuffer(16);
+    let reused: SyncState | undefined;
+    let fresh: SyncState | undefined;
+    let syncs = 0;
+    const syncBoth = (full: boolean) => {
+      const svcs = [...services.values()];
+      const sls = [...slices.values()];
+      const a: SyncResult = sync(reused, svcs, sls, config, { full, buffer });
+      const b: SyncResult = sync(fresh, svcs, sls, config, { full });
+      syncs++;
+      // Decoded to compare (a diff of strings reads better than one of bytes); valid UTF-8 decodes one to one.
+      expect(a.restoreBytes.length, `sync ${syncs}: bytes`).toBe(b.restoreBytes.length);
+      expect(decoder.decode(a.restoreBytes), `sync ${syncs}`).toBe(decoder.decode(b.restoreBytes));
+      expect(a.restoreBytes.length, `sync ${syncs}: stats.bytes`).toBe(a.stats.bytes);
+      expect(a.restoreText, `sync ${syncs}: the text`).toBe(b.restoreText);
+      reused = a.state;
+      fresh = b.state;
+    };
+    syncBoth(false);
+    for (const op of ops) {
+      if (op.kind === 'put-service') {
+        specs.set(op.key, op.service);
+        services.set(op.key, buildService(op.key, op.service));
+      } else if (op.kind === 'delete-service') {
+        specs.delete(op.key);
+        services.delete(op.key);
+      } else if (op.kind === 'recreate-service') {
+        const spec = specs.get(op.key);
+        if (spec !== undefined) services.set(op.key, buildService(op.key, spec));
+      } else if (op.kind === 'put-slice') slices.set(op.key, buildSlice(op.key, op.slice));
+      else if (op.kind === 'delete-slice') slices.delete(op.key);
+      else if (op.kind === 'sync') syncBoth(op.full);
+    }
+    syncBoth(false);
+  },
+);

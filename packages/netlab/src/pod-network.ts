@@ -296,8 +296,8 @@ export class PodNetwork extends LabBase {
     await agent.waitForLine((line) => (line === 'ready' ? true : undefined), READY_TIMEOUT_MS, 'the relay\'s ready line');
   }
 
-  /** `iptables-<backend>-restore -w 5 --noflush` in a node's namespace, as kube-proxy loads every sync. */
-  restore(node: string, text: string, backend: 'nft' | 'legacy' = 'nft'): void {
+  /** `iptables-<backend>-restore -w 5 --noflush` in a node's namespace, as kube-proxy loads every sync: the text, or its bytes (a sync's restoreBytes). */
+  restore(node: string, text: string | Uint8Array, backend: 'nft' | 'legacy' = 'nft'): void {
     must(['ip', 'netns', 'exec', this.node(node).namespace, `iptables-${backend}-restore`, '-w', '5', '--noflush'], { input: text });
   }
 

@@ -35,8 +35,9 @@ export class PodNetworkNodeDataplane implements Dataplane, IptablesLoader, Nftab
     network.node(nodeName);
   }
 
-  load(restoreText: string, state: SyncState, first: boolean): void {
-    this.network.restore(this.nodeName, restoreText, this.backend);
+  /** `restore` is the sync's bytes, valid during the call only (the agent reuses its buffer). */
+  load(restore: Uint8Array, state: SyncState, first: boolean): void {
+    this.network.restore(this.nodeName, restore, this.backend);
     if (first) this.network.restore(this.nodeName, jumpRulesText(syncedRuleset(state)), this.backend);
   }
 

@@ -12,7 +12,8 @@
 # network-namespace lab (packages/netlab); etcd (etcd-server) for the etcd store's tests, which
 # start a real etcd; chromium for the explorer's browser tests (playwright-core drives Debian's
 # /usr/bin/chromium and downloads no browser of its own); fonts-dejavu-core for the fonts those
-# tests draw their compared screenshots in (DejaVu Sans and Sans Mono); setpriv and script (util-linux) for
+# tests draw their compared screenshots in (DejaVu Sans and Sans Mono); conntrack for the pod network's
+# walk-through, which reads the node's connection tracking table; setpriv and script (util-linux) for
 # the test that `kubesvc up --dataplane netns` without root is refused and for a tty in a pod's exec; python3, make and g++ for node-gyp,
 # which `npm ci` runs to compile better-sqlite3 when no prebuilt addon fits the machine.
 set -euo pipefail
@@ -28,6 +29,7 @@ command -v nft >/dev/null 2>&1 || need+=(nftables)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 { [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] && [ -f /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ]; } || need+=(fonts-dejavu-core)
 { command -v setpriv && command -v script; } >/dev/null 2>&1 || need+=(util-linux)
+{ command -v conntrack || [ -x /usr/sbin/conntrack ]; } >/dev/null 2>&1 || need+=(conntrack)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v make >/dev/null 2>&1 || need+=(make)
 command -v g++ >/dev/null 2>&1 || need+=(g++)

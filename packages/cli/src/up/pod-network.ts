@@ -11,7 +11,7 @@
 //   range with its EndpointSlice at the relay, and the pods' namespaces, following the pods.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addressAtOffset, formatIP, type EndpointSlice, type Service, type ServiceNetworking } from '@kubesvc/api-types';
+import { addressAtOffset, formatIP, type EndpointSlice, type Pod, type Service, type ServiceNetworking } from '@kubesvc/api-types';
 import type { Logger } from '@kubesvc/apiserver';
 import {
   netnsContainerRuntime,
@@ -76,6 +76,9 @@ export interface PodNetworkServicesOptions {
   /** The node agent's DNS server (its TCP side). */
   readonly dns: { readonly host: string; readonly port: number } | undefined;
   readonly logger: Logger;
+  /** Told when a pod's sandbox is made (its containers start) and removed. */
+  readonly sandboxMade?: (pod: Pod) => void;
+  readonly sandboxRemoved?: (uid: string) => void;
 }
 
 export interface PodNetworkServices {
@@ -109,6 +112,8 @@ export async function startPodNetworkServices(options: PodNetworkServicesOptions
       dataDir: options.dataDir,
       ...(dns === undefined ? {} : { dns: { nameserver: kubeDnsIP, clusterDomain: options.serviceNetworking.clusterDomain } }),
       logger: options.logger,
+      ...(options.sandboxMade === undefined ? {} : { sandboxMade: options.sandboxMade }),
+      ...(options.sandboxRemoved === undefined ? {} : { sandboxRemoved: options.sandboxRemoved }),
     });
     return {
       kubeDnsIP,

@@ -36,7 +36,8 @@ import { createProxyMetrics, filesDataplane, startNodeAgent, writeFileAtomicSync
 import { systemClock, type Store } from '@kubesvc/store';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
 import { openEtcdStore } from '@kubesvc/store/etcd';
-import { DEFAULT_CLUSTER_IP_ALLOCATION, parseServiceNetworking, type ClusterIPAllocation, type Node, type Service } from '@kubesvc/api-types';
+import { DEFAULT_CLUSTER_IP_ALLOCATION, parseServiceNetworking, type ClusterIPAllocation, type Node, type Pod, type Service } from '@kubesvc/api-types';
+import type { EnvVar } from '@kubesvc/discovery';
 import { createExplorerHandler, ensureUiBuilt, explorerLink, type ExplorerHandler } from '@kubesvc/explorer/node';
 import { proxierConfig } from '@kubesvc/proxy-iptables';
 import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
@@ -345,11 +346,17 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
       steps.note('The explorer page is not built: /ui/ is not served');
     }
 
-    // The node side of exec, logs and port-forward for the pod network's pods; the Services'
-    // variables come from the node agent, which starts after the API.
+    // The node side of exec, logs and port-forward for the pod network's pods. The Services'
+    // variables come from the node agent (which starts after the API) and are fixed when the
+    // pod's containers start, as the kubelet computes them once per container: a Service made
+    // later is not in a running pod's environment.
     const agentForEnv: { current?: NodeAgent } = {};
+    const environments = new Map<string, EnvVar[]>();
+    const environmentOf = (pod: Pod): EnvVar[] => agentForEnv.current?.podEnvironmentOf(pod) ?? [];
     const containerRuntime =
-      podNet !== undefined && network !== undefined ? podNet.netnsContainerRuntime({ network, dataDir, environment: (pod) => agentForEnv.current?.podEnvironmentOf(pod) ?? [] }) : undefined;
+      podNet !== undefined && network !== undefined
+        ? podNet.netnsContainerRuntime({ network, dataDir, environment: (pod) => environments.get(pod.metadata.uid ?? '') ?? environmentOf(pod) })
+        : undefined;
     const api: ApiServer = await steps.step(
       `Starting the API on ${options.bindAddress}:${options.securePort}`,
       async () => {
@@ -469,6 +476,8 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
             api: { host: loopbackOf(options.bindAddress), port: options.securePort },
             dns: agent.dns,
             logger,
+            sandboxMade: (pod) => environments.set(pod.metadata.uid ?? '', environmentOf(pod)),
+            sandboxRemoved: (uid) => environments.delete(uid),
           }),
         (s) => `Pods run in namespaces ${network.prefix}-<namespace>.<pod>; ${advertiseAddress}:${options.securePort} and kube-system/kube-dns (${s.kubeDnsIP}) answer them through the relay`,
       );

@@ -1,8 +1,10 @@
 // `kubesvc up --dataplane netns --nodes 2`: every pod a network namespace, the kube-proxy
-// walk-through from inside a pod with the real curl, dig and ping (through `ip netns exec`), as
+// walk-through from inside a pod with the real curl, dig and ping (through `kubectl exec`, and
+// `kubectl logs` and `port-forward`), as
 // the README's "See it happen" section shows it (the test runs that section's commands): the
 // kubernetes Service through kube-proxy's DNAT and the relay, a Deployment of 3 behind a Service
-// answered by all three (chi-square), ClientIP affinity, ping failing where curl works, DNS, the
+// answered by all three (chi-square) and the DNAT in the node's conntrack table, ClientIP
+// affinity, ping failing where curl works, DNS, the Services' variables fixed at a pod's start, the
 // namespaces gone after a delete and after a stop, a crash's leftovers removed at start, the
 // nftables mode loading into the node's namespace, and the refusal without root.
 // Waits poll with a generous bound and print the last state seen.
@@ -92,11 +94,12 @@ describe('kubesvc up --dataplane netns: every pod a network namespace', () => {
       'kubectl run client --image=busybox',
       'kubectl create deployment web --image=nginx --replicas=3',
       'kubectl expose deployment web --port=80',
-      "C=$(ip netns list | grep -o '^ks[0-9a-f]*-default\\.client')",
-      'ip netns exec $C curl -sk https://10.96.0.1/',
-      'ip netns exec $C curl -s web/hostname',
-      'ip netns exec $C dig +short web.default.svc.cluster.local',
-      "ip netns exec $C ping -c1 -W1 $(kubectl get svc web -o jsonpath='{.spec.clusterIP}')",
+      'kubectl exec client -- curl -sk https://10.96.0.1/',
+      'kubectl exec client -- curl -s web/hostname',
+      'kubectl exec client -- dig +short web.default.svc.cluster.local',
+      "kubectl exec client -- ping -c1 -W1 $(kubectl get svc web -o jsonpath='{.spec.clusterIP}')",
+      'kubectl logs deployment/web',
+      'kubectl port-forward svc/web 8080:80 >/dev/null & sleep 2; curl -s 127.0.0.1:8080/hostname; kill %1',
       'kubectl delete deployment web',
     ]);
   });
@@ -117,7 +120,7 @@ describe('kubesvc up --dataplane netns: every pod a network namespace', () => {
         return { code: typeof x.code === 'number' ? x.code : -1, stdout: x.stdout ?? '' };
       }
     };
-    const [run = '', create = '', expose = '', setC = '', kubernetes = '', byName = '', dig = '', ping = '', del = ''] = readmeSession();
+    const [run = '', create = '', expose = '', kubernetes = '', byName = '', dig = '', ping = '', logsOf = '', portForward = '', del = ''] = readmeSession();
 
     expect((await sh(run)).stdout).toBe('pod/client created\n');
     expect((await sh(create)).stdout).toBe('deployment.apps/web created\n');
@@ -136,9 +139,9 @@ describe('kubesvc up --dataplane netns: every pod a network namespace', () => {
     expect((await sh(expose)).stdout).toBe('service/web exposed\n');
     const clusterIP = (await k('get', 'svc', 'web', '-o', 'jsonpath={.spec.clusterIP}')).trim();
 
-    // The README's way to name the client's namespace names it.
-    expect((await sh(`${setC}; printf %s "$C"`)).stdout).toBe(client);
     await until(`namespace ${client}`, () => Promise.resolve(namespacesWith(client)), (names) => names.includes(client));
+    // kubectl exec runs in the pod's namespace: its resolv.conf is the kubelet's.
+    expect((await k('exec', 'client', '--', 'cat', '/etc/resolv.conf'))).toBe('search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n');
 
     // The kubernetes Service: kube-proxy's DNAT to the advertise address, the relay, the API.
     const status = await until('the apiserver\'s Status through https://10.96.0.1/', async () => (await sh(kubernetes)).stdout, (out) => out.startsWith('{'));
@@ -149,7 +152,17 @@ describe('kubesvc up --dataplane netns: every pod a network namespace', () => {
     const answered = await until('web/hostname answered by a web pod', async () => (await sh(byName)).stdout, (out) => names.has(out));
     expect(names.has(answered)).toBe(true);
     expect((await sh(dig)).stdout).toBe(`${clusterIP}\n`);
-    expect((await inPod(client, 'cat', '/etc/resolv.conf')).stdout).toBe('search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n');
+    // The Services' variables are fixed when a pod's containers start, as the kubelet computes
+    // them: the client predates web, a pod started after it has web's.
+    expect(await k('exec', 'client', '--', 'env')).not.toMatch(/^WEB_SERVICE_HOST=/m);
+    await k('run', 'late', '--image=busybox');
+    const lateEnv = await until('the late pod\'s environment through kubectl exec', () => k('exec', 'late', '--', 'env'), (out) => out.includes('HOSTNAME=late'));
+    expect(lateEnv).toMatch(new RegExp(`^WEB_SERVICE_HOST=${clusterIP.replace(/\./g, '\\.')}$`, 'm'));
+    expect(lateEnv).toMatch(/^WEB_SERVICE_PORT=80$/m);
+
+    // A command's exit code comes back through kubectl, as kubectl prints it.
+    const failed = await sh('kubectl exec client -- sh -c "exit 3"');
+    expect(failed.code).toBe(3);
 
     // 300 requests to the ClusterIP: each of the three answers, with shares a fair choice gives.
     const loop = (n: number) => `for i in $(seq ${n}); do curl -s --max-time 5 http://${clusterIP}/hostname; echo; done`;
@@ -159,6 +172,14 @@ describe('kubesvc up --dataplane netns: every pod a network namespace', () => {
     expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(300);
     const fair = Object.fromEntries([...names].map((n) => [n, 1 / 3]));
     expect(chiSquareTest(counts, fair).pValue).toBeGreaterThan(0.001);
+
+    // The kernel's own record of the DNAT: the client node's conntrack table holds connections to
+    // the ClusterIP whose replies came from a web pod's address.
+    const webIPs = new Set(webPods.map(([, ip]) => ip));
+    const tracked = (await Promise.all([1, 2].map((i) => inPod(`${prefix}_node${i}`, 'conntrack', '-L', '-p', 'tcp', '-d', clusterIP)))).map((r) => r.stdout).join('');
+    const translated = tracked.split('\n').filter((l) => l.includes(`dst=${clusterIP} `)).map((l) => /src=(\S+) dst=\S+ sport=\d+ dport=\d+(?: \[UNREPLIED\])? src=(\S+)/.exec(l)?.[2]);
+    expect(translated.length, tracked).toBeGreaterThan(0);
+    expect(translated.every((ip) => ip !== undefined && webIPs.has(ip)), tracked).toBe(true);
 
     // ping gets no answer from a ClusterIP (no rule answers ICMP), while curl gets through.
     const pinged = await sh(ping);
@@ -172,9 +193,14 @@ describe('kubesvc up --dataplane netns: every pod a network namespace', () => {
     const sticky = new Set((await inPod(client, 'sh', '-c', loop(50))).stdout.split('\n').filter((l) => l !== ''));
     expect(sticky.size).toBe(1);
 
-    // The container log holds the requests.
+    // The container log holds the requests: on disk, and through kubectl logs.
     const logs = spawnSync('sh', ['-c', `cat ${join(dataDir, 'pods')}/default_web-*/nginx.log`], { encoding: 'utf8' }).stdout;
     expect(logs).toMatch(/GET \/hostname from 10\.244\.0\.2:\d+: 200/);
+    expect((await sh(logsOf)).stdout).toMatch(/^GET \/hostname from 10\.244\.0\.2:\d+: 200$/m);
+
+    // port-forward from this host (127.0.0.1:8080) to a pod behind the Service.
+    const forwarded = await until('an answer through kubectl port-forward svc/web', async () => (await sh(portForward)).stdout, (out) => names.has(out));
+    expect(names.has(forwarded)).toBe(true);
 
     // After the delete, the pods' namespaces go (once the pods are gone, past their grace period).
     expect((await sh(del)).stdout).toBe('deployment.apps "web" deleted\n');

@@ -21,6 +21,9 @@ export interface PodNetworkPodsOptions {
   /** The cluster DNS pods resolve with (ClusterFirst); absent: no resolv.conf is written. */
   readonly dns?: ClusterDnsSettings;
   readonly logger: Logger;
+  /** Told when a pod's sandbox is made (its containers start) and when it is removed. */
+  readonly sandboxMade?: (pod: Pod) => void;
+  readonly sandboxRemoved?: (uid: string) => void;
 }
 
 export interface PodNetworkPods {
@@ -49,6 +52,7 @@ export function startPodNetworkPods(options: PodNetworkPodsOptions): PodNetworkP
       const dir = logDirs.get(key);
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
       logDirs.delete(key);
+      options.sandboxRemoved?.(held.uid);
       logger.log('info', logLine('pod sandbox removed', { pod: key, netns: held.netns }));
     }
     if (pod === undefined || network.pod(key) !== undefined || !wantsSandbox(pod, nodes)) return;
@@ -67,6 +71,7 @@ export function startPodNetworkPods(options: PodNetworkPodsOptions): PodNetworkP
     });
     if (sandbox.error !== undefined) logger.log('warning', logLine('pod servers did not start', { pod: key, netns: sandbox.netns, error: sandbox.error }));
     else logger.log('info', logLine('pod sandbox made', { pod: key, netns: sandbox.netns, ip: sandbox.ip, node: sandbox.node }));
+    options.sandboxMade?.(pod);
   };
 
   const enqueue = (key: string): void => {

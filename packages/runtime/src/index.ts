@@ -16,4 +16,6 @@ export type { DefaultServiceCIDRHost, DefaultServiceCIDRHostOptions } from './ho
 export { IP_ADDRESS_REPAIR_MAX_RETRIES, IP_ADDRESS_REPAIR_RESOURCES, startIPAddressRepairHost } from './host/ip-address-repair-host.js';
 export type { IPAddressRepairHost, IPAddressRepairHostOptions, IPAddressRepairPhase } from './host/ip-address-repair-host.js';
 export { startControlPlane } from './control-plane.js';
+export { EventRecorder } from './host/events.js';
+export type { CoreEvent, EventRegarding } from './host/events.js';
 export type { ControlPlane, ControlPlaneError, ControlPlaneOptions, ControlPlaneResult } from './control-plane.js';

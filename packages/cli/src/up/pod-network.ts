@@ -17,6 +17,8 @@ import {
   netnsContainerRuntime,
   POD_NETWORK_HOST_IP,
   PodNetwork,
+  ignoredCommandContainers,
+  ignoredCommandMessage,
   podNetworkDataplane,
   podNetworkNodeIP,
   podNetworkPrefix,
@@ -26,7 +28,8 @@ import {
   type PodNetworkPods,
   type UnixRelays,
 } from '@kubesvc/node-agent/netns';
-import type { ControlPlane, Informer } from '@kubesvc/runtime';
+import { EventRecorder, type ControlPlane, type Informer } from '@kubesvc/runtime';
+import { systemClock } from '@kubesvc/store';
 
 export { netnsContainerRuntime, podNetworkDataplane };
 
@@ -76,6 +79,8 @@ export interface PodNetworkServicesOptions {
   /** The node agent's DNS server (its TCP side). */
   readonly dns: { readonly host: string; readonly port: number } | undefined;
   readonly logger: Logger;
+  /** The host's name, for the reportingInstance of the kubelet's events. */
+  readonly hostname: string;
   /** Told when a pod's sandbox is made (its containers start) and removed. */
   readonly sandboxMade?: (pod: Pod) => void;
   readonly sandboxRemoved?: (uid: string) => void;
@@ -91,6 +96,7 @@ export interface PodNetworkServices {
 export async function startPodNetworkServices(options: PodNetworkServicesOptions): Promise<PodNetworkServices> {
   const { network } = options;
   const kubeDnsIP = kubeDnsClusterIP(options.serviceNetworking);
+  const kubeletEvents = new EventRecorder(options.registry, options.informer, systemClock, options.hostname, options.logger);
   const targets = [{ name: 'api.sock', host: options.api.host, port: options.api.port }, ...(options.dns === undefined ? [] : [{ name: 'dns.sock', host: options.dns.host, port: options.dns.port }])];
   const relays: UnixRelays = await startUnixRelays(join(tmpdir(), `${network.prefix}-relay`), targets);
   try {
@@ -112,7 +118,14 @@ export async function startPodNetworkServices(options: PodNetworkServicesOptions
       dataDir: options.dataDir,
       ...(dns === undefined ? {} : { dns: { nameserver: kubeDnsIP, clusterDomain: options.serviceNetworking.clusterDomain } }),
       logger: options.logger,
-      ...(options.sandboxMade === undefined ? {} : { sandboxMade: options.sandboxMade }),
+      sandboxMade: (pod) => {
+        options.sandboxMade?.(pod);
+        // `kubectl describe pod` shows that a container's command and args do not run.
+        const ignored = ignoredCommandContainers(pod);
+        if (ignored.length === 0) return;
+        const regarding = { apiVersion: 'v1', kind: 'Pod', resource: 'pods' as const, namespace: pod.metadata.namespace ?? 'default', name: pod.metadata.name ?? '' };
+        void kubeletEvents.recordCore({ type: 'Normal', reason: 'CommandIgnored', message: ignoredCommandMessage(ignored), component: 'kubelet', regarding }).catch(() => undefined);
+      },
       ...(options.sandboxRemoved === undefined ? {} : { sandboxRemoved: options.sandboxRemoved }),
     });
     return {

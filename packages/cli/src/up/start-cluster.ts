@@ -476,6 +476,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
             api: { host: loopbackOf(options.bindAddress), port: options.securePort },
             dns: agent.dns,
             logger,
+            hostname: options.nodeName,
             sandboxMade: (pod) => environments.set(pod.metadata.uid ?? '', environmentOf(pod)),
             sandboxRemoved: (uid) => environments.delete(uid),
           }),

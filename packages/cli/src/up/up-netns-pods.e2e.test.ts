@@ -155,10 +155,13 @@ describe('kubesvc up --dataplane netns: every pod a network namespace', () => {
     // The Services' variables are fixed when a pod's containers start, as the kubelet computes
     // them: the client predates web, a pod started after it has web's.
     expect(await k('exec', 'client', '--', 'env')).not.toMatch(/^WEB_SERVICE_HOST=/m);
-    await k('run', 'late', '--image=busybox');
+    await k('run', 'late', '--image=busybox', '--', 'sleep', '3600');
     const lateEnv = await until('the late pod\'s environment through kubectl exec', () => k('exec', 'late', '--', 'env'), (out) => out.includes('HOSTNAME=late'));
     expect(lateEnv).toMatch(new RegExp(`^WEB_SERVICE_HOST=${clusterIP.replace(/\./g, '\\.')}$`, 'm'));
     expect(lateEnv).toMatch(/^WEB_SERVICE_PORT=80$/m);
+    // Its command did not run, and kubectl describe says so.
+    const described = await until('the CommandIgnored event in kubectl describe pod late', () => k('describe', 'pod', 'late'), (out) => out.includes('CommandIgnored'));
+    expect(described).toMatch(/Normal\s+CommandIgnored\s+\S+\s+kubelet\s+kubesvc runs no image: the command and args of container late are ignored/);
 
     // A command's exit code comes back through kubectl, as kubectl prints it.
     const failed = await sh('kubectl exec client -- sh -c "exit 3"');

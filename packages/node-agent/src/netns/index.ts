@@ -6,7 +6,7 @@ export type { NetnsDataplaneOptions } from './netns-dataplane.js';
 export { podNetworkDataplane, podNetworkRefusal, PodNetworkNodeDataplane } from './pod-network-dataplane.js';
 export { startPodNetworkPods } from './pod-network-pods.js';
 export type { PodNetworkPods, PodNetworkPodsOptions } from './pod-network-pods.js';
-export { DEFAULT_HTTP_PORT, isHttpPort, podLogDir, resolvConf, sandboxContainers, wantsSandbox } from './pod-sandbox-spec.js';
+export { DEFAULT_HTTP_PORT, ignoredCommandContainers, ignoredCommandMessage, isHttpPort, podLogDir, resolvConf, sandboxContainers, wantsSandbox } from './pod-sandbox-spec.js';
 export type { ClusterDnsSettings, SandboxContainer, SandboxPort } from './pod-sandbox-spec.js';
 export { startUnixRelays } from './unix-relay.js';
 export type { UnixRelays, UnixRelayTarget } from './unix-relay.js';

@@ -2,7 +2,7 @@
 // kubelet writes (upstream v1.33 pkg/kubelet/network/dns/dns.go, GetPodDNS), as tables.
 import type { Pod } from '@kubesvc/api-types';
 import { describe, expect, test } from 'vitest';
-import { podLogDir, resolvConf, sandboxContainers, wantsSandbox } from './pod-sandbox-spec.js';
+import { ignoredCommandContainers, ignoredCommandMessage, podLogDir, resolvConf, sandboxContainers, wantsSandbox } from './pod-sandbox-spec.js';
 
 function pod(spec: Record<string, unknown>, status: Record<string, unknown> = {}, namespace = 'default'): Pod {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-1', namespace, uid: 'u-1' }, spec, status } as Pod;
@@ -58,5 +58,22 @@ describe('resolvConf: what the kubelet writes for each dnsPolicy', () => {
 
   test('Default: none written (the node\'s own stays)', () => {
     expect(resolvConf(pod({ dnsPolicy: 'Default' }), DNS)).toBeUndefined();
+  });
+});
+
+describe('ignoredCommandContainers: the containers whose command or args no process carries out', () => {
+  test.each([
+    ['none given', [{ name: 'web', image: 'nginx' }], []],
+    ['a command', [{ name: 'client', command: ['sleep', '3600'] }], ['client']],
+    ['args only', [{ name: 'client', args: ['-c', 'echo hi'] }], ['client']],
+    ['empty lists are none', [{ name: 'web', command: [], args: [] }], []],
+    ['two of three', [{ name: 'a', command: ['x'] }, { name: 'b' }, { name: 'c', args: ['y'] }], ['a', 'c']],
+  ])('%s', (_, containers, expected) => {
+    expect(ignoredCommandContainers(pod({ containers }))).toEqual(expected);
+  });
+
+  test('the note names them', () => {
+    expect(ignoredCommandMessage(['client'])).toBe('kubesvc runs no image: the command and args of container client are ignored; each container port is served by a built-in netexec-like server');
+    expect(ignoredCommandMessage(['a', 'c'])).toBe('kubesvc runs no image: the command and args of containers a, c are ignored; each container port is served by a built-in netexec-like server');
   });
 });

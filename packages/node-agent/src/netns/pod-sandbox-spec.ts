@@ -134,3 +134,22 @@ export function resolvConf(pod: Pod, dns: ClusterDnsSettings): string | undefine
   if (options.size > 0) lines.push(`options ${[...options].map(([name, value]) => (value === undefined ? name : `${name}:${value}`)).join(' ')}`);
   return `${lines.join('\n')}\n`;
 }
+
+/**
+ * The containers whose `command` or `args` no process carries out: no image runs, each port
+ * gets a built-in server. The kubelet would run them; kubesvc says so on the pod instead.
+ */
+export function ignoredCommandContainers(pod: Pod): string[] {
+  const spec = record(pod.spec) ?? {};
+  return list(spec['containers']).flatMap((c, i) => {
+    const container = record(c) ?? {};
+    const given = list(container['command']).length > 0 || list(container['args']).length > 0;
+    return given ? [typeof container['name'] === 'string' ? container['name'] : `container-${i}`] : [];
+  });
+}
+
+/** The note `kubectl describe pod` shows for those containers (a Normal event from the kubelet). */
+export function ignoredCommandMessage(containers: readonly string[]): string {
+  const which = containers.length === 1 ? `container ${containers[0] ?? ''}` : `containers ${containers.join(', ')}`;
+  return `kubesvc runs no image: the command and args of ${which} are ignored; each container port is served by a built-in netexec-like server`;
+}

@@ -34,3 +34,6 @@ export type { NftablesFiles, NftablesLoader, NftablesSyncReport } from './nftabl
 export { createProxyMetrics, NETWORK_PROGRAMMING_DURATION_BUCKETS, SYNC_PROXY_RULES_DURATION_BUCKETS } from './proxy-metrics.js';
 export type { NodeProxyMetrics, ProxyMetrics } from './proxy-metrics.js';
 export { ANNOTATION_LAST_CHANGE_TRIGGER_TIME, parseRFC3339Nano } from './network-programming.js';
+// API-fed kube-proxies on worker threads (`kubesvc up --nodes N`, the scale bench).
+export { assignNodes, defaultProxyWorkers, startProxyWorkers } from './workers/proxy-workers.js';
+export type { ProxyWorkerNode, ProxyWorkerNodeStats, ProxyWorkers, ProxyWorkersOptions, ProxyWorkerStats } from './workers/proxy-workers.js';

@@ -207,6 +207,7 @@ describe('iptables proxy mode', () => {
 
   it('with tablesFilesIntervalMs, a sync inside the interval writes last-sync.txt alone, and the tables as they stand are written when the interval ends', async () => {
     const s = await start({ iptables: { tablesFilesIntervalMs: 10_000 } });
+    await s.a.idle();
     const files = s.a.iptablesFiles;
     // The first sync renders the tables.
     expect(read(files?.rules)).toBe(fullRender(s).restoreText);
@@ -240,6 +241,24 @@ describe('iptables proxy mode', () => {
     expect(s.syncs).toHaveLength(4);
     expect(read(files?.rules)).toBe(fullRender(s).restoreText);
     expect(read(files?.rules)).not.toContain('default/web');
+  });
+});
+
+describe('iptables proxy: tables files never re-rendered', () => {
+  it('with tablesFilesIntervalMs Infinity, only the first sync writes rules.txt; later syncs write last-sync.txt alone, and no timer waits', async () => {
+    const s = await start({ iptables: { tablesFilesIntervalMs: Infinity } });
+    await s.a.idle();
+    const files = s.a.iptablesFiles;
+    const first = read(files?.rules);
+    expect(first).toBe(fullRender(s).restoreText);
+    await apply(s, () => must(s.c.registry.create('services', 'default', service('web', { clusterIP: '10.96.0.20', selector: { app: 'web' }, ports: [{ name: 'http', port: 80 }] }))));
+    s.clock.advance(0);
+    await s.a.idle();
+    expect(s.syncs[1]).toMatchObject({ mode: 'partial', servicesChanged: 1 });
+    expect(read(files?.lastSync)).toContain('default/web:http has no endpoints');
+    s.clock.advance(3_600_000 - 1);
+    await s.a.idle();
+    expect(read(files?.rules)).toBe(first);
   });
 });
 

@@ -68,7 +68,8 @@ export interface IptablesProxyOptions {
   /**
    * rules.txt and rules.save.txt (the whole tables) are rendered and written at most this often:
    * a sync within the interval of the last render writes last-sync.txt alone, and the tables as
-   * they stand then are written when the interval ends. Default 0: at every sync.
+   * they stand then are written when the interval ends. Infinity: the first sync's only (a
+   * bench that reads last-sync.txt and the metrics alone). Default 0: at every sync.
    */
   readonly tablesFilesIntervalMs?: number;
   /** Where the syncs' metrics go. */
@@ -189,7 +190,9 @@ export class IptablesProxy {
   private tablesFiles(): (readonly [string, string])[] {
     const interval = this.options.tablesFilesIntervalMs ?? 0;
     const due = this.tablesRenderedAt + interval;
-    if (interval <= 0 || this.options.clock.now() >= due) {
+    const first = this.tablesRenderedAt === -Infinity;
+    if (interval === Infinity && !first) return [];
+    if (first || interval <= 0 || this.options.clock.now() >= due) {
       this.tablesTimer?.();
       this.tablesTimer = undefined;
       return this.renderTables();

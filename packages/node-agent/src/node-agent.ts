@@ -83,7 +83,8 @@ export interface NodeAgentOptions<D extends Dataplane = Dataplane> {
     readonly kubeProxyVersion?: KubeProxyVersion;
     /**
      * rules.txt and rules.save.txt (a render of the whole tables) at most this often, the last
-     * state always once the interval has passed; last-sync.txt at every sync. Default 0: at every sync.
+     * state always once the interval has passed; last-sync.txt at every sync. Infinity: the
+     * first sync's only. Default 0: at every sync.
      */
     readonly tablesFilesIntervalMs?: number;
   };

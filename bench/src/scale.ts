@@ -24,8 +24,9 @@
 //   such, rather than the process running out of memory), SCALE_BACKENDS (sqlite,etcd),
 //   SCALE_OUT (bench/results), SCALE_NODE_WORKERS (the worker threads the kube-proxies run in:
 //   default one per core, at least 2; 0 runs them on the main thread, as before),
-//   SCALE_TABLES_FILES_SECONDS (each agent's rules.txt and rules.save.txt at most this often:
-//   default 60; 0 at every sync).
+//   SCALE_TABLES_FILES_SECONDS (each agent's rules.txt and rules.save.txt, a render of every
+//   Service, at most this often; 0 at every sync; default: the first sync's only, as the run reads
+//   last-sync.txt's syncs through the metrics and never the tables files).
 // Every run is bounded; its temp dirs and etcd are removed on exit, also on failure.
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,7 +66,7 @@ export interface ScaleAgents {
   readonly tablesFilesSeconds: number;
 }
 
-/** SCALE_NODE_WORKERS and SCALE_TABLES_FILES_SECONDS, each a whole number ≥ 0. */
+/** SCALE_NODE_WORKERS and SCALE_TABLES_FILES_SECONDS, each a whole number ≥ 0 (the latter Infinity when unset: never after the first sync). */
 export function scaleAgentsFromEnv(nodes: number, env: NodeJS.ProcessEnv = process.env): ScaleAgents {
   const read = (name: string, fallback: number): number => {
     const raw = env[name];
@@ -74,7 +75,7 @@ export function scaleAgentsFromEnv(nodes: number, env: NodeJS.ProcessEnv = proce
     if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number of 0 or more, got "${raw}"`);
     return value;
   };
-  return { workers: Math.min(nodes, read('SCALE_NODE_WORKERS', defaultProxyWorkers(nodes))), tablesFilesSeconds: read('SCALE_TABLES_FILES_SECONDS', 60) };
+  return { workers: Math.min(nodes, read('SCALE_NODE_WORKERS', defaultProxyWorkers(nodes))), tablesFilesSeconds: read('SCALE_TABLES_FILES_SECONDS', Infinity) };
 }
 
 export const SCALE_DEFAULTS: ScaleSize = { nodes: 100, services: 10_000, endpoints: 10, rate: 20, churnSeconds: 300, phaseLimitSeconds: 1800, sampleSeconds: 5, heapLimitMiB: 3072 };

@@ -42,7 +42,7 @@ import { startLiveExplorerSource } from '../explore/explorer-sources.js';
 import { ensurePrivateDir, FILE_MODES, octal, tightenMode } from './atomic-file.js';
 import { apiserverMirrorPod, apiserverPodStatus, MIRROR_POD_NAMESPACE, type ApiserverPodOptions } from './mirror-pod.js';
 import { nodesText, type UpNode } from './nodes.js';
-import { startNodeProxies, stopNodeProxies, type NodeProxy } from './node-proxies.js';
+import { startNodeProxies, stopNodeProxies, type NodeProxies, type NodeProxy } from './node-proxies.js';
 import { clusterIPAllocationText, UP_DEFAULTS } from './up-defaults.js';
 
 // The up command loads this module lazily (the offline commands need none of it) and writes
@@ -98,6 +98,8 @@ export interface UpOptions {
   readonly maxEndpointsPerSlice?: number;
   /** kube-controller-manager's --mirroring-max-endpoints-per-subset. Default 1000. */
   readonly mirroringMaxEndpointsPerSubset?: number;
+  /** --node-workers: worker threads for the kube-proxies of nodes 2..N (0: this thread). Default: one per core, at least 2, at most one per node. */
+  readonly nodeWorkers?: number;
 }
 
 // The defaults live in up-defaults.ts, which loads nothing heavy: every command's options read them.
@@ -397,8 +399,9 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
     );
     cleanups.push(() => agent.stop());
 
-    const nodeProxies = await startOtherProxies(options, { nodes, dataDir, apiURL: api.url, token: creds.token, ca: creds.cert, serviceNetworking: plane.config.serviceNetworking, logger, metrics: proxyMetrics }, steps);
-    cleanups.push(() => stopNodeProxies(nodeProxies));
+    const otherProxies = await startOtherProxies(options, { nodes, dataDir, apiURL: api.url, token: creds.token, ca: creds.cert, serviceNetworking: plane.config.serviceNetworking, logger, metrics: proxyMetrics, ...(options.nodeWorkers === undefined ? {} : { workers: options.nodeWorkers }) }, steps);
+    cleanups.push(() => stopNodeProxies(otherProxies));
+    const nodeProxies = otherProxies.proxies;
 
     const kubeconfig = join(dataDir, 'kubeconfig');
     writeFileAtomicSync(kubeconfig, kubeconfigYaml(api.url, creds.cert, creds.token), FILE_MODES.secret);
@@ -431,24 +434,25 @@ async function startOtherProxies(
   options: UpOptions,
   context: Omit<Parameters<typeof startNodeProxies>[0], 'nodes' | 'proxyMode' | 'clusterCIDR' | 'preferSameTrafficDistribution'> & { readonly nodes: readonly (UpNode & { readonly internalIP: string })[] },
   steps: StepReporter,
-): Promise<NodeProxy[]> {
+): Promise<NodeProxies> {
+  const none: NodeProxies = { proxies: [], workers: 0, stop: () => Promise.resolve() };
   const others = context.nodes.slice(1);
-  if (others.length === 0) return [];
+  if (others.length === 0) return none;
   const mode = options.proxyMode;
   if (mode === 'none') {
     steps.note(`No kube-proxy runs on the ${context.nodes.length} nodes (--proxy-mode none)`);
-    return [];
+    return none;
   }
   const first = context.nodes[0]?.name ?? options.nodeName;
   if (mode === 'userspace' || options.dataplane === 'netns') {
     const why = mode === 'userspace' ? 'userspace mode binds ports on this host' : '--dataplane netns loads one lab node';
     steps.note(`1 kube-proxy runs, for ${first}: ${why}, so ${others.length === 1 ? `${others[0]?.name ?? ''} has` : `${others.map((n) => n.name).join(', ')} have`} none`);
-    return [];
+    return none;
   }
   return steps.step(
     `Starting the kube-proxies of ${others.map((n) => n.name).join(', ')} (${mode}, each watching the API)`,
     () => startNodeProxies({ ...context, nodes: others, proxyMode: mode, clusterCIDR: options.clusterCIDR, preferSameTrafficDistribution: options.preferSameTrafficDistribution === true }),
-    (started) => `${started.length + 1} kube-proxies run (${mode}): ${first} in-process, ${started.length} through the API with rules in ${join(context.dataDir, 'nodes')}/<node>/${mode}/`,
+    (started) => `${started.proxies.length + 1} kube-proxies run (${mode}): ${first} in-process, ${started.proxies.length} through the API with rules in ${join(context.dataDir, 'nodes')}/<node>/${mode}/${started.workers > 0 ? ` (in ${started.workers} worker thread${started.workers === 1 ? '' : 's'})` : ''}`,
   );
 }
 

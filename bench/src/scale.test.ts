@@ -8,8 +8,8 @@ import { runScale, scaleAgentsFromEnv, writeScaleFiles, type ScaleResult } from 
 
 describe('scaleAgentsFromEnv', () => {
   it('reads SCALE_NODE_WORKERS (at most one per node) and SCALE_TABLES_FILES_SECONDS, refusing what is not a whole number', () => {
-    expect(scaleAgentsFromEnv(10, { SCALE_NODE_WORKERS: '3', SCALE_TABLES_FILES_SECONDS: '0' })).toStrictEqual({ workers: 3, tablesFilesSeconds: 0 });
-    expect(scaleAgentsFromEnv(2, { SCALE_NODE_WORKERS: '8' })).toStrictEqual({ workers: 2, tablesFilesSeconds: Infinity });
+    expect(scaleAgentsFromEnv(10, { SCALE_NODE_WORKERS: '3', SCALE_TABLES_FILES_SECONDS: '0', SCALE_SHARE_OBJECTS: '0' })).toStrictEqual({ workers: 3, tablesFilesSeconds: 0, shareObjects: false });
+    expect(scaleAgentsFromEnv(2, { SCALE_NODE_WORKERS: '8' })).toStrictEqual({ workers: 2, tablesFilesSeconds: Infinity, shareObjects: true });
     expect(scaleAgentsFromEnv(10, { SCALE_NODE_WORKERS: '0' }).workers).toBe(0);
     expect(() => scaleAgentsFromEnv(10, { SCALE_NODE_WORKERS: '1.5' })).toThrow('SCALE_NODE_WORKERS must be a whole number of 0 or more, got "1.5"');
     expect(() => scaleAgentsFromEnv(10, { SCALE_TABLES_FILES_SECONDS: '-1' })).toThrow('SCALE_TABLES_FILES_SECONDS must be a whole number of 0 or more, got "-1"');

@@ -26,7 +26,9 @@
 //   default one per core, at least 2; 0 runs them on the main thread, as before),
 //   SCALE_TABLES_FILES_SECONDS (each agent's rules.txt and rules.save.txt, a render of every
 //   Service, at most this often; 0 at every sync; default: the first sync's only, as the run reads
-//   last-sync.txt's syncs through the metrics and never the tables files).
+//   last-sync.txt's syncs through the metrics and never the tables files), SCALE_SHARE_OBJECTS
+//   (1, the default: the agents of a worker keep one copy of an object parsed at the same
+//   resourceVersion; 0: each its own).
 // Every run is bounded; its temp dirs and etcd are removed on exit, also on failure.
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,6 +66,8 @@ export interface ScaleSize {
 export interface ScaleAgents {
   readonly workers: number;
   readonly tablesFilesSeconds: number;
+  /** The agents of a worker share the objects parsed at the same resourceVersion (SCALE_SHARE_OBJECTS, default 1). */
+  readonly shareObjects?: boolean;
 }
 
 /** SCALE_NODE_WORKERS and SCALE_TABLES_FILES_SECONDS, each a whole number ≥ 0 (the latter Infinity when unset: never after the first sync). */
@@ -75,7 +79,7 @@ export function scaleAgentsFromEnv(nodes: number, env: NodeJS.ProcessEnv = proce
     if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number of 0 or more, got "${raw}"`);
     return value;
   };
-  return { workers: Math.min(nodes, read('SCALE_NODE_WORKERS', defaultProxyWorkers(nodes))), tablesFilesSeconds: read('SCALE_TABLES_FILES_SECONDS', Infinity) };
+  return { workers: Math.min(nodes, read('SCALE_NODE_WORKERS', defaultProxyWorkers(nodes))), tablesFilesSeconds: read('SCALE_TABLES_FILES_SECONDS', Infinity), shareObjects: read('SCALE_SHARE_OBJECTS', 1) !== 0 };
 }
 
 export const SCALE_DEFAULTS: ScaleSize = { nodes: 100, services: 10_000, endpoints: 10, rate: 20, churnSeconds: 300, phaseLimitSeconds: 1800, sampleSeconds: 5, heapLimitMiB: 3072 };
@@ -260,6 +264,7 @@ class Run {
     const before = process.memoryUsage();
     this.figures.nodeWorkers = this.agentsMode.workers;
     this.figures.tablesFilesSeconds = this.agentsMode.tablesFilesSeconds;
+    this.figures.shareObjects = this.agentsMode.shareObjects === false ? 0 : 1;
     if (this.agentsMode.workers > 0) {
       this.proxyWorkers = await startProxyWorkers({
         nodes: nodes.map((n) => ({ name: n.name, internalIP: n.internalIP, dataDir: join(this.dir, 'nodes', n.name) })),
@@ -273,10 +278,11 @@ class Run {
         tablesFilesIntervalMs: this.agentsMode.tablesFilesSeconds * 1000,
         metrics: proxyMetrics,
         maxOldGenerationSizeMb: this.size.heapLimitMiB + 512,
+        shareObjects: this.agentsMode.shareObjects ?? true,
         logger: { log: (level, line) => (level === 'info' ? undefined : this.log(`${level} ${line}`)) },
       });
       fullGC();
-      const heaps = await this.proxyWorkers.stats();
+      const heaps = await this.proxyWorkers.stats({ gc: true });
       this.figures.heapMiBBeforeAgents = round(before.heapUsed / MiB, 1);
       this.figures.rssMiBBeforeAgents = round(before.rss / MiB, 1);
       this.figures.heapMiBWorkersEmpty = round(heaps.reduce((n, h) => n + h.heapUsed, 0) / MiB, 1);
@@ -658,7 +664,8 @@ export async function runScale(backend: ScaleBackend, size: ScaleSize, out: (lin
     // before they started, divided among them (the apiserver's caches of the same objects grow too).
     if (run.proxyWorkers !== undefined) {
       // In workers, each agent's share is the workers' heaps (their caches, states and code) over the agents: the apiserver's caches are not in it.
-      const heaps = await run.proxyWorkers.stats();
+      const heaps = await run.proxyWorkers.stats({ gc: true });
+      run.figures.sharedObjects = heaps.reduce((n, h) => n + h.shared, 0);
       run.figures.heapMiBWorkersEnd = round(heaps.reduce((n, h) => n + h.heapUsed, 0) / MiB, 1);
       run.figures.heapMiBPerAgentLoaded = round(run.figures.heapMiBWorkersEnd / size.nodes, 2);
       run.figures.heapMiBMainEnd = round(end.heapUsed / MiB, 1);

@@ -7,8 +7,8 @@ export { WriteFailures } from './write-failures.js';
 export type { ErrNodeAgent, ErrNodeAgentConfig, NodeAgent, NodeAgentOptions, NodeAgentSource, ProxyMode } from './node-agent.js';
 // A source fed through the HTTP API (list, then watch, as a kube-proxy's reflectors), for an
 // agent that does not share the control plane's process memory.
-export { BACKOFF_INITIAL_MS, BACKOFF_MAX_MS, MIN_WATCH_TIMEOUT_SECONDS, collectionPath, startApiSource } from './api-source.js';
-export type { ApiSource, ApiSourceOptions, ReflectorStats } from './api-source.js';
+export { BACKOFF_INITIAL_MS, BACKOFF_MAX_MS, MIN_WATCH_TIMEOUT_SECONDS, collectionPath, createObjectInterner, startApiSource } from './api-source.js';
+export type { ApiSource, ApiSourceOptions, ObjectInterner, ReflectorStats } from './api-source.js';
 // The agent logs to @kubesvc/runtime's Logger; logLine writes its klog-style key=value figures.
 export type { NodeAgentLogFields } from './logger.js';
 export { logLine } from './logger.js';

@@ -30,6 +30,8 @@ export interface ProxyWorkerSettings {
   readonly startConcurrency: number;
   /** Whether to post kube-proxy's metrics to the starting thread. */
   readonly metrics: boolean;
+  /** The worker's sources share one ObjectInterner (same resource, key and resourceVersion: one object kept). */
+  readonly shareObjects: boolean;
 }
 
 export interface ProxyWorkerData {
@@ -54,6 +56,8 @@ export interface ProxyWorkerStats {
   readonly worker: number;
   /** The worker's own V8 heap, used bytes. */
   readonly heapUsed: number;
+  /** Objects its sources share (shareObjects), 0 otherwise. */
+  readonly shared: number;
   readonly nodes: readonly ProxyWorkerNodeStats[];
 }
 
@@ -66,12 +70,13 @@ export interface ProxyMetricsBatch {
   readonly programmed: readonly number[];
 }
 
-export type ToWorker = { readonly type: 'stats'; readonly id: number } | { readonly type: 'stop' };
+/** `gc`: a full collection first, so that heapUsed is what is held. */
+export type ToWorker = { readonly type: 'stats'; readonly id: number; readonly gc?: boolean } | { readonly type: 'stop' };
 
 export type FromWorker =
   | { readonly type: 'ready'; readonly nodes: readonly { readonly nodeName: string; readonly rules: string }[] }
   | { readonly type: 'start-failed'; readonly message: string }
   | { readonly type: 'log'; readonly level: LogLevel; readonly line: string }
   | { readonly type: 'metrics'; readonly batch: readonly ProxyMetricsBatch[] }
-  | { readonly type: 'stats'; readonly id: number; readonly heapUsed: number; readonly nodes: readonly ProxyWorkerNodeStats[] }
+  | { readonly type: 'stats'; readonly id: number; readonly heapUsed: number; readonly shared: number; readonly nodes: readonly ProxyWorkerNodeStats[] }
   | { readonly type: 'stopped' };

@@ -4,12 +4,13 @@
 // the agents record for /metrics is batched and posted to the starting thread, which observes
 // it on the process's one registry under each node's label; log lines are posted as they come.
 import { mkdirSync } from 'node:fs';
-import { getHeapStatistics } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { KubeObject } from '@kubesvc/api-types';
 import type { LogLevel } from '@kubesvc/apiserver';
 import { systemClock } from '@kubesvc/store';
-import { startApiSource, type ApiSource } from '../api-source.js';
+import { createObjectInterner, startApiSource, type ApiSource } from '../api-source.js';
 import { startNodeAgent, type NodeAgent } from '../node-agent.js';
 import type { NodeProxyMetrics, ProxyMetrics } from '../proxy-metrics.js';
 import type { FromWorker, ProxyMetricsBatch, ProxyWorkerData, ProxyWorkerNode, ProxyWorkerNodeStats, ToWorker } from './messages.js';
@@ -46,8 +47,12 @@ class Worker {
   private readonly byName = new Map<string, Running>();
   private flushTimer: NodeJS.Timeout | undefined;
   private stopping = false;
+  private readonly interner: ReturnType<typeof createObjectInterner> | undefined;
+  private collect: (() => void) | undefined;
 
-  constructor(private readonly data: ProxyWorkerData) {}
+  constructor(private readonly data: ProxyWorkerData) {
+    this.interner = data.settings.shareObjects ? createObjectInterner() : undefined;
+  }
 
   private readonly logger = { log: (level: LogLevel, line: string) => post({ type: 'log', level, line }) };
 
@@ -87,7 +92,7 @@ class Worker {
 
   private async startOne(node: ProxyWorkerNode): Promise<void> {
     const s = this.data.settings;
-    const source = await startApiSource({ server: s.apiURL, token: s.token, ...(s.ca === undefined ? {} : { ca: s.ca }), resources: ['services', 'endpointslices'], logger: this.logger, name: node.name });
+    const source = await startApiSource({ server: s.apiURL, token: s.token, ...(s.ca === undefined ? {} : { ca: s.ca }), resources: ['services', 'endpointslices'], logger: this.logger, name: node.name, ...(this.interner === undefined ? {} : { interner: this.interner }) });
     try {
       mkdirSync(node.dataDir, { recursive: true, mode: 0o700 });
       // Registered before the agent's own listener: a change's revision is counted before the agent sees it.
@@ -141,8 +146,19 @@ class Worker {
     post({ type: 'ready', nodes: this.running.map((r) => ({ nodeName: r.node.name, rules: r.agent.iptablesFiles?.rules ?? r.agent.nftablesFiles?.ruleset ?? r.node.dataDir })) });
   }
 
-  stats(id: number): void {
+  /** Two full collections (the flag set at run time; a new context sees `gc`). */
+  private fullGC(): void {
+    if (this.collect === undefined) {
+      setFlagsFromString('--expose-gc');
+      this.collect = runInNewContext('gc') as () => void;
+    }
+    this.collect();
+    this.collect();
+  }
+
+  stats(id: number, gc: boolean): void {
     this.flush();
+    if (gc) this.fullGC();
     const nodes: ProxyWorkerNodeStats[] = this.running.map((r) => ({
       nodeName: r.node.name,
       events: { services: r.source.stats('services').events, endpointslices: r.source.stats('endpointslices').events },
@@ -150,7 +166,7 @@ class Worker {
       appliedRevision: r.appliedRevision,
       syncs: r.syncs,
     }));
-    post({ type: 'stats', id, heapUsed: getHeapStatistics().used_heap_size, nodes });
+    post({ type: 'stats', id, heapUsed: getHeapStatistics().used_heap_size, shared: this.interner?.size ?? 0, nodes });
   }
 
   /** Stops the agents, then their watches; posts what is left of the metrics, then `stopped`. */
@@ -172,7 +188,7 @@ const data = workerData as ProxyWorkerData | undefined;
 if (parentPort !== null && data !== undefined && Array.isArray(data.nodes)) {
   const worker = new Worker(data);
   parentPort.on('message', (message: ToWorker) => {
-    if (message.type === 'stats') worker.stats(message.id);
+    if (message.type === 'stats') worker.stats(message.id, message.gc === true);
     else if (message.type === 'stop') void worker.stop();
   });
   worker.start().catch(async (error: unknown) => {

@@ -81,7 +81,12 @@ describe('startProxyWorkers', () => {
       return nodes.length === 5 && nodes.every((n) => n.appliedRevision >= revision) ? nodes : undefined;
     }, 30_000, 50);
     expect(applied, JSON.stringify(last)).toBeDefined();
-    for (const n of workers.nodes) expect(readFileSync(n.rules, 'utf8')).toContain('-A KUBE-SEP-');
+    // The files are written just after the sync that applied the slice.
+    const files = await poll(async () => {
+      const texts = workers.nodes.map((n) => readFileSync(n.rules, 'utf8'));
+      return texts.every((t) => t.includes('-A KUBE-SEP-')) ? texts : undefined;
+    }, 10_000, 50);
+    expect(files).toHaveLength(5);
     expect(readFileSync(join(dir, 'node-4', 'iptables', 'rules.txt'), 'utf8')).toContain('--comment "default/web:http -> 10.244.1.5:8080"');
     // Each node's source saw the slice on its own watch.
     for (const n of applied ?? []) expect(n.events.endpointslices).toBeGreaterThanOrEqual(1);

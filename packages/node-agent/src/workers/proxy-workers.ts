@@ -9,6 +9,11 @@
 // 100 ms; this thread observes them on the process's ProxyMetrics under the node's label, so
 // /metrics shows the same series as with in-thread agents (a sample arrives up to 100 ms late).
 //
+// Memory: the agents of one worker share the objects their sources parsed at the same
+// resourceVersion (shareObjects, api-source's ObjectInterner): each agent still lists, watches
+// and parses everything itself, so the apiserver's fan-out is unchanged, but a worker keeps about
+// one copy of each object instead of one per agent.
+//
 // A worker that dies (an uncaught error, out of memory) is logged, and its agents are started
 // again in a fresh worker after a backoff (1 s, doubling to 30 s); each lists again through the API.
 import { createRequire } from 'node:module';
@@ -48,6 +53,12 @@ export interface ProxyWorkersOptions {
   readonly logger?: Logger;
   /** Each worker's old-generation heap limit, MiB. Default: V8's. */
   readonly maxOldGenerationSizeMb?: number;
+  /**
+   * The agents of one worker keep one copy of an object their sources parsed at the same
+   * resourceVersion (api-source's ObjectInterner); each still lists, watches and parses its own.
+   * Default true.
+   */
+  readonly shareObjects?: boolean;
 }
 
 export interface ProxyWorkers {
@@ -57,8 +68,8 @@ export interface ProxyWorkers {
   readonly nodes: readonly { readonly nodeName: string; readonly worker: number; readonly rules: string }[];
   /** Workers that died and were started again. */
   readonly restarts: number;
-  /** Each worker's figures (heap, and per node: watch events, revisions, syncs). */
-  stats(): Promise<readonly ProxyWorkerStats[]>;
+  /** Each worker's figures (heap, and per node: watch events, revisions, syncs); `gc`: each worker collects fully first. */
+  stats(options?: { readonly gc?: boolean }): Promise<readonly ProxyWorkerStats[]>;
   /** Ends worker `index` at once, as a crash would: the pool logs it and starts its agents again. */
   terminateWorker(index: number): Promise<void>;
   /** Stops every agent and watch, then the workers. */
@@ -149,6 +160,7 @@ class Pool implements ProxyWorkers {
       ...(options.tablesFilesIntervalMs === undefined ? {} : { tablesFilesIntervalMs: options.tablesFilesIntervalMs }),
       startConcurrency: START_CONCURRENCY,
       metrics: options.metrics !== undefined,
+      shareObjects: options.shareObjects ?? true,
     };
   }
 
@@ -199,7 +211,7 @@ class Pool implements ProxyWorkers {
           case 'stats': {
             const w = this.waiting.get(message.id);
             this.waiting.delete(message.id);
-            w?.resolve({ worker: slot.index, heapUsed: message.heapUsed, nodes: message.nodes });
+            w?.resolve({ worker: slot.index, heapUsed: message.heapUsed, shared: message.shared, nodes: message.nodes });
             break;
           }
           case 'stopped':
@@ -217,7 +229,7 @@ class Pool implements ProxyWorkers {
         for (const [id, w] of this.waiting) {
           if (w.worker !== slot.index) continue;
           this.waiting.delete(id);
-          w.resolve({ worker: slot.index, heapUsed: 0, nodes: [] });
+          w.resolve({ worker: slot.index, heapUsed: 0, shared: 0, nodes: [] });
         }
         if (!started) {
           reject(new Error(`kube-proxy worker ${slot.index} exited with code ${code} before its agents started`));
@@ -249,19 +261,19 @@ class Pool implements ProxyWorkers {
     }
   }
 
-  async stats(): Promise<readonly ProxyWorkerStats[]> {
+  async stats(options: { readonly gc?: boolean } = {}): Promise<readonly ProxyWorkerStats[]> {
     return Promise.all(
       this.slots.map(
         (slot) =>
           new Promise<ProxyWorkerStats>((resolve) => {
             const worker = slot.worker;
             if (worker === undefined || this.stopping) {
-              resolve({ worker: slot.index, heapUsed: 0, nodes: [] });
+              resolve({ worker: slot.index, heapUsed: 0, shared: 0, nodes: [] });
               return;
             }
             const id = this.nextId++;
             this.waiting.set(id, { resolve, worker: slot.index });
-            worker.postMessage({ type: 'stats', id } satisfies ToWorker);
+            worker.postMessage({ type: 'stats', id, ...(options.gc === true ? { gc: true } : {}) } satisfies ToWorker);
           }),
       ),
     );

@@ -237,17 +237,27 @@ class Pool implements ProxyWorkers {
         }
         if (this.stopping || stoppedCleanly) return;
         // A worker that died: its agents are started again in a fresh one, after a backoff.
-        const delay = Math.min(RESTART_MAX_MS, RESTART_INITIAL_MS * 2 ** failures);
-        this.logger.log('error', logLine('kube-proxy worker exited, starting its agents again', { worker: slot.index, code, nodes: slot.nodes.length, restartInMs: delay }));
-        setTimeout(() => {
-          if (this.stopping) return;
-          this.restarts++;
-          this.launch(slot, failures + 1).catch((error: unknown) => {
-            this.logger.log('error', logLine('kube-proxy worker did not start again', { worker: slot.index, error: error instanceof Error ? error.message : String(error) }));
-          });
-        }, delay).unref();
+        this.logger.log('error', logLine('kube-proxy worker exited, starting its agents again', { worker: slot.index, code, nodes: slot.nodes.length, restartInMs: this.restartDelay(failures) }));
+        this.relaunch(slot, failures);
       });
     });
+  }
+
+  private restartDelay(failures: number): number {
+    return Math.min(RESTART_MAX_MS, RESTART_INITIAL_MS * 2 ** failures);
+  }
+
+  /** Starts the slot's worker again after the backoff; a start that fails is logged and tried again, with a longer one. */
+  private relaunch(slot: Slot, failures: number): void {
+    setTimeout(() => {
+      if (this.stopping) return;
+      this.restarts++;
+      this.launch(slot, failures + 1).catch((error: unknown) => {
+        if (this.stopping) return;
+        this.logger.log('error', logLine('kube-proxy worker did not start again, trying again', { worker: slot.index, error: error instanceof Error ? error.message : String(error), restartInMs: this.restartDelay(failures + 1) }));
+        this.relaunch(slot, failures + 1);
+      });
+    }, this.restartDelay(failures)).unref();
   }
 
   private observe(batch: readonly { node: string; syncDurations: readonly number[]; applied?: number; programmed: readonly number[] }[]): void {

@@ -22,7 +22,13 @@
 //   SCALE_CHURN_SECONDS (300), SCALE_PHASE_LIMIT_SECONDS (1800, a hard limit on each phase),
 //   SCALE_SAMPLE_SECONDS (5), SCALE_HEAP_LIMIT_MIB (3072: past it a phase stops early, reported as
 //   such, rather than the process running out of memory), SCALE_BACKENDS (sqlite,etcd),
-//   SCALE_OUT (bench/results).
+//   SCALE_OUT (bench/results), SCALE_NODE_WORKERS (the worker threads the kube-proxies run in:
+//   default one per core, at least 2; 0 runs them on the main thread, as before),
+//   SCALE_TABLES_FILES_SECONDS (each agent's rules.txt and rules.save.txt, a render of every
+//   Service, at most this often; 0 at every sync; default: the first sync's only, as the run reads
+//   last-sync.txt's syncs through the metrics and never the tables files), SCALE_SHARE_OBJECTS
+//   (1, the default: the agents of a worker keep one copy of an object parsed at the same
+//   resourceVersion; 0: each its own).
 // Every run is bounded; its temp dirs and etcd are removed on exit, also on failure.
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,7 +37,7 @@ import { fileURLToPath } from 'node:url';
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { createApiServerMetrics, generateServingCertificate, instrumentStore, startApiServer, type ApiServer, type ApiServerMetrics } from '@kubesvc/apiserver';
 import { standardControllers } from '@kubesvc/controllers';
-import { createProxyMetrics, startApiSource, startNodeAgent, type ApiSource, type NodeAgent } from '@kubesvc/node-agent';
+import { createProxyMetrics, defaultProxyWorkers, startApiSource, startNodeAgent, startProxyWorkers, type ApiSource, type NodeAgent, type ProxyWorkers } from '@kubesvc/node-agent';
 import { startControlPlane, type ControlPlane } from '@kubesvc/runtime';
 import { systemClock, type Store } from '@kubesvc/store';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
@@ -54,6 +60,26 @@ export interface ScaleSize {
   readonly sampleSeconds: number;
   /** The heap (MiB) past which the run stops its phase early and reports what it has: V8's limit here is about 4 GiB. */
   readonly heapLimitMiB: number;
+}
+
+/** How the kube-proxies run: in worker threads (0: on the main thread), and how often they render their whole-table files. */
+export interface ScaleAgents {
+  readonly workers: number;
+  readonly tablesFilesSeconds: number;
+  /** The agents of a worker share the objects parsed at the same resourceVersion (SCALE_SHARE_OBJECTS, default 1). */
+  readonly shareObjects?: boolean;
+}
+
+/** SCALE_NODE_WORKERS and SCALE_TABLES_FILES_SECONDS, each a whole number ≥ 0 (the latter Infinity when unset: never after the first sync). */
+export function scaleAgentsFromEnv(nodes: number, env: NodeJS.ProcessEnv = process.env): ScaleAgents {
+  const read = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number of 0 or more, got "${raw}"`);
+    return value;
+  };
+  return { workers: Math.min(nodes, read('SCALE_NODE_WORKERS', defaultProxyWorkers(nodes))), tablesFilesSeconds: read('SCALE_TABLES_FILES_SECONDS', Infinity), shareObjects: read('SCALE_SHARE_OBJECTS', 1) !== 0 };
 }
 
 export const SCALE_DEFAULTS: ScaleSize = { nodes: 100, services: 10_000, endpoints: 10, rate: 20, churnSeconds: 300, phaseLimitSeconds: 1800, sampleSeconds: 5, heapLimitMiB: 3072 };
@@ -127,6 +153,8 @@ interface Sample {
   readonly cpuSystemS: number;
   readonly watchEvents: number;
   readonly writes: number;
+  /** The kube-proxy workers' heaps, summed (0 without workers). */
+  readonly workersHeapMiB: number;
 }
 
 interface PhaseFigures {
@@ -153,6 +181,7 @@ class Run {
   readonly sources: ApiSource[] = [];
   private readonly pending: ApiSource[] = [];
   readonly agents: NodeAgent[] = [];
+  proxyWorkers: ProxyWorkers | undefined;
   readonly samples: Sample[] = [];
   readonly phases: Record<string, PhaseFigures> = {};
   readonly figures: Record<string, number> = {};
@@ -173,6 +202,7 @@ class Run {
     readonly backend: ScaleBackend,
     readonly size: ScaleSize,
     readonly out: (line: string) => void,
+    readonly agentsMode: ScaleAgents = { workers: 0, tablesFilesSeconds: 0 },
   ) {
     const remove = () => rmSync(this.dir, { recursive: true, force: true });
     process.once('exit', remove);
@@ -232,6 +262,34 @@ class Run {
     const proxyMetrics = createProxyMetrics(this.metrics?.registry ?? (() => { throw new Error('no metrics'); })());
     fullGC();
     const before = process.memoryUsage();
+    this.figures.nodeWorkers = this.agentsMode.workers;
+    this.figures.tablesFilesSeconds = this.agentsMode.tablesFilesSeconds;
+    this.figures.shareObjects = this.agentsMode.shareObjects === false ? 0 : 1;
+    if (this.agentsMode.workers > 0) {
+      this.proxyWorkers = await startProxyWorkers({
+        nodes: nodes.map((n) => ({ name: n.name, internalIP: n.internalIP, dataDir: join(this.dir, 'nodes', n.name) })),
+        workers: this.agentsMode.workers,
+        apiURL: url,
+        token: TOKEN,
+        ca,
+        proxyMode: 'iptables',
+        clusterCIDR: '10.64.0.0/10',
+        ...(this.plane === undefined ? {} : { serviceNetworking: this.plane.config.serviceNetworking }),
+        tablesFilesIntervalMs: this.agentsMode.tablesFilesSeconds * 1000,
+        metrics: proxyMetrics,
+        maxOldGenerationSizeMb: this.size.heapLimitMiB + 512,
+        shareObjects: this.agentsMode.shareObjects ?? true,
+        logger: { log: (level, line) => (level === 'info' ? undefined : this.log(`${level} ${line}`)) },
+      });
+      fullGC();
+      const heaps = await this.proxyWorkers.stats({ gc: true });
+      this.figures.heapMiBBeforeAgents = round(before.heapUsed / MiB, 1);
+      this.figures.rssMiBBeforeAgents = round(before.rss / MiB, 1);
+      this.figures.heapMiBWorkersEmpty = round(heaps.reduce((n, h) => n + h.heapUsed, 0) / MiB, 1);
+      this.figures.heapMiBPerAgentEmpty = round(this.figures.heapMiBWorkersEmpty / nodes.length, 2);
+      this.log(`${nodes.length} kube-proxies started in ${this.proxyWorkers.workers} worker threads, each on its own watch (workers' heaps ${this.figures.heapMiBWorkersEmpty} MiB together, empty cluster, their code included)`);
+      return;
+    }
     const deadline = performance.now() + this.size.phaseLimitSeconds * 1000;
     for (let i = 0; i < nodes.length; i += AGENT_START_CONCURRENCY) {
       if (performance.now() > deadline) throw new Error(`the agents did not start within ${this.size.phaseLimitSeconds} s (${this.agents.length} of ${nodes.length})`);
@@ -241,7 +299,7 @@ class Run {
         this.pending.push(source);
         const dataDir = join(this.dir, 'nodes', node.name);
         mkdirSync(dataDir, { recursive: true });
-        const agent = await startNodeAgent({ source, clock: systemClock, nodeName: node.name, nodeIP: node.internalIP, clusterCIDR: '10.64.0.0/10', ...(this.plane === undefined ? {} : { serviceNetworking: this.plane.config.serviceNetworking }), dataDir, proxyMode: 'iptables', dnsPort: false, metrics: proxyMetrics });
+        const agent = await startNodeAgent({ source, clock: systemClock, nodeName: node.name, nodeIP: node.internalIP, clusterCIDR: '10.64.0.0/10', ...(this.plane === undefined ? {} : { serviceNetworking: this.plane.config.serviceNetworking }), dataDir, proxyMode: 'iptables', dnsPort: false, metrics: proxyMetrics, iptables: { tablesFilesIntervalMs: this.agentsMode.tablesFilesSeconds * 1000 } });
         if (!agent.ok) throw new Error(`${node.name}: ${agent.error.message}`);
         this.pending.splice(this.pending.indexOf(source), 1);
         this.sources.push(source);
@@ -342,6 +400,7 @@ class Run {
   /** Waits until every agent has applied a sync that saw the last write, bounded by the phase limit. */
   async settle(): Promise<boolean> {
     this.phase = `${this.phase}-settle`;
+    if (this.proxyWorkers !== undefined) return this.settleWorkers(this.proxyWorkers);
     // A marker: one more endpoint change, after every other write. A source that has delivered
     // it has delivered every slice change before it (a watch is ordered); the agent hears it in
     // the same call, and the sync that applies it ends after that, so its last-sync timestamp
@@ -380,6 +439,33 @@ class Run {
       }
     } finally {
       for (const u of unsubscribe) u();
+    }
+  }
+
+  /**
+   * settle() with the agents in workers: each worker says, per node, the revision its source had
+   * delivered when the agent's last applied sync ran (a sync runs in one turn, so every change
+   * delivered before it is in it). Settled when every node's is at or past the marker's.
+   */
+  private async settleWorkers(workers: ProxyWorkers): Promise<boolean> {
+    const target = (await this.replaceEndpoint('svc-0', 0)) ?? Infinity;
+    const deadline = performance.now() + this.size.phaseLimitSeconds * 1000;
+    let lastProgress = performance.now();
+    for (;;) {
+      const nodes = (await workers.stats()).flatMap((w) => w.nodes);
+      const caughtUp = nodes.filter((n) => n.deliveredRevision >= target).length;
+      const agentsDone = nodes.filter((n) => n.appliedRevision >= target).length;
+      if (agentsDone === this.size.nodes) return true;
+      if (this.overHeap) return false;
+      if (performance.now() - lastProgress > 15_000) {
+        lastProgress = performance.now();
+        this.log(`${caughtUp} of ${this.size.nodes} sources past the marker, ${agentsDone} agents synced after it`);
+      }
+      if (performance.now() > deadline) {
+        this.log(`not settled within ${this.size.phaseLimitSeconds} s: ${agentsDone} of ${this.size.nodes} agents synced past revision ${target}`);
+        return false;
+      }
+      await sleep(250);
     }
   }
 
@@ -442,6 +528,10 @@ class Run {
     const cpu = process.cpuUsage();
     const mem = process.memoryUsage();
     const db = join(this.dir, 'state.db');
+    const workerStats = this.proxyWorkers === undefined ? [] : await this.proxyWorkers.stats();
+    const workerEvents = workerStats.reduce((n, w) => n + w.nodes.reduce((m, x) => m + x.events.services + x.events.endpointslices, 0), 0);
+    const workersHeapMiB = round(workerStats.reduce((n, w) => n + w.heapUsed, 0) / MiB, 1);
+    const maxWorkerHeapMiB = workerStats.reduce((n, w) => Math.max(n, w.heapUsed / MiB), 0);
     const s: Sample = {
       t: round(this.elapsed(), 1),
       phase: this.phase,
@@ -454,14 +544,15 @@ class Run {
       walMiB: this.backend === 'sqlite' ? round(fileSize(`${db}-wal`) / MiB, 1) : NaN,
       cpuUserS: cpu.user / 1e6,
       cpuSystemS: cpu.system / 1e6,
-      watchEvents: this.sources.reduce((n, src) => n + src.stats('services').events + src.stats('endpointslices').events, 0),
+      watchEvents: workerEvents + this.sources.reduce((n, src) => n + src.stats('services').events + src.stats('endpointslices').events, 0),
       writes: this.writes,
+      workersHeapMiB,
     };
     this.samples.push(s);
-    if (!this.overHeap && s.heapMiB > this.size.heapLimitMiB) {
+    if (!this.overHeap && Math.max(s.heapMiB, maxWorkerHeapMiB) > this.size.heapLimitMiB) {
       this.overHeap = true;
       this.figures.stoppedOverHeapAt = s.t;
-      this.log(`heap ${s.heapMiB} MiB is past SCALE_HEAP_LIMIT_MIB (${this.size.heapLimitMiB}): stopping each phase early`);
+      this.log(`heap ${round(Math.max(s.heapMiB, maxWorkerHeapMiB), 0)} MiB (${s.heapMiB > maxWorkerHeapMiB ? 'main thread' : 'a kube-proxy worker'}) is past SCALE_HEAP_LIMIT_MIB (${this.size.heapLimitMiB}): stopping each phase early`);
     }
     return s;
   }
@@ -489,6 +580,7 @@ class Run {
   async stop(): Promise<void> {
     if (this.sampler !== undefined) clearInterval(this.sampler);
     const steps: (() => Promise<unknown> | unknown)[] = [
+      () => this.proxyWorkers?.stop(),
       ...this.agents.map((a) => () => a.stop()),
       ...[...this.sources, ...this.pending].map((s) => () => s.stop()),
       () => this.api?.close(),
@@ -530,6 +622,7 @@ function seriesOf(samples: readonly Sample[]): Record<string, number | string>[]
       npP99: round(histogramQuantile(0.99, np.buckets), 3),
       rssMiB: s.rssMiB,
       heapMiB: s.heapMiB,
+      workersHeapMiB: s.workersHeapMiB,
       dbMiB: s.dbMiB,
       walMiB: s.walMiB,
       cpuPercent: round(((s.cpuUserS + s.cpuSystemS - prev.cpuUserS - prev.cpuSystemS) / dt) * 100, 0),
@@ -540,8 +633,8 @@ function seriesOf(samples: readonly Sample[]): Record<string, number | string>[]
 }
 
 /** The whole run on one backend: start, load, settle, churn, settle; every phase bounded. */
-export async function runScale(backend: ScaleBackend, size: ScaleSize, out: (line: string) => void): Promise<{ result: ScaleResult; run: Run }> {
-  const run = new Run(backend, size, out);
+export async function runScale(backend: ScaleBackend, size: ScaleSize, out: (line: string) => void, agents: ScaleAgents = scaleAgentsFromEnv(size.nodes)): Promise<{ result: ScaleResult; run: Run }> {
+  const run = new Run(backend, size, out, agents);
   const settled: Record<string, boolean> = {};
   try {
     const t0 = performance.now();
@@ -569,7 +662,16 @@ export async function runScale(backend: ScaleBackend, size: ScaleSize, out: (lin
     run.figures.rssMiBMax = Math.max(...run.samples.map((s) => s.rssMiB));
     // Each agent's share: the heap the agents and their caches hold at the end, over the heap
     // before they started, divided among them (the apiserver's caches of the same objects grow too).
-    run.figures.heapMiBPerAgentLoaded = round((end.heapUsed / MiB - (run.figures.heapMiBBeforeAgents ?? 0)) / size.nodes, 2);
+    if (run.proxyWorkers !== undefined) {
+      // In workers, each agent's share is the workers' heaps (their caches, states and code) over the agents: the apiserver's caches are not in it.
+      const heaps = await run.proxyWorkers.stats({ gc: true });
+      run.figures.sharedObjects = heaps.reduce((n, h) => n + h.shared, 0);
+      run.figures.heapMiBWorkersEnd = round(heaps.reduce((n, h) => n + h.heapUsed, 0) / MiB, 1);
+      run.figures.heapMiBPerAgentLoaded = round(run.figures.heapMiBWorkersEnd / size.nodes, 2);
+      run.figures.heapMiBMainEnd = round(end.heapUsed / MiB, 1);
+    } else {
+      run.figures.heapMiBPerAgentLoaded = round((end.heapUsed / MiB - (run.figures.heapMiBBeforeAgents ?? 0)) / size.nodes, 2);
+    }
     run.figures.conflicts = run.conflicts;
     const result: ScaleResult = { backend, size, settled, figures: run.figures, phases: run.phases, series: seriesOf(run.samples) };
     return { result, run };
@@ -607,13 +709,13 @@ export function writeScaleFiles(result: ScaleResult, dir = resultsDir()): string
   return `${base}.svg`;
 }
 
-function scaleTask(backend: ScaleBackend, size: ScaleSize, out: (line: string) => void): BenchTask {
+function scaleTask(backend: ScaleBackend, size: ScaleSize, out: (line: string) => void, agents: ScaleAgents): BenchTask {
   let state: { result: ScaleResult; run: Run } | undefined;
   const figures: Record<string, number> = {};
   return {
-    name: `${backend}: ${size.nodes} nodes × ${size.services} Services × ${size.endpoints} endpoints, ${size.rate} changes/s for ${size.churnSeconds} s; timed: one /metrics scrape`,
+    name: `${backend}: ${size.nodes} nodes × ${size.services} Services × ${size.endpoints} endpoints, ${size.rate} changes/s for ${size.churnSeconds} s, kube-proxies ${agents.workers > 0 ? `in ${agents.workers} worker threads` : 'on the main thread'}; timed: one /metrics scrape`,
     setup: async () => {
-      state = await runScale(backend, size, out);
+      state = await runScale(backend, size, out, agents);
       const { result } = state;
       const svg = writeScaleFiles(result);
       out(`scale[${backend}] JSON and chart: ${svg.replace(/\.svg$/, '.{json,svg}')}`);
@@ -642,11 +744,12 @@ function scaleTask(backend: ScaleBackend, size: ScaleSize, out: (line: string) =
 
 export function scaleSuite(out: (line: string) => void = (line) => console.error(line)): BenchSuite {
   const size = scaleSizeFromEnv();
+  const agents = scaleAgentsFromEnv(size.nodes);
   const backends = (process.env.SCALE_BACKENDS ?? 'sqlite,etcd').split(',').map((b) => b.trim()).filter((b) => b !== '');
   for (const b of backends) if (b !== 'sqlite' && b !== 'etcd') throw new Error(`SCALE_BACKENDS: "${b}" is neither sqlite nor etcd`);
   return {
     name: 'scale',
     description: `the control plane at scale (sizes from SCALE_* in the environment; now ${size.nodes} nodes × ${size.services} Services × ${size.endpoints} endpoints, ${size.rate} changes/s for ${size.churnSeconds} s): network programming latency from /metrics, writes, watch events, memory, CPU`,
-    tasks: (backends as ScaleBackend[]).map((b) => scaleTask(b, size, out)),
+    tasks: (backends as ScaleBackend[]).map((b) => scaleTask(b, size, out, agents)),
   };
 }

@@ -14,7 +14,11 @@
 //
 // Memory: each reflector keeps one copy of each object, the parsed one in its Map; the list's
 // body and each event's line are dropped once parsed, and the change events hand the cache's
-// objects themselves to the listeners.
+// objects themselves to the listeners. Sources in one thread may share an ObjectInterner: each
+// still lists, watches and parses every object itself, but keeps the object another source
+// already holds for the same resource, key and resourceVersion (the apiserver's resourceVersion
+// names one stored state of an object, and the caches never change an object), so N sources hold
+// about one copy of each object at a given version.
 import { Agent, request as httpsRequest } from 'node:https';
 import { request as httpRequest, type IncomingMessage, type ClientRequest } from 'node:http';
 import type { KubeObject } from '@kubesvc/api-types';
@@ -54,6 +58,39 @@ export interface ApiSourceOptions {
   readonly backoff?: { readonly initialMs?: number; readonly maxMs?: number };
   /** In [0, 1): the watch timeout's and the backoff's jitter. Default Math.random. */
   readonly random?: () => number;
+  /** Shared with other sources of the same thread: same resource, key and resourceVersion, one object kept. */
+  readonly interner?: ObjectInterner;
+}
+
+/** The objects several sources share: per resource and key, the latest version one of them parsed. */
+export interface ObjectInterner {
+  /** The object kept for this resource, key and resourceVersion, or `object` itself (then kept, if newer than the one held). */
+  intern(resource: ResourceName, key: string, object: KubeObject): KubeObject;
+  /** The object is gone (deleted): the one held is dropped. */
+  forget(resource: ResourceName, key: string): void;
+  /** Objects held. */
+  readonly size: number;
+}
+
+/** An interner for the sources of one thread. */
+export function createObjectInterner(): ObjectInterner {
+  const held = new Map<string, KubeObject>();
+  return {
+    intern(resource, key, object) {
+      const k = `${resource} ${key}`;
+      const rv = rvOf(object);
+      const kept = held.get(k);
+      if (kept !== undefined && rv !== '' && rvOf(kept) === rv) return kept;
+      if (kept === undefined || Number(rv) > Number(rvOf(kept))) held.set(k, object);
+      return object;
+    },
+    forget(resource, key) {
+      held.delete(`${resource} ${key}`);
+    },
+    get size() {
+      return held.size;
+    },
+  };
 }
 
 /** What one reflector has done, for tests and status. */
@@ -211,7 +248,10 @@ class Reflector {
     const { kind, apiVersion } = RESOURCES[this.resource];
     const fresh = new Map<string, KubeObject>();
     // A list's items carry no kind or apiVersion: give them the type's, as a decoded item has.
-    for (const item of list.items ?? []) fresh.set(keyOf(item), { ...item, kind, apiVersion } as KubeObject);
+    for (const item of list.items ?? []) {
+      const key = keyOf(item);
+      fresh.set(key, this.source.intern(this.resource, key, { ...item, kind, apiVersion } as KubeObject));
+    }
     const changes: CacheChange[] = [];
     for (const [key, old] of [...this.objects]) {
       if (!fresh.has(key)) {
@@ -309,9 +349,11 @@ class Reflector {
     let change: CacheChange | undefined;
     if (event.type === 'ADDED' || event.type === 'MODIFIED') {
       const key = keyOf(event.object);
-      const old = this.set(key, event.object);
-      change = old === undefined ? { resource: this.resource, type: 'ADDED', object: event.object } : { resource: this.resource, type: 'MODIFIED', object: event.object, old };
+      const object = this.source.intern(this.resource, key, event.object);
+      const old = this.set(key, object);
+      change = old === undefined ? { resource: this.resource, type: 'ADDED', object } : { resource: this.resource, type: 'MODIFIED', object, old };
     } else if (event.type === 'DELETED') {
+      this.source.options.interner?.forget(this.resource, keyOf(event.object));
       const old = this.remove(keyOf(event.object));
       if (old !== undefined) change = { resource: this.resource, type: 'DELETED', object: old, old };
     }
@@ -338,6 +380,10 @@ class HttpApiSource implements ApiSource {
 
   random(): number {
     return (this.options.random ?? Math.random)();
+  }
+
+  intern(resource: ResourceName, key: string, object: KubeObject): KubeObject {
+    return this.options.interner === undefined ? object : this.options.interner.intern(resource, key, object);
   }
 
   watchTimeoutSeconds(): number {

@@ -7,8 +7,8 @@ export { WriteFailures } from './write-failures.js';
 export type { ErrNodeAgent, ErrNodeAgentConfig, NodeAgent, NodeAgentOptions, NodeAgentSource, ProxyMode } from './node-agent.js';
 // A source fed through the HTTP API (list, then watch, as a kube-proxy's reflectors), for an
 // agent that does not share the control plane's process memory.
-export { BACKOFF_INITIAL_MS, BACKOFF_MAX_MS, MIN_WATCH_TIMEOUT_SECONDS, collectionPath, startApiSource } from './api-source.js';
-export type { ApiSource, ApiSourceOptions, ReflectorStats } from './api-source.js';
+export { BACKOFF_INITIAL_MS, BACKOFF_MAX_MS, MIN_WATCH_TIMEOUT_SECONDS, collectionPath, createObjectInterner, startApiSource } from './api-source.js';
+export type { ApiSource, ApiSourceOptions, ObjectInterner, ReflectorStats } from './api-source.js';
 // The agent logs to @kubesvc/runtime's Logger; logLine writes its klog-style key=value figures.
 export type { NodeAgentLogFields } from './logger.js';
 export { logLine } from './logger.js';
@@ -34,3 +34,6 @@ export type { NftablesFiles, NftablesLoader, NftablesSyncReport } from './nftabl
 export { createProxyMetrics, NETWORK_PROGRAMMING_DURATION_BUCKETS, SYNC_PROXY_RULES_DURATION_BUCKETS } from './proxy-metrics.js';
 export type { NodeProxyMetrics, ProxyMetrics } from './proxy-metrics.js';
 export { ANNOTATION_LAST_CHANGE_TRIGGER_TIME, parseRFC3339Nano } from './network-programming.js';
+// API-fed kube-proxies on worker threads (`kubesvc up --nodes N`, the scale bench).
+export { assignNodes, defaultProxyWorkers, startProxyWorkers } from './workers/proxy-workers.js';
+export type { ProxyWorkerNode, ProxyWorkerNodeStats, ProxyWorkers, ProxyWorkersOptions, ProxyWorkerStats } from './workers/proxy-workers.js';

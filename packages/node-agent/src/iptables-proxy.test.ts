@@ -7,6 +7,8 @@ import type { EndpointSlice, KubeObject, Service } from '@kubesvc/api-types';
 import { generateRules, iptablesSaveView } from '@kubesvc/proxy-iptables';
 import { afterEach, describe, expect, it } from 'vitest';
 import { virtualClock, type VirtualClock } from '@kubesvc/store';
+import { join } from 'node:path';
+import { IptablesProxy } from './iptables-proxy.js';
 import { startNodeAgent, type NodeAgent, type NodeAgentOptions } from './node-agent.js';
 import type { DataplaneFactory } from './dataplane.js';
 import { endpointSlice, must, openTestCluster, revisionOf, service, type TestCluster } from './node-agent.fixtures.js';
@@ -243,5 +245,101 @@ describe('iptables proxy mode', () => {
     expect(read(files?.lastSync)).toBe(loaded[3]?.text);
     expect(loaded[3]?.text).toContain('"default/cache:redis has no endpoints"');
     expect(read(files?.rules)).toBe(fullRender(s).restoreText);
+  });
+
+  it('with tablesFilesIntervalMs, a sync inside the interval writes last-sync.txt alone, and the tables as they stand are written when the interval ends', async () => {
+    const s = await start({ iptables: { tablesFilesIntervalMs: 10_000 } });
+    await s.a.idle();
+    const files = s.a.iptablesFiles;
+    // The first sync renders the tables.
+    expect(read(files?.rules)).toBe(fullRender(s).restoreText);
+    const first = read(files?.rules);
+    await apply(s, () => must(s.c.registry.create('services', 'default', service('web', { clusterIP: '10.96.0.20', selector: { app: 'web' }, ports: [{ name: 'http', port: 80 }] }))));
+    s.clock.advance(0);
+    await s.a.idle();
+    expect(s.syncs[1]).toMatchObject({ mode: 'partial', servicesChanged: 1 });
+    expect(read(files?.lastSync)).toContain('default/web:http has no endpoints');
+    // Inside the interval: the tables files are those of the first sync still.
+    expect(read(files?.rules)).toBe(first);
+    await apply(s, () => must(s.c.registry.create('endpointslices', 'default', endpointSlice('web', ['10.244.1.5'], [{ name: 'http', port: 8080, protocol: 'TCP' }]))));
+    s.clock.advance(1000);
+    await s.a.idle();
+    expect(s.syncs).toHaveLength(3);
+    expect(read(files?.rules)).toBe(first);
+    // The interval ends: one render of the tables after both syncs, with no sync of its own.
+    s.clock.advance(9000);
+    await s.a.idle();
+    expect(s.syncs).toHaveLength(3);
+    const render = fullRender(s);
+    expect(read(files?.rules)).toBe(render.restoreText);
+    expect(read(files?.rules)).toContain('default/web:http -> 10.244.1.5:8080');
+    const saved = iptablesSaveView(render.restoreText, { backend: 'nft' });
+    expect(saved.ok && read(files?.save)).toBe(saved.ok ? saved.value : 'unreachable');
+    // A sync a whole interval after that render writes the tables itself.
+    s.clock.advance(10_000);
+    await apply(s, () => must(s.c.registry.delete('services', 'default', 'web')).then((d) => d.object as Service));
+    s.clock.advance(0);
+    await s.a.idle();
+    expect(s.syncs).toHaveLength(4);
+    expect(read(files?.rules)).toBe(fullRender(s).restoreText);
+    expect(read(files?.rules)).not.toContain('default/web');
+  });
+});
+
+describe('iptables proxy: tables files never re-rendered', () => {
+  it('with tablesFilesIntervalMs Infinity, only the first sync writes rules.txt; later syncs write last-sync.txt alone, and no timer waits', async () => {
+    const s = await start({ iptables: { tablesFilesIntervalMs: Infinity } });
+    await s.a.idle();
+    const files = s.a.iptablesFiles;
+    const first = read(files?.rules);
+    expect(first).toBe(fullRender(s).restoreText);
+    await apply(s, () => must(s.c.registry.create('services', 'default', service('web', { clusterIP: '10.96.0.20', selector: { app: 'web' }, ports: [{ name: 'http', port: 80 }] }))));
+    s.clock.advance(0);
+    await s.a.idle();
+    expect(s.syncs[1]).toMatchObject({ mode: 'partial', servicesChanged: 1 });
+    expect(read(files?.lastSync)).toContain('default/web:http has no endpoints');
+    s.clock.advance(3_600_000 - 1);
+    await s.a.idle();
+    expect(read(files?.rules)).toBe(first);
+  });
+});
+
+describe('iptables proxy: the save view across syncs', () => {
+  it('a partial sync after one slice change parses and prints only the changed Service\'s rules again for rules.save.txt', async () => {
+    const clock = virtualClock(Date.UTC(2026, 0, 1));
+    cluster = await openTestCluster(clock, 'memory');
+    const c = cluster;
+    for (let i = 0; i < 20; i++) {
+      await must(c.registry.create('services', 'default', service(`svc-${i}`, { clusterIP: `10.96.0.${100 + i}`, ports: [{ name: 'http', port: 80 }] })));
+      await must(c.registry.create('endpointslices', 'default', endpointSlice(`svc-${i}`, [`10.244.${i}.1`, `10.244.${i}.2`], [{ name: 'http', port: 8080, protocol: 'TCP' }])));
+    }
+    const started = await startNodeAgent({ source: c.informer, clock, nodeName: 'node-1', nodeIP: '192.0.2.10', clusterCIDR: '10.244.0.0/16', dataDir: c.dir, dnsPort: false });
+    if (!started.ok) throw new Error(started.error.message);
+    agent = started.value;
+    const config = agent.proxierConfig;
+    if (config === undefined) throw new Error('no proxier config');
+    const proxy = IptablesProxy.start({ source: c.informer, clock, logger: { log: () => undefined }, config, dataDir: join(c.dir, 'direct') });
+    const unsubscribe = c.informer.onChange((change) => proxy.onChange(change));
+    try {
+      const before = proxy.saveViewStats();
+      expect(before.views).toBe(1);
+      const slice = await must(c.registry.get<EndpointSlice>('endpointslices', 'default', 'svc-7-1'));
+      await apply({ c } as Started, () => must(c.registry.update('endpointslices', 'default', 'svc-7-1', { ...slice, endpoints: [{ addresses: ['10.244.7.9'], conditions: { ready: true } }, ...(slice.endpoints ?? []).slice(1)] })));
+      clock.advance(0);
+      await proxy.flushed();
+      expect(proxy.lastSync()).toMatchObject({ full: false, servicesChanged: 1, syncs: 2 });
+      const after = proxy.saveViewStats();
+      expect(after.views).toBe(2);
+      // 10.244.7.1 replaced by 10.244.7.9: the new SEP chain's two rules (mark, DNAT) and the SVC
+      // chain's two jumps (10.244.7.2 now first, with the probability; 10.244.7.9 second) are new lines.
+      expect(after.linesParsed - before.linesParsed).toBe(4);
+      expect(after.rulesPrinted - before.rulesPrinted).toBe(4);
+      expect(before.linesParsed).toBeGreaterThan(100);
+      const saved = iptablesSaveView(fullRender({ c, a: agent } as Started).restoreText, { backend: 'nft' });
+      expect(saved.ok && read(proxy.files.save)).toBe(saved.ok ? saved.value : 'unreachable');
+    } finally {
+      unsubscribe();
+      await proxy.stop();
+    }
   });
 });

@@ -19,9 +19,14 @@
 // last one's files are still being written takes another (two in the usual case).
 // A partial sync's text alone does not say what the tables hold, which is why rules.txt is
 // the tables and last-sync.txt the sync.
+// rules.txt and rules.save.txt are a render of every Service, whatever the sync changed: with
+// tablesFilesIntervalMs they are rendered at most that often (the last state always, once the
+// interval has passed), so that a partial sync costs what it changed; last-sync.txt is written
+// at every sync.
 import { join } from 'node:path';
 import {
-  iptablesSaveViewOfRuleset,
+  createSaveViewMemo,
+  iptablesSaveView,
   printRestoreText,
   RestoreBuffer,
   sync,
@@ -29,10 +34,11 @@ import {
   syncedRuleset,
   type ProxierConfig,
   type SaveBackend,
+  type SaveViewMemoStats,
   type SyncResult,
   type SyncState,
 } from '@kubesvc/proxy-iptables';
-import type { Clock } from '@kubesvc/store';
+import type { CancelTimer, Clock } from '@kubesvc/store';
 import type { CacheChange, CacheView } from '@kubesvc/controllers';
 import type { Logger } from '@kubesvc/apiserver';
 import { logLine } from './logger.js';
@@ -68,6 +74,13 @@ export interface IptablesProxyOptions {
   /** Default 2. */
   readonly burstSyncs?: number;
   readonly loader?: IptablesLoader;
+  /**
+   * rules.txt and rules.save.txt (the whole tables) are rendered and written at most this often:
+   * a sync within the interval of the last render writes last-sync.txt alone, and the tables as
+   * they stand then are written when the interval ends. Infinity: the first sync's only (a
+   * bench that reads last-sync.txt and the metrics alone). Default 0: at every sync.
+   */
+  readonly tablesFilesIntervalMs?: number;
   /** Where the syncs' metrics go. */
   readonly metrics?: NodeProxyMetrics;
 }
@@ -98,6 +111,13 @@ export class IptablesProxy {
   private readonly loop: ProxySyncLoop;
   /** Restore buffers no sync's files are being written from (see the file's opening comment). */
   private readonly buffers: RestoreBuffer[] = [];
+  /** When the tables files were last rendered (clock ms), and the render waiting for its interval. */
+  private tablesRenderedAt = -Infinity;
+  private tablesTimer: CancelTimer | undefined;
+  private tableLines = 0;
+  private stopped = false;
+  /** The save view's rule lines parsed and printed at earlier syncs: a sync re-reads only what changed. */
+  private readonly saveMemo = createSaveViewMemo();
 
   private constructor(private readonly options: IptablesProxyOptions) {
     this.files = iptablesFiles(options.dataDir);
@@ -142,6 +162,11 @@ export class IptablesProxy {
     return this.state;
   }
 
+  /** How much of the save view the syncs so far parsed and printed afresh. */
+  saveViewStats(): SaveViewMemoStats {
+    return this.saveMemo.stats();
+  }
+
   /** Whether changes wait for the runner. */
   get syncPending(): boolean {
     return this.loop.syncPending;
@@ -153,7 +178,41 @@ export class IptablesProxy {
   }
 
   stop(): Promise<void> {
+    this.stopped = true;
+    this.tablesTimer?.();
+    this.tablesTimer = undefined;
     return this.loop.stop();
+  }
+
+  /** rules.txt and rules.save.txt of the state as it stands now. */
+  private renderTables(): (readonly [string, string])[] {
+    const state = this.state;
+    if (state === undefined) return [];
+    this.tablesRenderedAt = this.options.clock.now();
+    const ruleset = syncedRuleset(state);
+    const tables = printRestoreText(ruleset);
+    this.tableLines = countLines(tables);
+    const saved = iptablesSaveView(tables, { family: ruleset.family, backend: this.options.saveBackend ?? 'nft', memo: this.saveMemo });
+    if (!saved.ok) this.options.logger.log('warning', logLine('iptables save view failed', { error: saved.error.message }));
+    return [[this.files.rules, tables], ...(saved.ok ? [[this.files.save, saved.value] as const] : [])];
+  }
+
+  /** The tables files now, or once the interval since the last render has passed. */
+  private tablesFiles(): (readonly [string, string])[] {
+    const interval = this.options.tablesFilesIntervalMs ?? 0;
+    const due = this.tablesRenderedAt + interval;
+    const first = this.tablesRenderedAt === -Infinity;
+    if (interval === Infinity && !first) return [];
+    if (first || interval <= 0 || this.options.clock.now() >= due) {
+      this.tablesTimer?.();
+      this.tablesTimer = undefined;
+      return this.renderTables();
+    }
+    this.tablesTimer ??= this.options.clock.setTimer(due, () => {
+      this.tablesTimer = undefined;
+      if (!this.stopped) this.loop.writeFiles(this.renderTables());
+    });
+    return [];
   }
 
   private syncOnce({ changes, full }: SyncRequest): SyncStep {
@@ -175,15 +234,13 @@ export class IptablesProxy {
       return { ok: false, error: String(error) };
     }
     this.state = result.state;
-    const ruleset = syncedRuleset(result.state);
-    const tables = printRestoreText(ruleset);
-    const saved = iptablesSaveViewOfRuleset(ruleset, this.options.saveBackend ?? 'nft');
+    const tablesFiles = this.tablesFiles();
     const ms = performance.now() - started;
     this.report = {
       full: result.stats.full,
       lines: result.stats.lines,
       bytes: result.stats.bytes,
-      tableLines: countLines(tables),
+      tableLines: this.tableLines,
       servicesChanged: result.stats.servicesChanged,
       chainsDeleted: result.stats.chainsDeleted,
       ms,
@@ -197,16 +254,6 @@ export class IptablesProxy {
       servicesChanged: result.stats.servicesChanged,
       ms: Math.round(ms * 100) / 100,
     }));
-    if (!saved.ok) this.options.logger.log('warning', logLine('iptables save view failed', { error: saved.error.message }));
-    return {
-      ok: true,
-      full: result.stats.full,
-      files: [
-        [this.files.lastSync, result.restoreBytes],
-        [this.files.rules, tables],
-        ...(saved.ok ? [[this.files.save, saved.value] as const] : []),
-      ],
-      release: () => this.buffers.push(buffer),
-    };
+    return { ok: true, full: result.stats.full, files: [[this.files.lastSync, result.restoreBytes], ...tablesFiles], release: () => this.buffers.push(buffer) };
   }
 }

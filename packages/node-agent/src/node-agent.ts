@@ -81,6 +81,12 @@ export interface NodeAgentOptions<D extends Dataplane = Dataplane> {
     readonly saveBackend?: SaveBackend;
     /** Default '1.31'. */
     readonly kubeProxyVersion?: KubeProxyVersion;
+    /**
+     * rules.txt and rules.save.txt (a render of the whole tables) at most this often, the last
+     * state always once the interval has passed; last-sync.txt at every sync. Infinity: the
+     * first sync's only. Default 0: at every sync.
+     */
+    readonly tablesFilesIntervalMs?: number;
   };
   readonly nftables?: {
     /** KubeProxyConfiguration's nftables.minSyncPeriod. Default 1000. */
@@ -255,6 +261,7 @@ export async function startNodeAgent<D extends Dataplane = Dataplane>(options: N
         ...(options.iptables?.syncPeriodMs !== undefined ? { syncPeriodMs: options.iptables.syncPeriodMs } : {}),
         ...(options.iptables?.fullSyncPeriodMs !== undefined ? { fullSyncPeriodMs: options.iptables.fullSyncPeriodMs } : {}),
         ...(options.iptables?.burstSyncs !== undefined ? { burstSyncs: options.iptables.burstSyncs } : {}),
+        ...(options.iptables?.tablesFilesIntervalMs !== undefined ? { tablesFilesIntervalMs: options.iptables.tablesFilesIntervalMs } : {}),
         ...(dataplane?.loader !== undefined ? { loader: dataplane.loader } : {}),
         ...(options.metrics !== undefined ? { metrics: options.metrics.forNode(options.nodeName) } : {}),
       });

@@ -208,6 +208,12 @@ export class ProxySyncLoop {
     this.write(step.files, step.release);
   }
 
+  /** Writes files outside a sync (after the ones already queued), each whole: a view of the state the proxy renders later. */
+  writeFiles(files: readonly (readonly [path: string, text: string])[]): void {
+    if (this.stopped) return;
+    this.write(files, undefined);
+  }
+
   private observeApplied(triggers: ReadonlyMap<string, readonly number[]>): void {
     const metrics = this.options.metrics;
     if (metrics === undefined) return;

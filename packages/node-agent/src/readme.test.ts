@@ -13,3 +13,9 @@ it('the README example of an agent fed through the API prints what the README sa
   expect(expected).toContain('services: 1 list, 1 watch, 0 expired');
   expect(printed).toBe(expected);
 });
+
+it('the README example of kube-proxies in worker threads prints what the README says', async () => {
+  const { printed, expected } = await runReadmeExample(new URL('..', import.meta.url), /^## Kube-proxies in worker threads/m);
+  expect(expected).toContain('node-3: worker 1');
+  expect(printed).toBe(expected);
+}, 60_000);

@@ -48,7 +48,7 @@ export type { NegatableValue, RuleMatch, RuleOption, RuleSpec, RuleTarget } from
 export type { IptablesRestoreDocument, RestoreStatement, RestoreTableBlock } from './save/parse-restore.js';
 export type { KernelChain, KernelRuleset, KernelTable, LoadOptions } from './save/load-restore.js';
 export type { SaveBackend } from './save/print-save.js';
-export type { SaveViewOptions } from './save/save-view.js';
+export type { SaveViewMemo, SaveViewMemoStats, SaveViewOptions } from './save/save-view.js';
 export type { ErrRestoreTokenize, TokenizeResult } from './save/tokenize.js';
 export { tokenizeRestoreLine } from './save/tokenize.js';
 export { quoteSaveString } from './save/save-quote.js';
@@ -57,7 +57,7 @@ export { parseIptablesRestore } from './save/parse-restore.js';
 export { BUILTIN_CHAINS, loadIptablesDocument, loadIptablesRestore } from './save/load-restore.js';
 export { printSaveRule } from './save/print-rule.js';
 export { printIptablesSave } from './save/print-save.js';
-export { iptablesSaveView, iptablesSaveViewOfRuleset } from './save/save-view.js';
+export { createSaveViewMemo, iptablesSaveView, iptablesSaveViewOfRuleset } from './save/save-view.js';
 // Sync state and partial sync (sync/), the packet tracer (trace/), the iptables-restore --noflush table model (restore-model/).
 export * from './sync/index.js';
 export type { SyncIndexes } from './sync/state.js';

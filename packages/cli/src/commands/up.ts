@@ -35,6 +35,7 @@ interface UpCommandOptions {
   readonly nodeZones?: string;
   readonly nodeRegion?: string;
   readonly nodeCpu: string;
+  readonly nodeWorkers?: string;
   readonly clusterCidr: string;
   readonly etcdServers?: string;
   readonly apiserverCount: string;
@@ -172,7 +173,7 @@ function summary(cluster: RunningCluster): string {
   if (cluster.agent.iptablesFiles !== undefined) lines.push(`  kube-proxy       iptables rules in ${cluster.agent.iptablesFiles.rules}`);
   if (cluster.agent.nftablesFiles !== undefined) lines.push(`  kube-proxy       nftables (v1.33) table in ${cluster.agent.nftablesFiles.ruleset}, last sync in ${cluster.agent.nftablesFiles.lastSync}`);
   if (cluster.agent.proxyMode === 'userspace') lines.push(`  kube-proxy       userspace: kubesvc proxy-ports --data-dir ${cluster.dataDir}`);
-  for (const p of cluster.nodeProxies) lines.push(`  kube-proxy       ${p.nodeName}: ${p.agent.proxyMode} rules in ${p.rules}`);
+  for (const p of cluster.nodeProxies) lines.push(`  kube-proxy       ${p.nodeName}: ${p.proxyMode} rules in ${p.rules}`);
   lines.push(`  data             ${cluster.dataDir}`, '', 'Use it with:', `  export KUBECONFIG=${cluster.kubeconfig}`, '  kubectl get svc -A', '', 'Ctrl-C stops it; a restart on the same data dir keeps everything.', '');
   return lines.join('\n');
 }
@@ -220,6 +221,7 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
     maxEndpointsPerSlice: boundedInt('max-endpoints-per-slice', options.maxEndpointsPerSlice, 1, 1000),
     mirroringMaxEndpointsPerSubset: boundedInt('mirroring-max-endpoints-per-subset', options.mirroringMaxEndpointsPerSubset, 1, 1000),
     preferSameTrafficDistribution: gates.enabled.PreferSameTrafficDistribution,
+    ...optional('nodeWorkers', options.nodeWorkers === undefined ? undefined : boundedInt('node-workers', options.nodeWorkers, 0, MAX_NODES)),
   };
   // Loaded here, not at the top: the offline commands share this module graph and need neither.
   const [{ startCluster, writeFileAtomicSync }, { default: ora }, { fileRefresher }] = await Promise.all([
@@ -303,6 +305,7 @@ export const upCommand: CliCommand = {
       .option('--node-zones <zones>', 'zones, comma-separated: node i gets the label topology.kubernetes.io/zone=zones[i mod k]; no more zones than nodes')
       .option('--node-region <region>', 'the label topology.kubernetes.io/region of every node')
       .option('--node-cpu <quantity>', "every node's capacity and allocatable cpu (the EndpointSlice controller's topology hints read it)", UP_DEFAULTS.nodeCPU)
+      .option('--node-workers <n>', 'worker threads that run the kube-proxies of nodes 2..N, each still on its own watch (default: one per core, at least 2, at most one per node; 0 runs them on the main thread)')
       .option('--cluster-cidr <cidr>', 'the pod CIDR: the one node has all of it; with --nodes N > 1 node i has its i-th /24 (/64 for IPv6)', UP_DEFAULTS.clusterCIDR)
       .option('--etcd-servers <urls>', 'keep the state in etcd at these client URLs (comma-separated) instead of SQLite in --data-dir; several kubesvc up processes can share one etcd')
       .option('--apiserver-count <n>', 'how many apiservers run, for --endpoint-reconciler-type=master-count', '1')

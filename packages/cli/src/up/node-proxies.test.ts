@@ -1,7 +1,8 @@
 // The kube-proxies of nodes 2..N against a real API server over HTTPS (the serving certificate
 // as the CA, as `kubesvc up` gives it): each writes its rules under <data-dir>/nodes/<node>/
 // with its own node's view of an externalTrafficPolicy: Local Service, each holds its own watch
-// connections, and stopNodeProxies closes every one of them while the API still runs.
+// connections, and stopNodeProxies closes every one of them while the API still runs; the same
+// on this thread (workers: 0) and in worker threads.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { afterEach, expect, it } from 'vitest';
 import { parseServiceNetworking, type EndpointSlice, type Service } from '@kubesvc/api-types';
 import { generateServingCertificate, openRegistry, silentLogger, startApiServer, type ApiServer } from '@kubesvc/apiserver';
 import { openMemoryStore, systemClock, type Store } from '@kubesvc/store';
-import { nodeDataDir, startNodeProxies, stopNodeProxies, type NodeProxy } from './node-proxies.js';
+import { nodeDataDir, startNodeProxies, stopNodeProxies, type NodeProxies } from './node-proxies.js';
 
 const TOKEN = 'node-proxies-test';
 let cleanup: (() => Promise<void>)[] = [];
@@ -29,7 +30,10 @@ async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => bo
   throw new Error(`${what}: last seen ${JSON.stringify(last)}`);
 }
 
-it('each node past the first gets a kube-proxy on its own watches, with its own rules; stopping closes every watch while the API runs', async () => {
+it.each([
+  { workers: 0, where: 'on this thread' },
+  { workers: 2, where: 'in 2 worker threads' },
+])('each node past the first gets a kube-proxy on its own watches ($where), with its own rules; stopping closes every watch while the API runs', async ({ workers }) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kubesvc-node-proxies-'));
   cleanup.push(() => Promise.resolve(rmSync(dataDir, { recursive: true, force: true })));
   const store: Store = openMemoryStore({ clock: systemClock });
@@ -66,9 +70,11 @@ it('each node past the first gets a kube-proxy on its own watches, with its own 
     { name: 'node-2', podCIDR: '10.244.1.0/24', internalIP: '127.0.0.2', labels: { 'topology.kubernetes.io/zone': 'b' }, cpu: '4' },
     { name: 'node-3', podCIDR: '10.244.2.0/24', internalIP: '127.0.0.3', labels: { 'topology.kubernetes.io/zone': 'c' }, cpu: '4' },
   ];
-  let proxies: NodeProxy[] = [];
-  cleanup.push(() => stopNodeProxies(proxies));
-  proxies = await startNodeProxies({
+  // Stopped by cleanup too if the test fails before it stops them.
+  const held: { started?: NodeProxies } = {};
+  cleanup.push(() => (held.started === undefined ? Promise.resolve() : stopNodeProxies(held.started)));
+  const started = await startNodeProxies({
+    workers,
     nodes,
     apiURL: server.url,
     token: TOKEN,
@@ -80,16 +86,26 @@ it('each node past the first gets a kube-proxy on its own watches, with its own 
     preferSameTrafficDistribution: false,
     logger: silentLogger,
   });
+  held.started = started;
+  const proxies = started.proxies;
+  expect(started.workers).toBe(workers);
   expect(proxies.map((p) => [p.nodeName, p.rules])).toEqual([
     ['node-2', join(dataDir, 'nodes', 'node-2', 'iptables', 'rules.txt')],
     ['node-3', join(dataDir, 'nodes', 'node-3', 'iptables', 'rules.txt')],
   ]);
   expect(nodeDataDir(dataDir, 'node-3')).toBe(join(dataDir, 'nodes', 'node-3'));
-  // Each is its own node: its name and IP in the proxier's settings.
-  expect(proxies.map((p) => [p.agent.nodeName, p.agent.proxierConfig?.nodeIP])).toEqual([
-    ['node-2', '127.0.0.2'],
-    ['node-3', '127.0.0.3'],
-  ]);
+  // Each is its own node: its name and IP in the proxier's settings (on this thread, where the agents are at hand).
+  if (workers === 0) {
+    expect(proxies.map((p) => [p.agent?.nodeName, p.agent?.proxierConfig?.nodeIP])).toEqual([
+      ['node-2', '127.0.0.2'],
+      ['node-3', '127.0.0.3'],
+    ]);
+  } else {
+    expect(proxies.map((p) => [p.agent, p.worker])).toEqual([
+      [undefined, 0],
+      [undefined, 1],
+    ]);
+  }
 
   // The first sync is made before start resolves, from the first LIST.
   const node2 = readFileSync(proxies[0]?.rules ?? '', 'utf8');
@@ -114,8 +130,8 @@ it('each node past the first gets a kube-proxy on its own watches, with its own 
   expect(after[1]).not.toContain(dropLine);
   expect(after[1]).toMatch(/^-A KUBE-EXT-[A-Z0-9]+ -j KUBE-SVL-[A-Z0-9]+$/m);
 
-  await stopNodeProxies(proxies);
+  await stopNodeProxies(started);
   const stats = await until('every watch connection closed', () => server.stats(), (s) => s.connections === 0);
   expect(stats.connections).toBe(0);
   expect(existsSync(join(dataDir, 'iptables'))).toBe(false);
-});
+}, 60_000);

@@ -5,14 +5,22 @@
 // first node's agent (DNS and kube-proxy) reads the control plane's in-process informer, as
 // before; userspace mode binds ports on this host, so it stays with the first node alone. With
 // `--dataplane netns` each node's rules are also loaded into that node's namespace of the pod
-// network (the `dataplane` option).
+// network (the `dataplane` option), from this thread: the network's namespaces and the loads
+// into them are this process's.
 //
 // Layout: node i's rules are written under `<data-dir>/nodes/<node-name>/`, in the same
 // `iptables/` or `nftables/` folder the first node's agent writes under `<data-dir>/`.
+//
+// Threads: with `workers` > 0 (--node-workers; the default is one per core, at least 2, at most
+// one per node) the kube-proxies run in that many worker threads (@kubesvc/node-agent's
+// startProxyWorkers), so the thread that serves the API and its watches does not also run the N
+// syncs; each keeps its own watch all the same. Their metrics reach this process's /metrics under
+// each node's label, their lines its log; a worker that dies is logged and its kube-proxies start
+// again in a fresh worker. With 0 they run on this thread, as the first node's agent does.
 import { join } from 'node:path';
 import type { ServiceNetworking } from '@kubesvc/api-types';
 import type { Logger } from '@kubesvc/apiserver';
-import { startApiSource, startNodeAgent, type ApiSource, type DataplaneFactory, type NodeAgent, type ProxyMetrics, type ProxyMode } from '@kubesvc/node-agent';
+import { defaultProxyWorkers, startApiSource, startNodeAgent, startProxyWorkers, type ApiSource, type DataplaneFactory, type NodeAgent, type ProxyMetrics, type ProxyMode } from '@kubesvc/node-agent';
 import { systemClock } from '@kubesvc/store';
 import { ensurePrivateDir } from './atomic-file.js';
 import type { UpNode } from './nodes.js';
@@ -25,10 +33,22 @@ const START_CONCURRENCY = 8;
 
 export interface NodeProxy {
   readonly nodeName: string;
-  readonly agent: NodeAgent;
-  readonly source: ApiSource;
+  readonly proxyMode: Extract<ProxyMode, 'iptables' | 'nftables'>;
   /** The rules file (iptables: rules.txt; nftables: ruleset.nft). */
   readonly rules: string;
+  /** The agent and its source, when it runs on this thread (workers: 0). */
+  readonly agent?: NodeAgent;
+  readonly source?: ApiSource;
+  /** The worker thread that runs it, when it runs in one. */
+  readonly worker?: number;
+}
+
+/** The kube-proxies of the nodes past the first, and how to stop them. */
+export interface NodeProxies {
+  readonly proxies: readonly NodeProxy[];
+  /** Worker threads they run in (0: this thread). */
+  readonly workers: number;
+  stop(): Promise<void>;
 }
 
 export interface NodeProxiesOptions {
@@ -46,6 +66,8 @@ export interface NodeProxiesOptions {
   readonly logger: Logger;
   /** kube-proxy's metrics, shared by every node's agent (each records under its node name). */
   readonly metrics?: ProxyMetrics;
+  /** Worker threads to run them in (--node-workers). Default defaultProxyWorkers(nodes); 0: this thread. Ignored with a `dataplane`, which runs on this thread. */
+  readonly workers?: number;
   /** Where each node's syncs go besides its files (the pod network's node namespaces). Default: the files alone. */
   readonly dataplane?: DataplaneFactory;
 }
@@ -79,13 +101,13 @@ async function startOne(node: NodesOptionsNode, options: NodeProxiesOptions): Pr
       dataDir: dir,
       proxyMode: options.proxyMode,
       dnsPort: false,
-      ...(options.dataplane === undefined ? {} : { dataplane: options.dataplane }),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+      ...(options.dataplane === undefined ? {} : { dataplane: options.dataplane }),
     });
     if (!started.ok) throw new Error(`node ${node.name}: ${started.error.message}`);
     const agent = started.value;
     const rules = agent.iptablesFiles?.rules ?? agent.nftablesFiles?.ruleset ?? dir;
-    return { nodeName: node.name, agent, source, rules };
+    return { nodeName: node.name, proxyMode: options.proxyMode, agent, source, rules };
   } catch (error) {
     await source.stop();
     throw error;
@@ -94,20 +116,48 @@ async function startOne(node: NodesOptionsNode, options: NodeProxiesOptions): Pr
 
 type NodesOptionsNode = NodeProxiesOptions['nodes'][number];
 
-/** Stops the agents, then their watches. */
-export async function stopNodeProxies(proxies: readonly NodeProxy[]): Promise<void> {
+/** Stops the agents, then their watches (and the workers they run in). */
+export async function stopNodeProxies(proxies: NodeProxies): Promise<void> {
+  await proxies.stop();
+}
+
+async function stopInThread(proxies: readonly NodeProxy[]): Promise<void> {
   await Promise.all(proxies.map(async (p) => {
-    await p.agent.stop();
-    await p.source.stop();
+    await p.agent?.stop();
+    await p.source?.stop();
   }));
 }
 
 /**
- * Starts a kube-proxy for each node, a few at a time; resolves once each has made its first
- * sync. One that cannot start stops those already started and rejects.
+ * Starts a kube-proxy for each node, in worker threads or on this one, a few at a time; resolves
+ * once each has made its first sync. One that cannot start stops those already started and rejects.
  */
-export async function startNodeProxies(options: NodeProxiesOptions): Promise<NodeProxy[]> {
+export async function startNodeProxies(options: NodeProxiesOptions): Promise<NodeProxies> {
   if (options.nodes.length > 0) ensurePrivateDir(join(options.dataDir, NODES_DIR));
+  const workers = options.dataplane !== undefined ? 0 : Math.min(options.nodes.length, options.workers ?? defaultProxyWorkers(options.nodes.length));
+  if (workers > 0) {
+    for (const n of options.nodes) ensurePrivateDir(nodeDataDir(options.dataDir, n.name));
+    const pool = await startProxyWorkers({
+      nodes: options.nodes.map((n) => ({ name: n.name, internalIP: n.internalIP, labels: n.labels, dataDir: nodeDataDir(options.dataDir, n.name) })),
+      workers,
+      apiURL: options.apiURL,
+      token: options.token,
+      ca: options.ca,
+      proxyMode: options.proxyMode,
+      clusterCIDR: options.clusterCIDR,
+      serviceNetworking: options.serviceNetworking,
+      preferSameTrafficDistribution: options.preferSameTrafficDistribution,
+      logger: options.logger,
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    });
+    const proxies = pool.nodes.map((n) => ({ nodeName: n.nodeName, proxyMode: options.proxyMode, rules: n.rules, worker: n.worker }));
+    return { proxies, workers: pool.workers, stop: () => pool.stop() };
+  }
+  const started = await startInThread(options);
+  return { proxies: started, workers: 0, stop: () => stopInThread(started) };
+}
+
+async function startInThread(options: NodeProxiesOptions): Promise<NodeProxy[]> {
   const started: NodeProxy[] = [];
   try {
     for (let i = 0; i < options.nodes.length; i += START_CONCURRENCY) {
@@ -118,7 +168,7 @@ export async function startNodeProxies(options: NodeProxiesOptions): Promise<Nod
       if (failed !== undefined) throw failed.reason;
     }
   } catch (error) {
-    await stopNodeProxies(started);
+    await stopInThread(started);
     throw error;
   }
   return started;

@@ -46,7 +46,7 @@ import { startLiveExplorerSource } from '../explore/explorer-sources.js';
 import { ensurePrivateDir, FILE_MODES, octal, tightenMode } from './atomic-file.js';
 import { apiserverMirrorPod, apiserverPodStatus, MIRROR_POD_NAMESPACE, type ApiserverPodOptions } from './mirror-pod.js';
 import { nodesText, type UpNode } from './nodes.js';
-import { startNodeProxies, stopNodeProxies, type NodeProxy } from './node-proxies.js';
+import { startNodeProxies, stopNodeProxies, type NodeProxies, type NodeProxy } from './node-proxies.js';
 import { clusterIPAllocationText, UP_DEFAULTS } from './up-defaults.js';
 
 // The up command loads this module lazily (the offline commands need none of it) and writes
@@ -102,6 +102,8 @@ export interface UpOptions {
   readonly maxEndpointsPerSlice?: number;
   /** kube-controller-manager's --mirroring-max-endpoints-per-subset. Default 1000. */
   readonly mirroringMaxEndpointsPerSubset?: number;
+  /** --node-workers: worker threads for the kube-proxies of nodes 2..N (0: this thread). Default: one per core, at least 2, at most one per node. */
+  readonly nodeWorkers?: number;
 }
 
 // The defaults live in up-defaults.ts, which loads nothing heavy: every command's options read them.
@@ -444,7 +446,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
     cleanups.push(() => agent.stop());
     agentForEnv.current = agent;
 
-    const nodeProxies = await startOtherProxies(
+    const otherProxies = await startOtherProxies(
       options,
       {
         nodes,
@@ -455,11 +457,13 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
         serviceNetworking: plane.config.serviceNetworking,
         logger,
         metrics: proxyMetrics,
+        ...(options.nodeWorkers === undefined ? {} : { workers: options.nodeWorkers }),
         ...(podNet !== undefined && network !== undefined ? { dataplane: podNet.podNetworkDataplane(network) } : {}),
       },
       steps,
     );
-    cleanups.push(() => stopNodeProxies(nodeProxies));
+    cleanups.push(() => stopNodeProxies(otherProxies));
+    const nodeProxies = otherProxies.proxies;
 
     let podNetwork: RunningCluster['podNetwork'];
     if (podNet !== undefined && network !== undefined) {
@@ -519,24 +523,26 @@ async function startOtherProxies(
   options: UpOptions,
   context: Omit<Parameters<typeof startNodeProxies>[0], 'nodes' | 'proxyMode' | 'clusterCIDR' | 'preferSameTrafficDistribution'> & { readonly nodes: readonly (UpNode & { readonly internalIP: string })[] },
   steps: StepReporter,
-): Promise<NodeProxy[]> {
+): Promise<NodeProxies> {
+  const none: NodeProxies = { proxies: [], workers: 0, stop: () => Promise.resolve() };
   const others = context.nodes.slice(1);
-  if (others.length === 0) return [];
+  if (others.length === 0) return none;
   const mode = options.proxyMode;
   if (mode === 'none') {
     steps.note(`No kube-proxy runs on the ${context.nodes.length} nodes (--proxy-mode none)`);
-    return [];
+    return none;
   }
   const first = context.nodes[0]?.name ?? options.nodeName;
   if (mode === 'userspace') {
     const why = 'userspace mode binds ports on this host';
     steps.note(`1 kube-proxy runs, for ${first}: ${why}, so ${others.length === 1 ? `${others[0]?.name ?? ''} has` : `${others.map((n) => n.name).join(', ')} have`} none`);
-    return [];
+    return none;
   }
   return steps.step(
     `Starting the kube-proxies of ${others.map((n) => n.name).join(', ')} (${mode}, each watching the API)`,
     () => startNodeProxies({ ...context, nodes: others, proxyMode: mode, clusterCIDR: options.clusterCIDR, preferSameTrafficDistribution: options.preferSameTrafficDistribution === true }),
-    (started) => `${started.length + 1} kube-proxies run (${mode}): ${first} in-process, ${started.length} through the API with rules in ${join(context.dataDir, 'nodes')}/<node>/${mode}/${context.dataplane === undefined ? '' : ', each loaded into its node\'s namespace'}`,
+    (started) =>
+      `${started.proxies.length + 1} kube-proxies run (${mode}): ${first} in-process, ${started.proxies.length} through the API with rules in ${join(context.dataDir, 'nodes')}/<node>/${mode}/${started.workers > 0 ? ` (in ${started.workers} worker thread${started.workers === 1 ? '' : 's'})` : ''}${context.dataplane === undefined ? '' : ', each loaded into its node\'s namespace'}`,
   );
 }
 

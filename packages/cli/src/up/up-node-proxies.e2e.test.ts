@@ -63,7 +63,7 @@ describe('kubesvc up --nodes: one kube-proxy per node', () => {
     const dataDir = tempDir();
     const cache = tempDir();
     const up = await startUp(children, dataDir, [...NODE_ARGS, '--proxy-mode', 'nftables']);
-    expect(up.stderr()).toContain(`✓ 3 kube-proxies run (nftables): node-1 in-process, 2 through the API with rules in ${dataDir}/nodes/<node>/nftables/\n`);
+    expect(up.stderr()).toContain(`✓ 3 kube-proxies run (nftables): node-1 in-process, 2 through the API with rules in ${dataDir}/nodes/<node>/nftables/ (in 2 worker threads)\n`);
     expect(up.stdout()).toContain(`  kube-proxy       node-2: nftables rules in ${dataDir}/nodes/node-2/nftables/ruleset.nft\n`);
     const file = join(cache, 'web.json');
     writeFileSync(file, JSON.stringify(OBJECTS));

@@ -11,6 +11,7 @@
 
 import type { KernelRuleset, KernelTable } from './load-restore.js';
 import { printSaveRule } from './print-rule.js';
+import type { RuleSpec } from './rule-spec.js';
 
 export type SaveBackend = 'nft' | 'legacy';
 
@@ -20,19 +21,22 @@ function byteOrder(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export function printTableSave(table: KernelTable): string {
+/** Prints one rule of a chain (printSaveRule, or a memo of it). */
+export type SaveRulePrinter = (chain: string, rule: RuleSpec) => string;
+
+export function printTableSave(table: KernelTable, print: SaveRulePrinter = printSaveRule): string {
   const builtins = table.chains.filter((c) => c.builtin);
   const users = table.chains.filter((c) => !c.builtin).sort((a, b) => byteOrder(a.name, b.name));
   const ordered = [...builtins, ...users];
   const lines = [`*${table.name}`];
   for (const chain of ordered) lines.push(`:${chain.name} ${chain.policy} [0:0]`);
-  for (const chain of ordered) for (const rule of chain.rules) lines.push(printSaveRule(chain.name, rule));
+  for (const chain of ordered) for (const rule of chain.rules) lines.push(print(chain.name, rule));
   lines.push('COMMIT');
   return lines.map((l) => `${l}\n`).join('');
 }
 
 /** The ruleset as its backend's iptables-save prints it (the backend it was loaded for). */
-export function printIptablesSave(ruleset: KernelRuleset): string {
+export function printIptablesSave(ruleset: KernelRuleset, print: SaveRulePrinter = printSaveRule): string {
   const backend = ruleset.backend;
   const tables =
     backend === 'nft'
@@ -40,5 +44,5 @@ export function printIptablesSave(ruleset: KernelRuleset): string {
           .filter((t) => t.hasStatements)
           .sort((a, b) => NFT_TABLE_ORDER.indexOf(a.name) - NFT_TABLE_ORDER.indexOf(b.name))
       : [...ruleset.tables].reverse();
-  return tables.map(printTableSave).join('');
+  return tables.map((t) => printTableSave(t, print)).join('');
 }

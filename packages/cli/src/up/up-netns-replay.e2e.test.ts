@@ -1,15 +1,18 @@
 // `kubesvc up --dataplane netns`: the explorer's model names the pods that are network
 // namespaces, and /ui/api/replay sends 20 real requests from a client pod to a Service of 2
-// pods (curl through the container runtime's exec) and counts both pods answering. Waits poll
-// with a generous bound and print the last state seen.
+// pods (curl through the container runtime's exec) and counts both pods answering; the page
+// (Debian's chromium driven by playwright-core) marks the endpoints that are namespaces on the
+// trace and replays from the client pod, showing the real share next to each probability.
+// Waits poll with a generous bound and print the last state seen.
 // @needs-root: kubesvc up --dataplane netns makes network namespaces and loads iptables rules; testkit root-only.ts refuses a run without root that selects it.
 import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { ExplorerModel, ReplayAnswer } from '@kubesvc/explorer';
 import { podNetworkPrefix, removePodNetworkLeftovers } from '@kubesvc/netlab';
+import { chromium } from 'playwright-core';
 import { afterEach, expect, it } from 'vitest';
 import { e2eScope, kubectl, startUp, until, type RunningUp } from './up.fixtures.js';
 
@@ -68,10 +71,14 @@ it('replays 20 requests from a client pod to a Service of 2 pods: both answer, a
   );
   expect((model.sandboxes ?? []).map((p) => `${p.namespace}/${p.name}`).sort()).toEqual(['default/client', ...names.map((n) => `default/${n}`)].sort());
 
-  // Both pods answer the 20 requests once kube-proxy has the Service's rules (polled).
+  // Both pods answer the 20 requests once kube-proxy has the Service's rules (polled): the
+  // query of the README's example, with the Service's ClusterIP.
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const query = /\/ui\/(api\/replay\?[^"]+)"/.exec(readme)?.[1] ?? '';
+  expect(query).toBe('api/replay?from=default/client&destination=$IP:80&protocol=tcp&count=20');
   const replayed = await until(
     '20 requests from client to web answered by both pods',
-    async () => await api(`api/replay?from=default%2Fclient&destination=${clusterIP}%3A80&protocol=tcp&count=20`),
+    async () => await api(query.replace('$IP', clusterIP)),
     (r) => {
       const a = r.body as ReplayAnswer;
       return r.code === 200 && a.ok && a.value.failures === 0 && a.value.answers.length === 2;
@@ -88,6 +95,30 @@ it('replays 20 requests from a client pod to a Service of 2 pods: both answer, a
     code: 400,
     body: { ok: false, error: { _tag: 'ErrExplorerReplay', message: 'pod "default/nobody" not found' } },
   });
+
+  // The page: the trace of the ClusterIP marks both DNATs as namespaces; a replay from the
+  // client fills the REAL column, whose shares add up to the 20 requests.
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'], timeout: 60_000 });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ignoreHTTPSErrors: true });
+    context.setDefaultTimeout(30_000);
+    const page = await context.newPage();
+    await page.goto(`${base}#/trace?source=10.244.0.2&destination=${clusterIP}%3A80&protocol=tcp&token=${encodeURIComponent(token)}`);
+    const rows = page.locator('[data-testid="trace-outcomes"] tbody tr');
+    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(2);
+    expect(await page.locator('[data-testid="trace-outcomes"] [data-testid="sandbox-badge"]').count()).toBe(2);
+    await page.locator('[data-testid="replay-form"] select[name="from"]').selectOption('default/client');
+    await page.locator('[data-testid="replay-form"] button[type="submit"]').click();
+    const shares = page.locator('[data-testid="real-share"]');
+    await expect.poll(() => shares.count(), { timeout: 60_000 }).toBe(2);
+    const real = await shares.allTextContents();
+    expect(real.map((t) => Number(t.split('/')[1]))).toEqual([20, 20]);
+    expect(real.reduce((n, t) => n + Number(t.split('/')[0]), 0)).toBe(20);
+    expect(await page.locator('[data-testid="replay-result"]').textContent()).toContain('20 real requests from default/client');
+    await context.close();
+  } finally {
+    await browser.close();
+  }
 
   up.child.kill('SIGTERM');
   expect(await up.exited).toBe(0);

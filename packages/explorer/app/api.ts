@@ -1,7 +1,7 @@
 // The page's only network use: its own server's /ui/api/ paths, with the token from the link's
 // fragment as a bearer token. The model arrives as server-sent events over fetch (EventSource
 // cannot send an Authorization header).
-import type { ExplorerModel, NodeMatrixAnswer, NodeMatrixRequest, TraceAnswer, TraceRequest } from '../src/explorer-model.js';
+import type { ExplorerModel, NodeMatrixAnswer, NodeMatrixRequest, ReplayAnswer, ReplayRequest, TraceAnswer, TraceRequest } from '../src/explorer-model.js';
 
 const TOKEN_KEY = 'kubesvc-explorer-token';
 
@@ -102,4 +102,11 @@ export async function runMatrix(token: string, request: NodeMatrixRequest): Prom
   const query = new URLSearchParams({ source: request.source, destination: request.destination, protocol: request.protocol, nodePort: String(request.nodePort) });
   const res = await fetch(`api/matrix?${query.toString()}`, { headers: headers(token) });
   return (await res.json()) as NodeMatrixAnswer;
+}
+
+/** Real requests from a pod that is a network namespace, counted by the pod that answers each. */
+export async function runReplay(token: string, request: ReplayRequest): Promise<ReplayAnswer> {
+  const query = new URLSearchParams({ from: request.from, destination: request.destination, protocol: request.protocol, count: String(request.count) });
+  const res = await fetch(`api/replay?${query.toString()}`, { headers: headers(token) });
+  return (await res.json()) as ReplayAnswer;
 }

@@ -33,6 +33,8 @@ export interface ServiceEndpoint {
   readonly ports: readonly string[];
   readonly nodeName?: string;
   readonly target?: string;
+  /** The target pod is a real network namespace (`kubesvc up --dataplane netns`). */
+  readonly sandbox?: boolean;
 }
 
 export interface ServiceDetail {
@@ -120,6 +122,18 @@ export interface ExplorerModel {
   readonly nodes?: readonly ExplorerNode[];
   /** The Node whose kube-proxy the rules are drawn as; absent: the node of the server's flags. */
   readonly node?: string;
+  /**
+   * The pods that are real network namespaces (`kubesvc up --dataplane netns`), by namespace
+   * and name: the pods a replay can send from. Absent when the source runs no pod network.
+   */
+  readonly sandboxes?: readonly ExplorerPod[];
+}
+
+/** A pod that is a network namespace. */
+export interface ExplorerPod {
+  readonly namespace: string;
+  readonly name: string;
+  readonly ip: string;
 }
 
 /** A Node of the source, as kube-proxy on it knows itself. */
@@ -204,3 +218,42 @@ export interface NodeMatrixRow {
 
 /** The matrix, one row per Node by name, or why there is none (no Nodes, a packet that does not parse). */
 export type NodeMatrixAnswer = Result<readonly NodeMatrixRow[], ErrExplorerTrace | ErrExplorerNode>;
+
+/** Real requests sent from a pod that is a network namespace (`kubesvc up --dataplane netns`). */
+export interface ReplayRequest {
+  /** The pod that sends them, `namespace/name`. */
+  readonly from: string;
+  /** `IP:PORT` (or `NAME:PORT`, resolved by the pod's DNS). */
+  readonly destination: string;
+  /** Only `tcp`: each request is an HTTP GET of /hostname, which names the pod that answers. */
+  readonly protocol: 'tcp';
+  /** How many requests, 1 to 200. */
+  readonly count: number;
+}
+
+/** How many of the requests one pod answered. */
+export interface ReplayAnswerCount {
+  /** The answering pod's name, as its /hostname says. */
+  readonly pod: string;
+  readonly count: number;
+}
+
+export interface ReplayResult {
+  readonly from: string;
+  readonly destination: string;
+  readonly count: number;
+  /** By count, most first; then by name. */
+  readonly answers: readonly ReplayAnswerCount[];
+  /** Requests that got no answer (a timeout, a refusal, an empty reply, or not sent in the time bound). */
+  readonly failures: number;
+  /** Why, for the first few failures: curl's exit or the runtime's message. */
+  readonly failureReasons: readonly string[];
+}
+
+/** A replay that cannot run: a bad request, a pod that is not a running network namespace. */
+export type ErrExplorerReplay = TaggedError<'ErrExplorerReplay'>;
+
+/** The source cannot send real requests (no pod network): the page hides the control. */
+export type ErrExplorerUnavailable = TaggedError<'ErrExplorerUnavailable'>;
+
+export type ReplayAnswer = Result<ReplayResult, ErrExplorerReplay | ErrExplorerUnavailable>;

@@ -5,10 +5,10 @@
 // env vars kubelet injects (pkg/kubelet/envvars/envvars.go).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseServiceNetworking, type ServiceNetworking } from '@kubesvc/api-types';
+import { parseServiceNetworking, type KubeObject, type ServiceNetworking } from '@kubesvc/api-types';
 import { proxierConfig } from '@kubesvc/proxy-iptables';
 import { describe, expect, it } from 'vitest';
-import { loadDump, type Dump } from '../dump/load-dump.js';
+import { dumpOf, loadDump, type Dump } from '../dump/load-dump.js';
 import { FIXTURES } from '../run-bin.fixtures.js';
 import { explorerModelOf } from './explorer-model.js';
 import { explorerTrace } from './explorer-trace.js';
@@ -106,5 +106,45 @@ describe('over ips.yaml (a stored bitmap with a duplicate, a leak and a missing 
     ]);
     expect(model.allocation.fromStoredSnapshot).toBe(true);
     expect(model.allocation.repairEvents.map((e) => e.split(' ')[0])).toEqual(['ClusterIPAlreadyAllocated', 'ClusterIPOutOfRange', 'ClusterIPNotAllocated']);
+  });
+});
+
+describe('with a pod network (kubesvc up --dataplane netns)', () => {
+  const pod = (name: string, ip: string): KubeObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name, uid: name }, status: { podIP: ip } }) as KubeObject;
+  const objects: KubeObject[] = [
+    { apiVersion: 'v1', kind: 'Service', metadata: { namespace: 'default', name: 'web' }, spec: { clusterIP: '10.96.0.20', clusterIPs: ['10.96.0.20'], ports: [{ port: 80, protocol: 'TCP' }] } } as KubeObject,
+    {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { namespace: 'default', name: 'web-1', labels: { 'kubernetes.io/service-name': 'web' } },
+      addressType: 'IPv4',
+      ports: [{ port: 80, protocol: 'TCP' }],
+      endpoints: [
+        { addresses: ['10.244.1.2'], targetRef: { kind: 'Pod', namespace: 'default', name: 'web-a' } },
+        { addresses: ['10.244.2.2'], targetRef: { kind: 'Pod', namespace: 'default', name: 'web-b' } },
+      ],
+    } as KubeObject,
+    pod('web-a', '10.244.1.2'),
+    pod('web-b', '10.244.2.2'),
+    pod('client', '10.244.1.3'),
+  ];
+  // web-b has no namespace yet: the network has not made it.
+  const model = explorerModelOf(dumpOf('test', objects), { ...options, sandbox: (p) => p.metadata.name !== 'web-b' });
+
+  it('lists the pods that are namespaces by name, and marks the endpoints that are one', () => {
+    expect(model.sandboxes).toEqual([
+      { namespace: 'default', name: 'client', ip: '10.244.1.3' },
+      { namespace: 'default', name: 'web-a', ip: '10.244.1.2' },
+    ]);
+    expect(model.services.find((s) => s.name === 'web')?.endpoints.map((e) => [e.ip, e.sandbox])).toEqual([
+      ['10.244.1.2', true],
+      ['10.244.2.2', undefined],
+    ]);
+  });
+
+  it('says nothing of namespaces without a pod network', () => {
+    const plain = explorerModelOf(dumpOf('test', objects), options);
+    expect(plain.sandboxes).toBeUndefined();
+    expect(plain.services.flatMap((s) => s.endpoints).some((e) => e.sandbox !== undefined)).toBe(false);
   });
 });

@@ -2,9 +2,9 @@
 // computed with the model packages: the services Table as the API prints it for kubectl, the
 // iptables nat chains of proxy-iptables as a graph, the env vars and DNS records of discovery,
 // and the ClusterIP bitmap after one repair run of ipallocator. Pure.
-import { formatIP, parseCIDR, parseIPSloppy, type CIDR, type EndpointSlice, type Service, type ServiceNetworking } from '@kubesvc/api-types';
+import { formatIP, parseCIDR, parseIPSloppy, type CIDR, type EndpointSlice, type Pod, type Service, type ServiceNetworking } from '@kubesvc/api-types';
 import { buildZone, envVarsFromServices, formatRecord, resolve, reverseName, type Zone } from '@kubesvc/discovery';
-import type { AllocatedIP, AllocationMap, ExplorerModel, RuleGraph, RuleGraphEdge, RuleGraphNode, ServiceDetail, ServiceEndpoint } from '@kubesvc/explorer';
+import type { AllocatedIP, AllocationMap, ExplorerModel, ExplorerPod, RuleGraph, RuleGraphEdge, RuleGraphNode, ServiceDetail, ServiceEndpoint } from '@kubesvc/explorer';
 import {
   allocatedIPs,
   ipAllocatorFromSnapshot,
@@ -33,6 +33,11 @@ export interface ExplorerModelOptions {
   readonly zone?: string;
   /** The Node of the dump whose kube-proxy `proxier` is (the rules are drawn as on it). */
   readonly node?: string;
+  /**
+   * Whether the pod is a real network namespace (`kubesvc up --dataplane netns`): the model then
+   * lists those pods and marks the endpoints that are one. Absent: no pod network.
+   */
+  readonly sandbox?: (pod: Pod) => boolean;
 }
 
 const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
@@ -62,7 +67,7 @@ function servicesTable(services: readonly Service[], now: number): ExplorerModel
   };
 }
 
-function endpointsOf(service: Service, slices: readonly EndpointSlice[]): ServiceEndpoint[] {
+function endpointsOf(service: Service, slices: readonly EndpointSlice[], sandboxes: ReadonlySet<string>): ServiceEndpoint[] {
   const ns = service.metadata.namespace ?? 'default';
   const out: ServiceEndpoint[] = [];
   for (const slice of slices) {
@@ -78,6 +83,7 @@ function endpointsOf(service: Service, slices: readonly EndpointSlice[]): Servic
           ports,
           ...(e.nodeName !== undefined ? { nodeName: e.nodeName } : {}),
           ...(e.targetRef !== undefined ? { target: `${e.targetRef.kind ?? ''}/${e.targetRef.name ?? ''}` } : {}),
+          ...(e.targetRef?.kind === 'Pod' && sandboxes.has(`${e.targetRef.namespace ?? ns}/${e.targetRef.name ?? ''}`) ? { sandbox: true } : {}),
         });
       }
     }
@@ -103,7 +109,7 @@ function dnsOf(zone: Zone | undefined, service: Service, domain: string): string
   return [...new Set(lines)];
 }
 
-function detailOf(service: Service, slices: readonly EndpointSlice[], zone: Zone | undefined, domain: string): ServiceDetail {
+function detailOf(service: Service, slices: readonly EndpointSlice[], zone: Zone | undefined, domain: string, sandboxes: ReadonlySet<string>): ServiceDetail {
   const spec = service.spec ?? {};
   const env = envVarsFromServices([service]);
   return {
@@ -120,7 +126,7 @@ function detailOf(service: Service, slices: readonly EndpointSlice[], zone: Zone
       targetPort: String(p.targetPort ?? p.port),
       ...(p.nodePort !== undefined && p.nodePort !== 0 ? { nodePort: p.nodePort } : {}),
     })),
-    endpoints: endpointsOf(service, slices),
+    endpoints: endpointsOf(service, slices, sandboxes),
     env: env.ok ? env.value.map((v) => ({ name: v.name, value: v.value })) : [],
     dns: dnsOf(zone, service, domain),
   };
@@ -260,6 +266,14 @@ function zoneOf(dump: Dump, domain: string): Zone | undefined {
   return zone.ok ? zone.value : undefined;
 }
 
+/** The pods that are network namespaces, by namespace and name. */
+function sandboxesOf(pods: readonly Pod[], sandbox: (pod: Pod) => boolean): ExplorerPod[] {
+  return pods
+    .filter(sandbox)
+    .map((p) => ({ namespace: p.metadata.namespace ?? 'default', name: p.metadata.name ?? '', ip: p.status?.podIP ?? '' }))
+    .sort((a, b) => (a.namespace !== b.namespace ? (a.namespace < b.namespace ? -1 : 1) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
 /** The whole model of the page for one state of the cluster. */
 export function explorerModelOf(dump: Dump, options: ExplorerModelOptions): ExplorerModel {
   const domain = options.zone ?? options.serviceNetworking.clusterDomain;
@@ -269,15 +283,18 @@ export function explorerModelOf(dump: Dump, options: ExplorerModelOptions): Expl
   const zone = zoneOf(dump, domain);
   const networks = options.serviceNetworking.serviceCIDRs;
   const nodes = explorerNodes(dump);
+  const sandboxes = options.sandbox === undefined ? undefined : sandboxesOf(dump.pods, options.sandbox);
+  const sandboxKeys = new Set((sandboxes ?? []).map((p) => `${p.namespace}/${p.name}`));
   return {
     mode: options.mode,
     source: options.source,
     generation: options.generation,
     servicesTable: servicesTable(services, options.now),
-    services: services.map((s) => detailOf(s, slices, zone, domain)),
+    services: services.map((s) => detailOf(s, slices, zone, domain, sandboxKeys)),
     rules: ruleGraphOf(ruleset),
     allocation: allocationOf(dump, networks),
     ...(nodes.length > 0 ? { nodes } : {}),
     ...(options.node !== undefined ? { node: options.node } : {}),
+    ...(sandboxes !== undefined ? { sandboxes } : {}),
   };
 }

@@ -2,16 +2,17 @@
 // (the informer's cache and the stored ClusterIP bitmap), built again when read after a change.
 // A dump with Nodes also answers as kube-proxy on each of them (the page's node picker), and
 // traces a packet as sent on every Node (`kubesvc trace --all-nodes`).
-import { err, ok, type KubeObject, type RangeAllocation, type ServiceNetworking } from '@kubesvc/api-types';
-import type { ExplorerModel, ModelAnswer, TraceAnswer, TraceRequest } from '@kubesvc/explorer';
+import { err, ok, type KubeObject, type Pod, type RangeAllocation, type ServiceNetworking } from '@kubesvc/api-types';
+import type { ExplorerModel, ModelAnswer, ReplayRequest, TraceAnswer, TraceRequest } from '@kubesvc/explorer';
 import type { ExplorerSource } from '@kubesvc/explorer/node';
 import type { ProxierConfig } from '@kubesvc/proxy-iptables';
-import { SERVICE_IPS_KEY } from '@kubesvc/apiserver';
+import { SERVICE_IPS_KEY, type ContainerRuntime } from '@kubesvc/apiserver';
 import type { Informer } from '@kubesvc/runtime';
 import type { Store } from '@kubesvc/store';
 import { dumpOf, type Dump } from '../dump/load-dump.js';
 import { findDumpNode } from '../logic/nodes.js';
 import { explorerModelOf } from './explorer-model.js';
+import { replayFromPod } from './explorer-replay.js';
 import { explorerNodeMatrix, proxierOfNodeNamed, type ProxierOfNode } from './explorer-nodes.js';
 import { explorerTrace } from './explorer-trace.js';
 
@@ -21,6 +22,12 @@ export interface ExplorerSourceOptions {
   readonly serviceNetworking: ServiceNetworking;
   /** The clock the Age column is measured with. */
   readonly now: () => number;
+}
+
+/** `kubesvc up --dataplane netns`: which pods are network namespaces, and the runtime that execs in them. */
+export interface LivePodNetwork {
+  readonly isSandbox: (pod: Pod) => boolean;
+  readonly runtime: Pick<ContainerRuntime, 'exec'>;
 }
 
 export interface DumpExplorerSourceOptions extends ExplorerSourceOptions {
@@ -82,8 +89,9 @@ export async function startLiveExplorerSource(
   informer: Informer,
   store: Store,
   source: string,
-  options: ExplorerSourceOptions,
+  options: ExplorerSourceOptions & { readonly podNetwork?: LivePodNetwork },
 ): Promise<LiveExplorerSource> {
+  const podNetwork = options.podNetwork;
   let generation = 0;
   const listeners = new Set<() => void>();
   const snapshot = async (): Promise<Dump> => {
@@ -94,7 +102,15 @@ export async function startLiveExplorerSource(
   };
   let dump = await snapshot();
   const build = (): ExplorerModel =>
-    explorerModelOf(dump, { mode: 'live', source, generation: ++generation, now: options.now(), proxier: options.proxier, serviceNetworking: options.serviceNetworking });
+    explorerModelOf(dump, {
+      mode: 'live',
+      source,
+      generation: ++generation,
+      now: options.now(),
+      proxier: options.proxier,
+      serviceNetworking: options.serviceNetworking,
+      ...(podNetwork === undefined ? {} : { sandbox: podNetwork.isSandbox }),
+    });
   let model = build();
   let stale = false;
   let stopped = false;
@@ -158,6 +174,17 @@ export async function startLiveExplorerSource(
       }
       return explorerTrace(dump, options.proxier, request);
     },
+    // Real requests need the pod network: without it the handler answers that replay is not available.
+    ...(podNetwork === undefined
+      ? {}
+      : {
+          replay: (request: ReplayRequest) =>
+            replayFromPod(request, {
+              runtime: podNetwork.runtime,
+              isSandbox: podNetwork.isSandbox,
+              pod: (namespace, name) => (informer.list('pods') as readonly Pod[]).find((p) => (p.metadata.namespace ?? 'default') === namespace && p.metadata.name === name),
+            }),
+        }),
     stop: () => {
       stopped = true;
       if (notifyTimer !== undefined) clearTimeout(notifyTimer);

@@ -61,6 +61,12 @@ export function createPodNetwork(options: { readonly dataDir: string; readonly n
 }
 
 /** The kube-dns ClusterIP: the tenth address of the primary service range, as kubeadm picks it. */
+/** Whether the network holds this very pod's namespace (same uid): what the explorer marks, and replays from. */
+export function isPodSandbox(network: PodNetwork, pod: Pod): boolean {
+  const sandbox = network.pod(`${pod.metadata.namespace ?? 'default'}/${pod.metadata.name ?? ''}`);
+  return sandbox !== undefined && (pod.metadata.uid === undefined || sandbox.uid === pod.metadata.uid);
+}
+
 export function kubeDnsClusterIP(serviceNetworking: ServiceNetworking): string {
   const at = addressAtOffset(serviceNetworking.primary, 10);
   if (!at.ok) throw new Error(`the service range ${formatIP(serviceNetworking.primary.network)}/${serviceNetworking.primary.prefix} has no tenth address for kube-dns`);

@@ -322,6 +322,17 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
     // computes the rules with the node agent's kube-proxy settings.
     const informer: Informer = await startInformer({ store, resources: ['services', 'endpointslices', 'pods', 'namespaces'] });
     cleanups.push(() => informer.stop());
+    // The node side of exec, logs and port-forward for the pod network's pods. The Services'
+    // variables come from the node agent (which starts after the API) and are fixed when the
+    // pod's containers start, as the kubelet computes them once per container: a Service made
+    // later is not in a running pod's environment.
+    const agentForEnv: { current?: NodeAgent } = {};
+    const environments = new Map<string, EnvVar[]>();
+    const environmentOf = (pod: Pod): EnvVar[] => agentForEnv.current?.podEnvironmentOf(pod) ?? [];
+    const containerRuntime =
+      podNet !== undefined && network !== undefined
+        ? podNet.netnsContainerRuntime({ network, dataDir, environment: (pod) => environments.get(pod.metadata.uid ?? '') ?? environmentOf(pod) })
+        : undefined;
     let explorer: ExplorerHandler | undefined;
     if (await ensureUiBuilt()) {
       const proxier = proxierConfig({
@@ -339,6 +350,10 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
         proxier: proxier.value,
         serviceNetworking: plane.config.serviceNetworking,
         now: () => systemClock.now(),
+        // --dataplane netns: the page marks the pods that are namespaces and replays from them.
+        ...(containerRuntime === undefined || network === undefined || podNet === undefined
+          ? {}
+          : { podNetwork: { runtime: containerRuntime, isSandbox: (pod: Pod) => podNet.isPodSandbox(network, pod) } }),
       });
       cleanups.push(() => live.stop());
       explorer = createExplorerHandler({ source: live });
@@ -348,17 +363,6 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
       steps.note('The explorer page is not built: /ui/ is not served');
     }
 
-    // The node side of exec, logs and port-forward for the pod network's pods. The Services'
-    // variables come from the node agent (which starts after the API) and are fixed when the
-    // pod's containers start, as the kubelet computes them once per container: a Service made
-    // later is not in a running pod's environment.
-    const agentForEnv: { current?: NodeAgent } = {};
-    const environments = new Map<string, EnvVar[]>();
-    const environmentOf = (pod: Pod): EnvVar[] => agentForEnv.current?.podEnvironmentOf(pod) ?? [];
-    const containerRuntime =
-      podNet !== undefined && network !== undefined
-        ? podNet.netnsContainerRuntime({ network, dataDir, environment: (pod) => environments.get(pod.metadata.uid ?? '') ?? environmentOf(pod) })
-        : undefined;
     const api: ApiServer = await steps.step(
       `Starting the API on ${options.bindAddress}:${options.securePort}`,
       async () => {

@@ -3,6 +3,7 @@
 // where its packets go from each Node.
 import type { ExplorerModel } from '../../src/explorer-model.js';
 import { NodeMatrixView } from './node-matrix-view.js';
+import { SandboxBadge } from './sandbox-badge.js';
 
 export function ServicePage({ model, namespace, name, token, node }: { model: ExplorerModel; namespace: string; name: string; token: string; node: string }) {
   const service = model.services.find((s) => s.namespace === namespace && s.name === name);
@@ -78,7 +79,10 @@ export function ServicePage({ model, namespace, name, token, node }: { model: Ex
                 <td>{e.state}</td>
                 <td>{e.ports.join(', ')}</td>
                 <td>{e.nodeName ?? '—'}</td>
-                <td>{e.target ?? '—'}</td>
+                <td>
+                  {e.target ?? '—'}
+                  {e.sandbox === true && <SandboxBadge />}
+                </td>
               </tr>
             ))}
           </tbody>

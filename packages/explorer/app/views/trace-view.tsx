@@ -2,9 +2,11 @@
 // chains of the outcomes highlighted on the rule graph.
 import { err } from '@kubesvc/api-types';
 import { useEffect, useState } from 'preact/hooks';
-import type { ExplorerModel, TraceAnswer, TraceRequest } from '../../src/explorer-model.js';
+import type { ExplorerModel, ReplayResult, TraceAnswer, TraceRequest } from '../../src/explorer-model.js';
 import { runTrace } from '../api.js';
+import { ReplayPanel, realShare, sandboxAt } from './replay-panel.js';
 import { RuleGraphView } from './rule-graph-view.js';
+import { SandboxBadge } from './sandbox-badge.js';
 
 const PROTOCOLS: readonly TraceRequest['protocol'][] = ['tcp', 'udp', 'sctp', 'icmp'];
 
@@ -34,9 +36,11 @@ export function TraceView({ model, token, node, params }: { model: ExplorerModel
   const [answer, setAnswer] = useState<TraceAnswer | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const [traced, setTraced] = useState<TraceRequest | undefined>(undefined);
+  const [replayed, setReplayed] = useState<ReplayResult | undefined>(undefined);
   const trace = (packet: TraceRequest): void => {
     setBusy(true);
     setTraced(packet);
+    setReplayed(undefined);
     // The address becomes this trace's link (replaced, so Back leaves the trace page).
     history.replaceState(null, '', traceLink(packet));
     runTrace(token, { ...packet, ...(node !== '' ? { node } : {}) })
@@ -88,6 +92,7 @@ export function TraceView({ model, token, node, params }: { model: ExplorerModel
           (the page's address; share it with the link the server printed, or add <code>&amp;token=…</code>)
         </p>
       )}
+      {answer?.ok === true && traced !== undefined && traced.protocol === 'tcp' && <ReplayPanel model={model} token={token} destination={traced.destination} onResult={setReplayed} />}
       <div aria-live="polite" data-testid="trace-result">
         {answer?.ok === false && <p role="alert">{answer.error.message}</p>}
         {answer?.ok === true && (
@@ -97,6 +102,7 @@ export function TraceView({ model, token, node, params }: { model: ExplorerModel
                 <th scope="col">OUTCOME</th>
                 <th scope="col">DESTINATION</th>
                 <th scope="col">PROBABILITY</th>
+                {replayed !== undefined && <th scope="col">REAL</th>}
                 <th scope="col">AS WRITTEN</th>
                 <th scope="col">DECIMAL</th>
                 <th scope="col">KERNEL</th>
@@ -108,8 +114,18 @@ export function TraceView({ model, token, node, params }: { model: ExplorerModel
               {answer.value.map((o, i) => (
                 <tr key={i}>
                   <td>{o.outcome === 'no-match' ? 'no rule matches: the packet goes on unchanged' : o.outcome.toUpperCase()}</td>
-                  <td>{o.destination}</td>
+                  <td>
+                    {o.destination}
+                    {o.outcome === 'dnat' && sandboxAt(model, o.destination) !== undefined && (
+                      <>
+                        {' '}
+                        {sandboxAt(model, o.destination)}
+                        <SandboxBadge />
+                      </>
+                    )}
+                  </td>
                   <td>{o.probability}</td>
+                  {replayed !== undefined && <td data-testid="real-share">{realShare(model, replayed, o)}</td>}
                   <td>{o.written}</td>
                   <td>{o.decimal}</td>
                   <td>{o.kernel}</td>

@@ -5,7 +5,8 @@
 // shape) and by the read-only server of `kubesvc explore`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { err, type Result } from '@kubesvc/api-types';
-import type { ErrExplorerNode, ExplorerModel, ModelAnswer, NodeMatrixAnswer, NodeMatrixRequest, TraceAnswer, TraceRequest } from '../explorer-model.js';
+import type { ErrExplorerNode, ExplorerModel, ModelAnswer, NodeMatrixAnswer, NodeMatrixRequest, ReplayAnswer, ReplayRequest, TraceAnswer, TraceRequest } from '../explorer-model.js';
+import { replayRequestOf } from './replay-request.js';
 import { loadUiAssets, type UiAsset } from './ui-assets.js';
 
 export const EXPLORER_PREFIX = '/ui/';
@@ -25,6 +26,11 @@ export interface ExplorerSource {
   modelAsNode?(node: string): ModelAnswer | Promise<ModelAnswer>;
   /** The packet traced as sent on each of the source's Nodes; a source without it has no Nodes. */
   matrix?(request: NodeMatrixRequest): NodeMatrixAnswer | Promise<NodeMatrixAnswer>;
+  /**
+   * Real requests sent from a pod that is a network namespace, counted by the pod that answers
+   * each; it ends in bounded time. A source without it runs no pod network: asking is a 404.
+   */
+  replay?(request: ReplayRequest): ReplayAnswer | Promise<ReplayAnswer>;
 }
 
 export interface ExplorerHandlerOptions {
@@ -51,9 +57,11 @@ const TRACE_PROTOCOLS = new Set(['tcp', 'udp', 'sctp', 'icmp']);
 /** What the source says when asked as a Node it does not have, or when it has no Nodes. */
 const NO_NODES = (what: string): Result<never, ErrExplorerNode> => err({ _tag: 'ErrExplorerNode', message: `${what}: this source has no Nodes` });
 
-/** 404 for a Node the source does not have, 400 for a request it cannot answer. */
+/** 404 for a Node the source does not have (or a thing it cannot do at all), 400 for a request it cannot answer. */
 function statusOf(answer: { ok: boolean; error?: { _tag: string } }): number {
-  return answer.ok ? 200 : answer.error?._tag === 'ErrExplorerNode' ? 404 : 400;
+  if (answer.ok) return 200;
+  const tag = answer.error?._tag;
+  return tag === 'ErrExplorerNode' || tag === 'ErrExplorerUnavailable' ? 404 : 400;
 }
 
 function sendJson(res: ServerResponse, code: number, body: unknown): void {
@@ -177,6 +185,16 @@ export function createExplorerHandler(options: ExplorerHandlerOptions): Explorer
             nodePort: q.get('nodePort') === 'true',
           };
           const answer = source.matrix === undefined ? NO_NODES('the node matrix') : await source.matrix(request);
+          sendJson(res, statusOf(answer), answer);
+          return;
+        }
+        case 'api/replay': {
+          if (source.replay === undefined) {
+            sendJson(res, 404, err({ _tag: 'ErrExplorerUnavailable', message: 'replay: this source runs no pod network (kubesvc up --dataplane netns sends real requests)' }));
+            return;
+          }
+          const request = replayRequestOf(q);
+          const answer = request.ok ? await source.replay(request.value) : request;
           sendJson(res, statusOf(answer), answer);
           return;
         }

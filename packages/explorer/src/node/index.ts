@@ -2,6 +2,7 @@
 // event stream, the standalone server of `kubesvc explore`, and the built page's assets.
 export type { ExplorerHandler, ExplorerHandlerOptions, ExplorerSource } from './explorer-handler.js';
 export { EXPLORER_PREFIX, createExplorerHandler } from './explorer-handler.js';
+export { REPLAY_DEFAULT_COUNT, REPLAY_MAX_COUNT } from './replay-request.js';
 export type { ExplorerServer, ExplorerServerOptions } from './explorer-server.js';
 export { explorerLink, startExplorerServer } from './explorer-server.js';
 export type { UiAsset } from './ui-assets.js';

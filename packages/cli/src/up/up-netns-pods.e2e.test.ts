@@ -10,13 +10,14 @@
 // Waits poll with a generous bound and print the last state seen.
 // @needs-root: kubesvc up --dataplane netns makes network namespaces and loads iptables rules; testkit root-only.ts refuses a run without root that selects it.
 import { execFile, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { chiSquareTest, podNetworkPrefix, removePodNetworkLeftovers } from '@kubesvc/netlab';
-import { afterEach, describe, expect, it } from 'vitest';
+import { chiSquareTest, podNetworkPrefix } from '@kubesvc/netlab';
+import { describe, expect, it } from 'vitest';
 import { e2eScope, kubectl, startUp, until, upArgs, type RunningUp } from './up.fixtures.js';
+import { podNetworkScope } from './netns.fixtures.js';
 
 const exec = promisify(execFile);
 const PATH = `${process.env['PATH'] ?? ''}:/usr/sbin:/sbin`;
@@ -53,22 +54,7 @@ async function inPod(netns: string, ...command: string[]): Promise<{ code: numbe
   }
 }
 
-// Whatever ends a test, the bin is killed and what its pod network left is removed (a SIGKILL
-// leaves the namespaces, as a crash would): e2eScope's own afterEach runs after this one.
-const prefixes = new Set<string>();
-const ups = new Set<RunningUp>();
-afterEach(async () => {
-  for (const up of ups) {
-    up.child.kill('SIGKILL');
-    await up.exited;
-  }
-  ups.clear();
-  for (const p of prefixes) {
-    removePodNetworkLeftovers(p);
-    rmSync(join(tmpdir(), `${p}-relay`), { recursive: true, force: true });
-  }
-  prefixes.clear();
-});
+const { prefixes, ups } = podNetworkScope();
 
 async function startNetnsUp(dataDir: string): Promise<{ up: RunningUp; prefix: string }> {
   const prefix = podNetworkPrefix(resolve(dataDir));

@@ -6,33 +6,20 @@
 // Waits poll with a generous bound and print the last state seen.
 // @needs-root: kubesvc up --dataplane netns makes network namespaces and loads iptables rules; testkit root-only.ts refuses a run without root that selects it.
 import { execFile } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { ExplorerModel, ReplayAnswer } from '@kubesvc/explorer';
-import { podNetworkPrefix, removePodNetworkLeftovers } from '@kubesvc/netlab';
+import { podNetworkPrefix } from '@kubesvc/netlab';
 import { chromium } from 'playwright-core';
-import { afterEach, expect, it } from 'vitest';
-import { e2eScope, kubectl, startUp, until, type RunningUp } from './up.fixtures.js';
+import { expect, it } from 'vitest';
+import { e2eScope, kubectl, startUp, until } from './up.fixtures.js';
+import { podNetworkScope } from './netns.fixtures.js';
 
 const exec = promisify(execFile);
 const { children, tempDir } = e2eScope('kubesvc-up-replay-');
 
-const prefixes = new Set<string>();
-const ups = new Set<RunningUp>();
-afterEach(async () => {
-  for (const up of ups) {
-    up.child.kill('SIGKILL');
-    await up.exited;
-  }
-  ups.clear();
-  for (const p of prefixes) {
-    removePodNetworkLeftovers(p);
-    rmSync(join(tmpdir(), `${p}-relay`), { recursive: true, force: true });
-  }
-  prefixes.clear();
-});
+const { prefixes, ups } = podNetworkScope();
 
 it('replays 20 requests from a client pod to a Service of 2 pods: both answer, and the model marks the namespaces', async () => {
   const dataDir = tempDir();

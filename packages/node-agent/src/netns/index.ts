@@ -11,7 +11,7 @@ export type { ClusterDnsSettings, SandboxContainer, SandboxPort } from './pod-sa
 export { startUnixRelays } from './unix-relay.js';
 export type { UnixRelays, UnixRelayTarget } from './unix-relay.js';
 // What the shell needs of the pod network itself, so that it never imports @kubesvc/netlab.
-export { POD_NETWORK_HOST_IP, PodNetwork, podNetworkNodeIP, podNetworkPrefix } from '@kubesvc/netlab';
+export { POD_NETWORK_HOST_IP, PodNetwork, podNetworkNodeIP, podNetworkPrefix, removePodNetworkLeftovers } from '@kubesvc/netlab';
 // The node side of pods/exec, attach, log and portforward for the pod network's pods.
 export { netnsContainerRuntime } from './container-runtime.js';
 export type { NetnsContainerRuntimeOptions } from './container-runtime.js';

@@ -23,7 +23,7 @@ afterAll(() => rmSync(bin, { recursive: true, force: true }));
 const etcd = (): string[] => (spawnSync('test', ['-x', '/usr/bin/etcd']).status === 0 ? [] : ['etcd-server']);
 const DEJAVU = ['/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', '/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf'];
 const fonts = (): string[] => (DEJAVU.every((f) => spawnSync('test', ['-f', f]).status === 0) ? [] : ['fonts-dejavu-core']);
-const HIDDEN = (): string => ['dnsutils', 'curl', 'iproute2', 'iputils-ping', 'iptables', 'nftables', ...etcd(), 'chromium', ...fonts(), 'python3', 'make', 'g++'].join(' ');
+const HIDDEN = (): string => ['dnsutils', 'curl', 'iproute2', 'iputils-ping', 'iptables', 'nftables', ...etcd(), 'chromium', ...fonts(), 'util-linux', 'conntrack', 'python3', 'make', 'g++'].join(' ');
 
 function run(args: readonly string[], asUser?: string): { status: number | null; stderr: string } {
   const command = asUser === undefined ? ['/bin/bash', SCRIPT, ...args] : ['/usr/sbin/runuser', '-u', asUser, '--', '/usr/bin/env', `PATH=${bin}`, '/bin/bash', SCRIPT, ...args];

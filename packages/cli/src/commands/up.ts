@@ -231,7 +231,6 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
   ]);
   const log = logger(io);
   const cluster = await startCluster(up, stepReporter(io, ora), log);
-  io.out(summary(cluster));
   // For `kubesvc status` and `kubesvc down`; private, as the kubeconfig beside it.
   const statusPath = join(cluster.dataDir, UP_STATUS_FILE);
   const dns = cluster.agent.dns;
@@ -276,6 +275,10 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    // The summary comes last: once it is printed, the status file and the ports file have been
+    // written (or their failure logged) and Ctrl-C or SIGTERM stops the process cleanly, so a
+    // script that waits for it may signal at once.
+    io.out(summary(cluster));
   });
 }
 

@@ -33,6 +33,8 @@ describe('kubesvc up: files in the data dir', () => {
     const up = await startUp(children, dataDir, ['--proxy-mode', 'userspace']);
     const kubeconfig = join(dataDir, 'kubeconfig');
     const cannot = `proxy-ports: cannot write ${portsFile}: EISDIR`;
+    // Logged on stderr before the summary on stdout; the two pipes may be read in either order.
+    await eventually('the first write\'s warning', () => (warnings(up, cannot).length > 0 ? true : undefined), () => up.stderr());
     expect(warnings(up, cannot)).toHaveLength(1);
 
     // A Service changes the ports, so each tick tries to write again; it keeps failing.

@@ -85,8 +85,9 @@ describe('the reporter, at the start of a run', () => {
 
 describe("the repository's test files", () => {
   // What needs root in a test: a network namespace made (`ip netns add`, `unshare -n`), the real
-  // nft through its namespace fixture, or running a command as another user (runuser).
-  const NEEDS_ROOT_SIGNS = /unshare|'netns', 'add'|ip netns add|real-nft\.fixtures|\/usr\/sbin\/runuser/;
+  // nft through its namespace fixture, or running a command as another user (runuser). The
+  // word `unshare` alone, not `unshared`.
+  const NEEDS_ROOT_SIGNS = /unshare(?![a-z])|'netns', 'add'|ip netns add|real-nft\.fixtures|\/usr\/sbin\/runuser/;
   const root = join(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 
   function testFiles(dir: string): string[] {

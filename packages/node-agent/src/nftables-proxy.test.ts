@@ -207,6 +207,63 @@ describe('nftables proxy mode', () => {
     expect(readdirSync(files?.dir ?? '').sort()).toStrictEqual(['last-sync.nft', 'ruleset.nft']);
   });
 
+  it('with tablesFilesIntervalMs, a sync inside the interval writes last-sync.nft alone, and the table as it stands is written when the interval ends', async () => {
+    const s = await start({ nftables: { serviceCIDRs: ['10.96.0.0/16'], tablesFilesIntervalMs: 10_000 } });
+    const expected = follower(s);
+    const files = s.a.nftablesFiles;
+    // The first sync prints the table.
+    const first = expected();
+    expect(read(files?.ruleset)).toBe(first.table);
+    await apply(s, () => must(s.c.registry.create('services', 'default', web())));
+    s.clock.advance(0);
+    await s.a.idle();
+    const second = expected();
+    expect(s.syncs[1]).toMatchObject({ mode: 'partial' });
+    expect(read(files?.lastSync)).toBe(second.text);
+    // Inside the interval: ruleset.nft is the first sync's still, and the report keeps its line count.
+    expect(read(files?.ruleset)).toBe(first.table);
+    expect(s.a.lastNftablesSync()).toMatchObject({ syncs: 2, tableLines: first.table.split('\n').length - 1 });
+    await apply(s, () => must(s.c.registry.create('endpointslices', 'default', webSlice())));
+    s.clock.advance(1000);
+    await s.a.idle();
+    const third = expected();
+    expect(s.syncs).toHaveLength(3);
+    expect(read(files?.lastSync)).toBe(third.text);
+    expect(read(files?.ruleset)).toBe(first.table);
+    // The interval ends: one print of the table after both syncs, with no sync of its own.
+    s.clock.advance(9000);
+    await s.a.idle();
+    expect(s.syncs).toHaveLength(3);
+    expect(read(files?.ruleset)).toBe(third.table);
+    expect(read(files?.ruleset)).toContain('dnat to 10.244.1.5:8080');
+    // A sync a whole interval after that print writes the table itself.
+    s.clock.advance(10_000);
+    await apply(s, () => must(s.c.registry.delete('services', 'default', 'web')).then((d) => d.object as Service));
+    s.clock.advance(0);
+    await s.a.idle();
+    const fourth = expected();
+    expect(s.syncs).toHaveLength(4);
+    expect(read(files?.ruleset)).toBe(fourth.table);
+    expect(s.a.lastNftablesSync()).toMatchObject({ syncs: 4, tableLines: fourth.table.split('\n').length - 1 });
+  });
+
+  it('with tablesFilesIntervalMs Infinity, only the first sync writes ruleset.nft, and no timer waits', async () => {
+    const s = await start({ nftables: { serviceCIDRs: ['10.96.0.0/16'], tablesFilesIntervalMs: Infinity } });
+    const expected = follower(s);
+    const files = s.a.nftablesFiles;
+    const first = expected();
+    expect(read(files?.ruleset)).toBe(first.table);
+    await apply(s, () => must(s.c.registry.create('services', 'default', web())));
+    s.clock.advance(0);
+    await s.a.idle();
+    const second = expected();
+    expect(read(files?.lastSync)).toBe(second.text);
+    s.clock.advance(3_600_000 - 1);
+    await s.a.idle();
+    expect(s.syncs).toHaveLength(2);
+    expect(read(files?.ruleset)).toBe(first.table);
+  });
+
   it("flushes a deleted Service's chains, deletes them once STALE_CHAIN_GRACE_MS has passed, and makes a full sync after fullSyncPeriod", async () => {
     const s = await start({ nftables: { serviceCIDRs: ['10.96.0.0/16'], fullSyncPeriodMs: 60_000 } });
     const expected = follower(s);

@@ -17,6 +17,10 @@
 //   refuses ("No such file or directory");
 // - last-sync.nft: what this sync passed to `nft -f`, partial or full (the stale chains'
 //   deletion first, when one was due).
+// ruleset.nft is a print of the whole table, whatever the sync changed: with
+// tablesFilesIntervalMs it is printed at most that often (the last state always, once the
+// interval has passed), so that a partial sync costs what it changed; last-sync.nft is written
+// at every sync.
 //
 // The ServiceCIDRs (cluster-ips-check's drop of unallocated ClusterIPs) are part of the
 // config: kubesvc's node agent does not watch `servicecidrs`, so the agent takes them from
@@ -39,7 +43,7 @@ import {
   type NftTransaction,
 } from '@kubesvc/proxy-nftables';
 import { ok, type Result } from '@kubesvc/api-types';
-import type { Clock } from '@kubesvc/store';
+import type { CancelTimer, Clock } from '@kubesvc/store';
 import type { CacheChange, CacheView } from '@kubesvc/controllers';
 import type { Logger } from '@kubesvc/apiserver';
 import { logLine } from './logger.js';
@@ -71,6 +75,12 @@ export interface NftablesProxyOptions {
   readonly loader?: NftablesLoader;
   /** Where the syncs' metrics go. */
   readonly metrics?: NodeProxyMetrics;
+  /**
+   * ruleset.nft (a print of the whole table) at most this often, the last state always once
+   * the interval has passed; last-sync.nft at every sync. Infinity: the first sync's only.
+   * Default 0: at every sync.
+   */
+  readonly tablesFilesIntervalMs?: number;
 }
 
 /** What one sync did. */
@@ -116,6 +126,10 @@ export class NftablesProxy {
   private configNow: NftablesProxierConfig;
   private report: NftablesSyncReport | undefined;
   private readonly loop: ProxySyncLoop;
+  private tablesRenderedAt = -Infinity;
+  private tablesTimer: CancelTimer | undefined;
+  private tableLines = 0;
+  private stopped = false;
 
   private constructor(private readonly options: NftablesProxyOptions) {
     this.files = nftablesFiles(options.dataDir);
@@ -191,7 +205,43 @@ export class NftablesProxy {
   }
 
   stop(): Promise<void> {
+    this.stopped = true;
+    this.tablesTimer?.();
+    this.tablesTimer = undefined;
     return this.loop.stop();
+  }
+
+  /** ruleset.nft of the table as it stands now. */
+  private renderTables(): (readonly [string, string])[] {
+    const table = this.state.table;
+    if (table === undefined) return [];
+    this.tablesRenderedAt = this.options.clock.now();
+    const dumped = printTransaction(loadableDump(table));
+    // The dump prints what a sync printed: a refusal would be a bug in proxy-nftables.
+    if (!dumped.ok) {
+      this.options.logger.log('warning', logLine('nftables ruleset dump failed', { error: dumped.error.message }));
+      return [];
+    }
+    this.tableLines = countLines(dumped.value);
+    return [[this.files.ruleset, dumped.value]];
+  }
+
+  /** The tables file now, or once the interval since the last render has passed. */
+  private tablesFiles(): (readonly [string, string])[] {
+    const interval = this.options.tablesFilesIntervalMs ?? 0;
+    const due = this.tablesRenderedAt + interval;
+    const first = this.tablesRenderedAt === -Infinity;
+    if (interval === Infinity && !first) return [];
+    if (first || interval <= 0 || this.options.clock.now() >= due) {
+      this.tablesTimer?.();
+      this.tablesTimer = undefined;
+      return this.renderTables();
+    }
+    this.tablesTimer ??= this.options.clock.setTimer(due, () => {
+      this.tablesTimer = undefined;
+      if (!this.stopped) this.loop.writeFiles(this.renderTables());
+    });
+    return [];
   }
 
   private syncOnce({ changes, full, now }: SyncRequest): SyncStep {
@@ -218,13 +268,13 @@ export class NftablesProxy {
       }
     }
     this.state = result.state;
-    const dumped = table === undefined ? ok('') : printTransaction(loadableDump(table));
+    const tablesFiles = this.tablesFiles();
     const ms = performance.now() - started;
     this.report = {
       full: result.full,
       lines: countLines(result.text),
       bytes: Buffer.byteLength(result.text),
-      tableLines: dumped.ok ? countLines(dumped.value) : 0,
+      tableLines: this.tableLines,
       chainsDeleted: result.staleDeletion?.operations.length ?? 0,
       staleChains: result.state.staleChains.size,
       ms,
@@ -238,12 +288,6 @@ export class NftablesProxy {
       chainsDeleted: this.report.chainsDeleted,
       ms: Math.round(ms * 100) / 100,
     }));
-    // The dump prints what a sync printed: a refusal would be a bug in proxy-nftables.
-    if (!dumped.ok) this.options.logger.log('warning', logLine('nftables ruleset dump failed', { error: dumped.error.message }));
-    return {
-      ok: true,
-      full: result.full,
-      files: [[this.files.lastSync, result.text], ...(dumped.ok ? [[this.files.ruleset, dumped.value] as const] : [])],
-    };
+    return { ok: true, full: result.full, files: [[this.files.lastSync, result.text], ...tablesFiles] };
   }
 }

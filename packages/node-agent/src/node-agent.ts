@@ -103,6 +103,12 @@ export interface NodeAgentOptions<D extends Dataplane = Dataplane> {
      * `servicecidrs`. Neither given: no such rule.
      */
     readonly serviceCIDRs?: readonly string[];
+    /**
+     * ruleset.nft (a print of the whole table) at most this often, the last state always once
+     * the interval has passed; last-sync.nft at every sync. Infinity: the first sync's only.
+     * Default 0: at every sync.
+     */
+    readonly tablesFilesIntervalMs?: number;
   };
   /**
    * Where the iptables or nftables syncs go besides the files. Default `filesDataplane`: the rules are only
@@ -277,6 +283,7 @@ export async function startNodeAgent<D extends Dataplane = Dataplane>(options: N
         ...(options.nftables?.syncPeriodMs !== undefined ? { syncPeriodMs: options.nftables.syncPeriodMs } : {}),
         ...(options.nftables?.fullSyncPeriodMs !== undefined ? { fullSyncPeriodMs: options.nftables.fullSyncPeriodMs } : {}),
         ...(options.nftables?.burstSyncs !== undefined ? { burstSyncs: options.nftables.burstSyncs } : {}),
+        ...(options.nftables?.tablesFilesIntervalMs !== undefined ? { tablesFilesIntervalMs: options.nftables.tablesFilesIntervalMs } : {}),
         ...(dataplane?.nftablesLoader !== undefined ? { loader: dataplane.nftablesLoader } : {}),
         ...(options.metrics !== undefined ? { metrics: options.metrics.forNode(options.nodeName) } : {}),
       });

@@ -36,6 +36,7 @@ interface UpCommandOptions {
   readonly nodeRegion?: string;
   readonly nodeCpu: string;
   readonly nodeWorkers?: string;
+  readonly tablesFilesInterval?: string;
   readonly clusterCidr: string;
   readonly etcdServers?: string;
   readonly apiserverCount: string;
@@ -73,7 +74,7 @@ function featureGates(io: CliIo, options: UpCommandOptions): ClusterIPFeatureGat
 function duration(flag: string, value: string | undefined, minMs: number): number | undefined {
   if (value === undefined) return undefined;
   const ms = parseGoDuration(value);
-  if (ms === undefined || ms < minMs) throw usageError(`${flag} must be a duration of at least ${minMs} ms, such as 3s or 500ms, not "${value}"`);
+  if (ms === undefined || ms < minMs) throw usageError(minMs === 0 ? `${flag} must be a duration, such as 30s or 0, not "${value}"` : `${flag} must be a duration of at least ${minMs} ms, such as 3s or 500ms, not "${value}"`);
   return ms;
 }
 
@@ -222,6 +223,7 @@ async function run(context: CommandContext, options: UpCommandOptions): Promise<
     mirroringMaxEndpointsPerSubset: boundedInt('mirroring-max-endpoints-per-subset', options.mirroringMaxEndpointsPerSubset, 1, 1000),
     preferSameTrafficDistribution: gates.enabled.PreferSameTrafficDistribution,
     ...optional('nodeWorkers', options.nodeWorkers === undefined ? undefined : boundedInt('node-workers', options.nodeWorkers, 0, MAX_NODES)),
+    ...optional('tablesFilesIntervalMs', duration('--tables-files-interval', options.tablesFilesInterval, 0)),
   };
   // Loaded here, not at the top: the offline commands share this module graph and need neither.
   const [{ startCluster, writeFileAtomicSync }, { default: ora }, { fileRefresher }] = await Promise.all([
@@ -309,6 +311,7 @@ export const upCommand: CliCommand = {
       .option('--node-region <region>', 'the label topology.kubernetes.io/region of every node')
       .option('--node-cpu <quantity>', "every node's capacity and allocatable cpu (the EndpointSlice controller's topology hints read it)", UP_DEFAULTS.nodeCPU)
       .option('--node-workers <n>', 'worker threads that run the kube-proxies of nodes 2..N, each still on its own watch (default: one per core, at least 2, at most one per node; 0 runs them on the main thread)')
+      .option('--tables-files-interval <duration>', "how often each node's whole-table files are written again (iptables: rules.txt and rules.save.txt; nftables: ruleset.nft), such as 30s; the last sync's text is written at every sync (kubesvc only; default 0: at every sync)")
       .option('--cluster-cidr <cidr>', 'the pod CIDR: the one node has all of it; with --nodes N > 1 node i has its i-th /24 (/64 for IPv6)', UP_DEFAULTS.clusterCIDR)
       .option('--etcd-servers <urls>', 'keep the state in etcd at these client URLs (comma-separated) instead of SQLite in --data-dir; several kubesvc up processes can share one etcd')
       .option('--apiserver-count <n>', 'how many apiservers run, for --endpoint-reconciler-type=master-count', '1')

@@ -70,6 +70,8 @@ export interface NodeProxiesOptions {
   readonly workers?: number;
   /** Where each node's syncs go besides its files (the pod network's node namespaces). Default: the files alone. */
   readonly dataplane?: DataplaneFactory;
+  /** The whole-table files at most this often (--tables-files-interval). Default: at every sync. */
+  readonly tablesFilesIntervalMs?: number;
 }
 
 /** Where node `name`'s agent writes: `<data-dir>/nodes/<name>`. */
@@ -101,6 +103,7 @@ async function startOne(node: NodesOptionsNode, options: NodeProxiesOptions): Pr
       dataDir: dir,
       proxyMode: options.proxyMode,
       dnsPort: false,
+      ...(options.tablesFilesIntervalMs === undefined ? {} : { iptables: { tablesFilesIntervalMs: options.tablesFilesIntervalMs }, nftables: { tablesFilesIntervalMs: options.tablesFilesIntervalMs } }),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
       ...(options.dataplane === undefined ? {} : { dataplane: options.dataplane }),
     });
@@ -147,6 +150,7 @@ export async function startNodeProxies(options: NodeProxiesOptions): Promise<Nod
       clusterCIDR: options.clusterCIDR,
       serviceNetworking: options.serviceNetworking,
       preferSameTrafficDistribution: options.preferSameTrafficDistribution,
+      ...(options.tablesFilesIntervalMs === undefined ? {} : { tablesFilesIntervalMs: options.tablesFilesIntervalMs }),
       logger: options.logger,
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     });

@@ -104,6 +104,12 @@ export interface UpOptions {
   readonly mirroringMaxEndpointsPerSubset?: number;
   /** --node-workers: worker threads for the kube-proxies of nodes 2..N (0: this thread). Default: one per core, at least 2, at most one per node. */
   readonly nodeWorkers?: number;
+  /**
+   * --tables-files-interval: each node's whole-table files (iptables: rules.txt and
+   * rules.save.txt; nftables: ruleset.nft) at most this often; the last sync's text at every
+   * sync. Default 0: at every sync.
+   */
+  readonly tablesFilesIntervalMs?: number;
 }
 
 // The defaults live in up-defaults.ts, which loads nothing heavy: every command's options read them.
@@ -441,6 +447,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
           dnsPort: options.dnsPort,
           dataplane,
           metrics: proxyMetrics,
+          ...(options.tablesFilesIntervalMs === undefined ? {} : { iptables: { tablesFilesIntervalMs: options.tablesFilesIntervalMs }, nftables: { tablesFilesIntervalMs: options.tablesFilesIntervalMs } }),
         });
         if (!started.ok) throw usageError(started.error.message);
         return started.value;
@@ -462,6 +469,7 @@ export async function startCluster(given: UpOptions, steps: StepReporter, logger
         logger,
         metrics: proxyMetrics,
         ...(options.nodeWorkers === undefined ? {} : { workers: options.nodeWorkers }),
+        ...(options.tablesFilesIntervalMs === undefined ? {} : { tablesFilesIntervalMs: options.tablesFilesIntervalMs }),
         ...(podNet !== undefined && network !== undefined ? { dataplane: podNet.podNetworkDataplane(network) } : {}),
       },
       steps,

@@ -24,7 +24,7 @@ export interface ProxyWorkerSettings {
   readonly serviceNetworking?: ServiceNetworking;
   readonly preferSameTrafficDistribution?: boolean;
   readonly minSyncPeriodMs?: number;
-  /** iptables mode: rules.txt and rules.save.txt at most this often (NodeAgentOptions.iptables.tablesFilesIntervalMs). */
+  /** rules.txt and rules.save.txt (iptables mode), ruleset.nft (nftables mode) at most this often (NodeAgentOptions.iptables / nftables.tablesFilesIntervalMs). */
   readonly tablesFilesIntervalMs?: number;
   /** Agents a worker starts at once (each lists through the API). */
   readonly startConcurrency: number;

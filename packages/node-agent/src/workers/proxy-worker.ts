@@ -113,7 +113,7 @@ class Worker {
         proxyMode: s.proxyMode,
         dnsPort: false,
         ...(s.proxyMode === 'iptables' ? { iptables: { ...(s.minSyncPeriodMs === undefined ? {} : { minSyncPeriodMs: s.minSyncPeriodMs }), ...(s.tablesFilesIntervalMs === undefined ? {} : { tablesFilesIntervalMs: s.tablesFilesIntervalMs }) } } : {}),
-        ...(s.proxyMode === 'nftables' && s.minSyncPeriodMs !== undefined ? { nftables: { minSyncPeriodMs: s.minSyncPeriodMs } } : {}),
+        ...(s.proxyMode === 'nftables' ? { nftables: { ...(s.minSyncPeriodMs === undefined ? {} : { minSyncPeriodMs: s.minSyncPeriodMs }), ...(s.tablesFilesIntervalMs === undefined ? {} : { tablesFilesIntervalMs: s.tablesFilesIntervalMs }) } } : {}),
         metrics: this.metrics,
       });
       if (!started.ok) {

@@ -45,7 +45,7 @@ export interface ProxyWorkersOptions {
   readonly serviceNetworking?: ProxyWorkerSettings['serviceNetworking'];
   readonly preferSameTrafficDistribution?: boolean;
   readonly minSyncPeriodMs?: number;
-  /** iptables mode: rules.txt and rules.save.txt at most this often. Default: at every sync. */
+  /** rules.txt and rules.save.txt (iptables), ruleset.nft (nftables) at most this often. Default: at every sync. */
   readonly tablesFilesIntervalMs?: number;
   /** Where the agents' metrics are observed, under each node's name. Default: nowhere. */
   readonly metrics?: ProxyMetrics;

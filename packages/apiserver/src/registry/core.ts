@@ -83,7 +83,7 @@ interface RangeView {
   readonly serviceCIDRsVersion?: string;
   /** The modRevision each range key had (0: absent), for the CAS. */
   readonly revisions: ReadonlyMap<string, number>;
-  /** Each key's snapshot bytes at full length, once computed (see fullSnapshotBytes). */
+  /** Each key's snapshot bytes at full length, once computed (see fullSnapshotBytes); writeRanges flips bits in them in place. */
   readonly mirrors: ({ readonly range: string; readonly bytes: Uint8Array } | undefined)[];
 }
 
@@ -277,17 +277,18 @@ export class RegistryCore {
   private async drainAllocations(): Promise<void> {
     this.allocRunning = true;
     try {
-      while (this.allocQueue.length > 0) {
-        const batch = this.allocQueue.splice(0);
-        try {
-          await this.allocateBatch(batch);
-        } catch (e) {
-          // A store failure or a simulated crash: every caller of the batch sees it.
-          for (const p of batch) p.reject(e);
-        }
+      const batch = this.allocQueue.splice(0);
+      try {
+        await this.allocateBatch(batch);
+      } catch (e) {
+        // A store failure or a simulated crash: every caller of the batch sees it.
+        for (const p of batch) p.reject(e);
       }
     } finally {
       this.allocRunning = false;
+      // The next batch starts a turn later, as the first did: the allocations of the requests
+      // read in the meantime join it, rather than each going alone behind this write.
+      if (this.allocQueue.length > 0) setImmediate(() => void this.drainAllocations());
     }
   }
 
@@ -378,9 +379,12 @@ export class RegistryCore {
     keys.forEach((key, i) => {
       const before = current[i];
       if (before === undefined || before === nextAll[i]) return;
-      // The bytes before, then the bits this operation flipped.
+      // The bytes before, then the bits this operation flipped, in place: a view's mirror is
+      // only written on from the view this write replaces, which is not used again (the cache
+      // is cleared below before the commit; a lost race goes on from the ranges read back).
+      // A copy of the 128 KiB of a /12 per write was fresh memory on every batch.
       const base = mirrors[i] ?? fullSnapshotBytes(before);
-      const bytes = base.bytes.slice();
+      const bytes = base.bytes;
       const apply = (held: Held, on: boolean) => {
         if (i === portIndex) {
           for (const port of held.ports) flip(bytes, nodePortOffset(view.state.ports, port), on);

@@ -43,9 +43,10 @@ function stringEnd(text: string, start: number): number {
 /**
  * The position of `"key":` among the members of the object whose `{` is at `open`, and of that
  * object's `}`; -1 for what is not there. Only the object's own members count, not those of
- * objects inside it.
+ * objects inside it. With `stopAtMember`, the scan ends at the member (its close is then -1):
+ * the rest of the object need not be read.
  */
-function scanMembers(text: string, open: number, key: string): { readonly member: number; readonly close: number } {
+function scanMembers(text: string, open: number, key: string, stopAtMember = false): { readonly member: number; readonly close: number } {
   const wanted = `"${key}":`;
   let depth = 0;
   let expectKey = false;
@@ -53,7 +54,10 @@ function scanMembers(text: string, open: number, key: string): { readonly member
   for (let i = open; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      if (depth === 1 && expectKey && member < 0 && text.startsWith(wanted, i)) member = i;
+      if (depth === 1 && expectKey && member < 0 && text.startsWith(wanted, i)) {
+        member = i;
+        if (stopAtMember) return { member, close: -1 };
+      }
       i = stringEnd(text, i);
       if (i < 0) return { member: -1, close: -1 };
       expectKey = false;
@@ -81,7 +85,7 @@ function scanMembers(text: string, open: number, key: string): { readonly member
  */
 export function serializedForReader(kv: Pick<KeyValue, 'value' | 'modRevision'>): string {
   const text = kv.value;
-  const top = text.charCodeAt(0) === OPEN ? scanMembers(text, 0, 'metadata') : undefined;
+  const top = text.charCodeAt(0) === OPEN ? scanMembers(text, 0, 'metadata', true) : undefined;
   const open = top === undefined || top.member < 0 ? -1 : top.member + '"metadata":'.length;
   if (open >= 0 && text.charCodeAt(open) === OPEN) {
     const meta = scanMembers(text, open, 'resourceVersion');

@@ -151,6 +151,18 @@ function prefixEnd(prefix: string): string {
   return NO_UPPER;
 }
 
+/** A code unit where JavaScript's `<` and UTF-8 byte order can disagree (compareKeys). */
+const SURROGATE_OR_ABOVE = /[\ud800-\uffff]/;
+
+/**
+ * compareKeys(a, b) < 0, with JavaScript's own comparison where it gives the same answer: for
+ * keys without surrogates or code units above them (nearly all keys), `<` is byte order.
+ */
+function inKeyOrder(a: string, b: string): boolean {
+  if (a < b && !SURROGATE_OR_ABOVE.test(a) && !SURROGATE_OR_ABOVE.test(b)) return true;
+  return compareKeys(a, b) < 0;
+}
+
 function toKv(row: LogRow): KeyValue {
   const kv = { key: row.name, value: row.value, createRevision: row.create_revision, modRevision: row.revision, version: row.version };
   return row.lease === 0 ? kv : { ...kv, lease: String(row.lease) };
@@ -375,7 +387,7 @@ class SqliteStore implements Store {
       // One row more than asked says whether there is more. Without an upper bound (a prefix
       // ending in a character we cannot increment), keys past the prefix are read and dropped.
       let rows = query(limit < 0 || (end === NO_UPPER && prefix !== '') ? -1 : limit + 1);
-      if (!rows.every((row, i) => i === 0 || compareKeys((rows[i - 1] as RangeRow)[0], row[0]) < 0)) {
+      if (!rows.every((row, i) => i === 0 || inKeyOrder((rows[i - 1] as RangeRow)[0], row[0]))) {
         // SQLite chose a plan that does not keep the index order: read everything and sort.
         rows = query(-1).sort((a, b) => compareKeys(a[0], b[0]));
       }

@@ -47,7 +47,7 @@ import {
 } from './pure-adapters.js';
 import { RESOURCES, SECONDARY_SERVICE_IPS_KEY, SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY } from './resources.js';
 import { isEmpty, NOTHING, release, type AllocState, type Held, type PlanResult } from './service-alloc.js';
-import { serializeObject } from './stored-object.js';
+import { ReaderTextCache, serializeObject } from './stored-object.js';
 import type { RangeCasStats, RegistryOptions, RegistryResult } from './types.js';
 
 /**
@@ -140,6 +140,8 @@ export class RegistryCore {
   readonly net: ClusterNetworking;
   readonly patchers: Readonly<Record<string, Patcher>>;
   readonly eventLoopSliceMs: number;
+  /** The plain list's texts of stored objects (listJson). */
+  readonly readerTexts = new ReaderTextCache();
   private rng: Rng;
   private readonly crashHook: CrashHook | undefined;
   private rangeCache: RangeView | undefined;

@@ -96,3 +96,48 @@ export function serializedForReader(kv: Pick<KeyValue, 'value' | 'modRevision'>)
   }
   return JSON.stringify(deserializeObject(kv));
 }
+
+/**
+ * serializedForReader's texts by key, each with the modRevision it is of: a key has one value
+ * at each revision it was written at, so a text of the revision asked for is never stale, and a
+ * list of the same objects again (a client's relist, kubectl get) splices each one once. One
+ * text per key (the last asked for); the oldest go first once the texts exceed the budget, and
+ * larger texts are not kept.
+ */
+export class ReaderTextCache {
+  private readonly texts = new Map<string, { readonly modRevision: number; readonly text: string }>();
+  private chars = 0;
+
+  constructor(
+    private readonly budgetChars = 32 * 1024 * 1024,
+    private readonly maxTextChars = 16 * 1024,
+  ) {}
+
+  /** The characters of the texts kept. */
+  get heldChars(): number {
+    return this.chars;
+  }
+
+  /** serializedForReader(kv), from the cache or spliced and kept. */
+  text(kv: Pick<KeyValue, 'key' | 'value' | 'modRevision'>): string {
+    const cached = this.texts.get(kv.key);
+    if (cached !== undefined && cached.modRevision === kv.modRevision) return cached.text;
+    const text = serializedForReader(kv);
+    if (cached !== undefined) {
+      this.texts.delete(kv.key);
+      this.chars -= cached.text.length;
+    }
+    if (text.length <= this.maxTextChars) {
+      this.texts.set(kv.key, { modRevision: kv.modRevision, text });
+      this.chars += text.length;
+      if (this.chars > this.budgetChars) {
+        for (const [oldest, t] of this.texts) {
+          this.texts.delete(oldest);
+          this.chars -= t.text.length;
+          if (this.chars <= this.budgetChars) break;
+        }
+      }
+    }
+    return text;
+  }
+}

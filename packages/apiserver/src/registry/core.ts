@@ -60,6 +60,9 @@ import type { RangeCasStats, RegistryOptions, RegistryResult } from './types.js'
  */
 const MAX_RANGE_CAS_ATTEMPTS = 1000;
 
+/** The turns of the event loop a batch of allocations may wait for more to join it (allocate). */
+const MAX_GATHER_TURNS = 4;
+
 /** The ranges' keys, by CIDR index, and the node ports. */
 const IP_KEYS = [SERVICE_IPS_KEY, SECONDARY_SERVICE_IPS_KEY] as const;
 
@@ -267,12 +270,24 @@ export class RegistryCore {
    * the previous one left, and written in ONE compare-and-swap of the range objects. A
    * RangeAllocation of a /12 is 128 KiB of bitmap, so one write per batch instead of one per
    * Service is most of a create's cost under load; each plan still sees exactly the state a
-   * sequential run would give it, and a failed plan fails alone.
+   * sequential run would give it, and a failed plan fails alone. A batch waits a turn more while
+   * the turn before brought more allocations (up to MAX_GATHER_TURNS): requests that arrive
+   * together are read over a few turns when the server is busy, and a batch that left half of
+   * them for the next write cost a range write each.
    */
   allocate(plan: AllocPlan): Promise<RegistryResult<Allocated>> {
     return new Promise((resolve, reject) => {
       this.allocQueue.push({ plan, resolve, reject });
-      if (this.allocQueue.length === 1 && !this.allocRunning) setImmediate(() => void this.drainAllocations());
+      if (this.allocQueue.length === 1 && !this.allocRunning) this.gatherAllocations(0, 0);
+    });
+  }
+
+  /** Starts the next batch a turn from now, or later while each turn brings more allocations. */
+  private gatherAllocations(seen: number, turns: number): void {
+    setImmediate(() => {
+      const queued = this.allocQueue.length;
+      if (queued > seen && turns + 1 < MAX_GATHER_TURNS) this.gatherAllocations(queued, turns + 1);
+      else void this.drainAllocations();
     });
   }
 
@@ -288,9 +303,9 @@ export class RegistryCore {
       }
     } finally {
       this.allocRunning = false;
-      // The next batch starts a turn later, as the first did: the allocations of the requests
-      // read in the meantime join it, rather than each going alone behind this write.
-      if (this.allocQueue.length > 0) setImmediate(() => void this.drainAllocations());
+      // The next batch is gathered as the first was: the allocations of the requests read in
+      // the meantime join it, rather than each going alone behind this write.
+      if (this.allocQueue.length > 0) this.gatherAllocations(0, 0);
     }
   }
 

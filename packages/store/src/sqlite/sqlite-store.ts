@@ -110,6 +110,20 @@ type RangeRow = [string, number, number, number, number, number];
  * again and leave as the budget turns over.
  */
 class ValueCache {
+  private readonly small = new Budgeted(VALUE_CACHE_CHARS);
+  private readonly large = new Budgeted(LARGE_VALUE_CACHE_CHARS);
+
+  get(id: number): string | undefined {
+    return this.small.get(id) ?? this.large.get(id);
+  }
+
+  set(id: number, value: string): void {
+    (value.length > MAX_SMALL_VALUE_CHARS ? this.large : this.small).set(id, value);
+  }
+}
+
+/** Values by id within a budget of characters; the oldest go first. */
+class Budgeted {
   private readonly values = new Map<number, string>();
   private chars = 0;
 
@@ -120,7 +134,7 @@ class ValueCache {
   }
 
   set(id: number, value: string): void {
-    if (value.length > MAX_CACHED_VALUE_CHARS || this.values.has(id)) return;
+    if (value.length > this.budgetChars || this.values.has(id)) return;
     this.values.set(id, value);
     this.chars += value.length;
     if (this.chars <= this.budgetChars) return;
@@ -132,13 +146,15 @@ class ValueCache {
   }
 }
 
-/** The value cache's budget: 32 Mi characters (the values of some 60,000 Services). */
+/** The value cache's budget for small values: 32 Mi characters (the values of some 60,000 Services). */
 const VALUE_CACHE_CHARS = 32 * 1024 * 1024;
 /**
- * Larger values are not cached: the allocator's range objects (175 KB for a /12, rewritten on
- * every allocation) would push the objects a list reads out of the budget.
+ * Larger values have a budget of their own, so that the allocator's range objects (175 KB for a
+ * /12, rewritten on every batch of allocations) do not push the objects a list reads out: the
+ * last few are kept, for the previous value of the next write of the same key.
  */
-const MAX_CACHED_VALUE_CHARS = 16 * 1024;
+const MAX_SMALL_VALUE_CHARS = 16 * 1024;
+const LARGE_VALUE_CACHE_CHARS = 1024 * 1024;
 
 const NO_UPPER = '';
 
@@ -235,7 +251,7 @@ class SqliteStore implements Store {
   private compacted: number;
   private readonly leases = new Map<LeaseId, { readonly ttlSeconds: number; cancelTimer: () => void }>();
   private readonly hub = new WatchHub();
-  private readonly valueCache = new ValueCache(VALUE_CACHE_CHARS);
+  private readonly valueCache = new ValueCache();
   private readonly q;
   /** The compaction deleting rows now (they run one after another). */
   private compaction: Promise<void> = Promise.resolve();
@@ -275,9 +291,9 @@ class SqliteStore implements Store {
     this.q = {
       meta: db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?'),
       setMeta: db.prepare<[number, string]>('UPDATE meta SET value = ? WHERE name = ?'),
-      latest: db.prepare<[string], LogRow>('SELECT * FROM log WHERE name = ? ORDER BY revision DESC LIMIT 1'),
-      // A compare on a revision or version needs no value: the allocator's range objects are
-      // 175 KB for a /12, read for nothing on every CAS otherwise.
+      // A key's newest row without its value, which comes from the ValueCache when it is
+      // needed (newest): a compare on a revision or version needs none, and the allocator's
+      // range objects (175 KB for a /12) were read back from SQLite for each write's prevKv.
       latestMeta: db.prepare<[string], Omit<LogRow, 'value' | 'old_value'>>(
         'SELECT id, revision, name, created, deleted, create_revision, prev_revision, version, lease FROM log WHERE name = ? ORDER BY revision DESC LIMIT 1',
       ),
@@ -359,8 +375,16 @@ class SqliteStore implements Store {
     return readRevision(revision, this.current, this.compacted);
   }
 
+  /** The key's newest row, tombstone or not; its value from the ValueCache (see valueOf). */
+  private newest(key: string): LogRow | undefined {
+    const row = this.q.latestMeta.get(key);
+    if (row === undefined) return undefined;
+    return { ...row, value: row.deleted !== 0 ? '' : this.valueOf(row.id), old_value: '' };
+  }
+
+  /** The key's row in force (none when deleted). */
   private latest(key: string): LogRow | undefined {
-    const row = this.q.latest.get(key);
+    const row = this.newest(key);
     return row === undefined || row.deleted !== 0 ? undefined : row;
   }
 
@@ -368,7 +392,7 @@ class SqliteStore implements Store {
     try {
       this.open();
       const revision = this.readRevision(options.revision);
-      const row = revision === this.current ? this.q.latest.get(key) : this.q.at.get(key, revision);
+      const row = revision === this.current ? this.newest(key) : this.q.at.get(key, revision);
       return Promise.resolve(row === undefined || row.deleted !== 0 ? { revision } : { kv: toKv(row), revision });
     } catch (error) {
       return Promise.reject(error as Error);
@@ -535,7 +559,7 @@ class SqliteStore implements Store {
         }
         case 'put': {
           // The row in force may be a tombstone: a re-create points at it, as in kine.
-          const last = this.q.latest.get(op.key);
+          const last = this.newest(op.key);
           const prev = last === undefined || last.deleted !== 0 ? undefined : last;
           const kv = this.insertPut(revision, op.key, op.value, op.lease, prev, last?.revision ?? 0, written);
           const prevKv = prev === undefined ? undefined : toKv(prev);

@@ -469,7 +469,7 @@ class SqliteStore implements Store {
         this.flushScheduled = true;
         setImmediate(() => {
           this.flushScheduled = false;
-          if (!this.closed) this.flush();
+          if (!this.closed && this.pending.length > 0) this.flush();
         });
       }
     });

@@ -20,8 +20,20 @@ import type { IPAddress, KubeObject, ServiceCIDR } from '@kubesvc/api-types';
 import type { CacheChange, CacheView, KeyedController, ReconcileAction } from './contract.js';
 import { applyServiceCIDRAction, serviceCIDRController, type ServiceCIDRChange, type ServiceCIDRView } from './service-cidr-controller.js';
 
+/**
+ * The view; the IPAddresses are listed only when read: only a ServiceCIDR being deleted looks at
+ * them (canDeleteServiceCIDR), and a list of every IPAddress on each IPAddress change made the
+ * controller's work grow with the square of the Services.
+ */
 function viewOf(cache: CacheView): ServiceCIDRView {
-  return { serviceCIDRs: cache.list<ServiceCIDR>('servicecidrs'), ipAddresses: cache.list<IPAddress>('ipaddresses') };
+  let ipAddresses: readonly IPAddress[] | undefined;
+  return {
+    serviceCIDRs: cache.list<ServiceCIDR>('servicecidrs'),
+    get ipAddresses() {
+      ipAddresses ??= cache.list<IPAddress>('ipaddresses');
+      return ipAddresses;
+    },
+  };
 }
 
 function changeOf(change: CacheChange): ServiceCIDRChange | undefined {

@@ -267,7 +267,9 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 
 interface Reply {
   readonly code: number;
+  /** The body: text as it is, or a value written as JSON; or `parts`, written one after the other. */
   readonly body: unknown;
+  readonly parts?: readonly string[];
   readonly contentType?: string;
   readonly warnings?: readonly string[];
   /** A redirect's target. */
@@ -307,7 +309,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       if (!res.writableEnded) res.end();
       return;
     }
-    const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+    const text = reply.parts !== undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
     const headers: Record<string, string | string[]> = { 'Content-Type': reply.contentType ?? JSON_TYPE, 'Cache-Control': 'no-cache, private' };
     const connection = res.getHeader('Connection');
     if (typeof connection === 'string') headers['Connection'] = connection;
@@ -317,7 +319,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     if (warnings.length > 0) headers['Warning'] = warnings;
     if (reply.location !== undefined) headers['Location'] = reply.location;
     res.writeHead(reply.code, headers);
-    res.end(text);
+    if (reply.parts === undefined) {
+      res.end(text);
+      return;
+    }
+    // Each part on its own: no body-sized string and no body-sized buffer of its bytes.
+    for (const part of reply.parts) res.write(part);
+    res.end();
   };
 
   const asTable = (req: IncomingMessage, query: URLSearchParams, resource: ResourceName, objects: readonly KubeObject[], meta: { resourceVersion?: string; continue?: string }): Reply | undefined => {
@@ -382,11 +390,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         }
         if (o.predicate === undefined && !(options.tables !== undefined && wantsTable(req.headers.accept))) {
           // The plain list: written from the stored values without parsing each object.
-          const text = await registry.listJson(resource, namespace, {
+          const parts = await registry.listJsonParts(resource, namespace, {
             ...(o.limit === undefined ? {} : { limit: o.limit }),
             ...(o.continue === undefined ? {} : { continue: o.continue }),
           });
-          return text.ok ? { code: 200, body: text.value } : errorReply(text.error);
+          return parts.ok ? { code: 200, body: undefined, parts: parts.value } : errorReply(parts.error);
         }
         const listed = await dispatch(registry, {
           verb: 'list',

@@ -47,7 +47,7 @@ import {
 } from './pure-adapters.js';
 import { RESOURCES, SECONDARY_SERVICE_IPS_KEY, SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY } from './resources.js';
 import { isEmpty, NOTHING, release, type AllocState, type Held, type PlanResult } from './service-alloc.js';
-import { serializeObject } from './stored-object.js';
+import { ReaderTextCache, serializeObject } from './stored-object.js';
 import type { RangeCasStats, RegistryOptions, RegistryResult } from './types.js';
 
 /**
@@ -59,6 +59,9 @@ import type { RangeCasStats, RegistryOptions, RegistryResult } from './types.js'
  *           GuaranteedUpdate), staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go
  */
 const MAX_RANGE_CAS_ATTEMPTS = 1000;
+
+/** The turns of the event loop a batch of allocations may wait for more to join it (allocate). */
+const MAX_GATHER_TURNS = 4;
 
 /** The ranges' keys, by CIDR index, and the node ports. */
 const IP_KEYS = [SERVICE_IPS_KEY, SECONDARY_SERVICE_IPS_KEY] as const;
@@ -83,7 +86,7 @@ interface RangeView {
   readonly serviceCIDRsVersion?: string;
   /** The modRevision each range key had (0: absent), for the CAS. */
   readonly revisions: ReadonlyMap<string, number>;
-  /** Each key's snapshot bytes at full length, once computed (see fullSnapshotBytes). */
+  /** Each key's snapshot bytes at full length, once computed (see fullSnapshotBytes); writeRanges flips bits in them in place. */
   readonly mirrors: ({ readonly range: string; readonly bytes: Uint8Array } | undefined)[];
 }
 
@@ -140,6 +143,8 @@ export class RegistryCore {
   readonly net: ClusterNetworking;
   readonly patchers: Readonly<Record<string, Patcher>>;
   readonly eventLoopSliceMs: number;
+  /** The plain list's texts of stored objects (listJson). */
+  readonly readerTexts = new ReaderTextCache();
   private rng: Rng;
   private readonly crashHook: CrashHook | undefined;
   private rangeCache: RangeView | undefined;
@@ -265,29 +270,42 @@ export class RegistryCore {
    * the previous one left, and written in ONE compare-and-swap of the range objects. A
    * RangeAllocation of a /12 is 128 KiB of bitmap, so one write per batch instead of one per
    * Service is most of a create's cost under load; each plan still sees exactly the state a
-   * sequential run would give it, and a failed plan fails alone.
+   * sequential run would give it, and a failed plan fails alone. A batch waits a turn more while
+   * the turn before brought more allocations (up to MAX_GATHER_TURNS): requests that arrive
+   * together are read over a few turns when the server is busy, and a batch that left half of
+   * them for the next write cost a range write each.
    */
   allocate(plan: AllocPlan): Promise<RegistryResult<Allocated>> {
     return new Promise((resolve, reject) => {
       this.allocQueue.push({ plan, resolve, reject });
-      if (this.allocQueue.length === 1 && !this.allocRunning) setImmediate(() => void this.drainAllocations());
+      if (this.allocQueue.length === 1 && !this.allocRunning) this.gatherAllocations(0, 0);
+    });
+  }
+
+  /** Starts the next batch a turn from now, or later while each turn brings more allocations. */
+  private gatherAllocations(seen: number, turns: number): void {
+    setImmediate(() => {
+      const queued = this.allocQueue.length;
+      if (queued > seen && turns + 1 < MAX_GATHER_TURNS) this.gatherAllocations(queued, turns + 1);
+      else void this.drainAllocations();
     });
   }
 
   private async drainAllocations(): Promise<void> {
     this.allocRunning = true;
     try {
-      while (this.allocQueue.length > 0) {
-        const batch = this.allocQueue.splice(0);
-        try {
-          await this.allocateBatch(batch);
-        } catch (e) {
-          // A store failure or a simulated crash: every caller of the batch sees it.
-          for (const p of batch) p.reject(e);
-        }
+      const batch = this.allocQueue.splice(0);
+      try {
+        await this.allocateBatch(batch);
+      } catch (e) {
+        // A store failure or a simulated crash: every caller of the batch sees it.
+        for (const p of batch) p.reject(e);
       }
     } finally {
       this.allocRunning = false;
+      // The next batch is gathered as the first was: the allocations of the requests read in
+      // the meantime join it, rather than each going alone behind this write.
+      if (this.allocQueue.length > 0) this.gatherAllocations(0, 0);
     }
   }
 
@@ -378,9 +396,12 @@ export class RegistryCore {
     keys.forEach((key, i) => {
       const before = current[i];
       if (before === undefined || before === nextAll[i]) return;
-      // The bytes before, then the bits this operation flipped.
+      // The bytes before, then the bits this operation flipped, in place: a view's mirror is
+      // only written on from the view this write replaces, which is not used again (the cache
+      // is cleared below before the commit; a lost race goes on from the ranges read back).
+      // A copy of the 128 KiB of a /12 per write was fresh memory on every batch.
       const base = mirrors[i] ?? fullSnapshotBytes(before);
-      const bytes = base.bytes.slice();
+      const bytes = base.bytes;
       const apply = (held: Held, on: boolean) => {
         if (i === portIndex) {
           for (const port of held.ports) flip(bytes, nodePortOffset(view.state.ports, port), on);

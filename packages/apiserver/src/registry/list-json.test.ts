@@ -77,3 +77,23 @@ describe('registry.listJson', () => {
     expect(text).toEqual(objects);
   });
 });
+
+describe('registry.listJsonParts', () => {
+  it('is listJson in parts of at most 48 K characters and one object, the same text twice over (the second from the cached texts)', async () => {
+    // Enough Services for several parts: each stored object is some 500 characters.
+    for (let i = 0; i < 300; i += 50) {
+      const batch = Array.from({ length: 50 }, (_, k) => registry.create('services', 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: `s-${i + k}`, labels: { app: `s-${i + k}` } }, spec: { ports: [{ port: 80 }] } }));
+      for (const r of await Promise.all(batch)) if (!r.ok) throw new Error(r.error.message);
+    }
+    const objects = await registry.list('services');
+    if (!objects.ok) throw new Error('list failed');
+    for (let round = 0; round < 2; round++) {
+      const parts = await registry.listJsonParts('services');
+      if (!parts.ok) throw new Error('list failed');
+      expect(parts.value.join('')).toBe(JSON.stringify(objects.value));
+      expect(parts.value.length).toBeGreaterThan(2);
+      const longestObject = Math.max(...objects.value.items.map((s) => JSON.stringify(s).length));
+      for (const part of parts.value) expect(part.length).toBeLessThan(48 * 1024 + longestObject + 1);
+    }
+  });
+});

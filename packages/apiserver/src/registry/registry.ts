@@ -48,7 +48,7 @@ import { deleteCollection } from './verbs/delete-collection.js';
 import { deleteObject } from './verbs/delete.js';
 import { finalizeNamespace } from './verbs/finalize-namespace.js';
 import { get } from './verbs/get.js';
-import { list, listJson } from './verbs/list.js';
+import { list, listJson, listJsonParts } from './verbs/list.js';
 import { patch } from './verbs/patch.js';
 import { getScale, updateScale } from './verbs/scale.js';
 import { update, updateOrCreate, updateStatus } from './verbs/update.js';
@@ -87,6 +87,11 @@ export class Registry {
    */
   listJson(resource: ResourceName, namespace?: string, options: Omit<ListOptions, 'predicate'> = {}): Promise<RegistryResult<string>> {
     return listJson(this.core, resource, namespace, options);
+  }
+
+  /** listJson's text in parts of some 48 K characters, to be sent one after the other (the API's plain list). */
+  listJsonParts(resource: ResourceName, namespace?: string, options: Omit<ListOptions, 'predicate'> = {}): Promise<RegistryResult<readonly string[]>> {
+    return listJsonParts(this.core, resource, namespace, options);
   }
 
   /** Creates `object` (already decoded) in `namespace` (ignored for namespaces). */

@@ -43,9 +43,10 @@ function stringEnd(text: string, start: number): number {
 /**
  * The position of `"key":` among the members of the object whose `{` is at `open`, and of that
  * object's `}`; -1 for what is not there. Only the object's own members count, not those of
- * objects inside it.
+ * objects inside it. With `stopAtMember`, the scan ends at the member (its close is then -1):
+ * the rest of the object need not be read.
  */
-function scanMembers(text: string, open: number, key: string): { readonly member: number; readonly close: number } {
+function scanMembers(text: string, open: number, key: string, stopAtMember = false): { readonly member: number; readonly close: number } {
   const wanted = `"${key}":`;
   let depth = 0;
   let expectKey = false;
@@ -53,7 +54,10 @@ function scanMembers(text: string, open: number, key: string): { readonly member
   for (let i = open; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      if (depth === 1 && expectKey && member < 0 && text.startsWith(wanted, i)) member = i;
+      if (depth === 1 && expectKey && member < 0 && text.startsWith(wanted, i)) {
+        member = i;
+        if (stopAtMember) return { member, close: -1 };
+      }
       i = stringEnd(text, i);
       if (i < 0) return { member: -1, close: -1 };
       expectKey = false;
@@ -81,7 +85,7 @@ function scanMembers(text: string, open: number, key: string): { readonly member
  */
 export function serializedForReader(kv: Pick<KeyValue, 'value' | 'modRevision'>): string {
   const text = kv.value;
-  const top = text.charCodeAt(0) === OPEN ? scanMembers(text, 0, 'metadata') : undefined;
+  const top = text.charCodeAt(0) === OPEN ? scanMembers(text, 0, 'metadata', true) : undefined;
   const open = top === undefined || top.member < 0 ? -1 : top.member + '"metadata":'.length;
   if (open >= 0 && text.charCodeAt(open) === OPEN) {
     const meta = scanMembers(text, open, 'resourceVersion');
@@ -91,4 +95,49 @@ export function serializedForReader(kv: Pick<KeyValue, 'value' | 'modRevision'>)
     }
   }
   return JSON.stringify(deserializeObject(kv));
+}
+
+/**
+ * serializedForReader's texts by key, each with the modRevision it is of: a key has one value
+ * at each revision it was written at, so a text of the revision asked for is never stale, and a
+ * list of the same objects again (a client's relist, kubectl get) splices each one once. One
+ * text per key (the last asked for); the oldest go first once the texts exceed the budget, and
+ * larger texts are not kept.
+ */
+export class ReaderTextCache {
+  private readonly texts = new Map<string, { readonly modRevision: number; readonly text: string }>();
+  private chars = 0;
+
+  constructor(
+    private readonly budgetChars = 32 * 1024 * 1024,
+    private readonly maxTextChars = 16 * 1024,
+  ) {}
+
+  /** The characters of the texts kept. */
+  get heldChars(): number {
+    return this.chars;
+  }
+
+  /** serializedForReader(kv), from the cache or spliced and kept. */
+  text(kv: Pick<KeyValue, 'key' | 'value' | 'modRevision'>): string {
+    const cached = this.texts.get(kv.key);
+    if (cached !== undefined && cached.modRevision === kv.modRevision) return cached.text;
+    const text = serializedForReader(kv);
+    if (cached !== undefined) {
+      this.texts.delete(kv.key);
+      this.chars -= cached.text.length;
+    }
+    if (text.length <= this.maxTextChars) {
+      this.texts.set(kv.key, { modRevision: kv.modRevision, text });
+      this.chars += text.length;
+      if (this.chars > this.budgetChars) {
+        for (const [oldest, t] of this.texts) {
+          this.texts.delete(oldest);
+          this.chars -= t.text.length;
+          if (this.chars <= this.budgetChars) break;
+        }
+      }
+    }
+    return text;
+  }
 }

@@ -1,9 +1,16 @@
 // The SQLite backend, kubesvc's embedded default: etcd v3's model over one append-only log
 // table (schema.ts), through better-sqlite3.
 //
-// - Every write is one SQLite transaction (BEGIN IMMEDIATE ... COMMIT). txn(), revoke() and
+// - Every write is in a SQLite transaction (BEGIN IMMEDIATE ... COMMIT). txn(), revoke() and
 //   compact() resolve only after their COMMIT returned, so an acknowledged write is in the
 //   database file (its WAL); see the README's "Durability" for what `synchronous` promises.
+// - Group commit: the txns asked for within one turn of the event loop (concurrent API
+//   requests) run one after the other in ONE SQLite transaction, each in a savepoint of its
+//   own and at a revision of its own, and resolve once that transaction committed: a commit
+//   costs a write of the WAL, the same for one small row as for ten. A read or a watch sees the
+//   txns that have resolved, as a read from etcd sees the writes acknowledged before it (one
+//   asked for and not yet resolved is not in it yet); a lease call, a compaction and close first
+//   run the txns asked for before them, so the writes keep the order they were asked in.
 // - One process serves one database file: the connection takes SQLite's EXCLUSIVE locking mode,
 //   so a second process opening the same file fails at once with "database is locked" instead
 //   of writing behind the first one's watches. Watches are fanned out in process, right after
@@ -68,8 +75,86 @@ interface PrevColumns {
 
 type EventRow = LogRow & PrevColumns;
 
-/** name, value, create_revision, revision, version, lease */
-type RangeRow = [string, string, number, number, number, number];
+/** A txn asked for and not yet run (see flush). */
+interface PendingTxn {
+  readonly compares: readonly Compare[];
+  readonly onSuccess: readonly TxnOp[];
+  readonly onFailure: readonly TxnOp[];
+  readonly resolve: (r: TxnResult) => void;
+  readonly reject: (e: Error) => void;
+}
+
+/** One txn as run within a group commit: its outcome, and its events and revision for after the commit. */
+type RunTxn =
+  | {
+      readonly ok: true;
+      readonly succeeded: boolean;
+      readonly results: readonly TxnOpResult[];
+      readonly events: readonly WatchEvent[];
+      readonly revision: number;
+      /** The rows its puts wrote: id and value. */
+      readonly written: readonly [number, string][];
+    }
+  | { readonly ok: false; readonly error: Error };
+
+/** name, id, create_revision, revision, version, lease: a range reads the values by id (ValueCache). */
+type RangeRow = [string, number, number, number, number, number];
+
+/**
+ * Values of log rows by row id, the newest written last. A row never changes once written (the
+ * log is append-only, and AUTOINCREMENT never gives an id twice), so a cached value is never
+ * stale: a range reads the ids of the rows in force and takes each value from here, instead of
+ * SQLite making a fresh copy of every value on every list (most of a 10,000-object list's
+ * memory). Rows are cached as they are committed and as they are read, and the oldest go first
+ * once the values cached exceed the budget. Rows deleted by compaction are never asked for
+ * again and leave as the budget turns over.
+ */
+class ValueCache {
+  private readonly small = new Budgeted(VALUE_CACHE_CHARS);
+  private readonly large = new Budgeted(LARGE_VALUE_CACHE_CHARS);
+
+  get(id: number): string | undefined {
+    return this.small.get(id) ?? this.large.get(id);
+  }
+
+  set(id: number, value: string): void {
+    (value.length > MAX_SMALL_VALUE_CHARS ? this.large : this.small).set(id, value);
+  }
+}
+
+/** Values by id within a budget of characters; the oldest go first. */
+class Budgeted {
+  private readonly values = new Map<number, string>();
+  private chars = 0;
+
+  constructor(private readonly budgetChars: number) {}
+
+  get(id: number): string | undefined {
+    return this.values.get(id);
+  }
+
+  set(id: number, value: string): void {
+    if (value.length > this.budgetChars || this.values.has(id)) return;
+    this.values.set(id, value);
+    this.chars += value.length;
+    if (this.chars <= this.budgetChars) return;
+    for (const [oldest, v] of this.values) {
+      this.values.delete(oldest);
+      this.chars -= v.length;
+      if (this.chars <= this.budgetChars) break;
+    }
+  }
+}
+
+/** The value cache's budget for small values: 32 Mi characters (the values of some 60,000 Services). */
+const VALUE_CACHE_CHARS = 32 * 1024 * 1024;
+/**
+ * Larger values have a budget of their own, so that the allocator's range objects (175 KB for a
+ * /12, rewritten on every batch of allocations) do not push the objects a list reads out: the
+ * last few are kept, for the previous value of the next write of the same key.
+ */
+const MAX_SMALL_VALUE_CHARS = 16 * 1024;
+const LARGE_VALUE_CACHE_CHARS = 1024 * 1024;
 
 const NO_UPPER = '';
 
@@ -80,6 +165,18 @@ function prefixEnd(prefix: string): string {
   // Incrementing a code unit keeps UTF-8 byte order outside the surrogates and U+FFFF.
   if (last < 0xd7ff || (last >= 0xe000 && last < 0xffff)) return prefix.slice(0, -1) + String.fromCharCode(last + 1);
   return NO_UPPER;
+}
+
+/** A code unit where JavaScript's `<` and UTF-8 byte order can disagree (compareKeys). */
+const SURROGATE_OR_ABOVE = /[\ud800-\uffff]/;
+
+/**
+ * compareKeys(a, b) < 0, with JavaScript's own comparison where it gives the same answer: for
+ * keys without surrogates or code units above them (nearly all keys), `<` is byte order.
+ */
+function inKeyOrder(a: string, b: string): boolean {
+  if (a < b && !SURROGATE_OR_ABOVE.test(a) && !SURROGATE_OR_ABOVE.test(b)) return true;
+  return compareKeys(a, b) < 0;
 }
 
 function toKv(row: LogRow): KeyValue {
@@ -154,9 +251,16 @@ class SqliteStore implements Store {
   private compacted: number;
   private readonly leases = new Map<LeaseId, { readonly ttlSeconds: number; cancelTimer: () => void }>();
   private readonly hub = new WatchHub();
+  private readonly valueCache = new ValueCache();
   private readonly q;
   /** The compaction deleting rows now (they run one after another). */
   private compaction: Promise<void> = Promise.resolve();
+  /** The txns asked for since the last group commit, in order (flush runs them). */
+  private pending: PendingTxn[] = [];
+  private flushScheduled = false;
+  /** One txn's body (runTxn) in a savepoint, and a group of them in one transaction: made once. */
+  private readonly savepointTxn: (t: PendingTxn, revision: number) => RunTxn & { readonly ok: true };
+  private readonly groupTxn: (batch: readonly PendingTxn[]) => RunTxn[];
 
   constructor(options: SqliteStoreOptions) {
     this.clock = options.clock ?? systemClock;
@@ -187,20 +291,21 @@ class SqliteStore implements Store {
     this.q = {
       meta: db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?'),
       setMeta: db.prepare<[number, string]>('UPDATE meta SET value = ? WHERE name = ?'),
-      latest: db.prepare<[string], LogRow>('SELECT * FROM log WHERE name = ? ORDER BY revision DESC LIMIT 1'),
-      // A compare on a revision or version needs no value: the allocator's range objects are
-      // 175 KB for a /12, read for nothing on every CAS otherwise.
+      // A key's newest row without its value, which comes from the ValueCache when it is
+      // needed (newest): a compare on a revision or version needs none, and the allocator's
+      // range objects (175 KB for a /12) were read back from SQLite for each write's prevKv.
       latestMeta: db.prepare<[string], Omit<LogRow, 'value' | 'old_value'>>(
         'SELECT id, revision, name, created, deleted, create_revision, prev_revision, version, lease FROM log WHERE name = ? ORDER BY revision DESC LIMIT 1',
       ),
       at: db.prepare<[string, number], LogRow>('SELECT * FROM log WHERE name = ? AND revision <= ? ORDER BY revision DESC LIMIT 1'),
       // The newest row of each name at or below the revision, found in the (name, revision)
       // index (which holds the rowid: SQLite returns the bare column `id` from the row that
-      // gave MAX), then read by rowid; columns as arrays (RangeRow). The index yields names in
-      // order and the outer loop keeps it (no sort); range() checks it all the same.
+      // gave MAX), then read by rowid; columns as arrays (RangeRow), the value left to the
+      // ValueCache (valueOf). The index yields names in order and the outer loop keeps it (no
+      // sort); range() checks it all the same.
       range: db
         .prepare<{ start: string; end: string; rev: number; limit: number }, RangeRow>(
-          `SELECT l.name, l.value, l.create_revision, l.revision, l.version, l.lease
+          `SELECT l.name, l.id, l.create_revision, l.revision, l.version, l.lease
            FROM (SELECT MAX(revision) AS r, id FROM log WHERE name >= @start AND name < @end AND revision <= @rev GROUP BY name ORDER BY name) m
            CROSS JOIN log l ON l.id = m.id
            WHERE l.deleted = 0 LIMIT @limit`,
@@ -208,12 +313,13 @@ class SqliteStore implements Store {
         .raw(true),
       rangeOpen: db
         .prepare<{ start: string; rev: number; limit: number }, RangeRow>(
-          `SELECT l.name, l.value, l.create_revision, l.revision, l.version, l.lease
+          `SELECT l.name, l.id, l.create_revision, l.revision, l.version, l.lease
            FROM (SELECT MAX(revision) AS r, id FROM log WHERE name >= @start AND revision <= @rev GROUP BY name ORDER BY name) m
            CROSS JOIN log l ON l.id = m.id
            WHERE l.deleted = 0 LIMIT @limit`,
         )
         .raw(true),
+      value: db.prepare<[number], { value: string }>('SELECT value FROM log WHERE id = ?'),
       insert: db.prepare<[number, string, number, number, number, number, number, number, string, string]>(
         `INSERT INTO log (revision, name, created, deleted, create_revision, prev_revision, version, lease, value, old_value)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -243,6 +349,8 @@ class SqliteStore implements Store {
            SELECT id FROM log WHERE deleted != 0 AND revision > @from AND revision <= @to)`,
       ),
     };
+    this.savepointTxn = db.transaction((t: PendingTxn, revision: number) => this.runTxn(t, revision));
+    this.groupTxn = db.transaction((batch: readonly PendingTxn[]) => this.runGroup(batch)).immediate;
     this.current = this.q.meta.get('revision')?.value ?? 0;
     this.compacted = this.q.meta.get('compact_revision')?.value ?? 0;
     for (const row of this.q.leases.all()) {
@@ -257,12 +365,26 @@ class SqliteStore implements Store {
     if (this.closed) throw new ErrStoreClosed();
   }
 
+  /** Checks the store is open, and runs the txns asked for before this write (see flush). */
+  private openForWrite(): void {
+    this.open();
+    if (this.pending.length > 0) this.flush();
+  }
+
   private readRevision(revision: number | undefined): number {
     return readRevision(revision, this.current, this.compacted);
   }
 
+  /** The key's newest row, tombstone or not; its value from the ValueCache (see valueOf). */
+  private newest(key: string): LogRow | undefined {
+    const row = this.q.latestMeta.get(key);
+    if (row === undefined) return undefined;
+    return { ...row, value: row.deleted !== 0 ? '' : this.valueOf(row.id), old_value: '' };
+  }
+
+  /** The key's row in force (none when deleted). */
   private latest(key: string): LogRow | undefined {
-    const row = this.q.latest.get(key);
+    const row = this.newest(key);
     return row === undefined || row.deleted !== 0 ? undefined : row;
   }
 
@@ -270,7 +392,7 @@ class SqliteStore implements Store {
     try {
       this.open();
       const revision = this.readRevision(options.revision);
-      const row = revision === this.current ? this.q.latest.get(key) : this.q.at.get(key, revision);
+      const row = revision === this.current ? this.newest(key) : this.q.at.get(key, revision);
       return Promise.resolve(row === undefined || row.deleted !== 0 ? { revision } : { kv: toKv(row), revision });
     } catch (error) {
       return Promise.reject(error as Error);
@@ -289,19 +411,19 @@ class SqliteStore implements Store {
       // One row more than asked says whether there is more. Without an upper bound (a prefix
       // ending in a character we cannot increment), keys past the prefix are read and dropped.
       let rows = query(limit < 0 || (end === NO_UPPER && prefix !== '') ? -1 : limit + 1);
-      if (!rows.every((row, i) => i === 0 || compareKeys((rows[i - 1] as RangeRow)[0], row[0]) < 0)) {
+      if (!rows.every((row, i) => i === 0 || inKeyOrder((rows[i - 1] as RangeRow)[0], row[0]))) {
         // SQLite chose a plan that does not keep the index order: read everything and sort.
         rows = query(-1).sort((a, b) => compareKeys(a[0], b[0]));
       }
       const kvs: KeyValue[] = [];
       let more = false;
-      for (const [name, value, createRevision, modRevision, version, lease] of rows) {
+      for (const [name, id, createRevision, modRevision, version, lease] of rows) {
         if (!name.startsWith(prefix)) continue;
         if (limit >= 0 && kvs.length >= limit) {
           more = true;
           break;
         }
-        const kv = { key: name, value, createRevision, modRevision, version };
+        const kv = { key: name, value: this.valueOf(id), createRevision, modRevision, version };
         kvs.push(lease === 0 ? kv : { ...kv, lease: String(lease) });
       }
       return Promise.resolve({ kvs, more, revision });
@@ -310,10 +432,21 @@ class SqliteStore implements Store {
     }
   }
 
-  private insertPut(revision: number, key: string, value: string, lease: LeaseId | undefined, prev: LogRow | undefined, prevRevision: number): KeyValue {
+  /** The value of the log row `id` (which exists), from the ValueCache or read and cached. */
+  private valueOf(id: number): string {
+    const cached = this.valueCache.get(id);
+    if (cached !== undefined) return cached;
+    const value = this.q.value.get(id)?.value ?? '';
+    this.valueCache.set(id, value);
+    return value;
+  }
+
+  /** Writes a put's row; `written` gets its id and value, for the ValueCache once committed. */
+  private insertPut(revision: number, key: string, value: string, lease: LeaseId | undefined, prev: LogRow | undefined, prevRevision: number, written: [number, string][]): KeyValue {
     const createRevision = prev === undefined ? revision : prev.create_revision;
     const version = prev === undefined ? 1 : prev.version + 1;
-    this.q.insert.run(revision, key, prev === undefined ? 1 : 0, 0, createRevision, prevRevision, version, lease === undefined ? 0 : Number(lease), value, '');
+    const { lastInsertRowid } = this.q.insert.run(revision, key, prev === undefined ? 1 : 0, 0, createRevision, prevRevision, version, lease === undefined ? 0 : Number(lease), value, '');
+    written.push([Number(lastInsertRowid), value]);
     const kv = { key, value, createRevision, modRevision: revision, version };
     return lease === undefined ? kv : { ...kv, lease };
   }
@@ -329,58 +462,119 @@ class SqliteStore implements Store {
   }
 
   txn(compares: readonly Compare[], onSuccess: readonly TxnOp[], onFailure: readonly TxnOp[] = []): Promise<TxnResult> {
-    try {
-      this.open();
-      const run = this.db.transaction(() => {
-        const values = compares.some((c) => c.target === 'value');
-        const current = (key: string): KeyValue | undefined => {
-          if (values) {
-            const row = this.latest(key);
-            return row === undefined ? undefined : toKv(row);
-          }
-          // The value is left empty: compareHolds reads it only for a 'value' target.
-          const row = this.q.latestMeta.get(key);
-          return row === undefined || row.deleted !== 0 ? undefined : toKv({ ...row, value: '', old_value: '' });
-        };
-        const { succeeded, ops } = txnBranch(compares, current, onSuccess, onFailure, (id) => this.leases.has(id));
-        const revision = this.current + 1;
-        const events: WatchEvent[] = [];
-        const results = ops.map((op): TxnOpResult => {
-          switch (op.kind) {
-            case 'get': {
-              const row = this.latest(op.key);
-              return row === undefined ? { kind: 'get' } : { kind: 'get', kv: toKv(row) };
-            }
-            case 'put': {
-              // The row in force may be a tombstone: a re-create points at it, as in kine.
-              const last = this.q.latest.get(op.key);
-              const prev = last === undefined || last.deleted !== 0 ? undefined : last;
-              const kv = this.insertPut(revision, op.key, op.value, op.lease, prev, last?.revision ?? 0);
-              const prevKv = prev === undefined ? undefined : toKv(prev);
-              events.push(prevKv === undefined ? { type: 'put', kv } : { type: 'put', kv, prevKv });
-              return prevKv === undefined ? { kind: 'put' } : { kind: 'put', prevKv };
-            }
-            case 'delete': {
-              const prev = this.latest(op.key);
-              if (prev === undefined) return { kind: 'delete', deleted: 0 };
-              events.push(this.insertDelete(revision, prev));
-              return { kind: 'delete', deleted: 1, prevKv: toKv(prev) };
-            }
-          }
+    if (this.closed) return Promise.reject(new ErrStoreClosed());
+    return new Promise((resolve, reject) => {
+      this.pending.push({ compares, onSuccess, onFailure, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => {
+          this.flushScheduled = false;
+          if (!this.closed && this.pending.length > 0) this.flush();
         });
-        if (events.length > 0) this.setRevision(revision);
-        return { succeeded, results, events, revision };
-      });
-      const { succeeded, results, events, revision } = run.immediate();
-      // Committed: now the write is acknowledged, and the watches hear of it.
-      if (events.length > 0) {
-        this.current = revision;
-        this.hub.publish(events);
       }
-      return Promise.resolve({ succeeded, revision: this.current, results });
+    });
+  }
+
+  /**
+   * The group commit: runs the txns asked for so far, in order, in one SQLite transaction, each
+   * at the next revision and in a savepoint of its own (a txn that fails, a refused lease say,
+   * fails alone), then commits, and only then publishes each txn's events and resolves it, in
+   * order. A failure of the transaction itself (the commit) fails every txn of the group: none
+   * of them is acknowledged, and none is in the database.
+   */
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    let outcomes: RunTxn[];
+    try {
+      outcomes = this.groupTxn(batch);
     } catch (error) {
-      return Promise.reject(error as Error);
+      for (const t of batch) t.reject(error as Error);
+      return;
     }
+    // Committed: now the writes are acknowledged, and the watches hear of them.
+    batch.forEach((t, i) => {
+      const outcome = outcomes[i];
+      if (outcome === undefined) return;
+      if (!outcome.ok) {
+        t.reject(outcome.error);
+        return;
+      }
+      for (const [id, value] of outcome.written) this.valueCache.set(id, value);
+      if (outcome.events.length > 0) {
+        this.current = outcome.revision;
+        this.hub.publish(outcome.events);
+      }
+      t.resolve({ succeeded: outcome.succeeded, revision: this.current, results: outcome.results });
+    });
+  }
+
+  /** The body of the group transaction (flush): the txns in order, at consecutive revisions. */
+  private runGroup(batch: readonly PendingTxn[]): RunTxn[] {
+    let revision = this.current;
+    const outcomes: RunTxn[] = [];
+    for (const t of batch) {
+      if (batch.length === 1) {
+        // Alone in its transaction: a failure rolls the transaction back, no savepoint needed.
+        const r = this.runTxn(t, revision + 1);
+        if (r.events.length > 0) revision = r.revision;
+        outcomes.push(r);
+        continue;
+      }
+      try {
+        const r = this.savepointTxn(t, revision + 1);
+        if (r.events.length > 0) revision = r.revision;
+        outcomes.push(r);
+      } catch (error) {
+        // SQLite rolls a whole transaction back on some errors (a full disk, an I/O error):
+        // then the txns before this one are gone too, and the group fails as one.
+        if (!this.db.inTransaction) throw error;
+        outcomes.push({ ok: false, error: error as Error });
+      }
+    }
+    if (revision !== this.current) this.setRevision(revision);
+    return outcomes;
+  }
+
+  /** One txn's reads and writes at `revision` (inside the group transaction). */
+  private runTxn({ compares, onSuccess, onFailure }: PendingTxn, revision: number): RunTxn & { readonly ok: true } {
+    const values = compares.some((c) => c.target === 'value');
+    const current = (key: string): KeyValue | undefined => {
+      if (values) {
+        const row = this.latest(key);
+        return row === undefined ? undefined : toKv(row);
+      }
+      // The value is left empty: compareHolds reads it only for a 'value' target.
+      const row = this.q.latestMeta.get(key);
+      return row === undefined || row.deleted !== 0 ? undefined : toKv({ ...row, value: '', old_value: '' });
+    };
+    const { succeeded, ops } = txnBranch(compares, current, onSuccess, onFailure, (id) => this.leases.has(id));
+    const events: WatchEvent[] = [];
+    const written: [number, string][] = [];
+    const results = ops.map((op): TxnOpResult => {
+      switch (op.kind) {
+        case 'get': {
+          const row = this.latest(op.key);
+          return row === undefined ? { kind: 'get' } : { kind: 'get', kv: toKv(row) };
+        }
+        case 'put': {
+          // The row in force may be a tombstone: a re-create points at it, as in kine.
+          const last = this.newest(op.key);
+          const prev = last === undefined || last.deleted !== 0 ? undefined : last;
+          const kv = this.insertPut(revision, op.key, op.value, op.lease, prev, last?.revision ?? 0, written);
+          const prevKv = prev === undefined ? undefined : toKv(prev);
+          events.push(prevKv === undefined ? { type: 'put', kv } : { type: 'put', kv, prevKv });
+          return prevKv === undefined ? { kind: 'put' } : { kind: 'put', prevKv };
+        }
+        case 'delete': {
+          const prev = this.latest(op.key);
+          if (prev === undefined) return { kind: 'delete', deleted: 0 };
+          events.push(this.insertDelete(revision, prev));
+          return { kind: 'delete', deleted: 1, prevKv: toKv(prev) };
+        }
+      }
+    });
+    return { ok: true, succeeded, results, events, revision, written };
   }
 
   watch(prefix: string, options: WatchOptions = {}): Watch {
@@ -409,6 +603,8 @@ class SqliteStore implements Store {
     state.cancelTimer();
     state.cancelTimer = this.clock.setTimer(this.clock.now() + state.ttlSeconds * 1000, () => {
       if (this.closed || this.leases.get(id) !== state) return;
+      if (this.pending.length > 0) this.flush();
+      if (this.leases.get(id) !== state) return;
       try {
         this.expire(id);
       } catch {
@@ -423,7 +619,7 @@ class SqliteStore implements Store {
 
   grant(ttlSeconds: number): Promise<Lease> {
     try {
-      this.open();
+      this.openForWrite();
       checkTtl(ttlSeconds);
       const id = String(this.q.insertLease.run(ttlSeconds).lastInsertRowid);
       this.leases.set(id, { ttlSeconds, cancelTimer: () => undefined });
@@ -448,7 +644,7 @@ class SqliteStore implements Store {
 
   revoke(id: LeaseId): Promise<void> {
     try {
-      this.open();
+      this.openForWrite();
       if (!this.leases.has(id)) throw new ErrLeaseNotFound(id);
       this.expire(id);
       return Promise.resolve();
@@ -489,7 +685,7 @@ class SqliteStore implements Store {
    */
   compact(revision: number): Promise<void> {
     try {
-      this.open();
+      this.openForWrite();
       checkCompact(revision, this.current, this.compacted);
       this.q.setMeta.run(revision, 'compact_revision');
       this.compacted = revision;
@@ -535,6 +731,8 @@ class SqliteStore implements Store {
 
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
+    // The txns asked for before the close are run, as they would have been at once.
+    if (this.pending.length > 0) this.flush();
     this.closed = true;
     for (const state of this.leases.values()) state.cancelTimer();
     this.hub.closeAll();

@@ -24,8 +24,9 @@ export {
 // The builder and its text (generate/): added here.
 export type { ErrNftablesProxierConfig, NftablesLocalDetector, NftablesProxierConfig, NftablesProxierConfigOptions } from './config.js';
 export { NFTABLES_DEFAULT_MASQUERADE_BIT, nftablesProxierConfig } from './config.js';
-export type { NftablesNoLocalEndpoints, NftablesRules, NftablesRuleStats } from './generate/generate.js';
+export type { GenerateNftablesOptions, NftablesNoLocalEndpoints, NftablesRules, NftablesRuleStats } from './generate/generate.js';
 export { generateNftablesRules } from './generate/generate.js';
+export { NftTextBuffer } from './generate/text-buffer.js';
 export type { NftEndpointNames, NftServiceChainNames } from './generate/chain-names.js';
 export { endpointNames, isAffinitySetName, isServiceChainName, serviceChainNames } from './generate/chain-names.js';
 export type { ErrNftPrint } from './model/print.js';

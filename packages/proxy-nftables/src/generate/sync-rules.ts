@@ -8,12 +8,11 @@
 import { compareServices, endpointsMap, servicePortInfos, servicePortKey, type EndpointInfo, type ServicePortInfo } from '@kubesvc/proxy';
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import type { NftablesProxierConfig } from '../config.js';
-import type { NftOperation } from '../model/types.js';
 import { CLUSTER_IPS_SET, FIREWALL_IPS_MAP, NO_ENDPOINT_NODEPORTS_MAP, NO_ENDPOINT_SERVICES_MAP, SERVICE_IPS_MAP, SERVICE_NODEPORTS_MAP } from '../names.js';
 import { isAffinitySetName, isServiceChainName, serviceChainNames, type NftServiceChainNames } from './chain-names.js';
 import { localTexts, writeServicePort, type Storages, type SyncAccumulator } from './service-rules.js';
 import { setupNftables } from './setup.js';
-import { ElementStorage, TxWriter } from './tx.js';
+import { ElementStorage, type TxWriter } from './tx.js';
 
 /** What the proxier's element storages hold (key text to value text), per set or map name. */
 export type StorageState = ReadonlyMap<string, ReadonlyMap<string, string>>;
@@ -46,6 +45,8 @@ export function portEndpoints(model: SyncModel, svc: ServicePortInfo): readonly 
 }
 
 export interface SyncRulesInput {
+  /** What the operations are written to. */
+  readonly tx: TxWriter;
   readonly model: SyncModel;
   readonly config: NftablesProxierConfig;
   /** A full sync (setupNFTables, every service's chains rewritten); else a partial one. */
@@ -62,7 +63,6 @@ export interface SyncRulesInput {
 }
 
 export interface SyncRulesOutput {
-  readonly operations: readonly NftOperation[];
   /** The service and endpoint chains in use. */
   readonly activeChains: ReadonlySet<string>;
   /** Service chains of the table that are no longer in use: flushed now, to be deleted later. */
@@ -82,8 +82,7 @@ export function orderedServicePorts(services: readonly Service[], family: 4 | 6)
 }
 
 export function syncRules(input: SyncRulesInput): SyncRulesOutput {
-  const { config } = input;
-  const tx = new TxWriter();
+  const { config, tx } = input;
   const made = (of: 'set' | 'map', name: string): ElementStorage => new ElementStorage(of, name, input.storages.get(name) ?? new Map());
   const storages: Storages = {
     clusterIPs: made('set', CLUSTER_IPS_SET),
@@ -126,5 +125,5 @@ export function syncRules(input: SyncRulesInput): SyncRulesOutput {
     storages[which].cleanup(tx);
     after.set(name, storages[which].snapshot());
   }
-  return { operations: tx.operations, activeChains: acc.activeChains, staleChains, storages: after, noLocalEndpoints: acc.noLocalEndpoints };
+  return { activeChains: acc.activeChains, staleChains, storages: after, noLocalEndpoints: acc.noLocalEndpoints };
 }

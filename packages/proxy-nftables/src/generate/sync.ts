@@ -21,6 +21,7 @@ import { printTransaction } from '../model/print.js';
 import type { NftFamily, NftOperation, NftTable, NftTransaction } from '../model/types.js';
 import type { NftablesNoLocalEndpoints } from './generate.js';
 import { KUBE_PROXY_TABLE } from '../names.js';
+import { ObjectTxWriter } from './tx.js';
 import { portEndpoints, syncModel, syncRules, type StorageState, type SyncModel } from './sync-rules.js';
 
 /** What a proxier keeps between syncs. */
@@ -176,7 +177,9 @@ export function syncNftables(
 
   const model = syncModel(services, endpointSlices, config);
   const texts = serviceTexts(model);
+  const writer = new ObjectTxWriter();
   const result = syncRules({
+    tx: writer,
     model,
     config,
     full,
@@ -186,7 +189,7 @@ export function syncNftables(
     existingSets: setNames(table),
     storages: full ? new Map() : state.storages,
   });
-  const transaction: NftTransaction = { family, table: KUBE_PROXY_TABLE, operations: result.operations };
+  const transaction: NftTransaction = { family, table: KUBE_PROXY_TABLE, operations: writer.operations };
   const applied = applyTransaction(table, transaction);
   if (!applied.ok) return failed(applied.error.message);
 

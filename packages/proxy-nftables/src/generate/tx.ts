@@ -5,13 +5,18 @@
 
 import type { NftChainSpec, NftElementSpec, NftObject, NftOperation, NftRuleSpec, NftSetSpec, NftVerb } from '../model/types.js';
 
-export class TxWriter {
-  readonly operations: NftOperation[] = [];
+/**
+ * The transaction being written, one knftables call at a time. `ObjectTxWriter` keeps the
+ * operations (the transaction value); `TextTxWriter` prints each as knftables would and keeps
+ * only the text, for a caller that needs nothing else.
+ */
+export abstract class TxWriter {
+  /** One operation of the transaction. */
+  protected abstract push(verb: NftVerb, object: NftObject): void;
 
-  private push(verb: NftVerb, object: NftObject): void {
-    this.operations.push({ verb, object });
+  addTable(comment: string): void {
+    this.push('add', { kind: 'table', table: { comment } });
   }
-
   addChain(chain: NftChainSpec): void {
     this.push('add', { kind: 'chain', chain });
   }
@@ -51,6 +56,15 @@ export class TxWriter {
     if (skipCreation) return;
     this.addChain({ name: chain });
     this.flushChain(chain);
+  }
+}
+
+/** A writer that keeps the operations: the transaction as a value. */
+export class ObjectTxWriter extends TxWriter {
+  readonly operations: NftOperation[] = [];
+
+  protected push(verb: NftVerb, object: NftObject): void {
+    this.operations.push({ verb, object });
   }
 }
 

@@ -33,6 +33,7 @@ export type { ErrNftPrint } from './model/print.js';
 export { parsePriority, printOperation, printTransaction } from './model/print.js';
 export type { ErrNftablesSync, NftablesSync, NftablesSyncOptions, NftablesSyncState } from './generate/sync.js';
 export { INITIAL_NFTABLES_SYNC_STATE, STALE_CHAIN_GRACE_MS, syncNftables } from './generate/sync.js';
+export type { NftablesSyncIndex } from './generate/sync-index.js';
 // The reader of nft rulesets and the packet tracer (read/, trace/): added here.
 export type { ErrNftParse, ParseResult } from './read/words.js';
 export type { ParseTransactionOptions } from './read/parse-transaction.js';

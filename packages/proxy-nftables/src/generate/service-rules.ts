@@ -91,6 +91,12 @@ function withNames(svc: ServicePortInfo, endpoints: readonly EndpointInfo[], cac
   });
 }
 
+/** ensureChain, with the chain noted as the Service's claim. */
+function noteChain(acc: SyncAccumulator, chain: string, skipServiceUpdate: boolean): void {
+  acc.tx.ensureChain(chain, acc.activeChains, skipServiceUpdate);
+  acc.record?.chains.push(chain);
+}
+
 /** writeServiceToEndpointRules: the affinity checks, then the `numgen random` dispatch. */
 function writeServiceToEndpointRules(tx: TxWriter, ipX: string, svc: ServicePortInfo, chain: string, endpoints: readonly Endpoint[]): void {
   if (svc.clientIPAffinity) {
@@ -120,7 +126,7 @@ export function writeServicePort(
   allEndpoints: readonly EndpointInfo[],
   skipServiceUpdate: boolean,
 ): void {
-  const { tx, storages, activeChains, activeAffinitySets } = acc;
+  const { tx, storages, activeAffinitySets } = acc;
   const { ipX } = familyWords(config.family);
   const protocol = svc.protocol;
   const port = String(svc.port);
@@ -132,13 +138,9 @@ export function writeServicePort(
   const reachable = withNames(svc, categorized.allReachableEndpoints, cache);
   const hasEndpoints = categorized.hasAnyEndpoints;
   const record = acc.record;
-  const ensureChain = (chain: string): void => {
-    tx.ensureChain(chain, activeChains, skipServiceUpdate);
-    record?.chains.push(chain);
-  };
 
   for (const ep of reachable) {
-    ensureChain(ep.names.chain);
+    noteChain(acc, ep.names.chain, skipServiceUpdate);
     if (svc.clientIPAffinity) {
       activeAffinitySets.add(ep.names.affinitySet);
       record?.affinitySets.push(ep.names.affinitySet);
@@ -146,9 +148,9 @@ export function writeServicePort(
   }
 
   const usesClusterPolicyChain = clusterEndpoints.length > 0 && usesClusterEndpoints(svc);
-  if (usesClusterPolicyChain) ensureChain(chains.cluster);
+  if (usesClusterPolicyChain) noteChain(acc, chains.cluster, skipServiceUpdate);
   const usesLocalPolicyChain = localEndpoints.length > 0 && usesLocalEndpoints(svc);
-  if (usesLocalPolicyChain) ensureChain(chains.local);
+  if (usesLocalPolicyChain) noteChain(acc, chains.local, skipServiceUpdate);
 
   const internalTrafficChain = svc.internalPolicyLocal ? chains.local : chains.cluster;
   const hasInternalEndpoints = hasEndpoints && !(svc.internalPolicyLocal && localEndpoints.length === 0);
@@ -158,7 +160,7 @@ export function writeServicePort(
 
   // The local-traffic short circuits are needed even without externally usable endpoints.
   const usesExternalTrafficChain = hasEndpoints && isExternallyAccessible(svc);
-  if (usesExternalTrafficChain) ensureChain(externalTrafficChain);
+  if (usesExternalTrafficChain) noteChain(acc, externalTrafficChain, skipServiceUpdate);
 
   if (hasEndpoints && !hasInternalEndpoints) {
     acc.noLocalEndpoints.internal++;
@@ -191,7 +193,7 @@ export function writeServicePort(
   }
 
   const usesFWChain = svc.loadBalancerVIPs.length > 0 && svc.loadBalancerSourceRanges.length > 0;
-  if (usesFWChain) ensureChain(chains.firewall);
+  if (usesFWChain) noteChain(acc, chains.firewall, skipServiceUpdate);
   for (const lbip of svc.loadBalancerVIPs) {
     if (hasEndpoints) {
       storages.serviceIPs.ensure(tx, { set: SERVICE_IPS_MAP, key: [lbip, protocol, port], value: [`goto ${externalTrafficChain}`] });

@@ -116,3 +116,56 @@ test.prop([runArb], { numRuns: 120 })(
     });
   },
 );
+
+test('lists changed in place between syncs are followed: the index keeps copies of the arrays, not the caller\'s', () => {
+  const config = configOf(4, true, false);
+  const service = (i: number, port: number): Service => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { namespace: 'ns', name: `svc${i}` },
+    spec: { clusterIP: `10.96.0.${i + 1}`, ports: [{ name: 'p80', port, protocol: 'TCP' }] },
+  });
+  const services = [service(0, 80), service(1, 80)];
+  const first = synced(INITIAL_NFTABLES_SYNC_STATE, { services, slices: [] }, config, 0);
+  services[1] = service(1, 81);
+  const next = synced(first.state, { services, slices: [] }, config, 10);
+  expect(next.full).toBe(false);
+  expect(next.text).toBe(
+    'add element ip kube-proxy no-endpoint-services { 10.96.0.2 . tcp . 81 comment "ns/svc1:p80" : goto reject-chain }\n' +
+      'delete element ip kube-proxy no-endpoint-services { 10.96.0.2 . tcp . 80 }\n',
+  );
+});
+
+test('stale chains are flushed in the table\'s order, whichever sync made them stale: as the general path flushes them', () => {
+  const config = configOf(4, false, false);
+  const service = (i: number): Service => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { namespace: 'ns', name: `svc${i}` },
+    spec: { clusterIP: `10.96.0.${i + 1}`, ports: [{ name: 'p80', port: 80, protocol: 'TCP' }] },
+  });
+  const slice = (i: number): EndpointSlice => ({
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { namespace: 'ns', name: `svc${i}-0`, labels: { 'kubernetes.io/service-name': `svc${i}` } },
+    addressType: 'IPv4',
+    endpoints: [{ addresses: [`10.244.0.${i + 1}`], conditions: { ready: true }, nodeName: 'node-2' }],
+    ports: [{ name: 'p80', port: 8080, protocol: 'TCP' }],
+  });
+  const services = [service(0), service(1)];
+  const slices = [slice(0), slice(1)];
+  // svc1 goes first, then svc0 (whose chains the table holds before svc1's).
+  const steps: Cluster[] = [{ services, slices }, { services: [services[0] as Service], slices: [slices[0] as EndpointSlice] }, { services: [], slices: [] }];
+  let following = INITIAL_NFTABLES_SYNC_STATE;
+  let general = INITIAL_NFTABLES_SYNC_STATE;
+  const flushes: string[][] = [];
+  steps.forEach((cluster, i) => {
+    const a = synced(following, cluster, config, i * 10);
+    const b = synced(general, cluster, { ...config }, i * 10);
+    expect(a.text).toBe(b.text);
+    flushes.push(a.text.split('\n').filter((line) => line.startsWith('flush chain')).map((line) => line.split(' ')[4] ?? ''));
+    following = a.state;
+    general = b.state;
+  });
+  expect(flushes[2]?.map((chain) => chain.split('-')[2] ?? '')).toEqual(['ns/svc0/tcp/p80__10.244.0.1/8080', 'ns/svc0/tcp/p80', 'ns/svc1/tcp/p80__10.244.0.2/8080', 'ns/svc1/tcp/p80']);
+});

@@ -195,7 +195,7 @@ export function generalIndex(
     tracked:
       entries === undefined || matched === undefined
         ? undefined
-        : { servicesIn: services, servicePos: matched.servicePos, slicesIn: slices, slicePos: matched.slicePos, entries },
+        : { servicesIn: services.slice(), servicePos: matched.servicePos, slicesIn: slices.slice(), slicePos: matched.slicePos, entries },
     owners: entries === undefined ? undefined : owned(entries),
     texts: entries === undefined ? modelTexts(inputs.model) : undefined,
     noLocal: { internal: noLocal.internal, external: noLocal.external },
@@ -378,7 +378,8 @@ export function partialSync(
   const next: IndexData = {
     _tag: 'NftablesSyncIndex',
     config,
-    tracked: { servicesIn: services, servicePos: matched.servicePos, slicesIn: slices, slicePos: matched.slicePos, entries },
+    // Copies: a caller may change its arrays in place before the next sync.
+    tracked: { servicesIn: services.slice(), servicePos: matched.servicePos, slicesIn: slices.slice(), slicePos: matched.slicePos, entries },
     owners: { chains: chainOwners.done(), affinitySets: setOwners.done(), elements: elementOwners.map((map) => map.done()) },
     texts: undefined,
     noLocal: { internal, external },

@@ -51,6 +51,7 @@ export class PersistentMap<K, V> implements ReadonlyMap<K, V> {
   }
 
   private slot(key: K): Slot<V> | undefined {
+    if (this.delta.size === 0) return this.base.get(key);
     const change = this.delta.get(key);
     if (change === DELETED) return undefined;
     return change ?? this.base.get(key);
@@ -113,6 +114,8 @@ export class PersistentMap<K, V> implements ReadonlyMap<K, V> {
   /** @internal the editor's result. */
   static made<K, V>(base: ReadonlyMap<K, Slot<V>>, delta: ReadonlyMap<K, Change<V>>, size: number, nextOrder: number): PersistentMap<K, V> {
     if (delta.size <= foldBound(base.size)) return new PersistentMap(base, delta, size, nextOrder);
+    // Over an empty base the delta holds only additions, in order: it is the new base as it is.
+    if (base.size === 0) return new PersistentMap(delta as ReadonlyMap<K, Slot<V>>, new Map(), size, nextOrder);
     const folded = new PersistentMap(base, delta, size, nextOrder);
     const fresh = new Map<K, Slot<V>>();
     let order = 0;
@@ -139,7 +142,7 @@ export class PersistentMapEditor<K, V> {
   private slot(key: K): Slot<V> | undefined {
     const change = this.delta.get(key);
     if (change === DELETED) return undefined;
-    return change ?? this.base.get(key);
+    return change ?? (this.base.size === 0 ? undefined : this.base.get(key));
   }
 
   private changes(): Map<K, Change<V>> {

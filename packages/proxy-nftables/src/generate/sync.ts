@@ -8,7 +8,9 @@
 // cluster-ips-check, the node-port addresses) changes only with a full sync, as upstream's
 // OnServiceCIDRsChanged does not ask for one: pass `full` when the config changes. A change of
 // the node's zone label (or the PreferSameTrafficDistribution gate) makes the sync full by
-// itself, as upstream's OnTopologyChange does.
+// itself, as upstream's OnTopologyChange does. A partial sync follows the change when the last
+// sync's index allows (sync-index.ts: only the Services that are other objects are derived
+// again); otherwise it walks every Service (the general path, sync-rules.ts); both write the same.
 // upstream: pkg/proxy/nftables/proxier.go (v1.33: syncProxyRules, needFullSync, flushed,
 // staleChains, nftElementStorage); pkg/proxy/servicechangetracker.go and
 // endpointschangetracker.go (which services changed).

@@ -53,6 +53,38 @@ export interface GenerateNftablesOptions {
   readonly buffer?: NftTextBuffer;
 }
 
+/** What a name part may hold for the chain names it is in to be told apart by their text alone. */
+const PLAIN_NAME = /^[A-Za-z0-9.:-]*$/;
+const IP_TEXT = /^[0-9A-Fa-f.:]*$/;
+/** Well under the 240 bytes past which a chain name is cut (CHAIN_NAME_BASE_LENGTH_MAX). */
+const PLAIN_NAME_BUDGET = 150;
+
+/**
+ * Whether the chains of different service ports and endpoints all have different names, so that
+ * a first sync need not keep a set of the 110,000 names it makes at 10000×10 to make each once:
+ * each service port's `namespace/name/protocol/port` is its own (its cluster chain's name is),
+ * the parts hold no `/` or `_` (so that the text before an endpoint's `__` is its port's), no
+ * endpoint IP mixes `:` and `.` (written with its colons as dots, it would read as another), and
+ * no name is long enough to be cut. Endpoints of a service port are one per `ip:port` already.
+ * Anything else (Services sharing a key, say) keeps the set.
+ */
+function distinctServiceChains(model: SyncModel): boolean {
+  const ports = new Set<string>();
+  for (const svc of model.ports) {
+    if (svc.namespace.length + svc.name.length + svc.portName.length > PLAIN_NAME_BUDGET) return false;
+    if (!PLAIN_NAME.test(svc.namespace) || !PLAIN_NAME.test(svc.name) || !PLAIN_NAME.test(svc.portName) || !PLAIN_NAME.test(svc.protocol)) return false;
+    if (ports.has(svc.chains.cluster)) return false;
+    ports.add(svc.chains.cluster);
+  }
+  for (const endpoints of model.endpoints.values()) {
+    for (const ep of endpoints) {
+      const ip = ep.ip;
+      if (ip.length > 45 || !IP_TEXT.test(ip) || (ip.includes(':') && ip.includes('.'))) return false;
+    }
+  }
+  return true;
+}
+
 /**
  * Room for a first sync's text, so that a new buffer is not grown (and copied) some ten times:
  * an endpoint's chain, rules and dispatch entry take some 500 bytes, a service port's elements
@@ -114,6 +146,7 @@ export function generateNftablesRules(
   const out = options.buffer ?? new NftTextBuffer(textBytesBound(model));
   const generation = out.reset();
   const writer = new TextTxWriter(family, KUBE_PROXY_TABLE, out);
+  writer.distinctServiceChains = distinctServiceChains(model);
   const { noLocalEndpoints } = firstSync(writer);
   writer.finish();
   // The builder writes only operations knftables accepts; a refusal here is a bug in it.

@@ -4,6 +4,7 @@
 // to the next must give the bytes a fresh one gives.
 import { fc, test } from '@fast-check/vitest';
 import { endpointSliceArb, proxierClusterArb, serviceArb } from '@kubesvc/testkit';
+import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { expect } from 'vitest';
 import { nftablesProxierConfig } from '../config.js';
 import { printTransaction } from '../model/print.js';
@@ -59,4 +60,34 @@ test('the text of a result whose buffer a later call wrote over is refused, not 
   expect(() => first.text).toThrow(/written over/);
   const read = generateNftablesRules([], [], config.value, { buffer: kept });
   expect(read.text.startsWith('add table ip kube-proxy { comment "rules for kube-proxy" ; }\n')).toBe(true);
+});
+
+test('a Service listed twice, and names whose chains could be read as another\'s, make each chain once: the text is the printed transaction', () => {
+  const config = nftablesProxierConfig({ nodeName: NODE_NAME, nodeIPs: ['192.168.0.2'] });
+  if (!config.ok) throw new Error(config.error.message);
+  const service = (name: string, portName: string): Service => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { namespace: 'ns', name },
+    spec: { clusterIP: '10.96.0.10', ports: [{ name: portName, port: 80, protocol: 'TCP' }] },
+  });
+  const slice = (name: string, portName: string): EndpointSlice => ({
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { namespace: 'ns', name: `${name}-0`, labels: { 'kubernetes.io/service-name': name } },
+    addressType: 'IPv4',
+    endpoints: [{ addresses: ['10.244.0.5'], conditions: { ready: true }, nodeName: 'node-2' }],
+    ports: [{ name: portName, port: 8080, protocol: 'TCP' }],
+  });
+  for (const [services, slices] of [
+    [[service('web', 'http'), service('web', 'http')], [slice('web', 'http')]],
+    [[service('a_', 'p__x'), service('a', 'p')], [slice('a_', 'p__x'), slice('a', 'p')]],
+  ] as const) {
+    const rules = generateNftablesRules(services, slices, config.value);
+    const printed = printTransaction(rules.transaction);
+    if (!printed.ok) throw new Error(printed.error.message);
+    expect(rules.text).toBe(printed.value);
+    const added = rules.text.split('\n').filter((line) => line.startsWith('add chain ip kube-proxy endpoint-'));
+    expect(new Set(added).size).toBe(added.length);
+  }
 });

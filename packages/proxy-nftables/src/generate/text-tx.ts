@@ -33,6 +33,12 @@ export class TextTxWriter extends TxWriter {
   private rules = 0;
   private elements = 0;
   problem: string | undefined;
+  /**
+   * Every service and endpoint chain the sync names is named once (see distinctServiceChains):
+   * ensureChain need not remember them to make each once. The caller does not read the set of
+   * chains made then.
+   */
+  distinctServiceChains = false;
 
   constructor(
     private readonly family: NftFamily,
@@ -89,6 +95,11 @@ export class TextTxWriter extends TxWriter {
   }
 
   override ensureChain(chain: string, created: Set<string>, skipCreation: boolean): void {
+    if (this.distinctServiceChains && !skipCreation && chain.includes('/')) {
+      this.ensuredChains++;
+      this.line(this.addChainHead + chain + '\n' + this.flushChainHead + chain + '\n');
+      return;
+    }
     if (created.has(chain)) return;
     created.add(chain);
     if (skipCreation) return;

@@ -24,14 +24,16 @@ export {
 // The builder and its text (generate/): added here.
 export type { ErrNftablesProxierConfig, NftablesLocalDetector, NftablesProxierConfig, NftablesProxierConfigOptions } from './config.js';
 export { NFTABLES_DEFAULT_MASQUERADE_BIT, nftablesProxierConfig } from './config.js';
-export type { NftablesNoLocalEndpoints, NftablesRules, NftablesRuleStats } from './generate/generate.js';
+export type { GenerateNftablesOptions, NftablesNoLocalEndpoints, NftablesRules, NftablesRuleStats } from './generate/generate.js';
 export { generateNftablesRules } from './generate/generate.js';
+export { NftTextBuffer } from './generate/text-buffer.js';
 export type { NftEndpointNames, NftServiceChainNames } from './generate/chain-names.js';
 export { endpointNames, isAffinitySetName, isServiceChainName, serviceChainNames } from './generate/chain-names.js';
 export type { ErrNftPrint } from './model/print.js';
 export { parsePriority, printOperation, printTransaction } from './model/print.js';
 export type { ErrNftablesSync, NftablesSync, NftablesSyncOptions, NftablesSyncState } from './generate/sync.js';
 export { INITIAL_NFTABLES_SYNC_STATE, STALE_CHAIN_GRACE_MS, syncNftables } from './generate/sync.js';
+export type { NftablesSyncIndex } from './generate/sync-index.js';
 // The reader of nft rulesets and the packet tracer (read/, trace/): added here.
 export type { ErrNftParse, ParseResult } from './read/words.js';
 export type { ParseTransactionOptions } from './read/parse-transaction.js';

@@ -4,8 +4,8 @@
 // servicePortChainNameBase, servicePortEndpointChainNameBase, isServiceChainName,
 // isAffinitySetName and the name prefixes).
 
-import type { L4Protocol } from '@kubesvc/proxy';
-import { hashAndTruncate } from './hash.js';
+import { flat, type L4Protocol } from '@kubesvc/proxy';
+import { hashAndTruncate, prefixedHashAndTruncate } from './hash.js';
 
 export const SERVICE_CHAIN_PREFIX = 'service-';
 export const LOCAL_CHAIN_PREFIX = 'local-';
@@ -34,10 +34,10 @@ export function servicePortChainNameBase(namespace: string, name: string, portNa
 export function serviceChainNames(namespace: string, name: string, portName: string, protocol: L4Protocol): NftServiceChainNames {
   const base = servicePortChainNameBase(namespace, name, portName, protocol);
   return {
-    cluster: SERVICE_CHAIN_PREFIX + base,
-    local: LOCAL_CHAIN_PREFIX + base,
-    external: EXTERNAL_CHAIN_PREFIX + base,
-    firewall: FIREWALL_CHAIN_PREFIX + base,
+    cluster: flat(SERVICE_CHAIN_PREFIX + base),
+    local: flat(LOCAL_CHAIN_PREFIX + base),
+    external: flat(EXTERNAL_CHAIN_PREFIX + base),
+    firewall: flat(FIREWALL_CHAIN_PREFIX + base),
   };
 }
 
@@ -46,7 +46,11 @@ export function serviceChainNames(namespace: string, name: string, portName: str
  * (`fd00.10.180..1`): a chain name cannot hold a colon.
  */
 export function servicePortEndpointChainNameBase(namespace: string, name: string, portName: string, protocol: L4Protocol, ip: string, port: number): string {
-  return hashAndTruncate(`${namespace}/${name}/${protocol}/${portName}__${ip.replaceAll(':', '.')}/${port}`);
+  return hashAndTruncate(endpointChainNameText(namespace, name, portName, protocol, ip, port));
+}
+
+function endpointChainNameText(namespace: string, name: string, portName: string, protocol: L4Protocol, ip: string, port: number): string {
+  return `${namespace}/${name}/${protocol}/${portName}__${ip.includes(':') ? ip.replaceAll(':', '.') : ip}/${port}`;
 }
 
 /** An endpoint's chain and its affinity set. */
@@ -56,8 +60,9 @@ export interface NftEndpointNames {
 }
 
 export function endpointNames(namespace: string, name: string, portName: string, protocol: L4Protocol, ip: string, port: number): NftEndpointNames {
-  const base = servicePortEndpointChainNameBase(namespace, name, portName, protocol, ip, port);
-  return { chain: ENDPOINT_CHAIN_PREFIX + base, affinitySet: AFFINITY_SET_PREFIX + base };
+  const chain = prefixedHashAndTruncate(ENDPOINT_CHAIN_PREFIX, endpointChainNameText(namespace, name, portName, protocol, ip, port));
+  // The affinity set's name is the chain's with its prefix changed.
+  return { chain, affinitySet: AFFINITY_SET_PREFIX + chain.slice(ENDPOINT_CHAIN_PREFIX.length) };
 }
 
 /** A service port's or an endpoint's chain: only these have a `/` in their names. */

@@ -5,7 +5,7 @@
 // path: an ASCII name is hashed without encoding it first, and only the bits kept are encoded.
 // upstream: pkg/proxy/nftables/proxier.go (v1.33: hashAndTruncate).
 
-import { sha256Base32Prefix8, utf8 } from '@kubesvc/proxy';
+import { flat, sha256Base32Prefix8, utf8 } from '@kubesvc/proxy';
 
 /** knftables.NameLengthMax (256) less kube-proxy's longest chain name prefix and its hyphen (16). */
 export const CHAIN_NAME_BASE_LENGTH_MAX = 256 - 16;
@@ -20,11 +20,21 @@ function isAscii(text: string): boolean {
  * cut to CHAIN_NAME_BASE_LENGTH_MAX bytes with `...` at the end when longer.
  */
 export function hashAndTruncate(name: string): string {
-  const named = sha256Base32Prefix8(name) + '-' + name;
+  return prefixedHashAndTruncate('', name);
+}
+
+/**
+ * `prefix` + hashAndTruncate(name) as one flat string (`prefix` is ASCII): a chain name is
+ * printed, hashed into sets and compared many times, and a concatenation left as a rope would
+ * be walked each time.
+ */
+export function prefixedHashAndTruncate(prefix: string, name: string): string {
+  const hash = sha256Base32Prefix8(name);
   // A string's length is its UTF-8 byte count when it is ASCII.
-  if (named.length <= CHAIN_NAME_BASE_LENGTH_MAX && isAscii(named)) return named;
+  if (hash.length + 1 + name.length <= CHAIN_NAME_BASE_LENGTH_MAX && isAscii(name)) return flat(prefix + hash + '-' + name);
+  const named = hash + '-' + name;
   const namedBytes = utf8(named);
-  if (namedBytes.length <= CHAIN_NAME_BASE_LENGTH_MAX) return named;
+  if (namedBytes.length <= CHAIN_NAME_BASE_LENGTH_MAX) return prefix + named;
   // Go slices the string's bytes; a name that reaches here is ASCII (names, protocols, IPs).
-  return new TextDecoder().decode(namedBytes.slice(0, CHAIN_NAME_BASE_LENGTH_MAX - 3)) + '...';
+  return prefix + new TextDecoder().decode(namedBytes.slice(0, CHAIN_NAME_BASE_LENGTH_MAX - 3)) + '...';
 }

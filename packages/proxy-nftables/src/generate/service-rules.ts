@@ -32,6 +32,24 @@ export interface Storages {
   readonly serviceNodePorts: ElementStorage;
 }
 
+/**
+ * What one Service's ports claim in a sync: the elements they ensure (storage index in STORED
+ * order, then key, flat), the chains they keep active, their affinity sets, and their
+ * no-local-endpoint counts. A partial sync that rewrites a Service releases what it claimed
+ * last time and deletes what no Service claims any more.
+ */
+export interface Claims {
+  readonly elements: (number | string)[];
+  readonly chains: string[];
+  readonly affinitySets: string[];
+  internal: number;
+  external: number;
+}
+
+export function newClaims(): Claims {
+  return { elements: [], chains: [], affinitySets: [], internal: 0, external: 0 };
+}
+
 /** What one sync accumulates over the service ports. */
 export interface SyncAccumulator {
   readonly tx: TxWriter;
@@ -41,6 +59,8 @@ export interface SyncAccumulator {
   readonly activeAffinitySets: Set<string>;
   /** Service ports whose internal / external policy is Local with no local endpoint (upstream's sync_proxy_rules_no_local_endpoints_total). */
   readonly noLocalEndpoints: { internal: number; external: number };
+  /** Where the Service being written notes what it claims, if anywhere. */
+  record: Claims | undefined;
 }
 
 /** The local detector's `IfLocalNFT` / `IfNotLocalNFT` texts, or undefined when it detects nothing. */
@@ -69,6 +89,12 @@ function withNames(svc: ServicePortInfo, endpoints: readonly EndpointInfo[], cac
     }
     return ep;
   });
+}
+
+/** ensureChain, with the chain noted as the Service's claim. */
+function noteChain(acc: SyncAccumulator, chain: string, skipServiceUpdate: boolean): void {
+  acc.tx.ensureChain(chain, acc.activeChains, skipServiceUpdate);
+  acc.record?.chains.push(chain);
 }
 
 /** writeServiceToEndpointRules: the affinity checks, then the `numgen random` dispatch. */
@@ -100,7 +126,7 @@ export function writeServicePort(
   allEndpoints: readonly EndpointInfo[],
   skipServiceUpdate: boolean,
 ): void {
-  const { tx, storages, activeChains, activeAffinitySets } = acc;
+  const { tx, storages, activeAffinitySets } = acc;
   const { ipX } = familyWords(config.family);
   const protocol = svc.protocol;
   const port = String(svc.port);
@@ -111,16 +137,20 @@ export function writeServicePort(
   const localEndpoints = withNames(svc, categorized.localEndpoints, cache);
   const reachable = withNames(svc, categorized.allReachableEndpoints, cache);
   const hasEndpoints = categorized.hasAnyEndpoints;
+  const record = acc.record;
 
   for (const ep of reachable) {
-    tx.ensureChain(ep.names.chain, activeChains, skipServiceUpdate);
-    if (svc.clientIPAffinity) activeAffinitySets.add(ep.names.affinitySet);
+    noteChain(acc, ep.names.chain, skipServiceUpdate);
+    if (svc.clientIPAffinity) {
+      activeAffinitySets.add(ep.names.affinitySet);
+      record?.affinitySets.push(ep.names.affinitySet);
+    }
   }
 
   const usesClusterPolicyChain = clusterEndpoints.length > 0 && usesClusterEndpoints(svc);
-  if (usesClusterPolicyChain) tx.ensureChain(chains.cluster, activeChains, skipServiceUpdate);
+  if (usesClusterPolicyChain) noteChain(acc, chains.cluster, skipServiceUpdate);
   const usesLocalPolicyChain = localEndpoints.length > 0 && usesLocalEndpoints(svc);
-  if (usesLocalPolicyChain) tx.ensureChain(chains.local, activeChains, skipServiceUpdate);
+  if (usesLocalPolicyChain) noteChain(acc, chains.local, skipServiceUpdate);
 
   const internalTrafficChain = svc.internalPolicyLocal ? chains.local : chains.cluster;
   const hasInternalEndpoints = hasEndpoints && !(svc.internalPolicyLocal && localEndpoints.length === 0);
@@ -130,10 +160,16 @@ export function writeServicePort(
 
   // The local-traffic short circuits are needed even without externally usable endpoints.
   const usesExternalTrafficChain = hasEndpoints && isExternallyAccessible(svc);
-  if (usesExternalTrafficChain) tx.ensureChain(externalTrafficChain, activeChains, skipServiceUpdate);
+  if (usesExternalTrafficChain) noteChain(acc, externalTrafficChain, skipServiceUpdate);
 
-  if (hasEndpoints && !hasInternalEndpoints) acc.noLocalEndpoints.internal++;
-  if (hasEndpoints && !hasExternalEndpoints) acc.noLocalEndpoints.external++;
+  if (hasEndpoints && !hasInternalEndpoints) {
+    acc.noLocalEndpoints.internal++;
+    if (record !== undefined) record.internal++;
+  }
+  if (hasEndpoints && !hasExternalEndpoints) {
+    acc.noLocalEndpoints.external++;
+    if (record !== undefined) record.external++;
+  }
 
   // No endpoints at all: reject; none for the policy: drop.
   const internalVerdict = hasEndpoints ? 'drop' : `goto ${REJECT_CHAIN}`;
@@ -157,7 +193,7 @@ export function writeServicePort(
   }
 
   const usesFWChain = svc.loadBalancerVIPs.length > 0 && svc.loadBalancerSourceRanges.length > 0;
-  if (usesFWChain) tx.ensureChain(chains.firewall, activeChains, skipServiceUpdate);
+  if (usesFWChain) noteChain(acc, chains.firewall, skipServiceUpdate);
   for (const lbip of svc.loadBalancerVIPs) {
     if (hasEndpoints) {
       storages.serviceIPs.ensure(tx, { set: SERVICE_IPS_MAP, key: [lbip, protocol, port], value: [`goto ${externalTrafficChain}`] });

@@ -74,7 +74,7 @@ export function nodePortIPsOf(npa: NodePortAddresses, addresses: readonly string
 export function setupNftables(tx: TxWriter, config: NftablesProxierConfig, firstSync: boolean, created: Set<string>): void {
   const { ipX, addrType, noLocalhost } = familyWords(config.family);
   const mark = config.masqueradeMark;
-  tx.operations.push({ verb: 'add', object: { kind: 'table', table: { comment: KUBE_PROXY_TABLE_COMMENT } } });
+  tx.addTable(KUBE_PROXY_TABLE_COMMENT);
   if (firstSync) {
     for (const chain of BASE_CHAINS) {
       tx.addChain({ name: chain.name });

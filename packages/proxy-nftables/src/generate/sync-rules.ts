@@ -8,18 +8,18 @@
 import { compareServices, endpointsMap, servicePortInfos, servicePortKey, type EndpointInfo, type ServicePortInfo } from '@kubesvc/proxy';
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import type { NftablesProxierConfig } from '../config.js';
-import type { NftOperation } from '../model/types.js';
 import { CLUSTER_IPS_SET, FIREWALL_IPS_MAP, NO_ENDPOINT_NODEPORTS_MAP, NO_ENDPOINT_SERVICES_MAP, SERVICE_IPS_MAP, SERVICE_NODEPORTS_MAP } from '../names.js';
 import { isAffinitySetName, isServiceChainName, serviceChainNames, type NftServiceChainNames } from './chain-names.js';
-import { localTexts, writeServicePort, type Storages, type SyncAccumulator } from './service-rules.js';
+import type { PersistentMap } from '../model/persistent-map.js';
+import { localTexts, writeServicePort, type Claims, type Storages, type SyncAccumulator } from './service-rules.js';
 import { setupNftables } from './setup.js';
-import { ElementStorage, TxWriter } from './tx.js';
+import { ElementStorage, type TxWriter } from './tx.js';
 
 /** What the proxier's element storages hold (key text to value text), per set or map name. */
 export type StorageState = ReadonlyMap<string, ReadonlyMap<string, string>>;
 
 /** The six sets and maps whose elements a sync keeps track of, in upstream's order. */
-const STORED: readonly (readonly ['set' | 'map', string, keyof Storages])[] = [
+export const STORED: readonly (readonly ['set' | 'map', string, keyof Storages])[] = [
   ['set', CLUSTER_IPS_SET, 'clusterIPs'],
   ['map', SERVICE_IPS_MAP, 'serviceIPs'],
   ['map', FIREWALL_IPS_MAP, 'firewallIPs'],
@@ -38,7 +38,7 @@ export function syncModel(services: readonly Service[], endpointSlices: readonly
   return { ports: orderedServicePorts(services, config.family), endpoints: endpointsMap(endpointSlices, config.family, config.nodeName) };
 }
 
-const NO_ENDPOINTS: readonly EndpointInfo[] = [];
+export const NO_ENDPOINTS: readonly EndpointInfo[] = [];
 
 /** The endpoints of a service port (none when it has no slice). */
 export function portEndpoints(model: SyncModel, svc: ServicePortInfo): readonly EndpointInfo[] {
@@ -46,6 +46,8 @@ export function portEndpoints(model: SyncModel, svc: ServicePortInfo): readonly 
 }
 
 export interface SyncRulesInput {
+  /** What the operations are written to. */
+  readonly tx: TxWriter;
   readonly model: SyncModel;
   readonly config: NftablesProxierConfig;
   /** A full sync (setupNFTables, every service's chains rewritten); else a partial one. */
@@ -59,32 +61,43 @@ export interface SyncRulesInput {
   readonly existingSets: readonly string[];
   /** What the storages recorded after the last sync (empty for the first). */
   readonly storages: StorageState;
+  /**
+   * The Services' ports in order, with what each claims noted in its `claims` (instead of
+   * model.ports: the same ports, grouped by Service); absent when Services share a key.
+   */
+  readonly services?: readonly ServiceClaimsInput[];
+}
+
+/** One Service's part of a sync: its ports, their endpoints, and where to note what they claim. */
+export interface ServiceClaimsInput {
+  readonly ports: readonly ServicePortInfo<NftServiceChainNames>[];
+  readonly endpoints: readonly (readonly EndpointInfo[])[];
+  readonly claims: Claims;
 }
 
 export interface SyncRulesOutput {
-  readonly operations: readonly NftOperation[];
   /** The service and endpoint chains in use. */
   readonly activeChains: ReadonlySet<string>;
   /** Service chains of the table that are no longer in use: flushed now, to be deleted later. */
   readonly staleChains: readonly string[];
-  readonly storages: StorageState;
+  readonly storages: ReadonlyMap<string, PersistentMap<string, string>>;
   /** Service ports with Local internal / external traffic policy and no local endpoint, of those with endpoints. */
   readonly noLocalEndpoints: { readonly internal: number; readonly external: number };
 }
 
 /** The service ports of the proxier's family, in a fixed order: services by namespace and name, ports as listed. */
 export function orderedServicePorts(services: readonly Service[], family: 4 | 6): ServicePortInfo<NftServiceChainNames>[] {
-  return [...services]
-    .sort(compareServices)
-    .flatMap((service) =>
-      servicePortInfos(service, family).map((info) => ({ ...info, chains: serviceChainNames(info.namespace, info.name, info.portName, info.protocol) })),
-    );
+  return [...services].sort(compareServices).flatMap((service) => servicePortsOf(service, family));
+}
+
+/** One Service's ports of the proxier's family, with their chain names. */
+export function servicePortsOf(service: Service, family: 4 | 6): ServicePortInfo<NftServiceChainNames>[] {
+  return servicePortInfos(service, family).map((info) => ({ ...info, chains: serviceChainNames(info.namespace, info.name, info.portName, info.protocol) }));
 }
 
 export function syncRules(input: SyncRulesInput): SyncRulesOutput {
-  const { config } = input;
-  const tx = new TxWriter();
-  const made = (of: 'set' | 'map', name: string): ElementStorage => new ElementStorage(of, name, input.storages.get(name) ?? new Map());
+  const { config, tx } = input;
+  const made = (of: 'set' | 'map', name: string): ElementStorage => new ElementStorage(of, name, input.storages.get(name) ?? new Map(), !input.full);
   const storages: Storages = {
     clusterIPs: made('set', CLUSTER_IPS_SET),
     serviceIPs: made('map', SERVICE_IPS_MAP),
@@ -93,7 +106,14 @@ export function syncRules(input: SyncRulesInput): SyncRulesOutput {
     noEndpointNodePorts: made('map', NO_ENDPOINT_NODEPORTS_MAP),
     serviceNodePorts: made('map', SERVICE_NODEPORTS_MAP),
   };
-  const acc: SyncAccumulator = { tx, storages, activeChains: new Set(), activeAffinitySets: new Set(), noLocalEndpoints: { internal: 0, external: 0 } };
+  const acc: SyncAccumulator = {
+    tx,
+    storages,
+    activeChains: new Set(),
+    activeAffinitySets: new Set(),
+    noLocalEndpoints: { internal: 0, external: 0 },
+    record: undefined,
+  };
 
   if (input.full) {
     // setupNFTables' chains are not service chains: they go in a set of their own.
@@ -102,9 +122,18 @@ export function syncRules(input: SyncRulesInput): SyncRulesOutput {
   }
 
   const local = localTexts(config);
-  for (const svc of input.model.ports) {
-    const skip = !input.full && !input.changedServices.has(`${svc.namespace}/${svc.name}`);
-    writeServicePort(acc, config, local, svc, portEndpoints(input.model, svc), skip);
+  const skipped = (svc: ServicePortInfo): boolean => !input.full && !input.changedServices.has(`${svc.namespace}/${svc.name}`);
+  if (input.services === undefined) {
+    for (const svc of input.model.ports) writeServicePort(acc, config, local, svc, portEndpoints(input.model, svc), skipped(svc));
+  } else {
+    STORED.forEach(([, , which], i) => {
+      storages[which].claim = (key) => acc.record?.elements.push(i, key);
+    });
+    for (const service of input.services) {
+      acc.record = service.claims;
+      service.ports.forEach((svc, i) => writeServicePort(acc, config, local, svc, service.endpoints[i] ?? NO_ENDPOINTS, skipped(svc)));
+    }
+    acc.record = undefined;
   }
 
   // Chains no longer in use cannot be deleted yet (a kernel before 6.2 may still see them
@@ -121,10 +150,10 @@ export function syncRules(input: SyncRulesInput): SyncRulesOutput {
     if (isAffinitySetName(set) && !acc.activeAffinitySets.has(set)) tx.deleteSet('set', set);
   }
 
-  const after = new Map<string, ReadonlyMap<string, string>>();
+  const after = new Map<string, PersistentMap<string, string>>();
   for (const [, name, which] of STORED) {
     storages[which].cleanup(tx);
     after.set(name, storages[which].snapshot());
   }
-  return { operations: tx.operations, activeChains: acc.activeChains, staleChains, storages: after, noLocalEndpoints: acc.noLocalEndpoints };
+  return { activeChains: acc.activeChains, staleChains, storages: after, noLocalEndpoints: acc.noLocalEndpoints };
 }

@@ -8,20 +8,24 @@
 // cluster-ips-check, the node-port addresses) changes only with a full sync, as upstream's
 // OnServiceCIDRsChanged does not ask for one: pass `full` when the config changes. A change of
 // the node's zone label (or the PreferSameTrafficDistribution gate) makes the sync full by
-// itself, as upstream's OnTopologyChange does.
+// itself, as upstream's OnTopologyChange does. A partial sync follows the change when the last
+// sync's index allows (sync-index.ts: only the Services that are other objects are derived
+// again); otherwise it walks every Service (the general path, sync-rules.ts); both write the same.
 // upstream: pkg/proxy/nftables/proxier.go (v1.33: syncProxyRules, needFullSync, flushed,
 // staleChains, nftElementStorage); pkg/proxy/servicechangetracker.go and
 // endpointschangetracker.go (which services changed).
 
 import { err, ok, type EndpointSlice, type Result, type Service } from '@kubesvc/api-types';
-import { nodeTopologyOf, type EndpointInfo, type ServicePortInfo } from '@kubesvc/proxy';
+import { nodeTopologyOf } from '@kubesvc/proxy';
 import type { NftablesProxierConfig } from '../config.js';
 import { applyTransaction } from '../model/apply.js';
 import { printTransaction } from '../model/print.js';
 import type { NftFamily, NftOperation, NftTable, NftTransaction } from '../model/types.js';
 import type { NftablesNoLocalEndpoints } from './generate.js';
 import { KUBE_PROXY_TABLE } from '../names.js';
-import { portEndpoints, syncModel, syncRules, type StorageState, type SyncModel } from './sync-rules.js';
+import { ObjectTxWriter } from './tx.js';
+import { changedServices, generalIndex, generalInputs, partialSync, type NftablesSyncIndex } from './sync-index.js';
+import { syncRules, type StorageState } from './sync-rules.js';
 
 /** What a proxier keeps between syncs. */
 export interface NftablesSyncState {
@@ -31,8 +35,8 @@ export interface NftablesSyncState {
   readonly storages: StorageState;
   /** Service chains no longer in use, with the time (ms) they were last flushed. */
   readonly staleChains: ReadonlyMap<string, number>;
-  /** What each service (`namespace/name`) derived to: its service ports and their endpoints. */
-  readonly services: ReadonlyMap<string, string>;
+  /** What each Service derived to and claimed, for the next sync to tell what changed (absent before the first). */
+  readonly index?: NftablesSyncIndex;
   /** The first sync has run (upstream's `flushed`: the base chains were re-created). */
   readonly flushed: boolean;
   /** The next sync must be full (upstream's needFullSync): at start, and after a failure. */
@@ -48,7 +52,6 @@ export const INITIAL_NFTABLES_SYNC_STATE: NftablesSyncState = {
   table: undefined,
   storages: new Map(),
   staleChains: new Map(),
-  services: new Map(),
   flushed: false,
   needFullSync: true,
 };
@@ -85,30 +88,6 @@ export interface ErrNftablesSync {
 /** The stale chains are deleted once they are older than this (upstream: one second). */
 export const STALE_CHAIN_GRACE_MS = 1000;
 
-function endpointText(ep: EndpointInfo): string {
-  const text = `${ep.hostPort}/${ep.isLocal ? 'l' : ''}${ep.ready ? 'r' : ''}${ep.serving ? 's' : ''}${ep.terminating ? 't' : ''}`;
-  // Hints choose endpoints (categorizeEndpoints): a change of them alone is a change. Their
-  // names are kept sorted, so equal sets give equal text.
-  const hints = ep.hints;
-  return hints === undefined ? text : `${text}/${hints.zones.join(' ')}/${hints.nodes.join(' ')}`;
-}
-
-function portText(svc: ServicePortInfo, endpoints: readonly EndpointInfo[]): string {
-  const { chains: _chains, ...fields } = svc;
-  return JSON.stringify(fields) + ' ' + endpoints.map(endpointText).join(',');
-}
-
-/** What each service derived to, to tell which changed (the change trackers' UpdatedServices). */
-function serviceTexts(model: SyncModel): Map<string, string> {
-  const texts = new Map<string, string>();
-  for (const svc of model.ports) {
-    const key = `${svc.namespace}/${svc.name}`;
-    const text = portText(svc, portEndpoints(model, svc));
-    texts.set(key, texts.has(key) ? `${texts.get(key) ?? ''}\n${text}` : text);
-  }
-  return texts;
-}
-
 const NO_TOPOLOGY_KEY = '';
 
 /**
@@ -118,13 +97,6 @@ const NO_TOPOLOGY_KEY = '';
 export function topologyKey(config: NftablesProxierConfig): string {
   const { zone, preferSameTrafficDistribution } = nodeTopologyOf(config);
   return zone === '' && !preferSameTrafficDistribution ? NO_TOPOLOGY_KEY : JSON.stringify([zone, preferSameTrafficDistribution]);
-}
-
-function changedServices(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): Set<string> {
-  const changed = new Set<string>();
-  for (const [key, text] of after) if (before.get(key) !== text) changed.add(key);
-  for (const key of before.keys()) if (!after.has(key)) changed.add(key);
-  return changed;
 }
 
 function setNames(table: NftTable | undefined): string[] {
@@ -167,46 +139,69 @@ export function syncNftables(
     }
   }
   let staleDeletion: NftTransaction | undefined;
+  let deletionApplied = true;
   if (deletions.length > 0) {
     staleDeletion = { family, table: KUBE_PROXY_TABLE, operations: deletions };
     const applied = applyTransaction(table, staleDeletion);
-    // A chain that cannot be deleted stays; it is flushed and noted again below.
+    // A chain that cannot be deleted stays; it is flushed and noted again below (by the general path).
     if (applied.ok) table = applied.value;
+    else deletionApplied = false;
   }
 
-  const model = syncModel(services, endpointSlices, config);
-  const texts = serviceTexts(model);
+  const staleLeft = (result: { readonly staleChains: readonly string[]; readonly activeChains: ReadonlySet<string> }): Map<string, number> => {
+    for (const chain of result.staleChains) staleChains.set(chain, options.now);
+    for (const chain of result.activeChains) staleChains.delete(chain);
+    return staleChains;
+  };
+  const done = (
+    result: { readonly storages: StorageState; readonly noLocalEndpoints: NftablesNoLocalEndpoints },
+    index: NftablesSyncIndex,
+    operations: readonly NftOperation[],
+    left: ReadonlyMap<string, number>,
+  ): Result<NftablesSync, ErrNftablesSync> => {
+    const transaction: NftTransaction = { family, table: KUBE_PROXY_TABLE, operations };
+    const applied = applyTransaction(table, transaction);
+    if (!applied.ok) return failed(applied.error.message);
+    const text = (staleDeletion === undefined ? '' : printed(staleDeletion)) + printed(transaction);
+    return ok({
+      state: {
+        table: applied.value,
+        storages: result.storages,
+        staleChains: left,
+        index,
+        flushed: true,
+        needFullSync: false,
+        ...(topology === NO_TOPOLOGY_KEY ? {} : { topology }),
+      },
+      staleDeletion,
+      transaction,
+      text,
+      full,
+      noLocalEndpoints: result.noLocalEndpoints,
+    });
+  };
+
+  // A partial sync follows the change when it can (sync-index.ts).
+  if (!full && deletionApplied) {
+    const partial = partialSync(state.index, state.storages, table, staleChains, services, endpointSlices, config);
+    if (partial !== undefined) return done(partial, partial.index, partial.tx.operations, staleLeft(partial));
+  }
+
+  // The general path: every Service walked, as upstream walks them.
+  const inputs = generalInputs(services, endpointSlices, config);
+  const writer = new ObjectTxWriter();
   const result = syncRules({
-    model,
+    tx: writer,
+    model: inputs.model,
     config,
     full,
     firstSync: !state.flushed,
-    changedServices: changedServices(state.services, texts),
+    changedServices: full ? new Set() : changedServices(state.index, inputs),
     existingChains: table === undefined ? [] : [...table.chains.keys()],
     existingSets: setNames(table),
     storages: full ? new Map() : state.storages,
+    ...(inputs.entries === undefined ? {} : { services: inputs.entries }),
   });
-  const transaction: NftTransaction = { family, table: KUBE_PROXY_TABLE, operations: result.operations };
-  const applied = applyTransaction(table, transaction);
-  if (!applied.ok) return failed(applied.error.message);
-
-  for (const chain of result.staleChains) staleChains.set(chain, options.now);
-  for (const chain of result.activeChains) staleChains.delete(chain);
-  const text = (staleDeletion === undefined ? '' : printed(staleDeletion)) + printed(transaction);
-  return ok({
-    state: {
-      table: applied.value,
-      storages: result.storages,
-      staleChains,
-      services: texts,
-      flushed: true,
-      needFullSync: false,
-      ...(topology === NO_TOPOLOGY_KEY ? {} : { topology }),
-    },
-    staleDeletion,
-    transaction,
-    text,
-    full,
-    noLocalEndpoints: result.noLocalEndpoints,
-  });
+  const index = generalIndex(inputs, services, endpointSlices, config, result.noLocalEndpoints);
+  return done(result, index, writer.operations, staleLeft(result));
 }

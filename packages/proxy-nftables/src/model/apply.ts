@@ -32,6 +32,7 @@ import type {
   NftTable,
   NftTransaction,
 } from './types.js';
+import { PersistentMap, type PersistentMapEditor } from './persistent-map.js';
 
 /** The errno the kernel (or nft) answers with, and its text as nft prints it. */
 export type NftErrno = 'ENOENT' | 'EEXIST' | 'EBUSY' | 'EINVAL';
@@ -121,17 +122,18 @@ export function describeOperation(operation: NftOperation, family: NftFamily, ta
 }
 
 /**
- * The table being changed: its maps are copied once per transaction, and a chain's rules or a
- * set's elements once, the first time an operation changes them.
+ * The table being changed: its chains, sets and a set's elements are persistent maps
+ * (model/persistent-map.ts), so that a transaction costs what it changes, not the table's size;
+ * a chain's rules are copied the first time an operation changes them.
  */
 class Working {
   private exists: boolean;
   private spec: NftTable['spec'];
-  private readonly chains: Map<string, NftChain>;
-  private readonly sets: Map<string, NftSet>;
+  private readonly chains: PersistentMapEditor<string, NftChain>;
+  private readonly sets: PersistentMapEditor<string, NftSet>;
   private nextHandle: number;
   private readonly ownRules = new Map<string, NftRule[]>();
-  private readonly ownElements = new Map<string, Map<string, NftElement>>();
+  private readonly ownElements = new Map<string, PersistentMapEditor<string, NftElement>>();
 
   constructor(
     table: NftTable | undefined,
@@ -140,8 +142,8 @@ class Working {
   ) {
     this.exists = table !== undefined;
     this.spec = table?.spec ?? {};
-    this.chains = new Map(table?.chains);
-    this.sets = new Map(table?.sets);
+    this.chains = PersistentMap.from(table?.chains).edit();
+    this.sets = PersistentMap.from(table?.sets).edit();
     this.nextHandle = table?.nextHandle ?? 1;
   }
 
@@ -153,9 +155,9 @@ class Working {
     }
     for (const [name, elements] of this.ownElements) {
       const set = this.sets.get(name);
-      if (set !== undefined) this.sets.set(name, { kind: set.kind, spec: set.spec, elements });
+      if (set !== undefined) this.sets.set(name, { kind: set.kind, spec: set.spec, elements: elements.done() });
     }
-    return { family: this.family, name: this.name, spec: this.spec, chains: this.chains, sets: this.sets, nextHandle: this.nextHandle };
+    return { family: this.family, name: this.name, spec: this.spec, chains: this.chains.done(), sets: this.sets.done(), nextHandle: this.nextHandle };
   }
 
   apply(operation: NftOperation): NftErrno | undefined {
@@ -282,12 +284,12 @@ class Working {
       case 'create':
         if (existing !== undefined) return verb === 'create' || existing.kind !== object.kind ? 'EEXIST' : undefined;
         this.sets.set(name, { kind: object.kind, spec: object.set, elements: new Map() });
-        this.ownElements.set(name, new Map());
+        this.ownElements.set(name, PersistentMap.empty<string, NftElement>().edit());
         this.nextHandle++;
         return undefined;
       case 'flush':
         if (existing === undefined) return 'ENOENT';
-        this.ownElements.set(name, new Map());
+        this.ownElements.set(name, PersistentMap.empty<string, NftElement>().edit());
         return undefined;
       case 'delete':
       case 'destroy':
@@ -315,7 +317,7 @@ class Working {
           return sameValue(present.value, spec.value) ? undefined : 'EEXIST';
         }
         if (elements === undefined) {
-          elements = new Map(set.elements);
+          elements = PersistentMap.from(set.elements).edit();
           this.ownElements.set(spec.set, elements);
         }
         elements.set(key, {
@@ -329,7 +331,7 @@ class Working {
       case 'destroy':
         if (present === undefined) return verb === 'delete' ? 'ENOENT' : undefined;
         if (elements === undefined) {
-          elements = new Map(set.elements);
+          elements = PersistentMap.from(set.elements).edit();
           this.ownElements.set(spec.set, elements);
         }
         elements.delete(key);

@@ -40,6 +40,7 @@ import {
   type Cons,
 } from '@kubesvc/proxy';
 import { applyTransaction } from '../model/apply.js';
+import { PersistentMap } from '../model/persistent-map.js';
 import type { NftFamily, NftRule, NftTable } from '../model/types.js';
 import type { BaseChainHook as Hook } from '../names.js';
 import { parseListRuleset } from '../read/parse-list-ruleset.js';
@@ -110,8 +111,8 @@ function tableProblem(value: Record<string, unknown>): Err<ErrTrace> | undefined
   if (value['family'] !== 'ip' && value['family'] !== 'ip6') return refuse('table.family', `expected ip or ip6, got ${describe(value['family'])}`);
   const chains = value['chains'];
   const sets = value['sets'];
-  if (!(chains instanceof Map)) return refuse('table.chains', `expected a Map, got ${describe(chains)}`);
-  if (!(sets instanceof Map)) return refuse('table.sets', `expected a Map, got ${describe(sets)}`);
+  if (!(chains instanceof Map || chains instanceof PersistentMap)) return refuse('table.chains', `expected a Map, got ${describe(chains)}`);
+  if (!(sets instanceof Map || sets instanceof PersistentMap)) return refuse('table.sets', `expected a Map, got ${describe(sets)}`);
   for (const [name, chain] of chains as Map<unknown, unknown>) {
     const field = `table.chains[${JSON.stringify(String(name))}]`;
     if (!isString(name) || !isRecord(chain) || !isRecord(chain['spec']) || chain['spec']['name'] !== name) return refuse(field, 'expected { spec: { name, ... }, rules } under its name');
@@ -127,7 +128,7 @@ function tableProblem(value: Record<string, unknown>): Err<ErrTrace> | undefined
     }
     if (!optionalString(set['spec']['type']) || !optionalString(set['spec']['timeout'])) return refuse(`${field}.spec`, 'type and timeout are texts');
     const elements = set['elements'];
-    if (!(elements instanceof Map)) return refuse(`${field}.elements`, `expected a Map, got ${describe(elements)}`);
+    if (!(elements instanceof Map || elements instanceof PersistentMap)) return refuse(`${field}.elements`, `expected a Map, got ${describe(elements)}`);
     for (const e of (elements as Map<unknown, unknown>).values()) {
       if (!isRecord(e) || !strings(e['key']) || (e['value'] !== undefined && !strings(e['value']))) return refuse(`${field}.elements`, 'expected elements { key: string[], value?: string[] }');
     }

@@ -113,4 +113,16 @@ export interface RuleKernel {
   natOffset(): number;
   /** Ends the session: the whole text, or undefined when the caller must render without the kernel. */
   finishText(before: string, filter: Uint8Array, between: string, middle: string, after: string): FinishedText | undefined;
+  /**
+   * Ends the session without making a text: the bytes of its chain declarations and of its nat
+   * rules, views of the kernel's memory valid until its next use; undefined when the session
+   * failed (the caller then renders without the kernel).
+   */
+  finishBytes(): SessionBytes | undefined;
+}
+
+/** What finishBytes gives: the two regions of a text session, as bytes. */
+export interface SessionBytes {
+  readonly decl: Uint8Array;
+  readonly nat: Uint8Array;
 }

@@ -103,6 +103,14 @@ export class RestoreBuffer {
     this.used += bytes.length;
   }
 
+  /** Appends bytes[from .. to). */
+  writeRange(bytes: Uint8Array, from: number, to: number): void {
+    const n = to - from;
+    this.reserve(n);
+    this.bytes.set(bytes.subarray(from, to), this.used);
+    this.used += n;
+  }
+
   /** The bytes written since the last reset (a view, written over by the next text). */
   view(): Uint8Array {
     return this.bytes.subarray(0, this.used);

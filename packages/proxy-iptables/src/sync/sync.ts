@@ -16,13 +16,13 @@ import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { ServiceChainBatch } from '../chain-names.js';
 import { compareStrings, type EndpointInfo, matchByKey, matchByPosition, mostEndpoints, sameObjects } from '@kubesvc/proxy';
 import { RulesetSink } from '../generate/sinks.js';
-import { chainLine, COMMIT_LINE, deleteChainLine, tableLine } from '../generate/print-restore.js';
+import { chainLine, COMMIT_LINE, deleteChainLine } from '../generate/print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import { fixedFilterChains, fixedNatChains, ruleContext, writeHeadRules, writeServicePortRules, writeTailRules, type StatisticCache } from '../generate/rule-builder.js';
 import type { Ruleset } from '../ruleset.js';
-import type { FinishedText } from '../rule-kernel.js';
 import { deriveService, samePorts } from './changes.js';
-import { makeFrame, render, renderWithKernel, sepChainOf, TextSink } from './sinks.js';
+import { makeFrame, renderBytes, renderWithKernel, sepChainOf } from './sinks.js';
+import { RangeWriter, renderScratch } from './render-bytes.js';
 import { startText, syncResult, type RestoreBuffer } from './restore-buffer.js';
 import {
   EMPTY_RENDERED,
@@ -162,26 +162,17 @@ export function syncV131(
       fresh.push({ entry: copy, previousChains: renderedChains(entry.rendered) });
     }
   }
-  // A first sync renders everything, in the text's order: its whole text is made in the kernel
-  // and decoded once (the state keeps the decoded text), and its bytes are copied from the
-  // kernel's memory into the buffer. Other syncs render into batches of strings.
-  let session: FinishedText | undefined;
-  let out: RestoreBuffer | undefined;
+  // The services to render are printed into bytes the new state keeps (render-bytes.ts), in the
+  // kernel's text session when it can take them (a first sync's from the records its hashing
+  // left in the kernel's arena), else by the JavaScript printer.
+  const scratch = prev0?.scratch ?? renderScratch();
+  let inKernel: boolean;
   try {
-    session = prev0 === undefined ? renderWithKernel(toRender, ctx, frame, configAscii, arenaRecords) : undefined;
-    if (session !== undefined) {
-      out = startText(options.buffer, session.bytes?.length ?? session.text.length);
-      if (session.bytes !== undefined) out.writeBytes(session.bytes);
-      else out.write(session.text);
-    }
+    inKernel = renderWithKernel(toRender, ctx, scratch, configAscii, arenaRecords);
   } finally {
     if (arenaRecords !== undefined) kernel?.closeArena();
   }
-  if (session === undefined) {
-    const sink = new TextSink();
-    for (const { entry, ports } of toRender) render(sink, entry, ports, ctx, configAscii);
-    sink.finish();
-  }
+  if (!inKernel && toRender.length > 0) renderBytes(toRender, ctx, scratch);
   for (const { entry, previousChains } of fresh) retire(previousChains, entry.rendered);
   for (const gone of matched.removed) retire(renderedChains(gone.rendered), undefined);
   // After a config change the old state's chains are all candidates for deletion.
@@ -193,14 +184,12 @@ export function syncV131(
   }
 
   // Assemble: filter whole; nat chain lines and rules of written services; top-level rules of all.
-  const filterParts: string[] = [tableLine('filter'), frame.filterChainsText, frame.head.filterText];
-  const declParts: string[] = [COMMIT_LINE + tableLine('nat'), frame.natChainsText];
-  const natParts: string[] = [frame.head.fullText];
+  // Every Service's part is a range of the bytes the state keeps: the text is copied, never
+  // printed or encoded again.
   let filterLines = frame.filterChains + frame.head.filterLines + frame.tail.filterLines;
-  let bytes = 8 + frame.filterChainsText.length + frame.head.filterBytes + frame.tail.filterBytes;
   let natRuleLines = frame.head.fullLines + frame.tail.fullLines;
-  bytes += frame.head.fullBytes + frame.tail.fullBytes + 12 + frame.natChainsText.length + 7;
   let chainsWritten = frame.filterChains + frame.natChains;
+  let bytes = frame.filterOpen.length + frame.natOpen.length + frame.head.fullBytes + frame.tail.fullBytes + COMMIT_LINE.length;
   let totalFilterRules = frame.head.filterLines + frame.tail.filterLines;
   let totalNatRules = frame.head.fullLines + frame.tail.fullLines;
   let totalNatChains = frame.natChains;
@@ -212,50 +201,52 @@ export function syncV131(
     totalFilterRules += r.filterLines;
     totalNatRules += r.fullLines;
     totalNatChains += r.chainCount;
-    if (r.filterLines > 0) {
-      if (session === undefined) filterParts.push(r.filterText);
-      filterLines += r.filterLines;
-      bytes += r.filterBytes;
-    }
+    filterLines += r.filterLines;
+    bytes += r.filterBytes;
     if (full || written.has(pos)) {
-      if (r.chainCount > 0) {
-        if (session === undefined) declParts.push(r.declText);
-        chainsWritten += r.chainCount;
-        bytes += r.declBytes;
-      }
-      if (session === undefined) natParts.push(r.fullText);
+      chainsWritten += r.chainCount;
       natRuleLines += r.fullLines;
-      bytes += r.fullBytes;
-    } else if (r.topLines > 0) {
-      natParts.push(r.topText);
+      bytes += r.declBytes + r.fullBytes;
+    } else {
       natRuleLines += r.topLines;
       bytes += r.topBytes;
     }
   }
-  filterParts.push(frame.tail.filterText);
-  natParts.push(frame.tail.fullText);
+  let staleDecl = '';
+  let staleDeletes = '';
   if (staleChains.length > 0) {
     // In name order, so that the text depends only on the previous tables and the objects, not
     // on how the sync matched them (by position or by key); upstream walks a Go map here.
     staleChains.sort(compareStrings);
     // upstream writes a chain line (which flushes the chain) and then `-X`.
-    const decl = staleChains.map(chainLine).join('');
-    const deletes = staleChains.map(deleteChainLine).join('');
-    declParts.push(decl);
-    natParts.push(deletes);
+    staleDecl = staleChains.map(chainLine).join('');
+    staleDeletes = staleChains.map(deleteChainLine).join('');
     chainsWritten += staleChains.length;
-    bytes += utf8Length(decl) + utf8Length(deletes);
+    bytes += utf8Length(staleDecl) + utf8Length(staleDeletes);
   }
-  natParts.push(COMMIT_LINE);
-  // The parts are the Services' cached texts (slices of the strings their render made), written
-  // one after the other into the buffer: no string of the whole text is made. A first sync's
-  // bytes are in the buffer already (its stale chains are none).
-  if (out === undefined) {
-    out = startText(options.buffer, bytes);
-    out.writeAll(filterParts);
-    out.writeAll(declParts);
-    out.writeAll(natParts);
+  const out = startText(options.buffer, bytes);
+  const ranges = new RangeWriter((from, at, to) => out.writeRange(from, at, to));
+  out.writeBytes(frame.filterOpen);
+  for (const entry of entries) ranges.add(entry.rendered.bytes, entry.rendered.filterAt, entry.rendered.filterBytes);
+  ranges.flush();
+  out.writeBytes(frame.natOpen);
+  for (let pos = 0; pos < entries.length; pos++) {
+    if (!full && !written.has(pos)) continue;
+    const r = (entries[pos] as ServiceEntry).rendered;
+    ranges.add(r.bytes, r.declAt, r.declBytes);
   }
+  ranges.flush();
+  out.write(staleDecl);
+  writeNat(out, frame.head);
+  for (let pos = 0; pos < entries.length; pos++) {
+    const r = (entries[pos] as ServiceEntry).rendered;
+    if (full || written.has(pos)) ranges.add(r.bytes, r.fullAt, r.fullBytes);
+    else ranges.add(r.bytes, r.topAt, r.topBytes);
+  }
+  ranges.flush();
+  writeNat(out, frame.tail);
+  out.write(staleDeletes);
+  out.write(COMMIT_LINE);
   if (out.length !== bytes) throw new Error(`sync: wrote ${out.length} bytes of a ${bytes}-byte text`);
   const lines = 4 + filterLines + (chainsWritten - frame.filterChains) + natRuleLines + staleChains.length;
 
@@ -275,8 +266,9 @@ export function syncV131(
     sliceIndex: indexes?.slices,
     entries,
     totalEndpoints,
+    scratch,
   };
-  return syncResult(next, out, session?.text, {
+  return syncResult(next, out, undefined, {
     full,
     lines,
     bytes,
@@ -293,6 +285,11 @@ export function syncV131(
       natChains: totalNatChains,
     },
   });
+}
+
+/** Writes all of `rendered`'s nat rules. */
+function writeNat(out: RestoreBuffer, rendered: Rendered): void {
+  out.writeRange(rendered.bytes, rendered.fullAt, rendered.fullAt + rendered.fullBytes);
 }
 
 /** syncedRuleset of a v1.31 sync's state: the builder's rules for the state's entries. */

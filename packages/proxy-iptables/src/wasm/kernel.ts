@@ -35,7 +35,7 @@ import {
   TEXT_MAX,
 } from './kernel-layout.js';
 import { KERNEL_MODULE_BASE64 } from './kernel-module.js';
-import { registeredConstants, type Constant, type FinishedText, type RuleKernel, type TextOut } from '../rule-kernel.js';
+import { registeredConstants, type Constant, type FinishedText, type RuleKernel, type SessionBytes, type TextOut } from '../rule-kernel.js';
 
 /** The part of the WebAssembly API used here (the package's TypeScript libraries do not declare it). */
 interface WasmApi {
@@ -589,6 +589,12 @@ export function loadKernel(): RuleKernel | undefined {
   }
 
 
+  /** Ends the session: its two regions, as views of the memory (no text made). */
+  function finishBytes(): SessionBytes | undefined {
+    session = false;
+    if (sessionFailed) return undefined;
+    return { decl: bytes.subarray(declStart, declAt), nat: bytes.subarray(natStart, natAt) };
+  }
 
   for (const [at, text] of CONSTANT_TEXTS) putText(at, text);
   writeConstants();
@@ -622,6 +628,7 @@ export function loadKernel(): RuleKernel | undefined {
     declOffset,
     natOffset,
     finishText,
+    finishBytes,
   };
 }
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';

@@ -1,0 +1,221 @@
+// The bytes a sync keeps per Service. A sync renders the Services it must render into three
+// streams of bytes (filter rules, nat chain declarations, nat rules), each Service's lines one
+// run in each, then packs the runs into blocks of bytes the state keeps: a Service's Rendered
+// is a few ranges of one block. A later sync copies those ranges into its restore buffer
+// (Uint8Array.set) and never prints or encodes them again.
+//
+// A block holds consecutive Services: their filter runs, then their declaration runs, then their
+// nat runs, each as the streams had them, so that a sync writing many Services of one block
+// copies each region in one piece. A Service whose top-level nat rules are not one run of its
+// nat rules gets them copied once more after the regions (what a partial sync writes for it).
+// Blocks are at most BLOCK bytes (but for a Service larger than that on its own): the memory of a
+// dropped state's blocks is then of a size the allocator hands out again, instead of a large
+// mapping given back and faulted in afresh by the next state.
+
+import type { Constant, TextOut } from '../rule-kernel.js';
+import type { Rendered } from './state.js';
+
+const encoder = new TextEncoder();
+
+/** The most bytes a block holds (see the file's opening comment). */
+export const BLOCK = 1 << 20;
+
+/** A growable stream of printed text, as UTF-8 bytes: the restore text is ASCII but for what users write into names. */
+export class ByteStream implements TextOut {
+  private buffer: Uint8Array;
+  length = 0;
+
+  constructor(initialBytes = 1 << 12) {
+    this.buffer = new Uint8Array(initialBytes);
+  }
+
+  /** The bytes, valid until the next write. */
+  get bytes(): Uint8Array {
+    return this.buffer;
+  }
+
+  /** Starts over (the memory stays). */
+  reset(): void {
+    this.length = 0;
+  }
+
+  private reserve(more: number): void {
+    const needed = this.length + more;
+    if (needed <= this.buffer.length) return;
+    const grown = new Uint8Array(Math.max(needed, this.buffer.length * 2));
+    grown.set(this.buffer.subarray(0, this.length));
+    this.buffer = grown;
+  }
+
+  text(text: string): void {
+    const n = text.length;
+    this.reserve(n);
+    const bytes = this.buffer;
+    const at = this.length;
+    let units = 0;
+    for (let i = 0; i < n; i++) {
+      const unit = text.charCodeAt(i);
+      units |= unit;
+      bytes[at + i] = unit;
+    }
+    if (units <= 0x7f) {
+      this.length = at + n;
+      return;
+    }
+    // Not ASCII: encoded again as UTF-8 (up to 3 bytes per UTF-16 unit).
+    this.reserve(3 * n);
+    this.length = at + encoder.encodeInto(text, this.buffer.subarray(at)).written;
+  }
+
+  constant(constant: Constant): void {
+    this.text(constant.text);
+  }
+
+  /** Appends bytes. */
+  append(bytes: Uint8Array): void {
+    this.reserve(bytes.length);
+    this.buffer.set(bytes, this.length);
+    this.length += bytes.length;
+  }
+}
+
+/** What a sink records of one Service while it renders: its runs in the three streams. */
+export interface RenderItem {
+  readonly target: { rendered: Rendered };
+  readonly filterFrom: number;
+  filterTo: number;
+  readonly declFrom: number;
+  declTo: number;
+  readonly natFrom: number;
+  natTo: number;
+  /** Offsets in the nat stream: start, end, start, end … of the runs of top-level lines. */
+  readonly top: number[];
+  filterLines: number;
+  topLines: number;
+  natLines: number;
+  chainCount: number;
+}
+
+export function renderItem(target: { rendered: Rendered }, filterFrom: number, declFrom: number, natFrom: number): RenderItem {
+  return { target, filterFrom, filterTo: filterFrom, declFrom, declTo: declFrom, natFrom, natTo: natFrom, top: [], filterLines: 0, topLines: 0, natLines: 0, chainCount: 0 };
+}
+
+/** The top-level lines' bytes beyond its nat run's that a Service needs (none when they are one run, or all of it). */
+function extraTop(item: RenderItem): number {
+  const top = item.top;
+  if (top.length <= 2 || item.topLines === item.natLines) return 0;
+  let bytes = 0;
+  for (let i = 0; i + 1 < top.length; i += 2) bytes += (top[i + 1] as number) - (top[i] as number);
+  return bytes;
+}
+
+/**
+ * Packs the rendered items into blocks and hands every item's target its Rendered. The streams'
+ * bytes are read between each item's offsets (filter, decl and nat are the three streams).
+ */
+export function packRendered(items: readonly RenderItem[], filter: Uint8Array, decl: Uint8Array, nat: Uint8Array): void {
+  let first = 0;
+  while (first < items.length) {
+    // The items of the next block: at least one, then as many as fit.
+    const a = items[first] as RenderItem;
+    let last = first;
+    let size = itemSize(a);
+    while (last + 1 < items.length) {
+      const more = itemSize(items[last + 1] as RenderItem);
+      if (size + more > BLOCK) break;
+      size += more;
+      last++;
+    }
+    const b = items[last] as RenderItem;
+    const block = new Uint8Array(size);
+    const filterBase = 0;
+    block.set(filter.subarray(a.filterFrom, b.filterTo), filterBase);
+    const declBase = b.filterTo - a.filterFrom;
+    block.set(decl.subarray(a.declFrom, b.declTo), declBase);
+    const natBase = declBase + (b.declTo - a.declFrom);
+    block.set(nat.subarray(a.natFrom, b.natTo), natBase);
+    let extraAt = natBase + (b.natTo - a.natFrom);
+    for (let i = first; i <= last; i++) {
+      const item = items[i] as RenderItem;
+      const natAt = natBase + item.natFrom - a.natFrom;
+      const natBytes = item.natTo - item.natFrom;
+      let topAt = natAt;
+      let topBytes = 0;
+      if (item.topLines === item.natLines) topBytes = natBytes;
+      else if (item.top.length === 2) {
+        topAt = natBase + (item.top[0] as number) - a.natFrom;
+        topBytes = (item.top[1] as number) - (item.top[0] as number);
+      } else if (item.top.length > 2) {
+        topAt = extraAt;
+        for (let k = 0; k + 1 < item.top.length; k += 2) {
+          const from = item.top[k] as number;
+          const to = item.top[k + 1] as number;
+          block.copyWithin(extraAt, natBase + from - a.natFrom, natBase + to - a.natFrom);
+          extraAt += to - from;
+        }
+        topBytes = extraAt - topAt;
+      }
+      item.target.rendered = {
+        bytes: block,
+        filterAt: filterBase + item.filterFrom - a.filterFrom,
+        filterBytes: item.filterTo - item.filterFrom,
+        filterLines: item.filterLines,
+        declAt: declBase + item.declFrom - a.declFrom,
+        declBytes: item.declTo - item.declFrom,
+        chainCount: item.chainCount,
+        fullAt: natAt,
+        fullBytes: natBytes,
+        fullLines: item.natLines,
+        topAt,
+        topBytes,
+        topLines: item.topLines,
+      };
+    }
+    first = last + 1;
+  }
+}
+
+function itemSize(item: RenderItem): number {
+  return item.filterTo - item.filterFrom + (item.declTo - item.declFrom) + (item.natTo - item.natFrom) + extraTop(item);
+}
+
+/**
+ * Copies ranges of blocks into a restore buffer, joining a range that starts where the last one
+ * ended in the same block to it: the Services of one block, written in order, are one copy per
+ * region.
+ */
+export class RangeWriter {
+  private bytes: Uint8Array | undefined;
+  private from = 0;
+  private to = 0;
+
+  constructor(private readonly write: (bytes: Uint8Array, from: number, to: number) => void) {}
+
+  add(bytes: Uint8Array, at: number, length: number): void {
+    if (length === 0) return;
+    if (bytes === this.bytes && at === this.to) {
+      this.to += length;
+      return;
+    }
+    this.flush();
+    this.bytes = bytes;
+    this.from = at;
+    this.to = at + length;
+  }
+
+  flush(): void {
+    if (this.bytes !== undefined && this.to > this.from) this.write(this.bytes, this.from, this.to);
+    this.bytes = undefined;
+  }
+}
+
+/** The three streams a sync renders into (state.ts, StateData.scratch). */
+export interface RenderScratch {
+  readonly filter: ByteStream;
+  readonly decl: ByteStream;
+  readonly nat: ByteStream;
+}
+
+export function renderScratch(): RenderScratch {
+  return { filter: new ByteStream(), decl: new ByteStream(), nat: new ByteStream() };
+}

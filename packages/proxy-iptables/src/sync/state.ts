@@ -120,19 +120,21 @@ export interface Rendered {
   readonly chainCount: number;
 }
 
+const decoder = new TextDecoder();
+
 /** The per-service nat chains of `rendered`, in declaration order, from its declarations. */
 export function renderedChains(rendered: Rendered): string[] {
   const chains: string[] = [];
-  const bytes = rendered.bytes;
-  const end = rendered.declAt + rendered.declBytes;
-  let at = rendered.declAt;
-  // Chain names are ASCII (KUBE- and a hash): one character per byte.
-  while (at < end) {
-    const space = bytes.indexOf(0x20, at);
-    const newline = bytes.indexOf(0x0a, space);
-    if (space < 0 || newline < 0 || newline >= end) break;
-    chains.push(String.fromCharCode(...bytes.subarray(at + 1, space)));
-    at = newline + 1;
+  if (rendered.declBytes === 0) return chains;
+  // One decoding, and the names are slices of it.
+  const text = decoder.decode(rendered.bytes.subarray(rendered.declAt, rendered.declAt + rendered.declBytes));
+  let at = 0;
+  while (at < text.length) {
+    const space = text.indexOf(' ', at);
+    const end = text.indexOf('\n', space);
+    if (space < 0 || end < 0) break;
+    chains.push(text.slice(at + 1, space));
+    at = end + 1;
   }
   return chains;
 }

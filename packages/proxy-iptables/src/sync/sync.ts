@@ -112,16 +112,18 @@ export function syncV131(
   const entries: ServiceEntry[] = matched.base !== undefined ? matched.base.slice() : new Array<ServiceEntry>(matched.count);
   const written = new Set<number>();
   const staleChains: string[] = [];
-  const retire = (oldChains: readonly string[], now: Rendered | undefined): void => {
-    if (oldChains.length === 0) return;
+  // The chains a Service had and has no more are stale; a Service whose declarations are the
+  // same bytes as before has them all still (no names made).
+  const retire = (old: Rendered, now: Rendered | undefined): void => {
+    if (old.chainCount === 0 || (now !== undefined && sameDeclarations(old, now))) return;
     const keep = new Set(now === undefined ? [] : renderedChains(now));
-    for (const chain of oldChains) if (!keep.has(chain)) staleChains.push(chain);
+    for (const chain of renderedChains(old)) if (!keep.has(chain)) staleChains.push(chain);
   };
   let servicesChanged = matched.removed.length;
   /** Entries to render, in the order of their text. */
   const toRender: { entry: { rendered: Rendered }; ports: readonly PortEntry[] }[] = [];
   /** Entries rendered now, with their previous chains: their stale chains are known once rendered. */
-  const fresh: { entry: { rendered: Rendered }; previousChains: readonly string[] }[] = [];
+  const fresh: { entry: { rendered: Rendered }; previous: Rendered }[] = [];
   for (const [pos, candidate] of matched.work) {
     const previous = candidate.previous;
     const p = pending.get(pos);
@@ -148,7 +150,7 @@ export function syncV131(
     entries[pos] = entry;
     if (!reuse) {
       if (ports.length > 0) toRender.push({ entry, ports });
-      fresh.push({ entry, previousChains: previous === undefined ? [] : renderedChains(previous.rendered) });
+      if (previous !== undefined) fresh.push({ entry, previous: previous.rendered });
     }
   }
   if (modeFlipped && matched.base !== undefined) {
@@ -159,7 +161,7 @@ export function syncV131(
       const copy: ServiceEntry & { rendered: Rendered } = { ...entry, rendered: EMPTY_RENDERED };
       entries[pos] = copy;
       if (entry.ports.length > 0) toRender.push({ entry: copy, ports: entry.ports });
-      fresh.push({ entry: copy, previousChains: renderedChains(entry.rendered) });
+      fresh.push({ entry: copy, previous: entry.rendered });
     }
   }
   // The services to render are printed into bytes the new state keeps (render-bytes.ts), in the
@@ -173,14 +175,26 @@ export function syncV131(
     if (arenaRecords !== undefined) kernel?.closeArena();
   }
   if (!inKernel && toRender.length > 0) renderBytes(toRender, ctx, scratch);
-  for (const { entry, previousChains } of fresh) retire(previousChains, entry.rendered);
-  for (const gone of matched.removed) retire(renderedChains(gone.rendered), undefined);
+  for (const { entry, previous } of fresh) retire(previous, entry.rendered);
+  for (const gone of matched.removed) retire(gone.rendered, undefined);
   // After a config change the old state's chains are all candidates for deletion.
   if (prev0 !== undefined && !sameConfig) {
-    const active = new Set<string>();
-    for (const entry of entries) for (const chain of renderedChains(entry.rendered)) active.add(chain);
-    for (const entry of prev0.entries) for (const chain of renderedChains(entry.rendered)) if (!active.has(chain)) staleChains.push(chain);
-    for (const chain of prev0.v18?.serviceChains ?? []) if (!active.has(chain)) staleChains.push(chain);
+    // Those of a Service that declares the same bytes as before are all active still: only the
+    // others' are looked up among the active chains.
+    const now = new Map<string, Rendered>();
+    for (const entry of entries) now.set(entry.key, entry.rendered);
+    const others: Rendered[] = [];
+    for (const entry of prev0.entries) {
+      const same = now.get(entry.key);
+      if (entry.rendered.chainCount > 0 && (same === undefined || !sameDeclarations(entry.rendered, same))) others.push(entry.rendered);
+    }
+    const v18Chains = prev0.v18?.serviceChains ?? [];
+    if (others.length > 0 || v18Chains.length > 0) {
+      const active = new Set<string>();
+      for (const entry of entries) for (const chain of renderedChains(entry.rendered)) active.add(chain);
+      for (const rendered of others) for (const chain of renderedChains(rendered)) if (!active.has(chain)) staleChains.push(chain);
+      for (const chain of v18Chains) if (!active.has(chain)) staleChains.push(chain);
+    }
   }
 
   // Assemble: filter whole; nat chain lines and rules of written services; top-level rules of all.
@@ -285,6 +299,19 @@ export function syncV131(
       natChains: totalNatChains,
     },
   });
+}
+
+/** Whether two Services' chain declarations are the same bytes (then they declare the same chains). */
+function sameDeclarations(a: Rendered, b: Rendered): boolean {
+  const n = a.declBytes;
+  if (n !== b.declBytes) return false;
+  const x = a.bytes;
+  const y = b.bytes;
+  const i0 = a.declAt;
+  const j0 = b.declAt;
+  if (x === y && i0 === j0) return true;
+  for (let k = 0; k < n; k++) if (x[i0 + k] !== y[j0 + k]) return false;
+  return true;
 }
 
 /** Writes all of `rendered`'s nat rules. */

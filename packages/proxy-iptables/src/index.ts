@@ -20,7 +20,7 @@ export {
 export type { Constant, FinishedText, RuleKernel, SessionBytes, TextOut } from './rule-kernel.js';
 export type { RuleDiagnostic } from './diagnostics.js';
 export { KUBE_MARK_DROP } from './generate/rule-builder-v1-8.js';
-export type { IptablesRules, RuleStats } from './generate/generate-rules.js';
+export type { GenerateOptions, IptablesRules, RuleStats } from './generate/generate-rules.js';
 export {
   CT_STATE_INVALID_DROPPED_COUNTER,
   KUBE_EXTERNAL_SERVICES,

@@ -65,9 +65,15 @@ export function syncV131(
   const statistics: StatisticCache = prev?.statistics ?? new Map();
   const frame = prev?.frame ?? makeFrame(config);
 
+  // What each Service derives to (its service ports, endpoints and chain names) depends on the
+  // config only by its family and node name: after a change of other settings the last state's
+  // derivations are reused (every Service is still rendered again).
+  const derivedFrom =
+    prev ??
+    (prev0 !== undefined && prev0.v18 === undefined && prev0.config.family === config.family && prev0.config.nodeName === config.nodeName ? prev0 : undefined);
   const matched =
-    (prev !== undefined ? matchByPosition(prev, services, endpointSlices) : undefined) ??
-    matchByKey(prev, services, endpointSlices, config.family);
+    (derivedFrom !== undefined ? matchByPosition(derivedFrom, services, endpointSlices) : undefined) ??
+    matchByKey(derivedFrom, services, endpointSlices, config.family);
 
   // Derive what may have changed, and find the content changes.
   interface Pending {
@@ -75,7 +81,7 @@ export function syncV131(
     readonly endpointCount: number;
     readonly changed: boolean;
   }
-  let totalEndpoints = prev?.totalEndpoints ?? 0;
+  let totalEndpoints = derivedFrom?.totalEndpoints ?? 0;
   const pending = new Map<number, Pending>();
   // The chain names of new service ports are hashed together once all are known (before rendering).
   const kernel = config.kernel;
@@ -132,7 +138,7 @@ export function syncV131(
       written.add(pos);
     }
     const ports = p?.ports ?? previous?.ports ?? [];
-    const reuse = p?.changed !== true && previous !== undefined && !modeFlipped;
+    const reuse = p?.changed !== true && previous !== undefined && !modeFlipped && sameConfig;
     if (reuse && previous.service === candidate.service && previous.slices === candidate.slices) {
       entries[pos] = previous;
       continue;
@@ -153,7 +159,7 @@ export function syncV131(
       if (previous !== undefined) fresh.push({ entry, previous: previous.rendered });
     }
   }
-  if (modeFlipped && matched.base !== undefined) {
+  if ((modeFlipped || !sameConfig) && matched.base !== undefined) {
     // The cheap path left the untouched entries as they were: re-render them too.
     for (let pos = 0; pos < entries.length; pos++) {
       const entry = entries[pos];
@@ -175,8 +181,13 @@ export function syncV131(
     if (arenaRecords !== undefined) kernel?.closeArena();
   }
   if (!inKernel && toRender.length > 0) renderBytes(toRender, ctx, scratch);
-  for (const { entry, previous } of fresh) retire(previous, entry.rendered);
-  for (const gone of matched.removed) retire(gone.rendered, undefined);
+  if (sameConfig) {
+    for (const { entry, previous } of fresh) retire(previous, entry.rendered);
+    for (const gone of matched.removed) retire(gone.rendered, undefined);
+  } else {
+    // Every Service counts as changed after a config change; the stale chains are found below.
+    servicesChanged = entries.length;
+  }
   // After a config change the old state's chains are all candidates for deletion.
   if (prev0 !== undefined && !sameConfig) {
     // Those of a Service that declares the same bytes as before are all active still: only the

@@ -88,8 +88,11 @@ export interface RenderItem {
   declTo: number;
   readonly natFrom: number;
   natTo: number;
-  /** Offsets in the nat stream: start, end, start, end … of the runs of top-level lines. */
-  readonly top: number[];
+  /** Offsets in the nat stream of the first run of top-level lines (-1: none). */
+  topFrom: number;
+  topTo: number;
+  /** Start, end, start, end … of any further runs (a Service of several ports); mostly none, so no array. */
+  moreTop: number[] | undefined;
   filterLines: number;
   topLines: number;
   natLines: number;
@@ -97,16 +100,28 @@ export interface RenderItem {
 }
 
 export function renderItem(target: { rendered: Rendered }, filterFrom: number, declFrom: number, natFrom: number): RenderItem {
-  return { target, filterFrom, filterTo: filterFrom, declFrom, declTo: declFrom, natFrom, natTo: natFrom, top: [], filterLines: 0, topLines: 0, natLines: 0, chainCount: 0 };
+  return { target, filterFrom, filterTo: filterFrom, declFrom, declTo: declFrom, natFrom, natTo: natFrom, topFrom: -1, topTo: -1, moreTop: undefined, filterLines: 0, topLines: 0, natLines: 0, chainCount: 0 };
 }
 
 /** The top-level lines' bytes beyond its nat run's that a Service needs (none when they are one run, or all of it). */
 function extraTop(item: RenderItem): number {
-  const top = item.top;
-  if (top.length <= 2 || item.topLines === item.natLines) return 0;
-  let bytes = 0;
-  for (let i = 0; i + 1 < top.length; i += 2) bytes += (top[i + 1] as number) - (top[i] as number);
+  const more = item.moreTop;
+  if (more === undefined || item.topLines === item.natLines) return 0;
+  let bytes = item.topTo - item.topFrom;
+  for (let i = 0; i + 1 < more.length; i += 2) bytes += (more[i + 1] as number) - (more[i] as number);
   return bytes;
+}
+
+/** Marks the start of a run of top-level lines at `at` in the nat stream. */
+export function openTop(item: RenderItem, at: number): void {
+  if (item.topFrom < 0) item.topFrom = at;
+  else (item.moreTop ??= []).push(at);
+}
+
+/** Marks the end of the run of top-level lines open. */
+export function closeTop(item: RenderItem, at: number): void {
+  if (item.moreTop === undefined) item.topTo = at;
+  else item.moreTop.push(at);
 }
 
 /**
@@ -142,14 +157,15 @@ export function packRendered(items: readonly RenderItem[], filter: Uint8Array, d
       let topAt = natAt;
       let topBytes = 0;
       if (item.topLines === item.natLines) topBytes = natBytes;
-      else if (item.top.length === 2) {
-        topAt = natBase + (item.top[0] as number) - a.natFrom;
-        topBytes = (item.top[1] as number) - (item.top[0] as number);
-      } else if (item.top.length > 2) {
+      else if (item.topFrom >= 0 && item.moreTop === undefined) {
+        topAt = natBase + item.topFrom - a.natFrom;
+        topBytes = item.topTo - item.topFrom;
+      } else if (item.moreTop !== undefined) {
         topAt = extraAt;
-        for (let k = 0; k + 1 < item.top.length; k += 2) {
-          const from = item.top[k] as number;
-          const to = item.top[k + 1] as number;
+        const runs = [item.topFrom, item.topTo, ...item.moreTop];
+        for (let k = 0; k + 1 < runs.length; k += 2) {
+          const from = runs[k] as number;
+          const to = runs[k + 1] as number;
           block.copyWithin(extraAt, natBase + from - a.natFrom, natBase + to - a.natFrom);
           extraAt += to - from;
         }

@@ -21,7 +21,7 @@ import type { Match, Target } from '../ruleset.js';
 import { printEndpointBlock } from '../generate/endpoint-block.js';
 import type { RuleKernel, TextOut } from '../rule-kernel.js';
 import { DECL_LINE } from '../wasm/kernel-layout.js';
-import { ByteStream, packRendered, renderItem, renderScratch, type RenderItem, type RenderScratch } from './render-bytes.js';
+import { ByteStream, closeTop, openTop, packRendered, renderItem, renderScratch, type RenderItem, type RenderScratch } from './render-bytes.js';
 import { EMPTY_RENDERED, NON_ASCII, type Frame, type Placed, type PortEntry, type Rendered } from './state.js';
 
 /**
@@ -68,7 +68,7 @@ abstract class ServiceSink implements RuleSink {
     const item = this.current;
     if (item === undefined) return;
     if (!this.inTop) {
-      item.top.push(this.natOffset());
+      openTop(item, this.natOffset());
       this.inTop = true;
     }
     writeRuleLine(this.natOut, chain, matches, target);
@@ -95,7 +95,7 @@ abstract class ServiceSink implements RuleSink {
   }
   protected closeTop(): void {
     if (this.inTop) {
-      this.current?.top.push(this.natOffset());
+      if (this.current !== undefined) closeTop(this.current, this.natOffset());
       this.inTop = false;
     }
   }

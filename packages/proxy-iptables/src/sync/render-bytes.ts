@@ -5,9 +5,10 @@
 // (Uint8Array.set) and never prints or encodes them again.
 //
 // A block holds consecutive Services: their filter runs, then their declaration runs, then their
-// nat runs, each as the streams had them, so that a sync writing many Services of one block
-// copies each region in one piece. A Service whose top-level nat rules are not one run of its
-// nat rules gets them copied once more after the regions (what a partial sync writes for it).
+// nat runs, each as the streams had them, then a copy of each one's top-level nat rules (its
+// KUBE-SERVICES and KUBE-NODEPORTS lines, what a partial sync writes for an unchanged Service),
+// so that a sync writing many Services of one block copies each region in one piece, a partial
+// sync's top-level rules included.
 // Blocks are at most BLOCK bytes (but for a Service larger than that on its own): the memory of a
 // dropped state's blocks is then of a size the allocator hands out again, instead of a large
 // mapping given back and faulted in afresh by the next state.
@@ -104,11 +105,20 @@ export function renderItem(target: { rendered: Rendered }, filterFrom: number, d
 }
 
 /** The top-level lines' bytes beyond its nat run's that a Service needs (none when they are one run, or all of it). */
-function extraTop(item: RenderItem): number {
-  const more = item.moreTop;
-  if (more === undefined || item.topLines === item.natLines) return 0;
+/** The runs of a Service's top-level nat rules in the nat stream: start, end, start, end … */
+function topRuns(item: RenderItem): readonly number[] {
+  if (item.topLines === 0) return [];
+  if (item.topLines === item.natLines) return [item.natFrom, item.natTo];
+  return item.moreTop === undefined ? [item.topFrom, item.topTo] : [item.topFrom, item.topTo, ...item.moreTop];
+}
+
+/** The bytes of a Service's top-level nat rules. */
+function topSize(item: RenderItem): number {
+  if (item.topLines === 0) return 0;
+  if (item.topLines === item.natLines) return item.natTo - item.natFrom;
   let bytes = item.topTo - item.topFrom;
-  for (let i = 0; i + 1 < more.length; i += 2) bytes += (more[i + 1] as number) - (more[i] as number);
+  const more = item.moreTop;
+  if (more !== undefined) for (let i = 0; i + 1 < more.length; i += 2) bytes += (more[i + 1] as number) - (more[i] as number);
   return bytes;
 }
 
@@ -149,28 +159,20 @@ export function packRendered(items: readonly RenderItem[], filter: Uint8Array, d
     block.set(decl.subarray(a.declFrom, b.declTo), declBase);
     const natBase = declBase + (b.declTo - a.declFrom);
     block.set(nat.subarray(a.natFrom, b.natTo), natBase);
-    let extraAt = natBase + (b.natTo - a.natFrom);
+    let topEnd = natBase + (b.natTo - a.natFrom);
     for (let i = first; i <= last; i++) {
       const item = items[i] as RenderItem;
       const natAt = natBase + item.natFrom - a.natFrom;
       const natBytes = item.natTo - item.natFrom;
-      let topAt = natAt;
-      let topBytes = 0;
-      if (item.topLines === item.natLines) topBytes = natBytes;
-      else if (item.topFrom >= 0 && item.moreTop === undefined) {
-        topAt = natBase + item.topFrom - a.natFrom;
-        topBytes = item.topTo - item.topFrom;
-      } else if (item.moreTop !== undefined) {
-        topAt = extraAt;
-        const runs = [item.topFrom, item.topTo, ...item.moreTop];
-        for (let k = 0; k + 1 < runs.length; k += 2) {
-          const from = runs[k] as number;
-          const to = runs[k + 1] as number;
-          block.copyWithin(extraAt, natBase + from - a.natFrom, natBase + to - a.natFrom);
-          extraAt += to - from;
-        }
-        topBytes = extraAt - topAt;
+      const topAt = topEnd;
+      const runs = topRuns(item);
+      for (let k = 0; k + 1 < runs.length; k += 2) {
+        const from = runs[k] as number;
+        const to = runs[k + 1] as number;
+        block.copyWithin(topEnd, natBase + from - a.natFrom, natBase + to - a.natFrom);
+        topEnd += to - from;
       }
+      const topBytes = topEnd - topAt;
       item.target.rendered = {
         bytes: block,
         filterAt: filterBase + item.filterFrom - a.filterFrom,
@@ -192,7 +194,7 @@ export function packRendered(items: readonly RenderItem[], filter: Uint8Array, d
 }
 
 function itemSize(item: RenderItem): number {
-  return item.filterTo - item.filterFrom + (item.declTo - item.declFrom) + (item.natTo - item.natFrom) + extraTop(item);
+  return item.filterTo - item.filterFrom + (item.declTo - item.declFrom) + (item.natTo - item.natFrom) + topSize(item);
 }
 
 /**

@@ -63,6 +63,18 @@ describe('RestoreBuffer', () => {
     buffer.writeBytes(new Uint8Array([0x63, 0x64]));
     expect(Array.from(buffer.view())).toEqual(ascii('abcd'));
   });
+
+  it('appends ranges of bytes, short and long, growing as it must (writeRange)', () => {
+    const source = new Uint8Array(2000).map((_, i) => 0x41 + (i % 26));
+    const buffer = new RestoreBuffer(16);
+    buffer.writeRange(source, 3, 7);
+    buffer.writeRange(source, 0, 0);
+    buffer.writeRange(source, 100, 1900);
+    buffer.writeRange(source, 1990, 2000);
+    expect(buffer.length).toBe(4 + 1800 + 10);
+    expect(Array.from(buffer.view())).toEqual([...source.subarray(3, 7), ...source.subarray(100, 1900), ...source.subarray(1990, 2000)]);
+    expect(Array.from(buffer.view().subarray(0, 4))).toEqual(ascii('DEFG'));
+  });
 });
 
 function shape(n: number, m: number): { services: Service[]; slices: EndpointSlice[] } {

@@ -6,7 +6,7 @@
 // version's settings in proxier-config.ts. See docs/architecture.md, "A second backend".
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
-import { generateRulesV131, type IptablesRules } from './generate/generate-rules.js';
+import { generateRulesV131, type GenerateOptions, type IptablesRules } from './generate/generate-rules.js';
 import { generateRulesV18 } from './generate/generate-rules-v1-8.js';
 import type { KubeProxyVersion, ProxierConfig } from './proxier-config.js';
 import type { Ruleset } from './ruleset.js';
@@ -19,7 +19,7 @@ import { syncedRulesetV18, syncV18 } from './sync/sync-v1-8.js';
 export interface KubeProxyBackend {
   readonly version: KubeProxyVersion;
   /** A full sync's rules, as text and as a Ruleset. */
-  generateRules(services: readonly Service[], endpointSlices: readonly EndpointSlice[], config: ProxierConfig): IptablesRules;
+  generateRules(services: readonly Service[], endpointSlices: readonly EndpointSlice[], config: ProxierConfig, options?: GenerateOptions): IptablesRules;
   /** One sync over the state the last one left (undefined: the first sync). */
   sync(
     state: SyncState | undefined,
@@ -51,8 +51,9 @@ export function generateRules(
   services: readonly Service[],
   endpointSlices: readonly EndpointSlice[],
   config: ProxierConfig,
+  options: GenerateOptions = {},
 ): IptablesRules {
-  return ruleBuilderFor(config.kubeProxyVersion).generateRules(services, endpointSlices, config);
+  return ruleBuilderFor(config.kubeProxyVersion).generateRules(services, endpointSlices, config, options);
 }
 
 /**

@@ -17,10 +17,10 @@ export {
   proxierConfig,
 } from './proxier-config.js';
 // The fast kernel's type; the kernel itself is `@kubesvc/proxy-iptables/wasm`'s loadKernel().
-export type { Constant, FinishedText, RuleKernel, TextOut } from './rule-kernel.js';
+export type { Constant, RuleKernel, SessionBytes, TextOut } from './rule-kernel.js';
 export type { RuleDiagnostic } from './diagnostics.js';
 export { KUBE_MARK_DROP } from './generate/rule-builder-v1-8.js';
-export type { IptablesRules, RuleStats } from './generate/generate-rules.js';
+export type { GenerateOptions, IptablesRules, RuleStats } from './generate/generate-rules.js';
 export {
   CT_STATE_INVALID_DROPPED_COUNTER,
   KUBE_EXTERNAL_SERVICES,

@@ -22,16 +22,6 @@ export interface TextOut {
   constant(constant: Constant): void;
 }
 
-/** Where finishText put each part in the text (character offsets; the text is ASCII). */
-export interface FinishedText {
-  readonly text: string;
-  /** The text's bytes in the kernel's memory, when it was whole there: valid until the kernel's next use. */
-  readonly bytes?: Uint8Array;
-  readonly filterAt: number;
-  readonly declAt: number;
-  readonly natAt: number;
-}
-
 const constants: Constant[] = [];
 let constantsTop = JS_CONSTANTS;
 
@@ -111,6 +101,16 @@ export interface RuleKernel {
   readonly natStream: TextOut;
   declOffset(): number;
   natOffset(): number;
-  /** Ends the session: the whole text, or undefined when the caller must render without the kernel. */
-  finishText(before: string, filter: Uint8Array, between: string, middle: string, after: string): FinishedText | undefined;
+  /**
+   * Ends the session without making a text: the bytes of its chain declarations and of its nat
+   * rules, views of the kernel's memory valid until its next use; undefined when the session
+   * failed (the caller then renders without the kernel).
+   */
+  finishBytes(): SessionBytes | undefined;
+}
+
+/** What finishBytes gives: the two regions of a text session, as bytes. */
+export interface SessionBytes {
+  readonly decl: Uint8Array;
+  readonly nat: Uint8Array;
 }

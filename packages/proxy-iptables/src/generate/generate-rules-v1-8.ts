@@ -8,7 +8,8 @@ import { endpointSliceDiagnostics, serviceDiagnostics, type RuleDiagnostic } fro
 import type { ProxierConfig } from '../proxier-config.js';
 import type { Ruleset } from '../ruleset.js';
 import { servicePortInfos } from '../service-ports.js';
-import { type IptablesRules, orderedServices } from './generate-rules.js';
+import { type GenerateOptions, type IptablesRules, orderedServices } from './generate-rules.js';
+import { lazyText } from '../sync/restore-buffer.js';
 import { RulesetSink } from './sinks.js';
 import { printRestoreText } from './print-restore.js';
 import { fixedNatChains } from './rule-builder.js';
@@ -19,6 +20,7 @@ export function generateRulesV18(
   services: readonly Service[],
   endpointSlices: readonly EndpointSlice[],
   config: ProxierConfig,
+  options: GenerateOptions = {},
 ): IptablesRules {
   const diagnostics = [...serviceDiagnostics(services), ...endpointSliceDiagnostics(endpointSlices, config.family)];
   const epMap = endpointsMap(endpointSlices, config.family, config.nodeName);
@@ -38,7 +40,7 @@ export function generateRulesV18(
   writeTailRulesV18(sink);
   const natChains = [...fixedNatChains(), ...sink.natChains];
   const filterChains = fixedFilterChainsV18();
-  return assembleRules(config, sink, filterChains, natChains, { servicePorts, endpoints: totalEndpoints, largeClusterMode: false }, diagnostics);
+  return assembleRules(config, sink, filterChains, natChains, { servicePorts, endpoints: totalEndpoints, largeClusterMode: false }, diagnostics, options);
 }
 
 /** The Ruleset of the chains and rules a generator wrote, its restore text and its counts. */
@@ -49,6 +51,7 @@ function assembleRules(
   natChains: Ruleset['tables'][number]['chains'],
   counts: { readonly servicePorts: number; readonly endpoints: number; readonly largeClusterMode: boolean },
   diagnostics: readonly RuleDiagnostic[],
+  options: GenerateOptions,
 ): IptablesRules {
   const ruleset: Ruleset = {
     family: config.family,
@@ -57,9 +60,13 @@ function assembleRules(
       { name: 'nat', chains: natChains, rules: sink.natRules, deletedChains: [] },
     ],
   };
+  const text = lazyText({ text: printRestoreText(ruleset), buffer: options.buffer });
   return {
     ruleset,
-    restoreText: printRestoreText(ruleset),
+    restoreText: text.text(),
+    get restoreBytes(): Uint8Array {
+      return text.bytes();
+    },
     stats: {
       ...counts,
       filterRules: sink.filterRules.length,

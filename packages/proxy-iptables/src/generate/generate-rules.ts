@@ -15,6 +15,7 @@ import { KernelTextSink, RestoreTextSink, RulesetSink } from './sinks.js';
 import { DECL_LINE } from '../wasm/kernel-layout.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import type { RuleKernel } from '../rule-kernel.js';
+import { lazyText, startText, type LazyText, type RestoreBuffer } from '../sync/restore-buffer.js';
 import { ServiceChainBatch } from '../chain-names.js';
 import {
   fixedFilterChains,
@@ -56,9 +57,26 @@ export interface RuleStats {
   readonly natChains: number;
 }
 
+/** Options of generateRules. */
+export interface GenerateOptions {
+  /**
+   * The buffer to write the restore text's bytes into, kept by the caller from one call to the
+   * next as a sync's (SyncOptions.buffer): the result's restoreBytes is then a view of it,
+   * written over by the next use of the buffer. Absent: a new buffer of the text's size.
+   */
+  readonly buffer?: RestoreBuffer;
+}
+
 export interface IptablesRules {
   readonly ruleset: Ruleset;
+  /**
+   * The restore text. Where it was printed as bytes (the kernel's path) it is decoded from
+   * restoreBytes when first read: with a buffer of the caller's, read it before the buffer's
+   * next use (it then throws).
+   */
   readonly restoreText: string;
+  /** The restore text's UTF-8 bytes, for `iptables-restore`: a view of GenerateOptions.buffer when one was given. */
+  readonly restoreBytes: Uint8Array;
   readonly stats: RuleStats;
   /**
    * What was left out of the rules because the input is malformed (a cluster IP that does not
@@ -95,6 +113,7 @@ export function generateRulesV131(
   services: readonly Service[],
   endpointSlices: readonly EndpointSlice[],
   config: ProxierConfig,
+  options: GenerateOptions = {},
 ): IptablesRules {
   const anomalies = { found: false };
   const prepared = prepareRules(services, endpointSlices, config, anomalies);
@@ -105,10 +124,10 @@ export function generateRulesV131(
   // The mode is the bound's until the endpoints are read: when duplicates or addresses that do
   // not parse leave the count on the other side of the threshold, the text is printed again.
   let large = prepared.bound > config.largeClusterThreshold;
-  let printed = print(prepared, large, filterChains, natChains, examined, anomalies);
+  let printed = print(prepared, large, filterChains, natChains, options.buffer, examined, anomalies);
   if (printed.endpoints > config.largeClusterThreshold !== large) {
     large = !large;
-    printed = print(prepared, large, filterChains, natChains);
+    printed = print(prepared, large, filterChains, natChains, options.buffer);
   }
   if (!anomalies.found) checkUnexamined(prepared.groups, examined, anomalies);
   const diagnostics = serviceDiagnostics(services);
@@ -119,7 +138,12 @@ export function generateRulesV131(
       ruleset ??= rulesetOf(prepared, large);
       return ruleset;
     },
-    restoreText: printed.text,
+    get restoreText(): string {
+      return printed.text.text();
+    },
+    get restoreBytes(): Uint8Array {
+      return printed.text.bytes();
+    },
     stats: {
       servicePorts: prepared.ports.length,
       endpoints: printed.endpoints,
@@ -138,15 +162,20 @@ function print(
   large: boolean,
   filterChains: readonly string[],
   natChains: readonly string[],
+  buffer: RestoreBuffer | undefined,
   examined?: Set<EndpointSlice>,
   anomalies?: { found: boolean },
 ): PrintedRules {
   const ctx = ruleContext(prepared.config, large);
-  return printWithKernel(prepared, ctx, filterChains, natChains, examined, anomalies) ?? printWithStrings(prepared, ctx, filterChains, natChains, examined, anomalies);
+  return (
+    printWithKernel(prepared, ctx, filterChains, natChains, buffer, examined, anomalies) ??
+    printWithStrings(prepared, ctx, filterChains, natChains, buffer, examined, anomalies)
+  );
 }
 
 interface PrintedRules {
-  readonly text: string;
+  /** The text, printed as a string or as bytes. */
+  readonly text: LazyText;
   /** Endpoints of the service ports (all conditions). */
   readonly endpoints: number;
   readonly sink: { readonly filterRules: number; readonly natRules: number; readonly natChains: number };
@@ -157,23 +186,27 @@ function printWithStrings(
   ctx: RuleContext,
   filterChains: readonly string[],
   natChains: readonly string[],
+  buffer: RestoreBuffer | undefined,
   examined?: Set<EndpointSlice>,
   anomalies?: { found: boolean },
 ): PrintedRules {
   const sink = new RestoreTextSink();
   const endpoints = writeAllRules(sink, prepared, ctx, examined, anomalies);
-  return { text: sink.text(filterChains, natChains), endpoints, sink };
+  return { text: lazyText({ text: sink.text(filterChains, natChains), buffer }), endpoints, sink };
 }
 
 /**
- * The text assembled in the kernel's memory and decoded once (rule-kernel.ts): for ASCII input,
- * when the config has a kernel. Undefined otherwise.
+ * The text printed as bytes: the chain declarations and the nat rules in the kernel's text
+ * session (rule-kernel.ts), the filter rules into bytes of their own, all copied into the
+ * buffer; the string is decoded from them only when read. For ASCII input, when the config has
+ * a kernel. Undefined otherwise.
  */
 function printWithKernel(
   prepared: PreparedRules,
   ctx: RuleContext,
   filterChains: readonly string[],
   natChains: readonly string[],
+  buffer: RestoreBuffer | undefined,
   examined?: Set<EndpointSlice>,
   anomalies?: { found: boolean },
 ): PrintedRules | undefined {
@@ -194,8 +227,21 @@ function printWithKernel(
   for (const chain of filterChains) before += chainLine(chain);
   let between = COMMIT_LINE + tableLine('nat');
   for (const chain of natChains) between += chainLine(chain);
-  const finished = sink.filterOut.failed ? (kernel.abortText(), undefined) : kernel.finishText(before, sink.filterOut.view(), between, '', COMMIT_LINE);
-  return finished === undefined ? undefined : { text: finished.text, endpoints, sink };
+  if (sink.filterOut.failed) {
+    kernel.abortText();
+    return undefined;
+  }
+  const session = kernel.finishBytes();
+  if (session === undefined) return undefined;
+  const filter = sink.filterOut.view();
+  const out = startText(buffer, before.length + filter.length + between.length + session.decl.length + session.nat.length + COMMIT_LINE.length);
+  out.write(before);
+  out.writeBytes(filter);
+  out.write(between);
+  out.writeBytes(session.decl);
+  out.writeBytes(session.nat);
+  out.write(COMMIT_LINE);
+  return { text: lazyText({ out }), endpoints, sink };
 }
 
 /** Whether every text the rules can hold is ASCII: the names of the service ports and the config's strings (everything else is printed by the package). */

@@ -1,6 +1,6 @@
-// Restore text printed as bytes, for a render whose text is assembled in the WebAssembly
-// kernel's memory and decoded once (wasm/kernel.ts, beginText … finishText): the filter table's
-// rules, which the kernel's regions do not hold. print-restore.ts's printer writes into it as
+// Restore text printed as bytes, for a render whose nat text is printed in the WebAssembly
+// kernel's memory (wasm/kernel.ts, beginText … finishBytes): the filter table's rules, which the
+// kernel's regions do not hold. print-restore.ts's printer writes into it as
 // into the kernel's streams, so the bytes are exactly the text print-restore.ts's string
 // functions give. Only ASCII text may be written (the callers check that the names and config
 // strings are ASCII before they print this way).

@@ -63,6 +63,18 @@ describe('RestoreBuffer', () => {
     buffer.writeBytes(new Uint8Array([0x63, 0x64]));
     expect(Array.from(buffer.view())).toEqual(ascii('abcd'));
   });
+
+  it('appends ranges of bytes, short and long, growing as it must (writeRange)', () => {
+    const source = new Uint8Array(2000).map((_, i) => 0x41 + (i % 26));
+    const buffer = new RestoreBuffer(16);
+    buffer.writeRange(source, 3, 7);
+    buffer.writeRange(source, 0, 0);
+    buffer.writeRange(source, 100, 1900);
+    buffer.writeRange(source, 1990, 2000);
+    expect(buffer.length).toBe(4 + 1800 + 10);
+    expect(Array.from(buffer.view())).toEqual([...source.subarray(3, 7), ...source.subarray(100, 1900), ...source.subarray(1990, 2000)]);
+    expect(Array.from(buffer.view().subarray(0, 4))).toEqual(ascii('DEFG'));
+  });
 });
 
 function shape(n: number, m: number): { services: Service[]; slices: EndpointSlice[] } {
@@ -134,6 +146,91 @@ describe('a sync into a buffer of the caller', () => {
     expect(Array.from(result.restoreBytes)).toEqual(Array.from(new TextEncoder().encode(expected)));
     expect(result.stats.bytes).toBe(result.restoreBytes.length);
     expect(result.restoreBytes.length).toBeGreaterThan(expected.length);
+  });
+});
+
+/** A Service of `endpoints` endpoints (10.200.0.1 on), whose text alone is larger than a block of the state (render-bytes.ts). */
+function bigService(endpoints: number): { service: Service; slice: EndpointSlice } {
+  return {
+    service: {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { namespace: 'big', name: 'many' },
+      spec: { type: 'ClusterIP', clusterIP: '172.31.0.1', ports: [{ name: 'p80', port: 80, protocol: 'TCP' }] },
+    },
+    slice: {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { namespace: 'big', name: 'many-0', labels: { 'kubernetes.io/service-name': 'many' } },
+      addressType: 'IPv4',
+      endpoints: Array.from({ length: endpoints }, (_, k) => ({ addresses: [`10.200.${(k + 1) >> 8}.${(k + 1) & 255}`], conditions: { ready: true } })),
+      ports: [{ name: 'p80', port: 8080, protocol: 'TCP' }],
+    },
+  };
+}
+
+describe('the text a sync keeps per Service, as ranges of blocks of bytes', () => {
+  for (const [name, config] of [
+    ['with the kernel', CONFIG],
+    ['without the kernel', withoutKernel(CONFIG)],
+  ] as const) {
+    it(`gives generateRules' text from Services over several blocks and one larger than a block: first sync, cached and re-rendered resyncs, partial sync (${name})`, () => {
+      const { services, slices } = shape(250, 20);
+      const big = bigService(10000);
+      services.push(big.service);
+      slices.push(big.slice);
+      const expected = generateRules(services, slices, config).restoreText;
+      const first = sync(undefined, services, slices, config);
+      // Several blocks of 1 MiB; the big Service alone takes more than two.
+      expect(first.stats.bytes).toBeGreaterThan(3 << 20);
+      expect(first.restoreText).toBe(expected);
+      const buffer = new RestoreBuffer();
+      const cached = sync(first.state, services, slices, config, { full: true, buffer });
+      expect(cached.restoreText).toBe(expected);
+      // A setting no line shows: every Service rendered again, no chain stale.
+      const other = { ...config, largeClusterThreshold: config.largeClusterThreshold - 1 };
+      const rerendered = sync(cached.state, services, slices, other, { buffer });
+      expect(rerendered.stats.chainsDeleted).toBe(0);
+      expect(rerendered.restoreText).toBe(generateRules(services, slices, other).restoreText);
+      // One Service's endpoints changed: the partial text writes it whole and the others' KUBE-SERVICES rules.
+      const changed = slices.slice();
+      changed[200] = shape(201, 4).slices[200] as EndpointSlice;
+      const partial = sync(rerendered.state, services, changed, other, { buffer });
+      const text = partial.restoreText;
+      expect(partial.stats.full).toBe(false);
+      expect(partial.stats.chainsDeleted).toBe(16);
+      expect(text.match(/^-A KUBE-SERVICES .*--dport 80 .*-j KUBE-SVC-/gm)?.length).toBe(251);
+      expect(text.match(/^:KUBE-SEP-/gm)?.length).toBe(4 + 16);
+      expect(text.match(/^-X KUBE-SEP-/gm)?.length).toBe(16);
+      const resync = sync(partial.state, services, changed, other, { full: true, buffer });
+      expect(resync.restoreText).toBe(generateRules(services, changed, other).restoreText);
+    });
+  }
+});
+
+describe('generateRules into a buffer of the caller', () => {
+  it('writes the text the string printer gives as UTF-8 bytes into the same memory each time, the text decoded when read', () => {
+    const { services, slices } = shape(30, 4);
+    const named = services.map((s, i) => (i === 3 ? { ...s, metadata: { ...s.metadata, namespace: 'café' } } : s));
+    const namedSlices = slices.map((s, i) => (i === 3 ? { ...s, metadata: { ...s.metadata, namespace: 'café' } } : s));
+    const buffer = new RestoreBuffer(16);
+    for (const [objects, objectSlices] of [
+      [services, slices],
+      [named, namedSlices],
+    ] as const) {
+      const expected = generateRules(objects, objectSlices, withoutKernel(CONFIG)).restoreText;
+      for (const config of [CONFIG, withoutKernel(CONFIG)]) {
+        const result = generateRules(objects, objectSlices, config, { buffer });
+        expect(Array.from(result.restoreBytes)).toEqual(Array.from(new TextEncoder().encode(expected)));
+        expect(result.restoreText).toBe(expected);
+      }
+    }
+    const first = generateRules(services, slices, CONFIG, { buffer });
+    const bytes = first.restoreBytes;
+    const second = generateRules(services, slices, CONFIG, { buffer });
+    expect(second.restoreBytes.buffer).toBe(bytes.buffer);
+    expect(() => first.restoreText).toThrow(/written over by a later text/);
+    expect(second.restoreText.startsWith('*filter\n')).toBe(true);
   });
 });
 

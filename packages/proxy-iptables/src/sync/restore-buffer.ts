@@ -9,12 +9,14 @@
 // buffer of its own between calls). A sync's restoreBytes is a view of it: valid until the next
 // sync given the same buffer writes over it.
 
-import type { SyncResult, SyncState, SyncStats } from './state.js';
+import { utf8Length, type SyncResult, type SyncState, type SyncStats } from './state.js';
 
 const encoder = new TextEncoder();
 /** writeAll's short part, and how long a string it gathers before writing it (well under V8's 128 KiB large objects). */
 const SHORT_PART = 1024;
 const GATHERED = 1 << 15;
+/** writeRange copies ranges up to this long byte by byte. */
+const SHORT_RANGE = 256;
 
 /** A growable byte buffer for restore texts (see the file's opening comment). */
 export class RestoreBuffer {
@@ -103,6 +105,18 @@ export class RestoreBuffer {
     this.used += bytes.length;
   }
 
+  /** Appends bytes[from .. to). */
+  writeRange(bytes: Uint8Array, from: number, to: number): void {
+    const n = to - from;
+    this.reserve(n);
+    const out = this.bytes;
+    const at = this.used;
+    // A short range copied byte by byte: cheaper than the view that set() needs.
+    if (n <= SHORT_RANGE) for (let i = 0; i < n; i++) out[at + i] = bytes[from + i] as number;
+    else out.set(bytes.subarray(from, to), at);
+    this.used = at + n;
+  }
+
   /** The bytes written since the last reset (a view, written over by the next text). */
   view(): Uint8Array {
     return this.bytes.subarray(0, this.used);
@@ -141,6 +155,49 @@ export function syncResult(state: SyncState, out: RestoreBuffer, text: string | 
         decoded = decoder.decode(restoreBytes);
       }
       return decoded;
+    },
+  };
+}
+
+/** A restore text and its bytes, one of them made from the other when first read (lazyText). */
+export interface LazyText {
+  text(): string;
+  bytes(): Uint8Array;
+}
+
+/**
+ * A text known as bytes (`out`'s, decoded when the text is first read, which throws once a later
+ * text was written into `out`) or as a string (encoded into `buffer`, or a new buffer of its
+ * size, when the bytes are first read).
+ */
+export function lazyText(known: { readonly out: RestoreBuffer } | { readonly text: string; readonly buffer: RestoreBuffer | undefined }): LazyText {
+  if ('out' in known) {
+    const { out } = known;
+    const bytes = out.view();
+    const generation = out.generation;
+    let text: string | undefined;
+    return {
+      text: () => {
+        if (text === undefined) {
+          if (out.generation !== generation) throw new Error('restoreText: the buffer was written over by a later text; read the text before the buffer is used again');
+          text = decoder.decode(bytes);
+        }
+        return text;
+      },
+      bytes: () => bytes,
+    };
+  }
+  const { text, buffer } = known;
+  let bytes: Uint8Array | undefined;
+  return {
+    text: () => text,
+    bytes: () => {
+      if (bytes === undefined) {
+        const out = startText(buffer, utf8Length(text));
+        out.write(text);
+        bytes = out.view();
+      }
+      return bytes;
     },
   };
 }

@@ -9,6 +9,7 @@ import type { StatisticCache } from '../generate/rule-builder.js';
 import type { Ruleset } from '../ruleset.js';
 import type { ServicePortInfo } from '../service-ports.js';
 import type { RestoreBuffer } from './restore-buffer.js';
+import type { RenderScratch } from './render-bytes.js';
 
 export interface SyncOptions {
   /** Force a full sync (every chain written, stale chains deleted). */
@@ -92,32 +93,41 @@ export interface PortEntry {
   readonly sepHashes: string;
 }
 
-/** The text one Service contributes; every text is whole lines, each ending in "\n". */
+/**
+ * The text one Service contributes, as ranges of a block of bytes (render-bytes.ts) that several
+ * Services share; every range is whole lines, each ending in "\n".
+ */
 export interface Rendered {
-  readonly filterText: string;
-  readonly filterLines: number;
+  readonly bytes: Uint8Array;
+  /** Its filter rules. */
+  readonly filterAt: number;
   readonly filterBytes: number;
+  readonly filterLines: number;
   /** Its KUBE-SERVICES / KUBE-NODEPORTS nat rules: what a partial sync writes for an unchanged service. */
-  readonly topText: string;
-  readonly topLines: number;
+  readonly topAt: number;
   readonly topBytes: number;
+  readonly topLines: number;
   /** All its nat rules, top-level and per-service chains, in writing order. */
-  readonly fullText: string;
-  readonly fullLines: number;
+  readonly fullAt: number;
   readonly fullBytes: number;
-  readonly declText: string;
-  readonly declBytes: number;
+  readonly fullLines: number;
   /**
-   * How many per-service nat chains it declares: declText holds one `:CHAIN - [0:0]` line each,
-   * which renderedChains reads back when a sync needs the names (no array per service).
+   * Its per-service nat chains' declarations, one `:CHAIN - [0:0]` line each, which
+   * renderedChains reads back when a sync needs the names (no array per service).
    */
+  readonly declAt: number;
+  readonly declBytes: number;
   readonly chainCount: number;
 }
+
+const decoder = new TextDecoder();
 
 /** The per-service nat chains of `rendered`, in declaration order, from its declarations. */
 export function renderedChains(rendered: Rendered): string[] {
   const chains: string[] = [];
-  const text = rendered.declText;
+  if (rendered.declBytes === 0) return chains;
+  // One decoding, and the names are slices of it.
+  const text = decoder.decode(rendered.bytes.subarray(rendered.declAt, rendered.declAt + rendered.declBytes));
   let at = 0;
   while (at < text.length) {
     const space = text.indexOf(' ', at);
@@ -143,12 +153,15 @@ export interface ServiceEntry {
 
 /** The fixed parts of the text, for one config. */
 export interface Frame {
-  readonly filterChainsText: string;
   readonly filterChains: number;
-  readonly natChainsText: string;
   readonly natChains: number;
+  /** The head's and the tail's rules (the fixed chains' rules before and after the Services'). */
   readonly head: Rendered;
   readonly tail: Rendered;
+  /** `*filter`, the fixed filter chains' declarations and the head's filter rules. */
+  readonly filterOpen: Uint8Array;
+  /** The tail's filter rules, COMMIT, `*nat` and the fixed nat chains' declarations. */
+  readonly natOpen: Uint8Array;
 }
 
 export interface StateData extends SyncState {
@@ -156,6 +169,8 @@ export interface StateData extends SyncState {
   readonly config: ProxierConfig;
   readonly statistics: StatisticCache;
   readonly frame: Frame;
+  /** The streams a sync renders into before it packs the bytes (render-bytes.ts): memory passed from state to state, no content. */
+  readonly scratch: RenderScratch;
   /**
    * The arrays of the last call, copied, with per element the index of its entry (-1: ignored).
    * Their keys are not kept: a later sync needs them only for the elements it finds replaced,
@@ -189,16 +204,17 @@ export interface V18State {
 }
 
 export const EMPTY_RENDERED: Rendered = {
-  filterText: '',
-  filterLines: 0,
+  bytes: new Uint8Array(0),
+  filterAt: 0,
   filterBytes: 0,
-  topText: '',
-  topLines: 0,
+  filterLines: 0,
+  topAt: 0,
   topBytes: 0,
-  fullText: '',
-  fullLines: 0,
+  topLines: 0,
+  fullAt: 0,
   fullBytes: 0,
-  declText: '',
+  fullLines: 0,
+  declAt: 0,
   declBytes: 0,
   chainCount: 0,
 };

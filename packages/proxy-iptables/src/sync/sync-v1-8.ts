@@ -8,6 +8,7 @@ import { printRestoreText } from '../generate/print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import type { Ruleset } from '../ruleset.js';
 import { makeFrame } from './sinks.js';
+import { renderScratch } from './render-bytes.js';
 import { startText, syncResult } from './restore-buffer.js';
 import { configKeyOf, renderedChains, utf8Length, type StateData, type V18State, type SyncConfig, type SyncIndexes, type SyncOptions, type SyncResult, type SyncState } from './state.js';
 
@@ -73,6 +74,7 @@ export function syncV18(
     config,
     statistics: new Map(),
     frame: makeFrame(config),
+    scratch: prev0?.scratch ?? renderScratch(),
     servicesIn: services.slice(),
     servicePos: new Int32Array(services.length).fill(-1),
     slicesIn: endpointSlices.slice(),

@@ -16,13 +16,13 @@ import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { ServiceChainBatch } from '../chain-names.js';
 import { compareStrings, type EndpointInfo, matchByKey, matchByPosition, mostEndpoints, sameObjects } from '@kubesvc/proxy';
 import { RulesetSink } from '../generate/sinks.js';
-import { chainLine, COMMIT_LINE, deleteChainLine, tableLine } from '../generate/print-restore.js';
+import { chainLine, COMMIT_LINE, deleteChainLine } from '../generate/print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
 import { fixedFilterChains, fixedNatChains, ruleContext, writeHeadRules, writeServicePortRules, writeTailRules, type StatisticCache } from '../generate/rule-builder.js';
 import type { Ruleset } from '../ruleset.js';
-import type { FinishedText } from '../rule-kernel.js';
 import { deriveService, samePorts } from './changes.js';
-import { makeFrame, render, renderWithKernel, sepChainOf, TextSink } from './sinks.js';
+import { makeFrame, renderBytes, renderWithKernel, sepChainOf } from './sinks.js';
+import { RangeWriter, renderScratch } from './render-bytes.js';
 import { startText, syncResult, type RestoreBuffer } from './restore-buffer.js';
 import {
   EMPTY_RENDERED,
@@ -65,9 +65,15 @@ export function syncV131(
   const statistics: StatisticCache = prev?.statistics ?? new Map();
   const frame = prev?.frame ?? makeFrame(config);
 
+  // What each Service derives to (its service ports, endpoints and chain names) depends on the
+  // config only by its family and node name: after a change of other settings the last state's
+  // derivations are reused (every Service is still rendered again).
+  const derivedFrom =
+    prev ??
+    (prev0 !== undefined && prev0.v18 === undefined && prev0.config.family === config.family && prev0.config.nodeName === config.nodeName ? prev0 : undefined);
   const matched =
-    (prev !== undefined ? matchByPosition(prev, services, endpointSlices) : undefined) ??
-    matchByKey(prev, services, endpointSlices, config.family);
+    (derivedFrom !== undefined ? matchByPosition(derivedFrom, services, endpointSlices) : undefined) ??
+    matchByKey(derivedFrom, services, endpointSlices, config.family);
 
   // Derive what may have changed, and find the content changes.
   interface Pending {
@@ -75,7 +81,7 @@ export function syncV131(
     readonly endpointCount: number;
     readonly changed: boolean;
   }
-  let totalEndpoints = prev?.totalEndpoints ?? 0;
+  let totalEndpoints = derivedFrom?.totalEndpoints ?? 0;
   const pending = new Map<number, Pending>();
   // The chain names of new service ports are hashed together once all are known (before rendering).
   const kernel = config.kernel;
@@ -112,16 +118,18 @@ export function syncV131(
   const entries: ServiceEntry[] = matched.base !== undefined ? matched.base.slice() : new Array<ServiceEntry>(matched.count);
   const written = new Set<number>();
   const staleChains: string[] = [];
-  const retire = (oldChains: readonly string[], now: Rendered | undefined): void => {
-    if (oldChains.length === 0) return;
+  // The chains a Service had and has no more are stale; a Service whose declarations are the
+  // same bytes as before has them all still (no names made).
+  const retire = (old: Rendered, now: Rendered | undefined): void => {
+    if (old.chainCount === 0 || (now !== undefined && sameDeclarations(old, now))) return;
     const keep = new Set(now === undefined ? [] : renderedChains(now));
-    for (const chain of oldChains) if (!keep.has(chain)) staleChains.push(chain);
+    for (const chain of renderedChains(old)) if (!keep.has(chain)) staleChains.push(chain);
   };
   let servicesChanged = matched.removed.length;
   /** Entries to render, in the order of their text. */
   const toRender: { entry: { rendered: Rendered }; ports: readonly PortEntry[] }[] = [];
   /** Entries rendered now, with their previous chains: their stale chains are known once rendered. */
-  const fresh: { entry: { rendered: Rendered }; previousChains: readonly string[] }[] = [];
+  const fresh: { entry: { rendered: Rendered }; previous: Rendered }[] = [];
   for (const [pos, candidate] of matched.work) {
     const previous = candidate.previous;
     const p = pending.get(pos);
@@ -130,7 +138,7 @@ export function syncV131(
       written.add(pos);
     }
     const ports = p?.ports ?? previous?.ports ?? [];
-    const reuse = p?.changed !== true && previous !== undefined && !modeFlipped;
+    const reuse = p?.changed !== true && previous !== undefined && !modeFlipped && sameConfig;
     if (reuse && previous.service === candidate.service && previous.slices === candidate.slices) {
       entries[pos] = previous;
       continue;
@@ -148,10 +156,10 @@ export function syncV131(
     entries[pos] = entry;
     if (!reuse) {
       if (ports.length > 0) toRender.push({ entry, ports });
-      fresh.push({ entry, previousChains: previous === undefined ? [] : renderedChains(previous.rendered) });
+      if (previous !== undefined) fresh.push({ entry, previous: previous.rendered });
     }
   }
-  if (modeFlipped && matched.base !== undefined) {
+  if ((modeFlipped || !sameConfig) && matched.base !== undefined) {
     // The cheap path left the untouched entries as they were: re-render them too.
     for (let pos = 0; pos < entries.length; pos++) {
       const entry = entries[pos];
@@ -159,48 +167,54 @@ export function syncV131(
       const copy: ServiceEntry & { rendered: Rendered } = { ...entry, rendered: EMPTY_RENDERED };
       entries[pos] = copy;
       if (entry.ports.length > 0) toRender.push({ entry: copy, ports: entry.ports });
-      fresh.push({ entry: copy, previousChains: renderedChains(entry.rendered) });
+      fresh.push({ entry: copy, previous: entry.rendered });
     }
   }
-  // A first sync renders everything, in the text's order: its whole text is made in the kernel
-  // and decoded once (the state keeps the decoded text), and its bytes are copied from the
-  // kernel's memory into the buffer. Other syncs render into batches of strings.
-  let session: FinishedText | undefined;
-  let out: RestoreBuffer | undefined;
+  // The services to render are printed into bytes the new state keeps (render-bytes.ts), in the
+  // kernel's text session when it can take them (a first sync's from the records its hashing
+  // left in the kernel's arena), else by the JavaScript printer.
+  const scratch = prev0?.scratch ?? renderScratch();
+  let inKernel: boolean;
   try {
-    session = prev0 === undefined ? renderWithKernel(toRender, ctx, frame, configAscii, arenaRecords) : undefined;
-    if (session !== undefined) {
-      out = startText(options.buffer, session.bytes?.length ?? session.text.length);
-      if (session.bytes !== undefined) out.writeBytes(session.bytes);
-      else out.write(session.text);
-    }
+    inKernel = renderWithKernel(toRender, ctx, scratch, configAscii, arenaRecords);
   } finally {
     if (arenaRecords !== undefined) kernel?.closeArena();
   }
-  if (session === undefined) {
-    const sink = new TextSink();
-    for (const { entry, ports } of toRender) render(sink, entry, ports, ctx, configAscii);
-    sink.finish();
+  if (!inKernel && toRender.length > 0) renderBytes(toRender, ctx, scratch);
+  if (sameConfig) {
+    for (const { entry, previous } of fresh) retire(previous, entry.rendered);
+    for (const gone of matched.removed) retire(gone.rendered, undefined);
+  } else {
+    // Every Service counts as changed after a config change; the stale chains are found below.
+    servicesChanged = entries.length;
   }
-  for (const { entry, previousChains } of fresh) retire(previousChains, entry.rendered);
-  for (const gone of matched.removed) retire(renderedChains(gone.rendered), undefined);
   // After a config change the old state's chains are all candidates for deletion.
   if (prev0 !== undefined && !sameConfig) {
-    const active = new Set<string>();
-    for (const entry of entries) for (const chain of renderedChains(entry.rendered)) active.add(chain);
-    for (const entry of prev0.entries) for (const chain of renderedChains(entry.rendered)) if (!active.has(chain)) staleChains.push(chain);
-    for (const chain of prev0.v18?.serviceChains ?? []) if (!active.has(chain)) staleChains.push(chain);
+    // Those of a Service that declares the same bytes as before are all active still: only the
+    // others' are looked up among the active chains.
+    const now = new Map<string, Rendered>();
+    for (const entry of entries) now.set(entry.key, entry.rendered);
+    const others: Rendered[] = [];
+    for (const entry of prev0.entries) {
+      const same = now.get(entry.key);
+      if (entry.rendered.chainCount > 0 && (same === undefined || !sameDeclarations(entry.rendered, same))) others.push(entry.rendered);
+    }
+    const v18Chains = prev0.v18?.serviceChains ?? [];
+    if (others.length > 0 || v18Chains.length > 0) {
+      const active = new Set<string>();
+      for (const entry of entries) for (const chain of renderedChains(entry.rendered)) active.add(chain);
+      for (const rendered of others) for (const chain of renderedChains(rendered)) if (!active.has(chain)) staleChains.push(chain);
+      for (const chain of v18Chains) if (!active.has(chain)) staleChains.push(chain);
+    }
   }
 
   // Assemble: filter whole; nat chain lines and rules of written services; top-level rules of all.
-  const filterParts: string[] = [tableLine('filter'), frame.filterChainsText, frame.head.filterText];
-  const declParts: string[] = [COMMIT_LINE + tableLine('nat'), frame.natChainsText];
-  const natParts: string[] = [frame.head.fullText];
+  // Every Service's part is a range of the bytes the state keeps: the text is copied, never
+  // printed or encoded again.
   let filterLines = frame.filterChains + frame.head.filterLines + frame.tail.filterLines;
-  let bytes = 8 + frame.filterChainsText.length + frame.head.filterBytes + frame.tail.filterBytes;
   let natRuleLines = frame.head.fullLines + frame.tail.fullLines;
-  bytes += frame.head.fullBytes + frame.tail.fullBytes + 12 + frame.natChainsText.length + 7;
   let chainsWritten = frame.filterChains + frame.natChains;
+  let bytes = frame.filterOpen.length + frame.natOpen.length + frame.head.fullBytes + frame.tail.fullBytes + COMMIT_LINE.length;
   let totalFilterRules = frame.head.filterLines + frame.tail.filterLines;
   let totalNatRules = frame.head.fullLines + frame.tail.fullLines;
   let totalNatChains = frame.natChains;
@@ -212,50 +226,52 @@ export function syncV131(
     totalFilterRules += r.filterLines;
     totalNatRules += r.fullLines;
     totalNatChains += r.chainCount;
-    if (r.filterLines > 0) {
-      if (session === undefined) filterParts.push(r.filterText);
-      filterLines += r.filterLines;
-      bytes += r.filterBytes;
-    }
+    filterLines += r.filterLines;
+    bytes += r.filterBytes;
     if (full || written.has(pos)) {
-      if (r.chainCount > 0) {
-        if (session === undefined) declParts.push(r.declText);
-        chainsWritten += r.chainCount;
-        bytes += r.declBytes;
-      }
-      if (session === undefined) natParts.push(r.fullText);
+      chainsWritten += r.chainCount;
       natRuleLines += r.fullLines;
-      bytes += r.fullBytes;
-    } else if (r.topLines > 0) {
-      natParts.push(r.topText);
+      bytes += r.declBytes + r.fullBytes;
+    } else {
       natRuleLines += r.topLines;
       bytes += r.topBytes;
     }
   }
-  filterParts.push(frame.tail.filterText);
-  natParts.push(frame.tail.fullText);
+  let staleDecl = '';
+  let staleDeletes = '';
   if (staleChains.length > 0) {
     // In name order, so that the text depends only on the previous tables and the objects, not
     // on how the sync matched them (by position or by key); upstream walks a Go map here.
     staleChains.sort(compareStrings);
     // upstream writes a chain line (which flushes the chain) and then `-X`.
-    const decl = staleChains.map(chainLine).join('');
-    const deletes = staleChains.map(deleteChainLine).join('');
-    declParts.push(decl);
-    natParts.push(deletes);
+    staleDecl = staleChains.map(chainLine).join('');
+    staleDeletes = staleChains.map(deleteChainLine).join('');
     chainsWritten += staleChains.length;
-    bytes += utf8Length(decl) + utf8Length(deletes);
+    bytes += utf8Length(staleDecl) + utf8Length(staleDeletes);
   }
-  natParts.push(COMMIT_LINE);
-  // The parts are the Services' cached texts (slices of the strings their render made), written
-  // one after the other into the buffer: no string of the whole text is made. A first sync's
-  // bytes are in the buffer already (its stale chains are none).
-  if (out === undefined) {
-    out = startText(options.buffer, bytes);
-    out.writeAll(filterParts);
-    out.writeAll(declParts);
-    out.writeAll(natParts);
+  const out = startText(options.buffer, bytes);
+  const ranges = new RangeWriter((from, at, to) => out.writeRange(from, at, to));
+  out.writeBytes(frame.filterOpen);
+  for (const entry of entries) ranges.add(entry.rendered.bytes, entry.rendered.filterAt, entry.rendered.filterBytes);
+  ranges.flush();
+  out.writeBytes(frame.natOpen);
+  for (let pos = 0; pos < entries.length; pos++) {
+    if (!full && !written.has(pos)) continue;
+    const r = (entries[pos] as ServiceEntry).rendered;
+    ranges.add(r.bytes, r.declAt, r.declBytes);
   }
+  ranges.flush();
+  out.write(staleDecl);
+  writeNat(out, frame.head);
+  for (let pos = 0; pos < entries.length; pos++) {
+    const r = (entries[pos] as ServiceEntry).rendered;
+    if (full || written.has(pos)) ranges.add(r.bytes, r.fullAt, r.fullBytes);
+    else ranges.add(r.bytes, r.topAt, r.topBytes);
+  }
+  ranges.flush();
+  writeNat(out, frame.tail);
+  out.write(staleDeletes);
+  out.write(COMMIT_LINE);
   if (out.length !== bytes) throw new Error(`sync: wrote ${out.length} bytes of a ${bytes}-byte text`);
   const lines = 4 + filterLines + (chainsWritten - frame.filterChains) + natRuleLines + staleChains.length;
 
@@ -275,8 +291,9 @@ export function syncV131(
     sliceIndex: indexes?.slices,
     entries,
     totalEndpoints,
+    scratch,
   };
-  return syncResult(next, out, session?.text, {
+  return syncResult(next, out, undefined, {
     full,
     lines,
     bytes,
@@ -293,6 +310,24 @@ export function syncV131(
       natChains: totalNatChains,
     },
   });
+}
+
+/** Whether two Services' chain declarations are the same bytes (then they declare the same chains). */
+function sameDeclarations(a: Rendered, b: Rendered): boolean {
+  const n = a.declBytes;
+  if (n !== b.declBytes) return false;
+  const x = a.bytes;
+  const y = b.bytes;
+  const i0 = a.declAt;
+  const j0 = b.declAt;
+  if (x === y && i0 === j0) return true;
+  for (let k = 0; k < n; k++) if (x[i0 + k] !== y[j0 + k]) return false;
+  return true;
+}
+
+/** Writes all of `rendered`'s nat rules. */
+function writeNat(out: RestoreBuffer, rendered: Rendered): void {
+  out.writeRange(rendered.bytes, rendered.fullAt, rendered.fullAt + rendered.fullBytes);
 }
 
 /** syncedRuleset of a v1.31 sync's state: the builder's rules for the state's entries. */

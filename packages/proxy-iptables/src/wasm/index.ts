@@ -2,5 +2,5 @@
 // loads it; a caller that wants the fast paths makes a kernel here and passes it in the proxier
 // config: `proxierConfig({ ..., kernel: loadKernel() })` (undefined where the runtime refuses
 // WebAssembly, which leaves the pure-JavaScript paths). The texts are the same bytes either way.
-export type { Constant, FinishedText, RuleKernel, TextOut } from '../rule-kernel.js';
+export type { Constant, RuleKernel, SessionBytes, TextOut } from '../rule-kernel.js';
 export { loadKernel } from './kernel.js';

@@ -35,7 +35,7 @@ import {
   TEXT_MAX,
 } from './kernel-layout.js';
 import { KERNEL_MODULE_BASE64 } from './kernel-module.js';
-import { registeredConstants, type Constant, type FinishedText, type RuleKernel, type TextOut } from '../rule-kernel.js';
+import { registeredConstants, type Constant, type RuleKernel, type SessionBytes, type TextOut } from '../rule-kernel.js';
 
 /** The part of the WebAssembly API used here (the package's TypeScript libraries do not declare it). */
 interface WasmApi {
@@ -117,15 +117,15 @@ export function loadKernel(): RuleKernel | undefined {
   let natStart = 0;
   let natAt = 0;
 
-  // A text session (beginText … finishText): the records area is laid out once for the largest
+  // A text session (beginText … finishBytes): the records area is laid out once for the largest
   // service port, the chain declarations and the nat rules of the whole text accumulate in two
-  // regions, and the text is decoded once at the end.
+  // regions, which finishBytes hands out as bytes (no text made).
   let session = false;
   let sessionCapacity = 0;
   let declLimit = 0;
   /** The texts at TEMPLATE_A_AT and TEMPLATE_B_AT. */
   const templates: (string | undefined)[] = [undefined, undefined];
-  /** Set when a session's text could not be kept (a region's bound exceeded, a text that is not ASCII): finishText then gives undefined. */
+  /** Set when a session's text could not be kept (a region's bound exceeded, a text that is not ASCII): finishBytes then gives undefined. */
   let sessionFailed = false;
   /** Where a session's printEndpointBlock puts records it writes itself. */
   let sessionRecords = 0;
@@ -135,8 +135,6 @@ export function loadKernel(): RuleKernel | undefined {
   let arena = false;
   let arenaTop = 0;
 
-  /** Room before the declarations for the text that finishText puts before them (the filter table). */
-  const PREFIX_ROOM = 1 << 18;
 
 
   /** Writes the constants registered since the last call (rule-kernel.ts, registerConstant). */
@@ -456,7 +454,7 @@ export function loadKernel(): RuleKernel | undefined {
 
   /**
    * Starts a text session for a render whose service ports have at most `maxEndpoints`
-   * endpoints and whose chain declarations take at most `declBound` bytes. Until finishText, the
+   * endpoints and whose chain declarations take at most `declBound` bytes. Until finishBytes, the
    * kernel's blocks and the declStream/natStream writers print into the session's regions.
    */
   function beginText(maxEndpoints: number, declBound: number): void {
@@ -472,10 +470,10 @@ export function loadKernel(): RuleKernel | undefined {
     sessionRecords = base;
     records = base;
     indices = records + RECORD * maxEndpoints + 64;
-    declStart = align16(indices + 4 * maxEndpoints + 16) + PREFIX_ROOM;
+    declStart = align16(indices + 4 * maxEndpoints + 16);
     declAt = declStart;
     declLimit = declStart + declBound;
-    natStart = align16(declLimit + 64 + PREFIX_ROOM);
+    natStart = align16(declLimit + 64);
     natAt = natStart;
     ensureMemory(natStart + (1 << 16));
     session = true;
@@ -552,43 +550,12 @@ export function loadKernel(): RuleKernel | undefined {
     return natAt - natStart;
   }
 
-  /**
-   * Ends the session: the text `before` + `filter` (bytes) + `between` + the declarations +
-   * `middle` + the nat rules + `after`, decoded once. Undefined when the session failed or a part
-   * is not ASCII: the caller then renders again without the kernel.
-   */
-  function finishText(before: string, filter: Uint8Array, between: string, middle: string, after: string): FinishedText | undefined {
+  /** Ends the session: its two regions, as views of the memory (no text made). */
+  function finishBytes(): SessionBytes | undefined {
     session = false;
     if (sessionFailed) return undefined;
-    ensureMemory(natAt + after.length + 64);
-    const b = bytes;
-    // Right before the nat rules: `middle`; before it the declarations, moved up to it; before
-    // them `between`, the filter bytes and `before`. The records area is free by now.
-    const declLength = declAt - declStart;
-    const middleAt = natStart - middle.length;
-    const declTo = middleAt - declLength;
-    const betweenAt = declTo - between.length;
-    const filterAt = betweenAt - filter.length;
-    const start = filterAt - before.length;
-    if (start < records) {
-      // No room for that much filter text: decoded part by part instead.
-      const filterText = decoder.decode(filter);
-      const declText = decoder.decode(b.subarray(declStart, declAt));
-      const text = before + filterText + between + declText + middle + decoder.decode(b.subarray(natStart, natAt)) + after;
-      text.charCodeAt(0);
-      const declOut = before.length + filterText.length + between.length;
-      return { text, filterAt: before.length, declAt: declOut, natAt: declOut + declText.length + middle.length };
-    }
-    // The declarations move first: what goes before them may lie where they were.
-    b.copyWithin(declTo, declStart, declAt);
-    if (!putText(middleAt, middle) || !putText(betweenAt, between) || !putText(start, before) || !putText(natAt, after)) return undefined;
-    b.set(filter, filterAt);
-    const view = bytes.subarray(start, natAt + after.length);
-    const text = decoder.decode(view);
-    return { text, bytes: view, filterAt: filterAt - start, declAt: declTo - start, natAt: natStart - start };
+    return { decl: bytes.subarray(declStart, declAt), nat: bytes.subarray(natStart, natAt) };
   }
-
-
 
   for (const [at, text] of CONSTANT_TEXTS) putText(at, text);
   writeConstants();
@@ -621,7 +588,7 @@ export function loadKernel(): RuleKernel | undefined {
     natStream,
     declOffset,
     natOffset,
-    finishText,
+    finishBytes,
   };
 }
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';

@@ -38,12 +38,12 @@ import {
   type SyncResult,
   type SyncState,
 } from '@kubesvc/proxy-iptables';
-import type { CancelTimer, Clock } from '@kubesvc/store';
+import type { Clock } from '@kubesvc/store';
 import type { CacheChange, CacheView } from '@kubesvc/controllers';
 import type { Logger } from '@kubesvc/apiserver';
 import { logLine } from './logger.js';
 import { proxiedObjects } from './proxied-objects.js';
-import { countLines, ProxySyncLoop, type ProxySyncReport, type SyncRequest, type SyncStep } from './proxy-sync-loop.js';
+import { countLines, ProxySyncLoop, TablesFilesSchedule, type ProxyFiles, type ProxySyncReport, type SyncRequest, type SyncStep } from './proxy-sync-loop.js';
 import type { NodeProxyMetrics } from './proxy-metrics.js';
 
 /** Loads a sync's restore text into a data plane (a network namespace's kernel, say). */
@@ -111,11 +111,9 @@ export class IptablesProxy {
   private readonly loop: ProxySyncLoop;
   /** Restore buffers no sync's files are being written from (see the file's opening comment). */
   private readonly buffers: RestoreBuffer[] = [];
-  /** When the tables files were last rendered (clock ms), and the render waiting for its interval. */
-  private tablesRenderedAt = -Infinity;
-  private tablesTimer: CancelTimer | undefined;
+  /** When the tables files are rendered (tablesFilesIntervalMs). */
+  private readonly tables: TablesFilesSchedule;
   private tableLines = 0;
-  private stopped = false;
   /** The save view's rule lines parsed and printed at earlier syncs: a sync re-reads only what changed. */
   private readonly saveMemo = createSaveViewMemo();
 
@@ -135,6 +133,7 @@ export class IptablesProxy {
       },
       (request) => this.syncOnce(request),
     );
+    this.tables = new TablesFilesSchedule(options.clock, options.tablesFilesIntervalMs ?? 0, this.loop, () => this.renderTables());
   }
 
   /**
@@ -178,41 +177,20 @@ export class IptablesProxy {
   }
 
   stop(): Promise<void> {
-    this.stopped = true;
-    this.tablesTimer?.();
-    this.tablesTimer = undefined;
+    this.tables.stop();
     return this.loop.stop();
   }
 
   /** rules.txt and rules.save.txt of the state as it stands now. */
-  private renderTables(): (readonly [string, string])[] {
+  private renderTables(): ProxyFiles {
     const state = this.state;
     if (state === undefined) return [];
-    this.tablesRenderedAt = this.options.clock.now();
     const ruleset = syncedRuleset(state);
     const tables = printRestoreText(ruleset);
     this.tableLines = countLines(tables);
     const saved = iptablesSaveView(tables, { family: ruleset.family, backend: this.options.saveBackend ?? 'nft', memo: this.saveMemo });
     if (!saved.ok) this.options.logger.log('warning', logLine('iptables save view failed', { error: saved.error.message }));
     return [[this.files.rules, tables], ...(saved.ok ? [[this.files.save, saved.value] as const] : [])];
-  }
-
-  /** The tables files now, or once the interval since the last render has passed. */
-  private tablesFiles(): (readonly [string, string])[] {
-    const interval = this.options.tablesFilesIntervalMs ?? 0;
-    const due = this.tablesRenderedAt + interval;
-    const first = this.tablesRenderedAt === -Infinity;
-    if (interval === Infinity && !first) return [];
-    if (first || interval <= 0 || this.options.clock.now() >= due) {
-      this.tablesTimer?.();
-      this.tablesTimer = undefined;
-      return this.renderTables();
-    }
-    this.tablesTimer ??= this.options.clock.setTimer(due, () => {
-      this.tablesTimer = undefined;
-      if (!this.stopped) this.loop.writeFiles(this.renderTables());
-    });
-    return [];
   }
 
   private syncOnce({ changes, full }: SyncRequest): SyncStep {
@@ -234,7 +212,7 @@ export class IptablesProxy {
       return { ok: false, error: String(error) };
     }
     this.state = result.state;
-    const tablesFiles = this.tablesFiles();
+    const tablesFiles = this.tables.atSync();
     const ms = performance.now() - started;
     this.report = {
       full: result.stats.full,

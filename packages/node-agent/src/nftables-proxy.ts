@@ -43,12 +43,12 @@ import {
   type NftTransaction,
 } from '@kubesvc/proxy-nftables';
 import { ok, type Result } from '@kubesvc/api-types';
-import type { CancelTimer, Clock } from '@kubesvc/store';
+import type { Clock } from '@kubesvc/store';
 import type { CacheChange, CacheView } from '@kubesvc/controllers';
 import type { Logger } from '@kubesvc/apiserver';
 import { logLine } from './logger.js';
 import { proxiedObjects } from './proxied-objects.js';
-import { countLines, ProxySyncLoop, type ProxySyncReport, type SyncRequest, type SyncStep } from './proxy-sync-loop.js';
+import { countLines, ProxySyncLoop, TablesFilesSchedule, type ProxyFiles, type ProxySyncReport, type SyncRequest, type SyncStep } from './proxy-sync-loop.js';
 import type { NodeProxyMetrics } from './proxy-metrics.js';
 
 /** Loads a sync's `nft -f` text into a data plane (a network namespace's kernel, say). */
@@ -126,10 +126,8 @@ export class NftablesProxy {
   private configNow: NftablesProxierConfig;
   private report: NftablesSyncReport | undefined;
   private readonly loop: ProxySyncLoop;
-  private tablesRenderedAt = -Infinity;
-  private tablesTimer: CancelTimer | undefined;
+  private readonly tables: TablesFilesSchedule;
   private tableLines = 0;
-  private stopped = false;
 
   private constructor(private readonly options: NftablesProxyOptions) {
     this.files = nftablesFiles(options.dataDir);
@@ -148,6 +146,7 @@ export class NftablesProxy {
       },
       (request) => this.syncOnce(request),
     );
+    this.tables = new TablesFilesSchedule(options.clock, options.tablesFilesIntervalMs ?? 0, this.loop, () => this.renderTables());
   }
 
   /**
@@ -205,17 +204,14 @@ export class NftablesProxy {
   }
 
   stop(): Promise<void> {
-    this.stopped = true;
-    this.tablesTimer?.();
-    this.tablesTimer = undefined;
+    this.tables.stop();
     return this.loop.stop();
   }
 
   /** ruleset.nft of the table as it stands now. */
-  private renderTables(): (readonly [string, string])[] {
+  private renderTables(): ProxyFiles {
     const table = this.state.table;
     if (table === undefined) return [];
-    this.tablesRenderedAt = this.options.clock.now();
     const dumped = printTransaction(loadableDump(table));
     // The dump prints what a sync printed: a refusal would be a bug in proxy-nftables.
     if (!dumped.ok) {
@@ -224,24 +220,6 @@ export class NftablesProxy {
     }
     this.tableLines = countLines(dumped.value);
     return [[this.files.ruleset, dumped.value]];
-  }
-
-  /** The tables file now, or once the interval since the last render has passed. */
-  private tablesFiles(): (readonly [string, string])[] {
-    const interval = this.options.tablesFilesIntervalMs ?? 0;
-    const due = this.tablesRenderedAt + interval;
-    const first = this.tablesRenderedAt === -Infinity;
-    if (interval === Infinity && !first) return [];
-    if (first || interval <= 0 || this.options.clock.now() >= due) {
-      this.tablesTimer?.();
-      this.tablesTimer = undefined;
-      return this.renderTables();
-    }
-    this.tablesTimer ??= this.options.clock.setTimer(due, () => {
-      this.tablesTimer = undefined;
-      if (!this.stopped) this.loop.writeFiles(this.renderTables());
-    });
-    return [];
   }
 
   private syncOnce({ changes, full, now }: SyncRequest): SyncStep {
@@ -268,7 +246,7 @@ export class NftablesProxy {
       }
     }
     this.state = result.state;
-    const tablesFiles = this.tablesFiles();
+    const tablesFiles = this.tables.atSync();
     const ms = performance.now() - started;
     this.report = {
       full: result.full,

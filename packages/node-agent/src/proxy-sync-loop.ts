@@ -14,7 +14,7 @@
 //           restore SyncProxyRulesLastTimestamp and NetworkProgrammingLatency per trigger time)
 import { mkdirSync } from 'node:fs';
 import type { ProxyChange } from '@kubesvc/proxy-iptables';
-import type { Clock } from '@kubesvc/store';
+import type { CancelTimer, Clock } from '@kubesvc/store';
 import type { CacheChange } from '@kubesvc/controllers';
 import type { Logger } from '@kubesvc/apiserver';
 import { writeFileAtomic } from './atomic-write.js';
@@ -249,4 +249,54 @@ export function countLines(text: string): number {
   let n = 0;
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
   return n;
+}
+
+/** Files to write: path and content. */
+export type ProxyFiles = (readonly [path: string, text: string])[];
+
+/**
+ * When a proxy's whole-table files (a print of every Service, whatever a sync changed) are
+ * printed: at the first sync; then, with an interval, at most once per interval (the state as
+ * it stands once the interval has passed, by a timer if no sync comes), Infinity meaning never
+ * again; without one (0), at every sync.
+ */
+export class TablesFilesSchedule {
+  private renderedAt = -Infinity;
+  private timer: CancelTimer | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly intervalMs: number,
+    private readonly loop: ProxySyncLoop,
+    private readonly render: () => ProxyFiles,
+  ) {}
+
+  /** The files a sync writes now: the tables printed, or nothing while the interval runs. */
+  atSync(): ProxyFiles {
+    const due = this.renderedAt + this.intervalMs;
+    const first = this.renderedAt === -Infinity;
+    if (this.intervalMs === Infinity && !first) return [];
+    if (first || this.intervalMs <= 0 || this.clock.now() >= due) {
+      this.timer?.();
+      this.timer = undefined;
+      return this.rendered();
+    }
+    this.timer ??= this.clock.setTimer(due, () => {
+      this.timer = undefined;
+      if (!this.stopped) this.loop.writeFiles(this.rendered());
+    });
+    return [];
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.timer?.();
+    this.timer = undefined;
+  }
+
+  private rendered(): ProxyFiles {
+    this.renderedAt = this.clock.now();
+    return this.render();
+  }
 }

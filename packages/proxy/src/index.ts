@@ -48,6 +48,7 @@ export {
   sliceId,
 } from './changes.js';
 export { flat } from './flat.js';
+export { TextBytesBuffer } from './text-bytes-buffer.js';
 // The chain-name hash (SHA-256, FIPS 180-4, in Go's base32.StdEncoding): the iptables proxier's
 // 16 characters, the nftables proxier's 8, specialised for short ASCII text.
 export { sha256, sha256Base32Prefix16, sha256Base32Prefix8, utf8 } from './hash/sha256.js';

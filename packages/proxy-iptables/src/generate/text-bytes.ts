@@ -7,6 +7,21 @@
 
 import type { Constant, TextOut } from '../rule-kernel.js';
 
+/**
+ * Copies `text`'s UTF-16 code units into `bytes` from `at` (room for text.length bytes must be
+ * there), one byte each, and returns them ORed together: at most 0x7f when the text is ASCII,
+ * so that the bytes are its UTF-8.
+ */
+export function copyCodeUnits(text: string, bytes: Uint8Array, at: number): number {
+  let units = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    units |= unit;
+    bytes[at + i] = unit;
+  }
+  return units;
+}
+
 /** A growable byte buffer of printed ASCII text (the filter table's rules, which the kernel's regions do not hold). */
 export class TextBytes implements TextOut {
   private buffer = new Uint8Array(1 << 12);
@@ -21,16 +36,8 @@ export class TextBytes implements TextOut {
       grown.set(this.buffer.subarray(0, this.length));
       this.buffer = grown;
     }
-    const bytes = this.buffer;
-    const at = this.length;
-    let units = 0;
-    for (let i = 0; i < n; i++) {
-      const unit = text.charCodeAt(i);
-      units |= unit;
-      bytes[at + i] = unit;
-    }
-    if (units > 0x7f) this.failed = true;
-    this.length = at + n;
+    if (copyCodeUnits(text, this.buffer, this.length) > 0x7f) this.failed = true;
+    this.length += n;
   }
 
   constant(constant: Constant): void {

@@ -13,6 +13,7 @@
 // dropped state's blocks is then of a size the allocator hands out again, instead of a large
 // mapping given back and faulted in afresh by the next state.
 
+import { copyCodeUnits } from '../generate/text-bytes.js';
 import type { Constant, TextOut } from '../rule-kernel.js';
 import type { Rendered } from './state.js';
 
@@ -51,15 +52,8 @@ export class ByteStream implements TextOut {
   text(text: string): void {
     const n = text.length;
     this.reserve(n);
-    const bytes = this.buffer;
     const at = this.length;
-    let units = 0;
-    for (let i = 0; i < n; i++) {
-      const unit = text.charCodeAt(i);
-      units |= unit;
-      bytes[at + i] = unit;
-    }
-    if (units <= 0x7f) {
+    if (copyCodeUnits(text, this.buffer, at) <= 0x7f) {
       this.length = at + n;
       return;
     }

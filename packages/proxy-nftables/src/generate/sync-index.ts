@@ -235,39 +235,38 @@ function byOrder<K>(map: PersistentMap<K, unknown>): (a: K, b: K) => number {
   return (a, b) => (map.orderOf(a) ?? 0) - (map.orderOf(b) ?? 0);
 }
 
+type Names = PersistentMapEditor<string, string>;
+
+/** `visit` over each name `entry` claims (its chains, affinity sets and elements, each in its map), until one gives false. */
+function everyClaim(entry: ServiceEntry, chains: Names, sets: Names, elements: readonly Names[], visit: (map: Names, name: string) => boolean): boolean {
+  const { claims } = entry;
+  for (const chain of claims.chains) if (!visit(chains, chain)) return false;
+  for (const set of claims.affinitySets) if (!visit(sets, set)) return false;
+  for (let i = 0; i < claims.elements.length; i += 2) {
+    if (!visit(elements[claims.elements[i] as number] as Names, claims.elements[i + 1] as string)) return false;
+  }
+  return true;
+}
+
 /** Releases what `entry` claimed; false when another Service holds one of its claims (then the general path is taken). */
-function release(entry: ServiceEntry, chains: PersistentMapEditor<string, string>, sets: PersistentMapEditor<string, string>, elements: readonly PersistentMapEditor<string, string>[]): boolean {
-  const drop = (map: PersistentMapEditor<string, string>, name: string): boolean => {
+function release(entry: ServiceEntry, chains: Names, sets: Names, elements: readonly Names[]): boolean {
+  return everyClaim(entry, chains, sets, elements, (map, name) => {
     const owner = map.get(name);
     if (owner === undefined) return true;
     if (owner !== entry.key) return false;
     map.delete(name);
     return true;
-  };
-  const { claims } = entry;
-  for (const chain of claims.chains) if (!drop(chains, chain)) return false;
-  for (const set of claims.affinitySets) if (!drop(sets, set)) return false;
-  for (let i = 0; i < claims.elements.length; i += 2) {
-    if (!drop(elements[claims.elements[i] as number] as PersistentMapEditor<string, string>, claims.elements[i + 1] as string)) return false;
-  }
-  return true;
+  });
 }
 
 /** Claims what `entry` claims now; false when another Service holds one of them. */
-function claim(entry: ServiceEntry, chains: PersistentMapEditor<string, string>, sets: PersistentMapEditor<string, string>, elements: readonly PersistentMapEditor<string, string>[]): boolean {
-  const take = (map: PersistentMapEditor<string, string>, name: string): boolean => {
+function claim(entry: ServiceEntry, chains: Names, sets: Names, elements: readonly Names[]): boolean {
+  return everyClaim(entry, chains, sets, elements, (map, name) => {
     const owner = map.get(name);
     if (owner !== undefined && owner !== entry.key) return false;
     map.set(name, entry.key);
     return true;
-  };
-  const { claims } = entry;
-  for (const chain of claims.chains) if (!take(chains, chain)) return false;
-  for (const set of claims.affinitySets) if (!take(sets, set)) return false;
-  for (let i = 0; i < claims.elements.length; i += 2) {
-    if (!take(elements[claims.elements[i] as number] as PersistentMapEditor<string, string>, claims.elements[i + 1] as string)) return false;
-  }
-  return true;
+  });
 }
 
 /**

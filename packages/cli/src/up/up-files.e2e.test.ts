@@ -60,7 +60,10 @@ describe('kubesvc up: files in the data dir', () => {
       () => up.stderr(),
     );
     expect(ports.map((p) => p.servicePort).sort()).toStrictEqual(['default/kubernetes:https', 'default/web:http']);
-    const again = warnings(up, `proxy-ports: wrote ${portsFile} again after `);
+    // The warning follows the write, on stderr: it may reach this process after the file does.
+    const againText = `proxy-ports: wrote ${portsFile} again after `;
+    await eventually('the warning that the file was written again', () => (warnings(up, againText).length > 0 ? true : undefined), () => up.stderr());
+    const again = warnings(up, againText);
     expect(again).toHaveLength(1);
     // At least the failed write of the tick before the Service's; how many more depends on how
     // many ticks fell between the create and the folder's removal (one on a busy machine).

@@ -144,16 +144,7 @@ export function generalInputs(services: readonly Service[], slices: readonly End
       ports.push(svc);
       at++;
     }
-    entries.push({
-      key: candidate.key,
-      namespace: candidate.namespace,
-      name: candidate.name,
-      service: candidate.service,
-      slices: candidate.slices,
-      ports,
-      endpoints: ports.map((svc) => portEndpoints(model, svc)),
-      claims: newClaims(),
-    });
+    entries.push(entryOf(candidate, ports, ports.map((svc) => portEndpoints(model, svc))));
   }
   if (at !== model.ports.length) return { model, entries: undefined, matched: undefined };
   return { model, entries, matched };
@@ -219,6 +210,15 @@ export interface PartialSync {
 function derived(candidate: TrackedEntry, config: NftablesProxierConfig): ServiceEntry {
   const ports = servicePortsOf(candidate.service, config.family);
   const endpoints = endpointsMap(candidate.slices, config.family, config.nodeName);
+  return entryOf(
+    candidate,
+    ports,
+    ports.map((svc) => endpoints.get(servicePortKey(svc.namespace, svc.name, svc.portName, svc.protocol)) ?? NO_ENDPOINTS),
+  );
+}
+
+/** A Service's entry with no claims yet: its tracked objects, its ports and each port's endpoints. */
+function entryOf(candidate: TrackedEntry, ports: ServiceEntry['ports'], endpoints: ServiceEntry['endpoints']): ServiceEntry {
   return {
     key: candidate.key,
     namespace: candidate.namespace,
@@ -226,7 +226,7 @@ function derived(candidate: TrackedEntry, config: NftablesProxierConfig): Servic
     service: candidate.service,
     slices: candidate.slices,
     ports,
-    endpoints: ports.map((svc) => endpoints.get(servicePortKey(svc.namespace, svc.name, svc.portName, svc.protocol)) ?? NO_ENDPOINTS),
+    endpoints,
     claims: newClaims(),
   };
 }

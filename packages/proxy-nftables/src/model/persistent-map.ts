@@ -44,6 +44,11 @@ export class PersistentMap<K, V> implements ReadonlyMap<K, V> {
   static from<K, V>(entries: ReadonlyMap<K, V> | undefined): PersistentMap<K, V> {
     if (entries instanceof PersistentMap) return entries as PersistentMap<K, V>;
     if (entries === undefined || entries.size === 0) return PersistentMap.empty();
+    return PersistentMap.numbered(entries);
+  }
+
+  /** A map with no delta whose base holds `entries` in their order, numbered from 0. */
+  private static numbered<K, V>(entries: Iterable<readonly [K, V]>): PersistentMap<K, V> {
     const base = new Map<K, Slot<V>>();
     let order = 0;
     for (const [key, value] of entries) base.set(key, { value, order: order++ });
@@ -116,11 +121,7 @@ export class PersistentMap<K, V> implements ReadonlyMap<K, V> {
     if (delta.size <= foldBound(base.size)) return new PersistentMap(base, delta, size, nextOrder);
     // Over an empty base the delta holds only additions, in order: it is the new base as it is.
     if (base.size === 0) return new PersistentMap(delta as ReadonlyMap<K, Slot<V>>, new Map(), size, nextOrder);
-    const folded = new PersistentMap(base, delta, size, nextOrder);
-    const fresh = new Map<K, Slot<V>>();
-    let order = 0;
-    for (const [key, value] of folded) fresh.set(key, { value, order: order++ });
-    return new PersistentMap(fresh, new Map(), fresh.size, order);
+    return PersistentMap.numbered(new PersistentMap(base, delta, size, nextOrder));
   }
 }
 

@@ -7,6 +7,12 @@
 // rates, each side's CPU time per answered query is reported (this process's main thread,
 // dnsmasq's process, from /proc schedstat): it moves much less with the machine's load.
 //
+// A third side in each round measures Node's own floor: a UDP socket on this process's main
+// thread that answers each query with its own bytes (the QR bit set, no answer records), through
+// the same dgram calls the kubesvc server makes ('message', then send). No DNS server in Node
+// can cost less per query than that, so `nodeFloorCpuUsPerQuery` against dnsmasq's says how
+// much of the gap is the runtime's per-datagram cost and how much is ours.
+//
 // A missing dnsperf skips the comparison and a missing dnsmasq skips its half, each with one
 // line on the console; neither is an error.
 import { createSocket } from 'node:dgram';
@@ -135,6 +141,23 @@ async function withDnsmasq<T>(binary: string, hostsFile: string, probeName: stri
   }
 }
 
+/** The floor: a socket that echoes each query back as its own (empty) response. */
+async function withEchoFloor<T>(use: (port: number) => Promise<T>): Promise<T> {
+  const socket = createSocket('udp4');
+  socket.on('message', (message, remote) => {
+    // QR = 1: a response; the question stays, no answers follow.
+    message[2] = (message[2] ?? 0) | 0x80;
+    socket.send(message, remote.port, remote.address);
+  });
+  socket.on('error', () => undefined);
+  await new Promise<void>((r) => socket.bind(0, HOST, () => r()));
+  try {
+    return await use(socket.address().port);
+  } finally {
+    await new Promise<void>((r) => socket.close(() => r()));
+  }
+}
+
 const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
@@ -169,10 +192,12 @@ export async function compareWithDnsmasq(
     writeFileSync(queryFile, records.map((r) => `${r.name} A\n`).join(''));
     const ours: (DnsperfRun & { readonly cpuUsPerQuery: number })[] = [];
     const theirs: (DnsperfRun & { readonly cpuUsPerQuery: number })[] = [];
+    const floor: (DnsperfRun & { readonly cpuUsPerQuery: number })[] = [];
     const loadBefore = loadavg()[0] ?? 0;
     for (let round = 0; round < PEER_ROUNDS; round++) {
       ours.push(await dnsperfWithCpu(perf, server.port, queryFile, mainThreadCpuNs));
       if (dnsmasq !== undefined) theirs.push(await withDnsmasq(dnsmasq, hostsFile, first.name, (port, cpuNs) => dnsperfWithCpu(perf, port, queryFile, cpuNs)));
+      floor.push(await withEchoFloor((port) => dnsperfWithCpu(perf, port, queryFile, mainThreadCpuNs)));
     }
     const loadAfter = loadavg()[0] ?? 0;
     const oursQps = median(ours.map((r) => r.qps));
@@ -188,6 +213,9 @@ export async function compareWithDnsmasq(
     ours.forEach((r, i) => (metrics[`kubesvcQpsRound${i + 1}`] = r.qps));
     const oursCpu = median(ours.map((r) => r.cpuUsPerQuery));
     if (Number.isFinite(oursCpu)) metrics['kubesvcCpuUsPerQuery'] = oursCpu;
+    metrics['nodeFloorQps'] = median(floor.map((r) => r.qps));
+    const floorCpu = median(floor.map((r) => r.cpuUsPerQuery));
+    if (Number.isFinite(floorCpu)) metrics['nodeFloorCpuUsPerQuery'] = floorCpu;
     if (theirs.length > 0) {
       const theirQps = median(theirs.map((r) => r.qps));
       Object.assign(metrics, {
@@ -199,6 +227,7 @@ export async function compareWithDnsmasq(
       theirs.forEach((r, i) => (metrics[`dnsmasqQpsRound${i + 1}`] = r.qps));
       const theirCpu = median(theirs.map((r) => r.cpuUsPerQuery));
       if (Number.isFinite(theirCpu)) metrics['dnsmasqCpuUsPerQuery'] = theirCpu;
+      metrics['nodeFloorToDnsmasq'] = (metrics['nodeFloorQps'] ?? 0) / theirQps;
     }
     return metrics;
   } finally {

@@ -19,6 +19,11 @@
 // haproxy runs twice in each round: at its default buffer (tune.bufsize 16 KiB), and at the
 // proxy's own read size (256 KiB, the userspace proxy's busy-connection reads), so that the bulk
 // figure compares equal buffers too (`haproxyBig...`, `proxyToHaproxyBig...`).
+// A last path in each round is Node's own floor (`nodeFloor...`): the smallest TCP relay Node
+// offers, on the same main thread (net.createServer, one net.connect per connection, pipe()
+// both ways), with no balancer, no affinity and no idle bookkeeping. No proxy written on
+// Node's sockets costs less per connection, so its CPU figures beside haproxy's say how much of
+// the gap is the runtime's two sockets per connection and how much is ours.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -221,6 +226,28 @@ function cpuMetrics(prefix: string, f: Figures): Record<string, number> {
   return out;
 }
 
+/** Node's plainest relay to `backends`, one listening port for each. */
+async function startNodeFloor(backends: Ports): Promise<{ ports: Ports; stop: () => Promise<void> }> {
+  const relay = (backend: number) =>
+    createServer((client) => {
+      const upstream = connect({ host: HOST, port: backend });
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+  const servers = [relay(backends.bulk), relay(backends.conn)];
+  const ports = await Promise.all(
+    servers.map((server) => new Promise<number>((resolve) => server.listen(0, HOST, () => resolve((server.address() as AddressInfo).port)))),
+  );
+  return {
+    ports: { bulk: ports[0] ?? 0, conn: ports[1] ?? 0 },
+    stop: async () => {
+      await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    },
+  };
+}
+
 function connectOnce(port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const s = connect({ host: HOST, port });
@@ -254,7 +281,8 @@ function loopbackTask(): BenchSuite['tasks'][number] {
         console.log(binary === undefined ? 'proxy-userspace: haproxy not installed (apt-get install haproxy); no haproxy figures' : 'proxy-userspace: haproxy did not start; no haproxy figures');
       }
       const w = worker;
-      const figures = { direct: [] as Figures[], proxy: [] as Figures[], haproxy: [] as Figures[], haproxyBig: [] as Figures[] };
+      const floor = await startNodeFloor(direct);
+      const figures = { direct: [] as Figures[], proxy: [] as Figures[], haproxy: [] as Figures[], haproxyBig: [] as Figures[], floor: [] as Figures[] };
       const loadBefore = loadavg()[0] ?? 0;
       try {
         for (let round = 0; round < ROUNDS; round++) {
@@ -262,10 +290,12 @@ function loopbackTask(): BenchSuite['tasks'][number] {
           figures.proxy.push(await measure(w, proxied, mainThreadCpuNs));
           if (haproxy !== undefined) figures.haproxy.push(await measure(w, haproxy.ports, haproxy.cpuNs));
           if (haproxyBig !== undefined) figures.haproxyBig.push(await measure(w, haproxyBig.ports, haproxyBig.cpuNs));
+          figures.floor.push(await measure(w, floor.ports, mainThreadCpuNs));
         }
       } finally {
         await haproxy?.stop();
         await haproxyBig?.stop();
+        await floor.stop();
       }
       const d = medianFigures(figures.direct);
       const p = medianFigures(figures.proxy);
@@ -279,6 +309,8 @@ function loopbackTask(): BenchSuite['tasks'][number] {
         proxyConnRatio: p.connPerSec / d.connPerSec,
         ...cpuMetrics('proxy', p),
       });
+      const f = medianFigures(figures.floor);
+      Object.assign(metrics, { nodeFloorMBps: f.mbps, nodeFloorConnPerSec: f.connPerSec, ...cpuMetrics('nodeFloor', f) });
       if (haproxy !== undefined) {
         const h = medianFigures(figures.haproxy);
         Object.assign(metrics, {
@@ -288,6 +320,7 @@ function loopbackTask(): BenchSuite['tasks'][number] {
           haproxyConnRatio: h.connPerSec / d.connPerSec,
           proxyToHaproxyMBps: p.mbps / h.mbps,
           proxyToHaproxyConn: p.connPerSec / h.connPerSec,
+          nodeFloorToHaproxyConn: f.connPerSec / h.connPerSec,
           ...cpuMetrics('haproxy', h),
         });
         if (figures.haproxyBig.length > 0) {

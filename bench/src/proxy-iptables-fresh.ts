@@ -17,22 +17,31 @@
 // --steps       each process also prints its memory at each step
 // --node-flag F a further node/V8 flag for the fresh processes (to try one)
 // --out DIR     write the bundle to DIR/fresh.mjs, print the command that runs it, and stop
-//               (for scripts that alternate it with the peer's binary)
+// --peer BIN    before each of ours, one fresh run of kube-proxy's test binary BIN (built by the
+//               side-by-side scripts, docs/performance.md "Side by side with kube-proxy") on
+//               the same shape: `-test.bench InitialSync -test.benchtime 1x` with GOMAXPROCS=2,
+//               so its timed iteration is its first; its peak RSS from /usr/bin/time as ours
+// Before the runs it prints the machine's page-fault cost (the harness's pageFaultMicros) and
+// the load average; `/usr/bin/time -f %M` gives each process's peak RSS.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadavg } from 'node:os';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { pageFaultMicros } from './harness.js';
 
 const args = process.argv.slice(2);
-const shape = args.find((a, i) => !a.startsWith('--') && (i === 0 || !['--runs', '--node-flag', '--out'].includes(args[i - 1] ?? ''))) ?? '10000x10';
+const shape = args.find((a, i) => !a.startsWith('--') && (i === 0 || !['--runs', '--node-flag', '--out', '--peer'].includes(args[i - 1] ?? ''))) ?? '10000x10';
 const option = (name: string): string | undefined => {
   const i = args.indexOf(name);
   return i < 0 ? undefined : args[i + 1];
 };
 const runs = Number(option('--runs') ?? '1');
 const out = option('--out');
+const peer = option('--peer');
 const extraFlags = args.flatMap((a, i) => (args[i - 1] === '--node-flag' ? [a] : []));
 const nodeFlags = extraFlags;
 
@@ -59,11 +68,28 @@ try {
     const env = { ...process.env };
     delete env['NODE_OPTIONS'];
     const time = existsSync('/usr/bin/time');
+    const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+    console.log(`page fault ${pageFaultMicros().toFixed(1)} µs; load average ${load()}`);
+    const timed = (argv: readonly string[], options: { env: NodeJS.ProcessEnv; cwd?: string }): string => {
+      const child = spawnSync(time ? '/usr/bin/time' : (argv[0] as string), time ? ['-f', 'peak RSS (/usr/bin/time %%M) %M KiB', ...argv] : argv.slice(1), { ...options, encoding: 'utf8' });
+      if (child.status !== 0) throw new Error(`${argv[0]} exited with ${child.status}: ${child.stderr}`);
+      return child.stdout + child.stderr;
+    };
     for (let run = 0; run < runs; run++) {
-      const child = spawnSync(time ? '/usr/bin/time' : node, time ? ['-f', 'peak RSS (/usr/bin/time %%M) %M KiB', ...command] : command.slice(1), { env, encoding: 'utf8' });
-      process.stdout.write(child.stdout);
-      process.stdout.write(child.stderr);
-      if (child.status !== 0) throw new Error(`the fresh process exited with ${child.status}`);
+      if (peer !== undefined) {
+        const printed = timed([peer, '-test.run', '^$', '-test.bench', 'InitialSync', '-test.benchtime', '1x'], {
+          env: { ...env, GOMAXPROCS: '2', PEER_SHAPES: shape },
+          cwd: dirname(peer),
+        });
+        const line = printed.split('\n').find((l) => l.startsWith('Benchmark')) ?? '';
+        const nsPerOp = /\s(\d+) ns\/op/.exec(line);
+        const rss = /peak RSS \(\/usr\/bin\/time %M\) (\d+) KiB/.exec(printed);
+        console.log(
+          `peer InitialSync ${shape}, first iteration: ${nsPerOp === null ? '?' : (Number(nsPerOp[1]) / 1e6).toFixed(1)} ms; ` +
+            `peak RSS ${rss === null ? '?' : (Number(rss[1]) / 1024).toFixed(0)} MiB (load average ${load()})`,
+        );
+      }
+      process.stdout.write(timed(command, { env }));
     }
   }
 } finally {

@@ -25,10 +25,8 @@
 // the load average; `/usr/bin/time -f %M` gives each process's peak RSS.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadavg } from 'node:os';
-import { dirname } from 'node:path';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { pageFaultMicros } from './harness.js';
@@ -42,8 +40,7 @@ const option = (name: string): string | undefined => {
 const runs = Number(option('--runs') ?? '1');
 const out = option('--out');
 const peer = option('--peer');
-const extraFlags = args.flatMap((a, i) => (args[i - 1] === '--node-flag' ? [a] : []));
-const nodeFlags = extraFlags;
+const nodeFlags = args.flatMap((a, i) => (args[i - 1] === '--node-flag' ? [a] : []));
 
 const dir = out ?? mkdtempSync(join(tmpdir(), 'kubesvc-fresh-'));
 mkdirSync(dir, { recursive: true });
@@ -70,26 +67,30 @@ try {
     const time = existsSync('/usr/bin/time');
     const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
     console.log(`page fault ${pageFaultMicros().toFixed(1)} µs; load average ${load()}`);
-    const timed = (argv: readonly string[], options: { env: NodeJS.ProcessEnv; cwd?: string }): string => {
-      const child = spawnSync(time ? '/usr/bin/time' : (argv[0] as string), time ? ['-f', 'peak RSS (/usr/bin/time %%M) %M KiB', ...argv] : argv.slice(1), { ...options, encoding: 'utf8' });
+    /** The process's output, and its peak RSS in MiB from /usr/bin/time (undefined without it). */
+    const timed = (argv: readonly string[], options: { env: NodeJS.ProcessEnv; cwd?: string }): { printed: string; rssMiB: number | undefined } => {
+      const child = spawnSync(time ? '/usr/bin/time' : (argv[0] as string), time ? ['-f', 'peak RSS %M KiB', ...argv] : argv.slice(1), { ...options, encoding: 'utf8' });
       if (child.status !== 0) throw new Error(`${argv[0]} exited with ${child.status}: ${child.stderr}`);
-      return child.stdout + child.stderr;
+      const kib = /^peak RSS (\d+) KiB$/m.exec(child.stderr);
+      return { printed: child.stdout, rssMiB: kib === null ? undefined : Number(kib[1]) / 1024 };
     };
+    const mib = (rss: number | undefined): string => (rss === undefined ? '? (no /usr/bin/time)' : rss.toFixed(1));
     for (let run = 0; run < runs; run++) {
       if (peer !== undefined) {
-        const printed = timed([peer, '-test.run', '^$', '-test.bench', 'InitialSync', '-test.benchtime', '1x'], {
+        const { printed, rssMiB } = timed([peer, '-test.run', '^$', '-test.bench', 'InitialSync', '-test.benchtime', '1x'], {
           env: { ...env, GOMAXPROCS: '2', PEER_SHAPES: shape },
           cwd: dirname(peer),
         });
         const line = printed.split('\n').find((l) => l.startsWith('Benchmark')) ?? '';
         const nsPerOp = /\s(\d+) ns\/op/.exec(line);
-        const rss = /peak RSS \(\/usr\/bin\/time %M\) (\d+) KiB/.exec(printed);
         console.log(
           `peer InitialSync ${shape}, first iteration: ${nsPerOp === null ? '?' : (Number(nsPerOp[1]) / 1e6).toFixed(1)} ms; ` +
-            `peak RSS ${rss === null ? '?' : (Number(rss[1]) / 1024).toFixed(0)} MiB (load average ${load()})`,
+            `peak RSS (/usr/bin/time %M) ${mib(rssMiB)} MiB (load average ${load()})`,
         );
       }
-      process.stdout.write(timed(command, { env }));
+      const ours = timed(command, { env });
+      process.stdout.write(ours.printed);
+      console.log(`  peak RSS (/usr/bin/time %M) ${mib(ours.rssMiB)} MiB`);
     }
   }
 } finally {

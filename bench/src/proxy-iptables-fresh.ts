@@ -1,28 +1,98 @@
 // One first sync in a fresh process, for the side-by-side figures that a long bench run cannot
 // give: the cold time (no JIT warm-up, as a `kubesvc rules` user meets it), the heap the result
-// keeps alive, and the process's peak RSS (measure it from outside with `/usr/bin/time -v`, as
-// kube-proxy's test binary is measured). It runs the suite's own `first sync` task of the shape
-// (its inputs, its hand-off of the text) exactly once.
+// keeps alive, and the process's peak RSS, measured from outside with `/usr/bin/time -f %M` as
+// kube-proxy's test binary is measured.
 //
-//   node_modules/.bin/tsx --conditions=@kubesvc/source bench/src/proxy-iptables-fresh.ts 10000x10
-import { fullGC } from './full-gc.js';
-import { proxyIptablesSuite } from './proxy-iptables.js';
+// What a user runs is built JavaScript under plain `node` (the node agent and `kubesvc rules`
+// run the packages' dist), so that is what is measured: this script bundles
+// proxy-iptables-fresh-entry.ts with esbuild into a temporary folder (the workspace packages
+// from their sources, as tsc compiles them into dist: same code, target ES2022, no type checks)
+// and runs the bundle with plain `node`, once per run, with no flags: `kubesvc` and the node
+// agent set none. The fresh process builds only the shape's inputs
+// and makes the suite's `first sync, feed included` call on them (proxy-iptables-config.ts);
+// nothing of tsx or of the suite is in it.
+//
+//   node_modules/.bin/tsx bench/src/proxy-iptables-fresh.ts SHAPE [--runs N] [--steps] [--node-flag F]… [--out DIR]
+// --runs N      N fresh processes, one after another (default 1)
+// --steps       each process also prints its memory at each step
+// --node-flag F a further node/V8 flag for the fresh processes (to try one)
+// --out DIR     write the bundle to DIR/fresh.mjs, print the command that runs it, and stop
+// --peer BIN    before each of ours, one fresh run of kube-proxy's test binary BIN (built by the
+//               side-by-side scripts, docs/performance.md "Side by side with kube-proxy") on
+//               the same shape: `-test.bench InitialSync -test.benchtime 1x` with GOMAXPROCS=2,
+//               so its timed iteration is its first; its peak RSS from /usr/bin/time as ours
+// Before the runs it prints the machine's page-fault cost (the harness's pageFaultMicros) and
+// the load average; `/usr/bin/time -f %M` gives each process's peak RSS.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { pageFaultMicros } from './harness.js';
 
-const shape = process.argv[2] ?? '10000x10';
-const task = proxyIptablesSuite().tasks.find((t) => t.name === `first sync, feed included (objects converted in the sync) ${shape}`);
-if (task === undefined) throw new Error(`no first sync task for ${shape}`);
-task.setup?.();
-fullGC();
-const before = process.memoryUsage().heapUsed;
-const t0 = performance.now();
-const result = task.fn();
-const ms = performance.now() - t0;
-const peak = process.memoryUsage().heapUsed;
-fullGC();
-const retained = process.memoryUsage().heapUsed;
-if (result === undefined) throw new Error('nothing kept');
-const MiB = 2 ** 20;
-console.log(
-  `first sync ${shape} in a fresh process: ${ms.toFixed(1)} ms; heap after it ${((peak - before) / MiB).toFixed(1)} MiB, ` +
-    `retained with its result ${((retained - before) / MiB).toFixed(1)} MiB; process maxRSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`,
-);
+const args = process.argv.slice(2);
+const shape = args.find((a, i) => !a.startsWith('--') && (i === 0 || !['--runs', '--node-flag', '--out', '--peer'].includes(args[i - 1] ?? ''))) ?? '10000x10';
+const option = (name: string): string | undefined => {
+  const i = args.indexOf(name);
+  return i < 0 ? undefined : args[i + 1];
+};
+const runs = Number(option('--runs') ?? '1');
+const out = option('--out');
+const peer = option('--peer');
+const nodeFlags = args.flatMap((a, i) => (args[i - 1] === '--node-flag' ? [a] : []));
+
+const dir = out ?? mkdtempSync(join(tmpdir(), 'kubesvc-fresh-'));
+mkdirSync(dir, { recursive: true });
+const bundle = join(dir, 'fresh.mjs');
+try {
+  await build({
+    entryPoints: [fileURLToPath(new URL('proxy-iptables-fresh-entry.ts', import.meta.url))],
+    outfile: bundle,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'es2022',
+    conditions: ['@kubesvc/source'],
+    logLevel: 'warning',
+  });
+  const node = process.execPath;
+  const command = [node, ...nodeFlags, bundle, shape, ...(args.includes('--steps') ? ['--steps'] : [])];
+  if (out !== undefined) {
+    console.log(command.join(' '));
+  } else {
+    // The child gets no NODE_OPTIONS: whatever loader ran this script stays out of it.
+    const env = { ...process.env };
+    delete env['NODE_OPTIONS'];
+    const time = existsSync('/usr/bin/time');
+    const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
+    console.log(`page fault ${pageFaultMicros().toFixed(1)} µs; load average ${load()}`);
+    /** The process's output, and its peak RSS in MiB from /usr/bin/time (undefined without it). */
+    const timed = (argv: readonly string[], options: { env: NodeJS.ProcessEnv; cwd?: string }): { printed: string; rssMiB: number | undefined } => {
+      const child = spawnSync(time ? '/usr/bin/time' : (argv[0] as string), time ? ['-f', 'peak RSS %M KiB', ...argv] : argv.slice(1), { ...options, encoding: 'utf8' });
+      if (child.status !== 0) throw new Error(`${argv[0]} exited with ${child.status}: ${child.stderr}`);
+      const kib = /^peak RSS (\d+) KiB$/m.exec(child.stderr);
+      return { printed: child.stdout, rssMiB: kib === null ? undefined : Number(kib[1]) / 1024 };
+    };
+    const mib = (rss: number | undefined): string => (rss === undefined ? '? (no /usr/bin/time)' : rss.toFixed(1));
+    for (let run = 0; run < runs; run++) {
+      if (peer !== undefined) {
+        const { printed, rssMiB } = timed([peer, '-test.run', '^$', '-test.bench', 'InitialSync', '-test.benchtime', '1x'], {
+          env: { ...env, GOMAXPROCS: '2', PEER_SHAPES: shape },
+          cwd: dirname(peer),
+        });
+        const line = printed.split('\n').find((l) => l.startsWith('Benchmark')) ?? '';
+        const nsPerOp = /\s(\d+) ns\/op/.exec(line);
+        console.log(
+          `peer InitialSync ${shape}, first iteration: ${nsPerOp === null ? '?' : (Number(nsPerOp[1]) / 1e6).toFixed(1)} ms; ` +
+            `peak RSS (/usr/bin/time %M) ${mib(rssMiB)} MiB (load average ${load()})`,
+        );
+      }
+      const ours = timed(command, { env });
+      process.stdout.write(ours.printed);
+      console.log(`  peak RSS (/usr/bin/time %M) ${mib(ours.rssMiB)} MiB`);
+    }
+  }
+} finally {
+  if (out === undefined) rmSync(dir, { recursive: true, force: true });
+}

@@ -45,10 +45,10 @@
 // heapRetainedMiB is what is still alive after a full GC, with the sync's result (text and new
 // state) held: the state's own size plus the text, minus whatever the old state no longer needed.
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
-import { endpointChainName, generateRules, proxierConfig, RestoreBuffer, sync, type ProxierConfig, type SyncResult, type SyncState } from '@kubesvc/proxy-iptables';
+import { endpointChainName, generateRules, RestoreBuffer, sync, type ProxierConfig, type SyncState } from '@kubesvc/proxy-iptables';
 import { endpointsMap, servicePortInfos } from '@kubesvc/proxy';
-import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
 import { fullGC } from './full-gc.js';
+import { CONFIG, firstSync, handOffSync } from './proxy-iptables-config.js';
 import { cluster, EMPTY, ENDPOINT_BASE, ipv4, label, service, SHAPES, slice, type Cluster, type Shape } from './proxy-shapes.js';
 import type { BenchSuite, BenchTarget, BenchTask } from './harness.js';
 
@@ -61,16 +61,6 @@ import type { BenchSuite, BenchTarget, BenchTask } from './harness.js';
 function handOff(text: string): void {
   if (!Number.isNaN(Number(text))) throw new Error('a restore text is not a number');
 }
-
-/**
- * What a sync hands iptables-restore: its bytes, written into a buffer (the task's, kept between
- * its syncs as kube-proxy keeps its bytes.Buffer, or a fresh one for a first sync, as a fresh
- * kube-proxy's is). They are the contiguous text already: nothing to flatten.
- */
-function handOffSync(result: SyncResult): void {
-  if (result.restoreBytes[0] !== 0x2a || result.restoreBytes.length !== result.stats.bytes) throw new Error('not a restore text');
-}
-
 
 /**
  * kube-proxy v1.26.0 timed side by side with this suite (interleaved rounds on one machine,
@@ -97,17 +87,6 @@ const ANCHORS: ReadonlyMap<string, Anchor> = new Map([
 ]);
 
 
-const CHECKED_CONFIG = proxierConfig({
-  kernel: loadKernel(),
-  nodeName: 'test-hostname',
-  nodeIPs: ['192.168.0.2'],
-  masqueradeMark: '0x4000',
-  localDetector: { kind: 'cidr', cidr: '10.0.0.0/8' },
-  nodePortAddresses: [],
-  localhostNodePorts: false,
-});
-if (!CHECKED_CONFIG.ok) throw new Error(CHECKED_CONFIG.error.message);
-const CONFIG = CHECKED_CONFIG.value;
 /** CONFIG with another largeClusterThreshold: the same text (large-cluster mode either way), nothing of a state under CONFIG reusable. */
 const CONFIG_RERENDER: ProxierConfig = { ...CONFIG, largeClusterThreshold: CONFIG.largeClusterThreshold - 1 };
 
@@ -164,8 +143,7 @@ function firstSyncTask(shape: Shape): BenchTask {
   let input = EMPTY;
   const written: Written = { lines: 0, bytes: 0 };
   const run = () => {
-    const result = sync(undefined, input.services, input.slices, CONFIG);
-    handOffSync(result);
+    const result = firstSync(input);
     written.lines = result.stats.lines;
     written.bytes = result.stats.bytes;
     return result;

@@ -250,9 +250,21 @@ export function renderBytes(toRender: ToRender, ctx: RuleContext, scratch: Rende
 }
 
 /**
- * Renders the services of `toRender` as renderBytes does, in the kernel's text session: false
- * (nothing rendered) when the session cannot be had (the config has no kernel, a name or config
- * string is not ASCII, the session failed), and the caller renders with renderBytes.
+ * The most chain declarations and endpoint lines (a service port's four chains plus one per
+ * endpoint) one text session of renderWithKernel takes: about 2.5 MB of nat rules and 0.6 MB
+ * of declarations. A render of more runs in several sessions, one after the other in the same
+ * region of the kernel's memory, each packed into the state's blocks as it ends: the memory then
+ * holds one session's text, not the whole text once more beside the blocks (a WebAssembly memory
+ * never shrinks, so what a first sync touched there the process would keep). The bytes written
+ * are the same whatever the sessions.
+ */
+export const SESSION_CHAINS = 16_384;
+
+/**
+ * Renders the services of `toRender` as renderBytes does, in the kernel's text sessions (at most
+ * SESSION_CHAINS chains each): false (the sessions' work dropped) when a session cannot be had
+ * (the config has no kernel, a name or config string is not ASCII, a session failed), and the
+ * caller renders them all with renderBytes.
  */
 export function renderWithKernel(
   toRender: ToRender,
@@ -264,29 +276,43 @@ export function renderWithKernel(
   const kernel = ctx.config.kernel;
   if (!configAscii || kernel === undefined || toRender.length === 0) return false;
   let maxEndpoints = 0;
-  let chains = 0;
   for (const { ports } of toRender) {
     for (const port of ports) {
       if (NON_ASCII.test(port.info.nameString)) return false;
       if (port.endpoints.length > maxEndpoints) maxEndpoints = port.endpoints.length;
+    }
+  }
+  let first = 0;
+  while (first < toRender.length) {
+    // The services of the next session: at least one, then as many as stay under SESSION_CHAINS.
+    let end = first;
+    let chains = 0;
+    while (end < toRender.length) {
+      let more = 0;
       // At most a service port's four chains and one per endpoint are declared.
-      chains += 4 + port.endpoints.length;
+      for (const port of (toRender[end] as ToRender[number]).ports) more += 4 + port.endpoints.length;
+      if (end > first && chains + more > SESSION_CHAINS) break;
+      chains += more;
+      end++;
     }
-  }
-  resetScratch(scratch);
-  kernel.beginText(maxEndpoints, DECL_LINE * chains + 64);
-  const sink = new KernelSink(kernel, scratch, placed);
-  try {
-    for (const { entry, ports } of toRender) {
-      sink.begin(entry);
-      for (const port of ports) writeServicePortRules(sink, port.info, port.endpoints, ctx, sepChainOf(port));
-      sink.end();
+    resetScratch(scratch);
+    kernel.beginText(maxEndpoints, DECL_LINE * chains + 64);
+    const sink = new KernelSink(kernel, scratch, placed);
+    try {
+      for (let i = first; i < end; i++) {
+        const { entry, ports } = toRender[i] as ToRender[number];
+        sink.begin(entry);
+        for (const port of ports) writeServicePortRules(sink, port.info, port.endpoints, ctx, sepChainOf(port));
+        sink.end();
+      }
+    } catch (error) {
+      kernel.abortText();
+      throw error;
     }
-  } catch (error) {
-    kernel.abortText();
-    throw error;
+    if (!sink.finish()) return false;
+    first = end;
   }
-  return sink.finish();
+  return true;
 }
 
 function resetScratch(scratch: RenderScratch): void {

@@ -66,9 +66,14 @@ const MAX_GATHER_TURNS = 4;
 /** The ranges' keys, by CIDR index, and the node ports. */
 const IP_KEYS = [SERVICE_IPS_KEY, SECONDARY_SERVICE_IPS_KEY] as const;
 
-/** The IPAddresses that exist, by name (the IPAddress allocator's lock objects). */
+/**
+ * The IPAddresses that exist, by name (the IPAddress allocator's lock objects). A successful
+ * write adds and removes its own names in place (writeRanges): the set is the registry's one
+ * record of what exists, shared by the views built on one read. A copy per write was a copy of
+ * every IPAddress name on every batch of allocations, growing with the Services.
+ */
 interface IPAddressNames {
-  readonly names: ReadonlySet<string>;
+  readonly names: Set<string>;
 }
 
 /** The ServiceCIDRs as read: their keys and modRevisions, which say whether the allocators built from them still hold. */
@@ -117,6 +122,16 @@ interface Delta {
 }
 
 const IP_ADDRESS_PREFIX = RESOURCES.ipaddresses.prefix;
+const NAMESPACE_PREFIX = RESOURCES.namespaces.prefix;
+/**
+ * How long a namespace read as active answers the create path's admission check without a read
+ * of the store (activeNamespace), as kube-apiserver's NamespaceLifecycle answers from its
+ * informer's lister: about as stale as a lister can be behind another apiserver's write. This
+ * registry's own writes of a namespace forget it at once.
+ */
+const ACTIVE_NAMESPACE_MS = 1000;
+/** At most this many namespaces are remembered; past it all are forgotten and read again. */
+const MAX_ACTIVE_NAMESPACES = 10_000;
 const SERVICE_CIDR_PREFIX = RESOURCES.servicecidrs.prefix;
 
 /** The stored RangeAllocation for full-length bytes: leading zero bytes dropped, standard base64. */
@@ -156,6 +171,8 @@ export class RegistryCore {
   private readonly rangeKeys: readonly string[];
   /** Which ClusterIP allocator runs. */
   readonly clusterIPAllocation: ClusterIPAllocation;
+  /** Namespaces read as active (not terminating) by their key: modRevision, and when read (activeNamespace). */
+  private readonly activeNamespaces = new Map<string, { readonly revision: number; readonly at: number }>();
 
   constructor(options: RegistryOptions, net: ClusterNetworking) {
     this.store = options.store;
@@ -236,7 +253,7 @@ export class RegistryCore {
   }
 
   /** `view` with the IPAddress names `names` (flat: the plans' views are layered on the one read). */
-  private withNames(view: RangeView, names: ReadonlySet<string>): RangeView {
+  private withNames(view: RangeView, names: Set<string>): RangeView {
     if (view.state.ipAddresses === undefined) return view;
     return { ...view, state: { ...view.state, ipAddresses: { ...view.state.ipAddresses, taken: names } }, ipAddressNames: { names } };
   }
@@ -452,7 +469,9 @@ export class RegistryCore {
     for (const op of puts) if (op.kind === 'put') revisions.set(op.key, r.revision);
     const written: RangeView = { ...view, state: { ...next, ...(view.state.ipAddresses === undefined ? {} : { ipAddresses: view.state.ipAddresses }) }, revisions, mirrors };
     if (view.ipAddressNames === undefined) return { _tag: 'Written', view: written };
-    const names = new Set(view.ipAddressNames.names);
+    // In place (IPAddressNames): what this write created and deleted is so in the store now,
+    // whichever view (this one, or another write's that shares the set) goes on from here.
+    const names = view.ipAddressNames.names;
     for (const name of createKeys) names.add(name.slice(IP_ADDRESS_PREFIX.length));
     for (const name of delta.deletes) names.delete(name);
     return { _tag: 'Written', view: this.withNames(written, names) };
@@ -546,7 +565,36 @@ export class RegistryCore {
 
   /** One store txn; a multi-key one is wrapped by `txn:before-commit` and `txn:after-commit`. */
 
+  /**
+   * The modRevision of the namespace at `key` as last read active within ACTIVE_NAMESPACE_MS,
+   * or undefined: then the caller reads it from the store. A create's txn compares the
+   * namespace's modRevision all the same, so a namespace changed since (terminating, deleted)
+   * fails that compare and is read again before anything is written.
+   * upstream (v1.33): staging/src/k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle/admission.go
+   * (Validate: the namespace from the lister, a live read when the lister has none)
+   */
+  activeNamespace(key: string): number | undefined {
+    const seen = this.activeNamespaces.get(key);
+    if (seen === undefined) return undefined;
+    const age = this.clock.now() - seen.at;
+    if (age >= 0 && age < ACTIVE_NAMESPACE_MS) return seen.revision;
+    this.activeNamespaces.delete(key);
+    return undefined;
+  }
+
+  /** What a read of the namespace at `key` found: active at `revision`, or (undefined) missing or terminating. */
+  sawNamespace(key: string, revision: number | undefined): void {
+    if (revision === undefined) {
+      this.activeNamespaces.delete(key);
+      return;
+    }
+    if (this.activeNamespaces.size >= MAX_ACTIVE_NAMESPACES) this.activeNamespaces.clear();
+    this.activeNamespaces.set(key, { revision, at: this.clock.now() });
+  }
+
   async commit(name: string, compares: readonly Compare[], onSuccess: readonly TxnOp[], onFailure?: readonly TxnOp[]): Promise<TxnResult> {
+    // A write of a namespace (its deletion marks it terminating) forgets what was read of it.
+    if (this.activeNamespaces.size > 0) for (const op of onSuccess) if (op.kind !== 'get' && op.key.startsWith(NAMESPACE_PREFIX)) this.activeNamespaces.delete(op.key);
     const multi = onSuccess.filter((op) => op.kind !== 'get').length > 1;
     const keys = multi ? onSuccess.map((op) => op.key) : undefined;
     if (multi) this.crash('txn:before-commit', name, keys);

@@ -47,6 +47,7 @@ import {
 } from './pure-adapters.js';
 import { RESOURCES, SECONDARY_SERVICE_IPS_KEY, SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY } from './resources.js';
 import { isEmpty, NOTHING, release, type AllocState, type Held, type PlanResult } from './service-alloc.js';
+import { rangeAllocationText, rangeTextOf, updateRangeText, type RangeText } from './range-text.js';
 import { ReaderTextCache, serializeObject } from './stored-object.js';
 import type { RangeCasStats, RegistryOptions, RegistryResult } from './types.js';
 
@@ -92,7 +93,7 @@ interface RangeView {
   /** The modRevision each range key had (0: absent), for the CAS. */
   readonly revisions: ReadonlyMap<string, number>;
   /** Each key's snapshot bytes at full length, once computed (see fullSnapshotBytes); writeRanges flips bits in them in place. */
-  readonly mirrors: ({ readonly range: string; readonly bytes: Uint8Array } | undefined)[];
+  readonly mirrors: ({ readonly range: string; readonly bytes: Uint8Array; readonly text?: RangeText } | undefined)[];
 }
 
 /** A range write: the ranges as written, or lost to another writer with the ranges that writer left (undefined when they do not decode). */
@@ -134,21 +135,14 @@ const ACTIVE_NAMESPACE_MS = 1000;
 const MAX_ACTIVE_NAMESPACES = 10_000;
 const SERVICE_CIDR_PREFIX = RESOURCES.servicecidrs.prefix;
 
-/** The stored RangeAllocation for full-length bytes: leading zero bytes dropped, standard base64. */
-function encodeRange(range: string, bytes: Uint8Array): string {
-  let first = 0;
-  while (first < bytes.length && bytes[first] === 0) first++;
-  const data = Buffer.from(bytes.buffer, bytes.byteOffset + first, bytes.length - first).toString('base64');
-  // JSON.stringify would scan the (kilobytes of) base64 for characters to escape; it has none.
-  return `{"apiVersion":"v1","kind":"RangeAllocation","metadata":{},"range":${JSON.stringify(range)},"data":"${data}"}`;
-}
-
-function flip(bytes: Uint8Array, offset: number, on: boolean): void {
-  if (offset < 0) return;
+/** Flips the bit of `offset` (none when negative); the index of the byte it is in, or -1. */
+function flip(bytes: Uint8Array, offset: number, on: boolean): number {
+  if (offset < 0) return -1;
   const index = bytes.length - 1 - (offset >> 3);
   const mask = 1 << (offset & 7);
   const b = bytes[index] ?? 0;
   bytes[index] = on ? b | mask : b & ~mask;
+  return index;
 }
 
 
@@ -417,22 +411,27 @@ export class RegistryCore {
       // only written on from the view this write replaces, which is not used again (the cache
       // is cleared below before the commit; a lost race goes on from the ranges read back).
       // A copy of the 128 KiB of a /12 per write was fresh memory on every batch.
-      const base = mirrors[i] ?? fullSnapshotBytes(before);
+      // Its base64 likewise: the pieces of the bytes flipped are made again (range-text.ts).
+      const base: { readonly range: string; readonly bytes: Uint8Array; readonly text?: RangeText } = mirrors[i] ?? fullSnapshotBytes(before);
       const bytes = base.bytes;
+      const changed: number[] = [];
       const apply = (held: Held, on: boolean) => {
         if (i === portIndex) {
-          for (const port of held.ports) flip(bytes, nodePortOffset(view.state.ports, port), on);
+          for (const port of held.ports) changed.push(flip(bytes, nodePortOffset(view.state.ports, port), on));
         } else {
           const allocator = view.state.ips[i];
           if (allocator === undefined) return;
-          for (const { family, ip } of held.ips) if (this.net.families[i] === family) flip(bytes, clusterIPOffset(allocator, ip), on);
+          for (const { family, ip } of held.ips) if (this.net.families[i] === family) changed.push(flip(bytes, clusterIPOffset(allocator, ip), on));
         }
       };
       apply(delta.set, true);
       apply(delta.clear, false);
-      mirrors[i] = { range: base.range, bytes };
+      let text = base.text;
+      if (text === undefined) text = rangeTextOf(bytes);
+      else updateRangeText(text, bytes, changed);
+      mirrors[i] = { range: base.range, bytes, text };
       compares.push({ key, target: 'modRevision', op: '=', value: view.revisions.get(key) ?? 0 });
-      puts.push({ kind: 'put', key, value: encodeRange(base.range, bytes) });
+      puts.push({ kind: 'put', key, value: rangeAllocationText(base.range, text) });
     });
     const rangePuts = puts.length;
     // The IPAddresses: a create only where no object of that name exists (the lock), a

@@ -8,6 +8,7 @@ import { parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
 import { isKnownKind, KINDS, ListEnvelopeSchema, type KubeObject } from '../objects/kinds.js';
 import { err, ok, type Result, type TaggedError } from '../result.js';
+import { DECLINE, fastParser } from './fast-parse.js';
 import { lineColumn, splitJsonStream } from './json-stream.js';
 
 export interface ManifestIssue {
@@ -197,7 +198,22 @@ function identity(raw: Record<string, unknown>): Pick<ManifestIssue, 'kind' | 'n
   return out;
 }
 
-/** Decodes one object, already parsed from JSON or YAML, into its typed form. */
+/** Each kind's quick parser (fast-parse.ts), made on first use; null where its schema has what it does not know. */
+const quickParsers = new Map<string, ((value: unknown) => unknown) | null>();
+
+function quickParser(kind: keyof typeof KINDS): ((value: unknown) => unknown) | undefined {
+  let parser = quickParsers.get(kind);
+  if (parser === undefined) {
+    parser = fastParser(KINDS[kind].schema) ?? null;
+    quickParsers.set(kind, parser);
+  }
+  return parser ?? undefined;
+}
+
+/**
+ * Decodes one object, already parsed from JSON or YAML, into its typed form. A value the quick
+ * parser accepts is what the schema's safeParse would give; anything else goes to the schema.
+ */
 export function decodeObject(raw: unknown): DecodeObjectResult {
   if (!isRecord(raw)) return decodeError('ErrDecode', [{ message: `expected an object, got ${jsonType(raw)}` }]);
   const id = identity(raw);
@@ -214,6 +230,8 @@ export function decodeObject(raw: unknown): DecodeObjectResult {
   if (!isKnownKind(kind) || KINDS[kind].apiVersion !== apiVersion) {
     return decodeError('ErrNoKindMatch', [{ ...id, message: `no matches for kind "${kind}" in version "${apiVersion}"` }]);
   }
+  const quick = quickParser(kind)?.(raw);
+  if (quick !== undefined && quick !== DECLINE) return ok(quick as KubeObject);
   const result = KINDS[kind].schema.safeParse(raw);
   if (result.success) return ok(result.data);
   return decodeError(

@@ -47,6 +47,7 @@ import {
 } from './pure-adapters.js';
 import { RESOURCES, SECONDARY_SERVICE_IPS_KEY, SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY } from './resources.js';
 import { isEmpty, NOTHING, release, type AllocState, type Held, type PlanResult } from './service-alloc.js';
+import { rangeAllocationText, rangeTextOf, updateRangeText, type RangeText } from './range-text.js';
 import { ReaderTextCache, serializeObject } from './stored-object.js';
 import type { RangeCasStats, RegistryOptions, RegistryResult } from './types.js';
 
@@ -66,9 +67,14 @@ const MAX_GATHER_TURNS = 4;
 /** The ranges' keys, by CIDR index, and the node ports. */
 const IP_KEYS = [SERVICE_IPS_KEY, SECONDARY_SERVICE_IPS_KEY] as const;
 
-/** The IPAddresses that exist, by name (the IPAddress allocator's lock objects). */
+/**
+ * The IPAddresses that exist, by name (the IPAddress allocator's lock objects). A successful
+ * write adds and removes its own names in place (writeRanges): the set is the registry's one
+ * record of what exists, shared by the views built on one read. A copy per write was a copy of
+ * every IPAddress name on every batch of allocations, growing with the Services.
+ */
 interface IPAddressNames {
-  readonly names: ReadonlySet<string>;
+  readonly names: Set<string>;
 }
 
 /** The ServiceCIDRs as read: their keys and modRevisions, which say whether the allocators built from them still hold. */
@@ -87,7 +93,7 @@ interface RangeView {
   /** The modRevision each range key had (0: absent), for the CAS. */
   readonly revisions: ReadonlyMap<string, number>;
   /** Each key's snapshot bytes at full length, once computed (see fullSnapshotBytes); writeRanges flips bits in them in place. */
-  readonly mirrors: ({ readonly range: string; readonly bytes: Uint8Array } | undefined)[];
+  readonly mirrors: ({ readonly range: string; readonly bytes: Uint8Array; readonly text?: RangeText } | undefined)[];
 }
 
 /** A range write: the ranges as written, or lost to another writer with the ranges that writer left (undefined when they do not decode). */
@@ -117,23 +123,26 @@ interface Delta {
 }
 
 const IP_ADDRESS_PREFIX = RESOURCES.ipaddresses.prefix;
+const NAMESPACE_PREFIX = RESOURCES.namespaces.prefix;
+/**
+ * How long a namespace read as active answers the create path's admission check without a read
+ * of the store (activeNamespace), as kube-apiserver's NamespaceLifecycle answers from its
+ * informer's lister: about as stale as a lister can be behind another apiserver's write. This
+ * registry's own writes of a namespace forget it at once.
+ */
+const ACTIVE_NAMESPACE_MS = 1000;
+/** At most this many namespaces are remembered; past it all are forgotten and read again. */
+const MAX_ACTIVE_NAMESPACES = 10_000;
 const SERVICE_CIDR_PREFIX = RESOURCES.servicecidrs.prefix;
 
-/** The stored RangeAllocation for full-length bytes: leading zero bytes dropped, standard base64. */
-function encodeRange(range: string, bytes: Uint8Array): string {
-  let first = 0;
-  while (first < bytes.length && bytes[first] === 0) first++;
-  const data = Buffer.from(bytes.buffer, bytes.byteOffset + first, bytes.length - first).toString('base64');
-  // JSON.stringify would scan the (kilobytes of) base64 for characters to escape; it has none.
-  return `{"apiVersion":"v1","kind":"RangeAllocation","metadata":{},"range":${JSON.stringify(range)},"data":"${data}"}`;
-}
-
-function flip(bytes: Uint8Array, offset: number, on: boolean): void {
-  if (offset < 0) return;
+/** Flips the bit of `offset` (none when negative); the index of the byte it is in, or -1. */
+function flip(bytes: Uint8Array, offset: number, on: boolean): number {
+  if (offset < 0) return -1;
   const index = bytes.length - 1 - (offset >> 3);
   const mask = 1 << (offset & 7);
   const b = bytes[index] ?? 0;
   bytes[index] = on ? b | mask : b & ~mask;
+  return index;
 }
 
 
@@ -156,6 +165,8 @@ export class RegistryCore {
   private readonly rangeKeys: readonly string[];
   /** Which ClusterIP allocator runs. */
   readonly clusterIPAllocation: ClusterIPAllocation;
+  /** Namespaces read as active (not terminating) by their key: modRevision, and when read (activeNamespace). */
+  private readonly activeNamespaces = new Map<string, { readonly revision: number; readonly at: number }>();
 
   constructor(options: RegistryOptions, net: ClusterNetworking) {
     this.store = options.store;
@@ -236,7 +247,7 @@ export class RegistryCore {
   }
 
   /** `view` with the IPAddress names `names` (flat: the plans' views are layered on the one read). */
-  private withNames(view: RangeView, names: ReadonlySet<string>): RangeView {
+  private withNames(view: RangeView, names: Set<string>): RangeView {
     if (view.state.ipAddresses === undefined) return view;
     return { ...view, state: { ...view.state, ipAddresses: { ...view.state.ipAddresses, taken: names } }, ipAddressNames: { names } };
   }
@@ -400,22 +411,27 @@ export class RegistryCore {
       // only written on from the view this write replaces, which is not used again (the cache
       // is cleared below before the commit; a lost race goes on from the ranges read back).
       // A copy of the 128 KiB of a /12 per write was fresh memory on every batch.
-      const base = mirrors[i] ?? fullSnapshotBytes(before);
+      // Its base64 likewise: the pieces of the bytes flipped are made again (range-text.ts).
+      const base: { readonly range: string; readonly bytes: Uint8Array; readonly text?: RangeText } = mirrors[i] ?? fullSnapshotBytes(before);
       const bytes = base.bytes;
+      const changed: number[] = [];
       const apply = (held: Held, on: boolean) => {
         if (i === portIndex) {
-          for (const port of held.ports) flip(bytes, nodePortOffset(view.state.ports, port), on);
+          for (const port of held.ports) changed.push(flip(bytes, nodePortOffset(view.state.ports, port), on));
         } else {
           const allocator = view.state.ips[i];
           if (allocator === undefined) return;
-          for (const { family, ip } of held.ips) if (this.net.families[i] === family) flip(bytes, clusterIPOffset(allocator, ip), on);
+          for (const { family, ip } of held.ips) if (this.net.families[i] === family) changed.push(flip(bytes, clusterIPOffset(allocator, ip), on));
         }
       };
       apply(delta.set, true);
       apply(delta.clear, false);
-      mirrors[i] = { range: base.range, bytes };
+      let text = base.text;
+      if (text === undefined) text = rangeTextOf(bytes);
+      else updateRangeText(text, bytes, changed);
+      mirrors[i] = { range: base.range, bytes, text };
       compares.push({ key, target: 'modRevision', op: '=', value: view.revisions.get(key) ?? 0 });
-      puts.push({ kind: 'put', key, value: encodeRange(base.range, bytes) });
+      puts.push({ kind: 'put', key, value: rangeAllocationText(base.range, text) });
     });
     const rangePuts = puts.length;
     // The IPAddresses: a create only where no object of that name exists (the lock), a
@@ -452,7 +468,9 @@ export class RegistryCore {
     for (const op of puts) if (op.kind === 'put') revisions.set(op.key, r.revision);
     const written: RangeView = { ...view, state: { ...next, ...(view.state.ipAddresses === undefined ? {} : { ipAddresses: view.state.ipAddresses }) }, revisions, mirrors };
     if (view.ipAddressNames === undefined) return { _tag: 'Written', view: written };
-    const names = new Set(view.ipAddressNames.names);
+    // In place (IPAddressNames): what this write created and deleted is so in the store now,
+    // whichever view (this one, or another write's that shares the set) goes on from here.
+    const names = view.ipAddressNames.names;
     for (const name of createKeys) names.add(name.slice(IP_ADDRESS_PREFIX.length));
     for (const name of delta.deletes) names.delete(name);
     return { _tag: 'Written', view: this.withNames(written, names) };
@@ -546,7 +564,36 @@ export class RegistryCore {
 
   /** One store txn; a multi-key one is wrapped by `txn:before-commit` and `txn:after-commit`. */
 
+  /**
+   * The modRevision of the namespace at `key` as last read active within ACTIVE_NAMESPACE_MS,
+   * or undefined: then the caller reads it from the store. A create's txn compares the
+   * namespace's modRevision all the same, so a namespace changed since (terminating, deleted)
+   * fails that compare and is read again before anything is written.
+   * upstream (v1.33): staging/src/k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle/admission.go
+   * (Validate: the namespace from the lister, a live read when the lister has none)
+   */
+  activeNamespace(key: string): number | undefined {
+    const seen = this.activeNamespaces.get(key);
+    if (seen === undefined) return undefined;
+    const age = this.clock.now() - seen.at;
+    if (age >= 0 && age < ACTIVE_NAMESPACE_MS) return seen.revision;
+    this.activeNamespaces.delete(key);
+    return undefined;
+  }
+
+  /** What a read of the namespace at `key` found: active at `revision`, or (undefined) missing or terminating. */
+  sawNamespace(key: string, revision: number | undefined): void {
+    if (revision === undefined) {
+      this.activeNamespaces.delete(key);
+      return;
+    }
+    if (this.activeNamespaces.size >= MAX_ACTIVE_NAMESPACES) this.activeNamespaces.clear();
+    this.activeNamespaces.set(key, { revision, at: this.clock.now() });
+  }
+
   async commit(name: string, compares: readonly Compare[], onSuccess: readonly TxnOp[], onFailure?: readonly TxnOp[]): Promise<TxnResult> {
+    // A write of a namespace (its deletion marks it terminating) forgets what was read of it.
+    if (this.activeNamespaces.size > 0) for (const op of onSuccess) if (op.kind !== 'get' && op.key.startsWith(NAMESPACE_PREFIX)) this.activeNamespaces.delete(op.key);
     const multi = onSuccess.filter((op) => op.kind !== 'get').length > 1;
     const keys = multi ? onSuccess.map((op) => op.key) : undefined;
     if (multi) this.crash('txn:before-commit', name, keys);

@@ -22,22 +22,35 @@ export function generateName(base: string, rng: Rng): readonly [string, Rng] {
   return [out, r];
 }
 
+/** Each byte's two lowercase hex digits. */
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
 /** A random (version 4) UUID in its usual text form. */
 export function generateUID(rng: Rng): readonly [string, Rng] {
-  const bytes: number[] = [];
+  let hex = '';
   let r = rng;
   for (let i = 0; i < 4; i++) {
     const [n, next] = nextInt(r, 0x1_0000_0000);
     r = next;
-    bytes.push((n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
+    // Bytes 6 and 8 (the second word's third byte, the third word's first): the version (4)
+    // and the variant (10xx).
+    const b0 = i === 2 ? ((n >>> 24) & 0x3f) | 0x80 : (n >>> 24) & 0xff;
+    const b2 = i === 1 ? ((n >>> 8) & 0x0f) | 0x40 : (n >>> 8) & 0xff;
+    hex += `${HEX[b0]}${HEX[(n >>> 16) & 0xff]}${HEX[b2]}${HEX[n & 0xff]}`;
   }
-  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
-  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
-  const hex = bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
   return [`${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`, r];
 }
 
+/** The last second formatTimestamp printed: a burst of creates within one second prints it once. */
+let lastSecond = Number.NaN;
+let lastText = '';
+
 /** metav1.Time as JSON carries it: RFC 3339 in UTC, whole seconds. */
 export function formatTimestamp(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    lastText = new Date(second * 1000).toISOString().replace('.000Z', 'Z');
+    lastSecond = second;
+  }
+  return lastText;
 }

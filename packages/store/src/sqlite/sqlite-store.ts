@@ -376,8 +376,7 @@ class SqliteStore implements Store {
   }
 
   /** The key's newest row, tombstone or not; its value from the ValueCache (see valueOf). */
-  private newest(key: string): LogRow | undefined {
-    const row = this.q.latestMeta.get(key);
+  private newest(key: string, row = this.q.latestMeta.get(key)): LogRow | undefined {
     if (row === undefined) return undefined;
     return { ...row, value: row.deleted !== 0 ? '' : this.valueOf(row.id), old_value: '' };
   }
@@ -538,14 +537,28 @@ class SqliteStore implements Store {
 
   /** One txn's reads and writes at `revision` (inside the group transaction). */
   private runTxn({ compares, onSuccess, onFailure }: PendingTxn, revision: number): RunTxn & { readonly ok: true } {
+    // Each key's newest row as this txn read it, until the txn writes the key: a create's
+    // compare and its put read the same row, once.
+    const read = new Map<string, ReturnType<typeof this.q.latestMeta.get>>();
+    const metaOf = (key: string) => {
+      if (read.has(key)) return read.get(key);
+      const row = this.q.latestMeta.get(key);
+      read.set(key, row);
+      return row;
+    };
+    const newest = (key: string): LogRow | undefined => this.newest(key, metaOf(key));
+    const latest = (key: string): LogRow | undefined => {
+      const row = newest(key);
+      return row === undefined || row.deleted !== 0 ? undefined : row;
+    };
     const values = compares.some((c) => c.target === 'value');
     const current = (key: string): KeyValue | undefined => {
       if (values) {
-        const row = this.latest(key);
+        const row = latest(key);
         return row === undefined ? undefined : toKv(row);
       }
       // The value is left empty: compareHolds reads it only for a 'value' target.
-      const row = this.q.latestMeta.get(key);
+      const row = metaOf(key);
       return row === undefined || row.deleted !== 0 ? undefined : toKv({ ...row, value: '', old_value: '' });
     };
     const { succeeded, ops } = txnBranch(compares, current, onSuccess, onFailure, (id) => this.leases.has(id));
@@ -554,20 +567,22 @@ class SqliteStore implements Store {
     const results = ops.map((op): TxnOpResult => {
       switch (op.kind) {
         case 'get': {
-          const row = this.latest(op.key);
+          const row = latest(op.key);
           return row === undefined ? { kind: 'get' } : { kind: 'get', kv: toKv(row) };
         }
         case 'put': {
           // The row in force may be a tombstone: a re-create points at it, as in kine.
-          const last = this.newest(op.key);
+          const last = newest(op.key);
           const prev = last === undefined || last.deleted !== 0 ? undefined : last;
+          read.delete(op.key);
           const kv = this.insertPut(revision, op.key, op.value, op.lease, prev, last?.revision ?? 0, written);
           const prevKv = prev === undefined ? undefined : toKv(prev);
           events.push(prevKv === undefined ? { type: 'put', kv } : { type: 'put', kv, prevKv });
           return prevKv === undefined ? { kind: 'put' } : { kind: 'put', prevKv };
         }
         case 'delete': {
-          const prev = this.latest(op.key);
+          const prev = latest(op.key);
+          read.delete(op.key);
           if (prev === undefined) return { kind: 'delete', deleted: 0 };
           events.push(this.insertDelete(revision, prev));
           return { kind: 'delete', deleted: 1, prevKv: toKv(prev) };

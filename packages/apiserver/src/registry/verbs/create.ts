@@ -113,7 +113,7 @@ async function persistCreate<T extends KubeObject>(core: RegistryCore, info: Res
     }
     // The namespace changed under us: check it again.
     // Admission saw the object before its name was generated.
-    const check = await checkNamespace(core, info, meta.namespace ?? '', generated ? '' : name, meta.generateName ?? '');
+    const check = await checkNamespace(core, info, meta.namespace ?? '', generated ? '' : name, meta.generateName ?? '', true);
     if (!check.ok) return check;
     nsRev = check.value.revision;
   }
@@ -126,10 +126,19 @@ async function persistCreate<T extends KubeObject>(core: RegistryCore, info: Res
  * generateName, else "Unknown") and carries the NamespaceTerminating cause.
  * upstream: staging/src/k8s.io/apiserver/pkg/admission/errors.go (extractResourceName)
  */
-async function checkNamespace(core: RegistryCore, info: ResourceInfo, namespace: string, name: string, generateName = ''): Promise<RegistryResult<{ revision: number }>> {
-  const { kv } = await core.store.get(objectKey(RESOURCES.namespaces, '', namespace));
-  if (kv === undefined) return err(notFoundError(groupResource(RESOURCES.namespaces), namespace));
+async function checkNamespace(core: RegistryCore, info: ResourceInfo, namespace: string, name: string, generateName = '', live = false): Promise<RegistryResult<{ revision: number }>> {
+  const key = objectKey(RESOURCES.namespaces, '', namespace);
+  // Read active a moment ago (the informer's lister upstream); the txn's compare on the
+  // namespace's modRevision catches a change since, and the retry reads it live.
+  const seen = live ? undefined : core.activeNamespace(key);
+  if (seen !== undefined) return ok({ revision: seen });
+  const { kv } = await core.store.get(key);
+  if (kv === undefined) {
+    core.sawNamespace(key, undefined);
+    return err(notFoundError(groupResource(RESOURCES.namespaces), namespace));
+  }
   const ns = JSON.parse(kv.value) as Namespace;
+  core.sawNamespace(key, ns.status?.phase === 'Terminating' ? undefined : kv.modRevision);
   if (ns.status?.phase === 'Terminating') {
     const named = name !== '' ? name : generateName !== '' ? generateName : 'Unknown';
     return err(

@@ -322,6 +322,7 @@ describe('iptables proxy: the save view across syncs', () => {
     const unsubscribe = c.informer.onChange((change) => proxy.onChange(change));
     try {
       const before = proxy.saveViewStats();
+      if (before === undefined) throw new Error('no save view memo at an interval of 0');
       expect(before.views).toBe(1);
       const slice = await must(c.registry.get<EndpointSlice>('endpointslices', 'default', 'svc-7-1'));
       await apply({ c } as Started, () => must(c.registry.update('endpointslices', 'default', 'svc-7-1', { ...slice, endpoints: [{ addresses: ['10.244.7.9'], conditions: { ready: true } }, ...(slice.endpoints ?? []).slice(1)] })));
@@ -329,6 +330,7 @@ describe('iptables proxy: the save view across syncs', () => {
       await proxy.flushed();
       expect(proxy.lastSync()).toMatchObject({ full: false, servicesChanged: 1, syncs: 2 });
       const after = proxy.saveViewStats();
+      if (after === undefined) throw new Error('no save view memo at an interval of 0');
       expect(after.views).toBe(2);
       // 10.244.7.1 replaced by 10.244.7.9: the new SEP chain's two rules (mark, DNAT) and the SVC
       // chain's two jumps (10.244.7.2 now first, with the probability; 10.244.7.9 second) are new lines.
@@ -340,6 +342,36 @@ describe('iptables proxy: the save view across syncs', () => {
     } finally {
       unsubscribe();
       await proxy.stop();
+    }
+  });
+
+  it('with the tables rendered at the first sync only, no memo is kept and rules.save.txt is still the save view of rules.txt', async () => {
+    const clock = virtualClock(Date.UTC(2026, 0, 1));
+    cluster = await openTestCluster(clock, 'memory');
+    const c = cluster;
+    for (let i = 0; i < 5; i++) {
+      await must(c.registry.create('services', 'default', service(`svc-${i}`, { clusterIP: `10.96.0.${100 + i}`, ports: [{ name: 'http', port: 80 }] })));
+      await must(c.registry.create('endpointslices', 'default', endpointSlice(`svc-${i}`, [`10.244.${i}.1`], [{ name: 'http', port: 8080, protocol: 'TCP' }])));
+    }
+    const started = await startNodeAgent({ source: c.informer, clock, nodeName: 'node-1', nodeIP: '192.0.2.10', clusterCIDR: '10.244.0.0/16', dataDir: c.dir, dnsPort: false });
+    if (!started.ok) throw new Error(started.error.message);
+    agent = started.value;
+    const config = agent.proxierConfig;
+    if (config === undefined) throw new Error('no proxier config');
+    const once = IptablesProxy.start({ source: c.informer, clock, logger: { log: () => undefined }, config, dataDir: join(c.dir, 'once'), tablesFilesIntervalMs: Infinity });
+    const every = IptablesProxy.start({ source: c.informer, clock, logger: { log: () => undefined }, config, dataDir: join(c.dir, 'every') });
+    try {
+      await Promise.all([once.flushed(), every.flushed()]);
+      expect(once.saveViewStats()).toBeUndefined();
+      expect(every.saveViewStats()).toMatchObject({ views: 1 });
+      const saved = iptablesSaveView(read(once.files.rules), { backend: 'nft' });
+      expect(saved.ok).toBe(true);
+      expect(read(once.files.save)).toBe(saved.ok ? saved.value : 'unreachable');
+      expect(read(once.files.save)).toBe(read(every.files.save));
+      expect(read(once.files.save)).toContain('10.244.4.1:8080');
+    } finally {
+      await once.stop();
+      await every.stop();
     }
   });
 });

@@ -166,7 +166,7 @@ class Worker {
       appliedRevision: r.appliedRevision,
       syncs: r.syncs,
     }));
-    post({ type: 'stats', id, heapUsed: getHeapStatistics().used_heap_size, shared: this.interner?.size ?? 0, nodes });
+    post({ type: 'stats', id, heapUsed: getHeapStatistics().used_heap_size, arrayBuffers: process.memoryUsage().arrayBuffers, shared: this.interner?.size ?? 0, nodes });
   }
 
   /** Stops the agents, then their watches; posts what is left of the metrics, then `stopped`. */

@@ -3,12 +3,13 @@
 // fullSyncPeriod is full, and the files hold the tables (rules.txt: what a full render of the
 // same objects writes), their iptables-save view, and each sync's --noflush input.
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import type { EndpointSlice, KubeObject, Service } from '@kubesvc/api-types';
-import { generateRules, iptablesSaveView } from '@kubesvc/proxy-iptables';
+import { generateRules, iptablesSaveView, proxierConfig } from '@kubesvc/proxy-iptables';
 import { afterEach, describe, expect, it } from 'vitest';
 import { virtualClock, type VirtualClock } from '@kubesvc/store';
 import { join } from 'node:path';
-import { IptablesProxy } from './iptables-proxy.js';
+import { IptablesProxy, SPARE_BUFFERS } from './iptables-proxy.js';
 import { startNodeAgent, type NodeAgent, type NodeAgentOptions } from './node-agent.js';
 import type { DataplaneFactory } from './dataplane.js';
 import { endpointSlice, must, openTestCluster, revisionOf, service, type TestCluster } from './node-agent.fixtures.js';
@@ -372,6 +373,38 @@ describe('iptables proxy: the save view across syncs', () => {
     } finally {
       await once.stop();
       await every.stop();
+    }
+  });
+});
+
+describe('iptables proxy: restore buffers', () => {
+  it('syncs made while the earlier ones\' files wait to be written each take a buffer; once written, only SPARE_BUFFERS are kept', async () => {
+    const clock = virtualClock(Date.UTC(2026, 0, 1));
+    const dir = join(tmpdir(), `iptables-buffers-${process.pid}-${Date.now()}`);
+    const config = proxierConfig({ nodeName: 'node-1', nodeIPs: ['192.0.2.10'], nodeIP: '192.0.2.10' });
+    if (!config.ok) throw new Error(config.error.message);
+    const proxy = IptablesProxy.start({ source: { list: () => [], get: () => undefined }, clock, logger: { log: () => undefined }, config: config.value, dataDir: dir, minSyncPeriodMs: 0, burstSyncs: 10, tablesFilesIntervalMs: Infinity });
+    try {
+      // Seven syncs in one turn: no file write can finish before the last of them.
+      for (let i = 0; i < 6; i++) {
+        proxy.onChange({ resource: 'services', type: 'ADDED', object: service(`svc-${i}`, { clusterIP: `10.96.0.${10 + i}`, ports: [{ name: 'http', port: 80 }] }) });
+        clock.advance(0);
+      }
+      expect(proxy.lastSync()).toMatchObject({ syncs: 7, full: false });
+      expect(proxy.spareBuffers).toBe(0);
+      await proxy.flushed();
+      expect(SPARE_BUFFERS).toBe(2);
+      expect(proxy.spareBuffers).toBe(SPARE_BUFFERS);
+      expect(readFileSync(join(dir, 'iptables', 'last-sync.txt'), 'utf8')).toContain('default/svc-5:http');
+      // The next sync takes a kept buffer and gives it back.
+      proxy.onChange({ resource: 'services', type: 'ADDED', object: service('svc-6', { clusterIP: '10.96.0.16', ports: [{ name: 'http', port: 80 }] }) });
+      clock.advance(0);
+      expect(proxy.spareBuffers).toBe(SPARE_BUFFERS - 1);
+      await proxy.flushed();
+      expect(proxy.spareBuffers).toBe(SPARE_BUFFERS);
+    } finally {
+      await proxy.stop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -16,7 +16,11 @@
 // A sync writes its restore text into a byte buffer the proxy keeps (proxy-iptables'
 // RestoreBuffer, as kube-proxy keeps a bytes.Buffer), and the loader and last-sync.txt take those
 // bytes: a buffer is in use until the sync's files are written, so a sync that starts while the
-// last one's files are still being written takes another (two in the usual case).
+// last one's files are still being written takes another (two in the usual case). When the
+// writes lag behind many syncs (a loaded machine, a slow disk), each queued sync holds its own
+// buffer until written; once written, at most SPARE_BUFFERS are kept for the next syncs and the
+// others are let go (at 10,000 Services a buffer is about 2 MiB after partial syncs, 31 MiB
+// after a full one, and an agent that kept every buffer a backlog had made held 29 of them).
 // A partial sync's text alone does not say what the tables hold, which is why rules.txt is
 // the tables and last-sync.txt the sync.
 // rules.txt and rules.save.txt are a render of every Service, whatever the sync changed: with
@@ -48,6 +52,9 @@ import { countLines, ProxySyncLoop, TablesFilesSchedule, type ProxyFiles, type P
 import type { NodeProxyMetrics } from './proxy-metrics.js';
 
 /** Loads a sync's restore text into a data plane (a network namespace's kernel, say). */
+/** Restore buffers kept for the next syncs once their files are written: the usual case needs two. */
+export const SPARE_BUFFERS = 2;
+
 export interface IptablesLoader {
   /**
    * `restore`: the text's bytes, for `iptables-restore --noflush`'s stdin, valid during the call
@@ -174,6 +181,11 @@ export class IptablesProxy {
     return this.saveMemo?.stats();
   }
 
+  /** Restore buffers kept for the next syncs (at most SPARE_BUFFERS). */
+  get spareBuffers(): number {
+    return this.buffers.length;
+  }
+
   /** Whether changes wait for the runner. */
   get syncPending(): boolean {
     return this.loop.syncPending;
@@ -201,6 +213,11 @@ export class IptablesProxy {
     return [[this.files.rules, tables], ...(saved.ok ? [[this.files.save, saved.value] as const] : [])];
   }
 
+  /** A buffer whose sync's files are written (or failed): kept for a next sync, unless enough are. */
+  private spare(buffer: RestoreBuffer): void {
+    if (this.buffers.length < SPARE_BUFFERS) this.buffers.push(buffer);
+  }
+
   private syncOnce({ changes, full }: SyncRequest): SyncStep {
     const started = performance.now();
     const buffer = this.buffers.pop() ?? new RestoreBuffer();
@@ -215,7 +232,7 @@ export class IptablesProxy {
       this.options.loader?.load(result.restoreBytes, result.state, !this.loaded);
       this.loaded = true;
     } catch (error) {
-      this.buffers.push(buffer);
+      this.spare(buffer);
       // upstream: a failed restore keeps the old state (the loop retries, with a full sync).
       return { ok: false, error: String(error) };
     }
@@ -240,6 +257,6 @@ export class IptablesProxy {
       servicesChanged: result.stats.servicesChanged,
       ms: Math.round(ms * 100) / 100,
     }));
-    return { ok: true, full: result.stats.full, files: [[this.files.lastSync, result.restoreBytes], ...tablesFiles], release: () => this.buffers.push(buffer) };
+    return { ok: true, full: result.stats.full, files: [[this.files.lastSync, result.restoreBytes], ...tablesFiles], release: () => this.spare(buffer) };
   }
 }

@@ -5,7 +5,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { EndpointSlice, KubeObject, Service } from '@kubesvc/api-types';
-import { generateRules, iptablesSaveView, proxierConfig } from '@kubesvc/proxy-iptables';
+import { createRenderCache, generateRules, iptablesSaveView, proxierConfig } from '@kubesvc/proxy-iptables';
 import { afterEach, describe, expect, it } from 'vitest';
 import { virtualClock, type VirtualClock } from '@kubesvc/store';
 import { join } from 'node:path';
@@ -405,6 +405,57 @@ describe('iptables proxy: restore buffers', () => {
     } finally {
       await proxy.stop();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('iptables proxy: a render cache shared by two nodes\' proxies', () => {
+  it('each proxy writes the files it writes alone, at the first sync and after a slice change, and the second takes the ClusterIP Services\' text from the cache', async () => {
+    const clock = virtualClock(Date.UTC(2026, 0, 1));
+    cluster = await openTestCluster(clock, 'memory');
+    const c = cluster;
+    for (let i = 0; i < 4; i++) {
+      await must(c.registry.create('services', 'default', service(`svc-${i}`, { clusterIP: `10.96.0.${100 + i}`, ports: [{ name: 'http', port: 80 }], ...(i === 3 ? { internalTrafficPolicy: 'Local' as const } : {}) })));
+      await must(c.registry.create('endpointslices', 'default', endpointSlice(`svc-${i}`, [`10.244.${i}.1`, `10.244.${i}.2`], [{ name: 'http', port: 8080, protocol: 'TCP' }])));
+    }
+    const configOf = (node: string, ip: string) => {
+      const checked = proxierConfig({ nodeName: node, nodeIPs: [ip], nodeIP: ip, localDetector: { kind: 'cidr', cidr: '10.244.0.0/16' } });
+      if (!checked.ok) throw new Error(checked.error.message);
+      return checked.value;
+    };
+    const cache = createRenderCache();
+    const logger = { log: () => undefined };
+    const proxies = [
+      IptablesProxy.start({ source: c.informer, clock, logger, config: configOf('node-1', '192.0.2.1'), dataDir: join(c.dir, 'shared-1'), minSyncPeriodMs: 0, renderCache: cache }),
+      IptablesProxy.start({ source: c.informer, clock, logger, config: configOf('node-2', '192.0.2.2'), dataDir: join(c.dir, 'shared-2'), minSyncPeriodMs: 0, renderCache: cache }),
+      IptablesProxy.start({ source: c.informer, clock, logger, config: configOf('node-1', '192.0.2.1'), dataDir: join(c.dir, 'alone-1'), minSyncPeriodMs: 0 }),
+      IptablesProxy.start({ source: c.informer, clock, logger, config: configOf('node-2', '192.0.2.2'), dataDir: join(c.dir, 'alone-2'), minSyncPeriodMs: 0 }),
+    ];
+    const unsubscribe = c.informer.onChange((change) => {
+      for (const p of proxies) p.onChange(change);
+    });
+    const [shared1, shared2, alone1, alone2] = proxies as [IptablesProxy, IptablesProxy, IptablesProxy, IptablesProxy];
+    const same = async () => {
+      await Promise.all(proxies.map((p) => p.flushed()));
+      for (const [a, b] of [[shared1, alone1], [shared2, alone2]] as const) {
+        expect(read(a.files.lastSync)).toBe(read(b.files.lastSync));
+        expect(read(a.files.rules)).toBe(read(b.files.rules));
+      }
+    };
+    try {
+      await same();
+      // svc-0 .. svc-2 rendered by node-1's proxy, taken by node-2's; svc-3 (Local) rendered by each.
+      expect(cache.stats()).toStrictEqual({ hits: 3, stored: 3 });
+      const slice = await must(c.registry.get<EndpointSlice>('endpointslices', 'default', 'svc-1-1'));
+      await apply({ c } as Started, () => must(c.registry.update('endpointslices', 'default', 'svc-1-1', { ...slice, endpoints: [{ addresses: ['10.244.1.9'], conditions: { ready: true } }, ...(slice.endpoints ?? []).slice(1)] })));
+      clock.advance(0);
+      await same();
+      expect(shared2.lastSync()).toMatchObject({ full: false, servicesChanged: 1, syncs: 2 });
+      expect(read(shared2.files.lastSync)).toContain('10.244.1.9:8080');
+      expect(cache.stats()).toStrictEqual({ hits: 4, stored: 4 });
+    } finally {
+      unsubscribe();
+      await Promise.all(proxies.map((p) => p.stop()));
     }
   });
 });

@@ -37,6 +37,7 @@ import {
   syncChanges,
   syncedRuleset,
   type ProxierConfig,
+  type RenderCache,
   type SaveBackend,
   type SaveViewMemo,
   type SaveViewMemoStats,
@@ -91,6 +92,8 @@ export interface IptablesProxyOptions {
   readonly tablesFilesIntervalMs?: number;
   /** Where the syncs' metrics go. */
   readonly metrics?: NodeProxyMetrics;
+  /** Rendered Service text shared with other proxies' syncs of the same objects (proxy-iptables' SyncOptions.renderCache). */
+  readonly renderCache?: RenderCache;
 }
 
 /** What one sync did. */
@@ -131,7 +134,11 @@ export class IptablesProxy {
    */
   private readonly saveMemo: SaveViewMemo | undefined;
 
+  /** The sync options every sync passes on: the render cache, if any. */
+  private readonly shared: { readonly renderCache?: RenderCache };
+
   private constructor(private readonly options: IptablesProxyOptions) {
+    this.shared = options.renderCache === undefined ? {} : { renderCache: options.renderCache };
     this.files = iptablesFiles(options.dataDir);
     this.loop = new ProxySyncLoop(
       {
@@ -225,9 +232,9 @@ export class IptablesProxy {
     try {
       if (this.state === undefined) {
         const { services, endpointSlices } = proxiedObjects(this.options.source);
-        result = sync(undefined, services, endpointSlices, this.options.config, { buffer });
+        result = sync(undefined, services, endpointSlices, this.options.config, { buffer, ...this.shared });
       } else {
-        result = syncChanges(this.state, changes, this.options.config, { full, buffer });
+        result = syncChanges(this.state, changes, this.options.config, { full, buffer, ...this.shared });
       }
       this.options.loader?.load(result.restoreBytes, result.state, !this.loaded);
       this.loaded = true;

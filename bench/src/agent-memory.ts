@@ -13,7 +13,7 @@ import type { EndpointSlice, KubeObject, Service } from '@kubesvc/api-types';
 import type { ResourceName } from '@kubesvc/apiserver';
 import type { CacheChange } from '@kubesvc/controllers';
 import { startNodeAgent, type NodeAgent, type NodeAgentSource } from '@kubesvc/node-agent';
-import { createSaveViewMemo, iptablesSaveView, printRestoreText, RestoreBuffer, sync, syncedRuleset, type ProxierConfig, type SyncState } from '@kubesvc/proxy-iptables';
+import { createRenderCache, createSaveViewMemo, iptablesSaveView, printRestoreText, RestoreBuffer, sync, syncedRuleset, type ProxierConfig, type SyncState } from '@kubesvc/proxy-iptables';
 import { systemClock } from '@kubesvc/store';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { Session } from 'node:inspector/promises';
@@ -28,6 +28,8 @@ const ENDPOINTS = env('ENDPOINTS', 10);
 /** Rounds of the churn after the agents start: each replaces one endpoint of CHANGES slices, then waits for every agent's sync. */
 const ROUNDS = env('ROUNDS', 30);
 const CHANGES = env('CHANGES', 20);
+/** 1: the agents share one render cache (proxy-iptables' createRenderCache), as a worker's agents do. */
+const SHARE_RENDERS = env('SHARE_RENDERS', 1);
 /** 1: the churn is CPU-profiled (node:inspector), and the functions taking most of its samples printed. */
 const PROFILE = env('PROFILE', 0);
 /** 0: the agents start on the loaded cache. n: they start on an empty one, as the scale bench's do, and the objects come n Services (and slices) a sync. */
@@ -208,7 +210,7 @@ function printProfile(profile: Profile): void {
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-memory-'));
   try {
-    console.log(`${AGENTS} agents × ${SERVICES} Services × ${ENDPOINTS} endpoints (Node ${process.version})`);
+    console.log(`${AGENTS} agents × ${SERVICES} Services × ${ENDPOINTS} endpoints (Node ${process.version}), ${SHARE_RENDERS > 0 ? 'one render cache for all' : 'no render cache'}`);
     const base = mem();
     const all = objects();
     const loaded = mem();
@@ -221,9 +223,10 @@ async function main(): Promise<void> {
     delta('source caches (maps, keys), per agent', before, after, AGENTS);
 
     const agents: NodeAgent[] = [];
+    const renderCache = SHARE_RENDERS > 0 ? createRenderCache() : undefined;
     before = after;
     for (let k = 0; k < AGENTS; k++) {
-      const started = await startNodeAgent({ source: sources[k] as CacheSource, clock: systemClock, nodeName: `node-${k}`, nodeIP: ipv4(((192 << 24) | (168 << 16)) + k + 1), clusterCIDR: '10.64.0.0/10', dataDir: join(dir, `node-${k}`), proxyMode: 'iptables', dnsPort: false, iptables: { tablesFilesIntervalMs: Infinity, minSyncPeriodMs: 0 } });
+      const started = await startNodeAgent({ source: sources[k] as CacheSource, clock: systemClock, nodeName: `node-${k}`, nodeIP: ipv4(((192 << 24) | (168 << 16)) + k + 1), clusterCIDR: '10.64.0.0/10', dataDir: join(dir, `node-${k}`), proxyMode: 'iptables', dnsPort: false, iptables: { tablesFilesIntervalMs: Infinity, minSyncPeriodMs: 0, ...(renderCache === undefined ? {} : { renderCache }) } });
       if (!started.ok) throw new Error(started.error.message);
       agents.push(started.value);
       await started.value.idle();
@@ -309,6 +312,7 @@ async function main(): Promise<void> {
     for (const a of agents) await a.idle();
     syncMs.sort((a, b) => a - b);
     const mean = syncMs.reduce((a, b) => a + b, 0) / syncMs.length;
+    if (renderCache !== undefined) console.log(`  render cache: ${JSON.stringify(renderCache.stats())}`);
     console.log(`churn: ${ROUNDS} rounds × ${CHANGES} slice changes, ${syncMs.length} syncs: mean ${mean.toFixed(1)} ms, p50 ${syncMs[Math.floor(syncMs.length / 2)]?.toFixed(1)} ms, max ${syncMs[syncMs.length - 1]?.toFixed(1)} ms; ${(churnWall / 1000).toFixed(1)} s wall, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s, syncs ${(syncMs.reduce((a, b) => a + b, 0) / 1000).toFixed(2)} s`);
     console.log(`  gc pauses during the churn: ${[...gcMs].map(([k, g]) => `${k} ${g.count} × = ${g.ms.toFixed(0)} ms`).join(', ')}`);
     delta('after the churn, per agent', before, mem(), AGENTS);

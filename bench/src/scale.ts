@@ -287,6 +287,7 @@ class Run {
       this.figures.rssMiBBeforeAgents = round(before.rss / MiB, 1);
       this.figures.heapMiBWorkersEmpty = round(heaps.reduce((n, h) => n + h.heapUsed, 0) / MiB, 1);
       this.figures.heapMiBPerAgentEmpty = round(this.figures.heapMiBWorkersEmpty / nodes.length, 2);
+      this.figures.arrayBuffersMiBPerAgentEmpty = round(heaps.reduce((n, h) => n + h.arrayBuffers, 0) / MiB / nodes.length, 2);
       this.log(`${nodes.length} kube-proxies started in ${this.proxyWorkers.workers} worker threads, each on its own watch (workers' heaps ${this.figures.heapMiBWorkersEmpty} MiB together, empty cluster, their code included)`);
       return;
     }
@@ -668,6 +669,8 @@ export async function runScale(backend: ScaleBackend, size: ScaleSize, out: (lin
       run.figures.sharedObjects = heaps.reduce((n, h) => n + h.shared, 0);
       run.figures.heapMiBWorkersEnd = round(heaps.reduce((n, h) => n + h.heapUsed, 0) / MiB, 1);
       run.figures.heapMiBPerAgentLoaded = round(run.figures.heapMiBWorkersEnd / size.nodes, 2);
+      // The bytes the agents' texts keep outside the heap (rendered Services, restore buffers).
+      run.figures.arrayBuffersMiBPerAgentLoaded = round(heaps.reduce((n, h) => n + h.arrayBuffers, 0) / MiB / size.nodes, 2);
       run.figures.heapMiBMainEnd = round(end.heapUsed / MiB, 1);
     } else {
       run.figures.heapMiBPerAgentLoaded = round((end.heapUsed / MiB - (run.figures.heapMiBBeforeAgents ?? 0)) / size.nodes, 2);

@@ -3,12 +3,13 @@
 // fullSyncPeriod is full, and the files hold the tables (rules.txt: what a full render of the
 // same objects writes), their iptables-save view, and each sync's --noflush input.
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import type { EndpointSlice, KubeObject, Service } from '@kubesvc/api-types';
-import { generateRules, iptablesSaveView } from '@kubesvc/proxy-iptables';
+import { createRenderCache, generateRules, iptablesSaveView, proxierConfig } from '@kubesvc/proxy-iptables';
 import { afterEach, describe, expect, it } from 'vitest';
 import { virtualClock, type VirtualClock } from '@kubesvc/store';
 import { join } from 'node:path';
-import { IptablesProxy } from './iptables-proxy.js';
+import { IptablesProxy, SPARE_BUFFERS } from './iptables-proxy.js';
 import { startNodeAgent, type NodeAgent, type NodeAgentOptions } from './node-agent.js';
 import type { DataplaneFactory } from './dataplane.js';
 import { endpointSlice, must, openTestCluster, revisionOf, service, type TestCluster } from './node-agent.fixtures.js';
@@ -322,6 +323,7 @@ describe('iptables proxy: the save view across syncs', () => {
     const unsubscribe = c.informer.onChange((change) => proxy.onChange(change));
     try {
       const before = proxy.saveViewStats();
+      if (before === undefined) throw new Error('no save view memo at an interval of 0');
       expect(before.views).toBe(1);
       const slice = await must(c.registry.get<EndpointSlice>('endpointslices', 'default', 'svc-7-1'));
       await apply({ c } as Started, () => must(c.registry.update('endpointslices', 'default', 'svc-7-1', { ...slice, endpoints: [{ addresses: ['10.244.7.9'], conditions: { ready: true } }, ...(slice.endpoints ?? []).slice(1)] })));
@@ -329,6 +331,7 @@ describe('iptables proxy: the save view across syncs', () => {
       await proxy.flushed();
       expect(proxy.lastSync()).toMatchObject({ full: false, servicesChanged: 1, syncs: 2 });
       const after = proxy.saveViewStats();
+      if (after === undefined) throw new Error('no save view memo at an interval of 0');
       expect(after.views).toBe(2);
       // 10.244.7.1 replaced by 10.244.7.9: the new SEP chain's two rules (mark, DNAT) and the SVC
       // chain's two jumps (10.244.7.2 now first, with the probability; 10.244.7.9 second) are new lines.
@@ -340,6 +343,119 @@ describe('iptables proxy: the save view across syncs', () => {
     } finally {
       unsubscribe();
       await proxy.stop();
+    }
+  });
+
+  it('with the tables rendered at the first sync only, no memo is kept and rules.save.txt is still the save view of rules.txt', async () => {
+    const clock = virtualClock(Date.UTC(2026, 0, 1));
+    cluster = await openTestCluster(clock, 'memory');
+    const c = cluster;
+    for (let i = 0; i < 5; i++) {
+      await must(c.registry.create('services', 'default', service(`svc-${i}`, { clusterIP: `10.96.0.${100 + i}`, ports: [{ name: 'http', port: 80 }] })));
+      await must(c.registry.create('endpointslices', 'default', endpointSlice(`svc-${i}`, [`10.244.${i}.1`], [{ name: 'http', port: 8080, protocol: 'TCP' }])));
+    }
+    const started = await startNodeAgent({ source: c.informer, clock, nodeName: 'node-1', nodeIP: '192.0.2.10', clusterCIDR: '10.244.0.0/16', dataDir: c.dir, dnsPort: false });
+    if (!started.ok) throw new Error(started.error.message);
+    agent = started.value;
+    const config = agent.proxierConfig;
+    if (config === undefined) throw new Error('no proxier config');
+    const once = IptablesProxy.start({ source: c.informer, clock, logger: { log: () => undefined }, config, dataDir: join(c.dir, 'once'), tablesFilesIntervalMs: Infinity });
+    const every = IptablesProxy.start({ source: c.informer, clock, logger: { log: () => undefined }, config, dataDir: join(c.dir, 'every') });
+    try {
+      await Promise.all([once.flushed(), every.flushed()]);
+      expect(once.saveViewStats()).toBeUndefined();
+      expect(every.saveViewStats()).toMatchObject({ views: 1 });
+      const saved = iptablesSaveView(read(once.files.rules), { backend: 'nft' });
+      expect(saved.ok).toBe(true);
+      expect(read(once.files.save)).toBe(saved.ok ? saved.value : 'unreachable');
+      expect(read(once.files.save)).toBe(read(every.files.save));
+      expect(read(once.files.save)).toContain('10.244.4.1:8080');
+    } finally {
+      await once.stop();
+      await every.stop();
+    }
+  });
+});
+
+describe('iptables proxy: restore buffers', () => {
+  it('syncs made while the earlier ones\' files wait to be written each take a buffer; once written, only SPARE_BUFFERS are kept', async () => {
+    const clock = virtualClock(Date.UTC(2026, 0, 1));
+    const dir = join(tmpdir(), `iptables-buffers-${process.pid}-${Date.now()}`);
+    const config = proxierConfig({ nodeName: 'node-1', nodeIPs: ['192.0.2.10'], nodeIP: '192.0.2.10' });
+    if (!config.ok) throw new Error(config.error.message);
+    const proxy = IptablesProxy.start({ source: { list: () => [], get: () => undefined }, clock, logger: { log: () => undefined }, config: config.value, dataDir: dir, minSyncPeriodMs: 0, burstSyncs: 10, tablesFilesIntervalMs: Infinity });
+    try {
+      // Seven syncs in one turn: no file write can finish before the last of them.
+      for (let i = 0; i < 6; i++) {
+        proxy.onChange({ resource: 'services', type: 'ADDED', object: service(`svc-${i}`, { clusterIP: `10.96.0.${10 + i}`, ports: [{ name: 'http', port: 80 }] }) });
+        clock.advance(0);
+      }
+      expect(proxy.lastSync()).toMatchObject({ syncs: 7, full: false });
+      expect(proxy.spareBuffers).toBe(0);
+      await proxy.flushed();
+      expect(SPARE_BUFFERS).toBe(2);
+      expect(proxy.spareBuffers).toBe(SPARE_BUFFERS);
+      expect(readFileSync(join(dir, 'iptables', 'last-sync.txt'), 'utf8')).toContain('default/svc-5:http');
+      // The next sync takes a kept buffer and gives it back.
+      proxy.onChange({ resource: 'services', type: 'ADDED', object: service('svc-6', { clusterIP: '10.96.0.16', ports: [{ name: 'http', port: 80 }] }) });
+      clock.advance(0);
+      expect(proxy.spareBuffers).toBe(SPARE_BUFFERS - 1);
+      await proxy.flushed();
+      expect(proxy.spareBuffers).toBe(SPARE_BUFFERS);
+    } finally {
+      await proxy.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('iptables proxy: a render cache shared by two nodes\' proxies', () => {
+  it('each proxy writes the files it writes alone, at the first sync and after a slice change, and the second takes the ClusterIP Services\' text from the cache', async () => {
+    const clock = virtualClock(Date.UTC(2026, 0, 1));
+    cluster = await openTestCluster(clock, 'memory');
+    const c = cluster;
+    for (let i = 0; i < 4; i++) {
+      await must(c.registry.create('services', 'default', service(`svc-${i}`, { clusterIP: `10.96.0.${100 + i}`, ports: [{ name: 'http', port: 80 }], ...(i === 3 ? { internalTrafficPolicy: 'Local' as const } : {}) })));
+      await must(c.registry.create('endpointslices', 'default', endpointSlice(`svc-${i}`, [`10.244.${i}.1`, `10.244.${i}.2`], [{ name: 'http', port: 8080, protocol: 'TCP' }])));
+    }
+    const configOf = (node: string, ip: string) => {
+      const checked = proxierConfig({ nodeName: node, nodeIPs: [ip], nodeIP: ip, localDetector: { kind: 'cidr', cidr: '10.244.0.0/16' } });
+      if (!checked.ok) throw new Error(checked.error.message);
+      return checked.value;
+    };
+    const cache = createRenderCache();
+    const logger = { log: () => undefined };
+    const proxies = [
+      IptablesProxy.start({ source: c.informer, clock, logger, config: configOf('node-1', '192.0.2.1'), dataDir: join(c.dir, 'shared-1'), minSyncPeriodMs: 0, renderCache: cache }),
+      IptablesProxy.start({ source: c.informer, clock, logger, config: configOf('node-2', '192.0.2.2'), dataDir: join(c.dir, 'shared-2'), minSyncPeriodMs: 0, renderCache: cache }),
+      IptablesProxy.start({ source: c.informer, clock, logger, config: configOf('node-1', '192.0.2.1'), dataDir: join(c.dir, 'alone-1'), minSyncPeriodMs: 0 }),
+      IptablesProxy.start({ source: c.informer, clock, logger, config: configOf('node-2', '192.0.2.2'), dataDir: join(c.dir, 'alone-2'), minSyncPeriodMs: 0 }),
+    ];
+    const unsubscribe = c.informer.onChange((change) => {
+      for (const p of proxies) p.onChange(change);
+    });
+    const [shared1, shared2, alone1, alone2] = proxies as [IptablesProxy, IptablesProxy, IptablesProxy, IptablesProxy];
+    const same = async () => {
+      await Promise.all(proxies.map((p) => p.flushed()));
+      for (const [a, b] of [[shared1, alone1], [shared2, alone2]] as const) {
+        expect(read(a.files.lastSync)).toBe(read(b.files.lastSync));
+        expect(read(a.files.rules)).toBe(read(b.files.rules));
+      }
+    };
+    try {
+      await same();
+      // svc-0 .. svc-2 rendered by node-1's proxy, taken by node-2's; svc-3 (Local) rendered by each.
+      expect(cache.stats()).toStrictEqual({ hits: 3, stored: 3 });
+      const slice = await must(c.registry.get<EndpointSlice>('endpointslices', 'default', 'svc-1-1'));
+      await apply({ c } as Started, () => must(c.registry.update('endpointslices', 'default', 'svc-1-1', { ...slice, endpoints: [{ addresses: ['10.244.1.9'], conditions: { ready: true } }, ...(slice.endpoints ?? []).slice(1)] })));
+      clock.advance(0);
+      await same();
+      expect(shared2.lastSync()).toMatchObject({ full: false, servicesChanged: 1, syncs: 2 });
+      expect(read(shared2.files.lastSync)).toContain('10.244.1.9:8080');
+      expect(cache.stats()).toStrictEqual({ hits: 4, stored: 4 });
+    } finally {
+      unsubscribe();
+      await Promise.all(proxies.map((p) => p.stop()));
     }
   });
 });

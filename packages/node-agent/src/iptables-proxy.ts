@@ -16,7 +16,11 @@
 // A sync writes its restore text into a byte buffer the proxy keeps (proxy-iptables'
 // RestoreBuffer, as kube-proxy keeps a bytes.Buffer), and the loader and last-sync.txt take those
 // bytes: a buffer is in use until the sync's files are written, so a sync that starts while the
-// last one's files are still being written takes another (two in the usual case).
+// last one's files are still being written takes another (two in the usual case). When the
+// writes lag behind many syncs (a loaded machine, a slow disk), each queued sync holds its own
+// buffer until written; once written, at most SPARE_BUFFERS are kept for the next syncs and the
+// others are let go (at 10,000 Services a buffer is about 2 MiB after partial syncs, 31 MiB
+// after a full one, and an agent that kept every buffer a backlog had made held 29 of them).
 // A partial sync's text alone does not say what the tables hold, which is why rules.txt is
 // the tables and last-sync.txt the sync.
 // rules.txt and rules.save.txt are a render of every Service, whatever the sync changed: with
@@ -33,7 +37,9 @@ import {
   syncChanges,
   syncedRuleset,
   type ProxierConfig,
+  type RenderCache,
   type SaveBackend,
+  type SaveViewMemo,
   type SaveViewMemoStats,
   type SyncResult,
   type SyncState,
@@ -47,6 +53,9 @@ import { countLines, ProxySyncLoop, TablesFilesSchedule, type ProxyFiles, type P
 import type { NodeProxyMetrics } from './proxy-metrics.js';
 
 /** Loads a sync's restore text into a data plane (a network namespace's kernel, say). */
+/** Restore buffers kept for the next syncs once their files are written: the usual case needs two. */
+export const SPARE_BUFFERS = 2;
+
 export interface IptablesLoader {
   /**
    * `restore`: the text's bytes, for `iptables-restore --noflush`'s stdin, valid during the call
@@ -83,6 +92,8 @@ export interface IptablesProxyOptions {
   readonly tablesFilesIntervalMs?: number;
   /** Where the syncs' metrics go. */
   readonly metrics?: NodeProxyMetrics;
+  /** Rendered Service text shared with other proxies' syncs of the same objects (proxy-iptables' SyncOptions.renderCache). */
+  readonly renderCache?: RenderCache;
 }
 
 /** What one sync did. */
@@ -114,10 +125,20 @@ export class IptablesProxy {
   /** When the tables files are rendered (tablesFilesIntervalMs). */
   private readonly tables: TablesFilesSchedule;
   private tableLines = 0;
-  /** The save view's rule lines parsed and printed at earlier syncs: a sync re-reads only what changed. */
-  private readonly saveMemo = createSaveViewMemo();
+  /**
+   * The save view's rule lines parsed and printed at earlier renders, so that a render re-reads
+   * only what changed: kept only when the tables are rendered again (a finite
+   * tablesFilesIntervalMs). It holds every rule line of the tables parsed and printed, about
+   * 2 KiB a line (665 MiB at 10,000 Services of 10 endpoints): with a first render only, it
+   * would hold that for nothing.
+   */
+  private readonly saveMemo: SaveViewMemo | undefined;
+
+  /** The sync options every sync passes on: the render cache, if any. */
+  private readonly shared: { readonly renderCache?: RenderCache };
 
   private constructor(private readonly options: IptablesProxyOptions) {
+    this.shared = options.renderCache === undefined ? {} : { renderCache: options.renderCache };
     this.files = iptablesFiles(options.dataDir);
     this.loop = new ProxySyncLoop(
       {
@@ -133,6 +154,7 @@ export class IptablesProxy {
       },
       (request) => this.syncOnce(request),
     );
+    this.saveMemo = (options.tablesFilesIntervalMs ?? 0) === Infinity ? undefined : createSaveViewMemo();
     this.tables = new TablesFilesSchedule(options.clock, options.tablesFilesIntervalMs ?? 0, this.loop, () => this.renderTables());
   }
 
@@ -161,9 +183,14 @@ export class IptablesProxy {
     return this.state;
   }
 
-  /** How much of the save view the syncs so far parsed and printed afresh. */
-  saveViewStats(): SaveViewMemoStats {
-    return this.saveMemo.stats();
+  /** How much of the save view the renders so far parsed and printed afresh; undefined when the tables are rendered once only (no memo kept). */
+  saveViewStats(): SaveViewMemoStats | undefined {
+    return this.saveMemo?.stats();
+  }
+
+  /** Restore buffers kept for the next syncs (at most SPARE_BUFFERS). */
+  get spareBuffers(): number {
+    return this.buffers.length;
   }
 
   /** Whether changes wait for the runner. */
@@ -188,9 +215,14 @@ export class IptablesProxy {
     const ruleset = syncedRuleset(state);
     const tables = printRestoreText(ruleset);
     this.tableLines = countLines(tables);
-    const saved = iptablesSaveView(tables, { family: ruleset.family, backend: this.options.saveBackend ?? 'nft', memo: this.saveMemo });
+    const saved = iptablesSaveView(tables, { family: ruleset.family, backend: this.options.saveBackend ?? 'nft', ...(this.saveMemo === undefined ? {} : { memo: this.saveMemo }) });
     if (!saved.ok) this.options.logger.log('warning', logLine('iptables save view failed', { error: saved.error.message }));
     return [[this.files.rules, tables], ...(saved.ok ? [[this.files.save, saved.value] as const] : [])];
+  }
+
+  /** A buffer whose sync's files are written (or failed): kept for a next sync, unless enough are. */
+  private spare(buffer: RestoreBuffer): void {
+    if (this.buffers.length < SPARE_BUFFERS) this.buffers.push(buffer);
   }
 
   private syncOnce({ changes, full }: SyncRequest): SyncStep {
@@ -200,14 +232,14 @@ export class IptablesProxy {
     try {
       if (this.state === undefined) {
         const { services, endpointSlices } = proxiedObjects(this.options.source);
-        result = sync(undefined, services, endpointSlices, this.options.config, { buffer });
+        result = sync(undefined, services, endpointSlices, this.options.config, { buffer, ...this.shared });
       } else {
-        result = syncChanges(this.state, changes, this.options.config, { full, buffer });
+        result = syncChanges(this.state, changes, this.options.config, { full, buffer, ...this.shared });
       }
       this.options.loader?.load(result.restoreBytes, result.state, !this.loaded);
       this.loaded = true;
     } catch (error) {
-      this.buffers.push(buffer);
+      this.spare(buffer);
       // upstream: a failed restore keeps the old state (the loop retries, with a full sync).
       return { ok: false, error: String(error) };
     }
@@ -232,6 +264,6 @@ export class IptablesProxy {
       servicesChanged: result.stats.servicesChanged,
       ms: Math.round(ms * 100) / 100,
     }));
-    return { ok: true, full: result.stats.full, files: [[this.files.lastSync, result.restoreBytes], ...tablesFiles], release: () => this.buffers.push(buffer) };
+    return { ok: true, full: result.stats.full, files: [[this.files.lastSync, result.restoreBytes], ...tablesFiles], release: () => this.spare(buffer) };
   }
 }

@@ -10,7 +10,7 @@
 // through a bounded-frequency runner, the userspace proxy reconciles its listeners.
 import { err, formatCIDR, ok, parseCIDR, parseIP, type Pod, type Result, type ServiceNetworking } from '@kubesvc/api-types';
 import type { EnvVar, PodMode, Zone } from '@kubesvc/discovery';
-import { proxierConfig, type KubeProxyVersion, type ProxierConfig, type SaveBackend, type SyncState } from '@kubesvc/proxy-iptables';
+import { proxierConfig, type KubeProxyVersion, type ProxierConfig, type RenderCache, type SaveBackend, type SyncState } from '@kubesvc/proxy-iptables';
 import { loadKernel } from '@kubesvc/proxy-iptables/wasm';
 import { nftablesProxierConfig, type NftablesProxierConfig, type NftablesSyncState } from '@kubesvc/proxy-nftables';
 import type { Clock } from '@kubesvc/store';
@@ -87,6 +87,12 @@ export interface NodeAgentOptions<D extends Dataplane = Dataplane> {
      * first sync's only. Default 0: at every sync.
      */
     readonly tablesFilesIntervalMs?: number;
+    /**
+     * Rendered Service text shared with the other agents of this thread that sync the same
+     * objects (proxy-iptables' createRenderCache; a worker's agents share one, as their sources
+     * share the objects). The rules are the same as without it.
+     */
+    readonly renderCache?: RenderCache;
   };
   readonly nftables?: {
     /** KubeProxyConfiguration's nftables.minSyncPeriod. Default 1000. */
@@ -268,6 +274,7 @@ export async function startNodeAgent<D extends Dataplane = Dataplane>(options: N
         ...(options.iptables?.fullSyncPeriodMs !== undefined ? { fullSyncPeriodMs: options.iptables.fullSyncPeriodMs } : {}),
         ...(options.iptables?.burstSyncs !== undefined ? { burstSyncs: options.iptables.burstSyncs } : {}),
         ...(options.iptables?.tablesFilesIntervalMs !== undefined ? { tablesFilesIntervalMs: options.iptables.tablesFilesIntervalMs } : {}),
+        ...(options.iptables?.renderCache !== undefined ? { renderCache: options.iptables.renderCache } : {}),
         ...(dataplane?.loader !== undefined ? { loader: dataplane.loader } : {}),
         ...(options.metrics !== undefined ? { metrics: options.metrics.forNode(options.nodeName) } : {}),
       });

@@ -30,3 +30,9 @@ it('the README example of kube-proxy 1.8 prints what the README says', async () 
   expect(expected.length).toBeGreaterThan(0);
   expect(printed).toBe(expected);
 });
+
+it('the README example of a render cache shared by two nodes\' proxiers prints what the README says', async () => {
+  const { printed, expected } = await runReadmeExample(new URL('..', import.meta.url), /^## Several nodes' proxiers in one thread/m);
+  expect(expected.length).toBeGreaterThan(0);
+  expect(printed).toBe(expected);
+});

@@ -56,6 +56,8 @@ export interface ProxyWorkerStats {
   readonly worker: number;
   /** The worker's own V8 heap, used bytes. */
   readonly heapUsed: number;
+  /** Bytes of its array buffers, outside the heap (the restore texts' and rendered Services' bytes). */
+  readonly arrayBuffers: number;
   /** Objects its sources share (shareObjects), 0 otherwise. */
   readonly shared: number;
   readonly nodes: readonly ProxyWorkerNodeStats[];
@@ -78,5 +80,5 @@ export type FromWorker =
   | { readonly type: 'start-failed'; readonly message: string }
   | { readonly type: 'log'; readonly level: LogLevel; readonly line: string }
   | { readonly type: 'metrics'; readonly batch: readonly ProxyMetricsBatch[] }
-  | { readonly type: 'stats'; readonly id: number; readonly heapUsed: number; readonly shared: number; readonly nodes: readonly ProxyWorkerNodeStats[] }
+  | { readonly type: 'stats'; readonly id: number; readonly heapUsed: number; readonly arrayBuffers: number; readonly shared: number; readonly nodes: readonly ProxyWorkerNodeStats[] }
   | { readonly type: 'stopped' };

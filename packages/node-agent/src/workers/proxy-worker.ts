@@ -9,6 +9,7 @@ import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { KubeObject } from '@kubesvc/api-types';
 import type { LogLevel } from '@kubesvc/apiserver';
+import { createRenderCache, type RenderCache } from '@kubesvc/proxy-iptables';
 import { systemClock } from '@kubesvc/store';
 import { createObjectInterner, startApiSource, type ApiSource } from '../api-source.js';
 import { startNodeAgent, type NodeAgent } from '../node-agent.js';
@@ -48,10 +49,13 @@ class Worker {
   private flushTimer: NodeJS.Timeout | undefined;
   private stopping = false;
   private readonly interner: ReturnType<typeof createObjectInterner> | undefined;
+  /** With shared objects, the agents share the text of the Services they render alike too. */
+  private readonly renderCache: RenderCache | undefined;
   private collect: (() => void) | undefined;
 
   constructor(private readonly data: ProxyWorkerData) {
     this.interner = data.settings.shareObjects ? createObjectInterner() : undefined;
+    this.renderCache = data.settings.shareObjects ? createRenderCache() : undefined;
   }
 
   private readonly logger = { log: (level: LogLevel, line: string) => post({ type: 'log', level, line }) };
@@ -112,7 +116,7 @@ class Worker {
         dataDir: node.dataDir,
         proxyMode: s.proxyMode,
         dnsPort: false,
-        ...(s.proxyMode === 'iptables' ? { iptables: { ...(s.minSyncPeriodMs === undefined ? {} : { minSyncPeriodMs: s.minSyncPeriodMs }), ...(s.tablesFilesIntervalMs === undefined ? {} : { tablesFilesIntervalMs: s.tablesFilesIntervalMs }) } } : {}),
+        ...(s.proxyMode === 'iptables' ? { iptables: { ...(s.minSyncPeriodMs === undefined ? {} : { minSyncPeriodMs: s.minSyncPeriodMs }), ...(s.tablesFilesIntervalMs === undefined ? {} : { tablesFilesIntervalMs: s.tablesFilesIntervalMs }), ...(this.renderCache === undefined ? {} : { renderCache: this.renderCache }) } } : {}),
         ...(s.proxyMode === 'nftables' ? { nftables: { ...(s.minSyncPeriodMs === undefined ? {} : { minSyncPeriodMs: s.minSyncPeriodMs }), ...(s.tablesFilesIntervalMs === undefined ? {} : { tablesFilesIntervalMs: s.tablesFilesIntervalMs }) } } : {}),
         metrics: this.metrics,
       });
@@ -166,7 +170,7 @@ class Worker {
       appliedRevision: r.appliedRevision,
       syncs: r.syncs,
     }));
-    post({ type: 'stats', id, heapUsed: getHeapStatistics().used_heap_size, shared: this.interner?.size ?? 0, nodes });
+    post({ type: 'stats', id, heapUsed: getHeapStatistics().used_heap_size, arrayBuffers: process.memoryUsage().arrayBuffers, shared: this.interner?.size ?? 0, nodes });
   }
 
   /** Stops the agents, then their watches; posts what is left of the metrics, then `stopped`. */

@@ -211,7 +211,7 @@ class Pool implements ProxyWorkers {
           case 'stats': {
             const w = this.waiting.get(message.id);
             this.waiting.delete(message.id);
-            w?.resolve({ worker: slot.index, heapUsed: message.heapUsed, shared: message.shared, nodes: message.nodes });
+            w?.resolve({ worker: slot.index, heapUsed: message.heapUsed, arrayBuffers: message.arrayBuffers, shared: message.shared, nodes: message.nodes });
             break;
           }
           case 'stopped':
@@ -229,7 +229,7 @@ class Pool implements ProxyWorkers {
         for (const [id, w] of this.waiting) {
           if (w.worker !== slot.index) continue;
           this.waiting.delete(id);
-          w.resolve({ worker: slot.index, heapUsed: 0, shared: 0, nodes: [] });
+          w.resolve({ worker: slot.index, heapUsed: 0, arrayBuffers: 0, shared: 0, nodes: [] });
         }
         if (!started) {
           reject(new Error(`kube-proxy worker ${slot.index} exited with code ${code} before its agents started`));
@@ -278,7 +278,7 @@ class Pool implements ProxyWorkers {
           new Promise<ProxyWorkerStats>((resolve) => {
             const worker = slot.worker;
             if (worker === undefined || this.stopping) {
-              resolve({ worker: slot.index, heapUsed: 0, shared: 0, nodes: [] });
+              resolve({ worker: slot.index, heapUsed: 0, arrayBuffers: 0, shared: 0, nodes: [] });
               return;
             }
             const id = this.nextId++;

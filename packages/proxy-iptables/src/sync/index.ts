@@ -3,3 +3,4 @@ export type { SyncConfig, SyncOptions, SyncResult, SyncState, SyncStats } from '
 export type { ProxyChange } from './events.js';
 export { sync, syncChanges, syncedRuleset } from '../backend.js';
 export { RestoreBuffer } from './restore-buffer.js';
+export { createRenderCache, type RenderCache, type RenderCacheStats } from './render-cache.js';

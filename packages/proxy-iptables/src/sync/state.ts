@@ -10,6 +10,7 @@ import type { Ruleset } from '../ruleset.js';
 import type { ServicePortInfo } from '../service-ports.js';
 import type { RestoreBuffer } from './restore-buffer.js';
 import type { RenderScratch } from './render-bytes.js';
+import type { RenderCache } from './render-cache.js';
 
 export interface SyncOptions {
   /** Force a full sync (every chain written, stale chains deleted). */
@@ -21,6 +22,12 @@ export interface SyncOptions {
    * new buffer of the text's size.
    */
   readonly buffer?: RestoreBuffer;
+  /**
+   * Rendered Service text shared with other proxiers' syncs of the same objects
+   * (render-cache.ts): a node-independent Service rendered by one is taken by the others. The
+   * text is the same as without it.
+   */
+  readonly renderCache?: RenderCache;
 }
 
 /** The proxier settings, plus how often a sync is full. */

@@ -24,6 +24,7 @@ import { deriveService, samePorts } from './changes.js';
 import { makeFrame, renderBytes, renderWithKernel, sepChainOf } from './sinks.js';
 import { RangeWriter, renderScratch } from './render-bytes.js';
 import { startText, syncResult, type RestoreBuffer } from './restore-buffer.js';
+import { cacheOf, nodeIndependent, renderKeyOf } from './render-cache.js';
 import {
   EMPTY_RENDERED,
   NON_ASCII,
@@ -127,7 +128,7 @@ export function syncV131(
   };
   let servicesChanged = matched.removed.length;
   /** Entries to render, in the order of their text. */
-  const toRender: { entry: { rendered: Rendered }; ports: readonly PortEntry[] }[] = [];
+  let toRender: { entry: ServiceEntry & { rendered: Rendered }; ports: readonly PortEntry[] }[] = [];
   /** Entries rendered now, with their previous chains: their stale chains are known once rendered. */
   const fresh: { entry: { rendered: Rendered }; previous: Rendered }[] = [];
   for (const [pos, candidate] of matched.work) {
@@ -170,6 +171,27 @@ export function syncV131(
       fresh.push({ entry: copy, previous: entry.rendered });
     }
   }
+  // A Service whose text another proxier's sync already rendered from the same objects and
+  // settings, with nothing of the node in it, takes that text (render-cache.ts).
+  const renderCache = cacheOf(options.renderCache);
+  const renderKey = renderCache !== undefined ? renderKeyOf(config, largeClusterMode) : '';
+  const toStore: (typeof toRender)[number][] = [];
+  if (renderCache !== undefined) {
+    const rest: typeof toRender = [];
+    for (const item of toRender) {
+      const { service, slices } = item.entry;
+      if (!nodeIndependent(service, slices)) rest.push(item);
+      else {
+        const cached = renderCache.lookup(service, slices, renderKey);
+        if (cached !== undefined) item.entry.rendered = cached;
+        else {
+          rest.push(item);
+          toStore.push(item);
+        }
+      }
+    }
+    toRender = rest;
+  }
   // The services to render are printed into bytes the new state keeps (render-bytes.ts), in the
   // kernel's text session when it can take them (a first sync's from the records its hashing
   // left in the kernel's arena), else by the JavaScript printer.
@@ -181,6 +203,7 @@ export function syncV131(
     if (arenaRecords !== undefined) kernel?.closeArena();
   }
   if (!inKernel && toRender.length > 0) renderBytes(toRender, ctx, scratch);
+  for (const { entry } of toStore) renderCache?.store(entry.service, entry.slices, renderKey, entry.rendered);
   if (sameConfig) {
     for (const { entry, previous } of fresh) retire(previous, entry.rendered);
     for (const gone of matched.removed) retire(gone.rendered, undefined);

@@ -4,8 +4,12 @@
 // does at a churn of 20 changes per second: every 5-minute interval (6,000 writes) to the
 // revision it saw one interval before, so between one and two intervals of history stay.
 // Reported as metrics of the run in the task's setup:
-// - the file's size after the fresh load (main file and WAL, after a checkpoint) and at the end,
-//   and their ratio; the largest WAL seen;
+// - the file's size after the fresh load (main file and WAL) and at the end, and their ratio;
+//   the main file and the WAL apart; the largest WAL seen, and the largest file (main and WAL,
+//   sampled every 1,000 writes: just before a compaction, the history kept is largest);
+// - where the bytes are at the end (sqliteFileStats on the closed file, which is then opened
+//   again for the timed task): the pages of each table and index, the free pages, and the rows
+//   in force against the history the last compaction kept;
 // - the writes per second, each write awaited as a client's is;
 // - how long each compaction took to delete its rows, and the longest a write waited while one
 //   ran (compaction deletes in batches with the event loop free between them, so writes go on).
@@ -15,7 +19,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Store } from '@kubesvc/store';
-import { openSqliteStore } from '@kubesvc/store/sqlite';
+import { openSqliteStore, sqliteFileStats } from '@kubesvc/store/sqlite';
 import type { BenchSuite } from './harness.js';
 
 const KEYS = 10_000;
@@ -41,12 +45,14 @@ async function churn(out: (line: string) => void): Promise<Churned> {
   const dir = mkdtempSync(join(tmpdir(), 'kubesvc-bench-churn-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, 'state.db');
-  const store = openSqliteStore({ path });
+  let store = openSqliteStore({ path });
   const put = (i: number, generation: number) => store.txn([], [{ kind: 'put', key: `/registry/services/specs/ns/svc${i}`, value: value(i, generation) }]);
   for (let i = 0; i < KEYS; i++) await put(i, 0);
   const size = (): number => fileSize(path) + fileSize(`${path}-wal`);
   const loadBytes = size();
+  const loadWal = fileSize(`${path}-wal`);
   let maxWal = fileSize(`${path}-wal`);
+  let maxBytes = loadBytes;
   let maxCompactMs = 0;
   let maxWaitDuringCompactMs = 0;
   let compactions = 0;
@@ -72,24 +78,48 @@ async function churn(out: (line: string) => void): Promise<Churned> {
         running = undefined;
       });
     }
-    if (writes % 1_000 === 0) maxWal = Math.max(maxWal, fileSize(`${path}-wal`));
+    if (writes % 1_000 === 0) {
+      maxWal = Math.max(maxWal, fileSize(`${path}-wal`));
+      maxBytes = Math.max(maxBytes, size());
+    }
     if (writes % PROGRESS_EVERY === 0) out(`store-churn: ${writes.toLocaleString('en-US')} writes, file ${(size() / MiB).toFixed(1)} MiB (WAL ${(fileSize(`${path}-wal`) / MiB).toFixed(1)})`);
   }
   const seconds = (performance.now() - t0) / 1000;
   await running;
   const endBytes = size();
+  const endWal = fileSize(`${path}-wal`);
+  await store.close();
+  const stats = sqliteFileStats(path);
+  const mib = (bytes: number): number => Math.round((bytes / MiB) * 10) / 10;
+  const pagesMiB = (pages: number): number => mib(pages * stats.pageSize);
+  out(`store-churn: closed file ${pagesMiB(stats.pageCount)} MiB in ${stats.pageCount} pages, ${stats.freePages} free; rows in force ${stats.rowsInForce} (values ${mib(stats.valueBytesInForce)} MiB), history ${stats.historyRows} (values ${mib(stats.valueBytesOfHistory)} MiB)`);
+  for (const o of stats.objects) out(`store-churn:   ${o.name}: ${o.pages} pages (${pagesMiB(o.pages)} MiB), ${Math.round((o.usedBytes / (o.pages * stats.pageSize)) * 100)}% used`);
+  store = openSqliteStore({ path });
+  const objectMiB = Object.fromEntries(stats.objects.map((o) => [`pagesMiB.${o.name}`, pagesMiB(o.pages)]));
   return {
     store,
     metrics: {
       writes,
       writesPerSecond: Math.round(writes / seconds),
-      loadMiB: Math.round((loadBytes / MiB) * 10) / 10,
-      endMiB: Math.round((endBytes / MiB) * 10) / 10,
+      loadMiB: mib(loadBytes),
+      loadWalMiB: mib(loadWal),
+      endMiB: mib(endBytes),
+      endWalMiB: mib(endWal),
       endToLoad: Math.round((endBytes / loadBytes) * 100) / 100,
+      endMainToLoadMain: Math.round(((endBytes - endWal) / (loadBytes - loadWal)) * 100) / 100,
+      largestMiB: mib(maxBytes),
+      largestToLoad: Math.round((maxBytes / loadBytes) * 100) / 100,
       maxWalMiB: Math.round((maxWal / MiB) * 10) / 10,
       compactions,
       maxCompactMs: Math.round(maxCompactMs),
       maxWriteWaitDuringCompactMs: Math.round(maxWaitDuringCompactMs * 10) / 10,
+      closedMiB: pagesMiB(stats.pageCount),
+      freePagesMiB: pagesMiB(stats.freePages),
+      rowsInForce: stats.rowsInForce,
+      historyRows: stats.historyRows,
+      historyValueMiB: mib(stats.valueBytesOfHistory),
+      inForceValueMiB: mib(stats.valueBytesInForce),
+      ...objectMiB,
     },
   };
 }

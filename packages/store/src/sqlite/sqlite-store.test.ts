@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../system-clock.js';
 import { describeStoreConformance } from '../store.conformance.js';
 import type { Store } from '../types.js';
+import { sqliteFileStats } from './file-stats.js';
 import { openSqliteStore } from './sqlite-store.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -59,6 +60,28 @@ describe('sqlite store: the file', () => {
     } finally {
       db.close();
     }
+  });
+
+  it("keeps the indexes its queries read, and drops kine's two that none reads from a file made with them", async () => {
+    const path = join(dir, 'store.db');
+    const indexes = (): string[] => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return db.prepare<[], { name: string }>("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'log' AND sql IS NOT NULL ORDER BY name").all().map((r) => r.name);
+      } finally {
+        db.close();
+      }
+    };
+    await openSqliteStore({ path }).close();
+    expect(indexes()).toEqual(['log_lease_index', 'log_name_revision_uindex', 'log_revision_deleted_index']);
+    const old = new Database(path);
+    old.exec('CREATE UNIQUE INDEX log_name_prev_revision_uindex ON log (name, prev_revision); CREATE INDEX log_prev_revision_index ON log (prev_revision);');
+    old.close();
+    expect(indexes()).toHaveLength(5);
+    const store = openSqliteStore({ path });
+    await store.txn([], [{ kind: 'put', key: '/a', value: '1' }]);
+    await store.close();
+    expect(indexes()).toEqual(['log_lease_index', 'log_name_revision_uindex', 'log_revision_deleted_index']);
   });
 
   it('makes a new database file, and so its WAL, readable by its owner only (0600), even with a umask of 000', async () => {
@@ -118,7 +141,7 @@ describe('sqlite store: the file', () => {
   it('a large compaction deletes in batches with writes going on between them, and one cut short by a close is finished by the next', async () => {
     const path = join(dir, 'store.db');
     const store = openSqliteStore({ path });
-    // 5,000 revisions of one key: a compaction to the last deletes 4,999 rows in 5 batches.
+    // 5,000 revisions of one key: a compaction to the last deletes 4,999 rows in 10 batches.
     for (let i = 1; i <= 5_000; i++) await store.txn([], [{ kind: 'put', key: '/k', value: String(i) }]);
     const order: string[] = [];
     const compacted = store.compact(5_000).then(() => order.push('compacted'));
@@ -154,6 +177,43 @@ describe('sqlite store: the file', () => {
     expect((await again.get('/k')).kv?.value).toBe('b3000');
     await again.close();
     expect(count(path)).toEqual({ rows: 1, finished: 8_002, marked: 8_002 });
+  });
+
+  it('a compaction hands every freed page back to the file system and empties the WAL, and the WAL stays within its bound meanwhile', async () => {
+    const path = join(dir, 'store.db');
+    const walBytes = (): number => (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
+    // 200 keys of about 1 KB, each rewritten 10 times: 2,000 rows, of which a compaction to the
+    // last revision keeps 200.
+    const value = (i: number, generation: number): string => `${String(i).padStart(4, '0')}:${generation}:${'x'.repeat(1_000)}`;
+    let store = openSqliteStore({ path });
+    let largestWal = 0;
+    for (let generation = 0; generation < 10; generation++) {
+      for (let i = 0; i < 200; i++) await store.txn([], [{ kind: 'put', key: `/k/${i}`, value: value(i, generation) }]);
+      largestWal = Math.max(largestWal, walBytes());
+    }
+    await store.close();
+    const before = sqliteFileStats(path);
+    expect(before).toMatchObject({ rowsInForce: 200, historyRows: 1_800, freePages: 0, revision: 2_000 });
+    // 1,800 rows of 1 KB, three or four to a 4 KiB page: at least 450 pages of history.
+    const historyPages = Math.floor(1_800 / 4);
+    expect(before.pageCount).toBeGreaterThan(historyPages);
+
+    store = openSqliteStore({ path });
+    await store.txn([], [{ kind: 'put', key: '/other', value: 'x' }]);
+    await store.compact(2_000);
+    // The freed pages are out of the file while the store is still open, and the WAL is empty.
+    const pageSize = before.pageSize;
+    const openPages = statSync(path).size / pageSize;
+    expect(walBytes()).toBe(0);
+    expect(openPages).toBeLessThanOrEqual(before.pageCount - historyPages);
+    await store.close();
+    const after = sqliteFileStats(path);
+    expect(after).toMatchObject({ rowsInForce: 201, historyRows: 0, freePages: 0, compactRevision: 2_000 });
+    expect(after.pageCount).toBeLessThanOrEqual(before.pageCount - historyPages);
+    // 1,000 pages of WAL before a checkpoint (4 MiB and the frames' headers), plus the commit
+    // that crossed it: a few pages, never 5 MiB.
+    expect(largestWal).toBeGreaterThan(0);
+    expect(largestWal).toBeLessThan(5 * 1024 * 1024);
   });
 
   it('an acknowledged write survives the writer being killed with SIGKILL', async () => {

@@ -4,7 +4,6 @@
 // sync of the final state under the last config leaves, and every text is one iptables-restore
 // takes (no chain deleted twice, none missing). The run is partial.prop.test.ts's, with each
 // sync under the config its flag picks.
-import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { fc, test } from '@fast-check/vitest';
 import { expect } from 'vitest';
 import { emptyTables, printTables, tablesEqual } from '../restore-model/table-state.js';
@@ -13,20 +12,13 @@ import { generateRules } from '../backend.js';
 import { withoutKernel } from '../proxier-config.fixtures.js';
 import { sync, type SyncState } from './index.js';
 import { configKeyOf } from './state.js';
-import { apply, buildService, buildSlice, configArb, initialArb, opArb, type ServiceGen } from './sync-gen.fixtures.js';
+import { apply, configArb, GenWorld, initialArb, opArb } from './sync-gen.fixtures.js';
 
 test.prop([configArb, configArb, fc.boolean(), initialArb, fc.array(fc.tuple(opArb, fc.boolean()), { maxLength: 30, size: 'medium' })])(
   'INV-IPT-PARTIAL: syncs switching between two configs of one node leave the tables one full sync of the final state under the last config leaves',
   (configA, configB, kernel, initial, steps) => {
     const configs = kernel ? [configA, configB] : [withoutKernel(configA), withoutKernel(configB)];
-    const specs = new Map<number, ServiceGen>();
-    const services = new Map<number, Service>();
-    const slices = new Map<number, EndpointSlice>();
-    for (const entry of initial) {
-      specs.set(entry.key, entry.service);
-      services.set(entry.key, buildService(entry.key, entry.service));
-      if (entry.slice !== undefined) slices.set(entry.key, buildSlice(entry.key, entry.slice));
-    }
+    const world = new GenWorld(initial);
     let state: SyncState | undefined;
     let last: (typeof configs)[number] | undefined;
     let tables = emptyTables(4);
@@ -34,8 +26,8 @@ test.prop([configArb, configArb, fc.boolean(), initialArb, fc.array(fc.tuple(opA
     const cache = createRuleCache();
     const syncAndCheck = (useB: boolean, full: boolean) => {
       const config = configs[useB ? 1 : 0] as (typeof configs)[number];
-      const svcs = [...services.values()];
-      const sls = [...slices.values()];
+      const svcs = [...world.services.values()];
+      const sls = [...world.slices.values()];
       const switched = last !== undefined && configKeyOf(last) !== configKeyOf(config);
       last = config;
       const result = sync(state, svcs, sls, config, full ? { full: true } : {});
@@ -55,32 +47,8 @@ test.prop([configArb, configArb, fc.boolean(), initialArb, fc.array(fc.tuple(opA
     };
     syncAndCheck(false, false);
     for (const [op, useB] of steps) {
-      switch (op.kind) {
-        case 'put-service':
-          specs.set(op.key, op.service);
-          services.set(op.key, buildService(op.key, op.service));
-          break;
-        case 'delete-service':
-          specs.delete(op.key);
-          services.delete(op.key);
-          break;
-        case 'recreate-service': {
-          const spec = specs.get(op.key);
-          if (spec !== undefined) services.set(op.key, buildService(op.key, spec));
-          break;
-        }
-        case 'put-slice':
-          slices.set(op.key, buildSlice(op.key, op.slice));
-          break;
-        case 'delete-slice':
-          slices.delete(op.key);
-          break;
-        case 'reverse':
-          break;
-        case 'sync':
-          syncAndCheck(useB, op.full);
-          break;
-      }
+      const mine = world.apply(op);
+      if (mine?.kind === 'sync') syncAndCheck(useB, mine.full);
     }
     syncAndCheck(true, false);
   },

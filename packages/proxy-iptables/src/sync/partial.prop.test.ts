@@ -10,42 +10,25 @@
 // upstream: pkg/proxy/iptables/proxier.go (syncProxyRules with MinimizeIPTablesRestore: a
 // partial sync writes the chains of changed services only and deletes stale chains with -X),
 // proxier_test.go (TestSyncProxyRulesRepeated checks the same on hand-written steps).
-import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { fc, test } from '@fast-check/vitest';
 import { expect } from 'vitest';
 import { emptyTables, printTables, tablesEqual } from '../restore-model/table-state.js';
 import { createRuleCache } from '../save/rule-cache.js';
 import { sync, type SyncState } from './index.js';
-import { apply, buildService, buildSlice, configArb, initialArb, opArb, type ServiceGen } from './sync-gen.fixtures.js';
+import { apply, configArb, GenWorld, initialArb, opArb } from './sync-gen.fixtures.js';
 
 test.prop([configArb, initialArb, fc.array(opArb, { maxLength: 30, size: 'medium' })])(
   'INV-IPT-PARTIAL: any sequence of partial and full syncs leaves the tables one full sync of the final state leaves',
   (config, initial, ops) => {
-    // The objects are kept between syncs, so an unchanged Service or slice is the same object
-    // (sync's identity fast path); 'recreate-service' makes an equal object.
-    const specs = new Map<number, ServiceGen>();
-    const services = new Map<number, Service>();
-    const slices = new Map<number, EndpointSlice>();
-    for (const entry of initial) {
-      specs.set(entry.key, entry.service);
-      services.set(entry.key, buildService(entry.key, entry.service));
-      if (entry.slice !== undefined) slices.set(entry.key, buildSlice(entry.key, entry.slice));
-    }
+    const world = new GenWorld(initial);
     let reversed = false;
     let state: SyncState | undefined;
     let tables = emptyTables(4);
     let syncs = 0;
     // Each distinct rule line is parsed once per run; the results are the same without it.
     const cache = createRuleCache();
-    const arrays = () => {
-      const order = (m: Map<number, Service> | Map<number, EndpointSlice>) => [...m.keys()].sort((a, b) => (reversed ? b - a : a - b));
-      return {
-        services: order(services).flatMap((k) => services.get(k) ?? []),
-        slices: order(slices).flatMap((k) => slices.get(k) ?? []),
-      };
-    };
     const syncAndCheck = (full: boolean) => {
-      const { services: svcs, slices: sls } = arrays();
+      const { services: svcs, slices: sls } = world.arrays(reversed);
       const result = sync(state, svcs, sls, config, full ? { full: true } : {});
       state = result.state;
       syncs++;
@@ -59,33 +42,9 @@ test.prop([configArb, initialArb, fc.array(opArb, { maxLength: 30, size: 'medium
     };
     syncAndCheck(false);
     for (const op of ops) {
-      switch (op.kind) {
-        case 'put-service':
-          specs.set(op.key, op.service);
-          services.set(op.key, buildService(op.key, op.service));
-          break;
-        case 'delete-service':
-          specs.delete(op.key);
-          services.delete(op.key);
-          break;
-        case 'recreate-service': {
-          const spec = specs.get(op.key);
-          if (spec !== undefined) services.set(op.key, buildService(op.key, spec));
-          break;
-        }
-        case 'put-slice':
-          slices.set(op.key, buildSlice(op.key, op.slice));
-          break;
-        case 'delete-slice':
-          slices.delete(op.key);
-          break;
-        case 'reverse':
-          reversed = !reversed;
-          break;
-        case 'sync':
-          syncAndCheck(op.full);
-          break;
-      }
+      const mine = world.apply(op);
+      if (mine?.kind === 'reverse') reversed = !reversed;
+      else if (mine?.kind === 'sync') syncAndCheck(mine.full);
     }
     syncAndCheck(false);
   },

@@ -3,12 +3,12 @@
 // and a sequence of changes and syncs (sync-gen.fixtures.ts: Services of every type, Local
 // traffic policies, external IPs, endpoints on either node), synced by two proxiers (node-a,
 // node-b) sharing one cache and by two more, each alone.
-import type { EndpointSlice, Service } from '@kubesvc/api-types';
+import type { EndpointSlice } from '@kubesvc/api-types';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { createRenderCache, sync, type SyncConfig, type SyncState } from './index.js';
 import type { StateData } from './state.js';
-import { buildService, buildSlice, configArb, initialArb, opArb, type ServiceGen } from './sync-gen.fixtures.js';
+import { buildService, buildSlice, configArb, GenWorld, initialArb, opArb, type ServiceGen } from './sync-gen.fixtures.js';
 
 /** The same settings on another node: its name and addresses differ. */
 function onNodeB(config: SyncConfig): SyncConfig {
@@ -19,22 +19,13 @@ test.prop([configArb, initialArb, fc.array(opArb, { maxLength: 30, size: 'medium
   'INV-IPT-RENDER-SHARED: two nodes\' proxiers sharing a render cache each write exactly the restore text they write alone, at every sync',
   (configA, initial, ops) => {
     const configB = onNodeB(configA);
-    const specs = new Map<number, ServiceGen>();
-    const services = new Map<number, Service>();
-    const slices = new Map<number, EndpointSlice>();
-    for (const entry of initial) {
-      specs.set(entry.key, entry.service);
-      services.set(entry.key, buildService(entry.key, entry.service));
-      if (entry.slice !== undefined) slices.set(entry.key, buildSlice(entry.key, entry.slice));
-    }
+    const world = new GenWorld(initial);
     let reversed = false;
     const cache = createRenderCache();
     const states: (SyncState | undefined)[] = [undefined, undefined, undefined, undefined];
     let syncs = 0;
     const syncAll = (full: boolean) => {
-      const order = (m: Map<number, unknown>) => [...m.keys()].sort((a, b) => (reversed ? b - a : a - b));
-      const svcs = order(services).flatMap((k) => services.get(k) ?? []);
-      const sls = order(slices).flatMap((k) => slices.get(k) ?? []);
+      const { services: svcs, slices: sls } = world.arrays(reversed);
       const options = full ? { full: true } : {};
       const sharedA = sync(states[0], svcs, sls, configA, { ...options, renderCache: cache });
       const sharedB = sync(states[1], svcs, sls, configB, { ...options, renderCache: cache });
@@ -47,33 +38,9 @@ test.prop([configArb, initialArb, fc.array(opArb, { maxLength: 30, size: 'medium
     };
     syncAll(false);
     for (const op of ops) {
-      switch (op.kind) {
-        case 'put-service':
-          specs.set(op.key, op.service);
-          services.set(op.key, buildService(op.key, op.service));
-          break;
-        case 'delete-service':
-          specs.delete(op.key);
-          services.delete(op.key);
-          break;
-        case 'recreate-service': {
-          const spec = specs.get(op.key);
-          if (spec !== undefined) services.set(op.key, buildService(op.key, spec));
-          break;
-        }
-        case 'put-slice':
-          slices.set(op.key, buildSlice(op.key, op.slice));
-          break;
-        case 'delete-slice':
-          slices.delete(op.key);
-          break;
-        case 'reverse':
-          reversed = !reversed;
-          break;
-        case 'sync':
-          syncAll(op.full);
-          break;
-      }
+      const mine = world.apply(op);
+      if (mine?.kind === 'reverse') reversed = !reversed;
+      else if (mine?.kind === 'sync') syncAll(mine.full);
     }
     syncAll(false);
   },

@@ -21,7 +21,7 @@
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { sameObjects } from '@kubesvc/proxy';
 import type { ProxierConfig } from '../proxier-config.js';
-import type { Rendered } from './state.js';
+import { nodeFreeSettings, type Rendered } from './state.js';
 
 interface Held {
   readonly slices: readonly EndpointSlice[];
@@ -98,20 +98,5 @@ export function nodeIndependent(service: Service, slices: readonly EndpointSlice
 
 /** The settings a node-independent Service's text depends on: the config but for the node's name, addresses and zone; and the large-cluster mode. */
 export function renderKeyOf(config: ProxierConfig, largeClusterMode: boolean): string {
-  return JSON.stringify([
-    config.family,
-    config.localDetector,
-    config.masqueradeBit,
-    config.masqueradeMark,
-    config.masqueradeAll,
-    config.nodePortAddresses,
-    config.localhostNodePorts,
-    config.nfacctCounters,
-    config.randomFully,
-    config.conntrackTCPLiberal,
-    config.probabilityFormat,
-    config.kubeProxyVersion,
-    config.preferSameTrafficDistribution,
-    largeClusterMode,
-  ]);
+  return JSON.stringify([largeClusterMode, ...nodeFreeSettings(config)]);
 }

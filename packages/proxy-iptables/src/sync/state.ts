@@ -226,11 +226,13 @@ export const EMPTY_RENDERED: Rendered = {
   chainCount: 0,
 };
 
-export function configKeyOf(config: ProxierConfig): string {
-  return JSON.stringify([
-    config.nodeName,
-    config.nodeIPs,
-    config.nodeIP,
+/**
+ * The settings of the config a Service's text reads, but for the node's own (its name, addresses
+ * and zone) and the large-cluster threshold: one list, which the state's config key and the
+ * render cache's key (render-cache.ts) both take, so a setting added to the config is added once.
+ */
+export function nodeFreeSettings(config: ProxierConfig): readonly unknown[] {
+  return [
     config.family,
     config.localDetector,
     config.masqueradeBit,
@@ -238,16 +240,25 @@ export function configKeyOf(config: ProxierConfig): string {
     config.masqueradeAll,
     config.nodePortAddresses,
     config.localhostNodePorts,
-    config.largeClusterThreshold,
     config.nfacctCounters,
     config.randomFully,
     config.conntrackTCPLiberal,
     config.probabilityFormat,
     config.kubeProxyVersion,
+    config.preferSameTrafficDistribution,
+  ];
+}
+
+export function configKeyOf(config: ProxierConfig): string {
+  return JSON.stringify([
+    config.nodeName,
+    config.nodeIPs,
+    config.nodeIP,
+    config.largeClusterThreshold,
     // A change of the node's zone label is a full sync (upstream: OnTopologyChange, of the
     // labels NodeTopologyConfig passes on).
     nodeTopologyOf(config).zone,
-    config.preferSameTrafficDistribution,
+    ...nodeFreeSettings(config),
   ]);
 }
 

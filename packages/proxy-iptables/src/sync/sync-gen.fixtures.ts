@@ -168,3 +168,61 @@ export function apply(tables: TableState, text: string, what: string, cache: Rul
   return result.value;
 }
 
+
+/** One entry of initialArb. */
+export type InitialEntry = (typeof initialArb extends fc.Arbitrary<readonly (infer E)[]> ? E : never);
+
+/**
+ * The objects a generated run changes, kept between syncs so that an unchanged Service or slice
+ * stays the same object (sync's identity fast path); 'recreate-service' makes an equal object.
+ */
+export class GenWorld {
+  private readonly specs = new Map<number, ServiceGen>();
+  readonly services = new Map<number, Service>();
+  readonly slices = new Map<number, EndpointSlice>();
+
+  constructor(initial: readonly InitialEntry[]) {
+    for (const entry of initial) {
+      this.specs.set(entry.key, entry.service);
+      this.services.set(entry.key, buildService(entry.key, entry.service));
+      if (entry.slice !== undefined) this.slices.set(entry.key, buildSlice(entry.key, entry.slice));
+    }
+  }
+
+  /** Makes an object change; 'reverse' and 'sync' are the caller's to act on, and are given back. */
+  apply(op: Op): Extract<Op, { readonly kind: 'reverse' | 'sync' }> | undefined {
+    switch (op.kind) {
+      case 'put-service':
+        this.specs.set(op.key, op.service);
+        this.services.set(op.key, buildService(op.key, op.service));
+        return undefined;
+      case 'delete-service':
+        this.specs.delete(op.key);
+        this.services.delete(op.key);
+        return undefined;
+      case 'recreate-service': {
+        const spec = this.specs.get(op.key);
+        if (spec !== undefined) this.services.set(op.key, buildService(op.key, spec));
+        return undefined;
+      }
+      case 'put-slice':
+        this.slices.set(op.key, buildSlice(op.key, op.slice));
+        return undefined;
+      case 'delete-slice':
+        this.slices.delete(op.key);
+        return undefined;
+      case 'reverse':
+      case 'sync':
+        return op;
+    }
+  }
+
+  /** The objects as sync's arrays, in key order, or its reverse. */
+  arrays(reversed = false): { readonly services: Service[]; readonly slices: EndpointSlice[] } {
+    const order = (m: ReadonlyMap<number, unknown>) => [...m.keys()].sort((a, b) => (reversed ? b - a : a - b));
+    return {
+      services: order(this.services).flatMap((k) => this.services.get(k) ?? []),
+      slices: order(this.slices).flatMap((k) => this.slices.get(k) ?? []),
+    };
+  }
+}

@@ -18,7 +18,7 @@ import { sync, type SyncState } from './index.js';
 import { apply, configArb, GenWorld, initialArb, opArb } from './sync-gen.fixtures.js';
 
 test.prop([configArb, initialArb, fc.array(opArb, { maxLength: 30, size: 'medium' })])(
-  'INV-IPT-PARTIAL: any sequence of partial and full syncs leaves the tables one full sync of the final state leaves',
+  'INV-IPT-PARTIAL, INV-IPT-COUNTS: any sequence of partial and full syncs leaves the tables one full sync of the final state leaves, and counts its text and rules as they are',
   (config, initial, ops) => {
     const world = new GenWorld(initial);
     let reversed = false;
@@ -33,7 +33,13 @@ test.prop([configArb, initialArb, fc.array(opArb, { maxLength: 30, size: 'medium
       state = result.state;
       syncs++;
       tables = apply(tables, result.restoreText, `sync ${syncs}`, cache);
-      const reference = apply(emptyTables(4), sync(undefined, svcs, sls, config).restoreText, 'the full sync', cache);
+      const fresh = sync(undefined, svcs, sls, config);
+      // INV-IPT-COUNTS: a partial sync updates the counts of the last state for what it changed;
+      // they must be what the text it wrote and a first sync of the same objects count.
+      expect(result.stats.lines, `lines of sync ${syncs}`).toBe(result.restoreText.split('\n').length - 1);
+      expect(result.stats.bytes, `bytes of sync ${syncs}`).toBe(Buffer.byteLength(result.restoreText));
+      expect(result.stats.rules, `rule counts of sync ${syncs}`).toEqual(fresh.stats.rules);
+      const reference = apply(emptyTables(4), fresh.restoreText, 'the full sync', cache);
       if (!tablesEqual(tables, reference)) {
         // The diff, then the failure even if the printed forms should agree.
         expect(printTables(tables), `tables after sync ${syncs} (${result.stats.full ? 'full' : 'partial'})`).toBe(printTables(reference));

@@ -29,6 +29,7 @@ import {
   EMPTY_RENDERED,
   NON_ASCII,
   configKeyOf,
+  entryTotals,
   renderedChains,
   utf8Length,
   type Placed,
@@ -233,31 +234,36 @@ export function syncV131(
 
   // Assemble: filter whole; nat chain lines and rules of written services; top-level rules of all.
   // Every Service's part is a range of the bytes the state keeps: the text is copied, never
-  // printed or encoded again.
-  let filterLines = frame.filterChains + frame.head.filterLines + frame.tail.filterLines;
+  // printed or encoded again. The counts over all entries are the last state's, updated for the
+  // entries this sync replaced (on the cheap path the others are the same objects); only the
+  // written entries are counted one by one.
+  const totals = entryTotals(
+    entries,
+    prev?.totals !== undefined && matched.base !== undefined && !modeFlipped ? { totals: prev.totals, base: matched.base, replaced: matched.work.keys() } : undefined,
+  );
+  /** The written entries' positions, in order (a full sync writes all and needs none). */
+  const writtenPos = full ? [] : [...written].sort((a, b) => a - b);
+  const filterLines = frame.filterChains + frame.head.filterLines + frame.tail.filterLines + totals.filterLines;
   let natRuleLines = frame.head.fullLines + frame.tail.fullLines;
   let chainsWritten = frame.filterChains + frame.natChains;
-  let bytes = frame.filterOpen.length + frame.natOpen.length + frame.head.fullBytes + frame.tail.fullBytes + COMMIT_LINE.length;
-  let totalFilterRules = frame.head.filterLines + frame.tail.filterLines;
-  let totalNatRules = frame.head.fullLines + frame.tail.fullLines;
-  let totalNatChains = frame.natChains;
-  let servicePorts = 0;
-  for (let pos = 0; pos < entries.length; pos++) {
-    const entry = entries[pos] as ServiceEntry;
-    const r = entry.rendered;
-    servicePorts += entry.ports.length;
-    totalFilterRules += r.filterLines;
-    totalNatRules += r.fullLines;
-    totalNatChains += r.chainCount;
-    filterLines += r.filterLines;
-    bytes += r.filterBytes;
-    if (full || written.has(pos)) {
+  let bytes = frame.filterOpen.length + frame.natOpen.length + frame.head.fullBytes + frame.tail.fullBytes + COMMIT_LINE.length + totals.filterBytes;
+  const totalFilterRules = frame.head.filterLines + frame.tail.filterLines + totals.filterLines;
+  const totalNatRules = frame.head.fullLines + frame.tail.fullLines + totals.fullLines;
+  const totalNatChains = frame.natChains + totals.chainCount;
+  const servicePorts = totals.servicePorts;
+  if (full) {
+    chainsWritten += totals.chainCount;
+    natRuleLines += totals.fullLines;
+    bytes += totals.declBytes + totals.fullBytes;
+  } else {
+    // Unchanged entries write their top-level rules; a written one its declarations and all its rules instead.
+    natRuleLines += totals.topLines;
+    bytes += totals.topBytes;
+    for (const pos of writtenPos) {
+      const r = (entries[pos] as ServiceEntry).rendered;
       chainsWritten += r.chainCount;
-      natRuleLines += r.fullLines;
-      bytes += r.declBytes + r.fullBytes;
-    } else {
-      natRuleLines += r.topLines;
-      bytes += r.topBytes;
+      natRuleLines += r.fullLines - r.topLines;
+      bytes += r.declBytes + r.fullBytes - r.topBytes;
     }
   }
   let staleDecl = '';
@@ -275,21 +281,32 @@ export function syncV131(
   const out = startText(options.buffer, bytes);
   const ranges = new RangeWriter((from, at, to) => out.writeRange(from, at, to));
   out.writeBytes(frame.filterOpen);
-  for (const entry of entries) ranges.add(entry.rendered.bytes, entry.rendered.filterAt, entry.rendered.filterBytes);
+  // Most Services have no filter rules (those of a Service without endpoints, of a rejecting one).
+  if (totals.filterBytes > 0) for (const entry of entries) ranges.add(entry.rendered.bytes, entry.rendered.filterAt, entry.rendered.filterBytes);
   ranges.flush();
   out.writeBytes(frame.natOpen);
-  for (let pos = 0; pos < entries.length; pos++) {
-    if (!full && !written.has(pos)) continue;
-    const r = (entries[pos] as ServiceEntry).rendered;
-    ranges.add(r.bytes, r.declAt, r.declBytes);
+  if (full) {
+    for (const entry of entries) ranges.add(entry.rendered.bytes, entry.rendered.declAt, entry.rendered.declBytes);
+  } else {
+    for (const pos of writtenPos) {
+      const r = (entries[pos] as ServiceEntry).rendered;
+      ranges.add(r.bytes, r.declAt, r.declBytes);
+    }
   }
   ranges.flush();
   out.write(staleDecl);
   writeNat(out, frame.head);
-  for (let pos = 0; pos < entries.length; pos++) {
-    const r = (entries[pos] as ServiceEntry).rendered;
-    if (full || written.has(pos)) ranges.add(r.bytes, r.fullAt, r.fullBytes);
-    else ranges.add(r.bytes, r.topAt, r.topBytes);
+  if (full) {
+    for (const entry of entries) ranges.add(entry.rendered.bytes, entry.rendered.fullAt, entry.rendered.fullBytes);
+  } else {
+    let next = 0;
+    for (let pos = 0; pos < entries.length; pos++) {
+      const r = (entries[pos] as ServiceEntry).rendered;
+      if (pos === writtenPos[next]) {
+        next++;
+        ranges.add(r.bytes, r.fullAt, r.fullBytes);
+      } else ranges.add(r.bytes, r.topAt, r.topBytes);
+    }
   }
   ranges.flush();
   writeNat(out, frame.tail);
@@ -314,6 +331,7 @@ export function syncV131(
     sliceIndex: indexes?.slices,
     entries,
     totalEndpoints,
+    totals,
     scratch,
   };
   return syncResult(next, out, undefined, {

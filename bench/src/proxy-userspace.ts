@@ -19,11 +19,11 @@
 // haproxy runs twice in each round: at its default buffer (tune.bufsize 16 KiB), and at the
 // proxy's own read size (256 KiB, the userspace proxy's busy-connection reads), so that the bulk
 // figure compares equal buffers too (`haproxyBig...`, `proxyToHaproxyBig...`).
-// A last path in each round is Node's own floor (`nodeFloor...`): the smallest TCP relay Node
-// offers, on the same main thread (net.createServer, one net.connect per connection, pipe()
-// both ways), with no balancer, no affinity and no idle bookkeeping. No proxy written on
-// Node's sockets costs less per connection, so its CPU figures beside haproxy's say how much of
-// the gap is the runtime's two sockets per connection and how much is ours.
+// A last path in each round is Node's plainest relay (`nodeFloor...`): the smallest TCP relay
+// Node offers, on the same main thread (net.createServer, one net.connect per connection, pipe()
+// both ways), with no balancer, no affinity and no idle bookkeeping. It is a baseline, not a
+// strict lower bound (the proxy skips the stream machinery pipe() goes through), but its CPU
+// figures beside haproxy's show what two Node sockets per connection cost before any proxy work.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';

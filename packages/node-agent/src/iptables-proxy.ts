@@ -52,10 +52,10 @@ import { proxiedObjects } from './proxied-objects.js';
 import { countLines, ProxySyncLoop, TablesFilesSchedule, type ProxyFiles, type ProxySyncReport, type SyncRequest, type SyncStep } from './proxy-sync-loop.js';
 import type { NodeProxyMetrics } from './proxy-metrics.js';
 
-/** Loads a sync's restore text into a data plane (a network namespace's kernel, say). */
 /** Restore buffers kept for the next syncs once their files are written: the usual case needs two. */
 export const SPARE_BUFFERS = 2;
 
+/** Loads a sync's restore text into a data plane (a network namespace's kernel, say). */
 export interface IptablesLoader {
   /**
    * `restore`: the text's bytes, for `iptables-restore --noflush`'s stdin, valid during the call

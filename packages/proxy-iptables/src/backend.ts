@@ -82,7 +82,9 @@ export function sync(
  * (INV-IPT-EVENTS): same text, stats and next state, so the two can be mixed (a relist is a
  * `sync` with the full lists). Partial syncs write only the services whose content changed.
  * A batch of updates costs a copy of the two object arrays and nothing per unchanged object; a
- * batch that adds or deletes objects also re-sorts the services, as a `sync` with other lists does.
+ * batch that adds or deletes objects also copies the key index and shifts the positions after
+ * them (`@kubesvc/proxy`'s matchByEdits: a Service that came is placed by binary search), where a
+ * `sync` with other lists sorts every Service again.
  */
 export function syncChanges(
   state: SyncState | undefined,

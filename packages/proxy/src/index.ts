@@ -34,11 +34,12 @@ export {
 export type { CategorizedEndpoints, NodeTopology, TopologyMode, TopologySettings } from './topology.js';
 export { NO_TOPOLOGY, availableForTopology, categorizeEndpoints, nodeTopology, nodeTopologyOf, topologyModeFromHints } from './topology.js';
 // Change tracking (pkg/proxy/servicechangetracker.go, endpointschangetracker.go).
-export type { Candidate, Matched, TrackedEntry, TrackedState } from './changes.js';
+export type { Candidate, Matched, StoreIndexes, TrackedEntry, TrackedState } from './changes.js';
 export {
   EMPTY_SLICES,
   compareServices,
   matchByKey,
+  matchByEdits,
   matchByPosition,
   mostEndpoints,
   objectKey,

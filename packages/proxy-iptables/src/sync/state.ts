@@ -235,15 +235,20 @@ export function addToTotals(totals: EntryTotals, entry: ServiceEntry, sign: 1 | 
 }
 
 /**
- * The totals of `entries`: `previous` (those of `base`) updated for the positions in `replaced`
- * when given, else counted over every entry. `entries` must equal `base` but at those positions.
+ * The totals of `entries`: `previous` (those of the last entries) less the `removed` entries and
+ * updated for the positions in `replaced` when given, else counted over every entry. `base` is
+ * the last entries that remain, at their positions in `entries` (none where one came), and
+ * `entries` must equal it but at the `replaced` positions.
  */
 export function entryTotals(
   entries: readonly ServiceEntry[],
-  previous: { readonly totals: EntryTotals; readonly base: readonly ServiceEntry[]; readonly replaced: Iterable<number> } | undefined,
+  previous:
+    | { readonly totals: EntryTotals; readonly base: readonly (ServiceEntry | undefined)[]; readonly replaced: Iterable<number>; readonly removed: readonly ServiceEntry[] }
+    | undefined,
 ): EntryTotals {
   if (previous !== undefined) {
     const totals = { ...previous.totals };
+    for (const gone of previous.removed) addToTotals(totals, gone, -1);
     for (const pos of previous.replaced) {
       const old = previous.base[pos];
       const now = entries[pos];

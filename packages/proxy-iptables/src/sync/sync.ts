@@ -14,7 +14,7 @@
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { ServiceChainBatch } from '../chain-names.js';
-import { compareStrings, type EndpointInfo, matchByKey, matchByPosition, mostEndpoints, sameObjects } from '@kubesvc/proxy';
+import { compareStrings, type EndpointInfo, matchByEdits, matchByKey, matchByPosition, mostEndpoints, sameObjects } from '@kubesvc/proxy';
 import { RulesetSink } from '../generate/sinks.js';
 import { chainLine, COMMIT_LINE, deleteChainLine } from '../generate/print-restore.js';
 import type { ProxierConfig } from '../proxier-config.js';
@@ -73,9 +73,12 @@ export function syncV131(
   const derivedFrom =
     prev ??
     (prev0 !== undefined && prev0.v18 === undefined && prev0.config.family === config.family && prev0.config.nodeName === config.nodeName ? prev0 : undefined);
+  // By position when the arrays are the last call's, by the edits an event store made to them
+  // when syncChanges passes its indexes, else by key (a sort of every Service).
   const matched =
-    (derivedFrom !== undefined ? matchByPosition(derivedFrom, services, endpointSlices) : undefined) ??
-    matchByKey(derivedFrom, services, endpointSlices, config.family);
+    (derivedFrom !== undefined
+      ? (matchByPosition(derivedFrom, services, endpointSlices) ?? (indexes !== undefined ? matchByEdits(derivedFrom, services, endpointSlices, indexes, config.family) : undefined))
+      : undefined) ?? matchByKey(derivedFrom, services, endpointSlices, config.family);
 
   // Derive what may have changed, and find the content changes.
   interface Pending {
@@ -239,7 +242,7 @@ export function syncV131(
   // written entries are counted one by one.
   const totals = entryTotals(
     entries,
-    prev?.totals !== undefined && matched.base !== undefined && !modeFlipped ? { totals: prev.totals, base: matched.base, replaced: matched.work.keys() } : undefined,
+    prev?.totals !== undefined && matched.base !== undefined && !modeFlipped ? { totals: prev.totals, base: matched.base, replaced: matched.work.keys(), removed: matched.removed } : undefined,
   );
   /** The written entries' positions, in order (a full sync writes all and needs none). */
   const writtenPos = full ? [] : [...written].sort((a, b) => a - b);

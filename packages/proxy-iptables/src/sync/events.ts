@@ -50,10 +50,26 @@ function keyOf(object: Keyed): string {
 }
 
 /**
+ * Which items array each key index was last made for. The state of a sync keeps its arrays and
+ * their index; the next sync makes new arrays and takes the index over in place (a 10,000-key
+ * Map is not copied for one new key), and from then on the index is the new arrays'. A sync
+ * that starts again from an older state (a retry after a failed restore) finds its index taken
+ * and makes one afresh from that state's arrays.
+ */
+const indexOwners = new WeakMap<ReadonlyMap<string, number>, readonly unknown[]>();
+
+/** The index of `items`: a key's position. */
+function indexOf<T extends Keyed>(items: readonly T[]): Map<string, number> {
+  const index = new Map<string, number>();
+  for (let i = 0; i < items.length; i++) index.set(keyOf(items[i] as T), i);
+  return index;
+}
+
+/**
  * The objects after `ops`, one per key, and the position of each key. The arrays of the last
- * sync are copied, never changed; an index is copied only when a key comes or goes. Objects
- * keep their positions, an added key goes last, and a deleted one leaves no gap: the order a
- * Map keyed by namespace/name would give.
+ * sync are copied, never changed; its index is taken over (see indexOwners). Objects keep their
+ * positions, an added key goes last, and a deleted one leaves no gap: the order a Map keyed by
+ * namespace/name would give.
  */
 function applyStoreOps<T extends Keyed>(
   previous: readonly T[],
@@ -68,20 +84,27 @@ function applyStoreOps<T extends Keyed>(
     const byKey = new Map<string, T>();
     for (const object of previous) byKey.set(keyOf(object), object);
     items = [...byKey.values()];
-    owned = new Map();
-    for (const [i, object] of items.entries()) if (object !== undefined) owned.set(keyOf(object), i);
+    owned = indexOf(items as T[]);
+    index = owned;
+  } else if (indexOwners.get(previousIndex) !== previous) {
+    // Taken over by a later sync: this state's arrays get an index of their own again.
+    owned = indexOf(previous);
+    indexOwners.set(owned, previous);
+    if (ops.length === 0) return { items: previous, index: owned };
+    items = previous.slice();
     index = owned;
   } else {
     if (ops.length === 0) return { items: previous, index: previousIndex };
     items = previous.slice();
     index = previousIndex;
   }
+  // Before the first key comes or goes: the index is taken over (it is the last arrays' still).
   const own = (): Map<string, number> => {
-    owned ??= new Map(index);
+    owned ??= index instanceof Map ? index : new Map(index);
     index = owned;
     return owned;
   };
-  let holes = 0;
+  const holes: number[] = [];
   for (const op of ops) {
     const key = keyOf(op.object);
     const at = index.get(key);
@@ -94,12 +117,29 @@ function applyStoreOps<T extends Keyed>(
     } else if (at !== undefined) {
       own().delete(key);
       items[at] = undefined;
-      holes++;
+      holes.push(at);
     }
   }
-  if (holes === 0) return { items: items as T[], index };
+  if (holes.length === 0) {
+    indexOwners.set(index, items);
+    return { items: items as T[], index };
+  }
   const kept = items.filter((object): object is T => object !== undefined);
-  const compacted = new Map<string, number>();
-  for (const [i, object] of kept.entries()) compacted.set(keyOf(object), i);
-  return { items: kept, index: compacted };
+  // Each key after a hole moves up by the holes before it.
+  holes.sort((a, b) => a - b);
+  const first = holes[0] as number;
+  const map = own();
+  for (const [key, at] of map) {
+    if (at < first) continue;
+    let lo = 0;
+    let hi = holes.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((holes[mid] as number) < at) lo = mid + 1;
+      else hi = mid;
+    }
+    map.set(key, at - lo);
+  }
+  indexOwners.set(map, kept);
+  return { items: kept, index: map };
 }

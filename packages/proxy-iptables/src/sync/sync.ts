@@ -326,9 +326,10 @@ export function syncV131(
     config,
     statistics,
     frame,
-    servicesIn: services.slice(),
+    // syncChanges' arrays are its own, made for this call and never changed: kept as they are.
+    servicesIn: indexes !== undefined ? services : services.slice(),
     servicePos: matched.servicePos,
-    slicesIn: endpointSlices.slice(),
+    slicesIn: indexes !== undefined ? endpointSlices : endpointSlices.slice(),
     slicePos: matched.slicePos,
     serviceIndex: indexes?.services,
     sliceIndex: indexes?.slices,

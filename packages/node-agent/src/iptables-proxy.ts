@@ -17,10 +17,11 @@
 // RestoreBuffer, as kube-proxy keeps a bytes.Buffer), and the loader and last-sync.txt take those
 // bytes: a buffer is in use until the sync's files are written, so a sync that starts while the
 // last one's files are still being written takes another (two in the usual case). When the
-// writes lag behind many syncs (a loaded machine, a slow disk), each queued sync holds its own
-// buffer until written; once written, at most SPARE_BUFFERS are kept for the next syncs and the
-// others are let go (at 10,000 Services a buffer is about 2 MiB after partial syncs, 31 MiB
-// after a full one, and an agent that kept every buffer a backlog had made held 29 of them).
+// writes lag behind many syncs (a loaded machine, a slow disk), a later sync's last-sync.txt
+// replaces the one that waits behind the write in progress, whose buffer comes back at once
+// (proxy-sync-loop.ts), so a backlog holds two or three buffers, not one per sync; once written,
+// at most SPARE_BUFFERS are kept for the next syncs and the others are let go (at 10,000
+// Services a buffer is about 2 MiB after partial syncs, 31 MiB after a full one).
 // A partial sync's text alone does not say what the tables hold, which is why rules.txt is
 // the tables and last-sync.txt the sync.
 // rules.txt and rules.save.txt are a render of every Service, whatever the sync changed: with

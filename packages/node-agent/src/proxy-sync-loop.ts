@@ -105,6 +105,8 @@ export class ProxySyncLoop {
   private lastFullSyncAt = 0;
   private synced = 0;
   private writes: Promise<void> = Promise.resolve();
+  /** The files waiting for the write in progress (see write()). */
+  private queued: QueuedFiles | undefined;
   private writeError: unknown;
   /** Failed writes of the files: each distinct error is logged once while they keep failing. */
   private readonly writeFailures = new WriteFailures();
@@ -222,27 +224,72 @@ export class ProxySyncLoop {
     for (const times of triggers.values()) for (const t of times) metrics.networkProgrammed((now - t) / 1000);
   }
 
+  /**
+   * Queues the files after the writes in progress. Files queued while a write is in progress
+   * wait together, and a later sync's file replaces an earlier one's at the same path that has
+   * not begun to be written (each file is written whole, so only its last content matters): a
+   * slow disk delays the files, it does not pile up one restore text per sync, each holding the
+   * buffer of its sync. A sync's `release` is called once none of its files waits any more.
+   */
   private write(files: readonly (readonly [string, string | Uint8Array])[], release: (() => void) | undefined): void {
-    const { logger, name } = this.options;
-    this.writes = this.writes.then(async () => {
-      try {
-        for (const [path, content] of files) await writeFileAtomic(path, content, PROXY_FILE_MODE);
-      } catch (error) {
-        // The sync itself stands (the state is the loader's); the files are written whole
-        // again at the next sync. A failure that repeats (the same code: the temporary file's
-        // name differs each time) is logged once, not at every sync.
-        this.writeError ??= error;
-        if (this.writeFailures.fail(error)) {
-          logger.log('warning', logLine(`${name} files not written, written again at the next sync`, { error: String(error), failedWrites: this.writeFailures.total }));
-        }
-        return;
-      } finally {
-        release?.();
-      }
-      this.writeError = undefined;
-      if (this.writeFailures.succeed() > 0) logger.log('warning', logLine(`${name} files written again`, { failedWrites: this.writeFailures.total }));
-    });
+    let batch = this.queued;
+    if (batch === undefined) {
+      const fresh: QueuedFiles = { files: new Map(), releases: new Map(), nextOwner: 0 };
+      batch = fresh;
+      this.queued = fresh;
+      this.writes = this.writes.then(() => {
+        // From here on the batch is being written: later files queue behind it.
+        if (this.queued === fresh) this.queued = undefined;
+        return this.writeBatch(fresh);
+      });
+    }
+    const owner = batch.nextOwner++;
+    if (release !== undefined) batch.releases.set(owner, release);
+    for (const [path, content] of files) {
+      const replaced = batch.files.get(path);
+      batch.files.set(path, { content, owner });
+      if (replaced !== undefined && replaced.owner !== owner) releaseIfDone(batch, replaced.owner);
+    }
+    releaseIfDone(batch, owner);
   }
+
+  private async writeBatch(batch: QueuedFiles): Promise<void> {
+    const { logger, name } = this.options;
+    try {
+      for (const [path, { content }] of batch.files) await writeFileAtomic(path, content, PROXY_FILE_MODE);
+    } catch (error) {
+      // The sync itself stands (the state is the loader's); the files are written whole
+      // again at the next sync. A failure that repeats (the same code: the temporary file's
+      // name differs each time) is logged once, not at every sync.
+      this.writeError ??= error;
+      if (this.writeFailures.fail(error)) {
+        logger.log('warning', logLine(`${name} files not written, written again at the next sync`, { error: String(error), failedWrites: this.writeFailures.total }));
+      }
+      return;
+    } finally {
+      for (const release of batch.releases.values()) release();
+      batch.releases.clear();
+    }
+    this.writeError = undefined;
+    if (this.writeFailures.succeed() > 0) logger.log('warning', logLine(`${name} files written again`, { failedWrites: this.writeFailures.total }));
+  }
+}
+
+/** Files that wait for the write in progress, by path, each with the sync (owner) it came from. */
+interface QueuedFiles {
+  readonly files: Map<string, { readonly content: string | Uint8Array; readonly owner: number }>;
+  /** The release of each sync that still has files waiting. */
+  readonly releases: Map<number, () => void>;
+  nextOwner: number;
+}
+
+/** Calls the owner's release once no file of its waits in the batch. */
+function releaseIfDone(batch: QueuedFiles, owner: number): void {
+  const release = batch.releases.get(owner);
+  if (release === undefined) return;
+  for (const waiting of batch.files.values()) if (waiting.owner === owner) return;
+  batch.releases.delete(owner);
+  release();
 }
 
 export function countLines(text: string): number {

@@ -19,7 +19,7 @@
 //
 // The sizes are parameters from the environment (defaults: the targets):
 //   SCALE_NODES (100), SCALE_SERVICES (10000), SCALE_ENDPOINTS (10), SCALE_RATE (20 changes/s),
-//   SCALE_CHURN_SECONDS (300), SCALE_PHASE_LIMIT_SECONDS (1800, a hard limit on each phase),
+//   SCALE_CHURN_SECONDS (120: with the two stores the default run ends within 20 minutes on 2 cores), SCALE_PHASE_LIMIT_SECONDS (1800, a hard limit on each phase),
 //   SCALE_SAMPLE_SECONDS (5), SCALE_HEAP_LIMIT_MIB (3072: past it a phase stops early, reported as
 //   such, rather than the process running out of memory), SCALE_BACKENDS (sqlite,etcd),
 //   SCALE_OUT (bench/results), SCALE_NODE_WORKERS (the worker threads the kube-proxies run in:
@@ -82,7 +82,7 @@ export function scaleAgentsFromEnv(nodes: number, env: NodeJS.ProcessEnv = proce
   return { workers: Math.min(nodes, read('SCALE_NODE_WORKERS', defaultProxyWorkers(nodes))), tablesFilesSeconds: read('SCALE_TABLES_FILES_SECONDS', Infinity), shareObjects: read('SCALE_SHARE_OBJECTS', 1) !== 0 };
 }
 
-export const SCALE_DEFAULTS: ScaleSize = { nodes: 100, services: 10_000, endpoints: 10, rate: 20, churnSeconds: 300, phaseLimitSeconds: 1800, sampleSeconds: 5, heapLimitMiB: 3072 };
+export const SCALE_DEFAULTS: ScaleSize = { nodes: 100, services: 10_000, endpoints: 10, rate: 20, churnSeconds: 120, phaseLimitSeconds: 1800, sampleSeconds: 5, heapLimitMiB: 3072 };
 
 const ENV: Record<keyof ScaleSize, string> = {
   nodes: 'SCALE_NODES',

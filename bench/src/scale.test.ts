@@ -34,6 +34,8 @@ describe.each([
     stop = () => run.stop();
     if (!result.settled.load || !result.settled.churn) console.error('last lines', lines.slice(-10));
     expect(result.settled).toEqual({ load: true, churn: true });
+    // Every write of the bench landed (a refused or timed-out one is counted, and would show here).
+    expect(result.figures.failedWrites).toBe(0);
     expect(result.figures.servicesLoaded).toBe(20);
     expect(result.figures.nodeWorkers).toBe(workers);
     const { load, churn } = result.phases;

@@ -190,6 +190,8 @@ class Run {
   updates = 0;
   deletes = 0;
   conflicts = 0;
+  /** Writes the store refused or timed out (an overloaded etcd): counted and reported, the run goes on, as a client that retries later would. */
+  failedWrites = 0;
   phase = 'start';
   /** The heap passed heapLimitMiB at a sample: each phase stops early. */
   overHeap = false;
@@ -336,23 +338,39 @@ class Run {
     const registry = this.plane?.registry;
     if (registry === undefined) throw new Error('not started');
     const svc = await registry.create('services', NAMESPACE, { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ name: 'http', port: 80, targetPort: 8080 }] } } as Service);
-    if (!svc.ok) throw new Error(`create service ${name}: ${svc.error.message}`);
+    this.writes++;
+    if (!svc.ok) {
+      this.writeFailed(`create service ${name}`, svc.error.message);
+      return;
+    }
+    this.creates++;
     const endpoints = Array.from({ length: this.size.endpoints }, () => this.nextEndpoint++);
     const slice = await registry.create('endpointslices', NAMESPACE, this.slice(name, endpoints));
-    if (!slice.ok) throw new Error(`create slice of ${name}: ${slice.error.message}`);
+    this.writes++;
+    if (!slice.ok) {
+      this.writeFailed(`create slice of ${name}`, slice.error.message);
+      return;
+    }
+    this.creates++;
     this.slices.set(name, slice.value);
-    this.writes += 2;
-    this.creates += 2;
+  }
+
+  /** A write that failed for another reason than a conflict: the first few are logged. */
+  private writeFailed(what: string, message: string): void {
+    this.failedWrites++;
+    if (this.failedWrites <= 5) this.log(`${what} failed: ${message} (counted in failedWrites; the run goes on)`);
   }
 
   async deleteService(name: string): Promise<void> {
     const registry = this.plane?.registry;
     if (registry === undefined) throw new Error('not started');
     this.slices.delete(name);
-    await registry.delete('endpointslices', NAMESPACE, `${name}-1`);
-    await registry.delete('services', NAMESPACE, name);
-    this.writes += 2;
-    this.deletes += 2;
+    for (const [resource, object] of [['endpointslices', `${name}-1`], ['services', name]] as const) {
+      const deleted = await registry.delete(resource, NAMESPACE, object);
+      this.writes++;
+      if (deleted.ok || deleted.error._tag === 'NotFound') this.deletes++;
+      else this.writeFailed(`delete ${resource} ${object}`, deleted.error.message);
+    }
   }
 
   /** One pod replaced: one endpoint of the Service's slice gives way to a new address. */
@@ -368,12 +386,23 @@ class Run {
     const updated = await registry.update('endpointslices', NAMESPACE, next.metadata.name ?? '', next);
     this.writes++;
     if (!updated.ok) {
-      this.conflicts++;
+      if (updated.error._tag === 'Conflict') this.conflicts++;
+      else this.writeFailed(`update slice of ${name}`, updated.error.message);
       return undefined;
     }
     this.updates++;
     if (this.slices.has(name)) this.slices.set(name, updated.value);
     return Number(updated.value.metadata.resourceVersion);
+  }
+
+  /** The settle marker's write (see settle()), tried again a few times if it fails; Infinity if it never lands (then settle waits out its limit). */
+  private async marker(): Promise<number> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const rv = await this.replaceEndpoint('svc-0', 0);
+      if (rv !== undefined) return rv;
+      await sleep(1_000);
+    }
+    return Infinity;
   }
 
   async load(): Promise<void> {
@@ -414,7 +443,7 @@ class Run {
       }),
     );
     try {
-      const target = (await this.replaceEndpoint('svc-0', 0)) ?? Infinity;
+      const target = await this.marker();
       const deadline = performance.now() + this.size.phaseLimitSeconds * 1000;
       let lastProgress = performance.now();
       for (;;) {
@@ -449,7 +478,7 @@ class Run {
    * delivered before it is in it). Settled when every node's is at or past the marker's.
    */
   private async settleWorkers(workers: ProxyWorkers): Promise<boolean> {
-    const target = (await this.replaceEndpoint('svc-0', 0)) ?? Infinity;
+    const target = await this.marker();
     const deadline = performance.now() + this.size.phaseLimitSeconds * 1000;
     let lastProgress = performance.now();
     for (;;) {
@@ -676,6 +705,7 @@ export async function runScale(backend: ScaleBackend, size: ScaleSize, out: (lin
       run.figures.heapMiBPerAgentLoaded = round((end.heapUsed / MiB - (run.figures.heapMiBBeforeAgents ?? 0)) / size.nodes, 2);
     }
     run.figures.conflicts = run.conflicts;
+    run.figures.failedWrites = run.failedWrites;
     const result: ScaleResult = { backend, size, settled, figures: run.figures, phases: run.phases, series: seriesOf(run.samples) };
     return { result, run };
   } catch (error) {

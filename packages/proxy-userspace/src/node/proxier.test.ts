@@ -237,6 +237,110 @@ describe('TCP', () => {
     expect(received).toBe(TOTAL);
   });
 
+  it('a client that keeps falling behind gets every byte in order: a buffer is read into again only after the client socket drained', async () => {
+    // Each byte depends on its offset, so a read into a buffer that a queued write still held
+    // would show at the client as bytes of a later offset.
+    const TOTAL = 48 * 1024 * 1024;
+    const byteAt = (offset: number): number => (offset * 31 + (offset >>> 13)) & 0xff;
+    const sockets = new Set<Socket>();
+    const server = createServer((s) => {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      let sent = 0;
+      const pump = (): void => {
+        while (sent < TOTAL) {
+          // Odd sizes, so that reads and buffers do not line up with the pattern.
+          const n = Math.min(TOTAL - sent, 100_003);
+          const chunk = Buffer.allocUnsafe(n);
+          for (let i = 0; i < n; i++) chunk[i] = byteAt(sent + i);
+          sent += n;
+          if (!s.write(chunk)) {
+            s.once('drain', pump);
+            return;
+          }
+        }
+        s.end();
+      };
+      pump();
+    });
+    await new Promise<void>((r) => server.listen(0, HOST, r));
+    cleanups.push(() => closeServer(server, sockets));
+    const proxier = await startProxier();
+    const { port } = await proxier.addService({ servicePort: web, endpoints: [`${HOST}:${(server.address() as AddressInfo).port}`] });
+    const client = connect({ host: HOST, port });
+    cleanups.push(async () => void client.destroy());
+    let received = 0;
+    let firstWrong = -1;
+    let chunks = 0;
+    client.on('data', (d: Buffer) => {
+      for (let i = 0; i < d.length && firstWrong < 0; i++) if (d[i] !== byteAt(received + i)) firstWrong = received + i;
+      received += d.length;
+      // Every few chunks the client stops reading for a moment: the proxy's writes to it queue.
+      if (++chunks % 8 === 0) {
+        client.pause();
+        setTimeout(() => client.resume(), 2);
+      }
+    });
+    await within(60_000, new Promise((r) => client.once('end', r)), `bulk transfer (${received} of ${TOTAL} bytes received)`);
+    expect(firstWrong).toBe(-1);
+    expect(received).toBe(TOTAL);
+  });
+
+  it('small messages to a client that does not read yet arrive whole once it reads: queued small writes keep their buffers', async () => {
+    // The backend sends messages shorter than the proxy's first buffer, one per turn, to a
+    // client that reads nothing for a while: once the kernel's buffers are full, the proxy's
+    // writes to the client queue below the socket's high-water mark, several at a time, each
+    // holding the buffer it was read into.
+    const MESSAGE = 1000;
+    const TOTAL = 12_000 * MESSAGE;
+    const byteAt = (offset: number): number => (offset * 7 + (offset >>> 10)) & 0xff;
+    const sockets = new Set<Socket>();
+    const server = createServer((s) => {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      let sent = 0;
+      const next = (): void => {
+        if (sent >= TOTAL || s.destroyed) {
+          s.end();
+          return;
+        }
+        const chunk = Buffer.allocUnsafe(MESSAGE);
+        for (let i = 0; i < MESSAGE; i++) chunk[i] = byteAt(sent + i);
+        sent += MESSAGE;
+        if (s.write(chunk)) setImmediate(next);
+        else s.once('drain', next);
+      };
+      next();
+    });
+    await new Promise<void>((r) => server.listen(0, HOST, r));
+    cleanups.push(() => closeServer(server, sockets));
+    const proxier = await startProxier();
+    const { port } = await proxier.addService({ servicePort: web, endpoints: [`${HOST}:${(server.address() as AddressInfo).port}`] });
+    const client = connect({ host: HOST, port });
+    cleanups.push(async () => void client.destroy());
+    client.pause();
+    // Until the proxy has stopped reading the backend: its writes to the client are queued.
+    await within(30_000, (async () => {
+      let last = -1;
+      for (;;) {
+        const now = proxier.counters(web)?.bytesFromBackend ?? 0;
+        if (now > 0 && now === last) return;
+        last = now;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    })(), 'the proxy to stop reading the backend');
+    let received = 0;
+    let firstWrong = -1;
+    client.on('data', (d: Buffer) => {
+      for (let i = 0; i < d.length && firstWrong < 0; i++) if (d[i] !== byteAt(received + i)) firstWrong = received + i;
+      received += d.length;
+    });
+    client.resume();
+    await within(60_000, new Promise((r) => client.once('end', r)), `transfer (${received} of ${TOTAL} bytes received)`);
+    expect(firstWrong).toBe(-1);
+    expect(received).toBe(TOTAL);
+  });
+
   it('refuses a service port whose listen port is taken, and a second listener for the same port name', async () => {
     const taken = await tcpBackend('t');
     const port = Number(taken.split(':')[1]);

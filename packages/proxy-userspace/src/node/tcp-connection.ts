@@ -17,8 +17,13 @@
 // Backend → client, where the bulk of most protocols flows, is read with net.connect's
 // `onread`: the kernel copies into the connection's buffer and the callback writes it to the
 // client, without a Buffer allocated per read nor the stream machinery of push and 'data'. A
-// write the client's socket does not take at once keeps a reference to the buffer, so the next
-// read gets a fresh one. A connection starts with a small buffer from Node's pool and moves to a
+// write the client's socket does not take at once keeps a reference to the buffer. When that
+// write also filled the socket's buffer, reading stops until 'drain', when every queued write
+// has been handed to the kernel, so the next read fills the same buffer again; only a write
+// queued below the high-water mark, while reading goes on, makes the next read take a fresh
+// one. A bulk transfer whose client falls behind so keeps one buffer, where it used to take a
+// fresh one each time: fresh memory is a page fault per 4 KiB, more than the copy on some VMs.
+// A connection starts with a small buffer from Node's pool and moves to a
 // larger one each time a read fills it, 2 KiB, 64 KiB, 256 KiB: short request/reply
 // connections, the common case, never allocate a buffer of their own, and a bulk transfer
 // makes a quarter of the read and write calls (and wake-ups of the peers) that Node's 64 KiB
@@ -74,7 +79,7 @@ export class TcpConnection {
   private buffer: Buffer = Buffer.allocUnsafe(FIRST_READ_SIZE);
   /** The size of the next fresh buffer. */
   private size = FIRST_READ_SIZE;
-  /** The next read needs a fresh buffer: the client may still hold the last one, or it was full. */
+  /** The next read needs a fresh buffer: a write that reading does not wait for holds the last one, or it was full. */
   private held = false;
   private waiter: (() => void) | undefined = undefined;
   /** A 'drain' listener is added on the first write that fills a socket's buffer. */
@@ -225,8 +230,8 @@ export class TcpConnection {
       this.held = true;
     }
     const more = this.client.write(chunk);
-    if (this.client.writableLength > 0) this.held = true;
     if (!more) this.hookDrain();
+    else if (this.client.writableLength > 0) this.held = true;
     return more;
   }
 }

@@ -47,6 +47,7 @@ describe('kubesvc up serves /metrics', () => {
   });
 
   it('a Service for ready pods moves kubeproxy_network_programming_duration_seconds and apiserver_request_duration_seconds{verb="POST",resource="services"}', async () => {
+    const testStarted = Date.now();
     const dataDir = tempDir();
     const cache = tempDir();
     await startUp(children, dataDir);
@@ -76,7 +77,17 @@ describe('kubesvc up serves /metrics', () => {
     expect(await sh(expose)).toBe('service/web exposed\n');
 
     // grep exits 1 while no line matches: the shell's failure is a read that is not done yet.
-    const programmed = await until('kubeproxy_network_programming_duration_seconds_count grew', () => sh(grepProgramming), (out) => total(out, NETWORK_PROGRAMMING_COUNT) > programmedBefore);
+    const programmed = await until('kubeproxy_network_programming_duration_seconds_count grew', () => sh(grepProgramming), (out) => total(out, NETWORK_PROGRAMMING_COUNT) > programmedBefore).catch(async (error: unknown) => {
+      // What the kube-proxies were given to observe: the slices' trigger times (a time at or
+      // before a proxier's start is not observed), the Service's creation, and their syncs.
+      const slices = await k('get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'yaml').catch((e: unknown) => String(e));
+      const service = await k('get', 'service', 'web', '-o', 'jsonpath={.metadata.creationTimestamp}').catch((e: unknown) => String(e));
+      const syncs = (await k('get', '--raw', '/metrics').catch((e: unknown) => String(e)))
+        .split('\n')
+        .filter((l) => /^kubeproxy_(sync_proxy_rules_last_timestamp_seconds|sync_proxy_rules_duration_seconds_count|network_programming_duration_seconds_count)/.test(l))
+        .join('\n');
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\nService web created ${service}\nits EndpointSlices:\n${slices}\nthe kube-proxies' syncs (the test started ${new Date(testStarted).toISOString()}):\n${syncs}`);
+    });
     expect(programmed).toMatch(/^kubeproxy_network_programming_duration_seconds_count\{node="[^"]+"\} \d+$/m);
     const posts = await until('apiserver_request_duration_seconds_count{verb="POST",resource="services"} grew', () => sh(grepPost), (out) => total(out, POST_SERVICES_COUNT) > postsBefore);
     expect(posts).toMatch(/scope="resource"/);

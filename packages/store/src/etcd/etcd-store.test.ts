@@ -98,3 +98,31 @@ describe('etcd store: a watch without fromRevision', () => {
     }
   });
 });
+
+describe('etcd store: values are decoded when read', () => {
+  it("a watch event's value and previous value, and a txn's previous value, read as the strings written, also through a spread and JSON", async () => {
+    const store = await openEtcdStore({ endpoints: [etcd.endpoint] });
+    try {
+      const before = `{"n":"één","big":"${'x'.repeat(200_000)}"}`;
+      const after = '{"n":"twee ✓"}';
+      await store.txn([], [{ kind: 'put', key: '/lazy/k', value: before }]);
+      const w = new WatchReader(store.watch('/lazy/'), 5000);
+      const put = await store.txn([], [{ kind: 'put', key: '/lazy/k', value: after }]);
+      const [event] = await w.take(1);
+      w.watch.close();
+      if (event === undefined || event.prevKv === undefined) throw new Error(`no event with its previous value: ${JSON.stringify(event)}`);
+      // Read through a spread and through JSON first, as a consumer that copies events would.
+      expect({ ...event.kv }.value).toBe(after);
+      expect((JSON.parse(JSON.stringify(event.prevKv)) as { value: string }).value).toBe(before);
+      expect(Object.keys(event.kv)).toContain('value');
+      expect(event.kv.value).toBe(after);
+      expect(event.prevKv.value).toBe(before);
+      expect(put.results[0]).toMatchObject({ kind: 'put' });
+      const read = await store.get('/lazy/k');
+      expect(read.kv?.value).toBe(after);
+    } finally {
+      await store.close();
+      await wipe(etcd.endpoint);
+    }
+  });
+});

@@ -73,11 +73,28 @@ export function prefixEnd(prefix: Buffer): Buffer {
 
 const NO_LEASE = '0';
 
+/**
+ * The Store's KeyValue of etcd's, its value decoded from UTF-8 when first read. A watch on a
+ * wide prefix gets every event with its previous value too, and most are read by nobody: the
+ * apiservers' RangeAllocations (175 KB for a /12) came with every allocation, twice, to every
+ * informer watching the registry, and decoding them took about a third of an apiserver's CPU
+ * under concurrent creates. The value is an own enumerable property (a getter of the object
+ * literal), so spreading or serialising the KeyValue reads it as before; once decoded, the
+ * bytes (a view of the whole gRPC message) are let go.
+ */
 function toKeyValue(kv: IKeyValue): KeyValue {
   const lease = String(kv.lease);
+  let bytes: Buffer | undefined = kv.value;
+  let text: string | undefined;
   return {
     key: kv.key.toString('utf8'),
-    value: kv.value.toString('utf8'),
+    get value(): string {
+      if (text === undefined) {
+        text = bytes === undefined ? '' : bytes.toString('utf8');
+        bytes = undefined;
+      }
+      return text;
+    },
     createRevision: Number(kv.create_revision),
     modRevision: Number(kv.mod_revision),
     version: Number(kv.version),

@@ -90,6 +90,38 @@ async function startProxier(opts: ConstructorParameters<typeof UserspaceProxier>
 const web = { namespace: 'default', name: 'web', port: 'http' };
 const dns = { namespace: 'kube-system', name: 'dns', port: 'dns' };
 
+/** A backend that runs `serve` on each connection it accepts, behind a new proxier, and a client connected to it through the proxy. */
+async function throughProxy(serve: (s: Socket) => void): Promise<{ proxier: UserspaceProxier; client: Socket }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((s) => {
+    sockets.add(s);
+    s.on('error', () => undefined);
+    serve(s);
+  });
+  await new Promise<void>((r) => server.listen(0, HOST, r));
+  cleanups.push(() => closeServer(server, sockets));
+  const proxier = await startProxier();
+  const { port } = await proxier.addService({ servicePort: web, endpoints: [`${HOST}:${(server.address() as AddressInfo).port}`] });
+  const client = connect({ host: HOST, port });
+  cleanups.push(async () => void client.destroy());
+  return { proxier, client };
+}
+
+/** Writes the chunks `next` gives as fast as `s` takes them, then ends it (`next` gives undefined when done). */
+function pump(s: Socket, next: () => Buffer | undefined): void {
+  for (;;) {
+    const chunk = next();
+    if (chunk === undefined) {
+      s.end();
+      return;
+    }
+    if (!s.write(chunk)) {
+      s.once('drain', () => pump(s, next));
+      return;
+    }
+  }
+}
+
 let baseline: string[] = [];
 beforeAll(() => {
   baseline = process.getActiveResourcesInfo();
@@ -201,30 +233,15 @@ describe('TCP', () => {
 
   it('moves bulk data both ways with back-pressure', async () => {
     const TOTAL = 96 * 1024 * 1024;
-    const sockets = new Set<Socket>();
     let writtenByBackend = 0;
-    const server = createServer((s) => {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      const chunk = Buffer.alloc(256 * 1024, 7);
-      const pump = (): void => {
-        while (writtenByBackend < TOTAL) {
-          writtenByBackend += chunk.length;
-          if (!s.write(chunk)) {
-            s.once('drain', pump);
-            return;
-          }
-        }
-        s.end();
-      };
-      pump();
-    });
-    await new Promise<void>((r) => server.listen(0, HOST, r));
-    cleanups.push(() => closeServer(server, sockets));
-    const proxier = await startProxier();
-    const { port } = await proxier.addService({ servicePort: web, endpoints: [`${HOST}:${(server.address() as AddressInfo).port}`] });
-    const client = connect({ host: HOST, port });
-    cleanups.push(async () => void client.destroy());
+    const chunk = Buffer.alloc(256 * 1024, 7);
+    const { proxier, client } = await throughProxy((s) =>
+      pump(s, () => {
+        if (writtenByBackend >= TOTAL) return undefined;
+        writtenByBackend += chunk.length;
+        return chunk;
+      }),
+    );
     client.pause();
     await new Promise((r) => setTimeout(r, 500));
     // the client reads nothing: the proxy stops reading the backend once the buffers are full
@@ -242,33 +259,18 @@ describe('TCP', () => {
     // would show at the client as bytes of a later offset.
     const TOTAL = 48 * 1024 * 1024;
     const byteAt = (offset: number): number => (offset * 31 + (offset >>> 13)) & 0xff;
-    const sockets = new Set<Socket>();
-    const server = createServer((s) => {
-      sockets.add(s);
-      s.on('error', () => undefined);
+    const { client } = await throughProxy((s) => {
       let sent = 0;
-      const pump = (): void => {
-        while (sent < TOTAL) {
-          // Odd sizes, so that reads and buffers do not line up with the pattern.
-          const n = Math.min(TOTAL - sent, 100_003);
-          const chunk = Buffer.allocUnsafe(n);
-          for (let i = 0; i < n; i++) chunk[i] = byteAt(sent + i);
-          sent += n;
-          if (!s.write(chunk)) {
-            s.once('drain', pump);
-            return;
-          }
-        }
-        s.end();
-      };
-      pump();
+      pump(s, () => {
+        if (sent >= TOTAL) return undefined;
+        // Odd sizes, so that reads and buffers do not line up with the pattern.
+        const n = Math.min(TOTAL - sent, 100_003);
+        const chunk = Buffer.allocUnsafe(n);
+        for (let i = 0; i < n; i++) chunk[i] = byteAt(sent + i);
+        sent += n;
+        return chunk;
+      });
     });
-    await new Promise<void>((r) => server.listen(0, HOST, r));
-    cleanups.push(() => closeServer(server, sockets));
-    const proxier = await startProxier();
-    const { port } = await proxier.addService({ servicePort: web, endpoints: [`${HOST}:${(server.address() as AddressInfo).port}`] });
-    const client = connect({ host: HOST, port });
-    cleanups.push(async () => void client.destroy());
     let received = 0;
     let firstWrong = -1;
     let chunks = 0;
@@ -294,11 +296,9 @@ describe('TCP', () => {
     const MESSAGE = 1000;
     const TOTAL = 12_000 * MESSAGE;
     const byteAt = (offset: number): number => (offset * 7 + (offset >>> 10)) & 0xff;
-    const sockets = new Set<Socket>();
-    const server = createServer((s) => {
-      sockets.add(s);
-      s.on('error', () => undefined);
+    const { proxier, client } = await throughProxy((s) => {
       let sent = 0;
+      // One message a turn, so that each reaches the proxy as a read of its own.
       const next = (): void => {
         if (sent >= TOTAL || s.destroyed) {
           s.end();
@@ -312,12 +312,6 @@ describe('TCP', () => {
       };
       next();
     });
-    await new Promise<void>((r) => server.listen(0, HOST, r));
-    cleanups.push(() => closeServer(server, sockets));
-    const proxier = await startProxier();
-    const { port } = await proxier.addService({ servicePort: web, endpoints: [`${HOST}:${(server.address() as AddressInfo).port}`] });
-    const client = connect({ host: HOST, port });
-    cleanups.push(async () => void client.destroy());
     client.pause();
     // Until the proxy has stopped reading the backend: its writes to the client are queued.
     await within(30_000, (async () => {

@@ -89,10 +89,8 @@ function toKeyValue(kv: IKeyValue): KeyValue {
   return {
     key: kv.key.toString('utf8'),
     get value(): string {
-      if (text === undefined) {
-        text = bytes === undefined ? '' : bytes.toString('utf8');
-        bytes = undefined;
-      }
+      text ??= (bytes as Buffer).toString('utf8');
+      bytes = undefined;
       return text;
     },
     createRevision: Number(kv.create_revision),

@@ -6,12 +6,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { BIN, FIXTURES, runCommand } from '../run-bin.fixtures.js';
+import { checkoutBuildIsFresh } from '../../bin/checkout-build.mjs';
+import { BIN, FIXTURES, REPO_ROOT, runCommand } from '../run-bin.fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kubesvc-modules-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const WATCHED = /node_modules\/(commander|better-sqlite3|etcd3|@grpc\/grpc-js|selfsigned)\/|packages\/runtime\/src\//;
+// packages/cli/src/main.ts or dist/main.js tells which of the two the bin ran (checkout-build.test.ts).
+const WATCHED = /node_modules\/(commander|better-sqlite3|etcd3|@grpc\/grpc-js|selfsigned)\/|packages\/runtime\/(src|dist)\/|packages\/cli\/(src\/main\.ts|dist\/main\.js)/;
+const MAIN = /packages\/cli\/(src\/main\.ts|dist\/main\.js)/;
 
 function hookFiles(): string {
   const hooks = join(dir, 'hooks.mjs');
@@ -34,5 +37,21 @@ test('kubesvc rules loads commander but none of the runtime, SQLite, etcd, gRPC 
   expect(run.code).toBe(0);
   const resolved = run.stderr.split('\n').filter((l) => l.startsWith('resolved '));
   expect(resolved.some((l) => l.includes('/commander/'))).toBe(true);
-  expect(resolved.filter((l) => !l.includes('/commander/'))).toEqual([]);
+  expect(resolved.filter((l) => !l.includes('/commander/') && !MAIN.test(l))).toEqual([]);
+});
+
+async function mainRun(env: Record<string, string | undefined>): Promise<string[]> {
+  const run = await runCommand(process.execPath, ['--import', hookFiles(), BIN, 'version'], { timeoutMs: 60_000, env });
+  expect(run.code, run.stderr).toBe(0);
+  return run.stderr
+    .split('\n')
+    .filter((l) => MAIN.test(l))
+    .map((l) => (MAIN.exec(l) ?? [''])[0]);
+}
+
+test('in a checkout the bin runs dist/ only while every package is built after its sources, and KUBESVC_FROM_SOURCES=1 keeps to the sources', async () => {
+  expect(await mainRun({ KUBESVC_FROM_SOURCES: '1' })).toEqual(['packages/cli/src/main.ts']);
+  // Which one depends on this checkout's state, read the same way the bin reads it.
+  const expected = checkoutBuildIsFresh(new URL(`file://${REPO_ROOT}`)) ? 'packages/cli/dist/main.js' : 'packages/cli/src/main.ts';
+  expect(await mainRun({ KUBESVC_FROM_SOURCES: undefined })).toEqual([expected]);
 });

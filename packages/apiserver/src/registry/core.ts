@@ -464,8 +464,10 @@ export class RegistryCore {
       const { ipAddressNames: _n, ...withoutNames } = view;
       return { _tag: 'LostRace', fresh: this.withNames({ ...withoutNames, ...fresh.value, state: { ...fresh.value.state, ...(view.state.ipAddresses === undefined ? {} : { ipAddresses: view.state.ipAddresses }) } }, names) };
     }
+    // The range objects' revisions, the only ones a later write compares: the IPAddresses
+    // created here are not kept, or the map (copied per write) would grow with every one.
     const revisions = new Map(view.revisions);
-    for (const op of puts) if (op.kind === 'put') revisions.set(op.key, r.revision);
+    for (const op of puts.slice(0, rangePuts)) if (op.kind === 'put') revisions.set(op.key, r.revision);
     const written: RangeView = { ...view, state: { ...next, ...(view.state.ipAddresses === undefined ? {} : { ipAddresses: view.state.ipAddresses }) }, revisions, mirrors };
     if (view.ipAddressNames === undefined) return { _tag: 'Written', view: written };
     // In place (IPAddressNames): what this write created and deleted is so in the store now,

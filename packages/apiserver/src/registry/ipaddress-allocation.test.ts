@@ -61,6 +61,15 @@ describe('the IPAddress allocator (INV-API-DEFAULT-SVCCIDR)', () => {
     expect(await sortedRangeIPs(store)).toEqual(['10.96.0.10']);
   });
 
+  it('the cached range view compares the range objects only: the IPAddresses it created are not kept in it', async () => {
+    const { registry } = await memoryRegistry({ clusterIPAllocation: WITH_DUAL_WRITE });
+    for (let i = 0; i < 40; i++) must(await registry.create<Service>('services', 'default', svc(`s${i}`)));
+    // White-box: the view is private. Its revisions map is copied on every range write, so when
+    // it also took the key of every IPAddress written, each create copied all of the earlier ones.
+    const view = (registry as unknown as { core: { rangeCache?: { revisions: ReadonlyMap<string, number> } } }).core.rangeCache;
+    expect([...(view?.revisions.keys() ?? [])].sort()).toEqual(['/registry/ranges/serviceips', '/registry/ranges/servicenodeports']);
+  });
+
   it('without the dual write keeps no RangeAllocation of IPs', async () => {
     const { registry, store } = await memoryRegistry({ clusterIPAllocation: ALONE });
     const web = must(await registry.create<Service>('services', 'default', svc('web')));

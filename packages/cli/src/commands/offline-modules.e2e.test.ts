@@ -2,6 +2,8 @@
 // certificate generator are `kubesvc up`'s, and loading them cost every `kubesvc rules` about
 // 0.3 s of CPU (docs/performance.md). A module-resolution hook given to node (--import) names
 // every module the bin resolves; commander, which every command uses, shows the hook works.
+// The same hook tells which main module the bin of a checkout ran: the TypeScript sources or
+// the build (bin/checkout-build.mjs decides).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -7,8 +7,9 @@
 // - Results are also written as JSON for tools/workspace's CI summary.
 // - A run that is not root and selects a test file that needs root (netns, iptables, nft:
 //   testkit's root-only.ts) is refused at its start with one line, not failed test by test.
-// - The pure packages' test files share their modules within a run (`sharedModules`, vitest's
-//   `isolate: false`): what their modules keep is memos of pure functions (WeakMaps keyed by
+// - The test files of a package tagged `type:pure` (its package.json's nx tags, as the lint
+//   rules read them) share their modules within a run (vitest's `isolate: false`): what their
+//   modules keep is memos of pure functions (WeakMaps keyed by
 //   the objects they describe) and the WebAssembly kernel's instance, none of their tests
 //   mocks or stubs a module, and evaluating the package, its dependencies and fast-check again
 //   for every test file was a quarter to two thirds of their suites' CPU time.
@@ -16,6 +17,7 @@
 //   modules: Stryker starts a run per mutant, and evaluating the package and fast-check again
 //   for every test file was most of a mutant's time. Each run still starts from fresh
 //   modules, so a mutant in top-level code is seen.
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defaultServerConditions } from 'vite';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
@@ -33,13 +35,12 @@ const fastCheckVitest = fileURLToPath(new URL('./packages/testkit/src/fast-check
  */
 export interface PackageTestOptions {
   readonly maxWorkers?: number;
-  /**
-   * The package's test files share one evaluation of its modules per worker (vitest's
-   * `isolate: false`) instead of each importing everything afresh. Only for a package whose
-   * modules keep nothing one test could leave for another to see and whose tests mock
-   * nothing: the pure packages.
-   */
-  readonly sharedModules?: boolean;
+}
+
+/** Whether the package at `projectDir` is tagged `type:pure` in its package.json. */
+function isPurePackage(projectDir: URL): boolean {
+  const manifest = JSON.parse(readFileSync(new URL('package.json', projectDir), 'utf8')) as { nx?: { tags?: readonly string[] } };
+  return manifest.nx?.tags?.includes('type:pure') === true;
 }
 
 export function packageTestConfig(projectDir: URL, options: PackageTestOptions = {}): ViteUserConfig {
@@ -53,7 +54,7 @@ export function packageTestConfig(projectDir: URL, options: PackageTestOptions =
       // the workspace as a whole ran some.
       passWithNoTests: true,
       setupFiles: [propertySetup],
-      isolate: options.sharedModules !== true && process.env['KUBESVC_MUTATION'] !== '1',
+      isolate: !isPurePackage(projectDir) && process.env['KUBESVC_MUTATION'] !== '1',
       // A run without root that selects a test needing root is refused at its start (root-only.ts).
       reporters: ['default', ['json', { outputFile: RESULTS_FILE }], new RootOnlyGuard()],
       // Properties at FC_NUM_RUNS=2000 take far longer than the 5 s default.

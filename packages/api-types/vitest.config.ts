@@ -1,3 +1,3 @@
 import { packageTestConfig } from '../../vitest.shared.ts';
 
-export default packageTestConfig(new URL('.', import.meta.url), { sharedModules: true });
+export default packageTestConfig(new URL('.', import.meta.url));

@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, expect, test } from 'vitest';
 import { checkoutBuildIsFresh } from '../../bin/checkout-build.mjs';
 import { BIN, FIXTURES, REPO_ROOT, runCommand } from '../run-bin.fixtures.js';
@@ -54,6 +55,6 @@ async function mainRun(env: Record<string, string | undefined>): Promise<string[
 test('in a checkout the bin runs dist/ only while every package is built after its sources, and KUBESVC_FROM_SOURCES=1 keeps to the sources', async () => {
   expect(await mainRun({ KUBESVC_FROM_SOURCES: '1' })).toEqual(['packages/cli/src/main.ts']);
   // Which one depends on this checkout's state, read the same way the bin reads it.
-  const expected = checkoutBuildIsFresh(new URL(`file://${REPO_ROOT}`)) ? 'packages/cli/dist/main.js' : 'packages/cli/src/main.ts';
+  const expected = checkoutBuildIsFresh(pathToFileURL(REPO_ROOT)) ? 'packages/cli/dist/main.js' : 'packages/cli/src/main.ts';
   expect(await mainRun({ KUBESVC_FROM_SOURCES: undefined })).toEqual([expected]);
 });

@@ -16,6 +16,7 @@ export type {
   KeyValue,
   Lease,
   LeaseId,
+  PutValue,
   RangeOptions,
   RangeResult,
   Store,

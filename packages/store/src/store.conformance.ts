@@ -315,6 +315,57 @@ export function describeStoreConformance(backend: string, open: () => Promise<St
       });
     });
 
+    describe('values given as bytes, and large values', () => {
+      const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+      // 256 KiB of JSON-like text: long runs of one letter (a range object's base64 of zero
+      // bytes), some varied text and characters outside ASCII, so a backend that stores it in
+      // another form (compressed, in pieces) has to bring every part back.
+      const large = (seed: number): string => {
+        const parts: string[] = [];
+        for (let i = 0; parts.join('').length < 256 * 1024; i++) parts.push('A'.repeat(4000 + ((i * 7919 + seed) % 300)), `/${seed}:${i}:é☃𝄞/`);
+        return parts.join('');
+      };
+
+      it('a put of UTF-8 bytes reads back as its text, characters outside ASCII included', async () => {
+        const w = reader(p);
+        const r = await store.txn([], [{ kind: 'put', key: `${p}a`, value: utf8('{"name":"é☃𝄞"}') }]);
+        expect(r.succeeded).toBe(true);
+        expect(await value(`${p}a`)).toBe('{"name":"é☃𝄞"}');
+        await store.txn([], [{ kind: 'put', key: `${p}a`, value: utf8('two') }]);
+        expect((await w.take(2)).map(eventSummary)).toEqual([
+          `put ${p}a={"name":"é☃𝄞"}@c${base + 1}/m${base + 1}/v1`,
+          `put ${p}a=two@c${base + 1}/m${base + 2}/v2 prev ${p}a={"name":"é☃𝄞"}@c${base + 1}/m${base + 1}/v1`,
+        ]);
+      });
+
+      it('a large value, as text or as bytes, comes back whole through get, range, a txn get, a value compare, prevKv and watch events', async () => {
+        const one = large(1);
+        const two = large(2);
+        const w = reader(p);
+        await put(`${p}text`, one);
+        const bytes = utf8(two);
+        const r = await store.txn([{ key: `${p}text`, target: 'value', op: '=', value: one }], [{ kind: 'put', key: `${p}bytes`, value: bytes }, { kind: 'get', key: `${p}text` }]);
+        expect(r.succeeded).toBe(true);
+        expect(r.results[1]).toMatchObject({ kind: 'get', kv: { value: one } });
+        // The caller may reuse its buffer once the txn settled: what was stored stays.
+        bytes.fill(0x41);
+        expect(await value(`${p}bytes`)).toBe(two);
+        expect((await store.range(p)).kvs.map((kv) => kv.value)).toEqual([two, one]);
+        const swapped = await store.txn([], [{ kind: 'put', key: `${p}text`, value: two }]);
+        expect(swapped.results[0]).toMatchObject({ kind: 'put', prevKv: { value: one, version: 1 } });
+        const live = await w.take(3);
+        expect(live.map((e) => [e.kv.key, e.kv.value, e.prevKv?.value])).toEqual([
+          [`${p}text`, one, undefined],
+          [`${p}bytes`, two, undefined],
+          [`${p}text`, two, one],
+        ]);
+        const replayed = await reader(p, base + 1).take(3);
+        expect(replayed.map((e) => [e.kv.key, e.kv.value, e.prevKv?.value])).toEqual(live.map((e) => [e.kv.key, e.kv.value, e.prevKv?.value]));
+        // A spread copies the text, as for any other KeyValue.
+        expect({ ...(await store.get(`${p}text`)).kv }).toMatchObject({ key: `${p}text`, value: two, version: 2 });
+      });
+    });
+
     describe('range', () => {
       const seed = async () => {
         // Inserted out of order; byte order puts '/' (0x2f) before letters and 'a' before 'ab'.
@@ -689,6 +740,15 @@ export function describeStoreConformance(backend: string, open: () => Promise<St
         expect((await put(`${p}c`, '1')).revision).toBe(base + 5);
         const events = await new WatchReader(store.watch(p, { fromRevision: base + 3 }), eventTimeoutMs).take(3);
         expect(events.map((e) => `${e.type} ${e.kv.key.slice(p.length)}@${e.kv.modRevision}`)).toEqual([`put b@${base + 3}`, `delete b@${base + 4}`, `put c@${base + 5}`]);
+      });
+
+      it('reopening keeps a large value and one given as bytes (durable backends)', async () => {
+        const big = `{"data":"${'A'.repeat(200 * 1024)}é"}`;
+        await put(`${p}big`, big);
+        await store.txn([], [{ kind: 'put', key: `${p}bytes`, value: new TextEncoder().encode('small é') }]);
+        store = await reopen();
+        expect(await value(`${p}big`)).toBe(big);
+        expect(await value(`${p}bytes`)).toBe('small é');
       });
 
       it('reopening keeps leases: their keys stay, keepAlive works, and they still expire', async () => {

@@ -1,7 +1,14 @@
 // Rules every backend applies to reads, txns and leases the same way, as etcd applies them.
 import { ErrCompacted, ErrDuplicateKey, ErrFutureRevision, ErrLeaseNotFound } from './errors.js';
 import { compareKeys } from './key-order.js';
-import type { Compare, KeyValue, LeaseId, TxnOp } from './types.js';
+import type { Compare, KeyValue, LeaseId, PutValue, TxnOp } from './types.js';
+
+const utf8 = new TextDecoder();
+
+/** A put's value as the text it stands for (PutValue: bytes are its UTF-8). */
+export function putValueText(value: PutValue): string {
+  return typeof value === 'string' ? value : utf8.decode(value);
+}
 
 /**
  * The revision a read is served at: the current one (`revision` absent or <= 0), or a checked

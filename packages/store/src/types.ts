@@ -4,7 +4,8 @@
 // RequestOp, TxnResponse, WatchResponse, LeaseGrant/KeepAlive/Revoke, Compaction).
 //
 // Keys and values are strings: keys are the /registry/... paths Kubernetes uses, values are
-// the JSON of v1 objects. Revisions are plain numbers (safe up to 2^53).
+// the JSON of v1 objects. A put may hand its value over as UTF-8 bytes instead (PutValue); reads
+// give every value back as text. Revisions are plain numbers (safe up to 2^53).
 
 /** A lease id, as etcd's int64 in decimal. `undefined`/absent means no lease. */
 export type LeaseId = string;
@@ -32,8 +33,18 @@ export type Compare =
   | { readonly key: string; readonly target: 'value'; readonly op: CompareOp; readonly value: string }
   | { readonly key: string; readonly target: 'modRevision' | 'createRevision' | 'version'; readonly op: CompareOp; readonly value: number };
 
+/**
+ * A put's value: text, or the UTF-8 bytes of the text. Bytes let a writer that rewrites one large
+ * value again and again (the allocator's range objects, 175 KB for a /12) keep one buffer and
+ * change the parts that changed, instead of making a new string of the whole per write: each
+ * such string is fresh memory, faulted in page by page. The store reads the bytes while it runs
+ * the txn, which may be after txn() returned (the SQLite store's group commit runs on the next
+ * turn of the event loop), so the caller leaves them unchanged until the txn's promise settles.
+ */
+export type PutValue = string | Uint8Array;
+
 export type TxnOp =
-  | { readonly kind: 'put'; readonly key: string; readonly value: string; readonly lease?: LeaseId }
+  | { readonly kind: 'put'; readonly key: string; readonly value: PutValue; readonly lease?: LeaseId }
   | { readonly kind: 'delete'; readonly key: string }
   | { readonly kind: 'get'; readonly key: string };
 

@@ -133,7 +133,9 @@ function toRequestOp(op: TxnOp): IRequestOp {
   const key = Buffer.from(op.key, 'utf8');
   switch (op.kind) {
     case 'put':
-      return { request_put: { key, value: Buffer.from(op.value, 'utf8'), prev_kv: true, ...(op.lease === undefined ? {} : { lease: op.lease }) } };
+      // Bytes go as they are, a view without a copy: the request is encoded before the txn's
+      // promise settles, and the caller keeps them unchanged until then (PutValue).
+      return { request_put: { key, value: typeof op.value === 'string' ? Buffer.from(op.value, 'utf8') : Buffer.from(op.value.buffer, op.value.byteOffset, op.value.byteLength), prev_kv: true, ...(op.lease === undefined ? {} : { lease: op.lease }) } };
     case 'delete':
       return { request_delete_range: { key, prev_kv: true } };
     case 'get':

@@ -12,7 +12,7 @@ import type { Clock } from '../clock.js';
 import { systemClock } from '../system-clock.js';
 import { ErrCompacted, ErrLeaseNotFound, ErrStoreClosed } from '../errors.js';
 import { compareKeys, lowerBound } from '../key-order.js';
-import { checkCompact, checkTtl, readRevision, txnBranch } from '../txn-rules.js';
+import { checkCompact, checkTtl, putValueText, readRevision, txnBranch } from '../txn-rules.js';
 import type {
   Compare,
   GetResult,
@@ -149,7 +149,7 @@ class MemoryStore implements Store {
           }
           case 'put': {
             const prev = this.latest(op.key);
-            this.put(op.key, op.value, op.lease, prev, revision, events);
+            this.put(op.key, putValueText(op.value), op.lease, prev, revision, events);
             return prev === undefined ? { kind: 'put' } : { kind: 'put', prevKv: prev };
           }
           case 'delete': {

@@ -30,11 +30,11 @@ export interface SqliteFileStats {
   readonly objects: readonly SqliteObjectPages[];
   /** The rows in force: each key's newest row, when it is not a tombstone. */
   readonly rowsInForce: number;
-  /** The UTF-8 bytes of the values of the rows in force. */
+  /** The bytes the values of the rows in force take in the file: UTF-8, or deflated for values of 64 KiB or more. */
   readonly valueBytesInForce: number;
   /** Every other row: the history compaction has kept, and tombstones. */
   readonly historyRows: number;
-  /** The UTF-8 bytes of the values of the history rows. */
+  /** The bytes the values of the history rows take in the file (UTF-8, or deflated, as above). */
   readonly valueBytesOfHistory: number;
   /** The revision reads are refused below (`compact()`'s last). */
   readonly compactRevision: number;

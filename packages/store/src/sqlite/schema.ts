@@ -23,7 +23,11 @@
 //   each new row's predecessor being the key's newest row at `(name, revision)`, which stays
 //   unique. Each cost a page written to the WAL per write, and after a long churn the two took
 //   1.4 MiB of a 29 MiB file (docs/performance.md, "A long churn").
-export const SCHEMA_VERSION = 1;
+// - values of 64 KiB or more are stored deflated, as a BLOB (sqlite-store.ts, DEFLATE_MIN): the
+//   allocator's range object for a /12 is 175 KB of JSON rewritten on every batch of
+//   allocations, mostly the letter A. Schema version 2 is the first with such rows; a store
+//   refuses a file of a version above its own.
+export const SCHEMA_VERSION = 2;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS log (
@@ -69,6 +73,7 @@ export interface LogRow {
   readonly prev_revision: number;
   readonly version: number;
   readonly lease: number;
-  readonly value: string;
+  /** Text, or (a BLOB) the deflated UTF-8 of a large value. */
+  readonly value: string | Buffer;
   readonly old_value: string;
 }

@@ -100,6 +100,61 @@ describe('sqlite store: the file', () => {
     await store.close();
   });
 
+  it('stores a value of 64 KiB or more deflated, a BLOB far smaller than its text, and a smaller one as text', async () => {
+    const path = join(dir, 'store.db');
+    const big = `{"kind":"RangeAllocation","data":"${'A'.repeat(170_000)}gA=="}`;
+    const store = openSqliteStore({ path });
+    await store.txn([], [{ kind: 'put', key: '/big', value: big }]);
+    await store.txn([], [{ kind: 'put', key: '/bytes', value: new TextEncoder().encode(big.replace('gA==', 'QA==')) }]);
+    await store.txn([], [{ kind: 'put', key: '/small', value: 'x'.repeat(64 * 1024 - 1) }]);
+    await store.close();
+    const db = new Database(path, { readonly: true });
+    try {
+      const rows = db.prepare<[], { name: string; type: string; bytes: number }>('SELECT name, typeof(value) AS type, length(value) AS bytes FROM log ORDER BY id').all();
+      expect(rows.map((r) => [r.name, r.type])).toEqual([
+        ['/big', 'blob'],
+        ['/bytes', 'blob'],
+        ['/small', 'text'],
+      ]);
+      for (const r of rows.slice(0, 2)) expect(r.bytes).toBeLessThan(big.length / 50);
+    } finally {
+      db.close();
+    }
+    const again = openSqliteStore({ path });
+    expect((await again.get('/big')).kv?.value).toBe(big);
+    expect((await again.get('/bytes')).kv?.value).toBe(big.replace('gA==', 'QA=='));
+    await again.close();
+  });
+
+  it('opens a file of schema version 1 (every value text) and marks it version 2; refuses one a newer kubesvc wrote', async () => {
+    const path = join(dir, 'store.db');
+    const schemaVersion = (): number | undefined => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema_version'").get()?.value;
+      } finally {
+        db.close();
+      }
+    };
+    const setVersion = (version: number): void => {
+      const db = new Database(path);
+      db.prepare("UPDATE meta SET value = ? WHERE name = 'schema_version'").run(version);
+      db.close();
+    };
+    const first = openSqliteStore({ path });
+    await first.txn([], [{ kind: 'put', key: '/a', value: '1' }]);
+    await first.close();
+    expect(schemaVersion()).toBe(2);
+    setVersion(1);
+    const old = openSqliteStore({ path });
+    expect((await old.get('/a')).kv?.value).toBe('1');
+    await old.close();
+    expect(schemaVersion()).toBe(2);
+    setVersion(3);
+    expect(() => openSqliteStore({ path })).toThrow(`sqlite store: ${path} has schema version 3, written by a newer kubesvc; this one reads versions up to 2`);
+    expect(schemaVersion()).toBe(3);
+  });
+
   it('one process serves one file: a second opener is refused while the first is open', async () => {
     const path = join(dir, 'store.db');
     const first = openSqliteStore({ path });

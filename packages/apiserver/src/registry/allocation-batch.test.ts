@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
-import { type Store, virtualClock, type Watch } from '@kubesvc/store';
+import { type RangeResult, type Store, virtualClock, type Watch } from '@kubesvc/store';
 import { openRegistry, type Registry } from './registry.js';
 import { SERVICE_IPS_KEY } from './resources.js';
 
@@ -85,5 +85,70 @@ describe('concurrent Service creates', () => {
     const c = third?.ok ? (third.value.spec?.clusterIP ?? '') : '';
     expect(await storedIPs()).toEqual(['10.96.0.10', c].sort());
     expect((await registry.get('services', 'default', 'b')).ok).toBe(false);
+  });
+
+  it('a release that takes the cached ranges while an allocation from them awaits the ServiceCIDRs: the RangeAllocation marks exactly the IPs in use', async () => {
+    // The registry flips the bits of a range write in the cached view's bitmap in place, and
+    // hands the store the JSON's bytes, which SQLite reads at its group commit a turn later. An
+    // allocation awaits the ServiceCIDRs between taking the cached view and writing; a delete's
+    // release can take the same view meanwhile. Here the ServiceCIDRs' read is held until the
+    // release's txn is queued, so the allocation resumes before that txn is written: if it
+    // flipped its bits in the bytes the release handed over, the release would write them.
+    let hold: { readonly reached: () => void; readonly released: Promise<void> } | undefined;
+    let onRangeWrite: (() => void) | undefined;
+    const gated = new Proxy(store, {
+      get(target, name, receiver) {
+        if (name === 'range') {
+          return async (prefix: string, options?: Parameters<Store['range']>[1]): Promise<RangeResult> => {
+            const h = prefix === '/registry/servicecidrs/' ? hold : undefined;
+            if (h !== undefined) {
+              hold = undefined;
+              h.reached();
+              await h.released;
+            }
+            return target.range(prefix, options);
+          };
+        }
+        if (name === 'txn') {
+          return (...args: Parameters<Store['txn']>) => {
+            const result = target.txn(...args);
+            if (args[1].some((op) => op.kind === 'put' && op.key === SERVICE_IPS_KEY)) {
+              const f = onRangeWrite;
+              onRangeWrite = undefined;
+              f?.();
+            }
+            return result;
+          };
+        }
+        const value: unknown = Reflect.get(target, name, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const clock = virtualClock(Date.UTC(2026, 0, 2, 3, 4, 5));
+    const opened = await openRegistry({ store: gated, clock, seed: 12, serviceClusterIPRanges: ['10.96.0.0/12'] });
+    if (!opened.ok) throw new Error(opened.error.message);
+    const r = opened.value;
+    for (const name of ['a', 'b', 'c']) {
+      const created = await r.create<Service>('services', 'default', svc(name));
+      if (!created.ok) throw new Error(created.error.message);
+    }
+    let release = (): void => undefined;
+    const reached = new Promise<void>((resolve) => {
+      hold = { reached: resolve, released: new Promise<void>((open) => (release = open)) };
+    });
+    const creating = r.create<Service>('services', 'default', svc('n'));
+    await reached;
+    onRangeWrite = release;
+    const deleted = await r.delete('services', 'default', 'a');
+    if (!deleted.ok) throw new Error(deleted.error.message);
+    const created = await creating;
+    if (!created.ok) throw new Error(created.error.message);
+    expect(hold).toBeUndefined();
+    expect(onRangeWrite).toBeUndefined();
+    const services = await r.list<Service>('services', 'default');
+    if (!services.ok) throw new Error(services.error.message);
+    const inUse = services.value.items.map((s) => s.spec?.clusterIP ?? '').sort();
+    expect(inUse).toHaveLength(3);
+    expect(await storedIPs()).toEqual(inUse);
   });
 });

@@ -47,7 +47,7 @@ import {
 } from './pure-adapters.js';
 import { RESOURCES, SECONDARY_SERVICE_IPS_KEY, SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY } from './resources.js';
 import { isEmpty, NOTHING, release, type AllocState, type Held, type PlanResult } from './service-alloc.js';
-import { rangeAllocationText, rangeTextOf, updateRangeText, type RangeText } from './range-text.js';
+import { rangeAllocationBytes, rangeTextOf, updateRangeText, type RangeText } from './range-text.js';
 import { ReaderTextCache, serializeObject } from './stored-object.js';
 import type { RangeCasStats, RegistryOptions, RegistryResult } from './types.js';
 
@@ -157,6 +157,8 @@ export class RegistryCore {
   private rng: Rng;
   private readonly crashHook: CrashHook | undefined;
   private rangeCache: RangeView | undefined;
+  /** The views' mirrors a range write has started from: each is written on by one write only (writeRanges). */
+  private readonly takenMirrors = new WeakSet<object>();
   private rangeCas = { attempts: 0, conflicts: 0 };
   /** Allocations waiting for the next batch (see allocate). */
   private readonly allocQueue: PendingAlloc[] = [];
@@ -407,12 +409,18 @@ export class RegistryCore {
     keys.forEach((key, i) => {
       const before = current[i];
       if (before === undefined || before === nextAll[i]) return;
-      // The bytes before, then the bits this operation flipped, in place: a view's mirror is
-      // only written on from the view this write replaces, which is not used again (the cache
-      // is cleared below before the commit; a lost race goes on from the ranges read back).
-      // A copy of the 128 KiB of a /12 per write was fresh memory on every batch.
-      // Its base64 likewise: the pieces of the bytes flipped are made again (range-text.ts).
-      const base: { readonly range: string; readonly bytes: Uint8Array; readonly text?: RangeText } = mirrors[i] ?? fullSnapshotBytes(before);
+      // The bytes before, then the bits this operation flipped, in place, and the base64 of the
+      // pieces flipped made again into the JSON's bytes (range-text.ts), which the store reads
+      // when it runs the txn: a copy of the 128 KiB of a /12, or a new string of its 175 KB of
+      // JSON, per write was fresh memory on every batch. So a mirror is written on by one write
+      // only, the first to start from it: the cache is cleared below before the commit, and a
+      // lost race goes on from the ranges read back. Two writes can still start from one view
+      // (an allocation awaits the ServiceCIDRs while a release takes the cached view), and the
+      // second must not change bytes the first one's txn has yet to write: it starts from a copy.
+      const cached = mirrors[i];
+      const base: { readonly range: string; readonly bytes: Uint8Array; readonly text?: RangeText } =
+        cached !== undefined && !this.takenMirrors.has(cached) ? cached : fullSnapshotBytes(before);
+      if (cached !== undefined) this.takenMirrors.add(cached);
       const bytes = base.bytes;
       const changed: number[] = [];
       const apply = (held: Held, on: boolean) => {
@@ -431,7 +439,7 @@ export class RegistryCore {
       else updateRangeText(text, bytes, changed);
       mirrors[i] = { range: base.range, bytes, text };
       compares.push({ key, target: 'modRevision', op: '=', value: view.revisions.get(key) ?? 0 });
-      puts.push({ kind: 'put', key, value: rangeAllocationText(base.range, text) });
+      puts.push({ kind: 'put', key, value: rangeAllocationBytes(base.range, text) });
     });
     const rangePuts = puts.length;
     // The IPAddresses: a create only where no object of that name exists (the lock), a

@@ -35,6 +35,33 @@ const suite = (events: string[] = []): BenchSuite => ({
 });
 
 describe('runSuite', () => {
+  test('never runs an async task twice at once, from its first call on', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const result = await runSuite(
+      {
+        name: 'one-at-a-time',
+        description: 'an async task that counts its calls in flight',
+        tasks: [
+          {
+            name: 'async',
+            fn: () => {
+              inFlight++;
+              most = Math.max(most, inFlight);
+              return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+                inFlight--;
+              });
+            },
+          },
+        ],
+      },
+      quick,
+    );
+    expect(result.tasks[0]?.samples).toBeGreaterThanOrEqual(5);
+    expect(most).toBe(1);
+    expect(inFlight).toBe(0);
+  });
+
   test('times every task, after its setup, and records targets and metrics', async () => {
     const events: string[] = [];
     const result = await runSuite(suite(events), quick);

@@ -159,27 +159,17 @@ function kvOf(key: string, value: StoredValue, createRevision: number, modRevisi
     return lease === undefined ? { key, value, createRevision, modRevision, version } : { key, value, createRevision, modRevision, version, lease };
   }
   let text: string | undefined;
-  const read = (): string => (text ??= value.text());
-  return lease === undefined
-    ? {
-        key,
-        get value() {
-          return read();
-        },
-        createRevision,
-        modRevision,
-        version,
-      }
-    : {
-        key,
-        get value() {
-          return read();
-        },
-        createRevision,
-        modRevision,
-        version,
-        lease,
-      };
+  const kv: { -readonly [K in keyof KeyValue]: KeyValue[K] } = {
+    key,
+    get value() {
+      return (text ??= value.text());
+    },
+    createRevision,
+    modRevision,
+    version,
+  };
+  if (lease !== undefined) kv.lease = lease;
+  return kv;
 }
 
 /** A log row with its value as the store keeps it. */

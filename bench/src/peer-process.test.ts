@@ -1,6 +1,6 @@
 // The CPU-time reader the side-by-side suites compare proxies and DNS servers by.
 import { describe, expect, it } from 'vitest';
-import { mainThreadCpuNs, schedstatNs } from './peer-process.js';
+import { mainThreadCpuNs, mainThreadMinorFaults, schedstatNs } from './peer-process.js';
 
 describe('schedstatNs', () => {
   it('counts the CPU time this thread spends, and not time it spends waiting', async () => {
@@ -29,5 +29,21 @@ describe('schedstatNs', () => {
     const main = mainThreadCpuNs() ?? Number.POSITIVE_INFINITY;
     expect(schedstatNs(process.pid)).toBeGreaterThanOrEqual(main);
     expect(schedstatNs(2 ** 22 + 1)).toBeUndefined();
+  });
+});
+
+describe('mainThreadMinorFaults', () => {
+  it("counts the main thread's fresh pages: a new 8 MiB buffer written page by page adds most of its 2,048", () => {
+    const before = mainThreadMinorFaults();
+    expect(before).toBeGreaterThan(0);
+    const pages = 2048;
+    const fresh = new Uint8Array(pages * 4096);
+    for (let i = 0; i < fresh.length; i += 4096) fresh[i] = 1;
+    const after = mainThreadMinorFaults() ?? 0;
+    expect(fresh[4096]).toBe(1);
+    // A large zero-filled buffer is fresh pages from the kernel, each faulted in on its first write.
+    expect(after - (before ?? 0)).toBeGreaterThanOrEqual(pages / 2);
+    // Reading the counter again touches no new page of any size that matters.
+    expect((mainThreadMinorFaults() ?? 0) - after).toBeLessThan(64);
   });
 });

@@ -21,6 +21,24 @@ export function schedstatNs(pid: number, tids?: readonly number[]): number | und
  */
 export const mainThreadCpuNs = (): number | undefined => schedstatNs(process.pid, [process.pid]);
 
+/**
+ * The minor page faults of the bench's main thread so far (field 10 of Linux's
+ * /proc/<pid>/task/<tid>/stat, counted after the command name, which may hold spaces); undefined
+ * where unreadable. The harness's faults/op counts the whole process, a worker thread's load
+ * generator included.
+ */
+export function mainThreadMinorFaults(): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${process.pid}/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After the name: state (field 3) ... minflt (field 10), so the eighth of these.
+    const minflt = Number(fields[7]);
+    return Number.isFinite(minflt) ? minflt : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The binary's path in the sbin folders or on PATH, or undefined when it is not installed. */
 export function findBinary(name: string): string | undefined {
   const dirs = ['/usr/sbin', '/usr/local/sbin', '/usr/bin', ...(process.env['PATH'] ?? '').split(delimiter).filter((d) => d !== '')];

@@ -322,7 +322,12 @@ export function describeStoreConformance(backend: string, open: () => Promise<St
       // another form (compressed, in pieces) has to bring every part back.
       const large = (seed: number): string => {
         const parts: string[] = [];
-        for (let i = 0; parts.join('').length < 256 * 1024; i++) parts.push('A'.repeat(4000 + ((i * 7919 + seed) % 300)), `/${seed}:${i}:é☃𝄞/`);
+        for (let i = 0, length = 0; length < 256 * 1024; i++) {
+          const run = 'A'.repeat(4000 + ((i * 7919 + seed) % 300));
+          const mark = `/${seed}:${i}:é☃𝄞/`;
+          parts.push(run, mark);
+          length += run.length + mark.length;
+        }
         return parts.join('');
       };
 

@@ -38,6 +38,11 @@ import { openSqliteStore } from '@kubesvc/store/sqlite';
 import type { BenchSuite, BenchTask } from './harness.js';
 import { mainThreadCpuNs, mainThreadMinorFaults } from './peer-process.js';
 
+/** (after - before) / count: a counter's growth per unit of work; NaN when a reading or the work is missing. */
+function perUnit(before: number | undefined, after: number | undefined, count: number): number {
+  return before === undefined || after === undefined || count === 0 ? Number.NaN : (after - before) / count;
+}
+
 const TOKEN = 'bench-token';
 const IN_FLIGHT = 16;
 const SERVICES = 10_000;
@@ -200,8 +205,8 @@ function createTask(withControlPlane: boolean): BenchTask {
       const faults1 = mainThreadMinorFaults();
       const ranges = f?.registry.rangeCasStats().attempts ?? 0;
       void close(f);
-      const cpuUsPerCreate = cpu0 === undefined || cpu1 === undefined || created === 0 ? Number.NaN : (cpu1 - cpu0) / 1000 / created;
-      const faultsPerCreate = faults0 === undefined || faults1 === undefined || created === 0 ? Number.NaN : (faults1 - faults0) / created;
+      const cpuUsPerCreate = perUnit(cpu0, cpu1, created) / 1000;
+      const faultsPerCreate = perUnit(faults0, faults1, created);
       return {
         creates: created,
         serverCpuUsPerCreate: Math.round(cpuUsPerCreate),
@@ -256,8 +261,8 @@ function listTask(): BenchTask {
       const cpu1 = mainThreadCpuNs();
       const faults1 = mainThreadMinorFaults();
       void close(f);
-      const cpuMsPerList = cpu0 === undefined || cpu1 === undefined || lists === 0 ? Number.NaN : (cpu1 - cpu0) / 1e6 / lists;
-      const faultsPerList = faults0 === undefined || faults1 === undefined || lists === 0 ? Number.NaN : (faults1 - faults0) / lists;
+      const cpuMsPerList = perUnit(cpu0, cpu1, lists) / 1e6;
+      const faultsPerList = perUnit(faults0, faults1, lists);
       return { services: SERVICES, bodyBytes: bytes, serverCpuMsPerList: Math.round(cpuMsPerList * 10) / 10, serverFaultsPerList: Math.round(faultsPerList) };
     },
   };

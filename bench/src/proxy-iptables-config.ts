@@ -20,12 +20,17 @@ if (!CHECKED_CONFIG.ok) throw new Error(CHECKED_CONFIG.error.message);
 export const CONFIG: ProxierConfig = CHECKED_CONFIG.value;
 
 /**
- * What a sync hands iptables-restore: its bytes, written into a buffer (the task's, kept between
- * its syncs as kube-proxy keeps its bytes.Buffer, or a fresh one for a first sync, as a fresh
- * kube-proxy's is). They are the contiguous text already: nothing to flatten.
+ * What a sync hands iptables-restore: its pieces of bytes (SyncResult.restoreChunks), as the
+ * node agent writes them. With the task's buffer, kept between its syncs as kube-proxy keeps its
+ * bytes.Buffer, the one piece is the text written into it; a first sync takes no buffer (the
+ * node agent's first sync has none to reuse), and its pieces are views of the bytes its state
+ * keeps, nothing copied. Either way the text is bytes already: nothing to flatten.
  */
 export function handOffSync(result: SyncResult): void {
-  if (result.restoreBytes[0] !== 0x2a || result.restoreBytes.length !== result.stats.bytes) throw new Error('not a restore text');
+  const chunks = result.restoreChunks;
+  let bytes = 0;
+  for (const chunk of chunks) bytes += chunk.length;
+  if (chunks[0]?.[0] !== 0x2a || bytes !== result.stats.bytes) throw new Error('not a restore text');
 }
 
 /** The suite's `first sync, feed included` task's call: no state, the objects converted in the sync, the text handed off. */

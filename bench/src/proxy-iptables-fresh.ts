@@ -17,10 +17,15 @@
 // --steps       each process also prints its memory at each step
 // --node-flag F a further node/V8 flag for the fresh processes (to try one)
 // --out DIR     write the bundle to DIR/fresh.mjs, print the command that runs it, and stop
-// --peer BIN    before each of ours, one fresh run of kube-proxy's test binary BIN (built by the
+// --peer BIN    before each of ours, two fresh runs of kube-proxy's test binary BIN (built by the
 //               side-by-side scripts, docs/performance.md "Side by side with kube-proxy") on
-//               the same shape: `-test.bench InitialSync -test.benchtime 1x` with GOMAXPROCS=2,
-//               so its timed iteration is its first; its peak RSS from /usr/bin/time as ours
+//               the same shape, each `-test.benchtime 1x` with GOMAXPROCS=2 so that its timed
+//               iteration is its first: `-test.bench Feed` (a fresh proxier fed the objects
+//               through its change trackers) and `-test.bench InitialSync` (the first
+//               syncProxyRules of a proxier fed them untimed); its peak RSS from /usr/bin/time as
+//               ours. Our first sync converts the objects itself, so the like-for-like peer figure
+//               is the two summed: the feed as a fresh process runs it, then the sync as it runs
+//               after the feed. The runs' medians and both ratios are printed at the end.
 // Before the runs it prints the machine's page-fault cost (the harness's pageFaultMicros) and
 // the load average; `/usr/bin/time -f %M` gives each process's peak RSS.
 import { spawnSync } from 'node:child_process';
@@ -75,22 +80,50 @@ try {
       return { printed: child.stdout, rssMiB: kib === null ? undefined : Number(kib[1]) / 1024 };
     };
     const mib = (rss: number | undefined): string => (rss === undefined ? '? (no /usr/bin/time)' : rss.toFixed(1));
+    /** One fresh run of the peer's benchmark `bench` on the shape: its first iteration's time in ms (NaN if not printed), and its peak RSS. */
+    const peerRun = (bench: string): { ms: number; rssMiB: number | undefined } => {
+      const { printed, rssMiB } = timed([peer as string, '-test.run', '^$', '-test.bench', bench, '-test.benchtime', '1x'], {
+        env: { ...env, GOMAXPROCS: '2', PEER_SHAPES: shape },
+        cwd: dirname(peer as string),
+      });
+      const line = printed.split('\n').find((l) => l.startsWith('Benchmark')) ?? '';
+      const nsPerOp = /\s(\d+) ns\/op/.exec(line);
+      return { ms: nsPerOp === null ? Number.NaN : Number(nsPerOp[1]) / 1e6, rssMiB };
+    };
+    const peerFeeds: number[] = [];
+    const peerSyncs: number[] = [];
+    const oursMs: number[] = [];
     for (let run = 0; run < runs; run++) {
       if (peer !== undefined) {
-        const { printed, rssMiB } = timed([peer, '-test.run', '^$', '-test.bench', 'InitialSync', '-test.benchtime', '1x'], {
-          env: { ...env, GOMAXPROCS: '2', PEER_SHAPES: shape },
-          cwd: dirname(peer),
-        });
-        const line = printed.split('\n').find((l) => l.startsWith('Benchmark')) ?? '';
-        const nsPerOp = /\s(\d+) ns\/op/.exec(line);
+        const feed = peerRun('Feed');
+        const initial = peerRun('InitialSync');
+        peerFeeds.push(feed.ms);
+        peerSyncs.push(initial.ms);
         console.log(
-          `peer InitialSync ${shape}, first iteration: ${nsPerOp === null ? '?' : (Number(nsPerOp[1]) / 1e6).toFixed(1)} ms; ` +
-            `peak RSS (/usr/bin/time %M) ${mib(rssMiB)} MiB (load average ${load()})`,
+          `peer ${shape}, first iterations: Feed ${feed.ms.toFixed(1)} ms + InitialSync ${initial.ms.toFixed(1)} ms = ${(feed.ms + initial.ms).toFixed(1)} ms; ` +
+            `InitialSync's peak RSS (/usr/bin/time %M) ${mib(initial.rssMiB)} MiB (load average ${load()})`,
         );
       }
       const ours = timed(command, { env });
       process.stdout.write(ours.printed);
       console.log(`  peak RSS (/usr/bin/time %M) ${mib(ours.rssMiB)} MiB`);
+      const ms = /in a fresh process: ([\d.]+) ms/.exec(ours.printed);
+      if (ms !== null) oursMs.push(Number(ms[1]));
+    }
+    if (peer !== undefined && oursMs.length > 0) {
+      const median = (values: readonly number[]): number => {
+        const sorted = [...values].sort((a, b) => a - b);
+        const mid = sorted.length >> 1;
+        return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+      };
+      const ourMedian = median(oursMs);
+      const feedMedian = median(peerFeeds);
+      const syncMedian = median(peerSyncs);
+      const sumMedian = median(peerFeeds.map((f, i) => f + (peerSyncs[i] as number)));
+      console.log(
+        `medians of ${oursMs.length} run(s): ours ${ourMedian.toFixed(1)} ms (the feed included); peer Feed ${feedMedian.toFixed(1)} ms, InitialSync ${syncMedian.toFixed(1)} ms, ` +
+          `summed ${sumMedian.toFixed(1)} ms; ours ÷ (Feed + InitialSync) ${(ourMedian / sumMedian).toFixed(2)}, ours ÷ InitialSync alone ${(ourMedian / syncMedian).toFixed(2)}`,
+      );
     }
   }
 } finally {

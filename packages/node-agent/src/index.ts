@@ -2,7 +2,7 @@
 // runtime's informer. Cluster DNS, kube-proxy (iptables, nftables or userspace) and the pod environment;
 // the atomic write and the write-failure counter `kubesvc up` shares with the rules files.
 export { DEFAULT_DNS_PORT, startNodeAgent } from './node-agent.js';
-export { writeFileAtomic, writeFileAtomicSync } from './atomic-write.js';
+export { writeFileAtomic, writeFileAtomicSync, type FileContent } from './atomic-write.js';
 export { WriteFailures } from './write-failures.js';
 export type { ErrNodeAgent, ErrNodeAgentConfig, NodeAgent, NodeAgentOptions, NodeAgentSource, ProxyMode } from './node-agent.js';
 // A source fed through the HTTP API (list, then watch, as a kube-proxy's reflectors), for an

@@ -207,7 +207,7 @@ describe('iptables proxy mode', () => {
     expect(readdirSync(files?.dir ?? '').sort()).toStrictEqual(['last-sync.txt', 'rules.save.txt', 'rules.txt']);
   });
 
-  it('hands the loader and last-sync.txt each sync\'s bytes, reusing one buffer once the last sync\'s files are written and taking another while they are being written', async () => {
+  it('hands the loader and last-sync.txt each sync\'s bytes, the first sync\'s from its state, later ones reusing one buffer once the last sync\'s files are written and taking another while they are being written', async () => {
     /** Per sync: the loader's bytes (their memory, and their text then). */
     const loaded: { memory: ArrayBufferLike; text: string }[] = [];
     const recording: DataplaneFactory = {
@@ -225,14 +225,22 @@ describe('iptables proxy mode', () => {
     expect(loaded.map((l) => l.text)).toStrictEqual([fullRender(s).restoreText]);
     expect(read(files?.lastSync)).toBe(loaded[0]?.text);
 
-    // Written: the next sync takes the same buffer.
+    // The first sync wrote into no buffer; the second takes one, and once its files are written
+    // the third takes the same.
     await apply(s, () => must(s.c.registry.create('services', 'default', service('web', { clusterIP: '10.96.0.20', ports: [{ name: 'http', port: 80 }] }))));
     s.clock.advance(0);
     await s.a.idle();
     expect(loaded.length).toBe(2);
-    expect(loaded[1]?.memory).toBe(loaded[0]?.memory);
+    expect(loaded[1]?.memory).not.toBe(loaded[0]?.memory);
     expect(read(files?.lastSync)).toBe(loaded[1]?.text);
     expect(loaded[1]?.text).toContain('"default/web:http has no endpoints"');
+    await apply(s, () => must(s.c.registry.create('services', 'default', service('api', { clusterIP: '10.96.0.23', ports: [{ name: 'grpc', port: 9090 }] }))));
+    s.clock.advance(1000);
+    await s.a.idle();
+    expect(loaded.length).toBe(3);
+    expect(loaded[2]?.memory).toBe(loaded[1]?.memory);
+    expect(read(files?.lastSync)).toBe(loaded[2]?.text);
+    expect(loaded[2]?.text).toContain('"default/api:grpc has no endpoints"');
 
     // Two syncs in one turn (the runner's burst): the second starts before the first's files are
     // written, so it takes another buffer, and each file holds what its sync wrote.
@@ -240,11 +248,11 @@ describe('iptables proxy mode', () => {
     s.clock.advance(1000);
     await apply(s, () => must(s.c.registry.create('services', 'default', service('cache', { clusterIP: '10.96.0.22', ports: [{ name: 'redis', port: 6379 }] }))));
     s.clock.advance(0);
-    expect(loaded.length).toBe(4);
-    expect(loaded[3]?.memory).not.toBe(loaded[2]?.memory);
+    expect(loaded.length).toBe(5);
+    expect(loaded[4]?.memory).not.toBe(loaded[3]?.memory);
     await s.a.idle();
-    expect(read(files?.lastSync)).toBe(loaded[3]?.text);
-    expect(loaded[3]?.text).toContain('"default/cache:redis has no endpoints"');
+    expect(read(files?.lastSync)).toBe(loaded[4]?.text);
+    expect(loaded[4]?.text).toContain('"default/cache:redis has no endpoints"');
     expect(read(files?.rules)).toBe(fullRender(s).restoreText);
   });
 

@@ -228,19 +228,22 @@ export class IptablesProxy {
 
   private syncOnce({ changes, full }: SyncRequest): SyncStep {
     const started = performance.now();
-    const buffer = this.buffers.pop() ?? new RestoreBuffer();
+    // A first sync takes no buffer: its text is handed out as views of the bytes its state keeps,
+    // never copied (SyncResult.restoreChunks); a later sync writes into a buffer kept between syncs.
+    let buffer: RestoreBuffer | undefined;
     let result: SyncResult;
     try {
       if (this.state === undefined) {
         const { services, endpointSlices } = proxiedObjects(this.options.source);
-        result = sync(undefined, services, endpointSlices, this.options.config, { buffer, ...this.shared });
+        result = sync(undefined, services, endpointSlices, this.options.config, this.shared);
       } else {
+        buffer = this.buffers.pop() ?? new RestoreBuffer();
         result = syncChanges(this.state, changes, this.options.config, { full, buffer, ...this.shared });
       }
       this.options.loader?.load(result.restoreBytes, result.state, !this.loaded);
       this.loaded = true;
     } catch (error) {
-      this.spare(buffer);
+      if (buffer !== undefined) this.spare(buffer);
       // upstream: a failed restore keeps the old state (the loop retries, with a full sync).
       return { ok: false, error: String(error) };
     }
@@ -265,6 +268,11 @@ export class IptablesProxy {
       servicesChanged: result.stats.servicesChanged,
       ms: Math.round(ms * 100) / 100,
     }));
-    return { ok: true, full: result.stats.full, files: [[this.files.lastSync, result.restoreBytes], ...tablesFiles], release: () => this.spare(buffer) };
+    return {
+      ok: true,
+      full: result.stats.full,
+      files: [[this.files.lastSync, result.restoreChunks], ...tablesFiles],
+      ...(buffer === undefined ? {} : { release: () => this.spare(buffer) }),
+    };
   }
 }

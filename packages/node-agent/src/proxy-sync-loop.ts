@@ -17,7 +17,7 @@ import type { ProxyChange } from '@kubesvc/proxy-iptables';
 import type { CancelTimer, Clock } from '@kubesvc/store';
 import type { CacheChange } from '@kubesvc/controllers';
 import type { Logger } from '@kubesvc/apiserver';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic, type FileContent } from './atomic-write.js';
 import { WriteFailures } from './write-failures.js';
 import { BoundedRunner } from './bounded-runner.js';
 import { logLine } from './logger.js';
@@ -92,8 +92,8 @@ export type SyncStep =
       readonly ok: true;
       /** Whether the sync was full. */
       readonly full: boolean;
-      /** Files to write, in order, each whole: text, or bytes (a sync's restore bytes, which stay the proxy's). */
-      readonly files: readonly (readonly [path: string, content: string | Uint8Array])[];
+      /** Files to write, in order, each whole: text, or bytes, or pieces of bytes written one after the other (a sync's restore bytes, which stay the proxy's). */
+      readonly files: readonly (readonly [path: string, content: FileContent])[];
       /** Called once the files are written (or their writes failed): the bytes among them may be written over from then on. */
       readonly release?: () => void;
     }
@@ -231,7 +231,7 @@ export class ProxySyncLoop {
    * slow disk delays the files, it does not pile up one restore text per sync, each holding the
    * buffer of its sync. A sync's `release` is called once none of its files waits any more.
    */
-  private write(files: readonly (readonly [string, string | Uint8Array])[], release: (() => void) | undefined): void {
+  private write(files: readonly (readonly [string, FileContent])[], release: (() => void) | undefined): void {
     let batch = this.queued;
     if (batch === undefined) {
       const fresh: QueuedFiles = { files: new Map(), releases: new Map(), nextOwner: 0 };
@@ -277,7 +277,7 @@ export class ProxySyncLoop {
 
 /** Files that wait for the write in progress, by path, each with the sync (owner) it came from. */
 interface QueuedFiles {
-  readonly files: Map<string, { readonly content: string | Uint8Array; readonly owner: number }>;
+  readonly files: Map<string, { readonly content: FileContent; readonly owner: number }>;
   /** The release of each sync that still has files waiting. */
   readonly releases: Map<number, () => void>;
   nextOwner: number;

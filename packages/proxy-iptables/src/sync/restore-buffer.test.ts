@@ -208,6 +208,59 @@ describe('the text a sync keeps per Service, as ranges of blocks of bytes', () =
   }
 });
 
+/** The pieces joined, decoded. */
+function joined(chunks: readonly Uint8Array[]): string {
+  const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.length;
+  }
+  return decoder.decode(all);
+}
+
+describe('a sync given no buffer', () => {
+  for (const [name, config] of [
+    ['with the kernel', CONFIG],
+    ['without the kernel', withoutKernel(CONFIG)],
+  ] as const) {
+    it(`hands out its text as views of the bytes its state keeps, which later syncs do not write over (${name})`, () => {
+      const { services, slices } = shape(250, 20);
+      const expected = generateRules(services, slices, config).restoreText;
+      const first = sync(undefined, services, slices, config);
+      const chunks = first.restoreChunks;
+      // Several blocks of the state: one piece per region of each block, not one copied text.
+      expect(first.stats.bytes).toBeGreaterThan(1 << 20);
+      expect(chunks.length).toBeGreaterThan(3);
+      expect(chunks.reduce((n, c) => n + c.length, 0)).toBe(first.stats.bytes);
+      expect(joined(chunks)).toBe(expected);
+      // The joined bytes, and the text decoded from them.
+      expect(first.restoreBytes.length).toBe(first.stats.bytes);
+      expect(decoder.decode(first.restoreBytes)).toBe(expected);
+      expect(first.restoreText).toBe(expected);
+
+      // A partial sync of one changed slice: its pieces of the unchanged Services are views of the
+      // same memory as the first sync's (their bytes were never copied).
+      const changed = slices.slice();
+      changed[100] = shape(101, 4).slices[100] as EndpointSlice;
+      const buffer = new RestoreBuffer();
+      const partial = sync(first.state, services, changed, config);
+      expect(partial.stats.full).toBe(false);
+      const firstMemory = new Set(chunks.map((c) => c.buffer));
+      expect(partial.restoreChunks.filter((c) => firstMemory.has(c.buffer)).length).toBeGreaterThan(0);
+      expect(joined(partial.restoreChunks)).toBe(partial.restoreText);
+      // Later syncs, into a buffer or not, leave the first sync's pieces as they were.
+      const full = sync(partial.state, services, changed, config, { full: true, buffer });
+      sync(full.state, services, slices, config, { buffer });
+      sync(full.state, services, slices, config, { full: true });
+      expect(joined(chunks)).toBe(expected);
+      // With a buffer the one piece is the buffer's bytes.
+      expect(full.restoreChunks).toEqual([full.restoreBytes]);
+      expect(full.restoreChunks[0]?.buffer).toBe(full.restoreBytes.buffer);
+    });
+  }
+});
+
 describe('generateRules into a buffer of the caller', () => {
   it('writes the text the string printer gives as UTF-8 bytes into the same memory each time, the text decoded when read', () => {
     const { services, slices } = shape(30, 4);

@@ -18,8 +18,10 @@ export interface SyncOptions {
   /**
    * The buffer to write the restore text into, kept by the caller from one sync to the next so
    * that a sync takes no fresh memory for its text (restore-buffer.ts). The result's
-   * restoreBytes is a view of it, written over by the next sync given the same buffer. Absent: a
-   * new buffer of the text's size.
+   * restoreBytes is a view of it, written over by the next sync given the same buffer. Absent:
+   * the text is not copied at all; restoreChunks are views of the bytes the new state keeps
+   * (restore-buffer.ts, GatherText), and restoreBytes joins them into a new buffer of the text's
+   * size when first read.
    */
   readonly buffer?: RestoreBuffer;
   /**
@@ -77,8 +79,18 @@ export interface SyncIndexes {
 
 export interface SyncResult {
   readonly state: SyncState;
-  /** The restore text's UTF-8 bytes, for `iptables-restore --noflush`: a view of the buffer (SyncOptions.buffer). */
+  /**
+   * The restore text's UTF-8 bytes, for `iptables-restore --noflush`: a view of the buffer
+   * (SyncOptions.buffer), or, without one, restoreChunks joined into a new buffer when first read.
+   */
   readonly restoreBytes: Uint8Array;
+  /**
+   * The same bytes as pieces, in order, for a writer that takes them as they are (a file written
+   * piece by piece, a pipe): with a buffer of the caller's, its one view (restoreBytes, written
+   * over by the next sync given that buffer); without, views of the bytes the new state keeps,
+   * which no sync writes over, so that the text is never copied.
+   */
+  readonly restoreChunks: readonly Uint8Array[];
   /**
    * The same text as a string, decoded from restoreBytes when first read. With a buffer of the
    * caller's, read it before the next sync given that buffer (it then throws).

@@ -10,7 +10,8 @@
 // text. A sync first finds what changed — by object identity where the caller passes the same
 // objects again (the cheap path: one pointer comparison per object), by content otherwise — then
 // renders only the changed services and writes cached text for the rest, all of it into the
-// restore buffer (restore-buffer.ts): the text is bytes, never one string of its own.
+// caller's restore buffer, or, given none, as views of the state's bytes (restore-buffer.ts): the
+// text is bytes, never one string of its own.
 
 import type { EndpointSlice, Service } from '@kubesvc/api-types';
 import { ServiceChainBatch } from '../chain-names.js';
@@ -23,7 +24,7 @@ import type { Ruleset } from '../ruleset.js';
 import { deriveService, samePorts } from './changes.js';
 import { makeFrame, renderBytes, renderWithKernel, sepChainOf } from './sinks.js';
 import { RangeWriter, renderScratch } from './render-bytes.js';
-import { startText, syncResult, type RestoreBuffer } from './restore-buffer.js';
+import { syncResult, syncText, type SyncText } from './restore-buffer.js';
 import { cacheOf, nodeIndependent, renderKeyOf } from './render-cache.js';
 import {
   EMPTY_RENDERED,
@@ -281,7 +282,7 @@ export function syncV131(
     chainsWritten += staleChains.length;
     bytes += utf8Length(staleDecl) + utf8Length(staleDeletes);
   }
-  const out = startText(options.buffer, bytes);
+  const out = syncText(options.buffer, bytes);
   const ranges = new RangeWriter((from, at, to) => out.writeRange(from, at, to));
   out.writeBytes(frame.filterOpen);
   // Most Services have no filter rules (those of a Service without endpoints, of a rejecting one).
@@ -371,7 +372,7 @@ function sameDeclarations(a: Rendered, b: Rendered): boolean {
 }
 
 /** Writes all of `rendered`'s nat rules. */
-function writeNat(out: RestoreBuffer, rendered: Rendered): void {
+function writeNat(out: SyncText, rendered: Rendered): void {
   out.writeRange(rendered.bytes, rendered.fullAt, rendered.fullAt + rendered.fullBytes);
 }
 

@@ -66,7 +66,7 @@ describe('a render in several kernel sessions', () => {
     expect(first.stats.bytes).toBe(firstPlain.stats.bytes);
     expect(textOf(first)).toBe(textOf(firstPlain));
 
-    // Service 1400 lies in the second session: its port changes, and the big one's slice loses an endpoint.
+    // Service 1400 lies in a later session than the first: its port changes, and the big one's slice loses an endpoint.
     const changedServices = services.map((s, i) => (i === 1400 ? serviceOf(1400, 81) : s));
     const changedSlices = slices.map((s, i) => (i === 1500 ? sliceOf(1500, SESSION_CHAINS + 99, 1500 * 12) : s));
     const partial = sync(first.state, changedServices, changedSlices, CONFIG);

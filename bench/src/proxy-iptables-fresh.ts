@@ -92,13 +92,16 @@ try {
     };
     const peerFeeds: number[] = [];
     const peerSyncs: number[] = [];
+    const peerRss: number[] = [];
     const oursMs: number[] = [];
+    const oursRss: number[] = [];
     for (let run = 0; run < runs; run++) {
       if (peer !== undefined) {
         const feed = peerRun('Feed');
         const initial = peerRun('InitialSync');
         peerFeeds.push(feed.ms);
         peerSyncs.push(initial.ms);
+        if (initial.rssMiB !== undefined) peerRss.push(initial.rssMiB);
         console.log(
           `peer ${shape}, first iterations: Feed ${feed.ms.toFixed(1)} ms + InitialSync ${initial.ms.toFixed(1)} ms = ${(feed.ms + initial.ms).toFixed(1)} ms; ` +
             `InitialSync's peak RSS (/usr/bin/time %M) ${mib(initial.rssMiB)} MiB (load average ${load()})`,
@@ -109,6 +112,7 @@ try {
       console.log(`  peak RSS (/usr/bin/time %M) ${mib(ours.rssMiB)} MiB`);
       const ms = /in a fresh process: ([\d.]+) ms/.exec(ours.printed);
       if (ms !== null) oursMs.push(Number(ms[1]));
+      if (ours.rssMiB !== undefined) oursRss.push(ours.rssMiB);
     }
     if (peer !== undefined && oursMs.length > 0) {
       const median = (values: readonly number[]): number => {
@@ -124,6 +128,9 @@ try {
         `medians of ${oursMs.length} run(s): ours ${ourMedian.toFixed(1)} ms (the feed included); peer Feed ${feedMedian.toFixed(1)} ms, InitialSync ${syncMedian.toFixed(1)} ms, ` +
           `summed ${sumMedian.toFixed(1)} ms; ours ÷ (Feed + InitialSync) ${(ourMedian / sumMedian).toFixed(2)}, ours ÷ InitialSync alone ${(ourMedian / syncMedian).toFixed(2)}`,
       );
+      if (oursRss.length > 0 && peerRss.length > 0) {
+        console.log(`peak RSS medians: ours ${median(oursRss).toFixed(1)} MiB, peer's InitialSync ${median(peerRss).toFixed(1)} MiB, ratio ${(median(oursRss) / median(peerRss)).toFixed(2)}`);
+      }
     }
   }
 } finally {

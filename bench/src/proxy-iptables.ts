@@ -20,8 +20,9 @@
 // ≤ 0.8× FullSync. A missed target is printed as MISSED (`--strict` makes it an error).
 // The sync state keeps each service's rendered text, so a cached full resync writes every line
 // again but renders none of them (kube-proxy re-renders everything): its cost is writing the
-// text's bytes into the task's buffer, which every timed sync includes (`handOffSync`); the
-// re-rendered resync renders everything, as kube-proxy's FullSync does. `generateRules` per shape (a full sync
+// text's bytes into the task's buffer, which every timed sync but the first includes
+// (`handOffSync`; a first sync takes no buffer and hands off views of its state's bytes, as the
+// node agent's first sync does); the re-rendered resync renders everything, as kube-proxy's FullSync does. `generateRules` per shape (a full sync
 // without any state, text only: the path of `kubesvc rules`) renders everything, as
 // kube-proxy's FullSync does, into the task's reused buffer, and is held to 0.8× FullSync; the same with its typed Ruleset
 // (built on first access) is shown without a target.

@@ -74,8 +74,8 @@ export function syncText(given: RestoreBuffer | undefined, bytes: number): SyncT
  * one piece of restoreChunks, and restoreText is decoded from them when first read (or is
  * `text`, when the sync has it whole); reading it after a later sync wrote over the buffer
  * throws instead of giving that sync's text. Written as a GatherText: restoreChunks are its
- * pieces, and restoreBytes joins them into a new buffer of the text's size when first read (the
- * one piece itself when there is one), restoreText decoded from those.
+ * pieces, and restoreBytes joins them into a new buffer of the text's size when first read,
+ * restoreText decoded from those.
  */
 export function syncResult(state: SyncState, out: SyncText, text: string | undefined, stats: SyncStats): SyncResult {
   if (out instanceof GatherText) {
@@ -84,14 +84,11 @@ export function syncResult(state: SyncState, out: SyncText, text: string | undef
     let decoded = text;
     const bytes = (): Uint8Array => {
       if (joined === undefined) {
-        if (chunks.length === 1) joined = chunks[0] as Uint8Array;
-        else {
-          joined = new Uint8Array(out.length);
-          let at = 0;
-          for (const chunk of chunks) {
-            joined.set(chunk, at);
-            at += chunk.length;
-          }
+        joined = new Uint8Array(out.length);
+        let at = 0;
+        for (const chunk of chunks) {
+          joined.set(chunk, at);
+          at += chunk.length;
         }
       }
       return joined;

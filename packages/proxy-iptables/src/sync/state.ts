@@ -88,7 +88,8 @@ export interface SyncResult {
    * The same bytes as pieces, in order, for a writer that takes them as they are (a file written
    * piece by piece, a pipe): with a buffer of the caller's, its one view (restoreBytes, written
    * over by the next sync given that buffer); without, views of the bytes the new state keeps,
-   * which no sync writes over, so that the text is never copied.
+   * which no sync writes over, so that the text is never copied. They are the state's: read them,
+   * never write into them.
    */
   readonly restoreChunks: readonly Uint8Array[];
   /**

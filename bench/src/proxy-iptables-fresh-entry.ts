@@ -29,11 +29,13 @@ step('inputs built');
 fullGC();
 step('after a full GC');
 const before = process.memoryUsage().heapUsed;
+const faults0 = process.resourceUsage().minorPageFault;
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 const result = firstSync(input);
 const ms = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
+const faults = process.resourceUsage().minorPageFault - faults0;
 const peak = process.memoryUsage().heapUsed;
 step('after the first sync');
 fullGC();
@@ -41,6 +43,6 @@ const retained = process.memoryUsage().heapUsed;
 step('after a full GC');
 if (result.stats.bytes === 0) throw new Error('nothing written');
 console.log(
-  `first sync ${shapeText} in a fresh process: ${ms.toFixed(1)} ms (CPU of all threads ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms); heap after it ${((peak - before) / MiB).toFixed(1)} MiB, ` +
+  `first sync ${shapeText} in a fresh process: ${ms.toFixed(1)} ms (CPU of all threads ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms, ${faults} minor page faults); heap after it ${((peak - before) / MiB).toFixed(1)} MiB, ` +
     `retained with its result ${((retained - before) / MiB).toFixed(1)} MiB; ${result.stats.bytes} bytes; process maxRSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`,
 );

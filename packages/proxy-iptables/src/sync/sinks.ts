@@ -257,9 +257,10 @@ export function renderBytes(toRender: ToRender, ctx: RuleContext, scratch: Rende
  * holds one session's text, not the whole text once more beside the blocks (a WebAssembly memory
  * never shrinks, so what a first sync touched there the process would keep). Small sessions keep
  * that region small, so that a fresh process's first sync faults in few pages of it and writes
- * the rest over the same pages: at 1000×10 a first sync in a fresh process took about 12 ms less
- * with sessions of 2,048 chains than with one session of 16,384 (12 alternated runs, a fresh page
- * 10.9 µs), and no more time at 10000×10. The bytes written are the same whatever the sessions.
+ * the rest over the same pages: at 1000×10 a first sync in a fresh process took 9 to 12 ms less
+ * with sessions of 1,024 to 4,096 chains than with one session of 16,384 (12 alternated runs, a
+ * fresh page 10.9 µs; 2,048 matched 1,024 in a second set), and no more time at 10000×10. The
+ * bytes written are the same whatever the sessions.
  */
 export const SESSION_CHAINS = 2048;
 

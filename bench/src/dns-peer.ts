@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import type { Zone } from '@kubesvc/discovery';
 import { startDnsServer } from '@kubesvc/discovery/node';
 import { findBinary, mainThreadCpuNs, schedstatNs, startPeer } from './peer-process.js';
+import { median } from './median.js';
 
 const HOST = '127.0.0.1';
 /** Seconds of load per side and round, as the comparison asks. */
@@ -157,12 +158,6 @@ async function withEchoFloor<T>(use: (port: number) => Promise<T>): Promise<T> {
     await new Promise<void>((r) => socket.close(() => r()));
   }
 }
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
-};
 
 /**
  * Runs the comparison and returns its metrics: queries per second of each side (median of

@@ -20,15 +20,10 @@ import { startInformer, type Informer } from '@kubesvc/runtime';
 import { openMemoryStore, systemClock, type Store } from '@kubesvc/store';
 import { fullGC } from './full-gc.js';
 import type { BenchSuite, BenchTask } from './harness.js';
+import { median } from './median.js';
 
 const BACKGROUND = 1_000;
 const POLL_LIMIT_MS = 2_000;
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length === 0 ? NaN : sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
 
 function dnsLatencyTask(): BenchTask {
   let dir = '';

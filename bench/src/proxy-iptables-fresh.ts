@@ -35,6 +35,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { pageFaultMicros } from './harness.js';
+import { median } from './median.js';
 
 const args = process.argv.slice(2);
 const shape = args.find((a, i) => !a.startsWith('--') && (i === 0 || !['--runs', '--node-flag', '--out', '--peer'].includes(args[i - 1] ?? ''))) ?? '10000x10';
@@ -115,11 +116,6 @@ try {
       if (ours.rssMiB !== undefined) oursRss.push(ours.rssMiB);
     }
     if (peer !== undefined && oursMs.length > 0) {
-      const median = (values: readonly number[]): number => {
-        const sorted = [...values].sort((a, b) => a - b);
-        const mid = sorted.length >> 1;
-        return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-      };
       const ourMedian = median(oursMs);
       const feedMedian = median(peerFeeds);
       const syncMedian = median(peerSyncs);

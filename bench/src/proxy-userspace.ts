@@ -32,6 +32,7 @@ import { Worker } from 'node:worker_threads';
 import { createLoadBalancer, newService, nextEndpoint, setServicePortEndpoints, type LoadBalancer } from '@kubesvc/proxy-userspace';
 import { UserspaceProxier } from '@kubesvc/proxy-userspace/node';
 import type { BenchSuite } from './harness.js';
+import { median } from './median.js';
 import { findBinary, mainThreadCpuNs, schedstatNs, startPeer } from './peer-process.js';
 
 const HOST = '127.0.0.1';
@@ -208,12 +209,6 @@ async function measure(worker: Worker, ports: Ports, cpuNs: () => number | undef
     cpuUsPerConn: perUnit(cpu1, cpu2, c.conns),
   };
 }
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
-};
 
 /** The median of each figure over the rounds (each on its own: a round's figures need not agree). */
 function medianFigures(rounds: readonly Figures[]): Figures {

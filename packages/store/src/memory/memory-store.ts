@@ -3,7 +3,8 @@
 //
 // State: for every key, its history (one entry per write: a KeyValue, or a tombstone for a
 // delete) in revision order, kept until compaction; a sorted index of the keys that have
-// any history; and the event log the watches replay from. Every operation runs to completion
+// any history, a B+ tree (sorted-btree), where a new key costs a few comparisons and no move of
+// the keys after it; and the event log the watches replay from. Every operation runs to completion
 // synchronously when called, so operations take effect in call order, and a watch that
 // starts from revision r sees the log up to now and then every later commit, with no gap.
 // upstream model: etcd server/storage/mvcc (kvstore, key_index, watchable_store) and
@@ -11,7 +12,9 @@
 import type { Clock } from '../clock.js';
 import { systemClock } from '../system-clock.js';
 import { ErrCompacted, ErrLeaseNotFound, ErrStoreClosed } from '../errors.js';
-import { compareKeys, lowerBound } from '../key-order.js';
+import { createRequire } from 'node:module';
+import type SortedBtree from 'sorted-btree';
+import { compareKeys } from '../key-order.js';
 import { checkCompact, checkTtl, putValueText, readRevision, txnBranch } from '../txn-rules.js';
 import type {
   Compare,
@@ -57,6 +60,20 @@ interface LeaseState {
 
 const noTimer = (): void => undefined;
 
+// sorted-btree is CommonJS with its class on `exports.default`. A default import reads that
+// differently under Node's ESM loader (module.exports) and vitest (its `default`); require reads
+// it the same way under both.
+const { default: BTree } = createRequire(import.meta.url)('sorted-btree') as typeof SortedBtree;
+
+type KeyIndex = SortedBtree.default<string, undefined>;
+
+/** A sorted set of `keys` (none when absent), in etcd's order (UTF-8 bytes). */
+function keyIndex(keys?: readonly string[]): KeyIndex {
+  const index = new BTree<string, undefined>(undefined, compareKeys);
+  if (keys !== undefined) for (const key of keys) index.set(key, undefined);
+  return index;
+}
+
 /** Opens an empty in-memory store. */
 export function openMemoryStore(options: MemoryStoreOptions = {}): Store {
   return new MemoryStore(options.clock ?? systemClock);
@@ -69,7 +86,11 @@ class MemoryStore implements Store {
   private closed = false;
   private nextLease = 1;
   private readonly history = new Map<string, Entry[]>();
-  private sortedKeys: string[] = [];
+  /**
+   * The keys with any history, sorted. It was a sorted array, where inserting a key moved every
+   * key after it: a create into a store of 30,000 keys spent 40 µs there.
+   */
+  private sortedKeys = keyIndex();
   private log: LogEntry[] = [];
   private readonly leases = new Map<LeaseId, LeaseState>();
   private readonly hub = new WatchHub();
@@ -118,8 +139,7 @@ class MemoryStore implements Store {
       const start = options.continueKey !== undefined && compareKeys(options.continueKey, prefix) > 0 ? options.continueKey : prefix;
       const kvs: KeyValue[] = [];
       let more = false;
-      for (let i = lowerBound(this.sortedKeys, start); i < this.sortedKeys.length; i++) {
-        const key = this.sortedKeys[i] as string;
+      for (const key of this.sortedKeys.keys(start)) {
         if (!key.startsWith(prefix)) break;
         const kv = this.at(key, revision);
         if (kv === undefined) continue;
@@ -172,7 +192,7 @@ class MemoryStore implements Store {
     if (entries === undefined) {
       entries = [];
       this.history.set(key, entries);
-      this.sortedKeys.splice(lowerBound(this.sortedKeys, key), 0, key);
+      this.sortedKeys.set(key, undefined);
     }
     entries.push(entry);
   }
@@ -307,7 +327,7 @@ class MemoryStore implements Store {
       // Keep, for every key, its entries after `revision` and the one in force at `revision`
       // (unless that is a tombstone), as etcd's keyIndex.compact does.
       const survivors: string[] = [];
-      for (const key of this.sortedKeys) {
+      for (const key of this.sortedKeys.keys()) {
         const entries = this.history.get(key) as Entry[];
         let first = entries.length;
         while (first > 0 && (entries[first - 1] as Entry).revision > revision) first--;
@@ -320,7 +340,7 @@ class MemoryStore implements Store {
           survivors.push(key);
         }
       }
-      this.sortedKeys = survivors;
+      this.sortedKeys = keyIndex(survivors);
       let drop = 0;
       while (drop < this.log.length && (this.log[drop] as LogEntry).revision <= revision) drop++;
       this.log = this.log.slice(drop);

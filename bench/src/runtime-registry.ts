@@ -1,12 +1,17 @@
 // Bench tasks of suite "runtime" for the registry: Service creates with ClusterIP allocation,
 // one after another, on the memory store, on SQLite (synchronous=NORMAL) and on a real etcd
 // (a single member started for the task, /usr/bin/etcd). Each create is the whole request path
-// after decoding: namespace check, defaulting, validation, the CAS on /registry/ranges/serviceips
-// and the write of the Service. A second task per backend runs two registries on one store,
-// creating at the same time, and counts the range CASes that lost (each one a retry).
+// after decoding: namespace check, defaulting, validation, the allocation and the write of the
+// Service, in one txn. With the default allocator (v1.33's: MultiCIDRServiceAllocator on,
+// DisableAllocatorDualWrite off) the allocation writes an IPAddress object and the CAS on
+// /registry/ranges/serviceips (the dual write); the tasks named "bitmap allocator" run the
+// allocator of `--feature-gates MultiCIDRServiceAllocator=false`, the CAS alone. A second task
+// per backend runs two registries on one store, creating at the same time, and counts the range
+// CASes that lost (each one a retry).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ClusterIPAllocation } from '@kubesvc/api-types';
 import { openRegistry, type Registry } from '@kubesvc/apiserver';
 import { openMemoryStore, systemClock, type Store } from '@kubesvc/store';
 import { openSqliteStore } from '@kubesvc/store/sqlite';
@@ -62,14 +67,17 @@ function countingCas(store: Store, count: CasCount): Store {
   };
 }
 
-async function registryOn(store: Store): Promise<Registry> {
+/** The allocator of `--feature-gates MultiCIDRServiceAllocator=false`: the RangeAllocation's bitmap alone. */
+const BITMAP: ClusterIPAllocation = { allocator: 'bitmap', dualWrite: false };
+
+async function registryOn(store: Store, clusterIPAllocation?: ClusterIPAllocation): Promise<Registry> {
   // A /16: 65,534 addresses, more than a run creates.
-  const r = await openRegistry({ store, clock: systemClock, seed: 1, serviceClusterIPRanges: ['10.96.0.0/16'] });
+  const r = await openRegistry({ store, clock: systemClock, seed: 1, serviceClusterIPRanges: ['10.96.0.0/16'], ...(clusterIPAllocation === undefined ? {} : { clusterIPAllocation }) });
   if (!r.ok) throw new Error(r.error.message);
   return r.value;
 }
 
-function createTask(name: string, open: Open, perSecond: number | undefined): BenchTask {
+function createTask(name: string, open: Open, perSecond: number | undefined, clusterIPAllocation?: ClusterIPAllocation): BenchTask {
   let opened: Opened | undefined;
   let registry: Registry | undefined;
   const count: CasCount = { cas: 0, lost: 0 };
@@ -78,7 +86,7 @@ function createTask(name: string, open: Open, perSecond: number | undefined): Be
     name,
     setup: async () => {
       opened = await open();
-      registry = await registryOn(countingCas(opened.store, count));
+      registry = await registryOn(countingCas(opened.store, count), clusterIPAllocation);
       const ns = await registry.create('namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
       if (!ns.ok) throw new Error(ns.error.message);
     },
@@ -166,6 +174,8 @@ export function registryTasks(): BenchTask[] {
     createTask('registry: create a Service with ClusterIP allocation (memory)', openMemory, 20_000),
     createTask('registry: create a Service with ClusterIP allocation (sqlite)', openSqlite, 2_000),
     createTask('registry: create a Service with ClusterIP allocation (etcd)', openEtcd, undefined),
+    createTask('registry: create a Service with ClusterIP allocation, bitmap allocator (memory)', openMemory, 20_000, BITMAP),
+    createTask('registry: create a Service with ClusterIP allocation, bitmap allocator (sqlite)', openSqlite, 2_000, BITMAP),
     contendedTask('registry: two registries creating at once, per pair of creates (memory)', openMemory),
     contendedTask('registry: two registries creating at once, per pair of creates (sqlite)', openSqlite),
     contendedTask('registry: two registries creating at once, per pair of creates (etcd)', openEtcd),

@@ -13,12 +13,20 @@
 // can cost less per query than that, so `nodeFloorCpuUsPerQuery` against dnsmasq's says how
 // much of the gap is the runtime's per-datagram cost and how much is ours.
 //
+// A fourth side runs that floor in two processes (`nodeFloorTwoWorkers...`): cluster workers
+// sharing one bound socket, the way Node 20 (whose UDP sockets have no `reusePort`) can spread a
+// UDP server over cores. On two cores dnsperf needs most of one, so this says whether a second
+// server process helps there; its CPU time is both workers' processes.
+//
 // A missing dnsperf skips the comparison and a missing dnsmasq skips its half, each with one
 // line on the console; neither is an error.
+import cluster, { type Worker } from 'node:cluster';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Zone } from '@kubesvc/discovery';
 import { startDnsServer } from '@kubesvc/discovery/node';
 import { findBinary, mainThreadCpuNs, schedstatNs, startPeer } from './peer-process.js';
@@ -159,6 +167,55 @@ async function withEchoFloor<T>(use: (port: number) => Promise<T>): Promise<T> {
   }
 }
 
+/** Processes of the shared-socket floor. */
+const ECHO_WORKERS = 2;
+
+/** The floor in ECHO_WORKERS cluster workers sharing one socket; `cpuNs` sums their processes. */
+export async function withSharedEchoFloor<T>(use: (port: number, cpuNs: () => number | undefined, pids: readonly number[]) => Promise<T>): Promise<T> {
+  const port = await freeUdpPort();
+  // The worker is TypeScript: it runs under tsx's loader, whatever this process was started with
+  // (tsx for the bench, vitest for the test).
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm')).href;
+  cluster.setupPrimary({ exec: fileURLToPath(new URL('./dns-echo-worker.ts', import.meta.url)), execArgv: ['--import', tsx] });
+  const workers: Worker[] = [];
+  try {
+    for (let i = 0; i < ECHO_WORKERS; i++) {
+      const worker = cluster.fork({ KUBESVC_ECHO_PORT: String(port) });
+      workers.push(worker);
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`echo worker ${i + 1} did not bind ${HOST}:${port} within ${START_MS} ms`)), START_MS);
+        worker.once('message', () => (clearTimeout(timer), resolve()));
+        worker.once('exit', (code) => (clearTimeout(timer), reject(new Error(`echo worker ${i + 1} exited with ${code}`))));
+      });
+    }
+    const cpuNs = () => {
+      let sum = 0;
+      for (const worker of workers) {
+        const ns = worker.process.pid === undefined ? undefined : schedstatNs(worker.process.pid);
+        if (ns === undefined) return undefined;
+        sum += ns;
+      }
+      return sum;
+    };
+    return await use(
+      port,
+      cpuNs,
+      workers.flatMap((worker) => (worker.process.pid === undefined ? [] : [worker.process.pid])),
+    );
+  } finally {
+    await Promise.all(
+      workers.map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            if (worker.isDead()) return resolve();
+            worker.once('exit', () => resolve());
+            worker.process.kill('SIGKILL');
+          }),
+      ),
+    );
+  }
+}
+
 /**
  * Runs the comparison and returns its metrics: queries per second of each side (median of
  * the rounds, and each round), the ratio, lost queries, NOERROR share, and the load average
@@ -188,11 +245,13 @@ export async function compareWithDnsmasq(
     const ours: (DnsperfRun & { readonly cpuUsPerQuery: number })[] = [];
     const theirs: (DnsperfRun & { readonly cpuUsPerQuery: number })[] = [];
     const floor: (DnsperfRun & { readonly cpuUsPerQuery: number })[] = [];
+    const shared: (DnsperfRun & { readonly cpuUsPerQuery: number })[] = [];
     const loadBefore = loadavg()[0] ?? 0;
     for (let round = 0; round < PEER_ROUNDS; round++) {
       ours.push(await dnsperfWithCpu(perf, server.port, queryFile, mainThreadCpuNs));
       if (dnsmasq !== undefined) theirs.push(await withDnsmasq(dnsmasq, hostsFile, first.name, (port, cpuNs) => dnsperfWithCpu(perf, port, queryFile, cpuNs)));
       floor.push(await withEchoFloor((port) => dnsperfWithCpu(perf, port, queryFile, mainThreadCpuNs)));
+      shared.push(await withSharedEchoFloor((port, cpuNs) => dnsperfWithCpu(perf, port, queryFile, cpuNs)));
     }
     const loadAfter = loadavg()[0] ?? 0;
     const oursQps = median(ours.map((r) => r.qps));
@@ -211,6 +270,9 @@ export async function compareWithDnsmasq(
     metrics['nodeFloorQps'] = median(floor.map((r) => r.qps));
     const floorCpu = median(floor.map((r) => r.cpuUsPerQuery));
     if (Number.isFinite(floorCpu)) metrics['nodeFloorCpuUsPerQuery'] = floorCpu;
+    metrics['nodeFloorTwoWorkersQps'] = median(shared.map((r) => r.qps));
+    const sharedCpu = median(shared.map((r) => r.cpuUsPerQuery));
+    if (Number.isFinite(sharedCpu)) metrics['nodeFloorTwoWorkersCpuUsPerQuery'] = sharedCpu;
     if (theirs.length > 0) {
       const theirQps = median(theirs.map((r) => r.qps));
       Object.assign(metrics, {
@@ -223,6 +285,7 @@ export async function compareWithDnsmasq(
       const theirCpu = median(theirs.map((r) => r.cpuUsPerQuery));
       if (Number.isFinite(theirCpu)) metrics['dnsmasqCpuUsPerQuery'] = theirCpu;
       metrics['nodeFloorToDnsmasq'] = (metrics['nodeFloorQps'] ?? 0) / theirQps;
+      metrics['nodeFloorTwoWorkersToDnsmasq'] = (metrics['nodeFloorTwoWorkersQps'] ?? 0) / theirQps;
     }
     return metrics;
   } finally {

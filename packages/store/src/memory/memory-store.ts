@@ -67,11 +67,9 @@ const { default: BTree } = createRequire(import.meta.url)('sorted-btree') as typ
 
 type KeyIndex = SortedBtree.default<string, undefined>;
 
-/** A sorted set of `keys` (none when absent), in etcd's order (UTF-8 bytes). */
-function keyIndex(keys?: readonly string[]): KeyIndex {
-  const index = new BTree<string, undefined>(undefined, compareKeys);
-  if (keys !== undefined) for (const key of keys) index.set(key, undefined);
-  return index;
+/** An empty sorted set of keys, in etcd's order (UTF-8 bytes). */
+function keyIndex(): KeyIndex {
+  return new BTree<string, undefined>(undefined, compareKeys);
 }
 
 /** Opens an empty in-memory store. */
@@ -90,7 +88,7 @@ class MemoryStore implements Store {
    * The keys with any history, sorted. It was a sorted array, where inserting a key moved every
    * key after it: a create into a store of 30,000 keys spent 40 µs there.
    */
-  private sortedKeys = keyIndex();
+  private readonly sortedKeys = keyIndex();
   private log: LogEntry[] = [];
   private readonly leases = new Map<LeaseId, LeaseState>();
   private readonly hub = new WatchHub();
@@ -326,7 +324,7 @@ class MemoryStore implements Store {
       this.compacted = revision;
       // Keep, for every key, its entries after `revision` and the one in force at `revision`
       // (unless that is a tombstone), as etcd's keyIndex.compact does.
-      const survivors: string[] = [];
+      const gone: string[] = [];
       for (const key of this.sortedKeys.keys()) {
         const entries = this.history.get(key) as Entry[];
         let first = entries.length;
@@ -335,12 +333,13 @@ class MemoryStore implements Store {
         const kept = entries.slice(inForce?.kv === undefined ? first : first - 1);
         if (kept.length === 0) {
           this.history.delete(key);
+          gone.push(key);
         } else {
           this.history.set(key, kept);
-          survivors.push(key);
         }
       }
-      this.sortedKeys = keyIndex(survivors);
+      // After the walk: the tree is not changed while its iterator runs.
+      for (const key of gone) this.sortedKeys.delete(key);
       let drop = 0;
       while (drop < this.log.length && (this.log[drop] as LogEntry).revision <= revision) drop++;
       this.log = this.log.slice(drop);

@@ -23,9 +23,9 @@
 import cluster, { type Worker } from 'node:cluster';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { loadavg, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Zone } from '@kubesvc/discovery';
 import { startDnsServer } from '@kubesvc/discovery/node';

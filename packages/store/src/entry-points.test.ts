@@ -1,8 +1,9 @@
 // Each entry point of the package loads only what its backend needs: `@kubesvc/store` (the
 // interface, the memory backend, the compactor, the clocks) none of better-sqlite3, etcd3 and
-// gRPC, only the memory backend's sorted key index (sorted-btree, plain JavaScript); `@kubesvc/store/sqlite` no etcd client; `@kubesvc/store/etcd` no SQLite addon. The
-// test follows every static and dynamic import from each entry point's source through the
-// package and lists the packages they reach.
+// gRPC, only the memory backend's sorted key index (sorted-btree, plain JavaScript);
+// `@kubesvc/store/sqlite` no etcd client; `@kubesvc/store/etcd` no SQLite addon. The test
+// follows every static and dynamic import from each entry point's source through the package
+// and lists the packages they reach.
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { importGraph } from '@kubesvc/testkit';

@@ -9,11 +9,11 @@
 // starts from revision r sees the log up to now and then every later commit, with no gap.
 // upstream model: etcd server/storage/mvcc (kvstore, key_index, watchable_store) and
 // server/lease/lessor.go.
+import { createRequire } from 'node:module';
+import type SortedBtree from 'sorted-btree';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../system-clock.js';
 import { ErrCompacted, ErrLeaseNotFound, ErrStoreClosed } from '../errors.js';
-import { createRequire } from 'node:module';
-import type SortedBtree from 'sorted-btree';
 import { compareKeys } from '../key-order.js';
 import { checkCompact, checkTtl, putValueText, readRevision, txnBranch } from '../txn-rules.js';
 import type {
@@ -86,7 +86,7 @@ class MemoryStore implements Store {
   private readonly history = new Map<string, Entry[]>();
   /**
    * The keys with any history, sorted. It was a sorted array, where inserting a key moved every
-   * key after it: a create into a store of 30,000 keys spent 40 µs there.
+   * key after it: 20 to 40 µs per new key in a store of 30,000 keys, growing with the store.
    */
   private readonly sortedKeys = keyIndex();
   private log: LogEntry[] = [];

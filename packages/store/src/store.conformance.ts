@@ -331,6 +331,22 @@ export function describeStoreConformance(backend: string, open: () => Promise<St
         return parts.join('');
       };
 
+      it('a writer may reuse its bytes once the txn settled: the stored value, its event and a later prevKv keep the text put', async () => {
+        const w = reader(p);
+        const buffer = utf8('{"v":"first"}');
+        await store.txn([], [{ kind: 'put', key: `${p}a`, value: buffer }]);
+        // The writer's next value, written into the same buffer before anything read the first.
+        buffer.set(utf8('{"v":"other"}'));
+        expect(await value(`${p}a`)).toBe('{"v":"first"}');
+        await store.txn([], [{ kind: 'put', key: `${p}a`, value: buffer }]);
+        buffer.fill(0x41);
+        expect((await w.take(2)).map(eventSummary)).toEqual([
+          `put ${p}a={"v":"first"}@c${base + 1}/m${base + 1}/v1`,
+          `put ${p}a={"v":"other"}@c${base + 1}/m${base + 2}/v2 prev ${p}a={"v":"first"}@c${base + 1}/m${base + 1}/v1`,
+        ]);
+        expect(await value(`${p}a`)).toBe('{"v":"other"}');
+      });
+
       it('a put of UTF-8 bytes reads back as its text, characters outside ASCII included', async () => {
         const w = reader(p);
         const r = await store.txn([], [{ kind: 'put', key: `${p}a`, value: utf8('{"name":"é☃𝄞"}') }]);

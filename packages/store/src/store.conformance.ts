@@ -405,6 +405,20 @@ export function describeStoreConformance(backend: string, open: () => Promise<St
         expect((await store.range(`${p}zzz`)).kvs).toEqual([]);
       });
 
+      it('orders keys by their UTF-8 bytes where JavaScript orders them otherwise: U+E000 before U+1D11E', async () => {
+        // In UTF-16, 𝄞 (U+1D11E) is the surrogate pair D834 DD1E and sorts before U+E000; in
+        // UTF-8 (F0 9D 84 9E against EE 80 80) it sorts after, and etcd orders by bytes.
+        await put(`${p}b`, '1');
+        await put(`${p}\u{1d11e}`, '2');
+        await put(`${p}\ue000`, '3');
+        await put(`${p}a`, '4');
+        const order = ['a', 'b', '\ue000', '\u{1d11e}'].map((k) => p + k);
+        expect(keysOf((await store.range(p)).kvs)).toEqual(order);
+        // From a continue key between the two: the walk starts at the right place.
+        expect(keysOf((await store.range(p, { continueKey: `${p}\ue000` })).kvs)).toEqual(order.slice(2));
+        expect(keysOf((await store.range(p, { limit: 3 })).kvs)).toEqual(order.slice(0, 3));
+      });
+
       it('leaves deleted keys out', async () => {
         await seed();
         await del(`${p}a/1`);

@@ -67,9 +67,21 @@ const { default: BTree } = createRequire(import.meta.url)('sorted-btree') as typ
 
 type KeyIndex = SortedBtree.default<string, undefined>;
 
-/** An empty sorted set of keys, in etcd's order (UTF-8 bytes). */
-function keyIndex(): KeyIndex {
-  return new BTree<string, undefined>(undefined, compareKeys);
+/** A code unit at which JavaScript's `<` and etcd's byte order can disagree (see compareKeys). */
+const NOT_PLAIN = /[\ud800-\uffff]/;
+
+/**
+ * JavaScript's own order of two strings. compareKeys departs from it only where both strings
+ * have a code unit at or above U+D800 at their first difference, so when either string has none
+ * (a plain key) this is etcd's byte order, at the cost of one native comparison.
+ */
+function nativeOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** An empty sorted set of keys, ordered by `order`. */
+function keyIndex(order: (a: string, b: string) => number): KeyIndex {
+  return new BTree<string, undefined>(undefined, order);
 }
 
 /** Opens an empty in-memory store. */
@@ -87,8 +99,15 @@ class MemoryStore implements Store {
   /**
    * The keys with any history, sorted. It was a sorted array, where inserting a key moved every
    * key after it: 20 to 40 µs per new key in a store of 30,000 keys, growing with the store.
+   *
+   * While every key in it is plain (no code unit at or above U+D800, as with every Kubernetes
+   * name), the tree compares with JavaScript's `<`: each comparison it makes involves one of its
+   * keys, so `<` gives etcd's byte order there, and costs a native call instead of compareKeys'
+   * walk along the common prefix (a 40,000-key insert test: 0.5 to 1.0 µs an insert against
+   * 2.6 to 3.7). The first key that is not plain rebuilds it with compareKeys, for good.
    */
-  private readonly sortedKeys = keyIndex();
+  private sortedKeys = keyIndex(nativeOrder);
+  private byteOrdered = false;
   private log: LogEntry[] = [];
   private readonly leases = new Map<LeaseId, LeaseState>();
   private readonly hub = new WatchHub();
@@ -190,9 +209,18 @@ class MemoryStore implements Store {
     if (entries === undefined) {
       entries = [];
       this.history.set(key, entries);
+      if (!this.byteOrdered && NOT_PLAIN.test(key)) this.orderByBytes();
       this.sortedKeys.set(key, undefined);
     }
     entries.push(entry);
+  }
+
+  /** The index, rebuilt to compare with compareKeys: a key that is not plain is coming in. */
+  private orderByBytes(): void {
+    const index = keyIndex(compareKeys);
+    for (const key of this.sortedKeys.keys()) index.set(key, undefined);
+    this.sortedKeys = index;
+    this.byteOrdered = true;
   }
 
   private detach(kv: KeyValue): void {

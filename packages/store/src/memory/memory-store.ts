@@ -100,11 +100,12 @@ class MemoryStore implements Store {
    * The keys with any history, sorted. It was a sorted array, where inserting a key moved every
    * key after it: 20 to 40 µs per new key in a store of 30,000 keys, growing with the store.
    *
-   * While every key in it is plain (no code unit at or above U+D800, as with every Kubernetes
-   * name), the tree compares with JavaScript's `<`: each comparison it makes involves one of its
-   * keys, so `<` gives etcd's byte order there, and costs a native call instead of compareKeys'
-   * walk along the common prefix (a 40,000-key insert test: 0.5 to 1.0 µs an insert against
-   * 2.6 to 3.7). The first key that is not plain rebuilds it with compareKeys, for good.
+   * While every key in it is plain (no code unit at or above U+D800, as in every key whose name
+   * is a DNS label or subdomain), the tree compares with JavaScript's `<`: each comparison it
+   * makes involves one of its keys, so `<` gives etcd's byte order there, and costs a native call
+   * instead of compareKeys' walk along the common prefix (a 40,000-key insert test: 0.5 to 1.0 µs
+   * an insert against 2.6 to 3.7). The first key that is not plain rebuilds it with compareKeys,
+   * for good.
    */
   private sortedKeys = keyIndex(nativeOrder);
   private byteOrdered = false;

@@ -21,6 +21,23 @@ export function compareKeys(a: string, b: string): number {
   return a.length - b.length;
 }
 
+/** A code unit at which JavaScript's `<` and UTF-8 byte order can disagree. */
+const SURROGATE_OR_ABOVE = /[\ud800-\uffff]/;
+
+/**
+ * Whether `key` has no code unit at or above U+D800 (every key whose name is a DNS label or
+ * subdomain). compareKeys departs from `<` only where both keys have such a code unit at their
+ * first difference, so when either of two keys is plain, nativeOrder is their byte order.
+ */
+export function isPlainKey(key: string): boolean {
+  return !SURROGATE_OR_ABOVE.test(key);
+}
+
+/** JavaScript's own order of two strings: compareKeys' order whenever one of them is plain (isPlainKey). */
+export function nativeOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** Index of the first element of `sorted` that is not before `key`. */
 export function lowerBound(sorted: readonly string[], key: string): number {
   let lo = 0;

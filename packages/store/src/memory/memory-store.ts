@@ -14,7 +14,7 @@ import type SortedBtree from 'sorted-btree';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../system-clock.js';
 import { ErrCompacted, ErrLeaseNotFound, ErrStoreClosed } from '../errors.js';
-import { compareKeys } from '../key-order.js';
+import { compareKeys, isPlainKey, nativeOrder } from '../key-order.js';
 import { checkCompact, checkTtl, putValueText, readRevision, txnBranch } from '../txn-rules.js';
 import type {
   Compare,
@@ -66,18 +66,6 @@ const noTimer = (): void => undefined;
 const { default: BTree } = createRequire(import.meta.url)('sorted-btree') as typeof SortedBtree;
 
 type KeyIndex = SortedBtree.default<string, undefined>;
-
-/** A code unit at which JavaScript's `<` and etcd's byte order can disagree (see compareKeys). */
-const NOT_PLAIN = /[\ud800-\uffff]/;
-
-/**
- * JavaScript's own order of two strings. compareKeys departs from it only where both strings
- * have a code unit at or above U+D800 at their first difference, so when either string has none
- * (a plain key) this is etcd's byte order, at the cost of one native comparison.
- */
-function nativeOrder(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 /** An empty sorted set of keys, ordered by `order`. */
 function keyIndex(order: (a: string, b: string) => number): KeyIndex {
@@ -210,7 +198,7 @@ class MemoryStore implements Store {
     if (entries === undefined) {
       entries = [];
       this.history.set(key, entries);
-      if (!this.byteOrdered && NOT_PLAIN.test(key)) this.orderByBytes();
+      if (!this.byteOrdered && !isPlainKey(key)) this.orderByBytes();
       this.sortedKeys.set(key, undefined);
     }
     entries.push(entry);

@@ -25,7 +25,7 @@ import Database from 'better-sqlite3';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../system-clock.js';
 import { ErrCompacted, ErrLeaseNotFound, ErrStoreClosed } from '../errors.js';
-import { compareKeys } from '../key-order.js';
+import { compareKeys, isPlainKey } from '../key-order.js';
 import { checkCompact, checkTtl, putValueText, readRevision, txnBranch } from '../txn-rules.js';
 import type {
   Compare,
@@ -246,15 +246,12 @@ function prefixEnd(prefix: string): string {
   return NO_UPPER;
 }
 
-/** A code unit where JavaScript's `<` and UTF-8 byte order can disagree (compareKeys). */
-const SURROGATE_OR_ABOVE = /[\ud800-\uffff]/;
-
 /**
- * compareKeys(a, b) < 0, with JavaScript's own comparison where it gives the same answer: for
- * keys without surrogates or code units above them (nearly all keys), `<` is byte order.
+ * compareKeys(a, b) < 0, with JavaScript's own comparison where it gives the same answer: when
+ * either key is plain (isPlainKey: nearly all keys), `<` is byte order.
  */
 function inKeyOrder(a: string, b: string): boolean {
-  if (a < b && !SURROGATE_OR_ABOVE.test(a) && !SURROGATE_OR_ABOVE.test(b)) return true;
+  if (isPlainKey(a) || isPlainKey(b)) return a < b;
   return compareKeys(a, b) < 0;
 }
 

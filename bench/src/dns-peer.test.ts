@@ -5,13 +5,7 @@ import { createSocket } from 'node:dgram';
 import type { Service } from '@kubesvc/api-types';
 import { buildZone, type Zone } from '@kubesvc/discovery';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { compareWithDnsmasq, withSharedEchoFloor } from './dns-peer.js';
-
-/** A DNS query header and question for `name`, A, with the given ID. */
-function query(id: number, name: string): Buffer {
-  const labels = name.split('.').map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)]));
-  return Buffer.concat([Buffer.from([id >> 8, id & 255, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0]), ...labels, Buffer.from([0, 0, 1, 0, 1])]);
-}
+import { compareWithDnsmasq, dnsQuery, withSharedEchoFloor } from './dns-peer.js';
 
 function alive(pid: number): boolean {
   try {
@@ -55,7 +49,7 @@ describe('dns-peer', () => {
           });
         });
         await new Promise<void>((r) => client.bind(0, '127.0.0.1', () => r()));
-        for (let id = 0; id < QUERIES; id++) client.send(query(id, 'web.default.svc.cluster.local'), port, '127.0.0.1');
+        for (let id = 0; id < QUERIES; id++) client.send(dnsQuery('web.default.svc.cluster.local', id), port, '127.0.0.1');
         // Loopback drops nothing at this count; the bound is for a broken worker, not a budget.
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([done, new Promise((r) => (timer = setTimeout(r, 20_000)))]);

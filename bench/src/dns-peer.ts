@@ -29,6 +29,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Zone } from '@kubesvc/discovery';
 import { startDnsServer } from '@kubesvc/discovery/node';
+import { echoQueries } from './dns-echo.js';
 import { findBinary, mainThreadCpuNs, schedstatNs, startPeer } from './peer-process.js';
 import { median } from './median.js';
 
@@ -77,10 +78,15 @@ async function freeUdpPort(): Promise<number> {
   return port;
 }
 
+/** A DNS query for `name`, type A, class IN, with `id` and recursion desired. */
+export function dnsQuery(name: string, id: number): Uint8Array {
+  const labels = name.split('.').flatMap((l) => [l.length, ...Buffer.from(l)]);
+  return Uint8Array.from([id >> 8, id & 0xff, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, ...labels, 0, 0, 1, 0, 1]);
+}
+
 /** True once a query for `name` is answered on HOST:port, polling up to START_MS. */
 async function answers(port: number, name: string): Promise<boolean> {
-  const labels = name.split('.').flatMap((l) => [l.length, ...Buffer.from(l)]);
-  const query = Uint8Array.from([0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, ...labels, 0, 0, 1, 0, 1]);
+  const query = dnsQuery(name, 0x1234);
   const until = Date.now() + START_MS;
   const socket = createSocket('udp4');
   try {
@@ -150,15 +156,10 @@ async function withDnsmasq<T>(binary: string, hostsFile: string, probeName: stri
   }
 }
 
-/** The floor: a socket that echoes each query back as its own (empty) response. */
+/** The floor: a socket that echoes each query back as its own (empty) response (echoQueries). */
 async function withEchoFloor<T>(use: (port: number) => Promise<T>): Promise<T> {
   const socket = createSocket('udp4');
-  socket.on('message', (message, remote) => {
-    // QR = 1: a response; the question stays, no answers follow.
-    message[2] = (message[2] ?? 0) | 0x80;
-    socket.send(message, remote.port, remote.address);
-  });
-  socket.on('error', () => undefined);
+  echoQueries(socket);
   await new Promise<void>((r) => socket.bind(0, HOST, () => r()));
   try {
     return await use(socket.address().port);
